@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# iommu-bench build. Objects go under .output/, the binary to ./iommu-bench.
+#   make                   build
+#   make check             build and run every test (TAP, aggregated by prove)
+#   make check SANITIZE=1  the same under ASan + UBSan
+#   make fuzz              libFuzzer on the TOML parser (FUZZ_TIME seconds)
+#   make install           PREFIX=/usr/local DESTDIR=
+#   make format            clang-format every C file in place
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+FUZZ_TIME ?= 60
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+LIBS_PC := sqlite3 jansson
+
+ifeq ($(SANITIZE),1)
+OUT := .output/san
+BIN := $(OUT)/iommu-bench
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+else
+OUT := .output/obj
+BIN := iommu-bench
+SAN_FLAGS :=
+endif
+
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow \
+	-Wno-missing-field-initializers -Wstrict-prototypes \
+	-D_GNU_SOURCE -I. -Isrc -I.output/gen \
+	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) $(SAN_FLAGS)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) -lm
+override LDFLAGS += $(SAN_FLAGS)
+
+# Every C file under these folders is part of the tool; main.c alone is
+# left out of the library so that unit tests can link against the rest.
+SRC_DIRS := src bench collectors report
+LIB_SRCS := $(filter-out src/main.c,$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/gen/schemas.o \
+	    $(OUT)/gen/version.o
+LIB := $(OUT)/libiommu-bench.a
+
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+DECODER := $(OUT)/tests/toml-decoder
+CLI_TESTS := $(wildcard tests/cli/*.t)
+
+SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+.PHONY: all check fuzz install uninstall clean format FORCE
+all: $(BIN)
+
+$(BIN): $(OUT)/src/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUT)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The schema migrations are compiled into the binary so that a user's
+# database can be migrated by any copy of the tool, wherever it runs.
+.output/gen/schemas.c: $(SCHEMAS) scripts/embed-schemas.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-schemas.sh $(SCHEMAS) > $@.tmp && mv $@.tmp $@
+
+# Rewritten only when the revision changes, so a no-op make stays a no-op.
+.output/gen/version.c: FORCE
+	@mkdir -p $(@D)
+	@printf '/* generated */\nconst char iommu_bench_version[] = "%s";\n' \
+		'$(VERSION)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(OUT)/gen/%.o: .output/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(DECODER): tests/toml-decoder.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+check: $(BIN) $(UNIT_BINS) $(DECODER)
+	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
+	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_BINS) tests/toml-test.t \
+		$(CLI_TESTS)
+
+FUZZ_OUT := .output/fuzz
+fuzz:
+	@mkdir -p $(FUZZ_OUT)/corpus
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $(FUZZ_OUT)/fuzz-toml tests/fuzz/fuzz-toml.c src/toml.c -lm
+	sh tests/fuzz/seed-corpus.sh $(FUZZ_OUT)/corpus
+	$(FUZZ_OUT)/fuzz-toml -max_total_time=$(FUZZ_TIME) -max_len=4096 \
+		-dict=tests/fuzz/toml.dict -artifact_prefix=$(FUZZ_OUT)/ \
+		$(FUZZ_OUT)/corpus
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/iommu-bench
+	install -m 0644 docs/iommu-bench.1 $(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
+		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+
+format:
+	clang-format -i $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf .output iommu-bench
+
+-include $(shell find .output -name '*.d' 2>/dev/null)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The commands. One builtin-<cmd>.c each, exporting cmd_<cmd>(), listed in
+ * the command table in main.c. argv[0] is the command's own name; the
+ * return value is the process exit status (see util.h).
+ */
+#ifndef IOMMU_BENCH_BUILTIN_H
+#define IOMMU_BENCH_BUILTIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "log.h"
+
+/* Options given before the command; commands may set them again. */
+struct global_opts {
+	bool json;
+	const char *db_path;	/* --db; NULL means see global__db_path() */
+};
+
+extern struct global_opts global;
+
+/*
+ * Every command accepts the global options after its name too, so that
+ * "iommu-bench plan -v m.toml" and "iommu-bench -v plan m.toml" agree.
+ */
+#define OPT_GLOBALS()                                                          \
+	OPT_INCR('v', "verbose", &log_verbosity,                               \
+		 "more output (repeat for debug)"),                            \
+	OPT_STRING(0, "db", &global.db_path, "PATH",                           \
+		   "results database (default: $IOMMU_BENCH_DB or "            \
+		   "results/iommu-bench.db)")
+#define OPT_JSON()                                                             \
+	OPT_BOOLEAN(0, "json", &global.json, "machine-readable JSON on stdout")
+
+/* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */
+const char *global__db_path(void);
+
+int cmd_db(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
+int cmd_help(int argc, const char **argv);
+int cmd_plan(int argc, const char **argv);
+int cmd_version(int argc, const char **argv);
+
+/* The command table, for help and "did you mean". */
+struct cmd_struct {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *summary;
+};
+
+extern const struct cmd_struct commands[];
+const struct cmd_struct *command__find(const char *name);
+void main__usage(FILE *fp);
+int main__unknown_command(const char *name);
+
+extern const char iommu_bench_version[];
+
+#endif /* IOMMU_BENCH_BUILTIN_H */

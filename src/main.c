@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iommu-bench: benchmark and regression-track Linux IOMMU DMA modes.
+ *
+ * main only parses the global options and dispatches through the command
+ * table; every command lives in its own builtin-<cmd>.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "log.h"
+#include "parse-options.h"
+#include "suggest.h"
+#include "util.h"
+
+struct global_opts global;
+
+const struct cmd_struct commands[] = {
+	{ "db", cmd_db, "inspect or migrate the results database" },
+	{ "export", cmd_export, "export stored trial metrics as CSV or JSON" },
+	{ "help", cmd_help, "show help for the tool or a command" },
+	{ "plan", cmd_plan, "expand and validate a matrix; touch no host" },
+	{ "version", cmd_version, "print the version and build details" },
+	{ NULL, NULL, NULL },
+};
+
+static const char *const main_usage[] = {
+	"iommu-bench [-v] [--db PATH] [--json] <command> [<args>]",
+	NULL,
+};
+
+static bool show_version, show_help;
+
+static const struct option main_options[] = {
+	OPT_GLOBALS(),
+	OPT_JSON(),
+	OPT_BOOLEAN('h', "help", &show_help, "this overview"),
+	OPT_BOOLEAN(0, "version", &show_version, "print the version and exit"),
+	OPT_END(),
+};
+
+const char *global__db_path(void)
+{
+	const char *env;
+
+	if (global.db_path)
+		return global.db_path;
+	env = getenv("IOMMU_BENCH_DB");
+	if (env && *env)
+		return env;
+	return "results/iommu-bench.db";
+}
+
+const struct cmd_struct *command__find(const char *name)
+{
+	const struct cmd_struct *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void main__usage(FILE *fp)
+{
+	const struct cmd_struct *c;
+
+	usage_with_options_fp(fp, main_usage, main_options);
+	fprintf(fp, "\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(fp, "    %-12s%s\n", c->name, c->summary);
+	fprintf(fp, "\nSee 'iommu-bench help <command>' or man iommu-bench(1).\n");
+}
+
+int main__unknown_command(const char *name)
+{
+	const char *names[ARRAY_SIZE(commands)];
+	const char *best;
+	size_t i;
+
+	for (i = 0; commands[i].name; i++)
+		names[i] = commands[i].name;
+	names[i] = NULL;
+	best = suggest__best(name, names);
+	if (best)
+		pr_err("'%s' is not a command; did you mean '%s'?", name, best);
+	else
+		pr_err("'%s' is not a command (see 'iommu-bench --help')", name);
+	return EXIT_USAGE;
+}
+
+int main(int argc, const char **argv)
+{
+	const struct cmd_struct *cmd;
+
+	argv[0] = "iommu-bench";
+	argc = parse_options(argc, argv, main_options, main_usage,
+			     PARSE_OPT_STOP_AT_NON_OPTION |
+				     PARSE_OPT_NO_INTERNAL_HELP);
+	if (show_help) {
+		main__usage(stdout);
+		return EXIT_OK;
+	}
+	if (show_version)
+		return cmd_version(1, (const char *[]){ "version", NULL });
+	if (!argc) {
+		main__usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = command__find(argv[0]);
+	if (!cmd)
+		return main__unknown_command(argv[0]);
+	return cmd->fn(argc, argv);
+}

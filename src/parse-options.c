@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "parse-options.h"
+#include "suggest.h"
+#include "util.h"
+
+struct parse_ctx {
+	const struct option *opts;
+	const char *const *usage;
+	const char *cmd;	/* argv[0], for the "see --help" hint */
+};
+
+void usage_with_options_fp(FILE *fp, const char *const *usage,
+			   const struct option *opts)
+{
+	const struct option *o;
+
+	fprintf(fp, "usage: %s\n", *usage++);
+	for (; *usage; usage++)
+		fprintf(fp, "%s%s\n", **usage ? "   or: " : "", *usage);
+	fputc('\n', fp);
+	for (o = opts; o->type != OPTION_END; o++) {
+		char lhs[80];
+		int n = 0;
+
+		if (o->type == OPTION_GROUP) {
+			fprintf(fp, "\n%s\n", o->help);
+			continue;
+		}
+		n += snprintf(lhs + n, sizeof(lhs) - n, "    ");
+		if (o->short_name)
+			n += snprintf(lhs + n, sizeof(lhs) - n, "-%c%s",
+				      o->short_name, o->long_name ? ", " : "");
+		if (o->long_name)
+			n += snprintf(lhs + n, sizeof(lhs) - n, "--%s",
+				      o->long_name);
+		if (o->argh)
+			snprintf(lhs + n, sizeof(lhs) - n, " <%s>", o->argh);
+		if (strlen(lhs) > 28)
+			fprintf(fp, "%s\n%30s%s\n", lhs, "", o->help);
+		else
+			fprintf(fp, "%-30s%s\n", lhs, o->help);
+	}
+}
+
+void usage_error(const char *const *usage, const struct option *opts,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "iommu-bench: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (usage && opts)
+		usage_with_options_fp(stderr, usage, opts);
+	exit(EXIT_USAGE);
+}
+
+static void __attribute__((noreturn))
+unknown_option(struct parse_ctx *ctx, const char *arg)
+{
+	const char **names;
+	const struct option *o;
+	const char *best;
+	size_t n = 0;
+	char *want;
+
+	for (o = ctx->opts; o->type != OPTION_END; o++)
+		n++;
+	names = xcalloc(n + 2, sizeof(*names));
+	n = 0;
+	names[n++] = "help";
+	for (o = ctx->opts; o->type != OPTION_END; o++)
+		if (o->long_name)
+			names[n++] = o->long_name;
+	want = xstrndup(arg, strcspn(arg, "="));
+	best = suggest__best(want, names);
+	if (best)
+		usage_error(NULL, NULL,
+			    "unknown option '--%s'; did you mean '--%s'?\n"
+			    "(see 'iommu-bench %s%s--help')",
+			    want, best, ctx->cmd, *ctx->cmd ? " " : "");
+	usage_error(NULL, NULL,
+		    "unknown option '--%s' (see 'iommu-bench %s%s--help')",
+		    want, ctx->cmd, *ctx->cmd ? " " : "");
+}
+
+static void set_value(struct parse_ctx *ctx, const struct option *o,
+		      const char *arg, bool unset, const char *spelt)
+{
+	char *end;
+	long v;
+
+	switch (o->type) {
+	case OPTION_BOOL:
+		*(bool *)o->value = !unset;
+		break;
+	case OPTION_COUNT:
+		*(int *)o->value = unset ? 0 : *(int *)o->value + 1;
+		break;
+	case OPTION_STRING:
+		*(const char **)o->value = arg;
+		break;
+	case OPTION_INTEGER:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end)
+			usage_error(NULL, NULL,
+				    "option '%s' expects an integer, got '%s'",
+				    spelt, arg);
+		*(long *)o->value = v;
+		break;
+	case OPTION_CALLBACK:
+		if (o->callback(o, arg))
+			usage_error(NULL, NULL, "bad value '%s' for option '%s'",
+				    arg ? arg : "", spelt);
+		break;
+	default:
+		break;
+	}
+	(void)ctx;
+}
+
+static int parse_long(struct parse_ctx *ctx, const char *arg, int *i,
+		      int argc, const char **argv)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	bool unset = false;
+	const struct option *o;
+	char spelt[96];
+
+	snprintf(spelt, sizeof(spelt), "--%.*s", (int)len, arg);
+	for (o = ctx->opts; o->type != OPTION_END; o++) {
+		if (!o->long_name)
+			continue;
+		if (strlen(o->long_name) == len &&
+		    !strncmp(o->long_name, arg, len))
+			break;
+		if (o->type == OPTION_BOOL && len > 3 &&
+		    !strncmp(arg, "no-", 3) &&
+		    strlen(o->long_name) == len - 3 &&
+		    !strncmp(o->long_name, arg + 3, len - 3)) {
+			unset = true;
+			break;
+		}
+	}
+	if (o->type == OPTION_END)
+		unknown_option(ctx, arg);
+	if (!o->argh) {
+		if (eq)
+			usage_error(NULL, NULL, "option '%s' takes no value",
+				    spelt);
+		set_value(ctx, o, NULL, unset, spelt);
+		return 0;
+	}
+	if (eq) {
+		set_value(ctx, o, eq + 1, false, spelt);
+		return 0;
+	}
+	if (*i + 1 >= argc)
+		usage_error(NULL, NULL, "option '%s' requires a value <%s>",
+			    spelt, o->argh);
+	set_value(ctx, o, argv[++*i], false, spelt);
+	return 0;
+}
+
+static void parse_short(struct parse_ctx *ctx, const char *arg, int *i,
+			int argc, const char **argv)
+{
+	const struct option *o;
+	char spelt[3] = "-?";
+
+	/* Bundled flags: -vv, or -d5 where the value follows at once. */
+	for (; *arg; arg++) {
+		spelt[1] = *arg;
+		for (o = ctx->opts; o->type != OPTION_END; o++)
+			if (o->short_name == *arg)
+				break;
+		if (o->type == OPTION_END)
+			usage_error(NULL, NULL,
+				    "unknown switch '-%c' (see 'iommu-bench %s%s--help')",
+				    *arg, ctx->cmd, *ctx->cmd ? " " : "");
+		if (!o->argh) {
+			set_value(ctx, o, NULL, false, spelt);
+			continue;
+		}
+		if (arg[1]) {
+			set_value(ctx, o, arg + 1, false, spelt);
+			return;
+		}
+		if (*i + 1 >= argc)
+			usage_error(NULL, NULL, "option '%s' requires a value <%s>",
+				    spelt, o->argh);
+		set_value(ctx, o, argv[++*i], false, spelt);
+		return;
+	}
+}
+
+int parse_options(int argc, const char **argv, const struct option *opts,
+		  const char *const *usage, unsigned int flags)
+{
+	struct parse_ctx ctx = { .opts = opts, .usage = usage };
+
+	/* main parses its own options with argv[0] = "iommu-bench". */
+	ctx.cmd = strcmp(argv[0], "iommu-bench") ? argv[0] : "";
+	int i, out = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (arg[0] != '-' || !arg[1]) {
+			if (flags & PARSE_OPT_STOP_AT_NON_OPTION) {
+				while (i < argc)
+					argv[out++] = argv[i++];
+				break;
+			}
+			argv[out++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			for (i++; i < argc; i++)
+				argv[out++] = argv[i];
+			break;
+		}
+		if ((!strcmp(arg, "--help") || !strcmp(arg, "-h")) &&
+		    !(flags & PARSE_OPT_NO_INTERNAL_HELP)) {
+			usage_with_options_fp(stdout, usage, opts);
+			exit(EXIT_OK);
+		}
+		if (arg[1] == '-')
+			parse_long(&ctx, arg + 2, &i, argc, argv);
+		else
+			parse_short(&ctx, arg + 1, &i, argc, argv);
+	}
+	argv[out] = NULL;
+	return out;
+}

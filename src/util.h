@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small helpers every file wants. Allocation failure is fatal, as in git:
+ * a benchmark controller that cannot allocate a few bytes has no useful
+ * way to carry on, and checking every strdup() would bury the real logic.
+ */
+#ifndef IOMMU_BENCH_UTIL_H
+#define IOMMU_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit status of the tool, documented in the man page and kept. */
+enum {
+	EXIT_OK = 0,
+	EXIT_WORK_FAILED = 1,	/* the work failed, or a regression was found */
+	EXIT_USAGE = 2,		/* bad usage or bad config */
+};
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow @ptr so that it holds at least @nr elements of @size bytes. */
+#define ALLOC_GROW(ptr, nr, alloc)                                             \
+	do {                                                                   \
+		if ((nr) > (alloc)) {                                          \
+			(alloc) = (alloc) ? (alloc) * 2 : 8;                   \
+			if ((alloc) < (nr))                                    \
+				(alloc) = (nr);                                \
+			(ptr) = xrealloc((ptr), (alloc) * sizeof(*(ptr)));     \
+		}                                                              \
+	} while (0)
+
+/*
+ * Read a whole file into a NUL-terminated buffer.
+ * Returns 0 or a negative errno.
+ */
+int read_file(const char *path, char **buf, size_t *len);
+
+/*
+ * A name that may reach a path, a command line or a unit of the store:
+ * non-empty, at most 64 bytes, only [A-Za-z0-9._-], not "." or "..".
+ */
+bool name_is_safe(const char *name);
+
+#endif /* IOMMU_BENCH_UTIL_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A minimal TAP producer for the C unit tests, so that every test in the
+ * tree (C, shell, toml-test) speaks the one protocol `prove` aggregates.
+ * Header-only on purpose: each test is a single translation unit.
+ */
+#ifndef IOMMU_BENCH_TAP_H
+#define IOMMU_BENCH_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap__n;
+static int tap__failed;
+
+static inline void tap__vok(int pass, const char *file, int line,
+			    const char *fmt, va_list ap)
+{
+	tap__n++;
+	printf("%sok %d - ", pass ? "" : "not ", tap__n);
+	vprintf(fmt, ap);
+	printf("\n");
+	if (!pass) {
+		tap__failed++;
+		printf("#   failed at %s:%d\n", file, line);
+	}
+	fflush(stdout);
+}
+
+static inline int tap__ok(int pass, const char *file, int line,
+			  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap__vok(pass, file, line, fmt, ap);
+	va_end(ap);
+	return pass;
+}
+
+#define ok(cond, ...) tap__ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+#define is_int(got, want, ...)                                                 \
+	({                                                                     \
+		long long _g = (got), _w = (want);                             \
+		int _p = tap__ok(_g == _w, __FILE__, __LINE__, __VA_ARGS__);   \
+		if (!_p)                                                       \
+			printf("#   got %lld, want %lld\n", _g, _w);           \
+		_p;                                                            \
+	})
+
+#define is_str(got, want, ...)                                                 \
+	({                                                                     \
+		const char *_g = (got), *_w = (want);                          \
+		int _p = tap__ok(_g && _w && !strcmp(_g, _w), __FILE__,        \
+				 __LINE__, __VA_ARGS__);                       \
+		if (!_p)                                                       \
+			printf("#   got '%s', want '%s'\n", _g ? _g : "(null)", \
+			       _w ? _w : "(null)");                            \
+		_p;                                                            \
+	})
+
+/* A substring check, for error messages that carry more than we test. */
+#define has_str(got, want, ...)                                                \
+	({                                                                     \
+		const char *_g = (got), *_w = (want);                          \
+		int _p = tap__ok(_g && _w && strstr(_g, _w), __FILE__,         \
+				 __LINE__, __VA_ARGS__);                       \
+		if (!_p)                                                       \
+			printf("#   '%s' does not contain '%s'\n",             \
+			       _g ? _g : "(null)", _w);                        \
+		_p;                                                            \
+	})
+
+static inline void tap_skip_all(const char *why)
+{
+	printf("1..0 # SKIP %s\n", why);
+	exit(0);
+}
+
+static inline void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Plan at the end: the count is whatever ran. */
+static inline int tap_done(void)
+{
+	printf("1..%d\n", tap__n);
+	return tap__failed ? 1 : 0;
+}
+
+#endif /* IOMMU_BENCH_TAP_H */
