@@ -52,7 +52,7 @@ CLI_TESTS := $(wildcard tests/cli/*.t)
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
-.PHONY: all check fuzz install uninstall clean format FORCE
+.PHONY: all check demo fuzz install uninstall clean format FORCE
 all: $(BIN)
 
 $(BIN): $(OUT)/src/main.o $(LIB)
@@ -95,6 +95,11 @@ check: $(BIN) $(UNIT_BINS) $(DECODER)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_BINS) tests/toml-test.t \
 		$(CLI_TESTS)
+
+# The README's first command. Until the orchestrator and the testbed land it
+# validates and expands the demo matrix; it touches no host.
+demo: $(BIN)
+	./$(BIN) plan configs/demo-netns.toml
 
 FUZZ_OUT := .output/fuzz
 fuzz:

@@ -17,6 +17,8 @@ libjansson-dev
 python3
 perl
 git
+man-db
+groff-base
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# House rules of the tree: licence lines, documentation that keeps up with
+# the command table, and results/ holding nothing but its README.
+set -eu
+. "$(dirname "$0")/lib.sh"
+cd "$SRCDIR"
+
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+	echo "1..0 # SKIP not a git checkout"
+	exit 0
+fi
+
+missing=$(git ls-files -- ':!LICENSE' ':!*.json' | while read -r f; do
+	[ -f "$f" ] || continue
+	head -3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"
+done)
+[ -z "$missing" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "files without an SPDX line:" "$missing"
+t_ok $st "every tracked file has an SPDX line"
+
+extra=$(git ls-files results | grep -v '^results/README.md$' || true)
+[ -z "$extra" ]
+t_ok $? "results/ tracks only its README"
+
+# Every command in the table has a section in the man page and a line in
+# the README, so that neither can silently fall behind.
+cmds=$("$IOMMU_BENCH" --help | sed -n '/^commands:/,/^$/p' | awk 'NF>1 {print $1}')
+[ -n "$cmds" ]
+t_ok $? "the command list can be read from --help"
+for c in $cmds; do
+	grep -q "^\.SS \"*$c\b" docs/iommu-bench.1
+	t_ok $? "man page documents '$c'"
+	grep -q "iommu-bench $c\b" README.md
+	t_ok $? "README mentions '$c'"
+done
+
+if command -v man >/dev/null 2>&1; then
+	warn=$(MANWIDTH=80 man --warnings -l docs/iommu-bench.1 2>&1 >/dev/null || true)
+	[ -z "$warn" ]
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "$warn"
+	t_ok $st "the man page renders without warnings"
+fi
+
+t_done
