@@ -1,13 +1,199 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench db info | migrate: what is in the results database, and
+ * bringing its schema up to this binary's. info never writes, so that it
+ * is safe on a database another run is filling, or on someone's copy.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "builtin.h"
 #include "log.h"
+#include "parse-options.h"
+#include "store-schema.h"
+#include "store.h"
+#include "suggest.h"
 #include "util.h"
+
+static const char *const db_usage[] = {
+	"iommu-bench db info [--json]",
+	"iommu-bench db migrate [--json]",
+	NULL,
+};
+
+static const struct option db_options[] = {
+	OPT_GLOBALS(),
+	OPT_JSON(),
+	OPT_GROUP("info: path, schema version, SQLite version, file size and row\n"
+		  "counts; it never writes, and refuses a missing database.\n"
+		  "migrate: create the database if missing and apply pending\n"
+		  "schema migrations, each in its own transaction."),
+	OPT_END(),
+};
+
+static void print_json(json_t *o)
+{
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
+/* -1 when the file is not there (no WAL, say). */
+static json_int_t file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) ? -1 : (json_int_t)sb.st_size;
+}
+
+static int db_info(const char *path)
+{
+	unsigned int ver, latest = store__latest_version();
+	json_t *o, *counts = NULL;
+	json_int_t size, wal;
+	struct store *st;
+	char *wal_path;
+	size_t i;
+	int err;
+
+	err = store__open(path, STORE_READONLY | STORE_ANY_OLD, &st);
+	if (err)
+		return EXIT_WORK_FAILED;
+	ver = store__version(st);
+	/* An old schema may lack the tables; counting them would fail. */
+	if (ver == latest) {
+		counts = json_object();
+		for (i = 0; store_tables[i]; i++) {
+			int64_t n;
+
+			err = store__count(st, store_tables[i], &n);
+			if (err)
+				goto out;
+			json_object_set_new(counts, store_tables[i],
+					    json_integer(n));
+		}
+	}
+	size = file_size(path);
+	wal_path = xasprintf("%s-wal", path);
+	wal = file_size(wal_path);
+	free(wal_path);
+
+	if (global.json) {
+		o = json_pack("{s:s, s:I, s:I, s:I, s:s, s:I, s:I, s:o}",
+			      "path", path, "schema_version", (json_int_t)ver,
+			      "latest_schema_version", (json_int_t)latest,
+			      "pending_migrations", (json_int_t)(latest - ver),
+			      "sqlite_version", sqlite3_libversion(),
+			      "file_size", size, "wal_size", wal < 0 ? 0 : wal,
+			      "counts", counts ? counts : json_null());
+		counts = NULL;
+		print_json(o);
+		goto out;
+	}
+	printf("%-16s%s\n", "path", path);
+	printf("%-16s%u", "schema version", ver);
+	if (ver < latest)
+		printf(" (%u migration%s pending: run 'iommu-bench db migrate')",
+		       latest - ver, latest - ver == 1 ? "" : "s");
+	printf("\n%-16s%s\n", "sqlite version", sqlite3_libversion());
+	printf("%-16s%lld bytes", "file size", (long long)size);
+	if (wal > 0)
+		printf(" (+ %lld bytes of WAL)", (long long)wal);
+	putchar('\n');
+	for (i = 0; counts && store_tables[i]; i++)
+		printf("%-16s%lld\n", store_tables[i],
+		       (long long)json_integer_value(
+			       json_object_get(counts, store_tables[i])));
+out:
+	json_decref(counts);
+	store__close(st);
+	return err ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static int db_migrate(const char *path)
+{
+	struct stat sb;
+	unsigned int from, to, i;
+	struct store *st;
+	bool created;
+	json_t *applied;
+	int err;
+
+	created = stat(path, &sb) < 0 || !sb.st_size;
+	err = store__open(path, STORE_CREATE | STORE_ANY_OLD, &st);
+	if (err)
+		return EXIT_WORK_FAILED;
+	err = store__migrate(st, &from, &to);
+	store__close(st);
+
+	/* What did apply is worth saying even when a later one failed. */
+	applied = json_array();
+	for (i = 0; i < store_migrations_count; i++)
+		if (store_migrations[i].version > from &&
+		    store_migrations[i].version <= to)
+			json_array_append_new(applied,
+				json_string(store_migrations[i].name));
+	if (global.json) {
+		print_json(json_pack("{s:s, s:b, s:I, s:I, s:o}", "path", path,
+				     "created", created, "from", (json_int_t)from,
+				     "to", (json_int_t)to, "applied", applied));
+	} else {
+		if (created)
+			printf("created %s\n", path);
+		for (i = 0; i < json_array_size(applied); i++)
+			printf("applied %s\n",
+			       json_string_value(json_array_get(applied, i)));
+		if (from == to)
+			printf("%s: schema version %u, up to date\n", path, to);
+		else
+			printf("%s: schema version %u -> %u\n", path, from, to);
+		json_decref(applied);
+	}
+	return err ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	const char *cmd;	/* for parse-options' "see --help" hints */
+	int (*fn)(const char *path);
+} subcommands[] = {
+	{ "info", "db info", db_info },
+	{ "migrate", "db migrate", db_migrate },
+};
 
 int cmd_db(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("db: not built yet");
-	return EXIT_WORK_FAILED;
+	const char *names[ARRAY_SIZE(subcommands) + 1], *best;
+	size_t i;
+
+	argc = parse_options(argc, argv, db_options, db_usage,
+			     PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!argc)
+		usage_error(db_usage, db_options, "which db subcommand?");
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
+		names[i] = subcommands[i].name;
+		if (strcmp(argv[0], names[i]))
+			continue;
+		/* Options may follow the subcommand as well as precede it. */
+		argv[0] = subcommands[i].cmd;
+		argc = parse_options(argc, argv, db_options, db_usage, 0);
+		if (argc)
+			usage_error(db_usage, db_options,
+				    "unexpected argument '%s'", argv[0]);
+		return subcommands[i].fn(global__db_path());
+	}
+	names[i] = NULL;
+	best = suggest__best(argv[0], names);
+	if (best)
+		pr_err("'%s' is not a db subcommand; did you mean '%s'?",
+		       argv[0], best);
+	else
+		pr_err("'%s' is not a db subcommand (see 'iommu-bench db --help')",
+		       argv[0]);
+	return EXIT_USAGE;
 }

@@ -1,13 +1,347 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench export: one row per trial metric, as CSV (RFC 4180) or a
+ * JSON array, for whoever wants the numbers in their own tools. The
+ * columns are a public interface (schemas/README.md): add, never rename.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "builtin.h"
 #include "log.h"
+#include "parse-options.h"
+#include "store.h"
 #include "util.h"
+
+static const char *const export_usage[] = {
+	"iommu-bench export [--run <ID>] [--format csv|json] [--all] [-o <FILE>]",
+	NULL,
+};
+
+static const char *const columns[] = {
+	"run", "run_name", "cell", "host", "kernel", "kernel_release",
+	"requested_mode", "effective_mode", "workload", "trial", "repetition",
+	"warmup", "status", "metric", "value", "unit", "better", "started_at",
+	NULL,
+};
+
+/*
+ * The shortest "%.*g" precision that reads back as the same double, so
+ * that 39.8 prints as 39.8 and not 39.799999999999997; but never so
+ * short that an integer turns into an exponent (1.49e+10).
+ */
+static int value_precision(double v)
+{
+	char buf[40];
+	int p, digits;
+
+	for (p = 1; p < 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (fabs(v) >= 1 && fabs(v) < 1e17) {
+		digits = snprintf(buf, sizeof(buf), "%.0f", fabs(v));
+		if (p < digits)
+			p = digits;
+	}
+	return p;
+}
+
+/* RFC 4180: quote a field with a comma, quote or line break in it. */
+static void csv_field(FILE *fp, const char *s, bool last)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, fp);
+	} else {
+		fputc('"', fp);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', fp);
+			fputc(*s, fp);
+		}
+		fputc('"', fp);
+	}
+	fputs(last ? "\r\n" : ",", fp);
+}
+
+static void csv_row(FILE *fp, const struct store_export_row *r)
+{
+	char run[24], trial[24], rep[16], value[40];
+
+	snprintf(run, sizeof(run), "%lld", (long long)r->run);
+	snprintf(trial, sizeof(trial), "%lld", (long long)r->trial);
+	snprintf(rep, sizeof(rep), "%u", r->repetition);
+	snprintf(value, sizeof(value), "%.*g", value_precision(r->value),
+		 r->value);
+	csv_field(fp, run, false);
+	csv_field(fp, r->run_name, false);
+	csv_field(fp, r->cell, false);
+	csv_field(fp, r->host, false);
+	csv_field(fp, r->kernel, false);
+	csv_field(fp, r->kernel_release, false);
+	csv_field(fp, r->requested_mode, false);
+	csv_field(fp, r->effective_mode, false);
+	csv_field(fp, r->workload, false);
+	csv_field(fp, trial, false);
+	csv_field(fp, rep, false);
+	csv_field(fp, r->warmup ? "1" : "0", false);
+	csv_field(fp, r->status, false);
+	csv_field(fp, r->metric, false);
+	csv_field(fp, value, false);
+	csv_field(fp, r->unit, false);
+	csv_field(fp, r->better, false);
+	csv_field(fp, r->started_at, true);
+}
+
+/*
+ * A JSON string, or null for "not known" where CSV can only leave a
+ * field empty. Text that is not UTF-8 has no JSON form: flag it.
+ */
+static json_t *jstr(const char *s, bool empty_is_null, bool *bad)
+{
+	json_t *j;
+
+	if (empty_is_null && !*s)
+		return json_null();
+	j = json_string(s);
+	if (!j) {
+		*bad = true;
+		j = json_null();
+	}
+	return j;
+}
+
+/*
+ * One object per line, written as it is read: an export of a long
+ * history never has to fit in memory at once.
+ */
+static int json_row(FILE *fp, const struct store_export_row *r, bool first)
+{
+	bool bad = false;
+	json_t *o;
+	int err;
+
+	o = json_object();
+	json_object_set_new(o, "run", json_integer(r->run));
+	json_object_set_new(o, "run_name", jstr(r->run_name, false, &bad));
+	json_object_set_new(o, "cell", jstr(r->cell, false, &bad));
+	json_object_set_new(o, "host", jstr(r->host, false, &bad));
+	json_object_set_new(o, "kernel", jstr(r->kernel, false, &bad));
+	json_object_set_new(o, "kernel_release",
+			    jstr(r->kernel_release, true, &bad));
+	json_object_set_new(o, "requested_mode",
+			    jstr(r->requested_mode, false, &bad));
+	json_object_set_new(o, "effective_mode",
+			    jstr(r->effective_mode, true, &bad));
+	json_object_set_new(o, "workload", jstr(r->workload, false, &bad));
+	json_object_set_new(o, "trial", json_integer(r->trial));
+	json_object_set_new(o, "repetition", json_integer(r->repetition));
+	json_object_set_new(o, "warmup", json_boolean(r->warmup));
+	json_object_set_new(o, "status", jstr(r->status, false, &bad));
+	json_object_set_new(o, "metric", jstr(r->metric, false, &bad));
+	json_object_set_new(o, "value", json_real(r->value));
+	json_object_set_new(o, "unit", jstr(r->unit, false, &bad));
+	json_object_set_new(o, "better", jstr(r->better, false, &bad));
+	json_object_set_new(o, "started_at", jstr(r->started_at, true, &bad));
+	err = bad ? -EILSEQ : 0;
+	if (!err) {
+		fputs(first ? "\n" : ",\n", fp);
+		if (json_dumpf(o, fp, JSON_PRESERVE_ORDER |
+					      JSON_REAL_PRECISION(
+						      value_precision(r->value))))
+			err = -EIO;
+	}
+	json_decref(o);
+	return err;
+}
+
+/*
+ * -o FILE is written beside itself and renamed over at the end, so that
+ * a failed export never leaves a truncated file where a good one was.
+ */
+struct output {
+	FILE *fp;
+	const char *path;	/* NULL: stdout */
+	char *tmp;
+};
+
+static int output__open(struct output *out, const char *path)
+{
+	int fd, err;
+
+	out->path = path && strcmp(path, "-") ? path : NULL;
+	if (!out->path) {
+		out->fp = stdout;
+		return 0;
+	}
+	out->tmp = xasprintf("%s.XXXXXX", path);
+	fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) < 0 || !(out->fp = fdopen(fd, "w"))) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(-err));
+		if (fd >= 0) {
+			close(fd);
+			unlink(out->tmp);
+		}
+		free(out->tmp);
+		return err;
+	}
+	return 0;
+}
+
+/* Flush and, when @ok, put the file in place; 0 or a negative errno. */
+static int output__close(struct output *out, bool ok)
+{
+	int err = 0;
+
+	if (fflush(out->fp) || ferror(out->fp))
+		err = errno ? -errno : -EIO;
+	if (!out->path) {
+		if (err)
+			pr_err("writing the export: %s", strerror(-err));
+		return err;
+	}
+	if (fclose(out->fp) && !err)
+		err = -errno;
+	if (ok && !err && rename(out->tmp, out->path) < 0)
+		err = -errno;
+	if (err)
+		pr_err("%s: %s", out->path, strerror(-err));
+	if (!ok || err)
+		unlink(out->tmp);
+	free(out->tmp);
+	return err;
+}
+
+/* An unknown run is the caller's mistake (exit 2), told with what there is. */
+static int check_run(struct store *st, int64_t run_id)
+{
+	struct store_run run;
+	int64_t latest;
+	int err;
+
+	err = store__run_get(st, run_id, &run);
+	if (!err) {
+		store__run_release(&run);
+		return EXIT_OK;
+	}
+	if (err != -ENOENT || store__run_latest(st, &latest))
+		return EXIT_WORK_FAILED;
+	if (latest)
+		pr_err("%s: no run with id %lld (the newest is %lld)",
+		       store__path(st), (long long)run_id, (long long)latest);
+	else
+		pr_err("%s: no run with id %lld (it has no runs yet)",
+		       store__path(st), (long long)run_id);
+	return EXIT_USAGE;
+}
+
+static int export(struct store *st, int64_t run_id, unsigned int flags,
+		  bool json, FILE *fp)
+{
+	struct store_export_row row;
+	struct store_export *it;
+	bool first = true;
+	int i, n;
+
+	if (store__export_open(st, run_id, flags, &it))
+		return -EIO;
+	if (json) {
+		fputc('[', fp);
+	} else {
+		for (i = 0; columns[i]; i++)
+			csv_field(fp, columns[i], !columns[i + 1]);
+	}
+	while ((n = store__export_next(it, &row)) > 0) {
+		if (!json) {
+			csv_row(fp, &row);
+			continue;
+		}
+		n = json_row(fp, &row, first);
+		if (n == -EILSEQ)
+			pr_err("%s: trial %lld: text that is not UTF-8 has no "
+			       "JSON form", store__path(st), (long long)row.trial);
+		if (n < 0)
+			break;
+		first = false;
+	}
+	if (json && n == 0)
+		fputs(first ? "]\n" : "\n]\n", fp);
+	store__export_close(it);
+	return n;
+}
 
 int cmd_export(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("export: not built yet");
-	return EXIT_WORK_FAILED;
+	const char *run_arg = NULL, *format = NULL, *output = NULL;
+	bool all = false, json;
+	const struct option opts[] = {
+		OPT_GLOBALS(),
+		OPT_JSON(),
+		OPT_STRING(0, "run", &run_arg, "ID",
+			   "only this run (default: all runs)"),
+		OPT_STRING(0, "format", &format, "FMT",
+			   "csv (default) or json; --json is --format json"),
+		OPT_STRING('o', "output", &output, "FILE",
+			   "write FILE, replaced only on success (default: stdout)"),
+		OPT_BOOLEAN(0, "all", &all,
+			    "also warmup trials and trials not 'ok'"),
+		OPT_GROUP("columns (CSV header, JSON keys), one row per trial metric:\n"
+			  "  run run_name cell host kernel kernel_release requested_mode\n"
+			  "  effective_mode workload trial repetition warmup status metric\n"
+			  "  value unit better started_at\n"
+			  "Without --all only measured trials (not warmup) whose status is\n"
+			  "'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
+			  "objects, null for an unknown kernel_release, effective_mode or\n"
+			  "started_at. See schemas/README.md. Exit status: 0 ok; 1 the\n"
+			  "database could not be read or the output written; 2 bad usage,\n"
+			  "including a --run id the database does not have."),
+		OPT_END(),
+	};
+	struct output out = { 0 };
+	int64_t run_id = 0;
+	struct store *st;
+	char *end;
+	int status, err;
+
+	argc = parse_options(argc, argv, opts, export_usage, 0);
+	if (argc)
+		usage_error(export_usage, opts, "unexpected argument '%s'",
+			    argv[0]);
+	if (format && strcmp(format, "csv") && strcmp(format, "json"))
+		usage_error(NULL, NULL, "unknown format '%s' (csv or json)",
+			    format);
+	if (format && global.json && strcmp(format, "json"))
+		usage_error(NULL, NULL, "--json contradicts --format %s", format);
+	json = global.json || (format && !strcmp(format, "json"));
+	if (run_arg) {
+		errno = 0;
+		run_id = strtoll(run_arg, &end, 10);
+		if (errno || end == run_arg || *end || run_id <= 0)
+			usage_error(NULL, NULL,
+				    "--run wants a run id (a positive integer), got '%s'",
+				    run_arg);
+	}
+
+	if (store__open(global__db_path(), STORE_READONLY, &st))
+		return EXIT_WORK_FAILED;
+	if (run_id && (status = check_run(st, run_id)) != EXIT_OK)
+		goto out;
+	status = EXIT_WORK_FAILED;
+	if (output__open(&out, output))
+		goto out;
+	err = export(st, run_id, all ? STORE_EXPORT_ALL : 0, json, out.fp);
+	if (!output__close(&out, err >= 0) && err >= 0)
+		status = EXIT_OK;
+out:
+	store__close(st);
+	return status;
 }

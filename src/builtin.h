@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "log.h"
+#include "version.h"
 
 /* Options given before the command; commands may set them again. */
 struct global_opts {
@@ -53,7 +54,5 @@ extern const struct cmd_struct commands[];
 const struct cmd_struct *command__find(const char *name);
 void main__usage(FILE *fp);
 int main__unknown_command(const char *name);
-
-extern const char iommu_bench_version[];
 
 #endif /* IOMMU_BENCH_BUILTIN_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SHA-256 (FIPS 180-4), small and dependency-free: the store fingerprints
+ * matrix files and artifacts, and no crypto library is linked.
+ */
+#ifndef IOMMU_BENCH_SHA256_H
+#define IOMMU_BENCH_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHA256_DIGEST_SIZE 32
+#define SHA256_HEX_SIZE (2 * SHA256_DIGEST_SIZE + 1)
+
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;		/* bytes hashed so far */
+	uint8_t buf[64];
+	size_t nbuf;
+};
+
+void sha256__init(struct sha256 *s);
+void sha256__update(struct sha256 *s, const void *data, size_t len);
+void sha256__final(struct sha256 *s, uint8_t out[SHA256_DIGEST_SIZE]);
+
+/* Lower-case hex of the digest of @data, NUL-terminated. */
+void sha256__hex(const void *data, size_t len, char out[SHA256_HEX_SIZE]);
+
+/*
+ * Hex digest and size of the file at @path.
+ * Returns 0 or a negative errno.
+ */
+int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size);
+
+#endif /* IOMMU_BENCH_SHA256_H */

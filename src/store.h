@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The results store: one SQLite database that every measurement goes
+ * through, written by the orchestrator and read by export and report.
+ * schemas/README.md describes the tables; this is the only code that
+ * speaks SQL to them, always through prepared statements.
+ *
+ * Every function returns 0 or a negative errno and has already printed
+ * an error naming the database and SQLite's own words, so callers only
+ * pass the status on. Row ids are int64_t, 0 meaning "none".
+ *
+ * Crash safety is the caller's half of the bargain: wrap each trial's
+ * start-to-finish writes in store__begin()/store__commit(), and a crash
+ * leaves either the whole trial or none of it, never a half.
+ */
+#ifndef IOMMU_BENCH_STORE_H
+#define IOMMU_BENCH_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* store__open() flags */
+/* Create a missing or zero-length file, with the schema (unless ANY_OLD). */
+#define STORE_CREATE	(1u << 0)
+#define STORE_READONLY	(1u << 1) /* never write; never migrate */
+#define STORE_MIGRATE	(1u << 2) /* apply pending migrations on open */
+#define STORE_ANY_OLD	(1u << 3) /* accept pending migrations (db info) */
+
+/*
+ * Open the database at @path. Refused, without a byte of the file
+ * changed: a file that is not a SQLite database, another application's
+ * SQLite database, a schema newer than this binary knows, and (unless
+ * STORE_MIGRATE or STORE_ANY_OLD) one with migrations pending. A missing
+ * file is -ENOENT unless STORE_CREATE, which also creates the missing
+ * last directory of @path (results/ for the default path).
+ */
+int store__open(const char *path, unsigned int flags, struct store **out);
+void store__close(struct store *st);
+
+const char *store__path(const struct store *st);
+/* The schema version of the open database (PRAGMA user_version). */
+unsigned int store__version(const struct store *st);
+/* The newest schema version this binary carries. */
+unsigned int store__latest_version(void);
+/*
+ * Apply pending migrations, each in its own transaction; @from and @to
+ * (either may be NULL) say where the database started and ended.
+ */
+int store__migrate(struct store *st, unsigned int *from, unsigned int *to);
+
+/* One write transaction (BEGIN IMMEDIATE: the lock is taken up front). */
+int store__begin(struct store *st);
+int store__commit(struct store *st);
+/* Never fails the caller: it is what error paths call. */
+void store__rollback(struct store *st);
+
+/* The tables db info counts, NULL-terminated, and their row counts. */
+extern const char *const store_tables[];
+int store__count(struct store *st, const char *table, int64_t *n);
+
+/* Status words, as stored in the database and printed by export. */
+enum store_run_status {
+	STORE_RUN_RUNNING,
+	STORE_RUN_DONE,
+	STORE_RUN_FAILED,
+	STORE_RUN_INTERRUPTED,
+};
+
+enum store_trial_status {
+	STORE_TRIAL_PENDING,
+	STORE_TRIAL_RUNNING,
+	STORE_TRIAL_OK,
+	STORE_TRIAL_FAILED,
+	STORE_TRIAL_SKIPPED,
+};
+
+enum store_better {
+	STORE_BETTER_NONE,
+	STORE_BETTER_HIGHER,
+	STORE_BETTER_LOWER,
+};
+
+const char *store__run_status_name(enum store_run_status s);
+const char *store__trial_status_name(enum store_trial_status s);
+const char *store__better_name(enum store_better b);
+
+/* ---- runs ---- */
+
+/* Start a run; the config text is kept with its sha256. */
+int store__run_begin(struct store *st, const char *name, const char *config,
+		     size_t config_len, int64_t *run_id);
+/* Record the end of a run; @status must not be STORE_RUN_RUNNING. */
+int store__run_finish(struct store *st, int64_t run_id,
+		      enum store_run_status status);
+/* Mark a finished or interrupted run running again, for resume. */
+int store__run_resume(struct store *st, int64_t run_id);
+/*
+ * The newest run named @name of the same config (by sha256) that did not
+ * finish 'done': the one a resume continues. -ENOENT when none.
+ */
+int store__run_find_resumable(struct store *st, const char *name,
+			      const char *config_sha256, int64_t *run_id);
+
+struct store_run {
+	int64_t id;
+	char *name;
+	char *config;
+	char *config_sha256;
+	char *tool_version;
+	char *started_at;
+	char *finished_at;	/* NULL while running */
+	enum store_run_status status;
+};
+
+/* -ENOENT (and no message: the caller words it) when there is no such run. */
+int store__run_get(struct store *st, int64_t run_id, struct store_run *run);
+void store__run_release(struct store_run *run);
+/* The highest run id, 0 when there are no runs. */
+int store__run_latest(struct store *st, int64_t *run_id);
+
+/* ---- where a trial ran ---- */
+
+/* @name is the matrix's; @identity the machine's (machine-id, DMI uuid). */
+int store__host_upsert(struct store *st, const char *name,
+		       const char *identity, int64_t *host_id);
+
+struct store_boot {
+	const char *boot_id;	/* /proc/sys/kernel/random/boot_id */
+	const char *kernel_release;
+	const char *kernel_build_id;	/* NULL: not known */
+	const char *cmdline;
+	const char *facts_json;	/* NULL: none yet; a later upsert may add them */
+};
+
+int store__boot_upsert(struct store *st, int64_t host_id,
+		       const struct store_boot *boot, int64_t *boot_row_id);
+
+struct store_kernel {
+	const char *name;	/* the matrix's */
+	const char *release;	/* NULL: not known (not built or booted yet) */
+	const char *build_id;	/* NULL: not known */
+	const char *image_path;	/* NULL: keep what is stored */
+	const char *recipe_json; /* NULL: keep what is stored */
+};
+
+int store__kernel_upsert(struct store *st, const struct store_kernel *k,
+			 int64_t *kernel_id);
+
+struct store_cell {
+	int64_t run_id, host_id, kernel_id;
+	const char *mode;	/* requested: strict, lazy, passthrough, custom */
+	const char *workload;
+	const char *key;	/* the plan's stable text key, for resume */
+};
+
+/*
+ * Find the cell (run, key) or add it. A cell found with another host,
+ * kernel, mode or workload is -EEXIST: the matrix changed under a resume.
+ */
+int store__cell_upsert(struct store *st, const struct store_cell *cell,
+		       int64_t *cell_id);
+
+/* ---- trials ---- */
+
+/*
+ * Find trial (cell, warmup, repetition) or add it as pending, with the
+ * cell's mode as its requested mode. @status (may be NULL) tells a
+ * resumed run what the trial already is: 'ok' ones need no rerun.
+ */
+int store__trial_find_or_insert(struct store *st, int64_t cell_id,
+				unsigned int repetition, bool warmup,
+				int64_t *trial_id,
+				enum store_trial_status *status);
+/*
+ * The trial is running on @boot_row_id (0: unknown) with @effective_mode
+ * (NULL: not verified) in effect.
+ */
+int store__trial_start(struct store *st, int64_t trial_id,
+		       int64_t boot_row_id, const char *effective_mode);
+/* @error (may be NULL) says why a trial failed or was skipped. */
+int store__trial_finish(struct store *st, int64_t trial_id,
+			enum store_trial_status status, const char *error);
+/*
+ * Drop what a trial measured and make it pending again, for the retry of
+ * a failed trial or one a crash left 'running'.
+ */
+int store__trial_reset(struct store *st, int64_t trial_id);
+
+/* ---- what a trial measured; @id arguments may be NULL ---- */
+
+/* @value must be finite: SQLite would turn NaN into NULL. */
+int store__metric_add(struct store *st, int64_t trial_id, const char *name,
+		      double value, const char *unit, enum store_better better,
+		      int64_t *id);
+
+struct store_probe {
+	const char *name;	/* logical probe: "unmap", "iotlb_sync" */
+	const char *target;	/* symbol or tracepoint attached; "" if none */
+	const char *attach;	/* fentry, kprobe, tracepoint, raw_tp, none... */
+	uint64_t calls;
+	uint64_t total_ns;
+	const uint64_t *hist;	/* log2 ns buckets, see schemas/README.md */
+	size_t hist_len;
+};
+
+int store__probe_add(struct store *st, int64_t trial_id,
+		     const struct store_probe *p, int64_t *id);
+
+struct store_profile_row {
+	const char *event;	/* perf event sampled, e.g. cpu-clock */
+	const char *symbol;
+	const char *dso;	/* NULL: unknown */
+	double overhead;	/* percent of samples, 0..100 */
+	uint64_t samples;
+};
+
+int store__profile_add(struct store *st, int64_t trial_id,
+		       const struct store_profile_row *row, int64_t *id);
+
+/* @t_start and @t_end are seconds since the trial's workload began. */
+int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
+			double t_start, double t_end, double value,
+			const char *unit, int64_t *id);
+
+/*
+ * Record a file of a run (@trial_id 0) or of a trial, with its size and
+ * sha256, read now. A relative @path is relative to the database's
+ * directory, and is stored so, that results/ can move as a whole.
+ */
+int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
+			const char *path, const char *kind, int64_t *id);
+
+/* ---- reading back: one row per trial metric (the trial_metrics view) ---- */
+
+struct store_export;
+
+/* Warmup trials and trials that did not finish 'ok' too. */
+#define STORE_EXPORT_ALL (1u << 0)
+
+struct store_export_row {
+	int64_t run;
+	const char *run_name;
+	const char *cell;
+	const char *host;
+	const char *kernel;
+	const char *kernel_release;	/* "" when the boot is unknown */
+	const char *requested_mode;
+	const char *effective_mode;	/* "" when not verified */
+	const char *workload;
+	int64_t trial;
+	unsigned int repetition;
+	bool warmup;
+	const char *status;
+	const char *metric;
+	double value;
+	const char *unit;
+	const char *better;
+	const char *started_at;		/* "" when never started */
+};
+
+/* Rows of run @run_id (0: every run) in run, cell, trial, metric order. */
+int store__export_open(struct store *st, int64_t run_id, unsigned int flags,
+		       struct store_export **it);
+/*
+ * 1 and @row filled (its strings live until the next call), 0 at the
+ * end, or a negative errno.
+ */
+int store__export_next(struct store_export *it, struct store_export_row *row);
+void store__export_close(struct store_export *it);
+
+#endif /* IOMMU_BENCH_STORE_H */

@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The store against real SQLite files in a scratch directory: create,
+ * migrate and reopen; a whole run written through the API and read back;
+ * resume; and the refusals that keep a mistyped --db from damaging files.
+ * Raw sqlite3 connections look behind the API where it has no reader.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sha256.h"
+#include "store-schema.h"
+#include "store.h"
+#include "util.h"
+#include "tap.h"
+
+static char tmpdir[] = "/tmp/iommu-bench-test-store.XXXXXX";
+static char stderr_path[4200];
+
+static char *path_in(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+/* pr_err() output of the calls between begin and end, for has_str(). */
+static int saved_stderr = -1;
+
+static void capture_begin(void)
+{
+	int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	char *buf = NULL;
+	size_t len;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	if (read_file(stderr_path, &buf, &len))
+		return xstrdup("");
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb);
+}
+
+/* An int64 from a query on a raw connection, -1 on any error. */
+static long long raw_int(const char *path, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	long long v = -1;
+	sqlite3 *db;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
+		if (sqlite3_step(stmt) == SQLITE_ROW)
+			v = sqlite3_column_int64(stmt, 0);
+		sqlite3_finalize(stmt);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+/* The text of a one-value query on a raw connection; free() it. */
+static char *raw_text(const char *path, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	char *v = NULL;
+	sqlite3 *db;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
+		if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+			v = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+		sqlite3_finalize(stmt);
+	}
+	sqlite3_close(db);
+	return v ? v : xstrdup("(none)");
+}
+
+static int raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	int rc;
+
+	rc = sqlite3_open(path, &db);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc;
+}
+
+static void write_bytes(const char *path, const char *s)
+{
+	FILE *fp = fopen(path, "w");
+
+	fputs(s, fp);
+	fclose(fp);
+}
+
+static void file_sha(const char *path, char out[SHA256_HEX_SIZE])
+{
+	if (sha256__file(path, out, NULL))
+		strcpy(out, "(unreadable)");
+}
+
+static void test_embedded(void)
+{
+	unsigned int i;
+	bool seq = true;
+
+	ok(store_migrations_count >= 1, "at least one migration is embedded");
+	for (i = 0; i < store_migrations_count; i++)
+		seq &= store_migrations[i].version == i + 1;
+	ok(seq, "migrations are numbered 1..N without gaps");
+	is_int(store__latest_version(),
+	       store_migrations[store_migrations_count - 1].version,
+	       "latest version is the newest migration's");
+	is_str(store_migrations[0].name, "0001-initial", "first is 0001-initial");
+}
+
+static void test_create_reopen(void)
+{
+	char *path = path_in("sub/new.db"), *s;
+	struct store *st = NULL;
+	unsigned int from = 99, to = 99;
+
+	capture_begin();
+	is_int(store__open(path, 0, &st), -ENOENT, "missing db without CREATE");
+	s = capture_end();
+	has_str(s, "no such database", "says the database is missing");
+	has_str(s, "db migrate", "and how to create one");
+	free(s);
+	ok(!st && !exists(path), "and creates nothing");
+	capture_begin();
+	is_int(store__open(path, STORE_READONLY, &st), -ENOENT,
+	       "missing db read-only");
+	free(capture_end());
+
+	is_int(store__open(path, STORE_CREATE | STORE_ANY_OLD, &st), 0,
+	       "create (and its missing directory)");
+	is_int(store__version(st), 0, "a new db is at version 0");
+	is_int(store__migrate(st, &from, &to), 0, "migrate");
+	is_int(from, 0, "migrated from 0");
+	is_int(to, store__latest_version(), "to the latest");
+	is_int(store__migrate(st, &from, &to), 0, "migrate again");
+	ok(from == to && to == store__latest_version(), "second is a no-op");
+	store__close(st);
+
+	is_int(raw_int(path, "PRAGMA user_version"), store__latest_version(),
+	       "user_version equals the newest migration");
+	is_int(raw_int(path, "PRAGMA application_id"), 1229934402,
+	       "application_id is iommu-bench's");
+	s = raw_text(path, "PRAGMA journal_mode");
+	is_str(s, "wal", "journal mode is WAL");
+	free(s);
+
+	is_int(store__open(path, 0, &st), 0, "reopen");
+	is_int(store__version(st), store__latest_version(), "reopened version");
+	is_str(store__path(st), path, "path is kept");
+	store__close(st);
+	is_int(store__open(path, STORE_READONLY, &st), 0, "reopen read-only");
+	is_int(store__migrate(st, NULL, NULL), 0,
+	       "migrate read-only with nothing pending is fine");
+	store__close(st);
+	free(path);
+
+	path = path_in("plain-create.db");
+	is_int(store__open(path, STORE_CREATE, &st), 0, "CREATE alone");
+	is_int(store__version(st), store__latest_version(),
+	       "gives a new database its schema");
+	store__close(st);
+	free(path);
+}
+
+static void test_refusals(void)
+{
+	char before[SHA256_HEX_SIZE], after[SHA256_HEX_SIZE];
+	char *text = path_in("notes.txt"), *foreign = path_in("foreign.db");
+	char *newer = path_in("newer.db"), *old = path_in("old.db");
+	char *empty = path_in("empty.db"), *wal, *s;
+	unsigned int flags[] = { 0, STORE_READONLY, STORE_CREATE | STORE_MIGRATE };
+	struct store *st;
+	bool same = true, none = true, msg = true;
+	size_t i;
+	long long ver;
+
+	/* Text where a database should be: every mode refuses, byte-exact. */
+	write_bytes(text, "these are my notes, not a database\n");
+	file_sha(text, before);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		capture_begin();
+		st = NULL;
+		none &= store__open(text, flags[i], &st) == -EBADMSG && !st;
+		s = capture_end();
+		msg &= strstr(s, "not a SQLite database") && strstr(s, text);
+		free(s);
+		file_sha(text, after);
+		same &= !strcmp(before, after);
+	}
+	ok(none, "a text file is refused (-EBADMSG) in every mode");
+	ok(msg, "with a message naming it and why");
+	ok(same, "and its bytes are unchanged");
+	wal = xasprintf("%s-wal", text);
+	ok(!exists(wal), "and no WAL was made beside it");
+	free(wal);
+
+	/* A SQLite database of some other program. */
+	ok(raw_exec(foreign, "CREATE TABLE mine (x); INSERT INTO mine VALUES (1)")
+		   == SQLITE_OK, "make a foreign SQLite database");
+	file_sha(foreign, before);
+	capture_begin();
+	is_int(store__open(foreign, STORE_CREATE | STORE_MIGRATE, &st), -EBADMSG,
+	       "another application's database is refused");
+	s = capture_end();
+	has_str(s, "not an iommu-bench one", "saying whose it is not");
+	free(s);
+	file_sha(foreign, after);
+	is_str(after, before, "and it is unchanged");
+
+	/* Newer than we know. */
+	is_int(store__open(newer, STORE_CREATE | STORE_MIGRATE, &st), 0,
+	       "make a current database");
+	store__close(st);
+	ver = store__latest_version() + 1;
+	s = xasprintf("PRAGMA user_version = %lld", ver);
+	ok(raw_exec(newer, s) == SQLITE_OK, "bump its user_version");
+	free(s);
+	file_sha(newer, before);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		capture_begin();
+		is_int(store__open(newer, flags[i], &st), -EPROTONOSUPPORT,
+		       "newer schema refused (flags %#x)", flags[i]);
+		s = capture_end();
+		if (!i) {
+			char *want = xasprintf(
+				"database schema version %lld is newer than this "
+				"iommu-bench supports (%u); upgrade iommu-bench",
+				ver, store__latest_version());
+
+			has_str(s, want, "with the upgrade message");
+			free(want);
+		}
+		free(s);
+	}
+	file_sha(newer, after);
+	is_str(after, before, "the newer database is unchanged");
+
+	/* Older: a SQLite file with no schema yet is pending version 1. */
+	ok(raw_exec(old, "CREATE TABLE t (x); DROP TABLE t") == SQLITE_OK,
+	   "make an empty SQLite database");
+	capture_begin();
+	is_int(store__open(old, 0, &st), -ESTALE, "pending migrations refused");
+	s = capture_end();
+	has_str(s, "db migrate", "with the way out");
+	free(s);
+	capture_begin();
+	is_int(store__open(old, STORE_READONLY, &st), -ESTALE,
+	       "read-only refuses pending migrations too");
+	free(capture_end());
+	is_int(store__open(old, STORE_READONLY | STORE_ANY_OLD, &st), 0,
+	       "read-only with ANY_OLD opens it");
+	is_int(store__version(st), 0, "at version 0");
+	capture_begin();
+	is_int(store__migrate(st, NULL, NULL), -EROFS,
+	       "and a read-only store does not migrate");
+	free(capture_end());
+	store__close(st);
+	is_int(raw_int(old, "PRAGMA user_version"), 0, "still version 0");
+	is_int(store__open(old, STORE_MIGRATE, &st), 0, "MIGRATE migrates");
+	is_int(store__version(st), store__latest_version(), "to the latest");
+	store__close(st);
+
+	/* Zero length: new only for a creator. */
+	write_bytes(empty, "");
+	capture_begin();
+	is_int(store__open(empty, 0, &st), -ENOENT, "zero-length, no CREATE");
+	is_int(store__open(empty, STORE_READONLY | STORE_ANY_OLD, &st), -ENOENT,
+	       "zero-length, read-only");
+	s = capture_end();
+	has_str(s, "empty file", "says the file is empty");
+	free(s);
+	is_int(store__open(empty, STORE_CREATE | STORE_MIGRATE, &st), 0,
+	       "zero-length with CREATE becomes a database");
+	store__close(st);
+	is_int(raw_int(empty, "PRAGMA user_version"), store__latest_version(),
+	       "and is migrated");
+
+	capture_begin();
+	is_int(store__open(tmpdir, STORE_CREATE, &st), -EINVAL,
+	       "a directory is refused");
+	free(capture_end());
+	is_int(store__open(text, STORE_READONLY | STORE_CREATE, &st), -EINVAL,
+	       "READONLY with CREATE is a contradiction");
+	free(text);
+	free(foreign);
+	free(newer);
+	free(old);
+	free(empty);
+}
+
+/* What a trial of the fixture measured, and what export must give back. */
+struct expect {
+	const char *mode;
+	unsigned int rep;
+	bool warmup;
+	double gbps, cpu;
+	enum store_trial_status status;
+};
+
+static const struct expect trials[] = {
+	{ "strict", 0, true, 14.0, 80, STORE_TRIAL_OK },
+	{ "strict", 0, false, 14.9, 72.5, STORE_TRIAL_OK },
+	{ "strict", 1, false, 15.1, 71.25, STORE_TRIAL_OK },
+	{ "lazy", 0, false, 39.8, 60.125, STORE_TRIAL_OK },
+	{ "lazy", 1, false, 0.1, 1e-3, STORE_TRIAL_FAILED },
+	{ "lazy", 2, false, 40.25, 59.5, STORE_TRIAL_OK },
+};
+
+struct fixture {
+	int64_t run, host, boot, kernel, cell[2], trial[ARRAY_SIZE(trials)];
+};
+
+static int write_trial(struct store *st, const struct fixture *f, size_t i,
+		       const char *artifact)
+{
+	const struct expect *e = &trials[i];
+	const uint64_t hist[] = { 0, 3, 10, 4000000000ull };
+	struct store_probe probe = {
+		.name = "unmap", .target = "iommu_dma_unmap_page",
+		.attach = "tracepoint", .calls = 4000000013ull,
+		.total_ns = 123456789012ull, .hist = hist,
+		.hist_len = ARRAY_SIZE(hist),
+	};
+	struct store_profile_row prof = {
+		.event = "cpu-clock", .symbol = "iommu_dma_sync_sg_for_cpu",
+		.dso = "[kernel.kallsyms]", .overhead = 5.3, .samples = 530,
+	};
+	int err;
+
+	err = store__begin(st);
+	err = err ?: store__trial_start(st, f->trial[i], f->boot, e->mode);
+	err = err ?: store__metric_add(st, f->trial[i], "throughput", e->gbps,
+				       "Gbit/s", STORE_BETTER_HIGHER, NULL);
+	err = err ?: store__metric_add(st, f->trial[i], "cpu, \"sys\"", e->cpu,
+				       "%", STORE_BETTER_LOWER, NULL);
+	err = err ?: store__probe_add(st, f->trial[i], &probe, NULL);
+	err = err ?: store__profile_add(st, f->trial[i], &prof, NULL);
+	err = err ?: store__interval_add(st, f->trial[i], "throughput", 0, 1,
+					 e->gbps - 1, "Gbit/s", NULL);
+	err = err ?: store__interval_add(st, f->trial[i], "throughput", 1, 2,
+					 e->gbps + 1, "Gbit/s", NULL);
+	err = err ?: store__artifact_add(st, f->run, f->trial[i], artifact,
+					 "perf.data", NULL);
+	err = err ?: store__trial_finish(st, f->trial[i], e->status,
+					 e->status == STORE_TRIAL_OK ? NULL :
+					 "iperf3: connection refused");
+	if (err) {
+		store__rollback(st);
+		return err;
+	}
+	return store__commit(st);
+}
+
+static void test_run(void)
+{
+	static const char config[] = "[run]\nname = \"seed\"\n";
+	char *path = path_in("run.db"), *artifact = path_in("perf.data"), *s;
+	char sha[SHA256_HEX_SIZE];
+	struct store_export_row row;
+	struct store_export *it;
+	struct store_run run;
+	struct fixture f = { 0 };
+	struct store *st;
+	struct store_kernel k = {
+		.name = "debian-6.1", .release = "6.1.0-57-amd64",
+		.build_id = "abc123", .image_path = "/boot/vmlinuz-6.1.0-57-amd64",
+		.recipe_json = "{\"package\": \"linux-image-6.1.0-57-amd64\"}",
+	};
+	struct store_boot b = {
+		.boot_id = "5f0c0a8e-0000-4000-8000-000000000001",
+		.kernel_release = "6.1.0-57-amd64", .kernel_build_id = "abc123",
+		.cmdline = "root=/dev/vda intel_iommu=on iommu.strict=1",
+		.facts_json = NULL,
+	};
+	struct store_cell cell;
+	enum store_trial_status ts;
+	int64_t id, id2, other_run;
+	bool all_ok = true, match = true;
+	size_t i, n;
+	int rc;
+
+	write_bytes(artifact, "PERFILE2");
+	if (store__open(path, STORE_CREATE | STORE_MIGRATE, &st)) {
+		ok(0, "open run.db");
+		return;
+	}
+	is_int(store__run_begin(st, "seed", config, strlen(config), &f.run), 0,
+	       "begin a run");
+	is_int(store__run_get(st, f.run, &run), 0, "read the run back");
+	sha256__hex(config, strlen(config), sha);
+	is_str(run.config_sha256, sha, "config sha256 is stored");
+	is_str(run.config, config, "config text is stored");
+	is_int(run.status, STORE_RUN_RUNNING, "run is running");
+	ok(run.started_at && strlen(run.started_at) == 24 &&
+		   run.started_at[23] == 'Z' && !run.finished_at,
+	   "started_at is ISO 8601 UTC, no finish yet");
+	ok(run.tool_version && *run.tool_version, "tool version is stored");
+	store__run_release(&run);
+	is_int(store__run_get(st, 4242, &run), -ENOENT, "unknown run");
+
+	is_int(store__host_upsert(st, "sut", "machine-id:0123", &f.host), 0,
+	       "add a host");
+	is_int(store__host_upsert(st, "sut", "machine-id:0123", &id), 0,
+	       "add it again");
+	is_int(id, f.host, "same host id");
+	store__host_upsert(st, "sut", "machine-id:4567", &id);
+	ok(id != f.host, "same name, other machine: another host");
+
+	is_int(store__kernel_upsert(st, &k, &f.kernel), 0, "add a kernel");
+	k.image_path = NULL;
+	k.recipe_json = NULL;
+	is_int(store__kernel_upsert(st, &k, &id), 0, "add it again");
+	is_int(id, f.kernel, "same kernel id");
+	s = raw_text(path, "SELECT image_path FROM kernels WHERE id = 1");
+	is_str(s, "/boot/vmlinuz-6.1.0-57-amd64", "NULL keeps the image path");
+	free(s);
+	k.build_id = "def456";
+	store__kernel_upsert(st, &k, &id);
+	ok(id != f.kernel, "another build is another kernel");
+	k.recipe_json = "{not json";
+	capture_begin();
+	rc = store__kernel_upsert(st, &k, &id);
+	free(capture_end());
+	is_int(rc, -EINVAL, "a recipe that is not JSON is refused");
+
+	is_int(store__boot_upsert(st, f.host, &b, &f.boot), 0, "add a boot");
+	b.facts_json = "{\"iommu\": \"intel\", \"groups\": 7}";
+	is_int(store__boot_upsert(st, f.host, &b, &id), 0, "add facts later");
+	is_int(id, f.boot, "same boot");
+	s = raw_text(path, "SELECT json_extract(facts, '$.iommu') FROM boots");
+	is_str(s, "intel", "facts were added to the boot");
+	free(s);
+
+	cell = (struct store_cell){ .run_id = f.run, .host_id = f.host,
+				    .kernel_id = f.kernel, .mode = "strict",
+				    .workload = "iperf3-tcp",
+				    .key = "sut/debian-6.1/strict/iperf3-tcp" };
+	is_int(store__cell_upsert(st, &cell, &f.cell[0]), 0, "add strict cell");
+	is_int(store__cell_upsert(st, &cell, &id), 0, "add it again");
+	is_int(id, f.cell[0], "same cell id (resume)");
+	cell.mode = "lazy";
+	capture_begin();
+	rc = store__cell_upsert(st, &cell, &id);
+	s = capture_end();
+	is_int(rc, -EEXIST, "same key, other mode: the matrix changed");
+	has_str(s, "matrix changed", "and says so");
+	free(s);
+	cell.key = "sut/debian-6.1/lazy/iperf3-tcp";
+	is_int(store__cell_upsert(st, &cell, &f.cell[1]), 0, "add lazy cell");
+
+	for (i = 0; i < ARRAY_SIZE(trials); i++) {
+		int64_t c = f.cell[strcmp(trials[i].mode, "strict") ? 1 : 0];
+
+		all_ok &= !store__trial_find_or_insert(st, c, trials[i].rep,
+						       trials[i].warmup,
+						       &f.trial[i], &ts);
+		all_ok &= ts == STORE_TRIAL_PENDING;
+	}
+	ok(all_ok, "add six pending trials");
+	s = raw_text(path, "SELECT group_concat(requested_mode) FROM trials");
+	is_str(s, "strict,strict,strict,lazy,lazy,lazy",
+	       "requested mode comes from the cell");
+	free(s);
+
+	for (i = 0, all_ok = true; i < ARRAY_SIZE(trials); i++)
+		all_ok &= !write_trial(st, &f, i, i % 2 ? "perf.data" : artifact);
+	ok(all_ok, "write every trial in its own transaction");
+
+	/* Resume: what is done is found, not added. */
+	is_int(store__trial_find_or_insert(st, f.cell[0], 1, false, &id, &ts), 0,
+	       "find a finished trial");
+	ok(id == f.trial[2] && ts == STORE_TRIAL_OK, "same id, status ok");
+	is_int(store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts), 0,
+	       "find the failed trial");
+	ok(id == f.trial[4] && ts == STORE_TRIAL_FAILED, "status failed");
+	is_int(raw_int(path, "SELECT count(*) FROM trials"), 6,
+	       "no trial was added twice");
+	capture_begin();
+	is_int(store__trial_find_or_insert(st, 999, 0, false, &id, &ts), -ENOENT,
+	       "a trial of no cell is refused");
+	free(capture_end());
+
+	/* Read back through export: ok, non-warmup trials only. */
+	is_int(store__export_open(st, f.run, 0, &it), 0, "export rows");
+	n = 0;
+	for (i = 0; i < ARRAY_SIZE(trials); i++) {
+		const struct expect *e = &trials[i];
+
+		if (e->warmup || e->status != STORE_TRIAL_OK)
+			continue;
+		/* Sorted by metric name: "cpu, \"sys\"" before "throughput". */
+		match &= store__export_next(it, &row) == 1;
+		match &= row.run == f.run && !strcmp(row.run_name, "seed");
+		match &= !strcmp(row.metric, "cpu, \"sys\"") && row.value == e->cpu &&
+			 !strcmp(row.unit, "%") && !strcmp(row.better, "lower");
+		match &= store__export_next(it, &row) == 1;
+		match &= !strcmp(row.metric, "throughput") && row.value == e->gbps &&
+			 !strcmp(row.unit, "Gbit/s") && !strcmp(row.better, "higher");
+		match &= !strcmp(row.requested_mode, e->mode) &&
+			 !strcmp(row.effective_mode, e->mode) &&
+			 row.repetition == e->rep && !row.warmup &&
+			 row.trial == f.trial[i] && !strcmp(row.status, "ok") &&
+			 !strcmp(row.host, "sut") && !strcmp(row.kernel, "debian-6.1") &&
+			 !strcmp(row.kernel_release, "6.1.0-57-amd64") &&
+			 !strcmp(row.workload, "iperf3-tcp") &&
+			 strlen(row.started_at) == 24;
+		if (!match)
+			tap_diag("trial %zu: metric %s value %g", i, row.metric,
+				 row.value);
+		n += 2;
+	}
+	ok(match, "export rows match what was written, in order");
+	is_int(store__export_next(it, &row), 0, "and then the end");
+	store__export_close(it);
+	is_int(n, 8, "eight rows of four ok measured trials");
+
+	store__export_open(st, f.run, STORE_EXPORT_ALL, &it);
+	for (n = 0; store__export_next(it, &row) == 1; n++)
+		if (n == 0)
+			ok(row.warmup && row.trial == f.trial[0],
+			   "--all: warmup first");
+	store__export_close(it);
+	is_int(n, 12, "--all: every trial's metrics");
+
+	/* A second run stays apart. */
+	store__run_begin(st, "other", "x", 1, &other_run);
+	store__export_open(st, other_run, STORE_EXPORT_ALL, &it);
+	is_int(store__export_next(it, &row), 0, "another run exports nothing");
+	store__export_close(it);
+	store__export_open(st, 0, 0, &it);
+	for (n = 0; store__export_next(it, &row) == 1; n++)
+		;
+	store__export_close(it);
+	is_int(n, 8, "run 0 exports every run");
+	is_int(store__run_latest(st, &id), 0, "latest run");
+	is_int(id, other_run, "is the newest");
+
+	/* What export does not show, straight from the tables. */
+	s = raw_text(path, "SELECT hist FROM probes LIMIT 1");
+	is_str(s, "[0,3,10,4000000000]", "probe histogram as a JSON array");
+	free(s);
+	is_int(raw_int(path, "SELECT calls FROM probes LIMIT 1"), 4000000013ll,
+	       "probe calls beyond 32 bits");
+	s = raw_text(path, "SELECT attach || ' ' || target FROM probes LIMIT 1");
+	is_str(s, "tracepoint iommu_dma_unmap_page", "probe attach and target");
+	free(s);
+	is_int(raw_int(path, "SELECT count(*) FROM profile WHERE overhead = 5.3 "
+			     "AND samples = 530 AND event = 'cpu-clock'"), 6,
+	       "profile rows");
+	is_int(raw_int(path, "SELECT count(*) FROM intervals"), 12,
+	       "interval rows");
+	s = raw_text(path, "SELECT group_concat(value) FROM intervals WHERE "
+			   "trial_id = 2 ORDER BY t_start");
+	is_str(s, "13.9,15.9", "interval values");
+	free(s);
+	sha256__hex("PERFILE2", 8, sha);
+	is_int(raw_int(path, "SELECT count(*) FROM artifacts WHERE size = 8"), 6,
+	       "artifact sizes");
+	s = raw_text(path, "SELECT sha256 FROM artifacts LIMIT 1");
+	is_str(s, sha, "artifact sha256");
+	free(s);
+	s = raw_text(path, "SELECT path FROM artifacts WHERE id = 2");
+	is_str(s, "perf.data", "a relative artifact path is kept relative");
+	free(s);
+	is_int(store__artifact_add(st, other_run, 0, artifact, "log", &id), 0,
+	       "a run-level artifact");
+	capture_begin();
+	is_int(store__artifact_add(st, other_run, f.trial[1], artifact, "log",
+				   &id2), -ENOENT,
+	       "a trial artifact under the wrong run is refused");
+	is_int(store__artifact_add(st, f.run, 0, "missing.data", "log", &id2),
+	       -ENOENT, "a missing artifact file is refused");
+	free(capture_end());
+
+	/* Constraints that protect the data. */
+	capture_begin();
+	is_int(store__metric_add(st, 999999, "x", 1, "", STORE_BETTER_NONE, NULL),
+	       -ENOENT, "foreign keys: a metric of no trial is refused");
+	is_int(store__metric_add(st, f.trial[1], "throughput", 1, "",
+				 STORE_BETTER_NONE, NULL),
+	       -EEXIST, "one value per metric per trial");
+	is_int(store__metric_add(st, f.trial[1], "nan", 0.0 / 0.0, "",
+				 STORE_BETTER_NONE, NULL),
+	       -EINVAL, "NaN is refused");
+	is_int(store__trial_start(st, 999999, 0, NULL), -ENOENT,
+	       "starting no trial is an error");
+	is_int(store__trial_finish(st, f.trial[1], STORE_TRIAL_RUNNING, NULL),
+	       -EINVAL, "finish wants a final status");
+	s = capture_end();
+	has_str(s, path, "errors name the database");
+	has_str(s, "FOREIGN KEY constraint failed", "and SQLite's words");
+	free(s);
+	{
+		int64_t h2, b2;
+		struct store_boot ob = { .boot_id = "other-boot",
+					 .kernel_release = "6.1", .cmdline = "" };
+
+		store__host_upsert(st, "peer", "machine-id:peer", &h2);
+		store__boot_upsert(st, h2, &ob, &b2);
+		capture_begin();
+		is_int(store__trial_start(st, f.trial[1], b2, "strict"), -EINVAL,
+		       "a boot of another host is refused");
+		free(capture_end());
+	}
+
+	/* Rollback and retry. */
+	store__begin(st);
+	store__metric_add(st, f.trial[4], "late", 1, "", STORE_BETTER_NONE, NULL);
+	store__rollback(st);
+	is_int(raw_int(path, "SELECT count(*) FROM metrics WHERE name = 'late'"),
+	       0, "a rolled-back metric is gone");
+	is_int(store__trial_reset(st, f.trial[4]), 0, "reset the failed trial");
+	is_int(raw_int(path, "SELECT count(*) FROM metrics WHERE trial_id = 5"), 0,
+	       "its metrics are gone");
+	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE trial_id = 5"), 0,
+	       "its probes are gone");
+	store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts);
+	ok(id == f.trial[4] && ts == STORE_TRIAL_PENDING, "and it is pending");
+
+	/* Resume finds the unfinished run by name and config. */
+	sha256__hex(config, strlen(config), sha);
+	is_int(store__run_find_resumable(st, "seed", sha, &id), 0,
+	       "find the run to resume");
+	is_int(id, f.run, "it is the seed run");
+	is_int(store__run_finish(st, f.run, STORE_RUN_INTERRUPTED), 0,
+	       "interrupt it");
+	is_int(store__run_find_resumable(st, "seed", sha, &id), 0,
+	       "an interrupted run resumes");
+	is_int(store__run_resume(st, f.run), 0, "resume it");
+	is_int(store__run_finish(st, f.run, STORE_RUN_DONE), 0, "finish it");
+	is_int(store__run_find_resumable(st, "seed", sha, &id), -ENOENT,
+	       "a done run does not resume");
+	store__run_get(st, f.run, &run);
+	ok(run.status == STORE_RUN_DONE && run.finished_at, "done, with a finish");
+	store__run_release(&run);
+	is_int(store__run_finish(st, f.run, STORE_RUN_RUNNING), -EINVAL,
+	       "finish wants a final status");
+
+	store__close(st);
+	free(path);
+	free(artifact);
+}
+
+/*
+ * The crash the design promises to survive: a process that dies in the
+ * middle of a trial's transaction leaves no half of it behind.
+ */
+static void test_crash(void)
+{
+	char *path = path_in("crash.db");
+	struct store_cell cell = { .mode = "lazy", .workload = "w", .key = "k" };
+	struct store_kernel k = { .name = "k" };
+	enum store_trial_status ts;
+	int64_t cell_id, trial;
+	struct store *st;
+	pid_t pid;
+	int status;
+
+	store__open(path, STORE_CREATE | STORE_MIGRATE, &st);
+	store__run_begin(st, "crash", "", 0, &cell.run_id);
+	store__host_upsert(st, "h", "id", &cell.host_id);
+	store__kernel_upsert(st, &k, &cell.kernel_id);
+	store__cell_upsert(st, &cell, &cell_id);
+	store__trial_find_or_insert(st, cell_id, 0, false, &trial, &ts);
+	store__close(st);
+
+	pid = fork();
+	if (!pid) {
+		if (store__open(path, 0, &st) || store__begin(st) ||
+		    store__trial_start(st, trial, 0, "lazy") ||
+		    store__metric_add(st, trial, "throughput", 1, "", 0, NULL))
+			_exit(1);
+		_exit(42);	/* no commit, no close: a crash */
+	}
+	waitpid(pid, &status, 0);
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 42,
+	       "a child wrote half a trial and died");
+	is_int(store__open(path, 0, &st), 0, "the database opens after it");
+	store__trial_find_or_insert(st, cell_id, 0, false, &trial, &ts);
+	is_int(ts, STORE_TRIAL_PENDING, "the trial is still pending");
+	store__close(st);
+	is_int(raw_int(path, "SELECT count(*) FROM metrics"), 0,
+	       "and no metric of it survived");
+	free(path);
+}
+
+int main(void)
+{
+	char *cmd;
+
+	if (!mkdtemp(tmpdir))
+		tap_skip_all("cannot make a scratch directory");
+	snprintf(stderr_path, sizeof(stderr_path), "%s/stderr", tmpdir);
+	test_embedded();
+	test_create_reopen();
+	test_refusals();
+	test_run();
+	test_crash();
+	cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		tap_diag("could not remove %s", tmpdir);
+	free(cmd);
+	return tap_done();
+}
