@@ -1,13 +1,365 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench plan MATRIX: validate a matrix and show what a run of it
+ * would do, in order, and how long it would take. Reads the matrix and
+ * the local files it names; asks no host anything.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/matrix.h"
+#include "bench/plan.h"
 #include "builtin.h"
-#include "log.h"
+#include "config-error.h"
+#include "parse-options.h"
+#include "units.h"
 #include "util.h"
+
+/* Past this many steps the text shows the head and the tail. */
+#define STEPS_SHOWN 40
+#define STEPS_HEAD 30
+#define STEPS_TAIL 5
+
+static const char *const plan_usage[] = {
+	"iommu-bench plan [--json] [--all] <matrix.toml>",
+	NULL,
+};
+
+/* "2h 05m 30s", "4m 10s", "45s": an estimate reads better so. */
+static char *fmt_eta(uint64_t ms, char *buf, size_t size)
+{
+	uint64_t s = (ms + 999) / 1000;
+
+	if (s >= 3600)
+		snprintf(buf, size, "%" PRIu64 "h %02" PRIu64 "m %02" PRIu64 "s",
+			 s / 3600, s / 60 % 60, s % 60);
+	else if (s >= 60)
+		snprintf(buf, size, "%" PRIu64 "m %02" PRIu64 "s", s / 60,
+			 s % 60);
+	else
+		snprintf(buf, size, "%" PRIu64 "s", s);
+	return buf;
+}
+
+static const char *db_of(const struct matrix *m)
+{
+	/* --db beats the file, the file beats $IOMMU_BENCH_DB. */
+	if (global.db_path || !m->run.db)
+		return global__db_path();
+	return m->run.db;
+}
+
+static const char *data_arrow(const struct matrix *m,
+			      const struct matrix_workload *w, char *buf,
+			      size_t size)
+{
+	const struct matrix_iperf3 *p = &w->u.iperf3;
+	const char *s = m->hosts[w->server].name, *c = m->hosts[w->client].name;
+
+	if (p->bidir)
+		snprintf(buf, size, "%s <-> %s", c, s);
+	else if (p->reverse)
+		snprintf(buf, size, "%s -> %s", s, c);
+	else
+		snprintf(buf, size, "%s -> %s", c, s);
+	return buf;
+}
+
+static void print_hosts(const struct matrix *m)
+{
+	size_t i;
+
+	printf("\nhosts\n");
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct matrix_host *h = &m->hosts[i];
+		char eta[32];
+
+		printf("  %-12s %-4s %-5s", h->name, host_role__name(h->role),
+		       host_transport__name(h->transport));
+		if (h->transport == HOST_SSH)
+			printf(" %s%s%s", h->user ? h->user : "",
+			       h->user ? "@" : "", h->address);
+		else if (h->transport == HOST_NETNS)
+			printf(" %s in %s", h->address, h->netns);
+		else if (h->address)
+			printf(" %s", h->address);
+		if (h->has_link)
+			printf(", veth to %s", m->hosts[h->link].name);
+		if (h->nic)
+			printf(", nic %s", h->nic);
+		if (h->role == ROLE_SUT && h->allow_reboot)
+			printf(", reboots by %s (~%s)",
+			       mode_apply__name(matrix__boot_method(h)),
+			       fmt_eta(h->boot_estimate_ms, eta, sizeof(eta)));
+		else if (h->role == ROLE_SUT)
+			printf(", no reboots");
+		putchar('\n');
+	}
+}
+
+static void print_kernels(const struct matrix *m)
+{
+	size_t i;
+
+	printf("\nkernels\n");
+	for (i = 0; i < m->nr_kernels; i++) {
+		const struct matrix_kernel *k = &m->kernels[i];
+		const struct matrix_build *b = &k->build;
+
+		printf("  %-12s ", k->name);
+		if (k->kind == KERNEL_RUNNING)
+			printf("the running kernel");
+		else if (k->kind == KERNEL_IMAGE)
+			printf("image %s", k->image);
+		else
+			printf("built from %s at %s + %zu patch%s", b->tree,
+			       b->base ? b->base : "HEAD", b->nr_patches,
+			       b->nr_patches == 1 ? "" : "es");
+		if (k->release)
+			printf(", release %s", k->release);
+		putchar('\n');
+	}
+}
+
+static void print_modes(const struct matrix *m)
+{
+	size_t i, j;
+
+	printf("\nmodes\n");
+	for (i = 0; i < m->run.nr_modes; i++) {
+		const struct matrix_mode *md = &m->modes[m->run.modes[i]];
+		char what[160] = "";
+		int n = 0;
+
+		for (j = 0; j < md->nr_cmdline && n < (int)sizeof(what); j++)
+			n += snprintf(what + n, sizeof(what) - n, "%s%s",
+				      j ? " " : "", md->cmdline[j]);
+		if (md->group_type != GROUP_TYPE_UNSET && n < (int)sizeof(what))
+			snprintf(what + n, sizeof(what) - n, "%sgroup type %s",
+				 n ? ", " : "",
+				 group_type__name(md->group_type));
+		if (!*what)
+			snprintf(what, sizeof(what), "as the host has it");
+		printf("  %-12s %-40s", md->name, what);
+		for (j = 0; j < m->nr_hosts; j++) {
+			const struct matrix_host *h = &m->hosts[j];
+			enum mode_apply a = matrix__apply(h, md);
+
+			if (h->role == ROLE_SUT)
+				printf(" %s: %s", h->name,
+				       a == APPLY_NONE ? "verify only"
+						       : mode_apply__name(a));
+		}
+		putchar('\n');
+	}
+}
+
+static void print_workloads(const struct matrix *m)
+{
+	size_t i;
+
+	printf("\nworkloads\n");
+	for (i = 0; i < m->nr_workloads; i++) {
+		const struct matrix_workload *w = &m->workloads[i];
+		const struct matrix_iperf3 *p = &w->u.iperf3;
+		char arrow[160], d[UNITS_FMT_MAX], o[UNITS_FMT_MAX];
+
+		printf("  %-12s %s %s %s, %u stream%s", w->name, w->ops->name,
+		       p->protocol == PROTO_UDP ? "udp" : "tcp",
+		       data_arrow(m, w, arrow, sizeof(arrow)), p->streams,
+		       p->streams == 1 ? "" : "s");
+		if (p->processes > 1)
+			printf(" x %u processes", p->processes);
+		printf(", %s", units__format_duration(p->duration_ms, d,
+						       sizeof(d)));
+		if (p->omit_ms)
+			printf(" (+%s omitted)",
+			       units__format_duration(p->omit_ms, o, sizeof(o)));
+		putchar('\n');
+	}
+}
+
+/* A run of consecutive trials of one cell: "1 warmup + reps 1-10". */
+struct step {
+	size_t first, n;
+	unsigned int warmups, rep_lo, rep_hi;
+};
+
+static bool step__extends(const struct step *s, const struct plan_trial *a,
+			  const struct plan_trial *t)
+{
+	if (t->host != a->host || t->kernel != a->kernel ||
+	    t->mode != a->mode || t->workload != a->workload ||
+	    t->reboot_before || t->mode_switch || t->warmup)
+		return false;
+	return s->n == s->warmups || t->repetition == s->rep_hi + 1;
+}
+
+static size_t steps__build(const struct plan *p, struct step **out)
+{
+	struct step *v = NULL;
+	size_t nr = 0, alloc = 0, i;
+
+	for (i = 0; i < p->nr_trials; i++) {
+		const struct plan_trial *t = &p->trials[i];
+		struct step *s = nr ? &v[nr - 1] : NULL;
+
+		if (!s || !step__extends(s, &p->trials[s->first], t)) {
+			ALLOC_GROW(v, nr + 1, alloc);
+			s = &v[nr++];
+			memset(s, 0, sizeof(*s));
+			s->first = i;
+		}
+		s->n++;
+		if (t->warmup) {
+			s->warmups++;
+			continue;
+		}
+		if (s->n == s->warmups + 1)
+			s->rep_lo = t->repetition;
+		s->rep_hi = t->repetition;
+	}
+	*out = v;
+	return nr;
+}
+
+static void print_step(const struct plan *p, const struct step *s)
+{
+	const struct matrix *m = p->m;
+	const struct plan_trial *t = &p->trials[s->first];
+	char idx[48], what[64], before[48] = "";
+	int n = 0;
+
+	if (s->n == 1)
+		snprintf(idx, sizeof(idx), "%zu", s->first + 1);
+	else
+		snprintf(idx, sizeof(idx), "%zu-%zu", s->first + 1,
+			 s->first + s->n);
+	if (s->warmups)
+		n = snprintf(what, sizeof(what), "%u warmup%s%s", s->warmups,
+			     s->warmups == 1 ? "" : "s",
+			     s->n > s->warmups ? " + " : "");
+	if (s->n > s->warmups && s->rep_lo == s->rep_hi)
+		snprintf(what + n, sizeof(what) - n, "rep %u", s->rep_lo);
+	else if (s->n > s->warmups)
+		snprintf(what + n, sizeof(what) - n, "reps %u-%u", s->rep_lo,
+			 s->rep_hi);
+	if (t->reboot_before)
+		snprintf(before, sizeof(before), "%s boot",
+			 mode_apply__name(matrix__boot_method(&m->hosts[t->host])));
+	if (t->mode_switch && t->apply == APPLY_SYSFS)
+		snprintf(before + strlen(before), sizeof(before) - strlen(before),
+			 "%ssysfs switch", *before ? ", " : "");
+	printf("  %-13s %-10s %-12s %-12s %-12s %-*s%s\n", idx,
+	       m->hosts[t->host].name, m->kernels[t->kernel].name,
+	       m->modes[t->mode].name, m->workloads[t->workload].name,
+	       *before ? 24 : 0, what, before);
+}
+
+static void print_steps(const struct plan *p, bool all)
+{
+	struct step *steps;
+	size_t nr = steps__build(p, &steps), i;
+
+	printf("\ntrials, in order (%s)\n", matrix_order__name(p->m->run.order));
+	printf("  %-13s %-10s %-12s %-12s %-12s %-24s %s\n", "#", "host",
+	       "kernel", "mode", "workload", "trials", "before");
+	for (i = 0; i < nr; i++) {
+		if (!all && nr > STEPS_SHOWN && i == STEPS_HEAD) {
+			printf("  ... %zu more steps (--all lists them; --json "
+			       "lists every trial)\n",
+			       nr - STEPS_HEAD - STEPS_TAIL);
+			i = nr - STEPS_TAIL;
+		}
+		print_step(p, &steps[i]);
+	}
+	free(steps);
+}
+
+static void print_text(const struct plan *p, bool all)
+{
+	const struct matrix *m = p->m;
+	const struct plan_summary *s = &p->summary;
+	char a[32], b[32], c[32], d[32], e[32], cd[UNITS_FMT_MAX];
+
+	printf("matrix   %s\n", m->path);
+	printf("run      %s: %u repetition%s, %u warmup%s after each change, "
+	       "order %s", m->run.name, m->run.repetitions,
+	       m->run.repetitions == 1 ? "" : "s", m->run.warmup,
+	       m->run.warmup == 1 ? "" : "s",
+	       matrix_order__name(m->run.order));
+	if (m->run.order == ORDER_RANDOM)
+		printf(" (seed %" PRIu64 ")", m->run.seed);
+	printf(", cooldown %s\n",
+	       units__format_duration(m->run.cooldown_ms, cd, sizeof(cd)));
+	printf("db       %s\n", db_of(m));
+	print_hosts(m);
+	print_kernels(m);
+	print_modes(m);
+	print_workloads(m);
+	print_steps(p, all);
+	printf("\nsummary\n");
+	printf("  %zu cell%s, %zu trials + %zu warmups, %zu reboot%s, "
+	       "%zu mode switch%s (%zu by sysfs)\n",
+	       s->cells, s->cells == 1 ? "" : "s", s->trials, s->warmup_trials,
+	       s->reboots, s->reboots == 1 ? "" : "s", s->mode_switches,
+	       s->mode_switches == 1 ? "" : "es", s->sysfs_switches);
+	printf("  estimated %s: trials %s, reboots %s, switches %s, "
+	       "cooldowns %s\n",
+	       fmt_eta(s->estimated_ms, a, sizeof(a)),
+	       fmt_eta(s->trial_ms, b, sizeof(b)),
+	       fmt_eta(s->boot_ms, c, sizeof(c)),
+	       fmt_eta(s->switch_ms, d, sizeof(d)),
+	       fmt_eta(s->cooldown_ms, e, sizeof(e)));
+	printf("  (a trial is omit + duration + %ds overhead; kernel builds "
+	       "are not included)\n", PLAN_TRIAL_OVERHEAD_MS / 1000);
+}
 
 int cmd_plan(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("plan: not built yet");
-	return EXIT_WORK_FAILED;
+	bool all = false;
+	const struct option opts[] = {
+		OPT_GLOBALS(),
+		OPT_JSON(),
+		OPT_BOOLEAN(0, "all", &all, "list every step, however many"),
+		OPT_END(),
+	};
+	struct config_errors errs;
+	struct matrix *m = NULL;
+	struct plan p;
+	int ret;
+
+	argc = parse_options(argc, argv, opts, plan_usage, 0);
+	if (argc != 1)
+		usage_error(plan_usage, opts, argc ? "one matrix file, please"
+						   : "which matrix file?");
+	config_errors__init(&errs, argv[0]);
+	ret = matrix__load(argv[0], &m, &errs);
+	if (!ret)
+		ret = plan__build(&p, m, &errs);
+	config_errors__print(&errs, stderr);
+	if (ret) {
+		if (config_errors__failed(&errs))
+			fprintf(stderr, "%s: %zu error%s\n", argv[0],
+				errs.nr_errors, errs.nr_errors == 1 ? "" : "s");
+		config_errors__release(&errs);
+		matrix__free(m);
+		return ret == -EINVAL || ret == -E2BIG ? EXIT_USAGE
+						      : EXIT_WORK_FAILED;
+	}
+	config_errors__release(&errs);
+	if (global.json)
+		ret = plan__print_json(&p, db_of(m), stdout);
+	else
+		print_text(&p, all);
+	plan__release(&p);
+	matrix__free(m);
+	if (ret || fflush(stdout)) {
+		pr_err("plan: cannot write the plan");
+		return EXIT_WORK_FAILED;
+	}
+	return EXIT_OK;
 }

@@ -68,11 +68,12 @@ void usage_error(const char *const *usage, const struct option *opts,
 static void __attribute__((noreturn))
 unknown_option(struct parse_ctx *ctx, const char *arg)
 {
-	const char **names;
+	const char *sp = *ctx->cmd ? " " : "";
 	const struct option *o;
+	char want[64], hint[64];
+	const char **names;
 	const char *best;
 	size_t n = 0;
-	char *want;
 
 	for (o = ctx->opts; o->type != OPTION_END; o++)
 		n++;
@@ -82,16 +83,18 @@ unknown_option(struct parse_ctx *ctx, const char *arg)
 	for (o = ctx->opts; o->type != OPTION_END; o++)
 		if (o->long_name)
 			names[n++] = o->long_name;
-	want = xstrndup(arg, strcspn(arg, "="));
+	snprintf(want, sizeof(want), "%.*s", (int)strcspn(arg, "="), arg);
 	best = suggest__best(want, names);
-	if (best)
+	snprintf(hint, sizeof(hint), "%s", best ? best : "");
+	free(names);
+	if (*hint)
 		usage_error(NULL, NULL,
 			    "unknown option '--%s'; did you mean '--%s'?\n"
 			    "(see 'iommu-bench %s%s--help')",
-			    want, best, ctx->cmd, *ctx->cmd ? " " : "");
+			    want, hint, ctx->cmd, sp);
 	usage_error(NULL, NULL,
-		    "unknown option '--%s' (see 'iommu-bench %s%s--help')",
-		    want, ctx->cmd, *ctx->cmd ? " " : "");
+		    "unknown option '--%s' (see 'iommu-bench %s%s--help')", want,
+		    ctx->cmd, sp);
 }
 
 static void set_value(struct parse_ctx *ctx, const struct option *o,

@@ -113,7 +113,12 @@ bool name_is_safe(const char *name)
 {
 	size_t i, len = strlen(name);
 
-	if (!len || len > 64 || !strcmp(name, ".") || !strcmp(name, ".."))
+	/*
+	 * A leading '-' would turn a name into an option of whatever
+	 * command it reaches (ssh -oProxyCommand=...).
+	 */
+	if (!len || len > 64 || name[0] == '-' || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
 		return false;
 	for (i = 0; i < len; i++) {
 		char c = name[i];

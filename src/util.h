@@ -45,7 +45,8 @@ int read_file(const char *path, char **buf, size_t *len);
 
 /*
  * A name that may reach a path, a command line or a unit of the store:
- * non-empty, at most 64 bytes, only [A-Za-z0-9._-], not "." or "..".
+ * non-empty, at most 64 bytes, only [A-Za-z0-9._-], not "." or "..",
+ * and not starting with '-'.
  */
 bool name_is_safe(const char *name);
 

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * [hosts.NAME]: the machines (or namespaces, or VMs) of the matrix and
+ * how to reach, reboot and link them.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix-internal.h"
+#include "util.h"
+
+static const char *const transport_names[] = { "local", "netns", "ssh",
+					       "qemu", NULL };
+static const char *const role_names[] = { "peer", "sut", NULL };
+static const char *const reboot_names[] = { "none", "kexec", "grub",
+					    "restart", NULL };
+/* What a file may write: qemu hosts restart, and say nothing of it. */
+static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
+static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
+
+const char *host_transport__name(enum host_transport t)
+{
+	return transport_names[t];
+}
+
+const char *host_role__name(enum host_role r)
+{
+	return role_names[r];
+}
+
+const char *host_reboot__name(enum host_reboot r)
+{
+	return reboot_names[r];
+}
+
+/* Every key any transport knows, so that a typo gets a suggestion. */
+static const char *const all_keys[] = {
+	"transport", "role", "description", "address", "nic", "link", "netns",
+	"data_address", "user", "port", "allow_reboot", "reboot",
+	"power_cycle", "boot_timeout", "boot_estimate", "qemu", NULL,
+};
+
+/* Which keys each transport takes beyond the common ones. */
+static const char *const transport_keys[][12] = {
+	[HOST_LOCAL] = { "address", "nic", "link", "allow_reboot", "reboot" },
+	[HOST_NETNS] = { "address", "nic", "link", "netns", "allow_reboot",
+			 "reboot" },
+	[HOST_SSH] = { "address", "nic", "data_address", "user", "port",
+		       "allow_reboot", "reboot", "power_cycle", "boot_timeout",
+		       "boot_estimate" },
+	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot",
+			"boot_timeout", "boot_estimate", "qemu" },
+};
+
+static bool transport_takes(enum host_transport t, const char *key)
+{
+	size_t i;
+
+	if (!strcmp(key, "transport") || !strcmp(key, "role") ||
+	    !strcmp(key, "description"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(transport_keys[t]) && transport_keys[t][i];
+	     i++)
+		if (!strcmp(transport_keys[t][i], key))
+			return true;
+	return false;
+}
+
+void matrix_host__release(struct matrix_host *h)
+{
+	free(h->name);
+	free(h->description);
+	free(h->address);
+	free(h->data_address);
+	free(h->user);
+	free(h->nic);
+	mx_free_strv(h->power_cycle, h->nr_power_cycle);
+	free(h->netns);
+}
+
+static void parse_qemu(struct mx *mx, struct matrix_host *h,
+		       const struct toml_value *tab)
+{
+	static const char *const keys[] = { "memory", "cpus", "accel", NULL };
+	char where[96];
+	int accel;
+
+	if (!mx_is(mx, tab, TOML_TABLE, "qemu"))
+		return;
+	snprintf(where, sizeof(where), "[hosts.%s.qemu]", h->name);
+	mx_check_keys(mx, tab, keys, where);
+	if (mx_size(mx, tab, "memory", &h->qemu.memory) > 0 &&
+	    (h->qemu.memory < (128ULL << 20) || h->qemu.memory > (1ULL << 40)))
+		mx_err(mx, mx_val_pos(tab, "memory", h->pos),
+		       "memory: out of range (128M..1T)");
+	mx_uint32(mx, tab, "cpus", 1, 256, &h->qemu.cpus);
+	if (mx_enum(mx, tab, "accel", accel_names, &accel) > 0)
+		h->qemu.accel = accel;
+}
+
+static void parse_reboot(struct mx *mx, struct matrix_host *h,
+			 const struct toml_value *tab)
+{
+	const struct toml_value *pc = toml_table__get(tab, "power_cycle");
+	int reboot;
+
+	mx_bool(mx, tab, "allow_reboot", &h->allow_reboot);
+	/* A qemu host is restarted by the tool: no reboot method to pick. */
+	if (h->transport == HOST_QEMU)
+		pc = NULL;
+	else if (mx_enum(mx, tab, "reboot", reboot_values, &reboot) > 0)
+		h->reboot = reboot;
+	if (pc && pc->type == TOML_STRING) {
+		/* Never a shell string: this runs as root on the controller. */
+		mx_err(mx, pc->pos, "power_cycle: expected an argument vector "
+		       "like [\"ipmitool\", \"-H\", \"bmc1\", \"power\", "
+		       "\"cycle\"], found a string (it is run without a shell)");
+	} else if (pc && mx_strings(mx, tab, "power_cycle", MX_ARGV,
+				    &h->power_cycle, &h->nr_power_cycle) > 0) {
+		if (!h->nr_power_cycle)
+			mx_err(mx, pc->pos, "power_cycle: the command is empty");
+		else if (h->power_cycle[0][0] == '-')
+			mx_err(mx, pc->pos, "power_cycle: the command '%s' "
+			       "starts with '-'", h->power_cycle[0]);
+		else if (!h->allow_reboot)
+			mx_warn(mx, pc->pos, "power_cycle: unused, since host "
+				"'%s' does not allow reboots", h->name);
+	}
+	mx_duration(mx, tab, "boot_timeout", &h->boot_timeout_ms);
+	mx_duration(mx, tab, "boot_estimate", &h->boot_estimate_ms);
+	if (!h->boot_timeout_ms)
+		mx_err(mx, mx_val_pos(tab, "boot_timeout", h->pos),
+		       "boot_timeout: must be longer than 0s");
+}
+
+/* The controller and its namespaces share one kernel: never rebooted. */
+static void check_no_reboot(struct mx *mx, struct matrix_host *h,
+			    const struct toml_value *tab)
+{
+	const char *what = h->transport == HOST_LOCAL
+				   ? "is this machine (transport 'local')"
+				   : "is a namespace of this machine";
+
+	if (h->allow_reboot)
+		mx_err(mx, mx_val_pos(tab, "allow_reboot", h->pos),
+		       "allow_reboot: host '%s' %s; the run cannot reboot the "
+		       "machine it runs on", h->name, what);
+	if (h->reboot != REBOOT_NONE)
+		mx_err(mx, mx_val_pos(tab, "reboot", h->pos),
+		       "reboot: host '%s' %s; rebooting it would end the run",
+		       h->name, what);
+	h->allow_reboot = false;
+	h->reboot = REBOOT_NONE;
+}
+
+static void set_defaults(struct matrix_host *h)
+{
+	h->role = ROLE_PEER;
+	h->boot_timeout_ms = 10 * 60 * 1000;
+	switch (h->transport) {
+	case HOST_SSH:
+		h->reboot = REBOOT_KEXEC;
+		break;
+	case HOST_QEMU:
+		h->allow_reboot = true;
+		h->reboot = REBOOT_RESTART;
+		h->boot_timeout_ms = 5 * 60 * 1000;
+		h->qemu.memory = 2ULL << 30;
+		h->qemu.cpus = 2;
+		break;
+	default:
+		h->reboot = REBOOT_NONE;
+		break;
+	}
+}
+
+/* What a boot costs, for the estimate: kexec skips firmware, grub not. */
+static uint64_t boot_estimate(const struct matrix_host *h)
+{
+	switch (h->reboot) {
+	case REBOOT_GRUB:
+		return 5 * 60 * 1000;
+	case REBOOT_RESTART:
+		return 20 * 1000;
+	default:
+		return 60 * 1000;
+	}
+}
+
+static void parse_address(struct mx *mx, struct matrix_host *h,
+			  const struct toml_value *tab)
+{
+	switch (h->transport) {
+	case HOST_SSH:
+		if (!mx_string(mx, tab, "address", MX_HOSTADDR, &h->address))
+			mx_err(mx, h->pos, "missing key 'address' in "
+			       "[hosts.%s] (the ssh destination)", h->name);
+		mx_string(mx, tab, "data_address", MX_HOSTADDR,
+			  &h->data_address);
+		mx_string(mx, tab, "user", MX_NAME, &h->user);
+		mx_uint32(mx, tab, "port", 1, 65535, &h->port);
+		break;
+	case HOST_NETNS:
+		if (!mx_string(mx, tab, "address", MX_CIDR, &h->address))
+			mx_err(mx, h->pos, "missing key 'address' in "
+			       "[hosts.%s] (its veth address, like "
+			       "'10.77.0.2/24')", h->name);
+		if (!mx_string(mx, tab, "netns", MX_NAME, &h->netns)) {
+			/* Prefixed, so that no namespace of the user's is hit. */
+			h->netns = xasprintf("iommu-bench-%s", h->name);
+			if (strlen(h->netns) > 64)
+				mx_err(mx, h->pos, "host name '%s' is too long "
+				       "for a namespace name; set netns",
+				       h->name);
+		}
+		break;
+	case HOST_LOCAL:
+	case HOST_QEMU: {
+		const struct toml_value *a = toml_table__get(tab, "address");
+
+		if (a && a->type == TOML_STRING && strchr(a->u.str.ptr, '/'))
+			mx_string(mx, tab, "address", MX_CIDR, &h->address);
+		else
+			mx_string(mx, tab, "address", MX_IP, &h->address);
+		break;
+	}
+	}
+}
+
+static void parse_host(struct mx *mx, struct matrix_host *h,
+		       const struct toml_value *tab)
+{
+	int transport, role;
+	char where[96];
+	size_t i;
+
+	snprintf(where, sizeof(where), "[hosts.%s]", h->name);
+	mx_check_keys(mx, tab, all_keys, where);
+	if (mx_enum(mx, tab, "transport", transport_names, &transport) <= 0) {
+		if (!toml_table__get(tab, "transport"))
+			mx_err(mx, h->pos, "missing key 'transport' in %s "
+			       "(local, netns, ssh or qemu)", where);
+		return;
+	}
+	h->transport = transport;
+	for (i = 0; i < tab->u.tab.n; i++) {
+		const struct toml_kv *kv = &tab->u.tab.items[i];
+		const char *const *k;
+
+		for (k = all_keys; *k && strcmp(*k, kv->key); k++)
+			;
+		if (*k && !transport_takes(h->transport, kv->key))
+			mx_err(mx, kv->pos, "key '%s' does not apply to "
+			       "transport '%s'", kv->key,
+			       transport_names[h->transport]);
+	}
+	set_defaults(h);
+	mx_text(mx, tab, "description", &h->description);
+	if (mx_enum(mx, tab, "role", role_names, &role) > 0)
+		h->role = role;
+	parse_address(mx, h, tab);
+	mx_string(mx, tab, "nic", MX_IFNAME, &h->nic);
+	if (h->transport == HOST_LOCAL || h->transport == HOST_NETNS) {
+		int reboot;
+
+		mx_bool(mx, tab, "allow_reboot", &h->allow_reboot);
+		if (mx_enum(mx, tab, "reboot", reboot_values, &reboot) > 0)
+			h->reboot = reboot;
+		check_no_reboot(mx, h, tab);
+		return;
+	}
+	parse_reboot(mx, h, tab);
+	if (!h->boot_estimate_ms)
+		h->boot_estimate_ms = boot_estimate(h);
+	if (h->transport == HOST_QEMU && toml_table__get(tab, "qemu"))
+		parse_qemu(mx, h, toml_table__get(tab, "qemu"));
+}
+
+/* Same subnet, for two ends of a veth pair. */
+static bool cidr__same_net(const char *a, const char *b, bool *same_addr)
+{
+	unsigned char x[16], y[16];
+	char ax[64], bx[64];
+	int bits, i, af;
+
+	snprintf(ax, sizeof(ax), "%s", a);
+	snprintf(bx, sizeof(bx), "%s", b);
+	*strchr(ax, '/') = '\0';
+	*strchr(bx, '/') = '\0';
+	af = strchr(ax, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(af, ax, x) != 1 || inet_pton(af, bx, y) != 1)
+		return false;
+	*same_addr = !memcmp(x, y, af == AF_INET ? 4 : 16);
+	bits = atoi(strchr(a, '/') + 1);
+	if (bits != atoi(strchr(b, '/') + 1))
+		return false;
+	for (i = 0; i < bits; i++)
+		if ((x[i / 8] ^ y[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+static void check_pair(struct mx *mx, struct matrix_host *a,
+		       struct matrix_host *b, struct toml_pos pos)
+{
+	bool same_addr = false;
+
+	if (!a->address || !b->address || !strchr(a->address, '/') ||
+	    !strchr(b->address, '/')) {
+		mx_err(mx, pos, "link: hosts '%s' and '%s' are linked by a veth "
+		       "pair, so both need an address with a prefix length",
+		       a->name, b->name);
+		return;
+	}
+	if (!cidr__same_net(a->address, b->address, &same_addr))
+		mx_err(mx, pos, "link: hosts '%s' (%s) and '%s' (%s) are "
+		       "linked but not in one subnet", a->name, a->address,
+		       b->name, b->address);
+	else if (same_addr)
+		mx_err(mx, pos, "link: hosts '%s' and '%s' have the same "
+		       "address %s", a->name, b->name, a->address);
+}
+
+static void resolve_links(struct mx *mx)
+{
+	struct matrix *m = mx->m;
+	const char **names = xcalloc(m->nr_hosts + 1, sizeof(*names));
+	size_t i;
+
+	for (i = 0; i < m->nr_hosts; i++)
+		names[i] = m->hosts[i].name;
+	for (i = 0; i < m->nr_hosts; i++) {
+		struct matrix_host *h = &m->hosts[i], *o;
+		const struct toml_value *v = toml_table__get(h->src, "link");
+		char *name = NULL;
+		long idx;
+
+		if (!v || mx_string(mx, h->src, "link", MX_NAME, &name) <= 0)
+			continue;
+		idx = mx_ref(mx, v->pos, "link", "host", name, names,
+			     m->nr_hosts);
+		free(name);
+		if (idx < 0)
+			continue;
+		o = &m->hosts[idx];
+		if (o == h) {
+			mx_err(mx, v->pos, "link: host '%s' cannot be linked "
+			       "to itself", h->name);
+		} else if (o->transport == HOST_SSH) {
+			mx_err(mx, v->pos, "link: host '%s' is reached by ssh; "
+			       "a veth pair links hosts of this machine",
+			       o->name);
+		} else if (o->has_link && o->link != (size_t)i) {
+			mx_err(mx, v->pos, "link: host '%s' is already linked "
+			       "to '%s'", o->name, m->hosts[o->link].name);
+		} else {
+			h->link = idx;
+			h->has_link = true;
+			o->link = i;
+			o->has_link = true;
+			check_pair(mx, h, o, v->pos);
+		}
+	}
+	free(names);
+}
+
+static void check_unique(struct mx *mx)
+{
+	struct matrix *m = mx->m;
+	long local = -1;
+	size_t i, j;
+
+	for (i = 0; i < m->nr_hosts; i++) {
+		struct matrix_host *h = &m->hosts[i];
+
+		if (h->transport == HOST_LOCAL) {
+			if (local >= 0) {
+				mx_err(mx, h->pos, "hosts '%s' and '%s' are both "
+				       "this machine (transport 'local')",
+				       m->hosts[local].name, h->name);
+				mx_note(mx, m->hosts[local].pos,
+					"host '%s' is defined here",
+					m->hosts[local].name);
+			}
+			local = i;
+		}
+		if (h->transport == HOST_NETNS && !h->has_link)
+			mx_err(mx, h->pos, "host '%s' is a namespace linked to "
+			       "nothing; set link to the host at the other end "
+			       "of its veth pair", h->name);
+		for (j = 0; h->netns && j < i; j++) {
+			if (m->hosts[j].netns &&
+			    !strcmp(m->hosts[j].netns, h->netns)) {
+				mx_err(mx, mx_val_pos(h->src, "netns", h->pos),
+				       "hosts '%s' and '%s' use the same "
+				       "namespace '%s'", m->hosts[j].name,
+				       h->name, h->netns);
+				mx_note(mx, m->hosts[j].pos,
+					"host '%s' is defined here",
+					m->hosts[j].name);
+			}
+		}
+	}
+}
+
+void matrix__parse_hosts(struct mx *mx, const struct toml_value *v)
+{
+	struct matrix *m = mx->m;
+	size_t i;
+
+	if (!mx_is(mx, v, TOML_TABLE, "hosts"))
+		return;
+	m->hosts = xcalloc(v->u.tab.n ? v->u.tab.n : 1, sizeof(*m->hosts));
+	for (i = 0; i < v->u.tab.n; i++) {
+		const struct toml_kv *kv = &v->u.tab.items[i];
+		const char *why = mx_kind__check(MX_NAME, kv->key);
+		struct matrix_host *h;
+
+		if (why || strlen(kv->key) != kv->keylen) {
+			mx_err(mx, kv->pos, "host name '%s' is not a safe name: %s",
+			       kv->key, why ? why : "it holds a NUL byte");
+			continue;
+		}
+		if (!mx_is(mx, kv->val, TOML_TABLE, kv->key))
+			continue;
+		h = &m->hosts[m->nr_hosts++];
+		h->name = xstrdup(kv->key);
+		h->pos = kv->pos;
+		h->src = kv->val;
+		parse_host(mx, h, kv->val);
+	}
+	resolve_links(mx);
+	check_unique(mx);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by the matrix-*.c files only: typed getters that report what is
+ * wrong with a value at its position, and the per-section parsers.
+ *
+ * Getters return 1 when the key is present and valid (the output is
+ * set), 0 when it is absent (the output keeps its default) and -1 when
+ * it is present but wrong (an error was reported, the output kept).
+ * So a section parser sets its defaults, calls one getter per key, and
+ * moves on: one run reports every mistake in the file.
+ */
+#ifndef IOMMU_BENCH_MATRIX_INTERNAL_H
+#define IOMMU_BENCH_MATRIX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config-error.h"
+#include "matrix.h"
+#include "toml.h"
+
+struct mx {
+	struct matrix *m;
+	struct config_errors *errs;
+};
+
+#define mx_err(mx, pos, ...) config_errors__add((mx)->errs, (pos), __VA_ARGS__)
+#define mx_warn(mx, pos, ...) config_errors__warn((mx)->errs, (pos), __VA_ARGS__)
+#define mx_note(mx, pos, ...) config_errors__note((mx)->errs, (pos), __VA_ARGS__)
+
+/* Report every key of @tab not in @allowed, with a suggestion. */
+void mx_check_keys(struct mx *mx, const struct toml_value *tab,
+		   const char *const *allowed, const char *where);
+/* "KEY: expected an integer, found a string" unless @v is @type. */
+bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
+	   const char *key);
+/* The kv of @key in @tab (its position is the key's). */
+const struct toml_kv *mx_kv(const struct toml_value *tab, const char *key);
+/* Where @key is in @tab, or @fallback when absent. */
+struct toml_pos mx_key_pos(const struct toml_value *tab, const char *key,
+			   struct toml_pos fallback);
+/* Where @key's value is in @tab, or @fallback when absent. */
+struct toml_pos mx_val_pos(const struct toml_value *tab, const char *key,
+			   struct toml_pos fallback);
+
+int mx_bool(struct mx *mx, const struct toml_value *tab, const char *key,
+	    bool *out);
+int mx_uint(struct mx *mx, const struct toml_value *tab, const char *key,
+	    uint64_t min, uint64_t max, uint64_t *out);
+int mx_uint32(struct mx *mx, const struct toml_value *tab, const char *key,
+	      unsigned int min, unsigned int max, unsigned int *out);
+/* A string from @names; *@out is its index. */
+int mx_enum(struct mx *mx, const struct toml_value *tab, const char *key,
+	    const char *const *names, int *out);
+/* Any string without NUL bytes or control characters. */
+int mx_text(struct mx *mx, const struct toml_value *tab, const char *key,
+	    char **out);
+
+/* What a string may be, for mx_string() and mx_strings(). */
+enum mx_kind {
+	MX_NAME,	/* name_is_safe(), not starting with '-' */
+	MX_IFNAME,	/* a network interface name */
+	MX_PATH,	/* a local path; resolved against the matrix folder */
+	MX_KARG,	/* one kernel command-line argument */
+	MX_ARGV,	/* one element of a command's argument vector */
+	MX_HOSTADDR,	/* a host name or IP address for ssh */
+	MX_IP,		/* an IPv4 or IPv6 address */
+	MX_CIDR,	/* an address with its prefix length */
+	MX_REVISION,	/* a git revision */
+	MX_RELEASE,	/* a kernel release string */
+	MX_EVENT,	/* a perf event name */
+	MX_PREFIX,	/* a CROSS_COMPILE prefix */
+};
+
+int mx_string(struct mx *mx, const struct toml_value *tab, const char *key,
+	      enum mx_kind kind, char **out);
+/* An array of strings of @kind; *@out is NULL-terminated. */
+int mx_strings(struct mx *mx, const struct toml_value *tab, const char *key,
+	       enum mx_kind kind, char ***out, size_t *nr);
+/* Check one string; NULL when fine, else why not (static text). */
+const char *mx_kind__check(enum mx_kind kind, const char *s);
+
+int mx_duration(struct mx *mx, const struct toml_value *tab, const char *key,
+		uint64_t *ms);
+int mx_size(struct mx *mx, const struct toml_value *tab, const char *key,
+	    uint64_t *bytes);
+int mx_bitrate(struct mx *mx, const struct toml_value *tab, const char *key,
+	       uint64_t *bps);
+
+/*
+ * A reference to a named object: report "unknown WHAT 'x' (WHATs: a, b);
+ * did you mean 'a'?" at @pos unless @name is in @names.
+ */
+long mx_ref(struct mx *mx, struct toml_pos pos, const char *key,
+	    const char *what, const char *name, const char *const *names,
+	    size_t nr);
+
+void mx_free_strv(char **v, size_t nr);
+
+/* One per section; each reports into mx->errs and fills mx->m. */
+void matrix__init_modes(struct matrix *m);
+void matrix__parse_modes(struct mx *mx, const struct toml_value *v);
+void matrix__parse_hosts(struct mx *mx, const struct toml_value *v);
+void matrix__parse_kernels(struct mx *mx, const struct toml_value *v);
+void matrix__parse_workloads(struct mx *mx, const struct toml_value *v);
+void matrix__parse_collect(struct mx *mx, const struct toml_value *v);
+void matrix__parse_run(struct mx *mx, const struct toml_value *v);
+/* Checks across sections, after all of them are parsed. */
+void matrix__check(struct mx *mx);
+/* Local files a run will need; missing ones are warnings, see docs. */
+void matrix__check_files(struct mx *mx);
+
+void matrix_host__release(struct matrix_host *h);
+void matrix_kernel__release(struct matrix_kernel *k);
+void matrix_mode__release(struct matrix_mode *md);
+void matrix_workload__release(struct matrix_workload *w);
+void matrix_collect__release(struct matrix_collect *c);
+
+extern const struct workload_type_ops iperf3_workload_ops;
+
+#endif /* IOMMU_BENCH_MATRIX_INTERNAL_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* [run]: the name, how often, in which order, and which modes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix-internal.h"
+#include "util.h"
+
+static const char *const order_names[] = { "grouped", "interleaved",
+					   "random", NULL };
+
+const char *matrix_order__name(enum matrix_order o)
+{
+	return order_names[o];
+}
+
+/* "configs/demo-netns.toml" -> "demo-netns". */
+static char *name_from_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".toml"))
+		len -= 5;
+	return xstrndup(base, len);
+}
+
+/*
+ * Without a list: the three built-in modes, then every mode the file
+ * defines, in its order. "current" is left out: it is a baseline for
+ * hosts whose mode cannot change, asked for by name.
+ */
+static void default_modes(struct matrix *m)
+{
+	size_t i;
+
+	m->run.modes = xcalloc(m->nr_modes, sizeof(*m->run.modes));
+	for (i = 0; i < m->nr_modes; i++) {
+		if (!strcmp(m->modes[i].name, "current"))
+			continue;
+		m->run.modes[m->run.nr_modes++] = i;
+	}
+}
+
+static void parse_modes(struct mx *mx, const struct toml_value *v)
+{
+	struct matrix *m = mx->m;
+	const char **names;
+	size_t i, j;
+
+	if (v->type != TOML_ARRAY) {
+		mx_is(mx, v, TOML_ARRAY, "modes");
+		return;
+	}
+	if (!v->u.arr.n) {
+		mx_err(mx, v->pos, "modes: the list is empty; leave it out to "
+		       "run strict, lazy and passthrough");
+		return;
+	}
+	names = xcalloc(m->nr_modes + 1, sizeof(*names));
+	for (i = 0; i < m->nr_modes; i++)
+		names[i] = m->modes[i].name;
+	m->run.modes = xcalloc(v->u.arr.n, sizeof(*m->run.modes));
+	for (i = 0; i < v->u.arr.n; i++) {
+		const struct toml_value *e = v->u.arr.items[i];
+		long idx;
+
+		if (!mx_is(mx, e, TOML_STRING, "modes"))
+			continue;
+		idx = mx_ref(mx, e->pos, "modes", "mode", e->u.str.ptr, names,
+			     m->nr_modes);
+		if (idx < 0)
+			continue;
+		for (j = 0; j < m->run.nr_modes; j++)
+			if (m->run.modes[j] == (size_t)idx)
+				break;
+		if (j < m->run.nr_modes) {
+			mx_err(mx, e->pos, "modes: '%s' is listed twice",
+			       e->u.str.ptr);
+			continue;
+		}
+		m->run.modes[m->run.nr_modes++] = idx;
+	}
+	free(names);
+}
+
+static void set_name(struct mx *mx, const struct toml_value *tab)
+{
+	struct matrix_run *r = &mx->m->run;
+
+	if (mx_string(mx, tab, "name", MX_NAME, &r->name))
+		return;
+	/* The name reaches paths and the store: the file name must pass too. */
+	r->name = name_from_path(mx->m->path);
+	if (mx_kind__check(MX_NAME, r->name))
+		mx_err(mx, r->pos, "the run has no name and the file name '%s' "
+		       "is not a safe one; set name in [run]", r->name);
+}
+
+void matrix__parse_run(struct mx *mx, const struct toml_value *tab)
+{
+	static const char *const keys[] = {
+		"name",	 "description", "repetitions", "warmup", "order",
+		"seed",	 "cooldown",	"db",	       "modes",	 NULL,
+	};
+	struct matrix_run *r = &mx->m->run;
+	const struct toml_value *modes = NULL;
+	int order;
+
+	r->repetitions = 5;
+	r->warmup = 1;
+	r->order = ORDER_GROUPED;
+	r->seed = 1;
+	r->cooldown_ms = 1000;
+	if (tab && !mx_is(mx, tab, TOML_TABLE, "run"))
+		tab = NULL;
+	if (tab) {
+		r->pos = tab->pos;
+		r->src = tab;
+		mx_check_keys(mx, tab, keys, "[run]");
+		mx_text(mx, tab, "description", &r->description);
+		/* n = 3 per side gives p >= 0.1 at best: no verdict possible. */
+		if (mx_uint32(mx, tab, "repetitions", 1, MATRIX_MAX_REPETITIONS,
+			      &r->repetitions) > 0 && r->repetitions < 4)
+			mx_warn(mx, mx_val_pos(tab, "repetitions", r->pos),
+				"repetitions: with fewer than 4, no difference "
+				"can reach p < 0.05 (Mann-Whitney U)");
+		mx_uint32(mx, tab, "warmup", 0, MATRIX_MAX_WARMUP, &r->warmup);
+		if (mx_enum(mx, tab, "order", order_names, &order) > 0)
+			r->order = order;
+		if (mx_uint(mx, tab, "seed", 0, INT64_MAX, &r->seed) > 0 &&
+		    r->order != ORDER_RANDOM)
+			mx_warn(mx, mx_key_pos(tab, "seed", r->pos),
+				"seed: unused unless order = \"random\"");
+		mx_duration(mx, tab, "cooldown", &r->cooldown_ms);
+		mx_string(mx, tab, "db", MX_PATH, &r->db);
+		modes = toml_table__get(tab, "modes");
+	}
+	set_name(mx, tab);
+	if (modes)
+		parse_modes(mx, modes);
+	else
+		default_modes(mx->m);
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * [[workloads]]: what runs between two hosts. The keys every type shares
+ * are read here; each type's own through its workload_type_ops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix-internal.h"
+#include "util.h"
+
+static const struct workload_type_ops *const types[] = {
+	[WORKLOAD_IPERF3] = &iperf3_workload_ops,
+};
+
+static const char *const common_keys[] = { "name", "type", "description",
+					    "server", "client" };
+
+uint64_t matrix_workload__trial_ms(const struct matrix_workload *w)
+{
+	return w->ops->trial_ms(w);
+}
+
+void matrix_workload__release(struct matrix_workload *w)
+{
+	if (w->ops)
+		w->ops->release(w);
+	free(w->name);
+	free(w->description);
+}
+
+/* The common keys and the type's own, NULL-terminated; free() it. */
+static const char **keys_of(const struct workload_type_ops *ops)
+{
+	size_t n = 0, i, nr = ARRAY_SIZE(common_keys);
+	const char **keys;
+
+	while (ops->keys[n])
+		n++;
+	keys = xcalloc(nr + n + 1, sizeof(*keys));
+	for (i = 0; i < nr; i++)
+		keys[i] = common_keys[i];
+	for (i = 0; i < n; i++)
+		keys[nr + i] = ops->keys[i];
+	return keys;
+}
+
+static long host_ref(struct mx *mx, const struct toml_value *tab,
+		     const char *key, const struct matrix_workload *w)
+{
+	const struct matrix *m = mx->m;
+	const struct toml_value *v = toml_table__get(tab, key);
+	const char **names;
+	char *name = NULL;
+	long idx = -1;
+	size_t i;
+
+	if (!v) {
+		mx_err(mx, w->pos, "missing key '%s' in workload '%s' (a host "
+		       "name)", key, w->name);
+		return -1;
+	}
+	if (mx_string(mx, tab, key, MX_NAME, &name) <= 0)
+		return -1;
+	names = xcalloc(m->nr_hosts + 1, sizeof(*names));
+	for (i = 0; i < m->nr_hosts; i++)
+		names[i] = m->hosts[i].name;
+	idx = mx_ref(mx, v->pos, key, "host", name, names, m->nr_hosts);
+	free(names);
+	free(name);
+	return idx;
+}
+
+/* Namespaces and VMs reach only the far end of their veth (or tap). */
+static bool reachable(const struct matrix_host *a, size_t bi,
+		      const struct matrix_host *b, size_t ai)
+{
+	if (a->transport == HOST_NETNS || a->transport == HOST_QEMU)
+		return a->has_link && a->link == bi;
+	if (b->transport == HOST_NETNS || b->transport == HOST_QEMU)
+		return b->has_link && b->link == ai;
+	return true;
+}
+
+static void check_ends(struct mx *mx, struct matrix_workload *w,
+		       const struct toml_value *tab, long s, long c)
+{
+	struct matrix_host *hs = &mx->m->hosts[s], *hc = &mx->m->hosts[c];
+	struct toml_pos cpos = mx_val_pos(tab, "client", w->pos);
+
+	if (s == c) {
+		mx_err(mx, cpos, "client: workload '%s' has host '%s' as both "
+		       "server and client; the load must cross a link",
+		       w->name, hs->name);
+		return;
+	}
+	if (hs->role == ROLE_SUT && hc->role == ROLE_SUT) {
+		mx_err(mx, cpos, "client: hosts '%s' and '%s' are both SUTs; a "
+		       "workload measures one SUT against a peer", hs->name,
+		       hc->name);
+		return;
+	}
+	if (hs->role != ROLE_SUT && hc->role != ROLE_SUT) {
+		mx_err(mx, w->pos, "workload '%s' runs between two peers ('%s' "
+		       "and '%s'); one end must be a host with role = \"sut\"",
+		       w->name, hs->name, hc->name);
+		return;
+	}
+	if (!reachable(hs, c, hc, s))
+		mx_err(mx, cpos, "client: host '%s' cannot reach host '%s': a "
+		       "namespace or VM reaches only the host at the other "
+		       "end of its link", hc->name, hs->name);
+	w->server = s;
+	w->client = c;
+	w->sut = hs->role == ROLE_SUT ? s : c;
+}
+
+static void parse_workload(struct mx *mx, struct matrix_workload *w,
+			   const struct toml_value *tab)
+{
+	static const char *const type_names[] = { "iperf3", NULL };
+	const char **keys;
+	char where[96];
+	long s, c;
+	int type = WORKLOAD_IPERF3;
+
+	/* iperf3 is the only type yet: the default, until there are two. */
+	mx_enum(mx, tab, "type", type_names, &type);
+	w->type = type;
+	w->ops = types[w->type];
+	keys = keys_of(w->ops);
+	snprintf(where, sizeof(where), "workload '%s'", w->name);
+	mx_check_keys(mx, tab, keys, where);
+	free(keys);
+	mx_text(mx, tab, "description", &w->description);
+	s = host_ref(mx, tab, "server", w);
+	c = host_ref(mx, tab, "client", w);
+	if (s >= 0 && c >= 0)
+		check_ends(mx, w, tab, s, c);
+	w->ops->parse(mx, w, tab);
+}
+
+void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
+{
+	struct matrix *m = mx->m;
+	size_t i, j;
+
+	if (v->type != TOML_ARRAY) {
+		mx_err(mx, v->pos, "workloads: expected an array of tables "
+		       "([[workloads]]), found %s", v->type == TOML_TABLE
+							    ? "a table"
+							    : "another type");
+		return;
+	}
+	if (!v->u.arr.n) {
+		mx_err(mx, v->pos, "workloads: the list is empty: nothing to "
+		       "run");
+		return;
+	}
+	m->workloads = xcalloc(v->u.arr.n, sizeof(*m->workloads));
+	for (i = 0; i < v->u.arr.n; i++) {
+		const struct toml_value *tab = v->u.arr.items[i];
+		struct matrix_workload *w;
+
+		if (!mx_is(mx, tab, TOML_TABLE, "workloads"))
+			continue;
+		w = &m->workloads[m->nr_workloads];
+		w->pos = tab->pos;
+		w->src = tab;
+		if (mx_string(mx, tab, "name", MX_NAME, &w->name) <= 0) {
+			if (!toml_table__get(tab, "name"))
+				mx_err(mx, tab->pos, "workload #%zu has no name",
+				       i + 1);
+			w->name = xasprintf("#%zu", i + 1);
+			parse_workload(mx, w, tab);
+			matrix_workload__release(w);
+			memset(w, 0, sizeof(*w));
+			continue;
+		}
+		m->nr_workloads++;
+		parse_workload(mx, w, tab);
+		for (j = 0; j + 1 < m->nr_workloads; j++) {
+			const struct matrix_workload *o = &m->workloads[j];
+
+			if (strcmp(o->name, w->name))
+				continue;
+			mx_err(mx, mx_val_pos(tab, "name", w->pos),
+			       "duplicate workload name '%s'", w->name);
+			mx_note(mx, mx_val_pos(o->src, "name", o->pos),
+				"workload '%s' is first defined here", o->name);
+			break;
+		}
+	}
+}

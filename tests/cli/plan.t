@@ -1,0 +1,173 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# iommu-bench plan: every shipped config plans, --json agrees with the
+# matrix, and every broken config in tests/configs/bad/ fails at the
+# position and with the message its "# expect:" line gives.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+B=$IOMMU_BENCH
+cd "$SRCDIR"
+
+# --- the shipped configs
+for f in configs/*.toml; do
+	t_run 0 "$B" plan "$f" && t_grep "$T_OUT" "summary" &&
+		t_grep "$T_OUT" "estimated" && ! grep -q "error:" "$T_ERR"
+	t_ok $? "plan $f: valid, with a summary"
+
+	t_run 0 "$B" plan --json "$f" && python3 - "$T_OUT" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+run, cells, s = d["run"], d["cells"], d["summary"]
+kernels, modes = len(d["kernels"]), len(run["modes"])
+want_cells = kernels * modes * len(d["workloads"])
+rec = [c for c in cells if not c["warmup"]]
+assert s["cells"] == want_cells, (s["cells"], want_cells)
+assert s["trials"] == len(rec) == want_cells * run["repetitions"], s
+assert s["warmup_trials"] == len(cells) - len(rec), s
+assert [c["index"] for c in cells] == list(range(len(cells)))
+assert len({(c["key"], c["repetition"]) for c in rec}) == len(rec)
+assert len({c["key"] for c in cells}) == s["cells"]
+for c in cells:
+    assert c["key"] == "host=%s/kernel=%s/mode=%s/workload=%s" % (
+        c["host"], c["kernel"], c["mode"], c["workload"]), c
+    assert c["apply"] in ("none", "sysfs", "kexec", "grub", "restart"), c
+    assert 1 <= c["repetition"] <= max(run["repetitions"], run["warmup"])
+assert s["reboots"] == sum(c["reboot_before"] for c in cells), s
+assert s["mode_switches"] == sum(c["mode_switch"] for c in cells), s
+assert s["estimated_seconds"] > 0
+EOF
+	t_ok $? "plan --json $f: cells = kernels x modes x workloads x repetitions"
+done
+
+t_run 0 "$B" plan --json configs/graviton-strict-vs-lazy.toml &&
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert (s["cells"], s["trials"], s["reboots"], s["mode_switches"]) == (2, 20, 2, 2), s' "$T_OUT"
+t_ok $? "graviton: 2 cells, 20 trials, a kexec per mode"
+
+t_run 0 "$B" plan configs/demo-netns.toml &&
+	t_grep "$T_OUT" "0 reboots, 0 mode switches" &&
+	t_grep "$T_OUT" "1 warmup + reps 1-5"
+t_ok $? "demo: no reboots, no switches, repetitions on one line"
+
+t_run 0 "$B" plan configs/skip-sync-patch.toml &&
+	t_grep "$T_ERR" "warning: kernel 'skip-sync': patch 'configs/patches/"
+t_ok $? "a missing patch is a warning, its path resolved from the matrix"
+
+t_run 0 "$B" --db "$T_TMP/x.db" plan configs/demo-netns.toml &&
+	t_grep "$T_OUT" "db       $T_TMP/x.db"
+t_ok $? "--db names the database the run would use"
+
+# --- every broken config: exit 2, at its position, with its message
+for f in tests/configs/bad/*.toml; do
+	expect=$(sed -n 's/^# expect: //p' "$f")
+	loc=${expect%%: *}
+	frag=${expect#*: }
+	t_run 2 "$B" plan "$f" &&
+		grep -F "$f:$loc: error: " "$T_ERR" | grep -qF -- "$frag"
+	st=$?
+	[ $st -eq 0 ] || t_diag "want $f:$loc: error: $frag" "got:" "$(cat "$T_ERR")"
+	t_ok $st "bad/$(basename "$f"): $loc"
+done
+
+n=$(ls tests/configs/bad/*.toml | wc -l)
+[ "$n" -ge 12 ]
+t_ok $? "at least a dozen broken configs ($n)"
+
+# --- files and arguments
+t_run 1 "$B" plan "$T_TMP/none.toml" && t_grep "$T_ERR" "cannot read"
+t_ok $? "a missing file: exit 1"
+
+t_run 2 "$B" plan && t_grep "$T_ERR" "which matrix file?"
+t_ok $? "no file: usage error"
+
+t_run 2 "$B" plan a.toml b.toml
+t_ok $? "two files: usage error"
+
+# --- all errors at once, sorted, and capped
+cat >"$T_TMP/three.toml" <<'EOF'
+[[workloads]]
+name = "w"
+server = "sut"
+client = "peer"
+streams = 0
+[run]
+warmup = -1
+repetitons = 3
+[hosts.sut]
+transport = "ssh"
+role = "sut"
+address = "sut.lab"
+nic = "eth1"
+[hosts.peer]
+transport = "ssh"
+address = "peer.lab"
+EOF
+t_run 2 "$B" plan "$T_TMP/three.toml" &&
+	[ "$(grep -c ': error: ' "$T_ERR")" -eq 3 ] &&
+	grep ': error: ' "$T_ERR" | cut -d: -f2 | sort -nc &&
+	t_grep "$T_ERR" "3 errors"
+t_ok $? "three mistakes, three errors, in file order"
+
+{
+	for i in $(seq 1 60); do echo "key$i = 1"; done
+} >"$T_TMP/many.toml"
+t_run 2 "$B" plan "$T_TMP/many.toml" &&
+	[ "$(grep -c ': error: ' "$T_ERR")" -eq 50 ] &&
+	t_grep "$T_ERR" "more errors not shown"
+t_ok $? "errors past 50 are counted, not printed"
+
+# A terminal escape in a name must not reach the terminal.
+printf '[hosts."a\\u001b[31m"]\ntransport = "ssh"\n' >"$T_TMP/esc.toml"
+t_run 2 "$B" plan "$T_TMP/esc.toml" && ! grep -q "$(printf '\033')" "$T_ERR" &&
+	t_grep "$T_ERR" "is not a safe name"
+t_ok $? "control characters in messages are neutralised"
+
+# --- order and size
+cat >"$T_TMP/big.toml" <<'EOF'
+[run]
+order = "random"
+seed = 7
+repetitions = 20
+[hosts.sut]
+transport = "ssh"
+role = "sut"
+address = "sut.lab"
+nic = "eth1"
+[hosts.peer]
+transport = "ssh"
+address = "peer.lab"
+[[workloads]]
+name = "a"
+server = "sut"
+client = "peer"
+[[workloads]]
+name = "b"
+server = "peer"
+client = "sut"
+EOF
+t_run 0 "$B" plan "$T_TMP/big.toml" && t_grep "$T_OUT" "more steps (--all" &&
+	[ "$(wc -l <"$T_OUT")" -lt 80 ]
+t_ok $? "a long plan is cut to its head and tail"
+
+t_run 0 "$B" plan --all "$T_TMP/big.toml" && ! grep -q "more steps" "$T_OUT"
+t_ok $? "--all lists every step"
+
+"$B" plan --json "$T_TMP/big.toml" >"$T_TMP/a.json" &&
+	"$B" plan --json "$T_TMP/big.toml" >"$T_TMP/b.json" &&
+	cmp -s "$T_TMP/a.json" "$T_TMP/b.json"
+t_ok $? "random order with a seed is the same every time"
+
+sed 's/seed = 7/seed = 8/' "$T_TMP/big.toml" >"$T_TMP/big8.toml"
+"$B" plan --json "$T_TMP/big8.toml" >"$T_TMP/c.json" &&
+	! cmp -s "$T_TMP/a.json" "$T_TMP/c.json"
+t_ok $? "another seed, another order"
+
+sed 's/repetitions = 20/repetitions = 10000/' "$T_TMP/big.toml" |
+	sed 's/^seed = 7/seed = 7\nwarmup = 100/' >"$T_TMP/huge.toml"
+t_run 2 "$B" plan "$T_TMP/huge.toml" && t_grep "$T_ERR" "split it"
+t_ok $? "a plan past a million trials is refused"
+
+t_done
