@@ -36,6 +36,19 @@ for c in $cmds; do
 	t_ok $? "README mentions '$c'"
 done
 
+# Every key that docs/matrix.md documents in a table is in the man page too.
+keys=$(grep -E '^\| `[a-z_]+` \|' docs/matrix.md | sed -E 's/^\| `([a-z_]+)`.*/\1/' | sort -u)
+[ "$(echo "$keys" | wc -w)" -gt 40 ]
+t_ok $? "docs/matrix.md documents the matrix keys in tables"
+missing=""
+for k in $keys; do
+	grep -qE "(^|[^a-z_])$k([^a-z_]|\$)" docs/iommu-bench.1 || missing="$missing $k"
+done
+[ -z "$missing" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "missing from the man page:$missing"
+t_ok $st "the man page names every matrix key"
+
 if command -v man >/dev/null 2>&1; then
 	warn=$(MANWIDTH=80 man --warnings -l docs/iommu-bench.1 2>&1 >/dev/null || true)
 	[ -z "$warn" ]
