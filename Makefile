@@ -104,7 +104,7 @@ demo: $(BIN)
 FUZZ_OUT := .output/fuzz
 fuzz:
 	@mkdir -p $(FUZZ_OUT)/corpus
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc \
+	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $(FUZZ_OUT)/fuzz-toml tests/fuzz/fuzz-toml.c src/toml.c -lm
 	sh tests/fuzz/seed-corpus.sh $(FUZZ_OUT)/corpus
