@@ -8,6 +8,10 @@
 : "${IOMMU_BENCH:?set IOMMU_BENCH to the binary under test}"
 : "${SRCDIR:=$(pwd)}"
 
+# A failed check must print "not ok" and let the rest run, so errexit,
+# which the scripts may have set, is off from here on.
+set +e
+
 T_N=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/iommu-bench-test.XXXXXX")
@@ -41,10 +45,8 @@ t_run() {
 	shift
 	T_OUT="$T_TMP/out"
 	T_ERR="$T_TMP/err"
-	set +e
 	"$@" >"$T_OUT" 2>"$T_ERR"
 	T_STATUS=$?
-	set -e
 	if [ "$T_STATUS" -ne "$want" ]; then
 		t_diag "command: $*" "exit status $T_STATUS, want $want" \
 			"stderr:" "$(head -20 "$T_ERR")"
