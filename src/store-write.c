@@ -179,45 +179,36 @@ int store__run_find_resumable(struct store *st, const char *name,
 int store__host_upsert(struct store *st, const char *name,
 		       const char *identity, int64_t *host_id)
 {
-	static const char ins[] =
+	/* The no-op update makes RETURNING answer for an existing row too. */
+	static const char sql[] =
 		"INSERT INTO hosts (name, identity, first_seen)"
-		" VALUES (?1, ?2, " STORE_NOW ") ON CONFLICT DO NOTHING";
-	static const char sel[] =
-		"SELECT id FROM hosts WHERE name = ?1 AND identity = ?2";
+		" VALUES (?1, ?2, " STORE_NOW ") ON CONFLICT (name, identity)"
+		" DO UPDATE SET name = excluded.name RETURNING id";
 	sqlite3_stmt *stmt;
 	int err;
 
-	err = store__stmt(st, ins, &stmt);
+	err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
 	store__bind_text(stmt, 1, name);
 	store__bind_text(stmt, 2, identity);
-	err = store__step_done(st, stmt, "adding a host");
-	if (!err)
-		err = store__stmt(st, sel, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, name);
-	store__bind_text(stmt, 2, identity);
-	return step_id(st, stmt, "finding a host", host_id);
+	return step_id(st, stmt, "adding a host", host_id);
 }
 
 int store__boot_upsert(struct store *st, int64_t host_id,
 		       const struct store_boot *b, int64_t *boot_row_id)
 {
 	/* Facts may come after the boot is first seen; never lose them. */
-	static const char ins[] =
+	static const char sql[] =
 		"INSERT INTO boots (host_id, boot_id, kernel_release,"
 		" kernel_build_id, cmdline, facts, first_seen)"
 		" VALUES (?1, ?2, ?3, coalesce(?4, ''), ?5, ?6, " STORE_NOW ")"
 		" ON CONFLICT (host_id, boot_id) DO UPDATE SET"
-		" facts = coalesce(excluded.facts, facts)";
-	static const char sel[] =
-		"SELECT id FROM boots WHERE host_id = ?1 AND boot_id = ?2";
+		" facts = coalesce(excluded.facts, facts) RETURNING id";
 	sqlite3_stmt *stmt;
 	int err;
 
-	err = store__stmt(st, ins, &stmt);
+	err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
 	sqlite3_bind_int64(stmt, 1, host_id);
@@ -226,32 +217,22 @@ int store__boot_upsert(struct store *st, int64_t host_id,
 	store__bind_text(stmt, 4, b->kernel_build_id);
 	store__bind_text(stmt, 5, b->cmdline);
 	store__bind_text(stmt, 6, b->facts_json);
-	err = store__step_done(st, stmt, "adding a boot");
-	if (!err)
-		err = store__stmt(st, sel, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, host_id);
-	store__bind_text(stmt, 2, b->boot_id);
-	return step_id(st, stmt, "finding a boot", boot_row_id);
+	return step_id(st, stmt, "adding a boot", boot_row_id);
 }
 
 int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 			 int64_t *kernel_id)
 {
-	static const char ins[] =
+	static const char sql[] =
 		"INSERT INTO kernels (name, release, build_id, image_path,"
 		" recipe) VALUES (?1, coalesce(?2, ''), coalesce(?3, ''), ?4, ?5)"
 		" ON CONFLICT (name, release, build_id) DO UPDATE SET"
 		" image_path = coalesce(excluded.image_path, image_path),"
-		" recipe = coalesce(excluded.recipe, recipe)";
-	static const char sel[] =
-		"SELECT id FROM kernels WHERE name = ?1 AND"
-		" release = coalesce(?2, '') AND build_id = coalesce(?3, '')";
+		" recipe = coalesce(excluded.recipe, recipe) RETURNING id";
 	sqlite3_stmt *stmt;
 	int err;
 
-	err = store__stmt(st, ins, &stmt);
+	err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
 	store__bind_text(stmt, 1, k->name);
@@ -259,15 +240,7 @@ int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 	store__bind_text(stmt, 3, k->build_id);
 	store__bind_text(stmt, 4, k->image_path);
 	store__bind_text(stmt, 5, k->recipe_json);
-	err = store__step_done(st, stmt, "adding a kernel");
-	if (!err)
-		err = store__stmt(st, sel, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, k->name);
-	store__bind_text(stmt, 2, k->release);
-	store__bind_text(stmt, 3, k->build_id);
-	return step_id(st, stmt, "finding a kernel", kernel_id);
+	return step_id(st, stmt, "adding a kernel", kernel_id);
 }
 
 int store__cell_upsert(struct store *st, const struct store_cell *c,
