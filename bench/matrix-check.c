@@ -24,7 +24,8 @@ static struct toml_pos mode_pos(const struct matrix *m, size_t idx,
 	const struct matrix_mode *md = &m->modes[idx];
 	size_t i;
 
-	for (i = 0; list && list->type == TOML_ARRAY && i < list->u.arr.n; i++) {
+	for (i = 0; list && list->type == TOML_ARRAY && i < list->u.arr.n;
+	     i++) {
 		const struct toml_value *e = list->u.arr.items[i];
 
 		if (e->type == TOML_STRING && !strcmp(e->u.str.ptr, md->name))
@@ -47,37 +48,39 @@ static const char *boot_reason(const struct matrix_host *h,
 			       const struct matrix_mode *md)
 {
 	if (md->method == METHOD_KEXEC || md->method == METHOD_GRUB)
-		return md->method == METHOD_KEXEC ? "method = \"kexec\""
-						  : "method = \"grub\"";
+		return md->method == METHOD_KEXEC ? "method = \"kexec\"" :
+						    "method = \"grub\"";
 	if (md->sysfs_equivalent && !h->nic)
 		return "no nic is set to switch its IOMMU group through sysfs";
 	return "its cmdline takes a boot";
 }
 
 /* One mode on one SUT. */
-static void check_mode(struct mx *mx, const struct matrix_host *h,
-		       size_t idx)
+static void check_mode(struct mx *mx, const struct matrix_host *h, size_t idx)
 {
 	const struct matrix *m = mx->m;
 	const struct matrix_mode *md = &m->modes[idx];
 	enum mode_apply a = matrix__apply(h, md);
 	struct toml_pos at = mode_pos(m, idx, h->pos);
-	bool boots = a == APPLY_KEXEC || a == APPLY_GRUB || a == APPLY_RESTART ||
+	bool boots = a == APPLY_KEXEC || a == APPLY_GRUB ||
+		     a == APPLY_RESTART ||
 		     (a == APPLY_NONE && md->method == METHOD_AUTO &&
 		      md->nr_cmdline);
 
 	if (a == APPLY_SYSFS && !h->nic) {
-		mx_err(mx, h->pos, "mode '%s' is applied through sysfs, but "
+		mx_err(mx, h->pos,
+		       "mode '%s' is applied through sysfs, but "
 		       "host '%s' has no nic (the device whose IOMMU group is "
-		       "switched); set nic in [hosts.%s]", md->name, h->name,
-		       h->name);
+		       "switched); set nic in [hosts.%s]",
+		       md->name, h->name, h->name);
 		mx_note(mx, at, "mode '%s' is asked for here", md->name);
 		return;
 	}
 	if (!boots)
 		return;
 	if (h->transport == HOST_LOCAL) {
-		mx_err(mx, h->pos, "mode '%s' needs a reboot (%s), but host "
+		mx_err(mx, h->pos,
+		       "mode '%s' needs a reboot (%s), but host "
 		       "'%s' is this machine, which the run cannot reboot",
 		       md->name, boot_reason(h, md), h->name);
 		mx_note(mx, at, "mode '%s' is asked for here", md->name);
@@ -90,8 +93,8 @@ static void check_mode(struct mx *mx, const struct matrix_host *h,
 	} else if (a == APPLY_NONE) {
 		mx_err(mx, mx_val_pos(h->src, "reboot", h->pos),
 		       "mode '%s' needs a reboot (%s), but host '%s' has "
-		       "reboot = \"none\"", md->name, boot_reason(h, md),
-		       h->name);
+		       "reboot = \"none\"",
+		       md->name, boot_reason(h, md), h->name);
 		mx_note(mx, at, "mode '%s' is asked for here", md->name);
 	}
 }
@@ -103,18 +106,23 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 
 	if (h->transport == HOST_QEMU) {
 		if (k->kind == KERNEL_RUNNING)
-			mx_err(mx, at, "kernel '%s' is the running kernel, but "
+			mx_err(mx, at,
+			       "kernel '%s' is the running kernel, but "
 			       "host '%s' is a VM the tool boots; give the "
-			       "kernel an image or a build", k->name, h->name);
+			       "kernel an image or a build",
+			       k->name, h->name);
 		return;
 	}
 	if (k->kind == KERNEL_RUNNING)
 		return;
 	if (h->transport == HOST_LOCAL || h->transport == HOST_NETNS) {
-		mx_err(mx, at, "kernel '%s' must be booted, but host '%s' is "
-		       "%s; it runs only the running kernel", k->name, h->name,
-		       h->transport == HOST_LOCAL ? "this machine"
-						  : "a namespace of this machine");
+		mx_err(mx, at,
+		       "kernel '%s' must be booted, but host '%s' is "
+		       "%s; it runs only the running kernel",
+		       k->name, h->name,
+		       h->transport == HOST_LOCAL ?
+			       "this machine" :
+			       "a namespace of this machine");
 	} else if (!h->allow_reboot) {
 		mx_err(mx, mx_val_pos(h->src, "allow_reboot", h->pos),
 		       "kernel '%s' must be booted, but host '%s' does not "
@@ -124,7 +132,8 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 	} else if (h->reboot == REBOOT_NONE) {
 		mx_err(mx, mx_val_pos(h->src, "reboot", h->pos),
 		       "kernel '%s' must be booted, but host '%s' has reboot = "
-		       "\"none\"", k->name, h->name);
+		       "\"none\"",
+		       k->name, h->name);
 		mx_note(mx, at, "kernel '%s' is defined here", k->name);
 	}
 }
@@ -160,8 +169,10 @@ static void check_unused(struct mx *mx)
 
 	for (i = 0; i < m->nr_hosts; i++)
 		if (!host_has_workload(m, i))
-			mx_warn(mx, m->hosts[i].pos, "host '%s' is in no "
-				"workload", m->hosts[i].name);
+			mx_warn(mx, m->hosts[i].pos,
+				"host '%s' is in no "
+				"workload",
+				m->hosts[i].name);
 	for (i = 0; i < m->nr_modes; i++) {
 		if (!m->modes[i].pos.line)
 			continue;
@@ -169,8 +180,10 @@ static void check_unused(struct mx *mx)
 			if (m->run.modes[j] == i)
 				break;
 		if (j == m->run.nr_modes)
-			mx_warn(mx, m->modes[i].pos, "mode '%s' is defined but "
-				"not in [run] modes", m->modes[i].name);
+			mx_warn(mx, m->modes[i].pos,
+				"mode '%s' is defined but "
+				"not in [run] modes",
+				m->modes[i].name);
 	}
 }
 
@@ -188,7 +201,8 @@ static void check_netns(struct mx *mx, const struct matrix_host *h)
 		mx_err(mx, mode_pos(m, m->run.modes[i], h->pos),
 		       "mode '%s' cannot run on host '%s': a namespace shares "
 		       "this machine's kernel and IOMMU; set modes = "
-		       "[\"current\"] in [run]", md->name, h->name);
+		       "[\"current\"] in [run]",
+		       md->name, h->name);
 		return;
 	}
 }
@@ -215,7 +229,8 @@ void matrix__check(struct mx *mx)
 		check_untouched(mx, h);
 	}
 	if (!sut && m->nr_workloads)
-		mx_err(mx, (struct toml_pos){ 0 }, "no workload runs on a host "
+		mx_err(mx, (struct toml_pos){ 0 },
+		       "no workload runs on a host "
 		       "with role = \"sut\"");
 	check_unused(mx);
 }
@@ -272,8 +287,8 @@ void matrix__check_files(struct mx *mx)
 
 		want_file(mx, k, mx_val_pos(k->src, "image", k->pos), "image",
 			  k->image, false);
-		want_file(mx, k, mx_val_pos(k->src, "initrd", k->pos),
-			  "initrd", k->initrd, false);
+		want_file(mx, k, mx_val_pos(k->src, "initrd", k->pos), "initrd",
+			  k->initrd, false);
 		want_file(mx, k, mx_val_pos(bt, "tree", bpos), "tree", b->tree,
 			  true);
 		want_file(mx, k, mx_val_pos(bt, "config", bpos), "config",

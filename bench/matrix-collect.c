@@ -18,37 +18,49 @@
  * them on the host. Keep in step with the collector's table.
  */
 static const char *const probe_names[] = {
-	"map",		/* iommu_dma_map_page / _phys */
-	"unmap",	/* iommu_dma_unmap_page / _phys */
-	"map_sg",	/* iommu_dma_map_sg */
-	"unmap_sg",	/* iommu_dma_unmap_sg */
-	"sync_cpu",	/* iommu_dma_sync_single_for_cpu */
-	"sync_device",	/* iommu_dma_sync_single_for_device */
-	"sync_sg_cpu",	/* iommu_dma_sync_sg_for_cpu */
+	"map",		  /* iommu_dma_map_page / _phys */
+	"unmap",	  /* iommu_dma_unmap_page / _phys */
+	"map_sg",	  /* iommu_dma_map_sg */
+	"unmap_sg",	  /* iommu_dma_unmap_sg */
+	"sync_cpu",	  /* iommu_dma_sync_single_for_cpu */
+	"sync_device",	  /* iommu_dma_sync_single_for_device */
+	"sync_sg_cpu",	  /* iommu_dma_sync_sg_for_cpu */
 	"sync_sg_device", /* iommu_dma_sync_sg_for_device */
-	"iotlb_sync",	/* iommu_iotlb_sync, __iommu_dma_unmap's flush */
-	"flush_all",	/* iommu_flush_iotlb_all */
-	"fq_flush",	/* the flush queue's batched invalidation */
-	"iova_alloc",	/* alloc_iova_fast */
-	"iova_free",	/* free_iova_fast */
-	"hw_flush",	/* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
+	"iotlb_sync",	  /* iommu_iotlb_sync, __iommu_dma_unmap's flush */
+	"flush_all",	  /* iommu_flush_iotlb_all */
+	"fq_flush",	  /* the flush queue's batched invalidation */
+	"iova_alloc",	  /* alloc_iova_fast */
+	"iova_free",	  /* free_iova_fast */
+	"hw_flush", /* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
 	NULL,
 };
 
 /* What "default" means: the paths the seeds' arguments were about. */
 static const char *const default_probes[] = {
-	"map", "unmap", "map_sg", "unmap_sg", "sync_cpu", "sync_device",
-	"sync_sg_cpu", "sync_sg_device", "iotlb_sync", "fq_flush", "hw_flush",
-	NULL,
+	"map",	      "unmap",	     "map_sg",	    "unmap_sg",
+	"sync_cpu",   "sync_device", "sync_sg_cpu", "sync_sg_device",
+	"iotlb_sync", "fq_flush",    "hw_flush",    NULL,
 };
 
 /* libperf takes event attributes, not perf's parser: known names only. */
 static const char *const counter_names[] = {
-	"cpu-clock", "task-clock", "context-switches", "cpu-migrations",
-	"page-faults", "major-faults", "minor-faults", "cycles",
-	"instructions", "cache-references", "cache-misses",
-	"branch-instructions", "branch-misses", "bus-cycles",
-	"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+	"cpu-clock",
+	"task-clock",
+	"context-switches",
+	"cpu-migrations",
+	"page-faults",
+	"major-faults",
+	"minor-faults",
+	"cycles",
+	"instructions",
+	"cache-references",
+	"cache-misses",
+	"branch-instructions",
+	"branch-misses",
+	"bus-cycles",
+	"stalled-cycles-frontend",
+	"stalled-cycles-backend",
+	"ref-cycles",
 	NULL,
 };
 
@@ -115,12 +127,15 @@ static void parse_names(struct mx *mx, const struct toml_value *tab,
 		}
 		best = suggest__best(e->u.str.ptr, known);
 		if (best)
-			mx_err(mx, e->pos, "%s: unknown name '%s'; did you mean "
-			       "'%s'?", key, e->u.str.ptr, best);
+			mx_err(mx, e->pos,
+			       "%s: unknown name '%s'; did you mean "
+			       "'%s'?",
+			       key, e->u.str.ptr, best);
 		else
-			mx_err(mx, e->pos, "%s: unknown name '%s' (see "
-			       "docs/matrix.md for the list)", key,
-			       e->u.str.ptr);
+			mx_err(mx, e->pos,
+			       "%s: unknown name '%s' (see "
+			       "docs/matrix.md for the list)",
+			       key, e->u.str.ptr);
 	}
 }
 
@@ -128,15 +143,16 @@ static void parse_names(struct mx *mx, const struct toml_value *tab,
 static bool is_pci_address(const char *s)
 {
 	static const char shape[] = "xxxx:xx:xx.x";
-	const char *want = strlen(s) == 12 ? shape : strlen(s) == 7 ? shape + 5
-								 : NULL;
+	const char *want = strlen(s) == 12 ? shape :
+			   strlen(s) == 7  ? shape + 5 :
+					     NULL;
 	size_t i;
 
 	if (!want)
 		return false;
 	for (i = 0; want[i]; i++) {
-		if (want[i] == 'x' ? !isxdigit((unsigned char)s[i])
-				   : s[i] != want[i])
+		if (want[i] == 'x' ? !isxdigit((unsigned char)s[i]) :
+				     s[i] != want[i])
 			return false;
 	}
 	return true;
@@ -155,9 +171,11 @@ static bool collector(struct mx *mx, const struct toml_value *c,
 		return false;
 	}
 	if (v->type != TOML_TABLE) {
-		mx_err(mx, v->pos, "%s: expected true, false or a table, found "
-		       "%s", key, v->type == TOML_STRING ? "a string"
-							  : "another type");
+		mx_err(mx, v->pos,
+		       "%s: expected true, false or a table, found "
+		       "%s",
+		       key,
+		       v->type == TOML_STRING ? "a string" : "another type");
 		return false;
 	}
 	*on = true;
@@ -176,12 +194,15 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 	parse_names(mx, tab, "probes", probe_names, default_probes,
 		    &c->bpf.probes, &c->bpf.nr_probes);
 	if (p && p->type == TOML_ARRAY && !p->u.arr.n)
-		mx_err(mx, p->pos, "probes: the list is empty; leave it out "
+		mx_err(mx, p->pos,
+		       "probes: the list is empty; leave it out "
 		       "for \"default\"");
 	d = toml_table__get(tab, "device");
 	if (d && mx_is(mx, d, TOML_STRING, "device")) {
-		if (strcmp(d->u.str.ptr, "nic") && !is_pci_address(d->u.str.ptr))
-			mx_err(mx, d->pos, "device: '%s' is neither a PCI "
+		if (strcmp(d->u.str.ptr, "nic") &&
+		    !is_pci_address(d->u.str.ptr))
+			mx_err(mx, d->pos,
+			       "device: '%s' is neither a PCI "
 			       "address like '0000:3b:00.0' nor \"nic\"",
 			       d->u.str.ptr);
 		else
@@ -192,8 +213,9 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 static void parse_perf(struct mx *mx, struct matrix_collect *c,
 		       const struct toml_value *tab)
 {
-	static const char *const keys[] = { "enabled", "event", "frequency",
-					    "callgraph", "counters", NULL };
+	static const char *const keys[] = { "enabled",	 "event",
+					    "frequency", "callgraph",
+					    "counters",	 NULL };
 	int cg;
 
 	mx_check_keys(mx, tab, keys, "[collect.perf]");
@@ -201,8 +223,8 @@ static void parse_perf(struct mx *mx, struct matrix_collect *c,
 	mx_uint32(mx, tab, "frequency", 1, 100000, &c->perf.frequency);
 	if (mx_enum(mx, tab, "callgraph", callgraph_names, &cg) > 0)
 		c->perf.callgraph = cg;
-	parse_names(mx, tab, "counters", counter_names, NULL,
-		    &c->perf.counters, &c->perf.nr_counters);
+	parse_names(mx, tab, "counters", counter_names, NULL, &c->perf.counters,
+		    &c->perf.nr_counters);
 }
 
 static void parse_procstat(struct mx *mx, struct matrix_collect *c,

@@ -168,8 +168,10 @@ int mx_uint(struct mx *mx, const struct toml_value *tab, const char *key,
 	if (!mx_is(mx, v, TOML_INTEGER, key))
 		return -1;
 	if (v->u.i < 0 || (uint64_t)v->u.i < min || (uint64_t)v->u.i > max) {
-		mx_err(mx, v->pos, "%s: %" PRId64 " is out of range (%" PRIu64
-		       "..%" PRIu64 ")", key, v->u.i, min, max);
+		mx_err(mx, v->pos,
+		       "%s: %" PRId64 " is out of range (%" PRIu64 "..%" PRIu64
+		       ")",
+		       key, v->u.i, min, max);
 		return -1;
 	}
 	*out = v->u.i;
@@ -209,8 +211,9 @@ int mx_enum(struct mx *mx, const struct toml_value *tab, const char *key,
 	list = join_names(names, nr);
 	best = mx_suggest(v->u.str.ptr, names);
 	if (best)
-		mx_err(mx, v->pos, "%s: '%s' is not one of %s; did you mean '%s'?",
-		       key, v->u.str.ptr, list, best);
+		mx_err(mx, v->pos,
+		       "%s: '%s' is not one of %s; did you mean '%s'?", key,
+		       v->u.str.ptr, list, best);
 	else
 		mx_err(mx, v->pos, "%s: '%s' is not one of %s", key,
 		       v->u.str.ptr, list);
@@ -227,9 +230,8 @@ static bool has_ctrl(const char *s)
 }
 
 /* A string value, NUL bytes refused: C would silently cut it there. */
-static const struct toml_value *get_string(struct mx *mx,
-					   const struct toml_value *v,
-					   const char *key)
+static const struct toml_value *
+get_string(struct mx *mx, const struct toml_value *v, const char *key)
 {
 	if (!mx_is(mx, v, TOML_STRING, key))
 		return NULL;
@@ -252,8 +254,10 @@ int mx_text(struct mx *mx, const struct toml_value *tab, const char *key,
 	/* Descriptions may span lines; other control characters, no. */
 	for (const char *p = v->u.str.ptr; *p; p++) {
 		if (iscntrl((unsigned char)*p) && *p != '\n' && *p != '\t') {
-			mx_err(mx, v->pos, "%s: control characters are not "
-			       "allowed", key);
+			mx_err(mx, v->pos,
+			       "%s: control characters are not "
+			       "allowed",
+			       key);
 			return -1;
 		}
 	}
@@ -489,9 +493,10 @@ static int get_unit(struct mx *mx, const struct toml_value *tab,
 	}
 	if (v->type == TOML_INTEGER) {
 		/* A bare number of what? iperf3 says seconds, sleep too... */
-		mx_err(mx, v->pos, "%s: expected %s, found an integer "
-		       "(write \"%" PRId64 "s\" for seconds)", key, example,
-		       v->u.i);
+		mx_err(mx, v->pos,
+		       "%s: expected %s, found an integer "
+		       "(write \"%" PRId64 "s\" for seconds)",
+		       key, example, v->u.i);
 		return -1;
 	}
 	if (v->type != TOML_STRING) {
@@ -550,8 +555,10 @@ long mx_ref(struct mx *mx, struct toml_pos pos, const char *key,
 		mx_err(mx, pos, "%s: unknown %s '%s' (none is defined)", key,
 		       what, name);
 	else if (best)
-		mx_err(mx, pos, "%s: unknown %s '%s' (defined: %s); did you "
-		       "mean '%s'?", key, what, name, joined, best);
+		mx_err(mx, pos,
+		       "%s: unknown %s '%s' (defined: %s); did you "
+		       "mean '%s'?",
+		       key, what, name, joined, best);
 	else
 		mx_err(mx, pos, "%s: unknown %s '%s' (defined: %s)", key, what,
 		       name, joined);

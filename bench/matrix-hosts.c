@@ -10,11 +10,11 @@
 #include "matrix-internal.h"
 #include "util.h"
 
-static const char *const transport_names[] = { "local", "netns", "ssh",
-					       "qemu", NULL };
+static const char *const transport_names[] = { "local", "netns", "ssh", "qemu",
+					       NULL };
 static const char *const role_names[] = { "peer", "sut", NULL };
-static const char *const reboot_names[] = { "none", "kexec", "grub",
-					    "restart", NULL };
+static const char *const reboot_names[] = { "none", "kexec", "grub", "restart",
+					    NULL };
 /* What a file may write: qemu hosts restart, and say nothing of it. */
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
@@ -36,9 +36,11 @@ const char *host_reboot__name(enum host_reboot r)
 
 /* Every key any transport knows, so that a typo gets a suggestion. */
 static const char *const all_keys[] = {
-	"transport", "role", "description", "address", "nic", "link", "netns",
-	"data_address", "user", "port", "allow_reboot", "reboot",
-	"power_cycle", "boot_timeout", "boot_estimate", "qemu", NULL,
+	"transport",   "role",	       "description",	"address",
+	"nic",	       "link",	       "netns",		"data_address",
+	"user",	       "port",	       "allow_reboot",	"reboot",
+	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
+	NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
@@ -113,19 +115,25 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 		h->reboot = reboot;
 	if (pc && pc->type == TOML_STRING) {
 		/* Never a shell string: this runs as root on the controller. */
-		mx_err(mx, pc->pos, "power_cycle: expected an argument vector "
+		mx_err(mx, pc->pos,
+		       "power_cycle: expected an argument vector "
 		       "like [\"ipmitool\", \"-H\", \"bmc1\", \"power\", "
 		       "\"cycle\"], found a string (it is run without a shell)");
 	} else if (pc && mx_strings(mx, tab, "power_cycle", MX_ARGV,
 				    &h->power_cycle, &h->nr_power_cycle) > 0) {
 		if (!h->nr_power_cycle)
-			mx_err(mx, pc->pos, "power_cycle: the command is empty");
+			mx_err(mx, pc->pos,
+			       "power_cycle: the command is empty");
 		else if (h->power_cycle[0][0] == '-')
-			mx_err(mx, pc->pos, "power_cycle: the command '%s' "
-			       "starts with '-'", h->power_cycle[0]);
+			mx_err(mx, pc->pos,
+			       "power_cycle: the command '%s' "
+			       "starts with '-'",
+			       h->power_cycle[0]);
 		else if (!h->allow_reboot)
-			mx_warn(mx, pc->pos, "power_cycle: unused, since host "
-				"'%s' does not allow reboots", h->name);
+			mx_warn(mx, pc->pos,
+				"power_cycle: unused, since host "
+				"'%s' does not allow reboots",
+				h->name);
 	}
 	mx_duration(mx, tab, "boot_timeout", &h->boot_timeout_ms);
 	mx_duration(mx, tab, "boot_estimate", &h->boot_estimate_ms);
@@ -138,14 +146,15 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 static void check_no_reboot(struct mx *mx, struct matrix_host *h,
 			    const struct toml_value *tab)
 {
-	const char *what = h->transport == HOST_LOCAL
-				   ? "is this machine (transport 'local')"
-				   : "is a namespace of this machine";
+	const char *what = h->transport == HOST_LOCAL ?
+				   "is this machine (transport 'local')" :
+				   "is a namespace of this machine";
 
 	if (h->allow_reboot)
 		mx_err(mx, mx_val_pos(tab, "allow_reboot", h->pos),
 		       "allow_reboot: host '%s' %s; the run cannot reboot the "
-		       "machine it runs on", h->name, what);
+		       "machine it runs on",
+		       h->name, what);
 	if (h->reboot != REBOOT_NONE)
 		mx_err(mx, mx_val_pos(tab, "reboot", h->pos),
 		       "reboot: host '%s' %s; rebooting it would end the run",
@@ -194,8 +203,10 @@ static void parse_address(struct mx *mx, struct matrix_host *h,
 	switch (h->transport) {
 	case HOST_SSH:
 		if (!mx_string(mx, tab, "address", MX_HOSTADDR, &h->address))
-			mx_err(mx, h->pos, "missing key 'address' in "
-			       "[hosts.%s] (the ssh destination)", h->name);
+			mx_err(mx, h->pos,
+			       "missing key 'address' in "
+			       "[hosts.%s] (the ssh destination)",
+			       h->name);
 		mx_string(mx, tab, "data_address", MX_HOSTADDR,
 			  &h->data_address);
 		mx_string(mx, tab, "user", MX_NAME, &h->user);
@@ -203,14 +214,17 @@ static void parse_address(struct mx *mx, struct matrix_host *h,
 		break;
 	case HOST_NETNS:
 		if (!mx_string(mx, tab, "address", MX_CIDR, &h->address))
-			mx_err(mx, h->pos, "missing key 'address' in "
+			mx_err(mx, h->pos,
+			       "missing key 'address' in "
 			       "[hosts.%s] (its veth address, like "
-			       "'10.77.0.2/24')", h->name);
+			       "'10.77.0.2/24')",
+			       h->name);
 		if (!mx_string(mx, tab, "netns", MX_NAME, &h->netns)) {
 			/* Prefixed, so that no namespace of the user's is hit. */
 			h->netns = xasprintf("iommu-bench-%s", h->name);
 			if (strlen(h->netns) > 64)
-				mx_err(mx, h->pos, "host name '%s' is too long "
+				mx_err(mx, h->pos,
+				       "host name '%s' is too long "
 				       "for a namespace name; set netns",
 				       h->name);
 		}
@@ -239,8 +253,10 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	mx_check_keys(mx, tab, all_keys, where);
 	if (mx_enum(mx, tab, "transport", transport_names, &transport) <= 0) {
 		if (!toml_table__get(tab, "transport"))
-			mx_err(mx, h->pos, "missing key 'transport' in %s "
-			       "(local, netns, ssh or qemu)", where);
+			mx_err(mx, h->pos,
+			       "missing key 'transport' in %s "
+			       "(local, netns, ssh or qemu)",
+			       where);
 		return;
 	}
 	h->transport = transport;
@@ -251,9 +267,10 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 		for (k = all_keys; *k && strcmp(*k, kv->key); k++)
 			;
 		if (*k && !transport_takes(h->transport, kv->key))
-			mx_err(mx, kv->pos, "key '%s' does not apply to "
-			       "transport '%s'", kv->key,
-			       transport_names[h->transport]);
+			mx_err(mx, kv->pos,
+			       "key '%s' does not apply to "
+			       "transport '%s'",
+			       kv->key, transport_names[h->transport]);
 	}
 	set_defaults(h);
 	mx_text(mx, tab, "description", &h->description);
@@ -308,18 +325,22 @@ static void check_pair(struct mx *mx, struct matrix_host *a,
 
 	if (!a->address || !b->address || !strchr(a->address, '/') ||
 	    !strchr(b->address, '/')) {
-		mx_err(mx, pos, "link: hosts '%s' and '%s' are linked by a veth "
+		mx_err(mx, pos,
+		       "link: hosts '%s' and '%s' are linked by a veth "
 		       "pair, so both need an address with a prefix length",
 		       a->name, b->name);
 		return;
 	}
 	if (!cidr__same_net(a->address, b->address, &same_addr))
-		mx_err(mx, pos, "link: hosts '%s' (%s) and '%s' (%s) are "
-		       "linked but not in one subnet", a->name, a->address,
-		       b->name, b->address);
+		mx_err(mx, pos,
+		       "link: hosts '%s' (%s) and '%s' (%s) are "
+		       "linked but not in one subnet",
+		       a->name, a->address, b->name, b->address);
 	else if (same_addr)
-		mx_err(mx, pos, "link: hosts '%s' and '%s' have the same "
-		       "address %s", a->name, b->name, a->address);
+		mx_err(mx, pos,
+		       "link: hosts '%s' and '%s' have the same "
+		       "address %s",
+		       a->name, b->name, a->address);
 }
 
 static void resolve_links(struct mx *mx)
@@ -345,15 +366,20 @@ static void resolve_links(struct mx *mx)
 			continue;
 		o = &m->hosts[idx];
 		if (o == h) {
-			mx_err(mx, v->pos, "link: host '%s' cannot be linked "
-			       "to itself", h->name);
+			mx_err(mx, v->pos,
+			       "link: host '%s' cannot be linked "
+			       "to itself",
+			       h->name);
 		} else if (o->transport == HOST_SSH) {
-			mx_err(mx, v->pos, "link: host '%s' is reached by ssh; "
+			mx_err(mx, v->pos,
+			       "link: host '%s' is reached by ssh; "
 			       "a veth pair links hosts of this machine",
 			       o->name);
 		} else if (o->has_link && o->link != (size_t)i) {
-			mx_err(mx, v->pos, "link: host '%s' is already linked "
-			       "to '%s'", o->name, m->hosts[o->link].name);
+			mx_err(mx, v->pos,
+			       "link: host '%s' is already linked "
+			       "to '%s'",
+			       o->name, m->hosts[o->link].name);
 		} else {
 			h->link = idx;
 			h->has_link = true;
@@ -376,7 +402,8 @@ static void check_unique(struct mx *mx)
 
 		if (h->transport == HOST_LOCAL) {
 			if (local >= 0) {
-				mx_err(mx, h->pos, "hosts '%s' and '%s' are both "
+				mx_err(mx, h->pos,
+				       "hosts '%s' and '%s' are both "
 				       "this machine (transport 'local')",
 				       m->hosts[local].name, h->name);
 				mx_note(mx, m->hosts[local].pos,
@@ -386,16 +413,18 @@ static void check_unique(struct mx *mx)
 			local = i;
 		}
 		if (h->transport == HOST_NETNS && !h->has_link)
-			mx_err(mx, h->pos, "host '%s' is a namespace linked to "
+			mx_err(mx, h->pos,
+			       "host '%s' is a namespace linked to "
 			       "nothing; set link to the host at the other end "
-			       "of its veth pair", h->name);
+			       "of its veth pair",
+			       h->name);
 		for (j = 0; h->netns && j < i; j++) {
 			if (m->hosts[j].netns &&
 			    !strcmp(m->hosts[j].netns, h->netns)) {
 				mx_err(mx, mx_val_pos(h->src, "netns", h->pos),
 				       "hosts '%s' and '%s' use the same "
-				       "namespace '%s'", m->hosts[j].name,
-				       h->name, h->netns);
+				       "namespace '%s'",
+				       m->hosts[j].name, h->name, h->netns);
 				mx_note(mx, m->hosts[j].pos,
 					"host '%s' is defined here",
 					m->hosts[j].name);
@@ -418,8 +447,9 @@ void matrix__parse_hosts(struct mx *mx, const struct toml_value *v)
 		struct matrix_host *h;
 
 		if (why || strlen(kv->key) != kv->keylen) {
-			mx_err(mx, kv->pos, "host name '%s' is not a safe name: %s",
-			       kv->key, why ? why : "it holds a NUL byte");
+			mx_err(mx, kv->pos,
+			       "host name '%s' is not a safe name: %s", kv->key,
+			       why ? why : "it holds a NUL byte");
 			continue;
 		}
 		if (!mx_is(mx, kv->val, TOML_TABLE, kv->key))

@@ -25,8 +25,10 @@ struct mx {
 };
 
 #define mx_err(mx, pos, ...) config_errors__add((mx)->errs, (pos), __VA_ARGS__)
-#define mx_warn(mx, pos, ...) config_errors__warn((mx)->errs, (pos), __VA_ARGS__)
-#define mx_note(mx, pos, ...) config_errors__note((mx)->errs, (pos), __VA_ARGS__)
+#define mx_warn(mx, pos, ...) \
+	config_errors__warn((mx)->errs, (pos), __VA_ARGS__)
+#define mx_note(mx, pos, ...) \
+	config_errors__note((mx)->errs, (pos), __VA_ARGS__)
 
 /* Report every key of @tab not in @allowed, with a suggestion. */
 void mx_check_keys(struct mx *mx, const struct toml_value *tab,
@@ -58,18 +60,18 @@ int mx_text(struct mx *mx, const struct toml_value *tab, const char *key,
 
 /* What a string may be, for mx_string() and mx_strings(). */
 enum mx_kind {
-	MX_NAME,	/* name_is_safe(), not starting with '-' */
-	MX_IFNAME,	/* a network interface name */
-	MX_PATH,	/* a local path; resolved against the matrix folder */
-	MX_KARG,	/* one kernel command-line argument */
-	MX_ARGV,	/* one element of a command's argument vector */
-	MX_HOSTADDR,	/* a host name or IP address for ssh */
-	MX_IP,		/* an IPv4 or IPv6 address */
-	MX_CIDR,	/* an address with its prefix length */
-	MX_REVISION,	/* a git revision */
-	MX_RELEASE,	/* a kernel release string */
-	MX_EVENT,	/* a perf event name */
-	MX_PREFIX,	/* a CROSS_COMPILE prefix */
+	MX_NAME,     /* name_is_safe(), not starting with '-' */
+	MX_IFNAME,   /* a network interface name */
+	MX_PATH,     /* a local path; resolved against the matrix folder */
+	MX_KARG,     /* one kernel command-line argument */
+	MX_ARGV,     /* one element of a command's argument vector */
+	MX_HOSTADDR, /* a host name or IP address for ssh */
+	MX_IP,	     /* an IPv4 or IPv6 address */
+	MX_CIDR,     /* an address with its prefix length */
+	MX_REVISION, /* a git revision */
+	MX_RELEASE,  /* a kernel release string */
+	MX_EVENT,    /* a perf event name */
+	MX_PREFIX,   /* a CROSS_COMPILE prefix */
 };
 
 int mx_string(struct mx *mx, const struct toml_value *tab, const char *key,

@@ -10,21 +10,21 @@
 #include "units.h"
 #include "util.h"
 
-#define IPERF3_MAX_STREAMS 128		/* MAX_STREAMS */
-#define IPERF3_MAX_TCP_LEN (1U << 20)	/* MAX_BLOCKSIZE */
-#define IPERF3_MAX_UDP_LEN 65507	/* MAX_UDP_BLOCKSIZE */
-#define IPERF3_MAX_WINDOW (512U << 20)	/* MAX_TCP_BUFFER */
-#define IPERF3_MAX_MSS 9216		/* MAX_MSS */
+#define IPERF3_MAX_STREAMS 128		      /* MAX_STREAMS */
+#define IPERF3_MAX_TCP_LEN (1U << 20)	      /* MAX_BLOCKSIZE */
+#define IPERF3_MAX_UDP_LEN 65507	      /* MAX_UDP_BLOCKSIZE */
+#define IPERF3_MAX_WINDOW (512U << 20)	      /* MAX_TCP_BUFFER */
+#define IPERF3_MAX_MSS 9216		      /* MAX_MSS */
 #define IPERF3_MAX_DURATION (86400 * 1000ULL) /* MAX_TIME */
-#define IPERF3_MAX_OMIT (600 * 1000ULL)	/* MAX_OMIT_TIME */
+#define IPERF3_MAX_OMIT (600 * 1000ULL)	      /* MAX_OMIT_TIME */
 #define MAX_PROCESSES 64
 #define MAX_CPU 4095
 
 static const char *const iperf3_keys[] = {
-	"protocol", "streams",	"processes", "duration",   "omit",
-	"reverse",  "bidir",	"length",    "window",	   "bitrate",
-	"congestion", "zerocopy", "mss",     "no_delay",   "port",
-	"affinity", NULL,
+	"protocol",   "streams",  "processes", "duration", "omit",
+	"reverse",    "bidir",	  "length",    "window",   "bitrate",
+	"congestion", "zerocopy", "mss",       "no_delay", "port",
+	"affinity",   NULL,
 };
 
 static void iperf3__release(struct matrix_workload *w)
@@ -69,8 +69,10 @@ static void parse_cpus(struct mx *mx, const struct toml_value *tab,
 		if (cpu < 0)
 			return;
 		if (processes > 1) {
-			mx_err(mx, v->pos, "%s: %u processes need one CPU each, "
-			       "like [2, 3]", key, processes);
+			mx_err(mx, v->pos,
+			       "%s: %u processes need one CPU each, "
+			       "like [2, 3]",
+			       key, processes);
 			return;
 		}
 		out->cpus = xcalloc(1, sizeof(int));
@@ -79,15 +81,16 @@ static void parse_cpus(struct mx *mx, const struct toml_value *tab,
 		return;
 	}
 	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos, "%s: expected a CPU number or a list of them",
-		       key);
+		mx_err(mx, v->pos,
+		       "%s: expected a CPU number or a list of them", key);
 		return;
 	}
 	n = v->u.arr.n;
 	if (n != processes) {
-		mx_err(mx, v->pos, "%s: %zu CPUs for %u process%s; give one "
-		       "per process", key, n, processes,
-		       processes == 1 ? "" : "es");
+		mx_err(mx, v->pos,
+		       "%s: %zu CPUs for %u process%s; give one "
+		       "per process",
+		       key, n, processes, processes == 1 ? "" : "es");
 		return;
 	}
 	out->cpus = xcalloc(n, sizeof(int));
@@ -128,9 +131,10 @@ static void whole_seconds(struct mx *mx, const struct toml_value *tab,
 	if (!pos.line)
 		return;
 	if (ms % 1000)
-		mx_err(mx, pos, "%s: %s is not a whole number of seconds, "
-		       "which iperf3 needs", key,
-		       units__format_duration(ms, a, sizeof(a)));
+		mx_err(mx, pos,
+		       "%s: %s is not a whole number of seconds, "
+		       "which iperf3 needs",
+		       key, units__format_duration(ms, a, sizeof(a)));
 	else if (ms < min || ms > max)
 		mx_err(mx, pos, "%s: %s is out of range (%s..%s)", key,
 		       units__format_duration(ms, a, sizeof(a)),
@@ -158,8 +162,8 @@ static void check_sizes(struct mx *mx, struct matrix_workload *w,
 			const struct toml_value *tab)
 {
 	struct matrix_iperf3 *p = &w->u.iperf3;
-	uint64_t max_len = p->protocol == PROTO_UDP ? IPERF3_MAX_UDP_LEN
-						    : IPERF3_MAX_TCP_LEN;
+	uint64_t max_len = p->protocol == PROTO_UDP ? IPERF3_MAX_UDP_LEN :
+						      IPERF3_MAX_TCP_LEN;
 	char buf[UNITS_FMT_MAX];
 
 	if (mx_size(mx, tab, "length", &p->length) > 0 &&
@@ -177,9 +181,11 @@ static void check_sizes(struct mx *mx, struct matrix_workload *w,
 	if (mx_bitrate(mx, tab, "bitrate", &p->bitrate) > 0)
 		p->has_bitrate = true;
 	else if (p->protocol == PROTO_UDP && !toml_table__get(tab, "bitrate"))
-		mx_warn(mx, w->pos, "workload '%s': UDP without bitrate runs "
+		mx_warn(mx, w->pos,
+			"workload '%s': UDP without bitrate runs "
 			"at iperf3's default of 1 Mbit/s; set bitrate "
-			"(\"0\" for unlimited)", w->name);
+			"(\"0\" for unlimited)",
+			w->name);
 }
 
 static void iperf3__parse(struct mx *mx, struct matrix_workload *w,
@@ -217,7 +223,8 @@ static void iperf3__parse(struct mx *mx, struct matrix_workload *w,
 	mx_bool(mx, tab, "bidir", &p->bidir);
 	bidir = mx_key_pos(tab, "bidir", w->pos);
 	if (p->reverse && p->bidir)
-		mx_err(mx, bidir, "bidir: reverse and bidir exclude each other "
+		mx_err(mx, bidir,
+		       "bidir: reverse and bidir exclude each other "
 		       "(bidir already sends both ways)");
 	check_sizes(mx, w, tab);
 	mx_string(mx, tab, "congestion", MX_NAME, &p->congestion);

@@ -10,13 +10,14 @@
 #include "util.h"
 
 static const char *const kind_names[] = {
-	[KERNEL_RUNNING] = "running", [KERNEL_IMAGE] = "image",
+	[KERNEL_RUNNING] = "running",
+	[KERNEL_IMAGE] = "image",
 	[KERNEL_BUILD] = "build",
 };
 
 /* The kernel's own ARCH= names. */
-static const char *const arch_names[] = { "x86_64", "x86", "arm64", "arm",
-					  "riscv", "powerpc", "s390", NULL };
+static const char *const arch_names[] = { "x86_64", "x86",     "arm64", "arm",
+					  "riscv",  "powerpc", "s390",	NULL };
 
 const char *kernel_kind__name(enum kernel_kind k)
 {
@@ -64,8 +65,9 @@ static void parse_arch(struct mx *mx, struct matrix_build *b,
 static void parse_build(struct mx *mx, struct matrix_kernel *k,
 			const struct toml_value *tab)
 {
-	static const char *const keys[] = { "tree", "base", "patches", "config",
-					    "fragments", "arch",
+	static const char *const keys[] = { "tree",	     "base",
+					    "patches",	     "config",
+					    "fragments",     "arch",
 					    "cross_compile", NULL };
 	struct matrix_build *b = &k->build;
 	char where[96];
@@ -76,8 +78,10 @@ static void parse_build(struct mx *mx, struct matrix_kernel *k,
 	mx_check_keys(mx, tab, keys, where);
 	if (!mx_string(mx, tab, "tree", MX_PATH, &b->tree) &&
 	    !toml_table__get(tab, "tree"))
-		mx_err(mx, tab->pos, "missing key 'tree' in %s (the kernel "
-		       "source tree to build from)", where);
+		mx_err(mx, tab->pos,
+		       "missing key 'tree' in %s (the kernel "
+		       "source tree to build from)",
+		       where);
 	mx_string(mx, tab, "base", MX_REVISION, &b->base);
 	mx_strings(mx, tab, "patches", MX_PATH, &b->patches, &b->nr_patches);
 	mx_string(mx, tab, "config", MX_PATH, &b->config);
@@ -90,9 +94,9 @@ static void parse_build(struct mx *mx, struct matrix_kernel *k,
 static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 			 const struct toml_value *tab)
 {
-	static const char *const keys[] = { "name", "description", "image",
-					    "initrd", "cmdline", "release",
-					    "build", NULL };
+	static const char *const keys[] = { "name",   "description", "image",
+					    "initrd", "cmdline",     "release",
+					    "build",  NULL };
 	const struct toml_value *build = toml_table__get(tab, "build");
 	char where[96];
 
@@ -107,17 +111,20 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 		parse_build(mx, k, build);
 
 	if (toml_table__get(tab, "image") && build) {
-		mx_err(mx, build->pos, "kernel '%s' has both an image and a "
-		       "build recipe; give one", k->name);
+		mx_err(mx, build->pos,
+		       "kernel '%s' has both an image and a "
+		       "build recipe; give one",
+		       k->name);
 		return;
 	}
-	k->kind = toml_table__get(tab, "image") ? KERNEL_IMAGE
-		  : build			   ? KERNEL_BUILD
-						   : KERNEL_RUNNING;
+	k->kind = toml_table__get(tab, "image") ? KERNEL_IMAGE :
+		  build				? KERNEL_BUILD :
+						  KERNEL_RUNNING;
 	if (k->kind == KERNEL_RUNNING &&
 	    (toml_table__get(tab, "initrd") || toml_table__get(tab, "cmdline")))
-		mx_err(mx, mx_key_pos(tab, "initrd", mx_key_pos(tab, "cmdline",
-								k->pos)),
+		mx_err(mx,
+		       mx_key_pos(tab, "initrd",
+				  mx_key_pos(tab, "cmdline", k->pos)),
 		       "kernel '%s' has no image, so it is the running kernel, "
 		       "booted as it is; initrd and cmdline need an image",
 		       k->name);
@@ -142,7 +149,8 @@ static void check_unique(struct mx *mx)
 
 	for (i = 0; i < m->nr_kernels; i++) {
 		for (j = 0; j < i; j++) {
-			struct matrix_kernel *a = &m->kernels[j], *b = &m->kernels[i];
+			struct matrix_kernel *a = &m->kernels[j],
+					     *b = &m->kernels[i];
 
 			if (!strcmp(a->name, b->name)) {
 				mx_err(mx, mx_val_pos(b->src, "name", b->pos),
@@ -154,9 +162,10 @@ static void check_unique(struct mx *mx)
 			}
 			if (a->kind == KERNEL_RUNNING &&
 			    b->kind == KERNEL_RUNNING) {
-				mx_err(mx, b->pos, "kernels '%s' and '%s' are "
-				       "both the running kernel", a->name,
-				       b->name);
+				mx_err(mx, b->pos,
+				       "kernels '%s' and '%s' are "
+				       "both the running kernel",
+				       a->name, b->name);
 				break;
 			}
 		}
@@ -173,14 +182,15 @@ void matrix__parse_kernels(struct mx *mx, const struct toml_value *v)
 		return;
 	}
 	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos, "kernels: expected an array of tables "
-		       "([[kernels]]), found %s", v->type == TOML_TABLE
-							  ? "a table"
-							  : "another type");
+		mx_err(mx, v->pos,
+		       "kernels: expected an array of tables "
+		       "([[kernels]]), found %s",
+		       v->type == TOML_TABLE ? "a table" : "another type");
 		return;
 	}
 	if (!v->u.arr.n) {
-		mx_err(mx, v->pos, "kernels: the list is empty; leave it out to "
+		mx_err(mx, v->pos,
+		       "kernels: the list is empty; leave it out to "
 		       "run the booted kernel");
 		return;
 	}

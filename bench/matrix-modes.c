@@ -10,7 +10,7 @@
 #include "util.h"
 
 static const char *const group_type_names[] = {
-	[GROUP_TYPE_UNSET] = "", [GROUP_TYPE_DMA] = "DMA",
+	[GROUP_TYPE_UNSET] = "",	[GROUP_TYPE_DMA] = "DMA",
 	[GROUP_TYPE_DMA_FQ] = "DMA-FQ", [GROUP_TYPE_IDENTITY] = "identity",
 	[GROUP_TYPE_AUTO] = "auto",
 };
@@ -18,12 +18,12 @@ static const char *const group_type_names[] = {
 static const char *const group_type_values[] = { "DMA", "DMA-FQ", "identity",
 						 "auto", NULL };
 
-static const char *const method_names[] = { "auto", "sysfs", "kexec", "grub",
-					    "none", NULL };
+static const char *const method_names[] = { "auto", "sysfs", "kexec",
+					    "grub", "none",  NULL };
 
 static const char *const apply_names[] = {
-	[APPLY_NONE] = "none", [APPLY_SYSFS] = "sysfs",
-	[APPLY_KEXEC] = "kexec", [APPLY_GRUB] = "grub",
+	[APPLY_NONE] = "none",	     [APPLY_SYSFS] = "sysfs",
+	[APPLY_KEXEC] = "kexec",     [APPLY_GRUB] = "grub",
 	[APPLY_RESTART] = "restart",
 };
 
@@ -123,9 +123,11 @@ static void parse_builtin(struct mx *mx, struct matrix_mode *md,
 	mx_text(mx, tab, "description", &md->description);
 	if (gt && mx_enum(mx, tab, "group_type", group_type_values, &g) > 0 &&
 	    g + 1 != (int)md->group_type)
-		mx_err(mx, gt->pos, "group_type: built-in mode '%s' is %s; "
-		       "define a mode of another name for %s", md->name,
-		       group_type__name(md->group_type), gt->u.str.ptr);
+		mx_err(mx, gt->pos,
+		       "group_type: built-in mode '%s' is %s; "
+		       "define a mode of another name for %s",
+		       md->name, group_type__name(md->group_type),
+		       gt->u.str.ptr);
 }
 
 static void parse_custom(struct mx *mx, struct matrix_mode *md,
@@ -148,9 +150,11 @@ static void parse_custom(struct mx *mx, struct matrix_mode *md,
 		return;
 	if (!toml_table__get(tab, "cmdline") &&
 	    !toml_table__get(tab, "group_type"))
-		mx_err(mx, md->pos, "mode '%s' sets neither cmdline nor "
+		mx_err(mx, md->pos,
+		       "mode '%s' sets neither cmdline nor "
 		       "group_type, so there is nothing to apply (method = "
-		       "\"none\" if you arrange it yourself)", md->name);
+		       "\"none\" if you arrange it yourself)",
+		       md->name);
 	else if (md->method == METHOD_SYSFS &&
 		 md->group_type == GROUP_TYPE_UNSET)
 		mx_err(mx, mx_val_pos(tab, "method", md->pos),
@@ -160,7 +164,8 @@ static void parse_custom(struct mx *mx, struct matrix_mode *md,
 		 !md->nr_cmdline)
 		mx_err(mx, mx_val_pos(tab, "method", md->pos),
 		       "method: '%s' boots with the mode's cmdline, and mode "
-		       "'%s' has none", method_names[md->method], md->name);
+		       "'%s' has none",
+		       method_names[md->method], md->name);
 }
 
 void matrix__parse_modes(struct mx *mx, const struct toml_value *v)
@@ -178,8 +183,9 @@ void matrix__parse_modes(struct mx *mx, const struct toml_value *v)
 		long idx;
 
 		if (why || strlen(kv->key) != kv->keylen) {
-			mx_err(mx, kv->pos, "mode name '%s' is not a safe name: %s",
-			       kv->key, why ? why : "it holds a NUL byte");
+			mx_err(mx, kv->pos,
+			       "mode name '%s' is not a safe name: %s", kv->key,
+			       why ? why : "it holds a NUL byte");
 			continue;
 		}
 		if (!mx_is(mx, kv->val, TOML_TABLE, kv->key))
@@ -236,11 +242,11 @@ enum mode_apply matrix__apply(const struct matrix_host *host,
 	case METHOD_SYSFS:
 		return APPLY_SYSFS;
 	case METHOD_KEXEC:
-		return host->transport == HOST_QEMU ? APPLY_RESTART
-						    : APPLY_KEXEC;
+		return host->transport == HOST_QEMU ? APPLY_RESTART :
+						      APPLY_KEXEC;
 	case METHOD_GRUB:
-		return host->transport == HOST_QEMU ? APPLY_RESTART
-						    : APPLY_GRUB;
+		return host->transport == HOST_QEMU ? APPLY_RESTART :
+						      APPLY_GRUB;
 	case METHOD_AUTO:
 		break;
 	}

@@ -6,8 +6,8 @@
 #include "matrix-internal.h"
 #include "util.h"
 
-static const char *const order_names[] = { "grouped", "interleaved",
-					   "random", NULL };
+static const char *const order_names[] = { "grouped", "interleaved", "random",
+					   NULL };
 
 const char *matrix_order__name(enum matrix_order o)
 {
@@ -55,7 +55,8 @@ static void parse_modes(struct mx *mx, const struct toml_value *v)
 		return;
 	}
 	if (!v->u.arr.n) {
-		mx_err(mx, v->pos, "modes: the list is empty; leave it out to "
+		mx_err(mx, v->pos,
+		       "modes: the list is empty; leave it out to "
 		       "run strict, lazy and passthrough");
 		return;
 	}
@@ -95,15 +96,17 @@ static void set_name(struct mx *mx, const struct toml_value *tab)
 	/* The name reaches paths and the store: the file name must pass too. */
 	r->name = name_from_path(mx->m->path);
 	if (mx_kind__check(MX_NAME, r->name))
-		mx_err(mx, r->pos, "the run has no name and the file name '%s' "
-		       "is not a safe one; set name in [run]", r->name);
+		mx_err(mx, r->pos,
+		       "the run has no name and the file name '%s' "
+		       "is not a safe one; set name in [run]",
+		       r->name);
 }
 
 void matrix__parse_run(struct mx *mx, const struct toml_value *tab)
 {
 	static const char *const keys[] = {
-		"name",	 "description", "repetitions", "warmup", "order",
-		"seed",	 "cooldown",	"db",	       "modes",	 NULL,
+		"name", "description", "repetitions", "warmup", "order",
+		"seed", "cooldown",    "db",	      "modes",	NULL,
 	};
 	struct matrix_run *r = &mx->m->run;
 	const struct toml_value *modes = NULL;
@@ -123,7 +126,8 @@ void matrix__parse_run(struct mx *mx, const struct toml_value *tab)
 		mx_text(mx, tab, "description", &r->description);
 		/* n = 3 per side gives p >= 0.1 at best: no verdict possible. */
 		if (mx_uint32(mx, tab, "repetitions", 1, MATRIX_MAX_REPETITIONS,
-			      &r->repetitions) > 0 && r->repetitions < 4)
+			      &r->repetitions) > 0 &&
+		    r->repetitions < 4)
 			mx_warn(mx, mx_val_pos(tab, "repetitions", r->pos),
 				"repetitions: with fewer than 4, no difference "
 				"can reach p < 0.05 (Mann-Whitney U)");

@@ -14,7 +14,7 @@ static const struct workload_type_ops *const types[] = {
 };
 
 static const char *const common_keys[] = { "name", "type", "description",
-					    "server", "client" };
+					   "server", "client" };
 
 uint64_t matrix_workload__trial_ms(const struct matrix_workload *w)
 {
@@ -56,8 +56,10 @@ static long host_ref(struct mx *mx, const struct toml_value *tab,
 	size_t i;
 
 	if (!v) {
-		mx_err(mx, w->pos, "missing key '%s' in workload '%s' (a host "
-		       "name)", key, w->name);
+		mx_err(mx, w->pos,
+		       "missing key '%s' in workload '%s' (a host "
+		       "name)",
+		       key, w->name);
 		return -1;
 	}
 	if (mx_string(mx, tab, key, MX_NAME, &name) <= 0)
@@ -89,27 +91,32 @@ static void check_ends(struct mx *mx, struct matrix_workload *w,
 	struct toml_pos cpos = mx_val_pos(tab, "client", w->pos);
 
 	if (s == c) {
-		mx_err(mx, cpos, "client: workload '%s' has host '%s' as both "
+		mx_err(mx, cpos,
+		       "client: workload '%s' has host '%s' as both "
 		       "server and client; the load must cross a link",
 		       w->name, hs->name);
 		return;
 	}
 	if (hs->role == ROLE_SUT && hc->role == ROLE_SUT) {
-		mx_err(mx, cpos, "client: hosts '%s' and '%s' are both SUTs; a "
-		       "workload measures one SUT against a peer", hs->name,
-		       hc->name);
+		mx_err(mx, cpos,
+		       "client: hosts '%s' and '%s' are both SUTs; a "
+		       "workload measures one SUT against a peer",
+		       hs->name, hc->name);
 		return;
 	}
 	if (hs->role != ROLE_SUT && hc->role != ROLE_SUT) {
-		mx_err(mx, w->pos, "workload '%s' runs between two peers ('%s' "
+		mx_err(mx, w->pos,
+		       "workload '%s' runs between two peers ('%s' "
 		       "and '%s'); one end must be a host with role = \"sut\"",
 		       w->name, hs->name, hc->name);
 		return;
 	}
 	if (!reachable(hs, c, hc, s))
-		mx_err(mx, cpos, "client: host '%s' cannot reach host '%s': a "
+		mx_err(mx, cpos,
+		       "client: host '%s' cannot reach host '%s': a "
 		       "namespace or VM reaches only the host at the other "
-		       "end of its link", hc->name, hs->name);
+		       "end of its link",
+		       hc->name, hs->name);
 	w->server = s;
 	w->client = c;
 	w->sut = hs->role == ROLE_SUT ? s : c;
@@ -146,14 +153,15 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 	size_t i, j;
 
 	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos, "workloads: expected an array of tables "
-		       "([[workloads]]), found %s", v->type == TOML_TABLE
-							    ? "a table"
-							    : "another type");
+		mx_err(mx, v->pos,
+		       "workloads: expected an array of tables "
+		       "([[workloads]]), found %s",
+		       v->type == TOML_TABLE ? "a table" : "another type");
 		return;
 	}
 	if (!v->u.arr.n) {
-		mx_err(mx, v->pos, "workloads: the list is empty: nothing to "
+		mx_err(mx, v->pos,
+		       "workloads: the list is empty: nothing to "
 		       "run");
 		return;
 	}
@@ -169,8 +177,8 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 		w->src = tab;
 		if (mx_string(mx, tab, "name", MX_NAME, &w->name) <= 0) {
 			if (!toml_table__get(tab, "name"))
-				mx_err(mx, tab->pos, "workload #%zu has no name",
-				       i + 1);
+				mx_err(mx, tab->pos,
+				       "workload #%zu has no name", i + 1);
 			w->name = xasprintf("#%zu", i + 1);
 			parse_workload(mx, w, tab);
 			matrix_workload__release(w);

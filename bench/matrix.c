@@ -11,8 +11,8 @@
 #include "matrix-internal.h"
 #include "util.h"
 
-static const char *const sections[] = { "run",	     "hosts",	"kernels",
-					"modes",     "workloads", "collect",
+static const char *const sections[] = { "run",	 "hosts",     "kernels",
+					"modes", "workloads", "collect",
 					NULL };
 
 static char *dir_of(const char *path)
@@ -69,13 +69,15 @@ static void parse_sections(struct mx *mx)
 	if (hosts)
 		matrix__parse_hosts(mx, hosts);
 	else
-		mx_err(mx, (struct toml_pos){ 0 }, "no [hosts.NAME] section: "
+		mx_err(mx, (struct toml_pos){ 0 },
+		       "no [hosts.NAME] section: "
 		       "a matrix needs a SUT and a peer");
 	matrix__parse_kernels(mx, toml_table__get(root, "kernels"));
 	if (wl)
 		matrix__parse_workloads(mx, wl);
 	else
-		mx_err(mx, (struct toml_pos){ 0 }, "no [[workloads]]: nothing "
+		mx_err(mx, (struct toml_pos){ 0 },
+		       "no [[workloads]]: nothing "
 		       "to run");
 	matrix__parse_collect(mx, toml_table__get(root, "collect"));
 	matrix__parse_run(mx, toml_table__get(root, "run"));
@@ -123,7 +125,8 @@ int matrix__load(const char *path, struct matrix **mp,
 	ret = read_file(path, &buf, &len);
 	if (ret) {
 		config_errors__add(errs, (struct toml_pos){ 0 },
-				   "cannot read the matrix: %s", strerror(-ret));
+				   "cannot read the matrix: %s",
+				   strerror(-ret));
 		return ret;
 	}
 	ret = matrix__load_buf(path, buf, len, mp, errs);
@@ -131,15 +134,15 @@ int matrix__load(const char *path, struct matrix **mp,
 	return ret;
 }
 
-#define DEFINE_FIND(what, arr, nr)                                            \
-	long matrix__find_##what(const struct matrix *m, const char *name)    \
-	{                                                                     \
-		size_t i;                                                     \
-                                                                              \
-		for (i = 0; i < m->nr; i++)                                   \
-			if (!strcmp(m->arr[i].name, name))                    \
-				return i;                                     \
-		return -1;                                                    \
+#define DEFINE_FIND(what, arr, nr)                                         \
+	long matrix__find_##what(const struct matrix *m, const char *name) \
+	{                                                                  \
+		size_t i;                                                  \
+                                                                           \
+		for (i = 0; i < m->nr; i++)                                \
+			if (!strcmp(m->arr[i].name, name))                 \
+				return i;                                  \
+		return -1;                                                 \
 	}
 
 DEFINE_FIND(host, hosts, nr_hosts)

@@ -29,20 +29,20 @@
 #define MATRIX_MAX_WARMUP 100
 
 enum matrix_order {
-	ORDER_GROUPED,		/* fewest mode switches and reboots */
-	ORDER_INTERLEAVED,	/* a round over every state per repetition */
-	ORDER_RANDOM,		/* shuffled per host, reproducible by seed */
+	ORDER_GROUPED,	   /* fewest mode switches and reboots */
+	ORDER_INTERLEAVED, /* a round over every state per repetition */
+	ORDER_RANDOM,	   /* shuffled per host, reproducible by seed */
 };
 
 struct matrix_run {
 	char *name;
 	char *description;
 	unsigned int repetitions;
-	unsigned int warmup;	/* unrecorded trials after each state change */
+	unsigned int warmup; /* unrecorded trials after each state change */
 	enum matrix_order order;
 	uint64_t seed;
-	uint64_t cooldown_ms;	/* between two trials on a host */
-	char *db;		/* NULL: the tool's default (see global__db_path) */
+	uint64_t cooldown_ms; /* between two trials on a host */
+	char *db; /* NULL: the tool's default (see global__db_path) */
 	/* The modes to run, in order: indexes into matrix.modes. */
 	size_t *modes;
 	size_t nr_modes;
@@ -57,7 +57,7 @@ enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
 
 /* The VM a qemu host is; the testbed issue adds what it needs. */
 struct matrix_qemu {
-	uint64_t memory;	/* bytes */
+	uint64_t memory; /* bytes */
 	unsigned int cpus;
 	enum qemu_accel accel;
 };
@@ -73,18 +73,18 @@ struct matrix_host {
 	 * local: the address others reach it at, CIDR when linked.
 	 */
 	char *address;
-	char *data_address;	/* ssh: where iperf3 connects; NULL: address */
-	char *user;		/* ssh; NULL: whatever ssh's config says */
-	unsigned int port;	/* ssh; 0: whatever ssh's config says */
-	char *nic;		/* the interface under test, on the host */
+	char *data_address; /* ssh: where iperf3 connects; NULL: address */
+	char *user;	    /* ssh; NULL: whatever ssh's config says */
+	unsigned int port;  /* ssh; 0: whatever ssh's config says */
+	char *nic;	    /* the interface under test, on the host */
 	bool allow_reboot;
 	enum host_reboot reboot; /* how it boots another kernel or cmdline */
-	char **power_cycle;	/* argv run on the controller; NULL-terminated */
+	char **power_cycle; /* argv run on the controller; NULL-terminated */
 	size_t nr_power_cycle;
 	uint64_t boot_timeout_ms;
 	uint64_t boot_estimate_ms; /* for the plan's time estimate */
-	char *netns;		/* netns: the namespace's name */
-	size_t link;		/* netns/local/qemu: index of the veth peer */
+	char *netns;		   /* netns: the namespace's name */
+	size_t link; /* netns/local/qemu: index of the veth peer */
 	bool has_link;
 	struct matrix_qemu qemu;
 	struct toml_pos pos;
@@ -92,21 +92,21 @@ struct matrix_host {
 };
 
 enum kernel_kind {
-	KERNEL_RUNNING,		/* whatever the host has booted */
-	KERNEL_IMAGE,		/* a prebuilt image (+ initrd) to boot */
-	KERNEL_BUILD,		/* built from a tree + patches by `kernel build` */
+	KERNEL_RUNNING, /* whatever the host has booted */
+	KERNEL_IMAGE,	/* a prebuilt image (+ initrd) to boot */
+	KERNEL_BUILD,	/* built from a tree + patches by `kernel build` */
 };
 
 struct matrix_build {
-	char *tree;		/* kernel source (git) tree, on the controller */
-	char *base;		/* git revision to start from; NULL: HEAD */
-	char **patches;		/* applied in order with git am */
+	char *tree;	/* kernel source (git) tree, on the controller */
+	char *base;	/* git revision to start from; NULL: HEAD */
+	char **patches; /* applied in order with git am */
 	size_t nr_patches;
-	char *config;		/* base .config; NULL: defconfig */
-	char **fragments;	/* merged on top, in order */
+	char *config;	  /* base .config; NULL: defconfig */
+	char **fragments; /* merged on top, in order */
 	size_t nr_fragments;
-	char *arch;		/* kernel ARCH=; NULL: the controller's */
-	char *cross_compile;	/* CROSS_COMPILE= prefix; NULL: none */
+	char *arch;	     /* kernel ARCH=; NULL: the controller's */
+	char *cross_compile; /* CROSS_COMPILE= prefix; NULL: none */
 };
 
 struct matrix_kernel {
@@ -115,9 +115,9 @@ struct matrix_kernel {
 	enum kernel_kind kind;
 	char *image;
 	char *initrd;
-	char **cmdline;		/* extra arguments, one per element */
+	char **cmdline; /* extra arguments, one per element */
 	size_t nr_cmdline;
-	char *release;		/* `uname -r` expected after boot; NULL: any */
+	char *release; /* `uname -r` expected after boot; NULL: any */
 	struct matrix_build build;
 	struct toml_pos pos;
 	const struct toml_value *src;
@@ -125,10 +125,10 @@ struct matrix_kernel {
 
 enum group_type {
 	GROUP_TYPE_UNSET,
-	GROUP_TYPE_DMA,		/* strict */
-	GROUP_TYPE_DMA_FQ,	/* lazy: flush queue */
-	GROUP_TYPE_IDENTITY,	/* passthrough */
-	GROUP_TYPE_AUTO,	/* the kernel's default */
+	GROUP_TYPE_DMA,	     /* strict */
+	GROUP_TYPE_DMA_FQ,   /* lazy: flush queue */
+	GROUP_TYPE_IDENTITY, /* passthrough */
+	GROUP_TYPE_AUTO,     /* the kernel's default */
 };
 
 enum mode_method {
@@ -136,7 +136,7 @@ enum mode_method {
 	METHOD_SYSFS,
 	METHOD_KEXEC,
 	METHOD_GRUB,
-	METHOD_NONE,		/* the user arranged it; only verified */
+	METHOD_NONE, /* the user arranged it; only verified */
 };
 
 struct matrix_mode {
@@ -159,25 +159,25 @@ struct matrix_mode {
 
 /* How a mode is put in place on a host; see matrix__apply(). */
 enum mode_apply {
-	APPLY_NONE,		/* nothing to do: verify (or only record) */
-	APPLY_SYSFS,		/* write the NIC group's type, no reboot */
-	APPLY_KEXEC,		/* kexec into the kernel with the cmdline */
-	APPLY_GRUB,		/* a one-shot grub entry and a reboot */
-	APPLY_RESTART,		/* restart the VM (qemu) with the cmdline */
+	APPLY_NONE,    /* nothing to do: verify (or only record) */
+	APPLY_SYSFS,   /* write the NIC group's type, no reboot */
+	APPLY_KEXEC,   /* kexec into the kernel with the cmdline */
+	APPLY_GRUB,    /* a one-shot grub entry and a reboot */
+	APPLY_RESTART, /* restart the VM (qemu) with the cmdline */
 };
 
 enum workload_type { WORKLOAD_IPERF3 };
 enum iperf3_protocol { PROTO_TCP, PROTO_UDP };
 
 struct iperf3_affinity {
-	int *cpus;		/* one per process; NULL: not pinned */
+	int *cpus; /* one per process; NULL: not pinned */
 	size_t nr;
 };
 
 struct matrix_iperf3 {
 	enum iperf3_protocol protocol;
 	unsigned int streams;	/* -P */
-	unsigned int processes;	/* parallel iperf3 pairs, ports port.. */
+	unsigned int processes; /* parallel iperf3 pairs, ports port.. */
 	uint64_t duration_ms;	/* -t, whole seconds */
 	uint64_t omit_ms;	/* -O, whole seconds */
 	bool reverse;		/* -R: the server sends */
@@ -199,8 +199,8 @@ struct matrix_workload {
 	char *description;
 	enum workload_type type;
 	const struct workload_type_ops *ops;
-	size_t server, client;	/* host indexes */
-	size_t sut;		/* whichever of them is the SUT */
+	size_t server, client; /* host indexes */
+	size_t sut;	       /* whichever of them is the SUT */
 	union {
 		struct matrix_iperf3 iperf3;
 	} u;
@@ -216,7 +216,7 @@ struct mx;
  */
 struct workload_type_ops {
 	const char *name;
-	const char *const *keys;	/* its own keys, NULL-terminated */
+	const char *const *keys; /* its own keys, NULL-terminated */
 	/* Parse the type's keys of @tab into @w (see matrix-internal.h). */
 	void (*parse)(struct mx *mx, struct matrix_workload *w,
 		      const struct toml_value *tab);
@@ -225,15 +225,19 @@ struct workload_type_ops {
 	uint64_t (*trial_ms)(const struct matrix_workload *w);
 };
 
-enum perf_callgraph { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF,
-		      CALLGRAPH_LBR };
+enum perf_callgraph {
+	CALLGRAPH_NONE,
+	CALLGRAPH_FP,
+	CALLGRAPH_DWARF,
+	CALLGRAPH_LBR
+};
 
 struct matrix_collect {
 	struct {
 		bool enabled;
-		char **probes;	/* logical names, "default" expanded */
+		char **probes; /* logical names, "default" expanded */
 		size_t nr_probes;
-		char *device;	/* PCI address or "nic"; NULL: every device */
+		char *device; /* PCI address or "nic"; NULL: every device */
 	} bpf;
 	struct {
 		bool enabled;
@@ -250,15 +254,15 @@ struct matrix_collect {
 };
 
 struct matrix {
-	char *path;		/* as given */
-	char *dir;		/* its folder, for relative paths */
+	char *path; /* as given */
+	char *dir;  /* its folder, for relative paths */
 	struct toml_value *root;
 	struct matrix_run run;
 	struct matrix_host *hosts;
 	size_t nr_hosts;
 	struct matrix_kernel *kernels;
 	size_t nr_kernels;
-	struct matrix_mode *modes;	/* the built-ins first */
+	struct matrix_mode *modes; /* the built-ins first */
 	size_t nr_modes;
 	struct matrix_workload *workloads;
 	size_t nr_workloads;

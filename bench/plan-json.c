@@ -44,8 +44,8 @@ static json_t *run_json(const struct matrix *m, const char *db)
 			 opt_str(r->description), "repetitions",
 			 (int)r->repetitions, "warmup", (int)r->warmup, "order",
 			 matrix_order__name(r->order), "seed",
-			 r->order == ORDER_RANDOM ? json_integer(r->seed)
-						  : json_null(),
+			 r->order == ORDER_RANDOM ? json_integer(r->seed) :
+						    json_null(),
 			 "cooldown_seconds", seconds(r->cooldown_ms), "db", db,
 			 "modes", modes);
 }
@@ -59,19 +59,20 @@ static json_t *hosts_json(const struct matrix *m)
 		const struct matrix_host *h = &m->hosts[i];
 
 		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:s, "
-				     "s:o}",
-				     "name", h->name, "transport",
-				     host_transport__name(h->transport), "role",
-				     host_role__name(h->role), "address",
-				     opt_str(h->address), "nic", opt_str(h->nic),
-				     "link",
-				     opt_str(h->has_link ? m->hosts[h->link].name
-							 : NULL),
-				     "allow_reboot", h->allow_reboot, "reboot",
-				     mode_apply__name(matrix__boot_method(h)),
-				     "boot_estimate_seconds",
-				     seconds(h->boot_estimate_ms)));
+			a,
+			json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:s, "
+				  "s:o}",
+				  "name", h->name, "transport",
+				  host_transport__name(h->transport), "role",
+				  host_role__name(h->role), "address",
+				  opt_str(h->address), "nic", opt_str(h->nic),
+				  "link",
+				  opt_str(h->has_link ? m->hosts[h->link].name :
+							NULL),
+				  "allow_reboot", h->allow_reboot, "reboot",
+				  mode_apply__name(matrix__boot_method(h)),
+				  "boot_estimate_seconds",
+				  seconds(h->boot_estimate_ms)));
 	}
 	return a;
 }
@@ -85,13 +86,13 @@ static json_t *kernels_json(const struct matrix *m)
 		const struct matrix_kernel *k = &m->kernels[i];
 
 		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name",
-				     k->name, "kind", kernel_kind__name(k->kind),
-				     "image", opt_str(k->image), "release",
-				     opt_str(k->release), "cmdline",
-				     strv(k->cmdline, k->nr_cmdline), "patches",
-				     strv(k->build.patches,
-					  k->build.nr_patches)));
+			a,
+			json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name",
+				  k->name, "kind", kernel_kind__name(k->kind),
+				  "image", opt_str(k->image), "release",
+				  opt_str(k->release), "cmdline",
+				  strv(k->cmdline, k->nr_cmdline), "patches",
+				  strv(k->build.patches, k->build.nr_patches)));
 	}
 	return a;
 }
@@ -110,18 +111,20 @@ static json_t *modes_json(const struct matrix *m)
 				json_object_set_new(
 					apply, m->hosts[j].name,
 					json_string(mode_apply__name(
-						matrix__apply(&m->hosts[j], md))));
+						matrix__apply(&m->hosts[j],
+							      md))));
 		json_array_append_new(
-			a, json_pack("{s:s, s:b, s:o, s:o, s:s, s:o}", "name",
-				     md->name, "builtin", md->builtin,
-				     "cmdline", strv(md->cmdline, md->nr_cmdline),
-				     "group_type",
-				     md->group_type == GROUP_TYPE_UNSET
-					     ? json_null()
-					     : json_string(group_type__name(
-						       md->group_type)),
-				     "method", mode_method__name(md->method),
-				     "apply", apply));
+			a,
+			json_pack("{s:s, s:b, s:o, s:o, s:s, s:o}", "name",
+				  md->name, "builtin", md->builtin, "cmdline",
+				  strv(md->cmdline, md->nr_cmdline),
+				  "group_type",
+				  md->group_type == GROUP_TYPE_UNSET ?
+					  json_null() :
+					  json_string(group_type__name(
+						  md->group_type)),
+				  "method", mode_method__name(md->method),
+				  "apply", apply));
 	}
 	return a;
 }

@@ -151,11 +151,11 @@ static void units__expand(const struct matrix *m, size_t h, struct units *u,
 
 /* What one SUT has booted and has in effect, as the walk goes. */
 struct host_state {
-	long kernel;		/* -1: not booted by us (a VM not started) */
-	long mode;		/* -1: unknown, the kernel's default */
-	bool tainted;		/* booted with a custom mode's own cmdline */
-	unsigned long epoch;	/* bumped at every change */
-	unsigned long *warmed;	/* per workload: epoch of its last warmup */
+	long kernel;	       /* -1: not booted by us (a VM not started) */
+	long mode;	       /* -1: unknown, the kernel's default */
+	bool tainted;	       /* booted with a custom mode's own cmdline */
+	unsigned long epoch;   /* bumped at every change */
+	unsigned long *warmed; /* per workload: epoch of its last warmup */
 	uint64_t clock_ms;
 	bool first;
 };
@@ -165,8 +165,8 @@ static void push(struct plan *p, const struct plan_trial *t)
 	static const size_t chunk = 1024;
 
 	if (p->nr_trials % chunk == 0)
-		p->trials = xrealloc(p->trials,
-				     (p->nr_trials + chunk) * sizeof(*p->trials));
+		p->trials = xrealloc(p->trials, (p->nr_trials + chunk) *
+							sizeof(*p->trials));
 	p->trials[p->nr_trials++] = *t;
 }
 
@@ -191,11 +191,14 @@ static void walk_one(struct plan *p, size_t h, struct host_state *s,
 	const struct matrix *m = p->m;
 	const struct matrix_host *host = &m->hosts[h];
 	struct plan_trial t = {
-		.host = h, .kernel = u->kernel, .mode = u->mode,
+		.host = h,
+		.kernel = u->kernel,
+		.mode = u->mode,
 		.workload = u->workload,
 	};
-	uint64_t trial_ms = matrix_workload__trial_ms(&m->workloads[u->workload]) +
-			    PLAN_TRIAL_OVERHEAD_MS;
+	uint64_t trial_ms =
+		matrix_workload__trial_ms(&m->workloads[u->workload]) +
+		PLAN_TRIAL_OVERHEAD_MS;
 	long prev = s->mode;
 	unsigned int i, n = 1;
 
@@ -292,7 +295,8 @@ static int count(struct plan *p, struct config_errors *errs)
 		return 0;
 	if (m->run.src && toml_table__get(m->run.src, "repetitions"))
 		pos = toml_table__get(m->run.src, "repetitions")->pos;
-	config_errors__add(errs, pos, "the matrix expands to %zu cells x %u "
+	config_errors__add(errs, pos,
+			   "the matrix expands to %zu cells x %u "
 			   "repetitions, over %d trials; split it",
 			   p->summary.cells, m->run.repetitions,
 			   PLAN_MAX_TRIALS);

@@ -30,25 +30,25 @@
 #define PLAN_KEY_MAX 320
 
 struct plan_trial {
-	size_t host, kernel, mode, workload;	/* matrix indexes */
-	unsigned int repetition;	/* 1-based; a warmup's own count */
-	bool warmup;			/* run, not recorded */
-	enum mode_apply apply;		/* how the mode gets in place here */
-	bool reboot_before;		/* a boot precedes this trial */
-	bool mode_switch;		/* the mode changes before it */
-	uint64_t start_ms;		/* estimated, from the run's start */
+	size_t host, kernel, mode, workload; /* matrix indexes */
+	unsigned int repetition;	     /* 1-based; a warmup's own count */
+	bool warmup;			     /* run, not recorded */
+	enum mode_apply apply; /* how the mode gets in place here */
+	bool reboot_before;    /* a boot precedes this trial */
+	bool mode_switch;      /* the mode changes before it */
+	uint64_t start_ms;     /* estimated, from the run's start */
 };
 
 struct plan_summary {
-	size_t cells;		/* distinct host x kernel x mode x workload */
-	size_t trials;		/* recorded: cells x repetitions */
+	size_t cells;  /* distinct host x kernel x mode x workload */
+	size_t trials; /* recorded: cells x repetitions */
 	size_t warmup_trials;
 	size_t reboots;
-	size_t mode_switches;	/* by sysfs or by a boot's cmdline */
+	size_t mode_switches; /* by sysfs or by a boot's cmdline */
 	size_t sysfs_switches;
 	/* The estimate, and what it is made of. */
 	uint64_t estimated_ms;
-	uint64_t trial_ms;	/* omit + duration + overhead, all trials */
+	uint64_t trial_ms; /* omit + duration + overhead, all trials */
 	uint64_t boot_ms;
 	uint64_t switch_ms;
 	uint64_t cooldown_ms;
@@ -56,7 +56,7 @@ struct plan_summary {
 
 struct plan {
 	const struct matrix *m;
-	struct plan_trial *trials;	/* every trial, warmups included */
+	struct plan_trial *trials; /* every trial, warmups included */
 	size_t nr_trials;
 	struct plan_summary summary;
 };

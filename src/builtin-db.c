@@ -29,10 +29,11 @@ static const char *const db_usage[] = {
 static const struct option db_options[] = {
 	OPT_GLOBALS(),
 	OPT_JSON(),
-	OPT_GROUP("info: path, schema version, SQLite version, file size and row\n"
-		  "counts; it never writes, and refuses a missing database.\n"
-		  "migrate: create the database if missing and apply pending\n"
-		  "schema migrations, each in its own transaction."),
+	OPT_GROUP(
+		"info: path, schema version, SQLite version, file size and row\n"
+		"counts; it never writes, and refuses a missing database.\n"
+		"migrate: create the database if missing and apply pending\n"
+		"schema migrations, each in its own transaction."),
 	OPT_END(),
 };
 
@@ -136,12 +137,13 @@ static int db_migrate(const char *path)
 	for (i = 0; i < store_migrations_count; i++)
 		if (store_migrations[i].version > from &&
 		    store_migrations[i].version <= to)
-			json_array_append_new(applied,
-				json_string(store_migrations[i].name));
+			json_array_append_new(
+				applied, json_string(store_migrations[i].name));
 	if (global.json) {
 		print_json(json_pack("{s:s, s:b, s:I, s:I, s:o}", "path", path,
-				     "created", created, "from", (json_int_t)from,
-				     "to", (json_int_t)to, "applied", applied));
+				     "created", created, "from",
+				     (json_int_t)from, "to", (json_int_t)to,
+				     "applied", applied));
 	} else {
 		if (created)
 			printf("created %s\n", path);
@@ -159,7 +161,7 @@ static int db_migrate(const char *path)
 
 static const struct {
 	const char *name;
-	const char *cmd;	/* for parse-options' "see --help" hints */
+	const char *cmd; /* for parse-options' "see --help" hints */
 	int (*fn)(const char *path);
 } subcommands[] = {
 	{ "info", "db info", db_info },

@@ -26,9 +26,24 @@ static const char *const export_usage[] = {
 };
 
 static const char *const columns[] = {
-	"run", "run_name", "cell", "host", "kernel", "kernel_release",
-	"requested_mode", "effective_mode", "workload", "trial", "repetition",
-	"warmup", "status", "metric", "value", "unit", "better", "started_at",
+	"run",
+	"run_name",
+	"cell",
+	"host",
+	"kernel",
+	"kernel_release",
+	"requested_mode",
+	"effective_mode",
+	"workload",
+	"trial",
+	"repetition",
+	"warmup",
+	"status",
+	"metric",
+	"value",
+	"unit",
+	"better",
+	"started_at",
 	NULL,
 };
 
@@ -154,9 +169,10 @@ static int json_row(FILE *fp, const struct store_export_row *r, bool first)
 	err = bad ? -EILSEQ : 0;
 	if (!err) {
 		fputs(first ? "\n" : ",\n", fp);
-		if (json_dumpf(o, fp, JSON_PRESERVE_ORDER |
-					      JSON_REAL_PRECISION(
-						      value_precision(r->value))))
+		if (json_dumpf(o, fp,
+			       JSON_PRESERVE_ORDER |
+				       JSON_REAL_PRECISION(
+					       value_precision(r->value))))
 			err = -EIO;
 	}
 	json_decref(o);
@@ -169,7 +185,7 @@ static int json_row(FILE *fp, const struct store_export_row *r, bool first)
  */
 struct output {
 	FILE *fp;
-	const char *path;	/* NULL: stdout */
+	const char *path; /* NULL: stdout */
 	char *tmp;
 };
 
@@ -268,7 +284,8 @@ static int export(struct store *st, int64_t run_id, unsigned int flags,
 		n = json_row(fp, &row, first);
 		if (n == -EILSEQ)
 			pr_err("%s: trial %lld: text that is not UTF-8 has no "
-			       "JSON form", store__path(st), (long long)row.trial);
+			       "JSON form",
+			       store__path(st), (long long)row.trial);
 		if (n < 0)
 			break;
 		first = false;
@@ -290,20 +307,22 @@ int cmd_export(int argc, const char **argv)
 			   "only this run (default: all runs)"),
 		OPT_STRING(0, "format", &format, "FMT",
 			   "csv (default) or json; --json is --format json"),
-		OPT_STRING('o', "output", &output, "FILE",
-			   "write FILE, replaced only on success (default: stdout)"),
+		OPT_STRING(
+			'o', "output", &output, "FILE",
+			"write FILE, replaced only on success (default: stdout)"),
 		OPT_BOOLEAN(0, "all", &all,
 			    "also warmup trials and trials not 'ok'"),
-		OPT_GROUP("columns (CSV header, JSON keys), one row per trial metric:\n"
-			  "  run run_name cell host kernel kernel_release requested_mode\n"
-			  "  effective_mode workload trial repetition warmup status metric\n"
-			  "  value unit better started_at\n"
-			  "Without --all only measured trials (not warmup) whose status is\n"
-			  "'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
-			  "objects, null for an unknown kernel_release, effective_mode or\n"
-			  "started_at. See schemas/README.md. Exit status: 0 ok; 1 the\n"
-			  "database could not be read or the output written; 2 bad usage,\n"
-			  "including a --run id the database does not have."),
+		OPT_GROUP(
+			"columns (CSV header, JSON keys), one row per trial metric:\n"
+			"  run run_name cell host kernel kernel_release requested_mode\n"
+			"  effective_mode workload trial repetition warmup status metric\n"
+			"  value unit better started_at\n"
+			"Without --all only measured trials (not warmup) whose status is\n"
+			"'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
+			"objects, null for an unknown kernel_release, effective_mode or\n"
+			"started_at. See schemas/README.md. Exit status: 0 ok; 1 the\n"
+			"database could not be read or the output written; 2 bad usage,\n"
+			"including a --run id the database does not have."),
 		OPT_END(),
 	};
 	struct output out = { 0 };
@@ -320,15 +339,17 @@ int cmd_export(int argc, const char **argv)
 		usage_error(NULL, NULL, "unknown format '%s' (csv or json)",
 			    format);
 	if (format && global.json && strcmp(format, "json"))
-		usage_error(NULL, NULL, "--json contradicts --format %s", format);
+		usage_error(NULL, NULL, "--json contradicts --format %s",
+			    format);
 	json = global.json || (format && !strcmp(format, "json"));
 	if (run_arg) {
 		errno = 0;
 		run_id = strtoll(run_arg, &end, 10);
 		if (errno || end == run_arg || *end || run_id <= 0)
-			usage_error(NULL, NULL,
-				    "--run wants a run id (a positive integer), got '%s'",
-				    run_arg);
+			usage_error(
+				NULL, NULL,
+				"--run wants a run id (a positive integer), got '%s'",
+				run_arg);
 	}
 
 	if (store__open(global__db_path(), STORE_READONLY, &st))

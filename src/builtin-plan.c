@@ -34,8 +34,9 @@ static char *fmt_eta(uint64_t ms, char *buf, size_t size)
 	uint64_t s = (ms + 999) / 1000;
 
 	if (s >= 3600)
-		snprintf(buf, size, "%" PRIu64 "h %02" PRIu64 "m %02" PRIu64 "s",
-			 s / 3600, s / 60 % 60, s % 60);
+		snprintf(buf, size,
+			 "%" PRIu64 "h %02" PRIu64 "m %02" PRIu64 "s", s / 3600,
+			 s / 60 % 60, s % 60);
 	else if (s >= 60)
 		snprintf(buf, size, "%" PRIu64 "m %02" PRIu64 "s", s / 60,
 			 s % 60);
@@ -150,8 +151,8 @@ static void print_modes(const struct matrix *m)
 
 			if (h->role == ROLE_SUT)
 				printf(" %s: %s", h->name,
-				       a == APPLY_NONE ? "verify only"
-						       : mode_apply__name(a));
+				       a == APPLY_NONE ? "verify only" :
+							 mode_apply__name(a));
 		}
 		putchar('\n');
 	}
@@ -173,11 +174,12 @@ static void print_workloads(const struct matrix *m)
 		       p->streams == 1 ? "" : "s");
 		if (p->processes > 1)
 			printf(" x %u processes", p->processes);
-		printf(", %s", units__format_duration(p->duration_ms, d,
-						       sizeof(d)));
+		printf(", %s",
+		       units__format_duration(p->duration_ms, d, sizeof(d)));
 		if (p->omit_ms)
 			printf(" (+%s omitted)",
-			       units__format_duration(p->omit_ms, o, sizeof(o)));
+			       units__format_duration(p->omit_ms, o,
+						      sizeof(o)));
 		putchar('\n');
 	}
 }
@@ -249,10 +251,12 @@ static void print_step(const struct plan *p, const struct step *s)
 			 s->rep_hi);
 	if (t->reboot_before)
 		snprintf(before, sizeof(before), "%s boot",
-			 mode_apply__name(matrix__boot_method(&m->hosts[t->host])));
+			 mode_apply__name(
+				 matrix__boot_method(&m->hosts[t->host])));
 	if (t->mode_switch && t->apply == APPLY_SYSFS)
-		snprintf(before + strlen(before), sizeof(before) - strlen(before),
-			 "%ssysfs switch", *before ? ", " : "");
+		snprintf(before + strlen(before),
+			 sizeof(before) - strlen(before), "%ssysfs switch",
+			 *before ? ", " : "");
 	printf("  %-13s %-10s %-12s %-12s %-12s %-*s%s\n", idx,
 	       m->hosts[t->host].name, m->kernels[t->kernel].name,
 	       m->modes[t->mode].name, m->workloads[t->workload].name,
@@ -264,7 +268,8 @@ static void print_steps(const struct plan *p, bool all)
 	struct step *steps;
 	size_t nr = steps__build(p, &steps), i;
 
-	printf("\ntrials, in order (%s)\n", matrix_order__name(p->m->run.order));
+	printf("\ntrials, in order (%s)\n",
+	       matrix_order__name(p->m->run.order));
 	printf("  %-13s %-10s %-12s %-12s %-12s %-24s %s\n", "#", "host",
 	       "kernel", "mode", "workload", "trials", "before");
 	for (i = 0; i < nr; i++) {
@@ -287,10 +292,10 @@ static void print_text(const struct plan *p, bool all)
 
 	printf("matrix   %s\n", m->path);
 	printf("run      %s: %u repetition%s, %u warmup%s after each change, "
-	       "order %s", m->run.name, m->run.repetitions,
+	       "order %s",
+	       m->run.name, m->run.repetitions,
 	       m->run.repetitions == 1 ? "" : "s", m->run.warmup,
-	       m->run.warmup == 1 ? "" : "s",
-	       matrix_order__name(m->run.order));
+	       m->run.warmup == 1 ? "" : "s", matrix_order__name(m->run.order));
 	if (m->run.order == ORDER_RANDOM)
 		printf(" (seed %" PRIu64 ")", m->run.seed);
 	printf(", cooldown %s\n",
@@ -315,7 +320,8 @@ static void print_text(const struct plan *p, bool all)
 	       fmt_eta(s->switch_ms, d, sizeof(d)),
 	       fmt_eta(s->cooldown_ms, e, sizeof(e)));
 	printf("  (a trial is omit + duration + %ds overhead; kernel builds "
-	       "are not included)\n", PLAN_TRIAL_OVERHEAD_MS / 1000);
+	       "are not included)\n",
+	       PLAN_TRIAL_OVERHEAD_MS / 1000);
 }
 
 int cmd_plan(int argc, const char **argv)
@@ -334,8 +340,9 @@ int cmd_plan(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, opts, plan_usage, 0);
 	if (argc != 1)
-		usage_error(plan_usage, opts, argc ? "one matrix file, please"
-						   : "which matrix file?");
+		usage_error(plan_usage, opts,
+			    argc ? "one matrix file, please" :
+				   "which matrix file?");
 	config_errors__init(&errs, argv[0]);
 	ret = matrix__load(argv[0], &m, &errs);
 	if (!ret)
@@ -347,8 +354,8 @@ int cmd_plan(int argc, const char **argv)
 				errs.nr_errors, errs.nr_errors == 1 ? "" : "s");
 		config_errors__release(&errs);
 		matrix__free(m);
-		return ret == -EINVAL || ret == -E2BIG ? EXIT_USAGE
-						      : EXIT_WORK_FAILED;
+		return ret == -EINVAL || ret == -E2BIG ? EXIT_USAGE :
+							 EXIT_WORK_FAILED;
 	}
 	config_errors__release(&errs);
 	if (global.json)

@@ -21,7 +21,8 @@ int cmd_version(int argc, const char **argv)
 		OPT_JSON(),
 		OPT_END(),
 	};
-	unsigned int schema = store_migrations[store_migrations_count - 1].version;
+	unsigned int schema =
+		store_migrations[store_migrations_count - 1].version;
 	json_t *o;
 
 	argc = parse_options(argc, argv, opts, version_usage, 0);

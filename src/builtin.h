@@ -16,7 +16,7 @@
 /* Options given before the command; commands may set them again. */
 struct global_opts {
 	bool json;
-	const char *db_path;	/* --db; NULL means see global__db_path() */
+	const char *db_path; /* --db; NULL means see global__db_path() */
 };
 
 extern struct global_opts global;
@@ -25,13 +25,13 @@ extern struct global_opts global;
  * Every command accepts the global options after its name too, so that
  * "iommu-bench plan -v m.toml" and "iommu-bench -v plan m.toml" agree.
  */
-#define OPT_GLOBALS()                                                          \
-	OPT_INCR('v', "verbose", &log_verbosity,                               \
-		 "more output (repeat for debug)"),                            \
-	OPT_STRING(0, "db", &global.db_path, "PATH",                           \
-		   "results database (default: $IOMMU_BENCH_DB or "            \
-		   "results/iommu-bench.db)")
-#define OPT_JSON()                                                             \
+#define OPT_GLOBALS()                                                       \
+	OPT_INCR('v', "verbose", &log_verbosity,                            \
+		 "more output (repeat for debug)"),                         \
+		OPT_STRING(0, "db", &global.db_path, "PATH",                \
+			   "results database (default: $IOMMU_BENCH_DB or " \
+			   "results/iommu-bench.db)")
+#define OPT_JSON() \
 	OPT_BOOLEAN(0, "json", &global.json, "machine-readable JSON on stdout")
 
 /* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */

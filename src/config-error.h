@@ -27,21 +27,21 @@ enum config_severity { CONFIG_ERROR, CONFIG_WARNING };
 
 struct config_diag {
 	enum config_severity sev;
-	struct toml_pos pos;	/* line 0: about the whole file */
+	struct toml_pos pos; /* line 0: about the whole file */
 	char *msg;
 	struct toml_pos note_pos;
-	char *note;		/* NULL when none */
-	size_t seq;		/* order found, to keep sorting stable */
+	char *note; /* NULL when none */
+	size_t seq; /* order found, to keep sorting stable */
 };
 
 struct config_errors {
-	char *file;		/* as the user named it */
+	char *file; /* as the user named it */
 	struct config_diag *items;
 	size_t nr, alloc;
-	size_t nr_errors;	/* including those dropped past the cap */
+	size_t nr_errors; /* including those dropped past the cap */
 	size_t nr_warnings;
 	size_t dropped;
-	bool last_dropped;	/* so that its note is dropped with it */
+	bool last_dropped; /* so that its note is dropped with it */
 };
 
 void config_errors__init(struct config_errors *e, const char *file);

@@ -71,7 +71,8 @@ void main__usage(FILE *fp)
 	fprintf(fp, "\ncommands:\n");
 	for (c = commands; c->name; c++)
 		fprintf(fp, "    %-12s%s\n", c->name, c->summary);
-	fprintf(fp, "\nSee 'iommu-bench help <command>' or man iommu-bench(1).\n");
+	fprintf(fp,
+		"\nSee 'iommu-bench help <command>' or man iommu-bench(1).\n");
 }
 
 int main__unknown_command(const char *name)
@@ -87,7 +88,8 @@ int main__unknown_command(const char *name)
 	if (best)
 		pr_err("'%s' is not a command; did you mean '%s'?", name, best);
 	else
-		pr_err("'%s' is not a command (see 'iommu-bench --help')", name);
+		pr_err("'%s' is not a command (see 'iommu-bench --help')",
+		       name);
 	return EXIT_USAGE;
 }
 

@@ -14,7 +14,7 @@
 struct parse_ctx {
 	const struct option *opts;
 	const char *const *usage;
-	const char *cmd;	/* argv[0], for the "see --help" hint */
+	const char *cmd; /* argv[0], for the "see --help" hint */
 };
 
 void usage_with_options_fp(FILE *fp, const char *const *usage,
@@ -93,8 +93,8 @@ unknown_option(struct parse_ctx *ctx, const char *arg)
 			    "(see 'iommu-bench %s%s--help')",
 			    want, hint, ctx->cmd, sp);
 	usage_error(NULL, NULL,
-		    "unknown option '--%s' (see 'iommu-bench %s%s--help')", want,
-		    ctx->cmd, sp);
+		    "unknown option '--%s' (see 'iommu-bench %s%s--help')",
+		    want, ctx->cmd, sp);
 }
 
 static void set_value(struct parse_ctx *ctx, const struct option *o,
@@ -124,7 +124,8 @@ static void set_value(struct parse_ctx *ctx, const struct option *o,
 		break;
 	case OPTION_CALLBACK:
 		if (o->callback(o, arg))
-			usage_error(NULL, NULL, "bad value '%s' for option '%s'",
+			usage_error(NULL, NULL,
+				    "bad value '%s' for option '%s'",
 				    arg ? arg : "", spelt);
 		break;
 	default:
@@ -133,8 +134,8 @@ static void set_value(struct parse_ctx *ctx, const struct option *o,
 	(void)ctx;
 }
 
-static int parse_long(struct parse_ctx *ctx, const char *arg, int *i,
-		      int argc, const char **argv)
+static int parse_long(struct parse_ctx *ctx, const char *arg, int *i, int argc,
+		      const char **argv)
 {
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -190,9 +191,10 @@ static void parse_short(struct parse_ctx *ctx, const char *arg, int *i,
 			if (o->short_name == *arg)
 				break;
 		if (o->type == OPTION_END)
-			usage_error(NULL, NULL,
-				    "unknown switch '-%c' (see 'iommu-bench %s%s--help')",
-				    *arg, ctx->cmd, *ctx->cmd ? " " : "");
+			usage_error(
+				NULL, NULL,
+				"unknown switch '-%c' (see 'iommu-bench %s%s--help')",
+				*arg, ctx->cmd, *ctx->cmd ? " " : "");
 		if (!o->argh) {
 			set_value(ctx, o, NULL, false, spelt);
 			continue;
@@ -202,8 +204,9 @@ static void parse_short(struct parse_ctx *ctx, const char *arg, int *i,
 			return;
 		}
 		if (*i + 1 >= argc)
-			usage_error(NULL, NULL, "option '%s' requires a value <%s>",
-				    spelt, o->argh);
+			usage_error(NULL, NULL,
+				    "option '%s' requires a value <%s>", spelt,
+				    o->argh);
 		set_value(ctx, o, argv[++*i], false, spelt);
 		return;
 	}

@@ -12,12 +12,12 @@
 
 enum parse_opt_type {
 	OPTION_END,
-	OPTION_GROUP,		/* a heading in the help text */
-	OPTION_BOOL,		/* bool *; --no-NAME clears it */
-	OPTION_COUNT,		/* int *; each use adds one (-vv) */
-	OPTION_STRING,		/* const char **; the last use wins */
-	OPTION_INTEGER,		/* long *; decimal, range-checked */
-	OPTION_CALLBACK,	/* cb(opt, arg) for anything else */
+	OPTION_GROUP,	 /* a heading in the help text */
+	OPTION_BOOL,	 /* bool *; --no-NAME clears it */
+	OPTION_COUNT,	 /* int *; each use adds one (-vv) */
+	OPTION_STRING,	 /* const char **; the last use wins */
+	OPTION_INTEGER,	 /* long *; decimal, range-checked */
+	OPTION_CALLBACK, /* cb(opt, arg) for anything else */
 };
 
 struct option;
@@ -28,28 +28,44 @@ struct option {
 	int short_name;
 	const char *long_name;
 	void *value;
-	const char *argh;	/* "PATH"; NULL for options without argument */
+	const char *argh; /* "PATH"; NULL for options without argument */
 	const char *help;
 	parse_opt_cb *callback;
 };
 
-#define OPT_END() { .type = OPTION_END }
-#define OPT_GROUP(h) { .type = OPTION_GROUP, .help = (h) }
-#define OPT_BOOLEAN(s, l, v, h)                                                \
-	{ .type = OPTION_BOOL, .short_name = (s), .long_name = (l),            \
-	  .value = (v), .help = (h) }
-#define OPT_INCR(s, l, v, h)                                                   \
-	{ .type = OPTION_COUNT, .short_name = (s), .long_name = (l),           \
-	  .value = (v), .help = (h) }
-#define OPT_STRING(s, l, v, a, h)                                              \
-	{ .type = OPTION_STRING, .short_name = (s), .long_name = (l),          \
-	  .value = (v), .argh = (a), .help = (h) }
-#define OPT_INTEGER(s, l, v, a, h)                                             \
-	{ .type = OPTION_INTEGER, .short_name = (s), .long_name = (l),         \
-	  .value = (v), .argh = (a), .help = (h) }
-#define OPT_CALLBACK(s, l, v, a, h, cb)                                        \
-	{ .type = OPTION_CALLBACK, .short_name = (s), .long_name = (l),        \
-	  .value = (v), .argh = (a), .help = (h), .callback = (cb) }
+#define OPT_END()                  \
+	{                          \
+		.type = OPTION_END \
+	}
+#define OPT_GROUP(h)                              \
+	{                                         \
+		.type = OPTION_GROUP, .help = (h) \
+	}
+#define OPT_BOOLEAN(s, l, v, h)                                           \
+	{                                                                 \
+		.type = OPTION_BOOL, .short_name = (s), .long_name = (l), \
+		.value = (v), .help = (h)                                 \
+	}
+#define OPT_INCR(s, l, v, h)                                               \
+	{                                                                  \
+		.type = OPTION_COUNT, .short_name = (s), .long_name = (l), \
+		.value = (v), .help = (h)                                  \
+	}
+#define OPT_STRING(s, l, v, a, h)                                           \
+	{                                                                   \
+		.type = OPTION_STRING, .short_name = (s), .long_name = (l), \
+		.value = (v), .argh = (a), .help = (h)                      \
+	}
+#define OPT_INTEGER(s, l, v, a, h)                                           \
+	{                                                                    \
+		.type = OPTION_INTEGER, .short_name = (s), .long_name = (l), \
+		.value = (v), .argh = (a), .help = (h)                       \
+	}
+#define OPT_CALLBACK(s, l, v, a, h, cb)                                       \
+	{                                                                     \
+		.type = OPTION_CALLBACK, .short_name = (s), .long_name = (l), \
+		.value = (v), .argh = (a), .help = (h), .callback = (cb)      \
+	}
 
 /* Stop at the first non-option (main uses this before the command). */
 #define PARSE_OPT_STOP_AT_NON_OPTION (1u << 0)

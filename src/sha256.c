@@ -35,8 +35,10 @@ static void sha256__block(struct sha256 *s, const uint8_t *p)
 		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
 	for (; i < 64; i++)
 		w[i] = w[i - 16] + w[i - 7] +
-		       (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
-		       (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
+		       (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
+			(w[i - 15] >> 3)) +
+		       (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^
+			(w[i - 2] >> 10));
 	a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
 	e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
 	for (i = 0; i < 64; i++) {
@@ -156,7 +158,7 @@ int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size)
 		sha256__update(&s, buf, n);
 	}
 	if (size)
-		*size = s.len;	/* before final() counts the padding in */
+		*size = s.len; /* before final() counts the padding in */
 	sha256__final(&s, d);
 	to_hex(d, out);
 out:

@@ -14,7 +14,7 @@
 
 struct sha256 {
 	uint32_t h[8];
-	uint64_t len;		/* bytes hashed so far */
+	uint64_t len; /* bytes hashed so far */
 	uint8_t buf[64];
 	size_t nbuf;
 };

@@ -20,7 +20,7 @@ static const char *const better_names[] = {
 const char *store__better_name(enum store_better b)
 {
 	return (unsigned int)b < ARRAY_SIZE(better_names) ? better_names[b] :
-							     NULL;
+							    NULL;
 }
 
 static int step_insert(struct store *st, sqlite3_stmt *stmt, const char *what,

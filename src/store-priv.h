@@ -10,13 +10,13 @@
 struct store {
 	sqlite3 *db;
 	char *path;
-	char *dir;		/* the database's directory, for artifacts */
+	char *dir; /* the database's directory, for artifacts */
 	unsigned int flags;
 	unsigned int version;
 	struct store_stmt {
-		const char *sql;	/* identity: the caller's static text */
+		const char *sql; /* identity: the caller's static text */
 		sqlite3_stmt *stmt;
-	} *cache;
+	} * cache;
 	size_t nr_cache, alloc_cache;
 };
 

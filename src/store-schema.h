@@ -4,8 +4,8 @@
 #define IOMMU_BENCH_STORE_SCHEMA_H
 
 struct store_migration {
-	unsigned int version;	/* the schema version after applying it */
-	const char *name;	/* "0001-initial" */
+	unsigned int version; /* the schema version after applying it */
+	const char *name;     /* "0001-initial" */
 	const char *sql;
 };
 

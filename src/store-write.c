@@ -22,23 +22,23 @@ static const char *const run_status_names[] = {
 };
 
 static const char *const trial_status_names[] = {
-	[STORE_TRIAL_PENDING] = "pending",
-	[STORE_TRIAL_RUNNING] = "running",
-	[STORE_TRIAL_OK] = "ok",
-	[STORE_TRIAL_FAILED] = "failed",
+	[STORE_TRIAL_PENDING] = "pending", [STORE_TRIAL_RUNNING] = "running",
+	[STORE_TRIAL_OK] = "ok",	   [STORE_TRIAL_FAILED] = "failed",
 	[STORE_TRIAL_SKIPPED] = "skipped",
 };
 
 const char *store__run_status_name(enum store_run_status s)
 {
 	return (unsigned int)s < ARRAY_SIZE(run_status_names) ?
-		       run_status_names[s] : NULL;
+		       run_status_names[s] :
+		       NULL;
 }
 
 const char *store__trial_status_name(enum store_trial_status s)
 {
 	return (unsigned int)s < ARRAY_SIZE(trial_status_names) ?
-		       trial_status_names[s] : NULL;
+		       trial_status_names[s] :
+		       NULL;
 }
 
 static int parse_word(const char *s, const char *const *names, size_t n)
@@ -176,8 +176,8 @@ int store__run_find_resumable(struct store *st, const char *name,
 	return step_id(st, stmt, "finding a run to resume", run_id);
 }
 
-int store__host_upsert(struct store *st, const char *name,
-		       const char *identity, int64_t *host_id)
+int store__host_upsert(struct store *st, const char *name, const char *identity,
+		       int64_t *host_id)
 {
 	/* The no-op update makes RETURNING answer for an existing row too. */
 	static const char sql[] =
@@ -274,15 +274,17 @@ int store__cell_upsert(struct store *st, const struct store_cell *c,
 	}
 	rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW) {
-		err = rc == SQLITE_DONE ? -ENOENT :
-					  store__sqlerr(st, rc, "finding a cell");
+		err = rc == SQLITE_DONE ?
+			      -ENOENT :
+			      store__sqlerr(st, rc, "finding a cell");
 		goto out;
 	}
 	*cell_id = sqlite3_column_int64(stmt, 0);
 	if (!sqlite3_column_int(stmt, 1)) {
 		pr_err("%s: cell '%s' of run %lld is stored with another host, "
 		       "kernel, mode or workload: the matrix changed since the "
-		       "run started", st->path, c->key, (long long)c->run_id);
+		       "run started",
+		       st->path, c->key, (long long)c->run_id);
 		err = -EEXIST;
 	}
 out:
@@ -338,12 +340,13 @@ int store__trial_find_or_insert(struct store *st, int64_t cell_id,
 	return err;
 }
 
-int store__trial_start(struct store *st, int64_t trial_id,
-		       int64_t boot_row_id, const char *effective_mode)
+int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
+		       const char *effective_mode)
 {
 	static const char sql[] =
 		"UPDATE trials SET status = 'running', boot_id = ?2,"
-		" effective_mode = ?3, error = NULL, started_at = " STORE_NOW ","
+		" effective_mode = ?3, error = NULL, started_at = " STORE_NOW
+		","
 		" finished_at = NULL WHERE id = ?1";
 	sqlite3_stmt *stmt;
 	int err;
@@ -361,9 +364,8 @@ int store__trial_start(struct store *st, int64_t trial_id,
 int store__trial_finish(struct store *st, int64_t trial_id,
 			enum store_trial_status status, const char *error)
 {
-	static const char sql[] =
-		"UPDATE trials SET status = ?2, error = ?3,"
-		" finished_at = " STORE_NOW " WHERE id = ?1";
+	static const char sql[] = "UPDATE trials SET status = ?2, error = ?3,"
+				  " finished_at = " STORE_NOW " WHERE id = ?1";
 	sqlite3_stmt *stmt;
 	int err;
 

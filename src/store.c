@@ -149,7 +149,8 @@ unsigned int store__version(const struct store *st)
 unsigned int store__latest_version(void)
 {
 	return store_migrations_count ?
-		       store_migrations[store_migrations_count - 1].version : 0;
+		       store_migrations[store_migrations_count - 1].version :
+		       0;
 }
 
 int store__begin(struct store *st)
@@ -182,8 +183,8 @@ void store__rollback(struct store *st)
 }
 
 const char *const store_tables[] = {
-	"runs", "hosts", "boots", "kernels", "cells", "trials", "metrics",
-	"probes", "profile", "intervals", "artifacts", NULL,
+	"runs",	   "hosts",  "boots",	"kernels",   "cells",	  "trials",
+	"metrics", "probes", "profile", "intervals", "artifacts", NULL,
 };
 
 int store__count(struct store *st, const char *table, int64_t *n)
@@ -218,7 +219,8 @@ static int check_file(const char *path, unsigned int flags)
 		if (flags & STORE_CREATE)
 			return 0;
 		pr_err("%s: no such database; create it with "
-		       "'iommu-bench --db %s db migrate'", path, path);
+		       "'iommu-bench --db %s db migrate'",
+		       path, path);
 		return -ENOENT;
 	}
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -238,12 +240,14 @@ static int check_file(const char *path, unsigned int flags)
 		if (flags & STORE_CREATE)
 			return 0;
 		pr_err("%s: empty file, not a database yet; create it with "
-		       "'iommu-bench --db %s db migrate'", path, path);
+		       "'iommu-bench --db %s db migrate'",
+		       path, path);
 		return -ENOENT;
 	}
 	n = pread(fd, head, sizeof(head), 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(head) || memcmp(head, sqlite_magic, sizeof(head))) {
+	if (n != (ssize_t)sizeof(head) ||
+	    memcmp(head, sqlite_magic, sizeof(head))) {
 		pr_err("%s: not a SQLite database; refusing to open it", path);
 		return -EBADMSG;
 	}
@@ -275,12 +279,14 @@ static int check_identity(struct store *st)
 	if (!err)
 		err = exec_int(st, "PRAGMA application_id", &app);
 	if (!err)
-		err = exec_int(st, "SELECT count(*) FROM sqlite_master", &objects);
+		err = exec_int(st, "SELECT count(*) FROM sqlite_master",
+			       &objects);
 	if (err)
 		return err;
 	if ((ver && app != STORE_APPLICATION_ID) || (!ver && objects)) {
 		pr_err("%s: a SQLite database, but not an iommu-bench one; "
-		       "refusing to touch it", st->path);
+		       "refusing to touch it",
+		       st->path);
 		return -EBADMSG;
 	}
 	if (ver < 0 || ver > store__latest_version()) {
@@ -315,7 +321,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 	int exists, rc, err;
 
 	*out = NULL;
-	if ((flags & STORE_READONLY) && (flags & (STORE_CREATE | STORE_MIGRATE)))
+	if ((flags & STORE_READONLY) &&
+	    (flags & (STORE_CREATE | STORE_MIGRATE)))
 		return -EINVAL;
 	exists = check_file(path, flags);
 	if (exists < 0)
@@ -362,7 +369,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 			pr_err("%s: database schema version %u is older than "
 			       "this iommu-bench's (%u); migrate it with "
 			       "'iommu-bench --db %s db migrate'",
-			       path, st->version, store__latest_version(), path);
+			       path, st->version, store__latest_version(),
+			       path);
 			err = -ESTALE;
 			goto fail;
 		}

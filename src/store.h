@@ -24,10 +24,10 @@ struct store;
 
 /* store__open() flags */
 /* Create a missing or zero-length file, with the schema (unless ANY_OLD). */
-#define STORE_CREATE	(1u << 0)
-#define STORE_READONLY	(1u << 1) /* never write; never migrate */
-#define STORE_MIGRATE	(1u << 2) /* apply pending migrations on open */
-#define STORE_ANY_OLD	(1u << 3) /* accept pending migrations (db info) */
+#define STORE_CREATE (1u << 0)
+#define STORE_READONLY (1u << 1) /* never write; never migrate */
+#define STORE_MIGRATE (1u << 2)	 /* apply pending migrations on open */
+#define STORE_ANY_OLD (1u << 3)	 /* accept pending migrations (db info) */
 
 /*
  * Open the database at @path. Refused, without a byte of the file
@@ -111,7 +111,7 @@ struct store_run {
 	char *config_sha256;
 	char *tool_version;
 	char *started_at;
-	char *finished_at;	/* NULL while running */
+	char *finished_at; /* NULL while running */
 	enum store_run_status status;
 };
 
@@ -124,25 +124,25 @@ int store__run_latest(struct store *st, int64_t *run_id);
 /* ---- where a trial ran ---- */
 
 /* @name is the matrix's; @identity the machine's (machine-id, DMI uuid). */
-int store__host_upsert(struct store *st, const char *name,
-		       const char *identity, int64_t *host_id);
+int store__host_upsert(struct store *st, const char *name, const char *identity,
+		       int64_t *host_id);
 
 struct store_boot {
-	const char *boot_id;	/* /proc/sys/kernel/random/boot_id */
+	const char *boot_id; /* /proc/sys/kernel/random/boot_id */
 	const char *kernel_release;
-	const char *kernel_build_id;	/* NULL: not known */
+	const char *kernel_build_id; /* NULL: not known */
 	const char *cmdline;
-	const char *facts_json;	/* NULL: none yet; a later upsert may add them */
+	const char *facts_json; /* NULL: none yet; a later upsert may add them */
 };
 
 int store__boot_upsert(struct store *st, int64_t host_id,
 		       const struct store_boot *boot, int64_t *boot_row_id);
 
 struct store_kernel {
-	const char *name;	/* the matrix's */
-	const char *release;	/* NULL: not known (not built or booted yet) */
-	const char *build_id;	/* NULL: not known */
-	const char *image_path;	/* NULL: keep what is stored */
+	const char *name;	 /* the matrix's */
+	const char *release;	 /* NULL: not known (not built or booted yet) */
+	const char *build_id;	 /* NULL: not known */
+	const char *image_path;	 /* NULL: keep what is stored */
 	const char *recipe_json; /* NULL: keep what is stored */
 };
 
@@ -151,9 +151,9 @@ int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 
 struct store_cell {
 	int64_t run_id, host_id, kernel_id;
-	const char *mode;	/* requested: strict, lazy, passthrough, custom */
+	const char *mode; /* requested: strict, lazy, passthrough, custom */
 	const char *workload;
-	const char *key;	/* the plan's stable text key, for resume */
+	const char *key; /* the plan's stable text key, for resume */
 };
 
 /*
@@ -178,8 +178,8 @@ int store__trial_find_or_insert(struct store *st, int64_t cell_id,
  * The trial is running on @boot_row_id (0: unknown) with @effective_mode
  * (NULL: not verified) in effect.
  */
-int store__trial_start(struct store *st, int64_t trial_id,
-		       int64_t boot_row_id, const char *effective_mode);
+int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
+		       const char *effective_mode);
 /* @error (may be NULL) says why a trial failed or was skipped. */
 int store__trial_finish(struct store *st, int64_t trial_id,
 			enum store_trial_status status, const char *error);
@@ -197,12 +197,12 @@ int store__metric_add(struct store *st, int64_t trial_id, const char *name,
 		      int64_t *id);
 
 struct store_probe {
-	const char *name;	/* logical probe: "unmap", "iotlb_sync" */
-	const char *target;	/* symbol or tracepoint attached; "" if none */
-	const char *attach;	/* fentry, kprobe, tracepoint, raw_tp, none... */
+	const char *name;   /* logical probe: "unmap", "iotlb_sync" */
+	const char *target; /* symbol or tracepoint attached; "" if none */
+	const char *attach; /* fentry, kprobe, tracepoint, raw_tp, none... */
 	uint64_t calls;
 	uint64_t total_ns;
-	const uint64_t *hist;	/* log2 ns buckets, see schemas/README.md */
+	const uint64_t *hist; /* log2 ns buckets, see schemas/README.md */
 	size_t hist_len;
 };
 
@@ -210,10 +210,10 @@ int store__probe_add(struct store *st, int64_t trial_id,
 		     const struct store_probe *p, int64_t *id);
 
 struct store_profile_row {
-	const char *event;	/* perf event sampled, e.g. cpu-clock */
+	const char *event; /* perf event sampled, e.g. cpu-clock */
 	const char *symbol;
-	const char *dso;	/* NULL: unknown */
-	double overhead;	/* percent of samples, 0..100 */
+	const char *dso; /* NULL: unknown */
+	double overhead; /* percent of samples, 0..100 */
 	uint64_t samples;
 };
 
@@ -246,9 +246,9 @@ struct store_export_row {
 	const char *cell;
 	const char *host;
 	const char *kernel;
-	const char *kernel_release;	/* "" when the boot is unknown */
+	const char *kernel_release; /* "" when the boot is unknown */
 	const char *requested_mode;
-	const char *effective_mode;	/* "" when not verified */
+	const char *effective_mode; /* "" when not verified */
 	const char *workload;
 	int64_t trial;
 	unsigned int repetition;
@@ -258,7 +258,7 @@ struct store_export_row {
 	double value;
 	const char *unit;
 	const char *better;
-	const char *started_at;		/* "" when never started */
+	const char *started_at; /* "" when never started */
 };
 
 /* Rows of run @run_id (0: every run) in run, cell, trial, metric order. */

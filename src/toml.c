@@ -31,10 +31,10 @@
  * origin allows different later additions.
  */
 #define TF_IMPLICIT 0x01 /* parent of a header, not yet defined itself */
-#define TF_HEADER 0x02 /* defined by [header] or [[header]] */
-#define TF_DOTTED 0x04 /* created by a dotted key */
-#define TF_FROZEN 0x08 /* inline table or array literal: immutable */
-#define TF_AOT 0x10 /* array created by [[header]] */
+#define TF_HEADER 0x02	 /* defined by [header] or [[header]] */
+#define TF_DOTTED 0x04	 /* created by a dotted key */
+#define TF_FROZEN 0x08	 /* inline table or array literal: immutable */
+#define TF_AOT 0x10	 /* array created by [[header]] */
 
 /* Room for a described key or token in a message; longer ones are cut. */
 #define DESC_MAX 80
@@ -64,7 +64,7 @@ struct key {
  */
 struct index_slot {
 	const struct toml_value *tab; /* NULL: free slot */
-	size_t idx; /* into tab->u.tab.items */
+	size_t idx;		      /* into tab->u.tab.items */
 	uint64_t hash;
 };
 
@@ -84,7 +84,7 @@ struct parser {
 	struct toml_value *cur; /* table of the current [section] */
 	unsigned int cur_depth;
 	struct key_index index;
-	locale_t c_locale; /* for strtod_l(), made on first float */
+	locale_t c_locale;	     /* for strtod_l(), made on first float */
 	char context[DESC_MAX + 32]; /* what came last, for messages */
 };
 

@@ -25,10 +25,10 @@ enum toml_type {
 	TOML_INTEGER,
 	TOML_FLOAT,
 	TOML_BOOL,
-	TOML_DATETIME,		/* offset date-time: 1979-05-27T07:32:00Z */
-	TOML_DATETIME_LOCAL,	/* 1979-05-27T07:32:00 */
-	TOML_DATE_LOCAL,	/* 1979-05-27 */
-	TOML_TIME_LOCAL,	/* 07:32:00 */
+	TOML_DATETIME,	     /* offset date-time: 1979-05-27T07:32:00Z */
+	TOML_DATETIME_LOCAL, /* 1979-05-27T07:32:00 */
+	TOML_DATE_LOCAL,     /* 1979-05-27 */
+	TOML_TIME_LOCAL,     /* 07:32:00 */
 };
 
 /* 1-based; column counts Unicode code points, not bytes. */
@@ -38,21 +38,21 @@ struct toml_pos {
 };
 
 struct toml_datetime {
-	int year, month, day;		/* unset (0) for TOML_TIME_LOCAL */
-	int hour, minute, second;	/* unset (0) for TOML_DATE_LOCAL */
-	int nsec;			/* fractional seconds, truncated to ns */
-	int frac_digits;		/* digits given after '.', 0 if none */
-	int offset_min;			/* TOML_DATETIME only; 'Z' is 0 */
+	int year, month, day;	  /* unset (0) for TOML_TIME_LOCAL */
+	int hour, minute, second; /* unset (0) for TOML_DATE_LOCAL */
+	int nsec;		  /* fractional seconds, truncated to ns */
+	int frac_digits;	  /* digits given after '.', 0 if none */
+	int offset_min;		  /* TOML_DATETIME only; 'Z' is 0 */
 };
 
 struct toml_kv;
 
 struct toml_value {
 	enum toml_type type;
-	struct toml_pos pos;	/* first character of the value */
+	struct toml_pos pos; /* first character of the value */
 	union {
 		struct {
-			char *ptr;	/* NUL-terminated, may hold \0 inside */
+			char *ptr; /* NUL-terminated, may hold \0 inside */
 			size_t len;
 		} str;
 		int64_t i;
@@ -65,7 +65,7 @@ struct toml_value {
 			size_t alloc;
 		} arr;
 		struct {
-			struct toml_kv *items;	/* in document order */
+			struct toml_kv *items; /* in document order */
 			size_t n;
 			size_t alloc;
 		} tab;
@@ -75,16 +75,16 @@ struct toml_value {
 };
 
 struct toml_kv {
-	char *key;		/* NUL-terminated, may hold \0 inside */
+	char *key; /* NUL-terminated, may hold \0 inside */
 	size_t keylen;
-	struct toml_pos pos;	/* where the key (its last dotted part) is */
+	struct toml_pos pos; /* where the key (its last dotted part) is */
 	struct toml_value *val;
 };
 
 struct toml_error {
-	unsigned int line;	/* 0 when the error has no position (I/O) */
+	unsigned int line; /* 0 when the error has no position (I/O) */
 	unsigned int col;
-	char msg[256];		/* "expected '=' after key, got 'x'" */
+	char msg[256]; /* "expected '=' after key, got 'x'" */
 };
 
 /*

@@ -16,44 +16,62 @@ struct unit {
 };
 
 static const struct unit duration_units[] = {
-	{ "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+	{ "h", 3600000 },
+	{ "m", 60000 },
+	{ "s", 1000 },
+	{ "ms", 1 },
 };
 
 #define KI 1024ULL
 #define KD 1000ULL
 static const struct unit size_units[] = {
-	{ "", 1 },	       { "K", KI },	      { "k", KI },
-	{ "M", KI * KI },      { "m", KI * KI },      { "G", KI * KI * KI },
-	{ "g", KI * KI * KI }, { "T", KI * KI * KI * KI },
-	{ "t", KI * KI * KI * KI },
+	{ "", 1 },
+	{ "K", KI },
+	{ "k", KI },
+	{ "M", KI *KI },
+	{ "m", KI *KI },
+	{ "G", KI *KI *KI },
+	{ "g", KI *KI *KI },
+	{ "T", KI *KI *KI *KI },
+	{ "t", KI *KI *KI *KI },
 };
 
 static const struct unit rate_units[] = {
-	{ "", 1 },	       { "K", KD },	      { "k", KD },
-	{ "M", KD * KD },      { "m", KD * KD },      { "G", KD * KD * KD },
-	{ "g", KD * KD * KD }, { "T", KD * KD * KD * KD },
-	{ "t", KD * KD * KD * KD },
+	{ "", 1 },
+	{ "K", KD },
+	{ "k", KD },
+	{ "M", KD *KD },
+	{ "m", KD *KD },
+	{ "G", KD *KD *KD },
+	{ "g", KD *KD *KD },
+	{ "T", KD *KD *KD *KD },
+	{ "t", KD *KD *KD *KD },
 };
 
 /* What each kind is called in messages, and how to write one. */
 struct kind {
 	const char *expect;	/* "a duration like '30s' or '5m'" */
-	const char *units_hint;	/* "use ms, s, m or h" */
+	const char *units_hint; /* "use ms, s, m or h" */
 	const char *whole;	/* "milliseconds" */
 	const char *too_big;	/* "too long" */
 };
 
 static const struct kind duration_kind = {
-	"a duration like '30s' or '5m'", "use ms, s, m or h", "milliseconds",
+	"a duration like '30s' or '5m'",
+	"use ms, s, m or h",
+	"milliseconds",
 	"too long",
 };
 static const struct kind size_kind = {
 	"a size like '128K' or '9000' (K, M, G = 1024 bytes)",
-	"use K, M, G or T, powers of 1024 as in iperf3", "bytes", "too large",
+	"use K, M, G or T, powers of 1024 as in iperf3",
+	"bytes",
+	"too large",
 };
 static const struct kind rate_kind = {
 	"a bitrate like '10G' or '500M' (bits/s; K, M, G = 1000)",
-	"use K, M, G or T, powers of 1000 as in iperf3", "bits/s",
+	"use K, M, G or T, powers of 1000 as in iperf3",
+	"bits/s",
 	"too large",
 };
 
@@ -193,8 +211,8 @@ static int precheck(const char *s, const struct kind *k, char *err,
 	return 0;
 }
 
-static int number__fail(int ret, const struct kind *k, const char *s,
-			char *err, size_t errsz)
+static int number__fail(int ret, const struct kind *k, const char *s, char *err,
+			size_t errsz)
 {
 	if (ret == -ERANGE)
 		return fail(-ERANGE, k, s, err, errsz, "%s", k->too_big);
@@ -204,8 +222,7 @@ static int number__fail(int ret, const struct kind *k, const char *s,
 	return fail(-EINVAL, k, s, err, errsz, "expected a number");
 }
 
-int units__parse_duration(const char *s, uint64_t *ms, char *err,
-			  size_t errsz)
+int units__parse_duration(const char *s, uint64_t *ms, char *err, size_t errsz)
 {
 	const struct kind *k = &duration_kind;
 	size_t nr = ARRAY_SIZE(duration_units);
@@ -275,8 +292,8 @@ static int parse_scaled(const char *s, const struct unit *units, size_t nr,
 	len = strlen(p);
 	u = unit__find(units, nr, p, len);
 	if (!u)
-		return fail(-EINVAL, k, s, err, errsz,
-			    "unknown unit '%s'; %s", p, k->units_hint);
+		return fail(-EINVAL, k, s, err, errsz, "unknown unit '%s'; %s",
+			    p, k->units_hint);
 	ret = number__scale(ip, frac, scale, u->mult, out);
 	if (ret)
 		return number__fail(ret, k, s, err, errsz);
@@ -285,16 +302,14 @@ static int parse_scaled(const char *s, const struct unit *units, size_t nr,
 
 int units__parse_size(const char *s, uint64_t *bytes, char *err, size_t errsz)
 {
-	return parse_scaled(s, size_units,
-			    ARRAY_SIZE(size_units),
-			    &size_kind, bytes, err, errsz);
+	return parse_scaled(s, size_units, ARRAY_SIZE(size_units), &size_kind,
+			    bytes, err, errsz);
 }
 
 int units__parse_bitrate(const char *s, uint64_t *bps, char *err, size_t errsz)
 {
-	return parse_scaled(s, rate_units,
-			    ARRAY_SIZE(rate_units),
-			    &rate_kind, bps, err, errsz);
+	return parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), &rate_kind,
+			    bps, err, errsz);
 }
 
 char *units__format_duration(uint64_t ms, char *buf, size_t size)
@@ -306,9 +321,7 @@ char *units__format_duration(uint64_t ms, char *buf, size_t size)
 		return buf;
 	}
 	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(duration_units) &&
-		    n < size;
-	     i++) {
+	for (i = 0; i < ARRAY_SIZE(duration_units) && n < size; i++) {
 		uint64_t q = ms / duration_units[i].mult;
 
 		if (!q)
@@ -339,14 +352,12 @@ static char *format_scaled(uint64_t v, const struct unit *units, size_t nr,
 
 char *units__format_size(uint64_t bytes, char *buf, size_t size)
 {
-	return format_scaled(bytes, size_units,
-			     ARRAY_SIZE(size_units), buf,
+	return format_scaled(bytes, size_units, ARRAY_SIZE(size_units), buf,
 			     size);
 }
 
 char *units__format_bitrate(uint64_t bps, char *buf, size_t size)
 {
-	return format_scaled(bps, rate_units,
-			     ARRAY_SIZE(rate_units), buf,
+	return format_scaled(bps, rate_units, ARRAY_SIZE(rate_units), buf,
 			     size);
 }

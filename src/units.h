@@ -26,12 +26,9 @@
 /* Big enough for every message the parsers write, input included. */
 #define UNITS_ERR_MAX 256
 
-int units__parse_duration(const char *s, uint64_t *ms, char *err,
-			  size_t errsz);
-int units__parse_size(const char *s, uint64_t *bytes, char *err,
-		      size_t errsz);
-int units__parse_bitrate(const char *s, uint64_t *bps, char *err,
-			 size_t errsz);
+int units__parse_duration(const char *s, uint64_t *ms, char *err, size_t errsz);
+int units__parse_size(const char *s, uint64_t *bytes, char *err, size_t errsz);
+int units__parse_bitrate(const char *s, uint64_t *bps, char *err, size_t errsz);
 
 /*
  * Format back in the same notation, the largest units first: 5400000 ms

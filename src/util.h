@@ -15,8 +15,8 @@
 /* Exit status of the tool, documented in the man page and kept. */
 enum {
 	EXIT_OK = 0,
-	EXIT_WORK_FAILED = 1,	/* the work failed, or a regression was found */
-	EXIT_USAGE = 2,		/* bad usage or bad config */
+	EXIT_WORK_FAILED = 1, /* the work failed, or a regression was found */
+	EXIT_USAGE = 2,	      /* bad usage or bad config */
 };
 
 void *xmalloc(size_t size);
@@ -27,14 +27,14 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow @ptr so that it holds at least @nr elements of @size bytes. */
-#define ALLOC_GROW(ptr, nr, alloc)                                             \
-	do {                                                                   \
-		if ((nr) > (alloc)) {                                          \
-			(alloc) = (alloc) ? (alloc) * 2 : 8;                   \
-			if ((alloc) < (nr))                                    \
-				(alloc) = (nr);                                \
-			(ptr) = xrealloc((ptr), (alloc) * sizeof(*(ptr)));     \
-		}                                                              \
+#define ALLOC_GROW(ptr, nr, alloc)                                         \
+	do {                                                               \
+		if ((nr) > (alloc)) {                                      \
+			(alloc) = (alloc) ? (alloc)*2 : 8;                 \
+			if ((alloc) < (nr))                                \
+				(alloc) = (nr);                            \
+			(ptr) = xrealloc((ptr), (alloc) * sizeof(*(ptr))); \
+		}                                                          \
 	} while (0)
 
 /*

@@ -29,8 +29,8 @@ static inline void tap__vok(int pass, const char *file, int line,
 	fflush(stdout);
 }
 
-static inline int tap__ok(int pass, const char *file, int line,
-			  const char *fmt, ...)
+static inline int tap__ok(int pass, const char *file, int line, const char *fmt,
+			  ...)
 {
 	va_list ap;
 
@@ -42,36 +42,36 @@ static inline int tap__ok(int pass, const char *file, int line,
 
 #define ok(cond, ...) tap__ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
-#define is_int(got, want, ...)                                                 \
-	({                                                                     \
-		long long _g = (got), _w = (want);                             \
-		int _p = tap__ok(_g == _w, __FILE__, __LINE__, __VA_ARGS__);   \
-		if (!_p)                                                       \
-			printf("#   got %lld, want %lld\n", _g, _w);           \
-		_p;                                                            \
+#define is_int(got, want, ...)                                               \
+	({                                                                   \
+		long long _g = (got), _w = (want);                           \
+		int _p = tap__ok(_g == _w, __FILE__, __LINE__, __VA_ARGS__); \
+		if (!_p)                                                     \
+			printf("#   got %lld, want %lld\n", _g, _w);         \
+		_p;                                                          \
 	})
 
-#define is_str(got, want, ...)                                                 \
-	({                                                                     \
-		const char *_g = (got), *_w = (want);                          \
-		int _p = tap__ok(_g && _w && !strcmp(_g, _w), __FILE__,        \
-				 __LINE__, __VA_ARGS__);                       \
-		if (!_p)                                                       \
-			printf("#   got '%s', want '%s'\n", _g ? _g : "(null)", \
-			       _w ? _w : "(null)");                            \
-		_p;                                                            \
+#define is_str(got, want, ...)                                          \
+	({                                                              \
+		const char *_g = (got), *_w = (want);                   \
+		int _p = tap__ok(_g && _w && !strcmp(_g, _w), __FILE__, \
+				 __LINE__, __VA_ARGS__);                \
+		if (!_p)                                                \
+			printf("#   got '%s', want '%s'\n",             \
+			       _g ? _g : "(null)", _w ? _w : "(null)"); \
+		_p;                                                     \
 	})
 
 /* A substring check, for error messages that carry more than we test. */
-#define has_str(got, want, ...)                                                \
-	({                                                                     \
-		const char *_g = (got), *_w = (want);                          \
-		int _p = tap__ok(_g && _w && strstr(_g, _w), __FILE__,         \
-				 __LINE__, __VA_ARGS__);                       \
-		if (!_p)                                                       \
-			printf("#   '%s' does not contain '%s'\n",             \
-			       _g ? _g : "(null)", _w);                        \
-		_p;                                                            \
+#define has_str(got, want, ...)                                        \
+	({                                                             \
+		const char *_g = (got), *_w = (want);                  \
+		int _p = tap__ok(_g && _w && strstr(_g, _w), __FILE__, \
+				 __LINE__, __VA_ARGS__);               \
+		if (!_p)                                               \
+			printf("#   '%s' does not contain '%s'\n",     \
+			       _g ? _g : "(null)", _w);                \
+		_p;                                                    \
 	})
 
 static inline void tap_skip_all(const char *why)

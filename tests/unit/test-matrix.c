@@ -15,12 +15,12 @@
 #include "util.h"
 
 /* Two ssh hosts; callers add what they test. */
-#define HOSTS                                                                  \
-	"[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"                   \
+#define HOSTS                                                \
+	"[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n" \
 	"address = \"sut.lab\"\n"
 #define PEER "[hosts.peer]\ntransport = \"ssh\"\naddress = \"peer.lab\"\n"
-#define WORKLOAD                                                               \
-	"[[workloads]]\nname = \"tcp-rx\"\nserver = \"sut\"\n"                 \
+#define WORKLOAD                                               \
+	"[[workloads]]\nname = \"tcp-rx\"\nserver = \"sut\"\n" \
 	"client = \"peer\"\n"
 
 static struct config_errors errs;
@@ -164,8 +164,8 @@ static void test_defaults(void)
 
 static void test_builtin_modes(void)
 {
-	struct matrix *m = load(HOSTS PEER WORKLOAD
-				"[run]\nmodes = [\"current\"]\n");
+	struct matrix *m =
+		load(HOSTS PEER WORKLOAD "[run]\nmodes = [\"current\"]\n");
 	static const struct {
 		const char *name, *cmdline;
 		enum group_type g;
@@ -202,15 +202,15 @@ static void test_builtin_modes(void)
 
 static void test_overrides(void)
 {
-	struct matrix *m = load(HOSTS "allow_reboot = true\nnic = \"eth1\"\n"
-				PEER WORKLOAD
-				"[modes.strict]\nmethod = \"kexec\"\n"
-				"[modes.lazy]\ncmdline = [\"iommu.strict=0\", "
-				"\"iommu.forcedac=1\"]\n"
-				"[modes.fq-only]\ngroup_type = \"DMA-FQ\"\n"
-				"[modes.mine]\nmethod = \"none\"\n"
-				"[run]\nmodes = [\"strict\", \"lazy\", "
-				"\"passthrough\", \"fq-only\"]\n");
+	struct matrix *m =
+		load(HOSTS "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
+			   "[modes.strict]\nmethod = \"kexec\"\n"
+			   "[modes.lazy]\ncmdline = [\"iommu.strict=0\", "
+			   "\"iommu.forcedac=1\"]\n"
+			   "[modes.fq-only]\ngroup_type = \"DMA-FQ\"\n"
+			   "[modes.mine]\nmethod = \"none\"\n"
+			   "[run]\nmodes = [\"strict\", \"lazy\", "
+			   "\"passthrough\", \"fq-only\"]\n");
 	const struct matrix_host *h;
 	long s, l, p, f;
 
@@ -242,21 +242,21 @@ static void test_overrides(void)
 
 static void test_apply(void)
 {
-	struct matrix *m = load(HOSTS "allow_reboot = true\n"
-				"[hosts.grubby]\ntransport = \"ssh\"\n"
-				"role = \"sut\"\naddress = \"g.lab\"\n"
-				"allow_reboot = true\nreboot = \"grub\"\n"
-				"[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
-				"address = \"10.9.0.2/24\"\nlink = \"ns\"\n"
-				"[hosts.ns]\ntransport = \"netns\"\n"
-				"address = \"10.9.0.1/24\"\n"
-				PEER WORKLOAD
-				"[[workloads]]\nname = \"g\"\nserver = \"grubby\"\n"
-				"client = \"peer\"\n"
-				"[[workloads]]\nname = \"v\"\nserver = \"vm\"\n"
-				"client = \"ns\"\n"
-				"[[kernels]]\nname = \"k\"\nimage = \"/dev/null\"\n"
-				"[run]\nmodes = [\"lazy\"]\n");
+	struct matrix *m =
+		load(HOSTS "allow_reboot = true\n"
+			   "[hosts.grubby]\ntransport = \"ssh\"\n"
+			   "role = \"sut\"\naddress = \"g.lab\"\n"
+			   "allow_reboot = true\nreboot = \"grub\"\n"
+			   "[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
+			   "address = \"10.9.0.2/24\"\nlink = \"ns\"\n"
+			   "[hosts.ns]\ntransport = \"netns\"\n"
+			   "address = \"10.9.0.1/24\"\n" PEER WORKLOAD
+			   "[[workloads]]\nname = \"g\"\nserver = \"grubby\"\n"
+			   "client = \"peer\"\n"
+			   "[[workloads]]\nname = \"v\"\nserver = \"vm\"\n"
+			   "client = \"ns\"\n"
+			   "[[kernels]]\nname = \"k\"\nimage = \"/dev/null\"\n"
+			   "[run]\nmodes = [\"lazy\"]\n");
 	long lazy;
 
 	if (!ok(m, "ssh, grub and qemu SUTs load"))
@@ -278,7 +278,8 @@ static void test_apply(void)
 
 static void test_keys(void)
 {
-	struct matrix *m = load(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
+	struct matrix *m = load(HOSTS
+				"nic = \"eth1\"\n" PEER WORKLOAD
 				"[run]\nmodes = [\"lazy\"]\nrepetitions = 2\n");
 	char key[PLAN_KEY_MAX];
 	struct plan p;
@@ -302,14 +303,14 @@ static void test_keys(void)
 	matrix__free(m);
 }
 
-#define ORDER_MATRIX(order, extra)                                             \
-	HOSTS "nic = \"eth1\"\nallow_reboot = true\n" PEER WORKLOAD            \
-	"[[workloads]]\nname = \"tcp-tx\"\nserver = \"sut\"\n"                 \
-	"client = \"peer\"\nreverse = true\n"                                  \
-	"[[kernels]]\nname = \"base\"\n"                                       \
-	"[[kernels]]\nname = \"new\"\nimage = \"/dev/null\"\n"                 \
-	"[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 3\n"             \
-	"warmup = 1\norder = \"" order "\"\n" extra
+#define ORDER_MATRIX(order, extra)                                       \
+	HOSTS "nic = \"eth1\"\nallow_reboot = true\n" PEER WORKLOAD      \
+	      "[[workloads]]\nname = \"tcp-tx\"\nserver = \"sut\"\n"     \
+	      "client = \"peer\"\nreverse = true\n"                      \
+	      "[[kernels]]\nname = \"base\"\n"                           \
+	      "[[kernels]]\nname = \"new\"\nimage = \"/dev/null\"\n"     \
+	      "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 3\n" \
+	      "warmup = 1\norder = \"" order "\"\n" extra
 
 /* Every (cell, repetition) exactly once among the recorded trials. */
 static bool is_complete(const struct plan *p)
@@ -323,11 +324,11 @@ static bool is_complete(const struct plan *p)
 
 	for (i = 0; i < p->nr_trials; i++) {
 		const struct plan_trial *t = &p->trials[i];
-		size_t at = ((t->kernel * m->nr_modes + t->mode) *
-				     m->nr_workloads +
-			     t->workload) *
-				    (m->run.repetitions + 1) +
-			    t->repetition;
+		size_t at =
+			((t->kernel * m->nr_modes + t->mode) * m->nr_workloads +
+			 t->workload) *
+				(m->run.repetitions + 1) +
+			t->repetition;
 
 		if (t->warmup)
 			continue;
@@ -335,8 +336,8 @@ static bool is_complete(const struct plan *p)
 		seen[at] = 1;
 	}
 	free(seen);
-	return good && p->summary.trials == p->summary.cells *
-						    m->run.repetitions;
+	return good &&
+	       p->summary.trials == p->summary.cells * m->run.repetitions;
 }
 
 static void test_grouped(void)
@@ -354,7 +355,8 @@ static void test_grouped(void)
 	is_int(p.nr_trials, 32, "every trial listed");
 	ok(is_complete(&p), "each cell's repetitions once");
 	is_int(p.summary.reboots, 1, "one boot, into 'new'");
-	is_int(p.summary.mode_switches, 4, "a sysfs switch per mode per kernel");
+	is_int(p.summary.mode_switches, 4,
+	       "a sysfs switch per mode per kernel");
 	is_int(p.summary.sysfs_switches, 4, "all by sysfs");
 	ok(p.trials[0].warmup && p.trials[0].mode_switch,
 	   "the first trial warms up after the switch");
@@ -393,8 +395,8 @@ static void test_interleaved(void)
 
 	/* One state: interleaving changes nothing, one warmup each. */
 	m = load(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
-		 "[run]\nmodes = [\"lazy\"]\norder = \"interleaved\"\n"
-		 "repetitions = 4\nwarmup = 2\n");
+		       "[run]\nmodes = [\"lazy\"]\norder = \"interleaved\"\n"
+		       "repetitions = 4\nwarmup = 2\n");
 	plan__build(&p, m, &errs);
 	is_int(p.summary.warmup_trials, 2, "no change, no new warmups");
 	is_int(p.summary.mode_switches, 1, "one switch into lazy");
@@ -465,7 +467,8 @@ static void test_reboots(void)
 	struct plan p;
 
 	/* kexec-applied modes: grouped boots once per mode. */
-	m = load(HOSTS "allow_reboot = true\n" PEER WORKLOAD
+	m = load(HOSTS
+		 "allow_reboot = true\n" PEER WORKLOAD
 		 "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 4\n");
 	plan__build(&p, m, &errs);
 	is_int(p.summary.reboots, 2, "grouped: a boot per mode");
@@ -475,7 +478,8 @@ static void test_reboots(void)
 	plan__release(&p);
 	matrix__free(m);
 
-	m = load(HOSTS "allow_reboot = true\n" PEER WORKLOAD
+	m = load(HOSTS
+		 "allow_reboot = true\n" PEER WORKLOAD
 		 "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 4\n"
 		 "order = \"interleaved\"\n");
 	plan__build(&p, m, &errs);
@@ -487,10 +491,12 @@ static void test_reboots(void)
 	 * Leaving a mode booted with its own cmdline takes a clean boot:
 	 * sysfs cannot undo iommu.forcedac=1.
 	 */
-	m = load(HOSTS "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
-		 "[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
-		 "[run]\nmodes = [\"dac\", \"strict\"]\norder = \"interleaved\"\n"
-		 "repetitions = 2\nwarmup = 0\n");
+	m = load(
+		HOSTS
+		"allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
+		"[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
+		"[run]\nmodes = [\"dac\", \"strict\"]\norder = \"interleaved\"\n"
+		"repetitions = 2\nwarmup = 0\n");
 	plan__build(&p, m, &errs);
 	is_int(p.summary.reboots, 4, "dac, a clean boot, dac, a clean boot");
 	ok(p.trials[1].reboot_before && p.trials[1].mode_switch,
@@ -499,7 +505,8 @@ static void test_reboots(void)
 	matrix__free(m);
 
 	/* grouped puts sysfs modes before boot modes to share boots. */
-	m = load(HOSTS "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
+	m = load(HOSTS
+		 "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
 		 "[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
 		 "[run]\nmodes = [\"dac\", \"strict\"]\nrepetitions = 2\n");
 	plan__build(&p, m, &errs);
@@ -512,9 +519,10 @@ static void test_reboots(void)
 
 static void test_estimate(void)
 {
-	struct matrix *m = load(HOSTS PEER WORKLOAD
-				"[run]\nmodes = [\"current\"]\nrepetitions = 2\n"
-				"warmup = 0\ncooldown = \"1s\"\n");
+	struct matrix *m =
+		load(HOSTS PEER WORKLOAD
+		     "[run]\nmodes = [\"current\"]\nrepetitions = 2\n"
+		     "warmup = 0\ncooldown = \"1s\"\n");
 	struct plan p;
 
 	if (!ok(m, "a matrix for the estimate"))
@@ -530,8 +538,9 @@ static void test_estimate(void)
 	plan__release(&p);
 	matrix__free(m);
 
-	m = load(HOSTS "allow_reboot = true\nboot_estimate = \"3m\"\n" PEER
-		 WORKLOAD "[run]\nmodes = [\"lazy\"]\nrepetitions = 1\n"
+	m = load(HOSTS
+		 "allow_reboot = true\nboot_estimate = \"3m\"\n" PEER WORKLOAD
+		 "[run]\nmodes = [\"lazy\"]\nrepetitions = 1\n"
 		 "warmup = 0\n");
 	plan__build(&p, m, &errs);
 	is_int(p.summary.estimated_ms, 180000 + 15000,
@@ -542,10 +551,11 @@ static void test_estimate(void)
 
 static void test_limits(void)
 {
-	struct matrix *m = load(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
-				"[[workloads]]\nname = \"b\"\nserver = \"sut\"\n"
-				"client = \"peer\"\n[run]\nrepetitions = 10000\n"
-				"warmup = 100\n");
+	struct matrix *m =
+		load(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
+			   "[[workloads]]\nname = \"b\"\nserver = \"sut\"\n"
+			   "client = \"peer\"\n[run]\nrepetitions = 10000\n"
+			   "warmup = 100\n");
 	struct plan p;
 
 	if (!ok(m, "a huge matrix loads"))
@@ -562,18 +572,24 @@ static void test_errors(void)
 	struct matrix *m;
 
 	msg = load_bad("[run]\nrepetitons = 5\n" HOSTS PEER WORKLOAD);
-	has_str(msg, "test.toml:2:1: error: unknown key 'repetitons' in [run]; "
-		     "did you mean 'repetitions'?", "a typo is located");
+	has_str(msg,
+		"test.toml:2:1: error: unknown key 'repetitons' in [run]; "
+		"did you mean 'repetitions'?",
+		"a typo is located");
 	free(msg);
 
 	msg = load_bad("[run]\nrepetitons = 5\nwarmup = -1\n" HOSTS PEER
 		       "[[workloads]]\nname = \"w\"\nserver = \"sutt\"\n"
 		       "client = \"peer\"\n");
 	has_str(msg, "test.toml:2:1: error: unknown key", "all errors: 1");
-	has_str(msg, "test.toml:3:10: error: warmup: -1 is out of range "
-		     "(0..100)", "all errors: 2");
-	has_str(msg, "server: unknown host 'sutt' (defined: sut, peer); did "
-		     "you mean 'sut'?", "all errors: 3");
+	has_str(msg,
+		"test.toml:3:10: error: warmup: -1 is out of range "
+		"(0..100)",
+		"all errors: 2");
+	has_str(msg,
+		"server: unknown host 'sutt' (defined: sut, peer); did "
+		"you mean 'sut'?",
+		"all errors: 3");
 	free(msg);
 
 	msg = load_bad("[run\n");

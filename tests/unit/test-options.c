@@ -16,15 +16,17 @@ static void test_distance(void)
 	is_int(suggest__distance("", ""), 0, "distance of empty strings");
 	is_int(suggest__distance("plan", "plan"), 0, "distance to itself");
 	is_int(suggest__distance("pln", "plan"), 1, "one deletion");
-	is_int(suggest__distance("palm", "plan"), 2, "a transposition plus one");
-	is_int(suggest__distance("lpan", "plan"), 1, "a transposition is one edit");
+	is_int(suggest__distance("palm", "plan"), 2,
+	       "a transposition plus one");
+	is_int(suggest__distance("lpan", "plan"), 1,
+	       "a transposition is one edit");
 	is_int(suggest__distance("kitten", "sitting"), 3, "kitten/sitting");
 }
 
 static void test_best(void)
 {
-	const char *const cmds[] = { "db", "export", "help", "plan", "version",
-				     NULL };
+	const char *const cmds[] = { "db",   "export",	"help",
+				     "plan", "version", NULL };
 	const char *const keys[] = { "repetitions", "warmup", "order", "name",
 				     NULL };
 
@@ -51,9 +53,10 @@ static void test_parse(void)
 		OPT_INTEGER('n', "count", &count, "N", "count"),
 		OPT_END(),
 	};
-	const char *argv[] = { "test", "-vv",     "--json", "in.toml",
-			       "-ofoo", "--count=7", "--no-color", "--",
-			       "--not-an-option", NULL };
+	const char *argv[] = { "test",	     "-vv",   "--json",
+			       "in.toml",    "-ofoo", "--count=7",
+			       "--no-color", "--",    "--not-an-option",
+			       NULL };
 	int argc = ARRAY_SIZE(argv) - 1;
 
 	argc = parse_options(argc, argv, opts, usage, 0);
@@ -76,7 +79,8 @@ static void test_stop_at_non_option(void)
 		OPT_BOOLEAN(0, "json", &json, "json"),
 		OPT_END(),
 	};
-	const char *argv[] = { "iommu-bench", "--json", "plan", "--json", NULL };
+	const char *argv[] = { "iommu-bench", "--json", "plan", "--json",
+			       NULL };
 
 	is_int(parse_options(4, argv, opts, usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION),

@@ -24,8 +24,10 @@ static void test_vectors(void)
 	static const struct {
 		const char *in, *want;
 	} v[] = {
-		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
-		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "",
+		  "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc",
+		  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
 		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
 		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
 		/* 112 bytes: padding spills into a second block. */
@@ -73,7 +75,8 @@ static void test_file(void)
 	ok(fd >= 0 && write(fd, "abc", 3) == 3, "write a scratch file");
 	close(fd);
 	is_int(sha256__file(path, hex, &size), 0, "hash a file");
-	is_str(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+	is_str(hex,
+	       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
 	       "file digest");
 	is_int(size, 3, "file size");
 	unlink(path);

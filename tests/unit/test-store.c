@@ -69,7 +69,8 @@ static long long raw_int(const char *path, const char *sql)
 	long long v = -1;
 	sqlite3 *db;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) ==
+		    SQLITE_OK &&
 	    sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
 		if (sqlite3_step(stmt) == SQLITE_ROW)
 			v = sqlite3_column_int64(stmt, 0);
@@ -86,9 +87,11 @@ static char *raw_text(const char *path, const char *sql)
 	char *v = NULL;
 	sqlite3 *db;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) ==
+		    SQLITE_OK &&
 	    sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
-		if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+		if (sqlite3_step(stmt) == SQLITE_ROW &&
+		    sqlite3_column_text(stmt, 0))
 			v = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		sqlite3_finalize(stmt);
 	}
@@ -134,7 +137,8 @@ static void test_embedded(void)
 	is_int(store__latest_version(),
 	       store_migrations[store_migrations_count - 1].version,
 	       "latest version is the newest migration's");
-	is_str(store_migrations[0].name, "0001-initial", "first is 0001-initial");
+	is_str(store_migrations[0].name, "0001-initial",
+	       "first is 0001-initial");
 }
 
 static void test_create_reopen(void)
@@ -197,7 +201,8 @@ static void test_refusals(void)
 	char *text = path_in("notes.txt"), *foreign = path_in("foreign.db");
 	char *newer = path_in("newer.db"), *old = path_in("old.db");
 	char *empty = path_in("empty.db"), *wal, *s;
-	unsigned int flags[] = { 0, STORE_READONLY, STORE_CREATE | STORE_MIGRATE };
+	unsigned int flags[] = { 0, STORE_READONLY,
+				 STORE_CREATE | STORE_MIGRATE };
 	struct store *st;
 	bool same = true, none = true, msg = true;
 	size_t i;
@@ -224,12 +229,14 @@ static void test_refusals(void)
 	free(wal);
 
 	/* A SQLite database of some other program. */
-	ok(raw_exec(foreign, "CREATE TABLE mine (x); INSERT INTO mine VALUES (1)")
-		   == SQLITE_OK, "make a foreign SQLite database");
+	ok(raw_exec(foreign,
+		    "CREATE TABLE mine (x); INSERT INTO mine VALUES (1)") ==
+		   SQLITE_OK,
+	   "make a foreign SQLite database");
 	file_sha(foreign, before);
 	capture_begin();
-	is_int(store__open(foreign, STORE_CREATE | STORE_MIGRATE, &st), -EBADMSG,
-	       "another application's database is refused");
+	is_int(store__open(foreign, STORE_CREATE | STORE_MIGRATE, &st),
+	       -EBADMSG, "another application's database is refused");
 	s = capture_end();
 	has_str(s, "not an iommu-bench one", "saying whose it is not");
 	free(s);
@@ -345,34 +352,47 @@ static int write_trial(struct store *st, const struct fixture *f, size_t i,
 	const struct expect *e = &trials[i];
 	const uint64_t hist[] = { 0, 3, 10, 4000000000ull };
 	struct store_probe probe = {
-		.name = "unmap", .target = "iommu_dma_unmap_page",
-		.attach = "tracepoint", .calls = 4000000013ull,
-		.total_ns = 123456789012ull, .hist = hist,
+		.name = "unmap",
+		.target = "iommu_dma_unmap_page",
+		.attach = "tracepoint",
+		.calls = 4000000013ull,
+		.total_ns = 123456789012ull,
+		.hist = hist,
 		.hist_len = ARRAY_SIZE(hist),
 	};
 	struct store_profile_row prof = {
-		.event = "cpu-clock", .symbol = "iommu_dma_sync_sg_for_cpu",
-		.dso = "[kernel.kallsyms]", .overhead = 5.3, .samples = 530,
+		.event = "cpu-clock",
+		.symbol = "iommu_dma_sync_sg_for_cpu",
+		.dso = "[kernel.kallsyms]",
+		.overhead = 5.3,
+		.samples = 530,
 	};
 	int err;
 
 	err = store__begin(st);
 	err = err ?: store__trial_start(st, f->trial[i], f->boot, e->mode);
-	err = err ?: store__metric_add(st, f->trial[i], "throughput", e->gbps,
-				       "Gbit/s", STORE_BETTER_HIGHER, NULL);
-	err = err ?: store__metric_add(st, f->trial[i], "cpu, \"sys\"", e->cpu,
-				       "%", STORE_BETTER_LOWER, NULL);
+	err = err   ?:
+		      store__metric_add(st, f->trial[i], "throughput", e->gbps,
+					"Gbit/s", STORE_BETTER_HIGHER, NULL);
+	err = err   ?:
+		      store__metric_add(st, f->trial[i], "cpu, \"sys\"", e->cpu,
+					"%", STORE_BETTER_LOWER, NULL);
 	err = err ?: store__probe_add(st, f->trial[i], &probe, NULL);
 	err = err ?: store__profile_add(st, f->trial[i], &prof, NULL);
-	err = err ?: store__interval_add(st, f->trial[i], "throughput", 0, 1,
-					 e->gbps - 1, "Gbit/s", NULL);
-	err = err ?: store__interval_add(st, f->trial[i], "throughput", 1, 2,
-					 e->gbps + 1, "Gbit/s", NULL);
-	err = err ?: store__artifact_add(st, f->run, f->trial[i], artifact,
-					 "perf.data", NULL);
-	err = err ?: store__trial_finish(st, f->trial[i], e->status,
-					 e->status == STORE_TRIAL_OK ? NULL :
-					 "iperf3: connection refused");
+	err = err   ?:
+		      store__interval_add(st, f->trial[i], "throughput", 0, 1,
+					  e->gbps - 1, "Gbit/s", NULL);
+	err = err   ?:
+		      store__interval_add(st, f->trial[i], "throughput", 1, 2,
+					  e->gbps + 1, "Gbit/s", NULL);
+	err = err   ?:
+		      store__artifact_add(st, f->run, f->trial[i], artifact,
+					  "perf.data", NULL);
+	err = err   ?:
+		      store__trial_finish(st, f->trial[i], e->status,
+					  e->status == STORE_TRIAL_OK ?
+						  NULL :
+						  "iperf3: connection refused");
 	if (err) {
 		store__rollback(st);
 		return err;
@@ -391,13 +411,16 @@ static void test_run(void)
 	struct fixture f = { 0 };
 	struct store *st;
 	struct store_kernel k = {
-		.name = "debian-6.1", .release = "6.1.0-57-amd64",
-		.build_id = "abc123", .image_path = "/boot/vmlinuz-6.1.0-57-amd64",
+		.name = "debian-6.1",
+		.release = "6.1.0-57-amd64",
+		.build_id = "abc123",
+		.image_path = "/boot/vmlinuz-6.1.0-57-amd64",
 		.recipe_json = "{\"package\": \"linux-image-6.1.0-57-amd64\"}",
 	};
 	struct store_boot b = {
 		.boot_id = "5f0c0a8e-0000-4000-8000-000000000001",
-		.kernel_release = "6.1.0-57-amd64", .kernel_build_id = "abc123",
+		.kernel_release = "6.1.0-57-amd64",
+		.kernel_build_id = "abc123",
 		.cmdline = "root=/dev/vda intel_iommu=on iommu.strict=1",
 		.facts_json = NULL,
 	};
@@ -460,8 +483,10 @@ static void test_run(void)
 	is_str(s, "intel", "facts were added to the boot");
 	free(s);
 
-	cell = (struct store_cell){ .run_id = f.run, .host_id = f.host,
-				    .kernel_id = f.kernel, .mode = "strict",
+	cell = (struct store_cell){ .run_id = f.run,
+				    .host_id = f.host,
+				    .kernel_id = f.kernel,
+				    .mode = "strict",
 				    .workload = "iperf3-tcp",
 				    .key = "sut/debian-6.1/strict/iperf3-tcp" };
 	is_int(store__cell_upsert(st, &cell, &f.cell[0]), 0, "add strict cell");
@@ -492,21 +517,22 @@ static void test_run(void)
 	free(s);
 
 	for (i = 0, all_ok = true; i < ARRAY_SIZE(trials); i++)
-		all_ok &= !write_trial(st, &f, i, i % 2 ? "perf.data" : artifact);
+		all_ok &=
+			!write_trial(st, &f, i, i % 2 ? "perf.data" : artifact);
 	ok(all_ok, "write every trial in its own transaction");
 
 	/* Resume: what is done is found, not added. */
-	is_int(store__trial_find_or_insert(st, f.cell[0], 1, false, &id, &ts), 0,
-	       "find a finished trial");
+	is_int(store__trial_find_or_insert(st, f.cell[0], 1, false, &id, &ts),
+	       0, "find a finished trial");
 	ok(id == f.trial[2] && ts == STORE_TRIAL_OK, "same id, status ok");
-	is_int(store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts), 0,
-	       "find the failed trial");
+	is_int(store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts),
+	       0, "find the failed trial");
 	ok(id == f.trial[4] && ts == STORE_TRIAL_FAILED, "status failed");
 	is_int(raw_int(path, "SELECT count(*) FROM trials"), 6,
 	       "no trial was added twice");
 	capture_begin();
-	is_int(store__trial_find_or_insert(st, 999, 0, false, &id, &ts), -ENOENT,
-	       "a trial of no cell is refused");
+	is_int(store__trial_find_or_insert(st, 999, 0, false, &id, &ts),
+	       -ENOENT, "a trial of no cell is refused");
 	free(capture_end());
 
 	/* Read back through export: ok, non-warmup trials only. */
@@ -520,16 +546,19 @@ static void test_run(void)
 		/* Sorted by metric name: "cpu, \"sys\"" before "throughput". */
 		match &= store__export_next(it, &row) == 1;
 		match &= row.run == f.run && !strcmp(row.run_name, "seed");
-		match &= !strcmp(row.metric, "cpu, \"sys\"") && row.value == e->cpu &&
-			 !strcmp(row.unit, "%") && !strcmp(row.better, "lower");
+		match &= !strcmp(row.metric, "cpu, \"sys\"") &&
+			 row.value == e->cpu && !strcmp(row.unit, "%") &&
+			 !strcmp(row.better, "lower");
 		match &= store__export_next(it, &row) == 1;
-		match &= !strcmp(row.metric, "throughput") && row.value == e->gbps &&
-			 !strcmp(row.unit, "Gbit/s") && !strcmp(row.better, "higher");
+		match &= !strcmp(row.metric, "throughput") &&
+			 row.value == e->gbps && !strcmp(row.unit, "Gbit/s") &&
+			 !strcmp(row.better, "higher");
 		match &= !strcmp(row.requested_mode, e->mode) &&
 			 !strcmp(row.effective_mode, e->mode) &&
 			 row.repetition == e->rep && !row.warmup &&
 			 row.trial == f.trial[i] && !strcmp(row.status, "ok") &&
-			 !strcmp(row.host, "sut") && !strcmp(row.kernel, "debian-6.1") &&
+			 !strcmp(row.host, "sut") &&
+			 !strcmp(row.kernel, "debian-6.1") &&
 			 !strcmp(row.kernel_release, "6.1.0-57-amd64") &&
 			 !strcmp(row.workload, "iperf3-tcp") &&
 			 strlen(row.started_at) == 24;
@@ -570,12 +599,14 @@ static void test_run(void)
 	free(s);
 	is_int(raw_int(path, "SELECT calls FROM probes LIMIT 1"), 4000000013ll,
 	       "probe calls beyond 32 bits");
-	s = raw_text(path, "SELECT attach || ' ' || target FROM probes LIMIT 1");
+	s = raw_text(path,
+		     "SELECT attach || ' ' || target FROM probes LIMIT 1");
 	is_str(s, "tracepoint iommu_dma_unmap_page", "probe attach and target");
 	free(s);
-	is_int(raw_int(path, "SELECT count(*) FROM profile WHERE overhead = 5.3 "
-			     "AND samples = 530 AND event = 'cpu-clock'"), 6,
-	       "profile rows");
+	is_int(raw_int(path,
+		       "SELECT count(*) FROM profile WHERE overhead = 5.3 "
+		       "AND samples = 530 AND event = 'cpu-clock'"),
+	       6, "profile rows");
 	is_int(raw_int(path, "SELECT count(*) FROM intervals"), 12,
 	       "interval rows");
 	s = raw_text(path, "SELECT group_concat(value) FROM intervals WHERE "
@@ -583,8 +614,8 @@ static void test_run(void)
 	is_str(s, "13.9,15.9", "interval values");
 	free(s);
 	sha256__hex("PERFILE2", 8, sha);
-	is_int(raw_int(path, "SELECT count(*) FROM artifacts WHERE size = 8"), 6,
-	       "artifact sizes");
+	is_int(raw_int(path, "SELECT count(*) FROM artifacts WHERE size = 8"),
+	       6, "artifact sizes");
 	s = raw_text(path, "SELECT sha256 FROM artifacts LIMIT 1");
 	is_str(s, sha, "artifact sha256");
 	free(s);
@@ -595,15 +626,16 @@ static void test_run(void)
 	       "a run-level artifact");
 	capture_begin();
 	is_int(store__artifact_add(st, other_run, f.trial[1], artifact, "log",
-				   &id2), -ENOENT,
-	       "a trial artifact under the wrong run is refused");
+				   &id2),
+	       -ENOENT, "a trial artifact under the wrong run is refused");
 	is_int(store__artifact_add(st, f.run, 0, "missing.data", "log", &id2),
 	       -ENOENT, "a missing artifact file is refused");
 	free(capture_end());
 
 	/* Constraints that protect the data. */
 	capture_begin();
-	is_int(store__metric_add(st, 999999, "x", 1, "", STORE_BETTER_NONE, NULL),
+	is_int(store__metric_add(st, 999999, "x", 1, "", STORE_BETTER_NONE,
+				 NULL),
 	       -ENOENT, "foreign keys: a metric of no trial is refused");
 	is_int(store__metric_add(st, f.trial[1], "throughput", 1, "",
 				 STORE_BETTER_NONE, NULL),
@@ -622,27 +654,30 @@ static void test_run(void)
 	{
 		int64_t h2, b2;
 		struct store_boot ob = { .boot_id = "other-boot",
-					 .kernel_release = "6.1", .cmdline = "" };
+					 .kernel_release = "6.1",
+					 .cmdline = "" };
 
 		store__host_upsert(st, "peer", "machine-id:peer", &h2);
 		store__boot_upsert(st, h2, &ob, &b2);
 		capture_begin();
-		is_int(store__trial_start(st, f.trial[1], b2, "strict"), -EINVAL,
-		       "a boot of another host is refused");
+		is_int(store__trial_start(st, f.trial[1], b2, "strict"),
+		       -EINVAL, "a boot of another host is refused");
 		free(capture_end());
 	}
 
 	/* Rollback and retry. */
 	store__begin(st);
-	store__metric_add(st, f.trial[4], "late", 1, "", STORE_BETTER_NONE, NULL);
+	store__metric_add(st, f.trial[4], "late", 1, "", STORE_BETTER_NONE,
+			  NULL);
 	store__rollback(st);
-	is_int(raw_int(path, "SELECT count(*) FROM metrics WHERE name = 'late'"),
+	is_int(raw_int(path,
+		       "SELECT count(*) FROM metrics WHERE name = 'late'"),
 	       0, "a rolled-back metric is gone");
 	is_int(store__trial_reset(st, f.trial[4]), 0, "reset the failed trial");
-	is_int(raw_int(path, "SELECT count(*) FROM metrics WHERE trial_id = 5"), 0,
-	       "its metrics are gone");
-	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE trial_id = 5"), 0,
-	       "its probes are gone");
+	is_int(raw_int(path, "SELECT count(*) FROM metrics WHERE trial_id = 5"),
+	       0, "its metrics are gone");
+	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE trial_id = 5"),
+	       0, "its probes are gone");
 	store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts);
 	ok(id == f.trial[4] && ts == STORE_TRIAL_PENDING, "and it is pending");
 
@@ -660,7 +695,8 @@ static void test_run(void)
 	is_int(store__run_find_resumable(st, "seed", sha, &id), -ENOENT,
 	       "a done run does not resume");
 	store__run_get(st, f.run, &run);
-	ok(run.status == STORE_RUN_DONE && run.finished_at, "done, with a finish");
+	ok(run.status == STORE_RUN_DONE && run.finished_at,
+	   "done, with a finish");
 	store__run_release(&run);
 	is_int(store__run_finish(st, f.run, STORE_RUN_RUNNING), -EINVAL,
 	       "finish wants a final status");
@@ -677,7 +713,9 @@ static void test_run(void)
 static void test_crash(void)
 {
 	char *path = path_in("crash.db");
-	struct store_cell cell = { .mode = "lazy", .workload = "w", .key = "k" };
+	struct store_cell cell = { .mode = "lazy",
+				   .workload = "w",
+				   .key = "k" };
 	struct store_kernel k = { .name = "k" };
 	enum store_trial_status ts;
 	int64_t cell_id, trial;
@@ -699,7 +737,7 @@ static void test_crash(void)
 		    store__trial_start(st, trial, 0, "lazy") ||
 		    store__metric_add(st, trial, "throughput", 1, "", 0, NULL))
 			_exit(1);
-		_exit(42);	/* no commit, no close: a crash */
+		_exit(42); /* no commit, no close: a crash */
 	}
 	waitpid(pid, &status, 0);
 	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 42,

@@ -8,8 +8,7 @@
 
 typedef int parse_fn(const char *, uint64_t *, char *, size_t);
 
-static void good(parse_fn *fn, const char *what, const char *in,
-		 uint64_t want)
+static void good(parse_fn *fn, const char *what, const char *in, uint64_t want)
 {
 	char err[UNITS_ERR_MAX] = "";
 	uint64_t v = 12345;
@@ -56,7 +55,8 @@ static void durations(void)
 	bad(d, D, "30 seconds", -EINVAL,
 	    "expected a duration like '30s' or '5m', found '30 seconds'");
 	bad(d, D, "30 seconds", -EINVAL, "spaces are not allowed");
-	bad(d, D, "30seconds", -EINVAL, "unknown unit 'seconds'; use ms, s, m or h");
+	bad(d, D, "30seconds", -EINVAL,
+	    "unknown unit 'seconds'; use ms, s, m or h");
 	bad(d, D, "30", -EINVAL, "a number needs a unit");
 	bad(d, D, "", -EINVAL, "it is empty");
 	bad(d, D, "-5s", -EINVAL, "cannot be negative");
@@ -153,8 +153,8 @@ static void formats(void)
 	is_str(units__format_size(0, buf, sizeof(buf)), "0", "0 bytes");
 	is_str(units__format_bitrate(10000000000ULL, buf, sizeof(buf)), "10G",
 	       "10G");
-	is_str(units__format_bitrate(2500000000ULL, buf, sizeof(buf)),
-	       "2500M", "2.5G");
+	is_str(units__format_bitrate(2500000000ULL, buf, sizeof(buf)), "2500M",
+	       "2.5G");
 	is_str(units__format_bitrate(1024, buf, sizeof(buf)), "1024",
 	       "1024 bit/s has no exact decimal unit");
 }
