@@ -52,7 +52,7 @@ CLI_TESTS := $(wildcard tests/cli/*.t)
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
-.PHONY: all check demo fuzz install uninstall clean format FORCE
+.PHONY: all check demo fuzz install uninstall clean format format-check FORCE
 all: $(BIN)
 
 $(BIN): $(OUT)/src/main.o $(LIB)
@@ -128,3 +128,6 @@ clean:
 	rm -rf .output iommu-bench
 
 -include $(shell find .output -name '*.d' 2>/dev/null)
+
+format-check:
+	clang-format --dry-run --Werror $(shell git ls-files '*.c' '*.h')

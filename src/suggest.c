@@ -49,10 +49,13 @@ const char *suggest__best(const char *word, const char *const *cands)
 	const char *best = NULL;
 	size_t len = strlen(word);
 
-	/* A third of the word, at least 1 and at most 3 edits. */
+	/*
+	 * A third of the word, at least 1 and at most 3 edits; but a word
+	 * of one letter is no typo of another letter.
+	 */
 	limit = len / 3;
 	if (limit < 1)
-		limit = 1;
+		limit = len > 1;
 	if (limit > 3)
 		limit = 3;
 	for (; *cands; cands++) {

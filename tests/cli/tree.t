@@ -36,6 +36,13 @@ for c in $cmds; do
 	t_ok $? "README mentions '$c'"
 done
 
+if command -v clang-format >/dev/null 2>&1; then
+	out=$(git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>&1)
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "$(echo "$out" | head -20)" "(make format fixes it)"
+	t_ok $st "every C file is formatted by .clang-format"
+fi
+
 # Every key that docs/matrix.md documents in a table is in the man page too.
 keys=$(grep -E '^\| `[a-z_]+` \|' docs/matrix.md | sed -E 's/^\| `([a-z_]+)`.*/\1/' | sort -u)
 [ "$(echo "$keys" | wc -w)" -gt 40 ]

@@ -37,6 +37,10 @@ static void test_best(void)
 	is_str(suggest__best("ver", cmds), "version", "a prefix suggests");
 	ok(!suggest__best("frobnicate", cmds), "no suggestion when far");
 	ok(!suggest__best("x", keys), "no suggestion for one letter");
+	ok(!suggest__best("b", (const char *const[]){ "a", NULL }),
+	   "one letter is no typo of another");
+	is_str(suggest__best("ab", (const char *const[]){ "abc", NULL }), "abc",
+	       "two letters may be");
 }
 
 static void test_parse(void)
