@@ -5,6 +5,7 @@
 #   make check             build and run every test (TAP, aggregated by prove)
 #   make check SANITIZE=1  the same under ASan + UBSan
 #   make fuzz              libFuzzer on the TOML parser (FUZZ_TIME seconds)
+#   make bench             benchmarks; they print figures, they do not gate
 #   make install           PREFIX=/usr/local DESTDIR=
 #   make format            clang-format every C file in place
 
@@ -15,7 +16,7 @@ FUZZ_TIME ?= 60
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-LIBS_PC := sqlite3 jansson
+LIBS_PC := sqlite3 jansson libbpf gsl
 
 ifeq ($(SANITIZE),1)
 OUT := .output/san
@@ -29,11 +30,19 @@ SAN_FLAGS :=
 endif
 
 CFLAGS ?= -O2 -g
+# libperf is built from Debian's kernel source package (Debian ships perf
+# but not its library); see scripts/build-libperf.sh.
+LIBPERF_DIR := .output/libperf
+LIBPERF_STAMP := $(LIBPERF_DIR)/.built
+LIBPERF_LIBS := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
+
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Wstrict-prototypes \
-	-D_GNU_SOURCE -I. -Isrc -I.output/gen \
+	-D_GNU_SOURCE -I. -Isrc -I.output/gen -I$(LIBPERF_DIR)/include \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) $(SAN_FLAGS)
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) -lm
+# libiperf ships no .pc file.
+LDLIBS += $(LIBPERF_LIBS) -liperf $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) \
+	-lelf -lz -lm
 override LDFLAGS += $(SAN_FLAGS)
 
 # Every C file under these folders is part of the tool; main.c alone is
@@ -44,15 +53,25 @@ LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/gen/schemas.o \
 	    $(OUT)/gen/version.o
 LIB := $(OUT)/libiommu-bench.a
 
+# BPF programs: compiled once (not per sanitizer build), CO-RE against the
+# build machine's BTF, and turned into skeleton headers, as libbpf-tools do.
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,.output/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,.output/gen/%.skel.h,$(BPF_SRCS))
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 DECODER := $(OUT)/tests/toml-decoder
 CLI_TESTS := $(wildcard tests/cli/*.t)
+BENCH_SRCS := $(wildcard tests/bench/bench-*.c)
+BENCH_BINS := $(patsubst tests/bench/%.c,$(OUT)/tests/%,$(BENCH_SRCS))
 
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
-.PHONY: all check demo fuzz install uninstall clean format format-check FORCE
+.PHONY: all bench check demo fuzz install uninstall clean format format-check FORCE
 all: $(BIN)
 
 $(BIN): $(OUT)/src/main.o $(LIB)
@@ -62,9 +81,27 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUT)/%.o: %.c
+$(OUT)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBPERF_STAMP): scripts/build-libperf.sh
+	sh scripts/build-libperf.sh $(LIBPERF_DIR)
+	@touch $@
+
+.output/gen/vmlinux.h:
+	@mkdir -p $(@D)
+	@test -r $(VMLINUX_BTF) || { echo "no BTF at $(VMLINUX_BTF):" \
+		"this kernel lacks CONFIG_DEBUG_INFO_BTF" >&2; exit 1; }
+	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+.output/bpf/%.bpf.o: bpf/%.bpf.c .output/gen/vmlinux.h $(wildcard bpf/*.h)
+	@mkdir -p $(@D)
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I.output/gen -Ibpf -I. -c $< -o $@
+
+.output/gen/%.skel.h: .output/bpf/%.bpf.o
+	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # The schema migrations are compiled into the binary so that a user's
 # database can be migrated by any copy of the tool, wherever it runs.
@@ -87,6 +124,10 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+$(OUT)/tests/bench-%: tests/bench/bench-%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(DECODER): tests/toml-decoder.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -95,6 +136,11 @@ check: $(BIN) $(UNIT_BINS) $(DECODER)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_BINS) tests/toml-test.t \
 		$(CLI_TESTS)
+
+# Figures, not verdicts: performance goals are read off, never asserted.
+bench: $(BIN) $(BENCH_BINS)
+	IOMMU_BENCH=$(abspath $(BIN)) SRCDIR=$(CURDIR) \
+	sh tests/bench/run-bench.sh $(BENCH_BINS) $(wildcard tests/bench/*.sh)
 
 # The README's first command. Until the orchestrator and the testbed land it
 # validates and expands the demo matrix; it touches no host.

@@ -5,6 +5,10 @@
 # Idempotent: apt-get skips what is already there.
 set -eu
 
+# Build: compilers, the libraries we link, the BPF toolchain, and the
+# kernel source package that libperf is built from (Debian ships no libperf).
+# Run and test: iperf3, perf, iproute2 for network namespaces, gnuplot for
+# plots, chromium to render reports, bpftrace as the probe-cost yardstick.
 PKGS="
 build-essential
 pkg-config
@@ -14,6 +18,21 @@ libclang-rt-14-dev
 libsqlite3-dev
 sqlite3
 libjansson-dev
+libgsl-dev
+libbpf-dev
+bpftool
+libelf-dev
+zlib1g-dev
+libiperf-dev
+iperf3
+linux-perf
+linux-source-6.1
+xz-utils
+iproute2
+procps
+gnuplot-nox
+chromium
+bpftrace
 python3
 perl
 git

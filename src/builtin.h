@@ -37,10 +37,15 @@ extern struct global_opts global;
 /* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */
 const char *global__db_path(void);
 
+int cmd_compare(int argc, const char **argv);
 int cmd_db(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_plan(int argc, const char **argv);
+int cmd_probe(int argc, const char **argv);
+int cmd_regress(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_trace(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 
 /* The command table, for help and "did you mean". */

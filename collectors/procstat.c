@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Placeholder while the collector is written; replaced by its owner. */
+#include "collectors/collector.h"
+
+const struct collector_ops procstat_collector_ops = {
+	.name = "procstat",
+};

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build libperf (tools/lib/perf) from Debian's linux-source package: Debian
+# ships perf but not its library, and the user asked for libperf. Only the
+# few folders libperf needs are unpacked, into OUT, once.
+#
+#	scripts/build-libperf.sh OUT
+#
+# Leaves OUT/lib/libperf.a, OUT/lib/libapi.a and OUT/include/perf/*.h.
+set -eu
+
+out=$1
+tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$tarball" ]; then
+	echo "build-libperf: no /usr/src/linux-source-*.tar.xz;" \
+		"run scripts/install-deps.sh" >&2
+	exit 1
+fi
+top=$(basename "$tarball" .tar.xz)
+src="$out/src"
+
+if [ ! -f "$src/$top/tools/lib/perf/Makefile" ]; then
+	rm -rf "$src"
+	mkdir -p "$src"
+	tar -C "$src" -xJf "$tarball" \
+		"$top/tools/lib" "$top/tools/include" "$top/tools/build" \
+		"$top/tools/scripts" "$top/tools/arch" "$top/scripts" \
+		"$top/include/uapi" "$top/arch/x86/include/uapi" \
+		"$top/Makefile" 2>/dev/null || true
+	[ -f "$src/$top/tools/lib/perf/Makefile" ] || {
+		echo "build-libperf: $tarball has no tools/lib/perf" >&2
+		exit 1
+	}
+fi
+
+# libperf calls into libapi (sysfs and procfs helpers): build both.
+for lib in api perf; do
+	make -s -C "$src/$top/tools/lib/$lib" -j"$(nproc)" \
+		EXTRA_CFLAGS="-fPIC -O2 -g -Wno-error" "lib$lib.a" >&2
+done
+mkdir -p "$out/lib" "$out/include"
+cp "$src/$top/tools/lib/perf/libperf.a" "$out/lib/"
+cp "$src/$top/tools/lib/api/libapi.a" "$out/lib/"
+rm -rf "$out/include/perf"
+cp -r "$src/$top/tools/lib/perf/include/perf" "$out/include/"
