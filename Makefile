@@ -100,6 +100,9 @@ $(LIBPERF_STAMP): scripts/build-libperf.sh
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I.output/gen -Ibpf -I. -c $< -o $@
 
+# Generated headers are inputs to the C build, not intermediates to delete.
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
+
 .output/gen/%.skel.h: .output/bpf/%.bpf.o
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
 

@@ -17,7 +17,7 @@
  * function names differ by kernel and driver; the bpf collector resolves
  * them on the host. Keep in step with the collector's table.
  */
-static const char *const probe_names[] = {
+const char *const matrix_probe_names[] = {
 	"map",		  /* iommu_dma_map_page / _phys */
 	"unmap",	  /* iommu_dma_unmap_page / _phys */
 	"map_sg",	  /* iommu_dma_map_sg */
@@ -32,11 +32,12 @@ static const char *const probe_names[] = {
 	"iova_alloc",	  /* alloc_iova_fast */
 	"iova_free",	  /* free_iova_fast */
 	"hw_flush", /* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
+	"unmap_core", /* __iommu_dma_unmap */
 	NULL,
 };
 
 /* What "default" means: the paths the seeds' arguments were about. */
-static const char *const default_probes[] = {
+const char *const matrix_default_probes[] = {
 	"map",	      "unmap",	     "map_sg",	    "unmap_sg",
 	"sync_cpu",   "sync_device", "sync_sg_cpu", "sync_sg_device",
 	"iotlb_sync", "fq_flush",    "hw_flush",    NULL,
@@ -191,7 +192,7 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 	const struct toml_value *p = toml_table__get(tab, "probes"), *d;
 
 	mx_check_keys(mx, tab, keys, "[collect.bpf]");
-	parse_names(mx, tab, "probes", probe_names, default_probes,
+	parse_names(mx, tab, "probes", matrix_probe_names, matrix_default_probes,
 		    &c->bpf.probes, &c->bpf.nr_probes);
 	if (p && p->type == TOML_ARRAY && !p->u.arr.n)
 		mx_err(mx, p->pos,
@@ -248,7 +249,7 @@ static void set_defaults(struct matrix_collect *c)
 {
 	const char *const *k;
 
-	for (k = default_probes; *k; k++)
+	for (k = matrix_default_probes; *k; k++)
 		strv_add(&c->bpf.probes, &c->bpf.nr_probes, *k);
 	c->perf.event = xstrdup("cpu-clock");
 	c->perf.frequency = 999;
