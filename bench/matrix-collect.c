@@ -31,7 +31,7 @@ const char *const matrix_probe_names[] = {
 	"fq_flush",	  /* the flush queue's batched invalidation */
 	"iova_alloc",	  /* alloc_iova_fast */
 	"iova_free",	  /* free_iova_fast */
-	"hw_flush", /* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
+	"hw_flush",   /* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
 	"unmap_core", /* __iommu_dma_unmap */
 	NULL,
 };
@@ -192,8 +192,8 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 	const struct toml_value *p = toml_table__get(tab, "probes"), *d;
 
 	mx_check_keys(mx, tab, keys, "[collect.bpf]");
-	parse_names(mx, tab, "probes", matrix_probe_names, matrix_default_probes,
-		    &c->bpf.probes, &c->bpf.nr_probes);
+	parse_names(mx, tab, "probes", matrix_probe_names,
+		    matrix_default_probes, &c->bpf.probes, &c->bpf.nr_probes);
 	if (p && p->type == TOML_ARRAY && !p->u.arr.n)
 		mx_err(mx, p->pos,
 		       "probes: the list is empty; leave it out "
@@ -251,7 +251,7 @@ static void set_defaults(struct matrix_collect *c)
 
 	for (k = matrix_default_probes; *k; k++)
 		strv_add(&c->bpf.probes, &c->bpf.nr_probes, *k);
-	c->perf.event = xstrdup("cpu-clock");
+	/* NULL: the collector takes cycles where countable, else cpu-clock. */
 	c->perf.frequency = 999;
 	c->perf.callgraph = CALLGRAPH_FP;
 	c->procstat.enabled = true;

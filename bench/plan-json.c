@@ -163,13 +163,13 @@ static json_t *collect_json(const struct matrix *m)
 	static const char *const callgraphs[] = { "none", "fp", "dwarf",
 						  "lbr" };
 
-	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:s, s:i, s:s, s:o}, "
+	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o}, "
 			 "s:{s:b, s:o}}",
 			 "bpf", "enabled", c->bpf.enabled, "probes",
 			 strv(c->bpf.probes, c->bpf.nr_probes), "device",
 			 opt_str(c->bpf.device), "perf", "enabled",
-			 c->perf.enabled, "event", c->perf.event, "frequency",
-			 (int)c->perf.frequency, "callgraph",
+			 c->perf.enabled, "event", opt_str(c->perf.event),
+			 "frequency", (int)c->perf.frequency, "callgraph",
 			 callgraphs[c->perf.callgraph], "counters",
 			 strv(c->perf.counters, c->perf.nr_counters),
 			 "procstat", "enabled", c->procstat.enabled,

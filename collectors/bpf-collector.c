@@ -97,8 +97,7 @@ static int collector__config(struct bpf_collector *bc,
 		ret = collector__add(bc, "default");
 	} else if (json_is_array(probes) && json_array_size(probes)) {
 		ret = 0;
-		json_array_foreach(probes, i, v)
-		{
+		json_array_foreach(probes, i, v) {
 			if (!json_is_string(v)) {
 				pr_err("bpf: probes: element %zu is not a "
 				       "string",
@@ -271,7 +270,8 @@ static int store_one(struct store *st, int64_t trial_id, const json_t *p)
 	sp.total_ns = json_integer_value(json_object_get(p, "total_ns"));
 	sp.hist_len = json_array_size(hist);
 	buckets = xcalloc(sp.hist_len + 1, sizeof(*buckets));
-	json_array_foreach(hist, i, v) buckets[i] = json_integer_value(v);
+	json_array_foreach(hist, i, v)
+		buckets[i] = json_integer_value(v);
 	sp.hist = buckets;
 	err = store__probe_add(st, trial_id, &sp, NULL);
 	free(buckets);
@@ -288,8 +288,7 @@ static int bpf_store(struct store *st, int64_t trial_id, const json_t *results)
 		pr_err("bpf: results: no \"probes\" array");
 		return -EINVAL;
 	}
-	json_array_foreach(probes, i, p)
-	{
+	json_array_foreach(probes, i, p) {
 		err = store_one(st, trial_id, p);
 		if (err)
 			return err;

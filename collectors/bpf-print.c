@@ -50,8 +50,7 @@ static size_t hist_of(const json_t *p, __u64 *hist)
 	size_t i, n = 0;
 
 	memset(hist, 0, PROBE_HIST_SLOTS * sizeof(*hist));
-	json_array_foreach(h, i, v)
-	{
+	json_array_foreach(h, i, v) {
 		if (i >= PROBE_HIST_SLOTS)
 			break;
 		hist[i] = json_integer_value(v);
@@ -93,8 +92,7 @@ static void print_hists(FILE *fp, const json_t *probes)
 	const json_t *p;
 	size_t i;
 
-	json_array_foreach(probes, i, p)
-	{
+	json_array_foreach(probes, i, p) {
 		__u64 hist[PROBE_HIST_SLOTS];
 		size_t n = hist_of(p, hist);
 
@@ -121,29 +119,31 @@ static void print_fails(FILE *fp, const json_t *probes)
 
 	json_array_foreach(probes, i, p)
 		json_array_foreach(json_object_get(p, "targets"), j, t)
-			json_array_foreach(json_object_get(t, "failed"), k, f)
-	{
-		char *id = xasprintf("%s %s failed, %s: %s", str(f, "rung"),
-				     str(f, "stage"), str(f, "error"),
-				     str(f, "reason"));
+			json_array_foreach(json_object_get(t, "failed"), k, f) {
+				char *id = xasprintf("%s %s failed, %s: %s",
+						     str(f, "rung"),
+						     str(f, "stage"),
+						     str(f, "error"),
+						     str(f, "reason"));
 
-		g = json_object_get(groups, id);
-		if (!g) {
-			g = json_array();
-			json_object_set_new(groups, id, g);
-		}
-		json_array_append_new(g, json_string(str(t, "name")));
-		free(id);
-	}
+				g = json_object_get(groups, id);
+				if (!g) {
+					g = json_array();
+					json_object_set_new(groups, id, g);
+				}
+				json_array_append_new(
+					g, json_string(str(t, "name")));
+				free(id);
+			}
 	if (json_object_size(groups))
 		fprintf(fp, "\nRungs of the attach chain that failed:\n");
-	json_object_foreach(groups, key, g)
-	{
+	json_object_foreach(groups, key, g) {
 		const json_t *name;
 
 		fprintf(fp, "  %s\n    for", key);
-		json_array_foreach(g, i, name) fprintf(
-			fp, "%s %s", i ? "," : "", json_string_value(name));
+		json_array_foreach(g, i, name)
+			fprintf(fp, "%s %s", i ? "," : "",
+				json_string_value(name));
 		fprintf(fp, "\n");
 	}
 	json_decref(groups);
@@ -155,8 +155,7 @@ static void print_missing(FILE *fp, const json_t *probes)
 	bool header = false;
 	size_t i, j;
 
-	json_array_foreach(probes, i, p)
-	{
+	json_array_foreach(probes, i, p) {
 		const json_t *miss = json_object_get(p, "missing");
 
 		if (!json_array_size(miss))
@@ -167,8 +166,9 @@ static void print_missing(FILE *fp, const json_t *probes)
 				"the driver is not built):\n");
 		header = true;
 		fprintf(fp, "  %s:", str(p, "name"));
-		json_array_foreach(miss, j, m) fprintf(
-			fp, "%s %s", j ? "," : "", json_string_value(m));
+		json_array_foreach(miss, j, m)
+			fprintf(fp, "%s %s", j ? "," : "",
+				json_string_value(m));
 		fprintf(fp, "\n");
 	}
 }
@@ -181,8 +181,7 @@ static void print_summary(FILE *fp, const json_t *r, const json_t *probes)
 	const json_t *p;
 	size_t i;
 
-	json_array_foreach(probes, i, p)
-	{
+	json_array_foreach(probes, i, p) {
 		const char *attach = str(p, "attach");
 
 		if (strcmp(attach, "none") &&
@@ -216,8 +215,7 @@ void bpf_results__print(FILE *fp, const json_t *r)
 	int w = 5;
 	size_t i;
 
-	json_array_foreach(probes, i, p)
-	{
+	json_array_foreach(probes, i, p) {
 		int len = (int)strlen(str(p, "name"));
 
 		if (len > w)
@@ -230,7 +228,8 @@ void bpf_results__print(FILE *fp, const json_t *r)
 		str(r, "device"));
 	fprintf(fp, "%-*s %-10s %10s %10s %10s %10s %10s  %s\n", w, "PROBE",
 		"ATTACH", "CALLS", "CALLS/S", "MEAN", "P50", "P99", "TARGET");
-	json_array_foreach(probes, i, p) print_row(fp, p, secs, w);
+	json_array_foreach(probes, i, p)
+		print_row(fp, p, secs, w);
 	print_hists(fp, probes);
 	print_fails(fp, probes);
 	print_missing(fp, probes);

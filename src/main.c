@@ -18,15 +18,18 @@
 struct global_opts global;
 
 const struct cmd_struct commands[] = {
-	{ "compare", cmd_compare, "benchstat-style comparison of stored runs or CSV files" },
+	{ "compare", cmd_compare,
+	  "benchstat-style comparison of stored runs or CSV files" },
 	{ "db", cmd_db, "inspect or migrate the results database" },
 	{ "export", cmd_export, "export stored trial metrics as CSV or JSON" },
 	{ "help", cmd_help, "show help for the tool or a command" },
 	{ "plan", cmd_plan, "expand and validate a matrix; touch no host" },
 	{ "probe", cmd_probe, "what this host's IOMMU is and does right now" },
-	{ "regress", cmd_regress, "the CI gate: regressions between runs, change points in history" },
+	{ "regress", cmd_regress,
+	  "the CI gate: regressions between runs, change points in history" },
 	{ "report", cmd_report, "a self-contained HTML report with plots" },
-	{ "trace", cmd_trace, "live counts and latency histograms of the IOMMU DMA paths" },
+	{ "trace", cmd_trace,
+	  "live counts and latency histograms of the IOMMU DMA paths" },
 	{ "version", cmd_version, "print the version and build details" },
 	{ NULL, NULL, NULL },
 };

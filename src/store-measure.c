@@ -188,11 +188,14 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 {
 	/*
 	 * A trial's artifact takes its run from the trial, so the two can
-	 * never disagree; ?1 must then match or nothing is inserted.
+	 * never disagree: a @run_id of 0 means "the trial's", any other
+	 * must match or nothing is inserted.
 	 */
 	static const char sql[] =
 		"INSERT INTO artifacts (run_id, trial_id, path, kind, sha256,"
-		" size) SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE ?2 IS NULL OR"
+		" size) SELECT coalesce(?1, (SELECT c.run_id FROM trials t"
+		" JOIN cells c ON c.id = t.cell_id WHERE t.id = ?2)),"
+		" ?2, ?3, ?4, ?5, ?6 WHERE ?2 IS NULL OR coalesce(?1, 0) = 0 OR"
 		" ?1 = (SELECT c.run_id FROM trials t JOIN cells c ON"
 		" c.id = t.cell_id WHERE t.id = ?2)";
 	char sha[SHA256_HEX_SIZE], *full;
@@ -200,7 +203,7 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 	uint64_t size;
 	int err;
 
-	if (!path || !*path)
+	if (!path || !*path || (!run_id && !trial_id))
 		return -EINVAL;
 	full = path[0] == '/' ? xstrdup(path) :
 				xasprintf("%s/%s", st->dir, path);
@@ -212,7 +215,8 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 	err = store__stmt(st, sql, &stmt);
 	if (err)
 		goto out;
-	sqlite3_bind_int64(stmt, 1, run_id);
+	if (run_id)
+		sqlite3_bind_int64(stmt, 1, run_id);
 	if (trial_id)
 		sqlite3_bind_int64(stmt, 2, trial_id);
 	store__bind_text(stmt, 3, path);

@@ -227,7 +227,7 @@ int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
 
 /*
  * Record a file of a run (@trial_id 0) or of a trial, with its size and
- * sha256, read now. A relative @path is relative to the database's
+ * sha256, read now. With a trial, @run_id may be 0: the trial's run. A relative @path is relative to the database's
  * directory, and is stored so, that results/ can move as a whole.
  */
 int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,

@@ -155,7 +155,7 @@ static void test_defaults(void)
 	ok(m->collect.procstat.enabled, "procstat on");
 	ok(!m->collect.bpf.enabled, "bpf off");
 	ok(!m->collect.perf.enabled, "perf off");
-	is_str(m->collect.perf.event, "cpu-clock", "perf event cpu-clock");
+	ok(!m->collect.perf.event, "perf event left to the collector");
 	is_int(m->collect.perf.frequency, 999, "perf at 999 Hz");
 	is_int(m->collect.bpf.nr_probes, 11, "the default probes");
 	is_int(m->collect.procstat.interval_ms, 1000, "procstat every 1s");

@@ -630,7 +630,15 @@ static void test_run(void)
 	       -ENOENT, "a trial artifact under the wrong run is refused");
 	is_int(store__artifact_add(st, f.run, 0, "missing.data", "log", &id2),
 	       -ENOENT, "a missing artifact file is refused");
+	is_int(store__artifact_add(st, 0, 0, artifact, "log", &id2), -EINVAL,
+	       "an artifact of neither a run nor a trial is refused");
 	free(capture_end());
+	is_int(store__artifact_add(st, 0, f.trial[1], artifact, "log", &id2), 0,
+	       "run 0: a trial artifact takes the trial's run");
+	s = xasprintf("SELECT run_id = %lld FROM artifacts WHERE id = %lld",
+		      (long long)f.run, (long long)id2);
+	is_int(raw_int(path, s), 1, "... which is the run stored");
+	free(s);
 
 	/* Constraints that protect the data. */
 	capture_begin();
