@@ -1,13 +1,245 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench compare: benchstat for IOMMU modes. Stored runs (or CSV
+ * files of label,value rows) become a table with a row per workload and
+ * metric, a column per mode, kernel, host or run, each cell's median and
+ * confidence interval, and every column against the baseline: change,
+ * interval, Mann-Whitney p, better or worse by the metric's direction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "builtin.h"
-#include "log.h"
+#include "parse-options.h"
+#include "report/compare.h"
+#include "report/dataset.h"
+#include "report/report-opts.h"
 #include "util.h"
+
+static const char *const compare_usage[] = {
+	"iommu-bench compare [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]... [--json | --csv]",
+	"iommu-bench compare [--better higher|lower] [--json | --csv] <FILE.csv>...",
+	NULL,
+};
+
+struct compare_args {
+	struct strlist runs, only, files;
+	const char *by, *baseline, *alpha, *conf, *cv_max, *better, *unit;
+	bool csv;
+};
+
+static int parse_better(const char *s, enum store_better *b)
+{
+	if (!s || !strcmp(s, "none"))
+		*b = STORE_BETTER_NONE;
+	else if (!strcmp(s, "higher"))
+		*b = STORE_BETTER_HIGHER;
+	else if (!strcmp(s, "lower"))
+		*b = STORE_BETTER_LOWER;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Statistics options, each checked with the value named on error. */
+static int parse_stats(const struct compare_args *a, struct cmp_opts *o)
+{
+	double pct;
+
+	if (a->alpha &&
+	    report_opt_number("--alpha", a->alpha, 0, 0.5, &o->alpha))
+		return -EINVAL;
+	if (a->conf &&
+	    report_opt_number("--confidence", a->conf, 0.5, 1, &o->conf))
+		return -EINVAL;
+	if (a->cv_max) {
+		if (report_opt_number("--cv-max", a->cv_max, 0, 1000, &pct))
+			return -EINVAL;
+		o->cv_max = pct / 100;
+	}
+	o->baseline = a->baseline;
+	return 0;
+}
+
+static int load_db(const struct compare_args *a, struct dataset *ds)
+{
+	struct ds_filter f = { 0 };
+	struct rdb_runs runs;
+	struct rdb r;
+	int64_t *ids = NULL;
+	size_t i, nr;
+	int err, status = EXIT_USAGE;
+
+	for (i = 0; i < a->only.nr; i++)
+		if (ds_filter__add(&f, a->only.v[i]))
+			goto out_filter;
+	if (rdb__open(global__db_path(), &r)) {
+		status = EXIT_WORK_FAILED;
+		goto out_filter;
+	}
+	err = rdb__runs(&r, &runs);
+	if (err) {
+		status = EXIT_WORK_FAILED;
+		goto out_db;
+	}
+	err = report_select_runs(&runs, &a->runs, &ids, &nr);
+	if (err) {
+		status = err == -EINVAL || runs.nr ? EXIT_USAGE :
+						     EXIT_WORK_FAILED;
+		goto out_runs;
+	}
+	status = EXIT_WORK_FAILED;
+	if (dataset__load_db(ds, &r, ids, nr, &f))
+		goto out_runs;
+	status = EXIT_USAGE;
+	if (dataset__check_filter(ds, &f))
+		goto out_runs;
+	status = EXIT_OK;
+	if (!ds->nr_series) {
+		pr_err("%s: no measured trials in the selected run%s",
+		       global__db_path(), nr == 1 ? "" : "s");
+		status = EXIT_WORK_FAILED;
+	}
+	if (ds->mode_mismatch)
+		pr_warn("left out %zu trial%s whose verified mode was not "
+			"the one requested",
+			ds->mode_mismatch, ds->mode_mismatch == 1 ? "" : "s");
+out_runs:
+	free(ids);
+	rdb__runs_release(&runs);
+out_db:
+	rdb__close(&r);
+out_filter:
+	ds_filter__release(&f);
+	return status;
+}
+
+static int load_csv(const struct compare_args *a, struct dataset *ds)
+{
+	enum store_better better;
+	size_t i;
+
+	if (parse_better(a->better, &better)) {
+		pr_err("--better wants higher, lower or none, got '%s'",
+		       a->better);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < a->files.nr; i++)
+		if (dataset__load_csv(ds, a->files.v[i], better,
+				      a->unit ? a->unit : ""))
+			return EXIT_USAGE;
+	return EXIT_OK;
+}
+
+static int print_table(const struct cmp_table *t, bool csv)
+{
+	int status = EXIT_OK;
+
+	if (global.json)
+		status = cmp__print_json(t, stdout) ? EXIT_WORK_FAILED :
+						      EXIT_OK;
+	else if (csv)
+		cmp__print_csv(t, stdout);
+	else
+		cmp__print_text(t, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("writing the comparison: %s", strerror(errno));
+		status = EXIT_WORK_FAILED;
+	}
+	return status;
+}
 
 int cmd_compare(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("compare: not built yet");
-	return EXIT_WORK_FAILED;
+	struct compare_args a = { 0 };
+	const struct option opts[] = {
+		OPT_GLOBALS(),
+		OPT_JSON(),
+		OPT_BOOLEAN(0, "csv", &a.csv, "CSV on stdout, a line per cell"),
+		OPT_CALLBACK(0, "run", &a.runs, "ID",
+			     "a run id, latest, previous or all; repeatable "
+			     "(default: latest)",
+			     strlist__opt),
+		OPT_STRING(0, "by", &a.by, "AXIS",
+			   "columns: mode (default), kernel, host or run"),
+		OPT_STRING(0, "baseline", &a.baseline, "NAME",
+			   "the column the others are compared to "
+			   "(default: the first)"),
+		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
+			     "keep run, host, kernel, mode, workload or "
+			     "metric VALUE; repeatable",
+			     strlist__opt),
+		OPT_STRING(0, "alpha", &a.alpha, "A",
+			   "significance level (default 0.05)"),
+		OPT_STRING(0, "confidence", &a.conf, "C",
+			   "confidence level of intervals (default 0.95)"),
+		OPT_STRING(0, "cv-max", &a.cv_max, "PCT",
+			   "warn above this coefficient of variation "
+			   "(default 5)"),
+		OPT_GROUP("CSV input (files of label,value lines)"),
+		OPT_STRING(0, "better", &a.better, "DIR",
+			   "higher, lower or none (default): the direction "
+			   "of the CSV numbers"),
+		OPT_STRING(0, "unit", &a.unit, "UNIT",
+			   "the unit of the CSV numbers (e.g. bit/s)"),
+		OPT_GROUP(
+			"Cells are 'median ± CI'; the delta column is the change of the\n"
+			"median against the baseline with its interval, the Mann-Whitney\n"
+			"p-value and n; '~' means no significant difference. Trials of\n"
+			"several runs pool unless --by run. Exit status: 0 ok; 1 the\n"
+			"database could not be read or holds no matching trials; 2 bad\n"
+			"usage, including an unknown run, --only value or --baseline."),
+		OPT_END(),
+	};
+	struct cmp_opts o = CMP_OPTS_DEFAULT;
+	struct cmp_table t;
+	struct dataset ds;
+	int status, by, i;
+
+	argc = parse_options(argc, argv, opts, compare_usage, 0);
+	for (i = 0; i < argc; i++)
+		strlist__opt(&(struct option){ .value = &a.files }, argv[i]);
+	if (a.csv && global.json)
+		usage_error(NULL, NULL, "--json and --csv exclude each other");
+	if (a.files.nr && (a.runs.nr || a.only.nr || a.by))
+		usage_error(NULL, NULL,
+			    "CSV files are compared by label: --run, --only "
+			    "and --by are for the database");
+	if (!a.files.nr && (a.better || a.unit))
+		usage_error(NULL, NULL,
+			    "--better and --unit describe CSV input; stored "
+			    "metrics carry their own");
+	if (a.by) {
+		by = ds__dim_parse(a.by);
+		if (by < 0 || by == DS_WORKLOAD || by == DS_LABEL)
+			usage_error(NULL, NULL,
+				    "--by wants mode, kernel, host or run, got "
+				    "'%s'",
+				    a.by);
+		o.by = by;
+	}
+	if (a.files.nr)
+		o.by = DS_LABEL;
+	dataset__init(&ds);
+	status = EXIT_USAGE;
+	if (parse_stats(&a, &o))
+		goto out;
+	status = a.files.nr ? load_csv(&a, &ds) : load_db(&a, &ds);
+	if (status != EXIT_OK)
+		goto out;
+	status = cmp__build(&ds, &o, &t);
+	if (status) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	status = print_table(&t, a.csv);
+	cmp__release(&t);
+out:
+	dataset__release(&ds);
+	strlist__release(&a.runs);
+	strlist__release(&a.only);
+	strlist__release(&a.files);
+	return status;
 }

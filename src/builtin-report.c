@@ -1,13 +1,159 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench report: stored runs as one self-contained HTML page, the
+ * plots inline (gnuplot's SVG), no script and nothing to fetch, so that
+ * it can be mailed, attached to a CI job or opened years later.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "builtin.h"
-#include "log.h"
+#include "parse-options.h"
+#include "report/report-opts.h"
+#include "report/report.h"
 #include "util.h"
+
+static const char *const report_usage[] = {
+	"iommu-bench report [-o <FILE>] [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]...",
+	NULL,
+};
+
+struct report_args {
+	struct strlist runs, only;
+	const char *by, *alpha, *conf, *cv_max;
+	long series, top;
+	bool no_plots;
+};
+
+static int parse_args(const struct report_args *a, struct report_opts *o)
+{
+	double pct;
+	int by;
+
+	if (a->by) {
+		by = ds__dim_parse(a->by);
+		if (by < 0 || by == DS_WORKLOAD || by == DS_LABEL) {
+			pr_err("--by wants mode, kernel, host or run, got '%s'",
+			       a->by);
+			return -EINVAL;
+		}
+		o->cmp.by = by;
+	}
+	if (a->alpha &&
+	    report_opt_number("--alpha", a->alpha, 0, 0.5, &o->cmp.alpha))
+		return -EINVAL;
+	if (a->conf &&
+	    report_opt_number("--confidence", a->conf, 0.5, 1, &o->cmp.conf))
+		return -EINVAL;
+	if (a->cv_max) {
+		if (report_opt_number("--cv-max", a->cv_max, 0, 1000, &pct))
+			return -EINVAL;
+		o->cmp.cv_max = pct / 100;
+	}
+	if (a->series < 0 || a->series > 50) {
+		pr_err("--series wants 0 to 50 trials, got %ld", a->series);
+		return -EINVAL;
+	}
+	if (a->top < 1 || a->top > 500) {
+		pr_err("--top wants 1 to 500 symbols, got %ld", a->top);
+		return -EINVAL;
+	}
+	o->series_per_cell = a->series;
+	o->top_symbols = a->top;
+	o->plots = !a->no_plots;
+	return 0;
+}
 
 int cmd_report(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("report: not built yet");
-	return EXIT_WORK_FAILED;
+	struct report_args a = { .series = 3, .top = 15 };
+	struct report_opts o = { .output = "report.html",
+				 .cmp = CMP_OPTS_DEFAULT };
+	const struct option opts[] = {
+		OPT_GLOBALS(),
+		OPT_STRING('o', "output", &o.output, "FILE",
+			   "the HTML file, replaced only when complete "
+			   "(default: report.html)"),
+		OPT_CALLBACK(0, "run", &a.runs, "ID",
+			     "a run id, latest, previous or all; repeatable "
+			     "(default: latest)",
+			     strlist__opt),
+		OPT_STRING(0, "by", &a.by, "AXIS",
+			   "columns: mode (default), kernel, host or run"),
+		OPT_STRING(0, "baseline", &o.cmp.baseline, "NAME",
+			   "the column the others are compared to "
+			   "(default: the first)"),
+		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
+			     "keep run, host, kernel, mode, workload or "
+			     "metric VALUE; repeatable",
+			     strlist__opt),
+		OPT_STRING(0, "title", &o.title, "TEXT", "the page's title"),
+		OPT_STRING(0, "alpha", &a.alpha, "A",
+			   "significance level (default 0.05)"),
+		OPT_STRING(0, "confidence", &a.conf, "C",
+			   "confidence level of intervals (default 0.95)"),
+		OPT_STRING(0, "cv-max", &a.cv_max, "PCT",
+			   "warn above this coefficient of variation "
+			   "(default 5)"),
+		OPT_INTEGER(0, "series", &a.series, "N",
+			    "trials per column in the time plots (default 3)"),
+		OPT_INTEGER(0, "top", &a.top, "N",
+			    "symbols per profile diff (default 15)"),
+		OPT_BOOLEAN(0, "no-plots", &a.no_plots,
+			    "tables only; do not run gnuplot"),
+		OPT_GROUP(
+			"The page needs no network and runs no script: plots are inline\n"
+			"SVG drawn by gnuplot (gnuplot-nox). Exit status: 0 written; 1 the\n"
+			"database could not be read, holds no matching trials, or the file\n"
+			"could not be written; 2 bad usage, including an unknown run,\n"
+			"--only value or --baseline."),
+		OPT_END(),
+	};
+	struct ds_filter f = { 0 };
+	struct rdb_runs runs = { 0 };
+	int64_t *ids = NULL;
+	struct rdb r;
+	size_t i, nr;
+	int status = EXIT_USAGE, err;
+
+	argc = parse_options(argc, argv, opts, report_usage, 0);
+	if (argc)
+		usage_error(report_usage, opts, "unexpected argument '%s'",
+			    argv[0]);
+	if (!*o.output)
+		usage_error(NULL, NULL, "-o wants a file name");
+	if (parse_args(&a, &o))
+		goto out_args;
+	for (i = 0; i < a.only.nr; i++)
+		if (ds_filter__add(&f, a.only.v[i]))
+			goto out_args;
+	status = EXIT_WORK_FAILED;
+	if (rdb__open(global__db_path(), &r))
+		goto out_args;
+	if (rdb__runs(&r, &runs))
+		goto out_db;
+	err = report_select_runs(&runs, &a.runs, &ids, &nr);
+	if (err) {
+		status = err == -EINVAL || runs.nr ? EXIT_USAGE :
+						     EXIT_WORK_FAILED;
+		goto out_db;
+	}
+	err = report__write(&r, &runs, ids, nr, &f, &o);
+	if (!err) {
+		status = EXIT_OK;
+		pr_info("wrote %s", o.output);
+	} else {
+		status = err == -EINVAL ? EXIT_USAGE : EXIT_WORK_FAILED;
+	}
+out_db:
+	free(ids);
+	rdb__runs_release(&runs);
+	rdb__close(&r);
+out_args:
+	ds_filter__release(&f);
+	strlist__release(&a.runs);
+	strlist__release(&a.only);
+	return status;
 }

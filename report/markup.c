@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "markup.h"
+#include "util.h"
+
+/* Length of the valid UTF-8 sequence at @s, 0 when it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8. */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void markup__escape(FILE *fp, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	while (*s) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", fp);
+			break;
+		case '<':
+			fputs("&lt;", fp);
+			break;
+		case '>':
+			fputs("&gt;", fp);
+			break;
+		case '"':
+			fputs("&quot;", fp);
+			break;
+		case '\'':
+			fputs("&#39;", fp);
+			break;
+		case '\t':
+		case '\n':
+			fputc(*s, fp);
+			break;
+		default:
+			n = *s < 0x20 || *s == 0x7f ? 0 : utf8_len(s);
+			if (!n) {
+				fputs("\xef\xbf\xbd", fp); /* U+FFFD */
+				s++;
+				continue;
+			}
+			fwrite(s, 1, n, fp);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+}
+
+void markup__escapef(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	markup__escape(fp, s);
+	free(s);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The nightly gate. Pairwise: the candidate's trials against the
+ * baseline's, per workload and metric, a regression being a change in
+ * the metric's bad direction that is both significant (Mann-Whitney,
+ * alpha) and at least the metric's threshold. History: E-divisive change
+ * points over each series of the last N runs, so that a regression that
+ * later recovered is still reported, and one still in effect fails.
+ */
+#ifndef IOMMU_BENCH_REPORT_REGRESS_H
+#define IOMMU_BENCH_REPORT_REGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "changepoint.h"
+#include "compare.h"
+#include "dataset.h"
+#include "rdb.h"
+
+/* A side of the comparison: a run, or a kernel's newest run. */
+struct regress_sel {
+	const char *arg; /* as given */
+	int64_t run;
+	const char *kernel; /* NULL: the whole run */
+};
+
+/*
+ * Resolve "42", "latest", "previous", "run:42", "kernel:NAME" or a bare
+ * kernel name. -EINVAL (a bad word) or -ENOENT (nothing by that name),
+ * message printed, naming @opt.
+ */
+int regress_sel__resolve(struct rdb *r, const struct rdb_runs *runs,
+			 const char *opt, const char *arg,
+			 struct regress_sel *sel);
+
+struct regress_threshold {
+	const char *metric; /* NULL: the default */
+	double pct;
+};
+
+struct regress_opts {
+	struct cmp_opts cmp;
+	struct regress_threshold *thresholds;
+	size_t nr_thresholds;
+	double default_pct;
+	struct cp_opts cp;
+};
+
+/* The threshold in percent for @metric. */
+double regress__threshold(const struct regress_opts *o, const char *metric);
+
+enum regress_status {
+	REG_OK,
+	REG_REGRESSION,
+	REG_IMPROVEMENT,
+	REG_INCONCLUSIVE, /* too few samples to tell */
+	REG_MISSING,	  /* in the baseline, not measured in the candidate */
+	REG_NEW,	  /* only in the candidate */
+	REG_INFO,	  /* a metric without a direction: never judged */
+	REG_PENDING,	  /* internal: tested, not yet judged */
+};
+
+const char *regress__status_name(enum regress_status s);
+
+struct regress_item {
+	uint32_t metric;      /* in the candidate's dataset; or -1 */
+	uint32_t base_metric; /* in the baseline's; or -1 */
+	/* Interned in the candidate's dataset; [DS_NR_DIMS] the metric. */
+	uint32_t key[DS_NR_DIMS + 1];
+	struct cmp_cell base, cand;
+	enum store_better better;
+	enum regress_status status;
+	double p_adj; /* Holm-adjusted across the invocation's tests */
+	double threshold;
+};
+
+struct regress_result {
+	struct regress_sel base, cand;
+	struct dataset bds, cds;
+	bool keyed[DS_NR_DIMS]; /* the dims items are matched on */
+	struct regress_item *items;
+	size_t nr_items;
+	size_t count[REG_PENDING + 1];
+};
+
+/* 0, or a negative errno with the reason printed. */
+int regress__pairwise(struct rdb *r, const struct regress_opts *o,
+		      const struct ds_filter *f, struct regress_result *res);
+void regress__release(struct regress_result *res);
+char *regress__item_label(const struct regress_result *res,
+			  const struct regress_item *it);
+
+/* ---- history ---- */
+
+struct regress_cp {
+	struct changepoint cp;
+	int64_t run_before, run_after; /* the runs either side */
+	enum regress_status status;    /* regression, improvement or ok */
+	bool recovered; /* a regression whose loss the last runs undid */
+};
+
+struct regress_series {
+	uint32_t metric;
+	uint32_t key[DS_NR_DIMS];
+	int64_t *runs; /* the runs that measured it, oldest first */
+	double *median;
+	size_t n;
+	struct regress_cp *cps;
+	size_t nr_cps;
+	double threshold;
+};
+
+struct regress_history {
+	struct dataset ds;
+	int64_t *runs;
+	size_t nr_runs;
+	struct regress_series *series;
+	size_t nr_series;
+	size_t regressions, unrecovered, improvements;
+};
+
+int regress__history(struct rdb *r, const struct rdb_runs *runs, size_t last,
+		     const struct regress_opts *o, const struct ds_filter *f,
+		     struct regress_history *h);
+void regress__history_release(struct regress_history *h);
+char *regress__series_label(const struct regress_history *h,
+			    const struct regress_series *s);
+
+/* ---- outputs (regress-print.c, junit.c) ---- */
+
+void regress__print_text(const struct regress_result *res,
+			 const struct regress_history *h,
+			 const struct regress_opts *o, bool all, FILE *fp);
+int regress__print_json(const struct regress_result *res,
+			const struct regress_history *h,
+			const struct regress_opts *o, bool failed, FILE *fp);
+/* One line of the text output, for the JUnit messages too. */
+void regress__print_item(const struct regress_result *res,
+			 const struct regress_item *it, FILE *fp);
+void regress__print_cp(const struct regress_history *h,
+		       const struct regress_series *s,
+		       const struct regress_cp *c, FILE *fp);
+/* JUnit XML, as GitLab and GitHub test reports read it. */
+int regress__write_junit(const struct regress_result *res,
+			 const struct regress_history *h, const char *path);
+
+#endif /* IOMMU_BENCH_REPORT_REGRESS_H */

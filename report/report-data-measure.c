@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The report's data: probes, profiles and interval series. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "report-data-priv.h"
+#include "util.h"
+
+/* Trial id -> bytes moved, from its throughput interval series. */
+struct bytes_map {
+	int64_t *trial;
+	double *bytes;
+	size_t nr, alloc;
+};
+
+static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
+{
+	static const char sql[] =
+		"SELECT i.trial_id, total(i.value * (i.t_end - i.t_start)) / 8"
+		" FROM cells c JOIN trials t ON t.cell_id = c.id"
+		" JOIN intervals i ON i.trial_id = t.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok' AND i.metric = 'throughput'"
+		" AND i.unit = 'bit/s' GROUP BY i.trial_id ORDER BY i.trial_id";
+	sqlite3_stmt *s;
+	int rc, err;
+
+	memset(m, 0, sizeof(*m));
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ALLOC_GROW(m->trial, m->nr + 1, m->alloc);
+		m->bytes = xrealloc(m->bytes, m->alloc * sizeof(*m->bytes));
+		m->trial[m->nr] = sqlite3_column_int64(s, 0);
+		m->bytes[m->nr++] = sqlite3_column_double(s, 1);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading interval series");
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* Bytes of @trial, or a negative number when unknown. */
+static double bytes_of(const struct bytes_map *m, int64_t trial)
+{
+	size_t lo = 0, hi = m->nr, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m->trial[mid] == trial)
+			return m->bytes[mid];
+		if (m->trial[mid] < trial)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Add a "[n, n, ...]" histogram into @h; -EINVAL if it is not one. */
+static int add_hist(const char *s, uint64_t *h, size_t max)
+{
+	unsigned long long v;
+	size_t i = 0;
+	char *end;
+
+	s += strspn(s, " \t\n");
+	if (*s++ != '[')
+		return -EINVAL;
+	s += strspn(s, " \t\n");
+	if (*s == ']')
+		return 0;
+	for (;;) {
+		s += strspn(s, " \t\n");
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = strtoull(s, &end, 10);
+		s = end + strspn(end, " \t\n");
+		/* Slots beyond ours hold the slowest calls: keep them. */
+		h[i < max ? i : max - 1] += v;
+		i++;
+		if (*s == ']')
+			return 0;
+		if (*s++ != ',')
+			return -EINVAL;
+	}
+}
+
+static struct rd_probe *probe_for(struct report_data *d, struct keymap *map,
+				  uint32_t axis, const char *name)
+{
+	uint32_t key[2] = { axis, intern__id(&d->str, name) };
+	struct rd_probe *p;
+	bool added;
+	uint32_t id = keymap__id(map, key, &added);
+
+	if (added) {
+		d->probes = xrealloc(d->probes, (id + 1) * sizeof(*d->probes));
+		p = &d->probes[d->nr_probes++];
+		memset(p, 0, sizeof(*p));
+		p->axis = axis;
+		p->name = key[1];
+		p->attach = intern__id(&d->str, "");
+	}
+	return &d->probes[id];
+}
+
+int rd__load_probes(struct rd_ctx *c)
+{
+	static const char sql[] =
+		"SELECT t.cell_id, t.id, p.name, p.attach, p.target, p.calls,"
+		" p.total_ns, p.hist FROM cells c"
+		" JOIN trials t ON t.cell_id = c.id"
+		" JOIN probes p ON p.trial_id = t.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok'";
+	struct keymap map, seen;
+	struct bytes_map bytes;
+	struct rd_cell *cell;
+	struct rd_probe *p;
+	uint32_t how[3];
+	sqlite3_stmt *s;
+	size_t bad = 0;
+	bool added;
+	double b;
+	char *rung;
+	int rc, err;
+
+	err = load_bytes(c, &bytes);
+	if (!err)
+		err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		goto out_bytes;
+	keymap__init(&map, 2);
+	keymap__init(&seen, 3);
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (!cell)
+			continue;
+		p = probe_for(c->d, &map, cell->axis, rd__col(s, 2));
+		p->trials++;
+		p->calls += sqlite3_column_int64(s, 5);
+		p->total_ns += sqlite3_column_int64(s, 6);
+		b = bytes_of(&bytes, sqlite3_column_int64(s, 1));
+		if (b >= 0) {
+			p->gbytes += b / 1e9;
+			p->trials_bytes++;
+		}
+		if (add_hist(rd__col(s, 7), p->hist, RD_HIST_MAX))
+			bad++;
+		/* The attach rung and target, once per distinct pair. */
+		rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
+		how[0] = p - c->d->probes;
+		how[1] = intern__id(&c->d->str, rung);
+		how[2] = 0;
+		keymap__id(&seen, how, &added);
+		if (added)
+			p->attach = rd__merge_set(c->d, p->attach, rung);
+		free(rung);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading probes");
+	if (bad)
+		pr_warn("%s: %zu probe histograms are not JSON arrays of "
+			"counts; left out",
+			c->r->path, bad);
+	sqlite3_finalize(s);
+	keymap__release(&map);
+	keymap__release(&seen);
+out_bytes:
+	free(bytes.trial);
+	free(bytes.bytes);
+	return err;
+}
+
+static int load_profiled(struct rd_ctx *c, struct keymap *map)
+{
+	static const char sql[] =
+		"SELECT t.cell_id, count(DISTINCT pr.trial_id),"
+		" group_concat(DISTINCT pr.event) FROM cells c"
+		" JOIN trials t ON t.cell_id = c.id"
+		" JOIN profile pr ON pr.trial_id = t.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok' GROUP BY t.cell_id";
+	struct report_data *d = c->d;
+	struct rd_profiled *pf;
+	struct rd_cell *cell;
+	uint32_t key[2], id;
+	sqlite3_stmt *s;
+	bool added;
+	int rc, err;
+
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (!cell)
+			continue;
+		key[0] = cell->axis;
+		key[1] = cell->workload;
+		id = keymap__id(map, key, &added);
+		if (added) {
+			d->profiled = xrealloc(d->profiled,
+					       (id + 1) * sizeof(*d->profiled));
+			pf = &d->profiled[d->nr_profiled++];
+			pf->axis = key[0];
+			pf->workload = key[1];
+			pf->trials = 0;
+			pf->events = intern__id(&d->str, "");
+		}
+		pf = &d->profiled[id];
+		pf->trials += sqlite3_column_int64(s, 1);
+		pf->events = rd__merge_set(d, pf->events, rd__col(s, 2));
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading profiles");
+	sqlite3_finalize(s);
+	return err;
+}
+
+int rd__load_profile(struct rd_ctx *c)
+{
+	static const char sql[] =
+		"SELECT t.cell_id, pr.symbol, pr.dso, total(pr.overhead)"
+		" FROM cells c JOIN trials t ON t.cell_id = c.id"
+		" JOIN profile pr ON pr.trial_id = t.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok' GROUP BY t.cell_id, pr.symbol, pr.dso";
+	struct report_data *d = c->d;
+	struct keymap groups, syms;
+	size_t alloc = 0;
+	struct rd_symbol *sym;
+	struct rd_cell *cell;
+	uint32_t key[4], id;
+	sqlite3_stmt *s;
+	bool added;
+	int rc, err;
+
+	keymap__init(&groups, 2);
+	keymap__init(&syms, 4);
+	err = load_profiled(c, &groups);
+	if (!err)
+		err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		goto out;
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (!cell)
+			continue;
+		key[0] = cell->axis;
+		key[1] = cell->workload;
+		key[2] = intern__id(&d->str, rd__col(s, 1));
+		key[3] = intern__id(&d->str, rd__col(s, 2));
+		id = keymap__id(&syms, key, &added);
+		if (added) {
+			ALLOC_GROW(d->symbols, (size_t)id + 1, alloc);
+			sym = &d->symbols[id];
+			sym->axis = key[0];
+			sym->workload = key[1];
+			sym->symbol = key[2];
+			sym->dso = key[3];
+			sym->overhead_sum = 0;
+		}
+		d->symbols[id].overhead_sum += sqlite3_column_double(s, 3);
+	}
+	d->nr_symbols = syms.nr;
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading profiles");
+	sqlite3_finalize(s);
+out:
+	keymap__release(&groups);
+	keymap__release(&syms);
+	return err;
+}
+
+static int load_one_series(struct rd_ctx *c, struct rd_series *se)
+{
+	static const char sql[] =
+		"SELECT t_start, t_end, value FROM intervals"
+		" WHERE trial_id = ?1 AND metric = 'throughput'"
+		" AND unit = 'bit/s' ORDER BY t_start";
+	size_t alloc = 0;
+	sqlite3_stmt *s;
+	int rc, err;
+
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, se->trial);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ALLOC_GROW(se->t, se->n + 1, alloc);
+		se->v = xrealloc(se->v, alloc * sizeof(*se->v));
+		se->t[se->n] = (sqlite3_column_double(s, 0) +
+				sqlite3_column_double(s, 1)) /
+			       2;
+		se->v[se->n++] = sqlite3_column_double(s, 2);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading an interval series");
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* A few trials of the newest selected run, per axis value and workload. */
+int rd__load_series(struct rd_ctx *c, size_t per_cell)
+{
+	static const char sql[] =
+		"SELECT t.id, t.cell_id FROM cells c"
+		" JOIN trials t ON t.cell_id = c.id"
+		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.status = 'ok'"
+		" AND EXISTS (SELECT 1 FROM intervals i WHERE"
+		"  i.trial_id = t.id AND i.metric = 'throughput')"
+		" ORDER BY t.id";
+	struct report_data *d = c->d;
+	size_t *count = NULL, alloc = 0, i;
+	struct rd_cell *cell;
+	struct rd_series *se;
+	struct keymap map;
+	uint32_t key[2], id;
+	sqlite3_stmt *s;
+	bool added;
+	int rc, err;
+
+	keymap__init(&map, 2);
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 1));
+		if (!cell)
+			continue;
+		key[0] = cell->axis;
+		key[1] = cell->workload;
+		id = keymap__id(&map, key, &added);
+		if (added) {
+			ALLOC_GROW(count, (size_t)id + 1, alloc);
+			count[id] = 0;
+		}
+		if (count[id]++ >= per_cell)
+			continue;
+		d->series = xrealloc(d->series,
+				     (d->nr_series + 1) * sizeof(*d->series));
+		se = &d->series[d->nr_series++];
+		memset(se, 0, sizeof(*se));
+		se->axis = key[0];
+		se->workload = key[1];
+		se->trial = sqlite3_column_int64(s, 0);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "choosing trials to plot");
+	sqlite3_finalize(s);
+	for (i = 0; !err && i < d->nr_series; i++)
+		err = load_one_series(c, &d->series[i]);
+	free(count);
+	keymap__release(&map);
+	return err;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The top of the report: the sentence a maintainer quotes ("lazy is
+ * 2.67x strict on tcp-rx, 95% CI [2.64, 2.71], p < 0.001, n = 10+10"),
+ * the table of throughput, CPU and efficiency per workload and column,
+ * and everything that should make a reader distrust a number.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "markup.h"
+#include "report-priv.h"
+#include "util.h"
+
+/* The row of metric @m with the same key as @like, or NULL. */
+static const struct cmp_row *row_like(const struct cmp_table *t, int m,
+				      const struct cmp_row *like)
+{
+	size_t i;
+
+	if (m < 0)
+		return NULL;
+	for (i = 0; i < t->nr_rows; i++)
+		if ((int)t->rows[i].metric == m &&
+		    !memcmp(t->rows[i].key, like->key, sizeof(like->key)))
+			return &t->rows[i];
+	return NULL;
+}
+
+static void sentence(struct report_ctx *c, const struct cmp_row *row,
+		     size_t col)
+{
+	const struct cmp_cell *b = &row->cells[0], *x = &row->cells[col];
+	char *label = cmp__row_label(c->t, row), p[FMT_MAX];
+
+	fputs("<p class=\"verdict\">", c->fp);
+	if (x->verdict == CMP_SAME || x->verdict == CMP_INCONCLUSIVE) {
+		markup__escapef(c->fp,
+				"%s and %s do not differ significantly in "
+				"throughput on %s (%s, n = %zu+%zu)%s",
+				c->cols[col], c->cols[0], label,
+				fmt__p(x->mw.p, p, sizeof(p)), b->s.n, x->s.n,
+				x->verdict == CMP_INCONCLUSIVE ?
+					": too few trials to tell" :
+					"");
+	} else {
+		markup__escapef(c->fp, "%s is %.2fx %s on %s", c->cols[col],
+				x->ratio.ratio, c->cols[0], label);
+		if (!isnan(x->ratio.lo))
+			markup__escapef(c->fp, ", %g%% CI [%.2f, %.2f]",
+					100 * c->t->o.conf, x->ratio.lo,
+					x->ratio.hi);
+		fmt__p(x->mw.p, p, sizeof(p));
+		markup__escapef(c->fp, ", p %s %s, n = %zu+%zu",
+				x->mw.p < 0.001 ? "<" : "=",
+				x->mw.p < 0.001 ? "0.001" : p + 2, b->s.n,
+				x->s.n);
+	}
+	fputs("</p>\n", c->fp);
+	free(label);
+}
+
+/* A median with its interval, scaled: "39.80 [39.52, 40.11]". */
+static void td_median(FILE *fp, const struct cmp_cell *x, double mul, bool ci)
+{
+	char m[FMT_MAX], lo[FMT_MAX], hi[FMT_MAX];
+
+	if (!x || !x->present) {
+		html__td(fp, "num", "-");
+		return;
+	}
+	fmt__num(x->s.median * mul, m, sizeof(m));
+	fprintf(fp, "<td class=\"num\">%s", m);
+	if (ci && !isnan(x->s.ci_lo))
+		fprintf(fp, " <span class=\"small\">[%s, %s]</span>",
+			fmt__num(x->s.ci_lo * mul, lo, sizeof(lo)),
+			fmt__num(x->s.ci_hi * mul, hi, sizeof(hi)));
+	fputs("</td>", fp);
+}
+
+static void td_ratio(FILE *fp, const struct cmp_cell *x)
+{
+	char p[FMT_MAX];
+
+	if (!x || x->verdict == CMP_NONE) {
+		html__td(fp, "num", "-");
+		return;
+	}
+	fprintf(fp,
+		"<td class=\"%s\">%.2fx <span class=\"small\">%s</span>"
+		"</td>",
+		html__verdict_class(x->verdict), x->ratio.ratio,
+		fmt__p(x->mw.p, p, sizeof(p)));
+}
+
+static void headline_table(struct report_ctx *c, int tput, int cpu, int eff,
+			   double mul, const char *unit)
+{
+	const struct cmp_table *t = c->t;
+	const struct cmp_row *row, *rc, *re;
+	char *label;
+	size_t i, col;
+
+	fputs("<table>\n<tr><th rowspan=\"2\">workload</th>", c->fp);
+	for (col = 0; col < c->t->nr_cols; col++) {
+		fprintf(c->fp, "<th colspan=\"%d\">", col ? 4 : 3);
+		markup__escape(c->fp, c->cols[col]);
+		fputs(col ? "" : " (baseline)", c->fp);
+		fputs("</th>", c->fp);
+	}
+	fputs("</tr>\n<tr>", c->fp);
+	for (col = 0; col < c->t->nr_cols; col++) {
+		fprintf(c->fp, "<th>throughput [");
+		markup__escape(c->fp, unit);
+		fputs("]</th><th>CPU %</th><th>Gbit/s/core</th>", c->fp);
+		if (col) {
+			fputs("<th>vs ", c->fp);
+			markup__escape(c->fp, c->cols[0]);
+			fputs("</th>", c->fp);
+		}
+	}
+	fputs("</tr>\n", c->fp);
+	for (i = 0; i < t->nr_rows; i++) {
+		row = &t->rows[i];
+		if ((int)row->metric != tput)
+			continue;
+		rc = row_like(t, cpu, row);
+		re = row_like(t, eff, row);
+		label = cmp__row_label(t, row);
+		fputs("<tr>", c->fp);
+		html__td(c->fp, NULL, label);
+		free(label);
+		for (col = 0; col < c->t->nr_cols; col++) {
+			td_median(c->fp, &row->cells[col], mul, true);
+			td_median(c->fp, rc ? &rc->cells[col] : NULL, 1, false);
+			td_median(c->fp, re ? &re->cells[col] : NULL, 1, false);
+			if (col)
+				td_ratio(c->fp, &row->cells[col]);
+		}
+		fputs("</tr>\n", c->fp);
+	}
+	fputs("</table>\n", c->fp);
+}
+
+void report__headline(struct report_ctx *c)
+{
+	int tput = report__metric(c, "throughput");
+	int cpu = report__metric(c, "cpu_util_pct");
+	int eff = report__metric(c, "gbit_per_core");
+	const struct cmp_table *t = c->t;
+	const struct cmp_geomean *gm = NULL;
+	size_t i, col, said = 0, rows = 0;
+	struct fmt_scale sc;
+
+	html__h2(c->fp, "headline", "Headline");
+	if (tput < 0) {
+		fputs("<p>No trial measured <code>throughput</code>; see the "
+		      "statistics of every metric below.</p>\n",
+		      c->fp);
+		return;
+	}
+	for (i = 0; i < t->nr_gm; i++)
+		if ((int)t->gm[i].metric == tput)
+			gm = &t->gm[i];
+	for (i = 0; i < t->nr_rows; i++) {
+		if ((int)t->rows[i].metric != tput)
+			continue;
+		if (!rows++)
+			fmt__scale(ds__str(c->ds, c->ds->metrics[tput].unit),
+				   t->rows[i].cells[0].present ?
+					   t->rows[i].cells[0].s.median :
+					   NAN,
+				   &sc);
+		for (col = 1; col < c->t->nr_cols && said < 8; col++) {
+			if (!t->rows[i].cells[col].present ||
+			    !t->rows[i].cells[0].present)
+				continue;
+			sentence(c, &t->rows[i], col);
+			said++;
+		}
+	}
+	for (col = 1; gm && rows > 1 && col < c->t->nr_cols; col++) {
+		if (isnan(gm->ratio[col]))
+			continue;
+		fputs("<p>", c->fp);
+		markup__escapef(c->fp,
+				"Across %zu workloads %s is %.2fx %s "
+				"(geometric mean of the ratios).",
+				rows, c->cols[col], gm->ratio[col], c->cols[0]);
+		fputs("</p>\n", c->fp);
+	}
+	if (c->t->nr_cols < 2)
+		fputs("<p>Only one column: nothing to compare against. "
+		      "Choose another axis with <code>--by</code>.</p>\n",
+		      c->fp);
+	headline_table(c, tput, cpu, eff, sc.mul, sc.unit);
+	fprintf(c->fp,
+		"<p class=\"small\">Medians with %g%% confidence intervals "
+		"(order statistics); ratios are candidate median over "
+		"baseline median, Mann-Whitney U p-values; green is better "
+		"and red worse by the metric's direction, at alpha %g.</p>\n",
+		100 * t->o.conf, t->o.alpha);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared by the report's section writers (report*.c) only. */
+#ifndef IOMMU_BENCH_REPORT_PRIV_H
+#define IOMMU_BENCH_REPORT_PRIV_H
+
+#include <stdio.h>
+
+#include "compare.h"
+#include "plot.h"
+#include "report-data.h"
+#include "report.h"
+
+struct report_ctx {
+	FILE *fp;
+	const struct report_opts *o;
+	const struct dataset *ds;
+	const struct cmp_table *t;
+	const struct report_data *d;
+	const struct rdb_runs *all;
+	const int64_t *runs;
+	size_t nr_runs;
+	const char *db_path;
+	/* Axis values in column order, as strings (baseline first). */
+	const char **cols;
+	size_t nr_cols;
+	size_t plots, plot_failures;
+};
+
+/* The column of axis value @name, or -1. */
+int report__col(const struct report_ctx *c, const char *name);
+/* The cmp_table metric index called @name, or -1. */
+int report__metric(const struct report_ctx *c, const char *name);
+
+/* html.c */
+void html__head(FILE *fp, const char *title);
+void html__foot(FILE *fp);
+/* <h2 id="@id">@title</h2>, escaped. */
+void html__h2(FILE *fp, const char *id, const char *title);
+void html__td(FILE *fp, const char *cls, const char *text);
+void html__th(FILE *fp, const char *text);
+/* A delta's CSS class: better, worse or same. */
+const char *html__verdict_class(enum cmp_verdict v);
+
+/* The sections, in page order. */
+void report__headline(struct report_ctx *c);
+void report__warnings(struct report_ctx *c);
+void report__plots(struct report_ctx *c);
+void report__profile(struct report_ctx *c);
+void report__stats(struct report_ctx *c);
+void report__verification(struct report_ctx *c);
+void report__environment(struct report_ctx *c);
+
+/* report-plots.c: the probe of @name in column @col, or NULL. */
+const struct rd_probe *report__probe(const struct report_ctx *c, uint32_t name,
+				     size_t col);
+/* Calls per GB moved; NAN when some trials had no interval series. */
+double report__per_gb(const struct rd_probe *p);
+/* report-profile.c: the numbers under the probe plot. */
+void report__probe_table(struct report_ctx *c, const uint32_t *names, size_t n);
+
+/* Inline a rendered plot, or a note saying why there is none. */
+void report__figure(struct report_ctx *c, struct plot *p, const char *id,
+		    const char *caption);
+
+#endif /* IOMMU_BENCH_REPORT_PRIV_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The report: load, compute, and write the page section by section. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "markup.h"
+#include "report-priv.h"
+#include "util.h"
+
+int report__col(const struct report_ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_cols; i++)
+		if (!strcmp(c->cols[i], name))
+			return i;
+	return -1;
+}
+
+int report__metric(const struct report_ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ds->nr_metrics; i++)
+		if (!strcmp(ds__str(c->ds, c->ds->metrics[i].name), name))
+			return i;
+	return -1;
+}
+
+/* The table's columns, then axis values only the detail tables have. */
+static void pick_cols(struct report_ctx *c)
+{
+	const struct report_data *d = c->d;
+	size_t i, alloc = c->t->nr_cols + d->nr_cells + 1;
+
+	c->cols = xcalloc(alloc, sizeof(*c->cols));
+	for (i = 0; i < c->t->nr_cols; i++)
+		c->cols[c->nr_cols++] = ds__str(c->ds, c->t->cols[i]);
+	for (i = 0; i < d->nr_cells; i++)
+		if (report__col(c, rd__str(d, d->cells[i].axis)) < 0)
+			c->cols[c->nr_cols++] = rd__str(d, d->cells[i].axis);
+}
+
+static char *default_title(const struct report_ctx *c)
+{
+	const struct rdb_run *first = rdb__run_find(c->all, c->runs[0]);
+	const struct rdb_run *last =
+		rdb__run_find(c->all, c->runs[c->nr_runs - 1]);
+
+	if (c->nr_runs == 1)
+		return xasprintf("iommu-bench: %s, run %lld", first->name,
+				 (long long)first->id);
+	return xasprintf("iommu-bench: %zu runs, %lld (%s) to %lld (%s)",
+			 c->nr_runs, (long long)first->id, first->name,
+			 (long long)last->id, last->name);
+}
+
+static void page(struct report_ctx *c)
+{
+	const struct rdb_run *last =
+		rdb__run_find(c->all, c->runs[c->nr_runs - 1]);
+	char *title = c->o->title ? xstrdup(c->o->title) : default_title(c);
+
+	html__head(c->fp, title);
+	fputs("<h1>", c->fp);
+	markup__escape(c->fp, title);
+	fputs("</h1>\n<p class=\"meta\">", c->fp);
+	markup__escapef(c->fp,
+			"Columns by %s, baseline %s; %s%s; confidence %g%%, "
+			"alpha %g.",
+			ds_dim_names[c->t->o.by], c->cols[0],
+			last->finished_at[0] ? "finished " : "started ",
+			last->finished_at[0] ? last->finished_at :
+					       last->started_at,
+			100 * c->t->o.conf, c->t->o.alpha);
+	fputs("</p>\n<nav><a href=\"#headline\">Headline</a>"
+	      "<a href=\"#warnings\">Warnings</a><a href=\"#plots\">Plots</a>"
+	      "<a href=\"#probes\">Probes</a>"
+	      "<a href=\"#profile\">Profile diff</a>"
+	      "<a href=\"#stats\">Every metric</a>"
+	      "<a href=\"#verification\">Verification</a>"
+	      "<a href=\"#environment\">Environment</a></nav>\n",
+	      c->fp);
+	report__headline(c);
+	report__warnings(c);
+	report__plots(c);
+	report__profile(c);
+	report__stats(c);
+	report__verification(c);
+	report__environment(c);
+	html__foot(c->fp);
+	free(title);
+}
+
+static int write_file(struct report_ctx *c, const char *path)
+{
+	char *tmp = xasprintf("%s.XXXXXX", path);
+	int fd, err = 0;
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) < 0 || !(c->fp = fdopen(fd, "w"))) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return err;
+	}
+	page(c);
+	if (fflush(c->fp) || ferror(c->fp))
+		err = errno ? -errno : -EIO;
+	if (fclose(c->fp) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err) {
+		pr_err("%s: %s", path, strerror(-err));
+		unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
+int report__write(struct rdb *r, const struct rdb_runs *all,
+		  const int64_t *runs, size_t nr_runs,
+		  const struct ds_filter *f, const struct report_opts *o)
+{
+	struct report_ctx c = { .o = o,
+				.all = all,
+				.runs = runs,
+				.nr_runs = nr_runs,
+				.db_path = r->path };
+	struct report_data d;
+	struct cmp_table t;
+	struct dataset ds;
+	int err;
+
+	dataset__init(&ds);
+	err = dataset__load_db(&ds, r, runs, nr_runs, f);
+	if (!err)
+		err = dataset__check_filter(&ds, f);
+	if (err)
+		goto out_ds;
+	err = cmp__build(&ds, &o->cmp, &t);
+	if (err == -ENOENT)
+		pr_err("%s: no measured trials in the selected run%s", r->path,
+		       nr_runs == 1 ? "" : "s");
+	if (err)
+		goto out_ds;
+	err = report_data__load(&d, r, runs, nr_runs, f, o->cmp.by,
+				o->series_per_cell);
+	if (err)
+		goto out_t;
+	c.ds = &ds;
+	c.t = &t;
+	c.d = &d;
+	pick_cols(&c);
+	err = write_file(&c, o->output);
+	if (!err && c.plot_failures)
+		pr_warn("%s: %zu plot%s could not be drawn", o->output,
+			c.plot_failures, c.plot_failures == 1 ? "" : "s");
+	free(c.cols);
+	report_data__release(&d);
+out_t:
+	cmp__release(&t);
+out_ds:
+	dataset__release(&ds);
+	return err;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The statistics behind compare, report and regress.
+ *
+ * Benchmark samples are small (5-30 trials), often skewed and sometimes
+ * bimodal, so everything here is distribution-free where it can be: the
+ * median with an order-statistic confidence interval, the Mann-Whitney U
+ * test, and a percentile bootstrap for the ratio of two medians. Means
+ * and standard deviations are reported for the coefficient of variation
+ * (how noisy a cell is), not for inference. The change-point t-test is
+ * the one parametric exception, as in Apache Otava. GSL provides the
+ * distribution functions; what no library does (the exact U
+ * distribution, the order-statistic interval, E-divisive) is written
+ * here. Every result is deterministic: the bootstrap has a fixed seed,
+ * so the same database always gives the same report.
+ *
+ * Arrays documented as "sorted" must be sorted ascending and hold no
+ * NaN; stats__sort() makes them so.
+ */
+#ifndef IOMMU_BENCH_REPORT_STATS_H
+#define IOMMU_BENCH_REPORT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+void stats__sort(double *v, size_t n);
+double stats__median(const double *sorted, size_t n);
+double stats__mean(const double *v, size_t n);
+/* Sample standard deviation (n - 1); 0 for fewer than two values. */
+double stats__stddev(const double *v, size_t n, double mean);
+
+/*
+ * The distribution-free interval for the median: [x(k), x(n-k+1)] with
+ * the largest k such that P(Binomial(n, 1/2) < k) <= (1 - @conf) / 2.
+ * Its real coverage, at least @conf, goes to @level. -EDOM when @n is too
+ * small for any interval at @conf (n < 6 at 95%): benchstat's rule too.
+ */
+int stats__median_ci(const double *sorted, size_t n, double conf, double *lo,
+		     double *hi, double *level);
+/* The smallest n that has a median interval at @conf. */
+size_t stats__min_n_for_ci(double conf);
+
+struct stats_summary {
+	size_t n;
+	double median, mean, stddev;
+	double cv; /* stddev / |mean|; NAN when the mean is 0 */
+	double min, max;
+	double ci_lo, ci_hi; /* NAN when n is too small */
+	double ci_level;     /* real coverage of [ci_lo, ci_hi] */
+};
+
+/* Describe @v, which this sorts in place. */
+void stats__summarize(double *v, size_t n, double conf,
+		      struct stats_summary *s);
+
+/* exp(mean(log v)); NAN when @n is 0 or any value is not positive. */
+double stats__geomean(const double *v, size_t n);
+
+/* ---- Mann-Whitney U (Wilcoxon rank-sum), two-sided ---- */
+
+struct stats_mw {
+	double u;   /* pairs with x > y, ties counted one half */
+	double p;   /* two-sided */
+	double z;   /* the normal score; 0 when exact */
+	bool exact; /* from the exact distribution, not the normal one */
+	bool ties;
+};
+
+/*
+ * Exact when both samples have fewer than 50 values and there are no
+ * ties (R's wilcox.test rule); otherwise the normal approximation with
+ * the tie correction of the variance and a continuity correction.
+ * -EDOM when either sample is empty.
+ */
+int stats__mann_whitney(const double *x_sorted, size_t nx,
+			const double *y_sorted, size_t ny, struct stats_mw *r);
+/* P(U <= u) under the null hypothesis, for sizes @m and @n (exact). */
+double stats__mw_cdf(size_t m, size_t n, double u);
+/*
+ * The smallest two-sided p-value samples of these sizes can give,
+ * 2 / C(nx + ny, nx): when it exceeds alpha, no difference, however
+ * large, can be significant ("need more samples").
+ */
+double stats__mw_min_p(size_t nx, size_t ny);
+
+/* ---- the ratio of two medians ---- */
+
+struct stats_ratio {
+	double ratio; /* median(y) / median(x): candidate over baseline */
+	double lo, hi;
+	/* "bootstrap" or "delta" (large samples); NULL: no interval */
+	const char *method;
+};
+
+/* Resamples in the bootstrap, and its seed, fixed for reproducibility. */
+#define STATS_BOOTSTRAP_B 2000
+#define STATS_BOOTSTRAP_SEED 20240229UL
+/* Beyond this many values in all, the delta method replaces resampling. */
+#define STATS_BOOTSTRAP_MAX_N 100
+
+/*
+ * Ratio and its interval at @conf. The percentile bootstrap resamples
+ * both samples; past STATS_BOOTSTRAP_MAX_N values it would cost too much
+ * and is not needed: the log of each median is then taken as normal with
+ * the spread of its order-statistic interval (delta method). The
+ * interval is NAN when either sample has no median interval at @conf or
+ * a median is not positive; the ratio itself is NAN when the baseline
+ * median is 0.
+ */
+void stats__ratio_ci(const double *x_sorted, size_t nx, const double *y_sorted,
+		     size_t ny, double conf, struct stats_ratio *r);
+
+/* ---- two-sample t-tests, two-sided, from summary statistics ---- */
+double stats__welch_p(double mean1, double var1, size_t n1, double mean2,
+		      double var2, size_t n2);
+/*
+ * Student's, with the variance pooled: what the change-point detector
+ * uses, since a step changes the level, not the noise, and a segment of
+ * three nights that happen to agree must not look noiseless.
+ */
+double stats__student_p(double mean1, double var1, size_t n1, double mean2,
+			double var2, size_t n2);
+
+#endif /* IOMMU_BENCH_REPORT_STATS_H */

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# iommu-bench regress, the nightly gate, on databases written through the
+# store API: a planted 5% regression fails it, pure noise passes, a step
+# in the history is found (and a recovered one reported, not failed),
+# JUnit XML parses, and a selection that names nothing is a usage error.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gendb.sh"
+
+B=$IOMMU_BENCH
+cd "$T_TMP"
+
+t_gendb --out bad.db --runs 2 --reps 10 --workloads 4 --regress 5 --from 1 &&
+	t_gendb --out noise.db --runs 2 --reps 10 --workloads 4 --seed 7 &&
+	t_gendb --out one.db --runs 1 --reps 10 &&
+	t_gendb --out kern.db --runs 1 --reps 10 --kernels 2 &&
+	t_gendb --out step.db --runs 30 --reps 5 --regress 8 --from 20 --no-details &&
+	t_gendb --out dip.db --runs 30 --reps 5 --regress 8 --from 12 --until 18 --no-details
+t_ok $? "generated the databases"
+
+t_run 1 "$B" --db bad.db regress --junit junit.xml &&
+	grep -E '^regression +throughput tcp-rx mode=lazy: 39\.[0-9]+ -> 3[78]\.[0-9]+ Gbit/s -[3-7]\.[0-9]+%' "$T_OUT" >/dev/null &&
+	t_grep "$T_OUT" "FAIL" && ! grep -q 'mode=strict' "$T_OUT"
+t_ok $? "a planted 5% lazy regression fails the gate (exit 1), strict untouched"
+
+python3 - junit.xml <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites"
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+failed = [c for c in cases if c.find("failure") is not None]
+assert int(suite.get("tests")) == len(cases) == 96, len(cases)
+assert int(suite.get("failures")) == len(failed) >= 4, len(failed)
+assert all("lazy" in c.get("name") for c in failed)
+assert any(c.get("classname") == "iommu-bench.regress.throughput" for c in failed)
+PY
+t_ok $? "--junit: well-formed JUnit XML, the regressions as failures"
+
+t_run 0 "$B" --db noise.db regress && t_grep "$T_OUT" "0 regressions" &&
+	t_grep "$T_OUT" "PASS"
+t_ok $? "pure noise across 96 comparisons passes (exit 0)"
+
+t_run 0 "$B" --db noise.db regress --json &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"] == "pass"; p=d["pairwise"]; assert p["counts"]["regression"] == 0 and len(p["items"]) == 96; assert all(i["p_adjusted"] >= i["p"] for i in p["items"] if i["p"] is not None)' "$T_OUT"
+t_ok $? "--json: verdict pass, Holm-adjusted p never below the raw p"
+
+t_run 0 "$B" --db noise.db regress -v && t_grep "$T_OUT" "ok           throughput tcp-rx mode=strict"
+t_ok $? "-v lists every comparison"
+
+t_run 0 "$B" --db bad.db regress --metric throughput --threshold throughput=10 &&
+	t_grep "$T_OUT" "0 regressions" &&
+	t_run 1 "$B" --db bad.db regress --metric throughput --threshold 10 --threshold throughput=2
+t_ok $? "a per-metric threshold above the change passes it, one below fails it"
+
+t_run 0 "$B" --db kern.db regress --baseline mainline --candidate skip-sync &&
+	t_grep "$T_OUT" "baseline kernel mainline (run 1), candidate kernel skip-sync (run 1); matched on workload, mode" &&
+	grep -E '^improvement +cpu_util_pct tcp-rx mode=strict: 7[0-9]\.[0-9]+ -> 6[0-9]\.[0-9]+ %' "$T_OUT" >/dev/null
+t_ok $? "kernels as selections: skip-sync's lower CPU is an improvement"
+
+t_run 1 "$B" --db step.db regress --history 30 &&
+	grep -E '^REGRESSION +throughput tcp-rx host=sut kernel=mainline mode=lazy: between run 20 and 21, 39\.[0-9]+ -> 36\.[0-9]+ Gbit/s -[78]\.[0-9]+%' "$T_OUT" >/dev/null &&
+	t_grep "$T_OUT" "still in effect"
+t_ok $? "history: an 8% step at run 21 is a regression still in effect (exit 1)"
+
+t_run 0 "$B" --db dip.db regress --history 30 --junit dip.xml &&
+	grep -E '^recovered +throughput tcp-rx .*between run 12 and 13' "$T_OUT" >/dev/null &&
+	grep -E '^improvement +throughput tcp-rx .*between run 18 and 19' "$T_OUT" >/dev/null &&
+	python3 -c 'import sys,xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find("testsuite"); assert s.get("failures") == "0"; assert any("recovered" in (c.findtext("system-out") or "") for c in s)' dip.xml
+t_ok $? "history: a regression that recovered is reported, not failed"
+
+t_run 0 "$B" --db noise.db regress --history 2 &&
+	t_grep "$T_ERR" "change points need at least 6"
+t_ok $? "history too short for change points: said so"
+
+t_run 2 "$B" --db one.db regress && t_grep "$T_ERR" "--baseline previous: the database has 1 run"
+t_ok $? "no previous run: a usage error that says why"
+
+t_run 2 "$B" --db kern.db regress --baseline mainlin --candidate skip-sync &&
+	t_grep "$T_ERR" "did you mean 'mainline'?"
+t_ok $? "a misspelt kernel suggests the right one"
+
+t_run 2 "$B" --db bad.db regress --baseline 2 --candidate latest &&
+	t_grep "$T_ERR" "select the same trials"
+t_ok $? "baseline and candidate the same run: a usage error"
+
+t_run 2 "$B" --db bad.db regress --threshold throughput=fast &&
+	t_grep "$T_ERR" "--threshold throughput= wants a number"
+t_ok $? "a bad threshold names the metric and the value"
+
+t_run 2 "$B" --db bad.db regress --run 1
+t_ok $? "an unknown option is a usage error"
+
+# The CI templates' gate script, as a nightly job runs it.
+mkdir -p state gate
+gate() {
+	(cd gate && env IOMMU_BENCH="$B" IOMMU_BENCH_DB="$T_TMP/$1" \
+		IOMMU_BENCH_STATE="$T_TMP/state" IOMMU_BENCH_HISTORY=10 \
+		sh "$SRCDIR/configs/ci/nightly-gate.sh")
+}
+t_run 0 gate one.db && t_grep "$T_OUT" "first night" && [ ! -e state/last-good-run ]
+t_ok $? "nightly gate, first night: passes, nothing to compare"
+t_run 1 gate bad.db && t_grep gate/regress.txt "FAIL" &&
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "fail"' gate/regress.json &&
+	grep -q '<failure type="regression"' gate/regress-junit.xml && [ ! -e state/last-good-run ]
+t_ok $? "nightly gate, a regression: fails, JUnit and JSON written, last good kept"
+t_run 0 gate noise.db && [ "$(cat state/last-good-run)" = 2 ]
+t_ok $? "nightly gate, a good night: passes and becomes the last good run"
+t_run 2 gate bad.db && t_grep "$T_ERR" "select the same trials (run 2)"
+t_ok $? "nightly gate: the next night is judged against the last good run"
+
+t_done

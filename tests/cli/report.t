@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# iommu-bench report: one self-contained HTML page from a database
+# written through the store API, hostile strings in it escaped, plots
+# inline with ids that do not collide, rendered in headless Chromium
+# with no console errors.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gendb.sh"
+
+B=$IOMMU_BENCH
+cd "$T_TMP"
+
+t_gendb --out r.db --runs 2 --reps 10 --trouble
+t_ok $? "generated a database with a failed trial, a mode mismatch and hostile strings"
+export IOMMU_BENCH_DB="$T_TMP/r.db"
+
+t_run 0 "$B" report -o report.html && [ -s report.html ]
+t_ok $? "report -o report.html writes the page"
+
+python3 - report.html <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+assert html.startswith("<!DOCTYPE html>")
+# Self-contained: no script, nothing fetched, the CSP forbids both.
+assert not re.search(r"<script", html, re.I), "a <script> element"
+assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I)
+assert "default-src 'none'" in html
+# Hostile strings from the store arrive escaped.
+assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;" in html
+assert "unable to connect to &lt;server&gt; &amp; &quot;10.0.0.2&quot;" in html
+assert "Xeon &lt;Gold&gt; &amp; 6430" in html
+# The seed's story, with its interval and p-value.
+assert re.search(r"lazy is 2\.[5-8][0-9]x strict on tcp-rx, 95% CI \[2\.[0-9]+, 2\.[0-9]+\], p &lt; 0\.001, n = 10\+9", html), "headline"
+for section in ("headline", "warnings", "plots", "probes", "profile", "stats", "verification", "environment"):
+    assert f'id="{section}"' in html, section
+assert html.count("<svg") >= 7, html.count("<svg")
+# Inline SVGs must not share ids, and every reference must resolve.
+ids = re.findall(r"""\sid=["']([^"']+)["']""", html)
+dups = {i for i in ids if ids.count(i) > 1}
+assert not dups, sorted(dups)[:5]
+refs = set(re.findall(r"""href=["']#([^"']+)["']""", html))
+refs |= set(re.findall(r"url\(#([^)]+)\)", html))
+assert refs <= set(ids), sorted(refs - set(ids))[:5]
+assert "vanished" in html and "appeared" in html, "profile diff marks"
+assert "MISMATCH" in html and ">verified<" in html
+assert "iommu.strict=0" in html and "lazy: all 12 groups are DMA-FQ" in html
+PY
+t_ok $? "the page: no script, escaped strings, headline, sections, unique SVG ids"
+
+if command -v chromium >/dev/null 2>&1; then
+	chrome() {
+		timeout 60 chromium --headless --no-sandbox --disable-gpu \
+			--disable-quic --no-first-run \
+			--disable-background-networking \
+			--disable-component-update --disable-sync \
+			--user-data-dir="$T_TMP/chrome" --enable-logging=stderr --v=0 \
+			--window-size=1400,3000 "$@" "file://$T_TMP/report.html"
+	}
+	chrome --screenshot="$T_TMP/report.png" >"$T_TMP/shot.out" 2>"$T_TMP/shot.err"
+	st=$?
+	size=$(wc -c <"$T_TMP/report.png" 2>/dev/null || echo 0)
+	# A blank 1400x3000 page compresses to ~16 kB; plots and tables to far more.
+	[ "$st" -eq 0 ] && [ "$size" -gt 100000 ] &&
+		python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); assert d[:8]==b"\x89PNG\r\n\x1a\n"; assert struct.unpack(">II", d[16:24]) == (1400, 3000)' "$T_TMP/report.png"
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "chromium: exit/size $size" "$(tail -5 "$T_TMP/shot.err")"
+	t_ok $st "headless Chromium renders it to a 1400x3000 screenshot ($size bytes)"
+	[ -n "${REPORT_SCREENSHOT:-}" ] && cp "$T_TMP/report.png" "$REPORT_SCREENSHOT"
+
+	chrome --dump-dom >"$T_TMP/dom.html" 2>"$T_TMP/dom.err"
+	st=$?
+	! grep -E 'CONSOLE|Uncaught|Refused to' "$T_TMP/dom.err" "$T_TMP/shot.err" &&
+		[ "$st" -eq 0 ] && [ "$(grep -o '<svg' "$T_TMP/dom.html" | wc -l)" -ge 7 ] &&
+		grep -q 'lazy is 2\.' "$T_TMP/dom.html"
+	t_ok $? "Chromium's DOM has the plots and the headline, its console no errors"
+else
+	t_ok 1 "chromium is not installed (scripts/install-deps.sh installs it)"
+fi
+
+cp report.html keep.html
+t_run 2 "$B" report -o keep.html --baseline nosuch && cmp -s report.html keep.html &&
+	t_grep "$T_ERR" "--baseline nosuch: no mode 'nosuch' here"
+t_ok $? "a bad --baseline is exit 2 and leaves the old file in place"
+
+t_run 0 "$B" report -o noplots.html --no-plots && ! grep -q '<svg' noplots.html &&
+	t_grep noplots.html "plots were turned off"
+t_ok $? "--no-plots: tables only"
+
+t_run 0 env PATH=/nonexistent "$B" report -o nognuplot.html &&
+	t_grep "$T_ERR" "gnuplot not found" && t_grep nognuplot.html "Every metric"
+t_ok $? "without gnuplot the page is still written, and the missing plots said"
+
+t_run 0 "$B" report -o bykernel.html --run all --by run --only mode=lazy --title 'two <nights>' &&
+	t_grep bykernel.html "<title>two &lt;nights&gt;</title>" &&
+	t_grep bykernel.html "Columns by run, baseline 1"
+t_ok $? "--by run over both runs, with an escaped --title"
+
+# A mode whose every trial failed: in the verification tables, not in
+# the statistics, and no table may reach past the columns it has.
+cp r.db failed.db
+sqlite3 failed.db "UPDATE trials SET status = 'failed', error = 'boom'
+	WHERE requested_mode = 'passthrough'" &&
+	t_run 0 "$B" --db failed.db report -o failed.html &&
+	t_grep failed.html "<td>boom</td>" &&
+	t_grep failed.html "<th colspan=\"2\">passthrough</th>" &&
+	! grep -q "passthrough is" failed.html
+t_ok $? "a mode with only failed trials is reported, not compared"
+
+t_run 1 "$B" report -o "$T_TMP/no/such/dir/r.html" && t_grep "$T_ERR" "no/such/dir"
+t_ok $? "an unwritable -o is exit 1, named"
+
+t_run 2 "$B" report --series 99 && t_grep "$T_ERR" "--series wants 0 to 50"
+t_ok $? "a bad --series is a usage error"
+
+t_done
