@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "compare.h"
 #include "format.h"
 #include "util.h"
@@ -396,30 +397,13 @@ int cmp__print_json(const struct cmp_table *t, FILE *fp)
 	return err ? -EIO : 0;
 }
 
-/* RFC 4180, as export writes it. */
-static void csv_field(FILE *fp, const char *s, bool last)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, fp);
-	} else {
-		fputc('"', fp);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', fp);
-			fputc(*s, fp);
-		}
-		fputc('"', fp);
-	}
-	fputs(last ? "\r\n" : ",", fp);
-}
-
 static void csv_num(FILE *fp, double v, bool last)
 {
 	char buf[40] = "";
 
 	if (isfinite(v))
 		snprintf(buf, sizeof(buf), "%.*g", fmt__precision(v), v);
-	csv_field(fp, buf, last);
+	csv__field(fp, buf, last);
 }
 
 static const char *const csv_header[] = {
@@ -438,20 +422,20 @@ static void csv_cell(const struct cmp_table *t, const struct cmp_row *row,
 	char n[24];
 	int d;
 
-	csv_field(fp, ds__str(t->ds, m->name), false);
-	csv_field(fp, ds__str(t->ds, m->unit), false);
-	csv_field(fp, better_name(m->better), false);
-	csv_field(fp, ds__str(t->ds, row->key[DS_WORKLOAD]), false);
+	csv__field(fp, ds__str(t->ds, m->name), false);
+	csv__field(fp, ds__str(t->ds, m->unit), false);
+	csv__field(fp, better_name(m->better), false);
+	csv__field(fp, ds__str(t->ds, row->key[DS_WORKLOAD]), false);
 	for (d = DS_HOST; d < DS_NR_DIMS; d++)
 		if (d != DS_WORKLOAD)
-			csv_field(fp,
-				  row->key[d] == UINT32_MAX ?
-					  "" :
-					  ds__str(t->ds, row->key[d]),
-				  false);
-	csv_field(fp, ds__str(t->ds, t->cols[col]), false);
+			csv__field(fp,
+				   row->key[d] == UINT32_MAX ?
+					   "" :
+					   ds__str(t->ds, row->key[d]),
+				   false);
+	csv__field(fp, ds__str(t->ds, t->cols[col]), false);
 	snprintf(n, sizeof(n), "%zu", c->s.n);
-	csv_field(fp, n, false);
+	csv__field(fp, n, false);
 	csv_num(fp, c->s.median, false);
 	csv_num(fp, c->s.ci_lo, false);
 	csv_num(fp, c->s.ci_hi, false);
@@ -460,13 +444,13 @@ static void csv_cell(const struct cmp_table *t, const struct cmp_row *row,
 	csv_num(fp, c->s.cv, false);
 	csv_num(fp, c->s.min, false);
 	csv_num(fp, c->s.max, false);
-	csv_field(fp, ds__str(t->ds, t->cols[0]), false);
+	csv__field(fp, ds__str(t->ds, t->cols[0]), false);
 	csv_num(fp, col ? c->ratio.ratio : NAN, false);
 	csv_num(fp, col ? c->ratio.lo : NAN, false);
 	csv_num(fp, col ? c->ratio.hi : NAN, false);
 	csv_num(fp, col ? c->delta : NAN, false);
 	csv_num(fp, col ? c->mw.p : NAN, false);
-	csv_field(fp, col ? cmp__verdict_name(c->verdict) : "", true);
+	csv__field(fp, col ? cmp__verdict_name(c->verdict) : "", true);
 }
 
 void cmp__print_csv(const struct cmp_table *t, FILE *fp)
@@ -474,7 +458,7 @@ void cmp__print_csv(const struct cmp_table *t, FILE *fp)
 	size_t i, c;
 
 	for (i = 0; csv_header[i]; i++)
-		csv_field(fp, csv_header[i], !csv_header[i + 1]);
+		csv__field(fp, csv_header[i], !csv_header[i + 1]);
 	for (i = 0; i < t->nr_rows; i++)
 		for (c = 0; c < t->nr_cols; c++)
 			if (t->rows[i].cells[c].present)

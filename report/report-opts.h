@@ -18,6 +18,37 @@ struct strlist {
 int strlist__opt(const struct option *opt, const char *arg);
 void strlist__release(struct strlist *l);
 
+/* Which trials, and how they are laid out: compare and report alike. */
+#define OPT_SELECTION(runs, by, baseline, only)                             \
+	OPT_CALLBACK(0, "run", (runs), "ID",                                \
+		     "a run id, latest, previous or all; repeatable "       \
+		     "(default: latest)",                                   \
+		     strlist__opt),                                         \
+		OPT_STRING(0, "by", (by), "AXIS",                           \
+			   "columns: mode (default), kernel, host or run"), \
+		OPT_STRING(0, "baseline", (baseline), "NAME",               \
+			   "the column the others are compared to "         \
+			   "(default: the first)"),                         \
+		OPT_ONLY(only)
+
+#define OPT_ONLY(only)                                                     \
+	OPT_CALLBACK(                                                      \
+		0, "only", (only), "KEY=VALUE",                            \
+		"keep run, host, kernel, mode, workload or metric VALUE; " \
+		"repeatable",                                              \
+		strlist__opt)
+
+/* The statistics' levels: compare, report and regress alike. */
+#define OPT_LEVELS(alpha, conf)                          \
+	OPT_STRING(0, "alpha", (alpha), "A",             \
+		   "significance level (default 0.05)"), \
+		OPT_STRING(0, "confidence", (conf), "C", \
+			   "confidence level of intervals (default 0.95)")
+
+#define OPT_CV_MAX(cv_max)                       \
+	OPT_STRING(0, "cv-max", (cv_max), "PCT", \
+		   "warn above this coefficient of variation (default 5)")
+
 /*
  * A number strictly between @lo and @hi, else -EINVAL and a message
  * naming @opt, what was given and the range wanted.

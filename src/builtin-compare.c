@@ -158,26 +158,9 @@ int cmd_compare(int argc, const char **argv)
 		OPT_GLOBALS(),
 		OPT_JSON(),
 		OPT_BOOLEAN(0, "csv", &a.csv, "CSV on stdout, a line per cell"),
-		OPT_CALLBACK(0, "run", &a.runs, "ID",
-			     "a run id, latest, previous or all; repeatable "
-			     "(default: latest)",
-			     strlist__opt),
-		OPT_STRING(0, "by", &a.by, "AXIS",
-			   "columns: mode (default), kernel, host or run"),
-		OPT_STRING(0, "baseline", &a.baseline, "NAME",
-			   "the column the others are compared to "
-			   "(default: the first)"),
-		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
-			     "keep run, host, kernel, mode, workload or "
-			     "metric VALUE; repeatable",
-			     strlist__opt),
-		OPT_STRING(0, "alpha", &a.alpha, "A",
-			   "significance level (default 0.05)"),
-		OPT_STRING(0, "confidence", &a.conf, "C",
-			   "confidence level of intervals (default 0.95)"),
-		OPT_STRING(0, "cv-max", &a.cv_max, "PCT",
-			   "warn above this coefficient of variation "
-			   "(default 5)"),
+		OPT_SELECTION(&a.runs, &a.by, &a.baseline, &a.only),
+		OPT_LEVELS(&a.alpha, &a.conf),
+		OPT_CV_MAX(&a.cv_max),
 		OPT_GROUP("CSV input (files of label,value lines)"),
 		OPT_STRING(0, "better", &a.better, "DIR",
 			   "higher, lower or none (default): the direction "

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
@@ -70,23 +71,6 @@ static int value_precision(double v)
 	return p;
 }
 
-/* RFC 4180: quote a field with a comma, quote or line break in it. */
-static void csv_field(FILE *fp, const char *s, bool last)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, fp);
-	} else {
-		fputc('"', fp);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', fp);
-			fputc(*s, fp);
-		}
-		fputc('"', fp);
-	}
-	fputs(last ? "\r\n" : ",", fp);
-}
-
 static void csv_row(FILE *fp, const struct store_export_row *r)
 {
 	char run[24], trial[24], rep[16], value[40];
@@ -96,24 +80,24 @@ static void csv_row(FILE *fp, const struct store_export_row *r)
 	snprintf(rep, sizeof(rep), "%u", r->repetition);
 	snprintf(value, sizeof(value), "%.*g", value_precision(r->value),
 		 r->value);
-	csv_field(fp, run, false);
-	csv_field(fp, r->run_name, false);
-	csv_field(fp, r->cell, false);
-	csv_field(fp, r->host, false);
-	csv_field(fp, r->kernel, false);
-	csv_field(fp, r->kernel_release, false);
-	csv_field(fp, r->requested_mode, false);
-	csv_field(fp, r->effective_mode, false);
-	csv_field(fp, r->workload, false);
-	csv_field(fp, trial, false);
-	csv_field(fp, rep, false);
-	csv_field(fp, r->warmup ? "1" : "0", false);
-	csv_field(fp, r->status, false);
-	csv_field(fp, r->metric, false);
-	csv_field(fp, value, false);
-	csv_field(fp, r->unit, false);
-	csv_field(fp, r->better, false);
-	csv_field(fp, r->started_at, true);
+	csv__field(fp, run, false);
+	csv__field(fp, r->run_name, false);
+	csv__field(fp, r->cell, false);
+	csv__field(fp, r->host, false);
+	csv__field(fp, r->kernel, false);
+	csv__field(fp, r->kernel_release, false);
+	csv__field(fp, r->requested_mode, false);
+	csv__field(fp, r->effective_mode, false);
+	csv__field(fp, r->workload, false);
+	csv__field(fp, trial, false);
+	csv__field(fp, rep, false);
+	csv__field(fp, r->warmup ? "1" : "0", false);
+	csv__field(fp, r->status, false);
+	csv__field(fp, r->metric, false);
+	csv__field(fp, value, false);
+	csv__field(fp, r->unit, false);
+	csv__field(fp, r->better, false);
+	csv__field(fp, r->started_at, true);
 }
 
 /*
@@ -274,7 +258,7 @@ static int export(struct store *st, int64_t run_id, unsigned int flags,
 		fputc('[', fp);
 	} else {
 		for (i = 0; columns[i]; i++)
-			csv_field(fp, columns[i], !columns[i + 1]);
+			csv__field(fp, columns[i], !columns[i + 1]);
 	}
 	while ((n = store__export_next(it, &row)) > 0) {
 		if (!json) {

@@ -188,10 +188,7 @@ int cmd_regress(int argc, const char **argv)
 			     "smallest change that counts, in percent "
 			     "(default 3); repeatable",
 			     strlist__opt),
-		OPT_STRING(0, "alpha", &a.alpha, "A",
-			   "significance level (default 0.05)"),
-		OPT_STRING(0, "confidence", &a.conf, "C",
-			   "confidence level of intervals (default 0.95)"),
+		OPT_LEVELS(&a.alpha, &a.conf),
 		OPT_CALLBACK(0, "metric", &a.metrics, "NAME",
 			     "judge only this metric; repeatable",
 			     strlist__opt),

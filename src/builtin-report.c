@@ -76,27 +76,10 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING('o', "output", &o.output, "FILE",
 			   "the HTML file, replaced only when complete "
 			   "(default: report.html)"),
-		OPT_CALLBACK(0, "run", &a.runs, "ID",
-			     "a run id, latest, previous or all; repeatable "
-			     "(default: latest)",
-			     strlist__opt),
-		OPT_STRING(0, "by", &a.by, "AXIS",
-			   "columns: mode (default), kernel, host or run"),
-		OPT_STRING(0, "baseline", &o.cmp.baseline, "NAME",
-			   "the column the others are compared to "
-			   "(default: the first)"),
-		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
-			     "keep run, host, kernel, mode, workload or "
-			     "metric VALUE; repeatable",
-			     strlist__opt),
+		OPT_SELECTION(&a.runs, &a.by, &o.cmp.baseline, &a.only),
 		OPT_STRING(0, "title", &o.title, "TEXT", "the page's title"),
-		OPT_STRING(0, "alpha", &a.alpha, "A",
-			   "significance level (default 0.05)"),
-		OPT_STRING(0, "confidence", &a.conf, "C",
-			   "confidence level of intervals (default 0.95)"),
-		OPT_STRING(0, "cv-max", &a.cv_max, "PCT",
-			   "warn above this coefficient of variation "
-			   "(default 5)"),
+		OPT_LEVELS(&a.alpha, &a.conf),
+		OPT_CV_MAX(&a.cv_max),
 		OPT_INTEGER(0, "series", &a.series, "N",
 			    "trials per column in the time plots (default 3)"),
 		OPT_INTEGER(0, "top", &a.top, "N",
