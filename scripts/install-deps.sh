@@ -29,6 +29,9 @@ linux-perf
 linux-source-6.1
 xz-utils
 iproute2
+openssh-client
+openssh-server
+kexec-tools
 procps
 gnuplot-nox
 chromium

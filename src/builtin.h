@@ -37,6 +37,7 @@ extern struct global_opts global;
 /* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */
 const char *global__db_path(void);
 
+int cmd_agent(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_db(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
@@ -45,6 +46,7 @@ int cmd_plan(int argc, const char **argv);
 int cmd_probe(int argc, const char **argv);
 int cmd_regress(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 

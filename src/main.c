@@ -18,6 +18,7 @@
 struct global_opts global;
 
 const struct cmd_struct commands[] = {
+	{ "agent", cmd_agent, "the on-host side: JSON requests on stdin" },
 	{ "compare", cmd_compare,
 	  "benchstat-style comparison of stored runs or CSV files" },
 	{ "db", cmd_db, "inspect or migrate the results database" },
@@ -28,6 +29,7 @@ const struct cmd_struct commands[] = {
 	{ "regress", cmd_regress,
 	  "the CI gate: regressions between runs, change points in history" },
 	{ "report", cmd_report, "a self-contained HTML report with plots" },
+	{ "run", cmd_run, "execute a matrix: resumable, verified, stored" },
 	{ "trace", cmd_trace,
 	  "live counts and latency histograms of the IOMMU DMA paths" },
 	{ "version", cmd_version, "print the version and build details" },

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The agent protocol. Whatever must happen on a host is done there by
+ * this same binary, `iommu-bench agent serve`, started by the host's
+ * transport (a plain child for local, a child in the namespace for
+ * netns, ssh for ssh, a virtio-console for qemu) and spoken to over its
+ * stdin and stdout, one JSON object per line:
+ *
+ *   request   {"id": 7, "verb": "collect.start", "args": {...}}
+ *   response  {"id": 7, "ok": true, "result": {...}}
+ *             {"id": 7, "ok": false, "error": "text", "errno": 2}
+ *
+ * Requests are answered in order; stderr carries the agent's own log.
+ * Verbs (args -> result):
+ *
+ *   hello            {} -> {"protocol", "version", "exe_sha256",
+ *                           "boot_id", "kernel_release", "build_id"}
+ *   facts            {} -> hostfacts__gather() JSON (`probe --json`)
+ *   policy           {"nic"?} -> {"mode", "source", "summary",
+ *                           "evidence": [...], "group"?, "group_type"?}
+ *   mode.sysfs       {"nic", "type": "DMA"|"DMA-FQ"|"identity"|"auto"}
+ *                     -> {"group", "before", "after", "pci", "driver",
+ *                         "unbound": bool, "elapsed_ms"}
+ *   reboot.prepare   {"method": "kexec"|"grub", "image"?, "initrd"?,
+ *                     "cmdline": [...]} -> {"method", "cmdline"}
+ *   reboot.now       {"method"} -> {} (answered before going down)
+ *   collect.start    {"collectors": {"bpf": cfg|null, "perf": ...,
+ *                     "procstat": ...}, "nic"?, "outdir"?} -> {}
+ *   collect.stop     {} -> {"bpf": results, "perf": ..., "procstat": ...}
+ *   iperf3.server    {iperf3 opts} -> {"ports": [...]} once listening
+ *   iperf3.wait      {} -> the server's results JSON
+ *   iperf3.client    {iperf3 opts} -> the client's results JSON
+ *   bye              {} -> {} and the agent exits 0
+ *
+ * The option objects are the JSON the matrix's plan gives (the
+ * [collect.NAME] tables, the iperf3 keys of a workload); collectors/
+ * turn them into their own structs. Names in args are validated on the
+ * agent side too: the agent never trusts its controller's input.
+ */
+#ifndef IOMMU_BENCH_AGENT_PROTO_H
+#define IOMMU_BENCH_AGENT_PROTO_H
+
+/* Bumped on any incompatible change; hello tells the controller. */
+#define AGENT_PROTOCOL 1
+
+#endif /* IOMMU_BENCH_AGENT_PROTO_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A host of the matrix, as the orchestrator drives it: a transport (one
+ * ops table per kind) that starts the agent there and hands back a
+ * connection speaking bench/agent-proto.h. Reboots are the agent's verbs
+ * plus waiting for a new boot_id through the transport.
+ */
+#ifndef IOMMU_BENCH_HOST_H
+#define IOMMU_BENCH_HOST_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bench/matrix.h"
+
+/* A running agent: the controller's end of its stdin and stdout. */
+struct agent_conn {
+	pid_t pid;	/* the local process (ssh, or the agent itself) */
+	int to_fd;	/* requests go here */
+	int from_fd;	/* responses come from here */
+	char *buf;	/* partial lines read ahead */
+	size_t len, alloc;
+	uint64_t next_id;
+	char *host;	/* for messages */
+};
+
+/*
+ * Send @verb with @args (a reference is taken) and wait up to
+ * @timeout_ms for the answer. 0 and *result (a new reference), or a
+ * negative errno with the agent's error text in @err (may be NULL).
+ */
+int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
+		     int timeout_ms, json_t **result, char **err);
+/* bye, then wait for the process by PID (killed after a grace period). */
+void agent_conn__close(struct agent_conn *c);
+
+struct host;
+
+struct host_ops {
+	const char *name; /* as [hosts.X] transport says */
+	/*
+	 * Make the host usable: netns creates its namespace and veth end
+	 * (the pair is made once for both linked hosts), ssh opens its
+	 * ControlMaster and installs the agent when missing or stale.
+	 */
+	int (*open)(struct host *h);
+	/* Start `iommu-bench agent serve` there. */
+	int (*agent)(struct host *h, struct agent_conn **out);
+	/* The host is gone (rebooting): wait until the agent answers hello
+	 * again, with a boot_id other than @old_boot_id, within @timeout_ms. */
+	int (*wait_boot)(struct host *h, const char *old_boot_id,
+			 uint64_t timeout_ms);
+	/* Undo open(): namespaces and veths removed, masters closed. */
+	void (*close)(struct host *h);
+};
+
+struct host {
+	const struct host_ops *ops;
+	const struct matrix_host *m; /* its [hosts.NAME] table */
+	const struct matrix *matrix;
+	char *state_dir;	     /* e.g. ControlPath sockets */
+	void *priv;		     /* the transport's own */
+};
+
+extern const struct host_ops host_local_ops;
+extern const struct host_ops host_netns_ops;
+extern const struct host_ops host_ssh_ops;
+
+/* The ops for a transport; NULL for one not built yet (qemu). */
+const struct host_ops *host_ops__find(enum host_transport t);
+
+#endif /* IOMMU_BENCH_HOST_H */
