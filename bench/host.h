@@ -16,13 +16,13 @@
 
 /* A running agent: the controller's end of its stdin and stdout. */
 struct agent_conn {
-	pid_t pid;	/* the local process (ssh, or the agent itself) */
-	int to_fd;	/* requests go here */
-	int from_fd;	/* responses come from here */
-	char *buf;	/* partial lines read ahead */
+	pid_t pid;   /* the local process (ssh, or the agent itself) */
+	int to_fd;   /* requests go here */
+	int from_fd; /* responses come from here */
+	char *buf;   /* partial lines read ahead */
 	size_t len, alloc;
 	uint64_t next_id;
-	char *host;	/* for messages */
+	char *host; /* for messages */
 };
 
 /*
@@ -59,8 +59,8 @@ struct host {
 	const struct host_ops *ops;
 	const struct matrix_host *m; /* its [hosts.NAME] table */
 	const struct matrix *matrix;
-	char *state_dir;	     /* e.g. ControlPath sockets */
-	void *priv;		     /* the transport's own */
+	char *state_dir; /* e.g. ControlPath sockets */
+	void *priv;	 /* the transport's own */
 };
 
 extern const struct host_ops host_local_ops;
@@ -69,5 +69,17 @@ extern const struct host_ops host_ssh_ops;
 
 /* The ops for a transport; NULL for one not built yet (qemu). */
 const struct host_ops *host_ops__find(enum host_transport t);
+
+/*
+ * The binary an agent runs: $IOMMU_BENCH when set (the binary under
+ * test; a unit test's own /proc/self/exe has no agent), else this
+ * process's executable.
+ */
+const char *host__self_exe(void);
+/*
+ * @h->state_dir/@sub (default /run/iommu-bench/@sub), created 0700.
+ * 0 and a new string in *@out, or a negative errno (logged).
+ */
+int host__state_dir(struct host *h, const char *sub, char **out);
 
 #endif /* IOMMU_BENCH_HOST_H */

@@ -1,13 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder while the command is written; replaced by its owner. */
+/*
+ * iommu-bench agent: what the controller runs on each host (see
+ * bench/agent-proto.h). `serve` answers JSON lines on stdin/stdout;
+ * `agent VERB [--args JSON]` runs one verb and prints its result, for
+ * people debugging a host and for the ssh transport's staleness check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/agent.h"
 #include "builtin.h"
-#include "log.h"
+#include "parse-options.h"
+#include "suggest.h"
 #include "util.h"
+
+static const char *const agent_usage[] = {
+	"iommu-bench agent serve",
+	"iommu-bench agent VERB [--args JSON]",
+	NULL,
+};
+
+/*
+ * The protocol owns the real stdout; fd 1 becomes stderr, so that what
+ * libraries and children print (libiperf does) cannot corrupt a reply.
+ */
+static int take_stdout(void)
+{
+	int fd;
+
+	fflush(stdout);
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static int agent_serve(void)
+{
+	struct agent a = { 0 };
+	int out, ret;
+
+	/* A controller gone away is seen as EPIPE, and the collectors
+	 * still get stopped. */
+	signal(SIGPIPE, SIG_IGN);
+	out = take_stdout();
+	if (out < 0) {
+		pr_err("agent: cannot set up stdout: %s", strerror(-out));
+		return EXIT_WORK_FAILED;
+	}
+	ret = agent__serve(&a, STDIN_FILENO, out);
+	agent__release(&a);
+	close(out);
+	return ret < 0 ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static int agent_oneshot(const char *verb, const char *args_text)
+{
+	struct agent a = { 0 };
+	json_error_t jerr;
+	json_t *args, *o, *res;
+	FILE *fp;
+	int out, ret = EXIT_OK;
+
+	args = args_text ? json_loads(args_text, 0, &jerr) : json_object();
+	if (!json_is_object(args)) {
+		pr_err("agent: --args '%s' is not a JSON object%s%s", args_text,
+		       args ? "" : ": ", args ? "" : jerr.text);
+		json_decref(args);
+		return EXIT_USAGE;
+	}
+	out = take_stdout();
+	if (out < 0 || !(fp = fdopen(out, "w"))) {
+		pr_err("agent: cannot set up stdout");
+		json_decref(args);
+		return EXIT_WORK_FAILED;
+	}
+	o = agent__dispatch(&a, 0, verb, args);
+	res = json_object_get(o, "result");
+	if (json_is_true(json_object_get(o, "ok"))) {
+		json_dumpf(res, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', fp);
+	} else {
+		pr_err("agent: %s",
+		       json_string_value(json_object_get(o, "error")));
+		ret = json_integer_value(json_object_get(o, "errno")) ==
+				      ENOSYS ?
+			      EXIT_USAGE :
+			      EXIT_WORK_FAILED;
+	}
+	fclose(fp);
+	json_decref(o);
+	if (a.after_reply)
+		agent__run_after_reply(&a);
+	agent__release(&a);
+	json_decref(args);
+	return ret;
+}
 
 int cmd_agent(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("agent: not built yet");
-	return EXIT_WORK_FAILED;
+	const char *args = NULL;
+	const struct option opts[] = {
+		OPT_GLOBALS(),
+		OPT_STRING(0, "args", &args, "JSON",
+			   "the verb's arguments, a JSON object"),
+		OPT_END(),
+	};
+
+	argc = parse_options(argc, argv, opts, agent_usage, 0);
+	if (argc != 1)
+		usage_error(agent_usage, opts, "%s",
+			    argc ? "one verb, please" : "a verb is needed");
+	if (!strcmp(argv[0], "serve")) {
+		if (args)
+			usage_error(agent_usage, opts,
+				    "serve reads its requests from stdin, "
+				    "not --args");
+		return agent_serve();
+	}
+	return agent_oneshot(argv[0], args);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
+#include "db-merge.h"
 #include "log.h"
 #include "parse-options.h"
 #include "store-schema.h"
@@ -23,6 +24,7 @@
 static const char *const db_usage[] = {
 	"iommu-bench db info [--json]",
 	"iommu-bench db migrate [--json]",
+	"iommu-bench db merge OUT IN...",
 	NULL,
 };
 
@@ -177,6 +179,8 @@ int cmd_db(int argc, const char **argv)
 			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (!argc)
 		usage_error(db_usage, db_options, "which db subcommand?");
+	if (!strcmp(argv[0], "merge"))
+		return cmd_db_merge(argc, argv);
 	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
 		names[i] = subcommands[i].name;
 		if (strcmp(argv[0], names[i]))

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A trial's IOMMU mode put in place on its SUT and then verified: the
+ * effective mode is what the host reports, not what was asked for, and
+ * a mismatch (caching-mode forcing strict, say) fails the trial loudly
+ * with the host's own evidence.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/run.h"
+#include "log.h"
+#include "util.h"
+
+#define SYSFS_TIMEOUT_MS 60000
+#define POLICY_TIMEOUT_MS 30000
+#define REBOOT_TIMEOUT_MS 60000
+
+/* The policy word the host must report for @md; NULL: record only. */
+static const char *expected_mode(const struct matrix_mode *md)
+{
+	switch (md->group_type) {
+	case GROUP_TYPE_DMA:
+		return "strict";
+	case GROUP_TYPE_DMA_FQ:
+		return "lazy";
+	case GROUP_TYPE_IDENTITY:
+		return "passthrough";
+	default:
+		break;
+	}
+	if (!strcmp(md->name, "strict") || !strcmp(md->name, "lazy") ||
+	    !strcmp(md->name, "passthrough"))
+		return md->name;
+	return NULL;
+}
+
+static int apply_sysfs(struct run_host *h, const struct matrix_mode *md,
+		       char **err)
+{
+	json_t *args, *res = NULL;
+	int ret;
+
+	args = json_pack("{s:s, s:s}", "nic", h->h.m->nic ? h->h.m->nic : "",
+			 "type", group_type__name(md->group_type));
+	if (h->h.m->transport == HOST_SSH)
+		json_object_set_new(args, "guard",
+				    json_pack("{s:[s]}", "refuse_if_carries",
+					      "ssh"));
+	ret = run_host__call(h, "mode.sysfs", args, SYSFS_TIMEOUT_MS, &res,
+			     err);
+	json_decref(res);
+	return ret;
+}
+
+static json_t *boot_cmdline(const struct matrix_kernel *k,
+			    const struct matrix_mode *md)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < k->nr_cmdline; i++)
+		json_array_append_new(a, json_string(k->cmdline[i]));
+	for (i = 0; i < md->nr_cmdline; i++)
+		json_array_append_new(a, json_string(md->cmdline[i]));
+	return a;
+}
+
+static int apply_boot(struct run_ctx *ctx, struct run_host *h,
+		      const struct plan_trial *t, char **err)
+{
+	const struct matrix_kernel *k = &ctx->m->kernels[t->kernel];
+	const struct matrix_mode *md = &ctx->m->modes[t->mode];
+	const char *method = t->apply == APPLY_KEXEC ? "kexec" : "grub";
+	json_t *args, *res = NULL;
+	char *old;
+	int ret;
+
+	args = json_pack("{s:s, s:o}", "method", method, "cmdline",
+			 boot_cmdline(k, md));
+	if (k->image)
+		json_object_set_new(args, "image", json_string(k->image));
+	if (k->initrd)
+		json_object_set_new(args, "initrd", json_string(k->initrd));
+	ret = run_host__call(h, "reboot.prepare", args, REBOOT_TIMEOUT_MS, &res,
+			     err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	run_progress__msg(ctx, "host %s: rebooting (%s) into %s, mode %s",
+			  h->h.m->name, method, k->name, md->name);
+	ret = run_host__call(h, "reboot.now",
+			     json_pack("{s:s}", "method", method),
+			     REBOOT_TIMEOUT_MS, &res, err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	agent_conn__close(h->agent);
+	h->agent = NULL;
+	old = xstrdup(h->boot_id ? h->boot_id : "");
+	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms);
+	free(old);
+	if (ret) {
+		*err = xasprintf("host %s: no new boot within %llu ms: %s",
+				 h->h.m->name,
+				 (unsigned long long)h->h.m->boot_timeout_ms,
+				 strerror(-ret));
+		return ret;
+	}
+	ret = run_host__connect(ctx, h);
+	if (ret)
+		*err = xasprintf("host %s: no agent after the reboot",
+				 h->h.m->name);
+	return ret;
+}
+
+static int verify(struct run_host *h, const struct matrix_mode *md,
+		  char **effective, char **err)
+{
+	const char *want = expected_mode(md), *got;
+	json_t *args = json_object(), *res = NULL;
+	char *ev;
+	int ret;
+
+	if (h->h.m->nic)
+		json_object_set_new(args, "nic", json_string(h->h.m->nic));
+	ret = run_host__call(h, "policy", args, POLICY_TIMEOUT_MS, &res, err);
+	if (ret)
+		return ret;
+	got = json_string_value(json_object_get(res, "mode"));
+	*effective = xstrdup(got ? got : "unknown");
+	if (want && strcmp(want, *effective)) {
+		ev = json_dumps(json_object_get(res, "evidence"), JSON_COMPACT);
+		*err = xasprintf(
+			"host %s: mode '%s' asked for, but '%s' is in "
+			"effect (%s; evidence: %s)",
+			h->h.m->name, md->name, *effective,
+			json_string_value(json_object_get(res, "summary")) ?:
+				"no summary",
+			ev ? ev : "none");
+		free(ev);
+		ret = -EPROTO;
+	}
+	json_decref(res);
+	return ret;
+}
+
+int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
+		      char **effective, char **err)
+{
+	struct run_host *h = &ctx->hosts[t->host];
+	const struct matrix_mode *md = &ctx->m->modes[t->mode];
+	bool in_place = h->applied_mode && !strcmp(h->applied_mode, md->name);
+	int ret = 0;
+
+	*effective = NULL;
+	switch (t->apply) {
+	case APPLY_NONE:
+		break;
+	case APPLY_SYSFS:
+		if (!in_place)
+			ret = apply_sysfs(h, md, err);
+		break;
+	case APPLY_KEXEC:
+	case APPLY_GRUB:
+		if (!in_place || t->reboot_before)
+			ret = apply_boot(ctx, h, t, err);
+		break;
+	case APPLY_RESTART:
+		*err = xasprintf("host %s: restarting a VM is not supported "
+				 "yet",
+				 h->h.m->name);
+		ret = -EOPNOTSUPP;
+		break;
+	}
+	if (ret)
+		return ret;
+	free(h->applied_mode);
+	h->applied_mode = xstrdup(md->name);
+	return verify(h, md, effective, err);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One trial: mode in place and verified, collectors on around an iperf3
+ * pair, then everything measured stored in a single transaction, so a
+ * crash leaves the whole trial or none of it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench/run.h"
+#include "collectors/collector.h"
+#include "collectors/iperf3.h"
+#include "log.h"
+#include "store.h"
+#include "util.h"
+
+#define COLLECT_TIMEOUT_MS 60000
+#define IPERF3_SLACK_MS 30000
+
+struct trial_out {
+	char *effective;
+	json_t *client; /* iperf3 results */
+	json_t *collected;
+	char *err;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+static int mkdir_p(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Artifacts land on the controller's disk only where the agent shares it. */
+static char *trial_outdir(struct run_ctx *ctx, const struct run_host *sut,
+			  int64_t trial_id)
+{
+	char *dir;
+
+	if (sut->h.m->transport != HOST_LOCAL &&
+	    sut->h.m->transport != HOST_NETNS)
+		return NULL; /* TODO: fetch ssh hosts' artifacts after the trial */
+	dir = xasprintf("%s/%lld/%lld", ctx->results_dir,
+			(long long)ctx->run_id, (long long)trial_id);
+	if (mkdir_p(dir)) {
+		pr_warn("cannot create %s: %m; no artifacts for this trial",
+			dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/*
+ * A failed step can leave a server waiting for a client that never
+ * comes, or collectors running: a fresh agent is the sure way back.
+ */
+static void host__reset(struct run_ctx *ctx, struct run_host *h)
+{
+	if (run_host__connect(ctx, h))
+		pr_warn("host %s: the agent did not come back", h->h.m->name);
+}
+
+static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
+			 int64_t trial_id, struct trial_out *o)
+{
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+	struct run_host *sut = &ctx->hosts[t->host];
+	struct run_host *srv = &ctx->hosts[w->server];
+	struct run_host *cli = &ctx->hosts[w->client];
+	int tmo = matrix_workload__trial_ms(w) + IPERF3_SLACK_MS;
+	json_t *args, *res = NULL;
+	char ip[64], *outdir;
+	int ret;
+
+	ret = run_args__data_ip(&ctx->m->hosts[w->server], ip, sizeof(ip));
+	if (ret) {
+		o->err = xasprintf("host %s has no address for iperf3",
+				   srv->h.m->name);
+		return ret;
+	}
+	outdir = trial_outdir(ctx, sut, trial_id);
+	args = run_args__collect(ctx->m, sut->h.m->nic, outdir);
+	free(outdir);
+	ret = run_host__call(sut, "collect.start", args, COLLECT_TIMEOUT_MS,
+			     &res, &o->err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	ret = run_host__call(srv, "iperf3.server",
+			     run_args__iperf3(ctx->m, w, false), tmo, &res,
+			     &o->err);
+	json_decref(res);
+	if (ret)
+		goto stop_collect;
+	args = run_args__iperf3(ctx->m, w, true);
+	json_object_set_new(args, "host", json_string(ip));
+	ret = run_host__call(cli, "iperf3.client", args, tmo, &o->client,
+			     &o->err);
+	if (ret) {
+		host__reset(ctx, srv);
+		goto stop_collect;
+	}
+	ret = run_host__call(srv, "iperf3.wait", NULL, tmo, &res, &o->err);
+	json_decref(res);
+	if (ret)
+		goto stop_collect;
+	return run_host__call(sut, "collect.stop", NULL, COLLECT_TIMEOUT_MS,
+			      &o->collected, &o->err);
+stop_collect:
+	if (sut->agent && run_host__call(sut, "collect.stop", NULL,
+					 COLLECT_TIMEOUT_MS, &res, NULL))
+		host__reset(ctx, sut);
+	json_decref(res);
+	return ret;
+}
+
+static int results__store(struct run_ctx *ctx, int64_t trial_id,
+			  struct trial_out *o)
+{
+	const char *name;
+	json_t *v;
+	int ret;
+
+	ret = iperf3__store(ctx->st, trial_id, o->client);
+	if (ret)
+		return ret;
+	json_object_foreach(o->collected, name, v) {
+		const struct collector_ops *ops = collector__find(name);
+
+		if (!ops) {
+			pr_warn("collect.stop: unknown collector '%s' ignored",
+				name);
+			continue;
+		}
+		ret = ops->store(ctx->st, trial_id, v);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int trial__store(struct run_ctx *ctx, const struct plan_trial *t,
+			int64_t trial_id, struct trial_out *o, bool ok)
+{
+	enum store_trial_status status = ok ? STORE_TRIAL_OK :
+					      STORE_TRIAL_FAILED;
+	int ret;
+
+	ret = store__begin(ctx->st);
+	if (ret)
+		return ret;
+	ret = store__trial_start(ctx->st, trial_id,
+				 ctx->hosts[t->host].boot_row, o->effective);
+	if (!ret && ok)
+		ret = results__store(ctx, trial_id, o);
+	if (!ret)
+		ret = store__trial_finish(ctx->st, trial_id, status,
+					  ok ? NULL : o->err);
+	if (!ret)
+		ret = store__commit(ctx->st);
+	if (ret)
+		store__rollback(ctx->st);
+	return ret;
+}
+
+/* 0 stored ok, 1 stored failed, or a negative errno: nothing stored. */
+int run_trial__exec(struct run_ctx *ctx, size_t i)
+{
+	const struct plan_trial *t = &ctx->plan.trials[i];
+	int64_t trial_id = ctx->trial_ids[i];
+	struct trial_out o = { 0 };
+	uint64_t t0 = now_ms(), wall;
+	double gbps = 0;
+	int ret, sret;
+
+	ret = run_state__ensure(ctx, t, &o.effective, &o.err);
+	if (!ret)
+		ret = workload__run(ctx, t, trial_id, &o);
+	if (ret && run_signal__level() >= 2) {
+		free(o.err);
+		o.err = xstrdup("interrupted");
+	}
+	if (ret && !o.err)
+		o.err = xasprintf("%s", strerror(-ret));
+	if (!ret)
+		gbps = json_number_value(
+			       json_object_get(o.client, "throughput_bps")) /
+		       1e9;
+	sret = trial__store(ctx, t, trial_id, &o, !ret);
+	if (sret && !ret) {
+		/* What did not store is a failure, stored as one. */
+		free(o.err);
+		o.err = xstrdup("the results could not be stored");
+		ret = -EIO;
+		sret = trial__store(ctx, t, trial_id, &o, false);
+	}
+	wall = now_ms() - t0;
+	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
+	free(o.effective);
+	free(o.err);
+	json_decref(o.client);
+	json_decref(o.collected);
+	if (sret)
+		return sret;
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * iommu-bench run: a matrix's plan executed trial by trial on its hosts,
+ * each trial stored in one transaction, so that a killed run resumes
+ * where it stopped and never runs a stored trial twice.
+ */
+#ifndef IOMMU_BENCH_RUN_H
+#define IOMMU_BENCH_RUN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/agent-proto.h"
+#include "bench/host.h"
+#include "bench/matrix.h"
+#include "bench/plan.h"
+
+struct store;
+
+/* --only: a name per dimension, NULL for any. */
+struct run_filter {
+	long host, kernel, mode, workload; /* matrix indexes; -1: any */
+	unsigned int shard_k, shard_n;	   /* 1-based K of N; N 0: no shard */
+};
+
+struct run_host {
+	struct host h;
+	bool opened;
+	struct agent_conn *agent;
+	int64_t host_id;  /* store rows; 0 until known */
+	int64_t boot_row; /* the boot the agent answered from */
+	char *boot_id;
+	char *kernel_release;
+	char *build_id;
+	char *applied_mode; /* the mode put in place on this boot, if any */
+};
+
+struct run_progress {
+	bool tty, quiet, json;
+	size_t done, total, failed;
+	double last_gbps;
+	uint64_t started_ms;
+	uint64_t overhead_ms; /* wall time beyond the workload, summed */
+	size_t measured;      /* trials the overhead is summed over */
+};
+
+struct run_ctx {
+	struct matrix *m;
+	struct plan plan;
+	struct store *st;
+	const char *db_path;
+	char *results_dir; /* the db's folder: results/<run>/<trial>/ go there */
+	int64_t run_id;
+	struct run_filter filter;
+	unsigned int max_failures;
+	struct run_host *hosts; /* one per matrix host */
+	int64_t *kernel_ids;	/* one per matrix kernel */
+	int64_t *trial_ids;	/* one per plan trial; 0: not selected */
+	bool *trial_done;	/* stored 'ok' already */
+	struct run_progress progress;
+};
+
+/* run-filter.c */
+int run_filter__parse_only(struct run_filter *f, const struct matrix *m,
+			   const char *spec);
+int run_filter__parse_shard(struct run_filter *f, const char *spec);
+bool run_filter__match(const struct run_filter *f, const struct matrix *m,
+		       const struct plan_trial *t);
+
+/* run-args.c: what the agents are asked, as JSON */
+json_t *run_args__iperf3(const struct matrix *m,
+			 const struct matrix_workload *w, bool client);
+json_t *run_args__collect(const struct matrix *m, const char *nic,
+			  const char *outdir);
+/* The IP part of a host's data address (CIDR cut off), in @buf. */
+int run_args__data_ip(const struct matrix_host *h, char *buf, size_t size);
+
+/* run-hosts.c */
+int run_hosts__open(struct run_ctx *ctx);
+/* (Re)start @h's agent, say hello and record host and boot. */
+int run_host__connect(struct run_ctx *ctx, struct run_host *h);
+int run_host__call(struct run_host *h, const char *verb, json_t *args,
+		   int timeout_ms, json_t **result, char **err);
+void run_hosts__close(struct run_ctx *ctx);
+int run_kernels__store(struct run_ctx *ctx);
+
+/* run-state.c: the mode of trial @t in place on its SUT, and verified */
+int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
+		      char **effective, char **err);
+
+/* run-trial.c */
+int run_trial__exec(struct run_ctx *ctx, size_t i);
+
+/* run-store.c */
+int run_store__plan(struct run_ctx *ctx);
+
+/* run-signal.c: 0 none, 1 finish the trial then stop, 2 abandon it */
+void run_signal__install(struct run_ctx *ctx);
+int run_signal__level(void);
+void run_signal__restore(void);
+
+/* run-progress.c */
+void run_progress__msg(struct run_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
+			 const char *error, double gbps, uint64_t wall_ms);
+void run_progress__end(struct run_ctx *ctx, const char *status);
+
+/* run.c: every selected trial not yet stored 'ok'; 0, or -EINTR, ... */
+int run__execute(struct run_ctx *ctx);
+
+#endif /* IOMMU_BENCH_RUN_H */

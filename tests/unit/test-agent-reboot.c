@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * reboot.prepare / reboot.now without rebooting: the command line a mode
+ * boots with, and the argv each method would run (dry_run), including
+ * the grub entry found in a scratch grub.cfg.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/agent.h"
+#include "log.h"
+#include "tap.h"
+#include "util.h"
+
+static void test_cmdline(void)
+{
+	const char *strict[] = { "iommu.strict=1" };
+	const char *pt[] = { "iommu=pt", "intel_iommu=on" };
+	char *s;
+
+	s = agent_reboot__cmdline("BOOT_IMAGE=/vmlinuz-6.1 root=UUID=ab ro "
+				  "iommu.strict=0 quiet",
+				  strict, 1);
+	is_str(s, "root=UUID=ab ro quiet iommu.strict=1",
+	       "the old strict key and BOOT_IMAGE go, the mode's comes");
+	free(s);
+	s = agent_reboot__cmdline("root=/dev/vda1 intel_iommu=on,sm_on "
+				  "iommu=pt amd_iommu=off iommu.passthrough=1 "
+				  "console=ttyS0",
+				  NULL, 0);
+	is_str(s, "root=/dev/vda1 console=ttyS0",
+	       "every managed key is dropped");
+	free(s);
+	s = agent_reboot__cmdline("root=/dev/vda1 dyndbg=\"file a.c +p\" -- "
+				  "iommu=pt single",
+				  pt, 2);
+	is_str(s,
+	       "root=/dev/vda1 dyndbg=\"file a.c +p\" iommu=pt "
+	       "intel_iommu=on -- iommu=pt single",
+	       "quoted values stay whole; init's words after -- are kept");
+	free(s);
+	s = agent_reboot__cmdline("ro iommu=nopt iommu=soft", NULL, 0);
+	is_str(s, "ro iommu=soft", "iommu=nopt goes, iommu=soft stays");
+	free(s);
+}
+
+static json_t *call(const char *verb, json_t *args, int *ret, char **err)
+{
+	struct agent a = { 0 };
+	json_t *res = NULL;
+
+	*err = NULL;
+	*ret = agent_verb__find(verb)->fn(&a, args, &res, err);
+	agent__release(&a);
+	json_decref(args);
+	return res;
+}
+
+static const char *argv_at(json_t *r, size_t i)
+{
+	return json_string_value(json_array_get(json_object_get(r, "argv"), i));
+}
+
+static void test_kexec(void)
+{
+	json_t *r;
+	char *err;
+	int ret;
+
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:s, s:[s], s:s, s:b}", "method",
+			   "kexec", "image", "/boot/vmlinuz-6.1.0-57-amd64",
+			   "initrd", "/boot/initrd.img-6.1.0-57-amd64",
+			   "cmdline", "iommu.strict=0", "current_cmdline",
+			   "BOOT_IMAGE=/boot/vmlinuz ro iommu.strict=1",
+			   "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, 0, "kexec prepare (dry run)");
+	is_str(argv_at(r, 0), "kexec", "argv[0] kexec");
+	is_str(argv_at(r, 1), "-l", "argv[1] -l");
+	is_str(argv_at(r, 2), "/boot/vmlinuz-6.1.0-57-amd64", "the image");
+	is_str(argv_at(r, 3), "--initrd=/boot/initrd.img-6.1.0-57-amd64",
+	       "the initrd");
+	is_str(argv_at(r, 4), "--command-line=ro iommu.strict=0",
+	       "the composed command line, one argument");
+	ok(!argv_at(r, 5), "nothing more");
+	json_decref(r);
+	free(err);
+
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:b}", "method", "kexec", "image",
+			   "/boot/x;reboot", "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, -EINVAL, "a bad image path is refused");
+	has_str(err, "'/boot/x;reboot'", "... naming it");
+	free(err);
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:[s], s:b}", "method", "kexec", "cmdline",
+			   "a b", "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, -EINVAL, "a cmdline entry with a space is refused");
+	free(err);
+
+	r = call("reboot.now",
+		 json_pack("{s:s, s:b}", "method", "kexec", "dry_run", 1), &ret,
+		 &err);
+	is_int(ret, 0, "kexec now (dry run)");
+	ok((!strcmp(argv_at(r, 0), "systemctl") &&
+	    !strcmp(argv_at(r, 1), "kexec")) ||
+		   (!strcmp(argv_at(r, 0), "kexec") &&
+		    !strcmp(argv_at(r, 1), "-e")),
+	   "systemctl kexec, or kexec -e without systemd (%s %s)",
+	   argv_at(r, 0), argv_at(r, 1));
+	json_decref(r);
+	free(err);
+}
+
+static const char grub_cfg[] =
+	"menuentry 'Debian GNU/Linux' --class debian {\n"
+	"\tlinux\t/boot/vmlinuz-6.12.0-1-amd64 root=UUID=x ro quiet\n"
+	"}\n"
+	"submenu 'Advanced options for Debian GNU/Linux' $menuentry_id {\n"
+	"\tmenuentry 'Debian GNU/Linux, with Linux 6.12.0-1-amd64' {\n"
+	"\t\tlinux\t/boot/vmlinuz-6.12.0-1-amd64 root=UUID=x ro quiet\n"
+	"\t}\n"
+	"\tmenuentry 'Debian GNU/Linux, with Linux 6.1.0-57-amd64' {\n"
+	"\t\tlinux\t/vmlinuz-6.1.0-57-amd64 root=UUID=x ro quiet\n"
+	"\t}\n"
+	"}\n";
+
+static void test_grub(void)
+{
+	char dir[] = "/tmp/agent-grub-XXXXXX", *cfg;
+	json_t *r;
+	char *err;
+	int ret;
+	FILE *f;
+
+	ok(mkdtemp(dir) != NULL, "scratch dir");
+	cfg = xasprintf("%s/grub.cfg", dir);
+	f = fopen(cfg, "w");
+	fputs(grub_cfg, f);
+	fclose(f);
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:s, s:b}", "method", "grub", "image",
+			   "/boot/vmlinuz-6.1.0-57-amd64", "grub_cfg", cfg,
+			   "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, 0, "grub prepare (dry run): %s", err ? err : "ok");
+	is_str(argv_at(r, 0), "grub-reboot", "grub-reboot");
+	is_str(argv_at(r, 1),
+	       "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with "
+	       "Linux 6.1.0-57-amd64",
+	       "the entry inside its submenu");
+	json_decref(r);
+	free(err);
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:s, s:b}", "method", "grub", "image",
+			   "/boot/vmlinuz-9.9", "grub_cfg", cfg, "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, -ENOENT, "no entry boots an unknown image");
+	has_str(err, "/boot/vmlinuz-9.9", "... naming it");
+	free(err);
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:[s], s:s, s:b}", "method", "grub",
+			   "cmdline", "iommu.strict=1", "grub_cfg", cfg,
+			   "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, -EOPNOTSUPP, "grub refuses to add kernel arguments");
+	has_str(err, "kexec", "... pointing at kexec");
+	free(err);
+	r = call("reboot.now",
+		 json_pack("{s:s, s:b}", "method", "grub", "dry_run", 1), &ret,
+		 &err);
+	ok(!ret && (!strcmp(argv_at(r, 0), "systemctl") ||
+		    !strcmp(argv_at(r, 0), "reboot")),
+	   "grub now reboots");
+	json_decref(r);
+	free(err);
+	unlink(cfg);
+	rmdir(dir);
+	free(cfg);
+}
+
+int main(void)
+{
+	test_cmdline();
+	test_kexec();
+	test_grub();
+	return tap_done();
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A real `iommu-bench agent serve` in a child, spoken to through
+ * agent_conn: identity verbs, procstat collected between two calls, an
+ * iperf3 pair on loopback, bad requests answered while the agent keeps
+ * serving, and EOF ending it with status 0.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/agent-conn.h"
+#include "bench/agent-proto.h"
+#include "log.h"
+#include "sha256.h"
+#include "tap.h"
+#include "util.h"
+
+static char bin[PATH_MAX];
+
+/*
+ * Per process, far from 5201: a fixed port collides with a concurrent
+ * run of this test (or of test-iperf3) and fails it for no fault here.
+ */
+#define PORT (30000 + getpid() % 10000)
+
+/* $IOMMU_BENCH, else the tool two levels above this test binary. */
+static int find_bin(const char *argv0)
+{
+	const char *env = getenv("IOMMU_BENCH");
+	char self[PATH_MAX - 16], *p;
+	ssize_t n;
+
+	if (env) {
+		snprintf(bin, sizeof(bin), "%s", env);
+		return access(bin, X_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	p = strstr(self, "/.output/");
+	if (!p)
+		return -1;
+	*p = '\0';
+	snprintf(bin, sizeof(bin), "%s/iommu-bench", self);
+	(void)argv0;
+	return access(bin, X_OK);
+}
+
+static struct agent_conn *start(void)
+{
+	const char *argv[] = { bin, "agent", "serve", NULL };
+	struct agent_conn *c = NULL;
+
+	if (agent_conn__spawn(argv, NULL, "test", &c) < 0)
+		return NULL;
+	return c;
+}
+
+static void test_hello(struct agent_conn *c)
+{
+	char sha[SHA256_HEX_SIZE];
+	json_t *r = NULL;
+	char *err = NULL;
+
+	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
+	       "hello answers");
+	is_int(json_integer_value(json_object_get(r, "protocol")),
+	       AGENT_PROTOCOL, "hello: protocol");
+	sha256__file(bin, sha, NULL);
+	is_str(json_string_value(json_object_get(r, "exe_sha256")), sha,
+	       "hello: exe_sha256 is the binary's sha256");
+	ok(json_string_length(json_object_get(r, "boot_id")) == 36,
+	   "hello: boot_id is a UUID");
+	json_decref(r);
+	free(err);
+
+	is_int(agent_conn__call(c, "facts", NULL, 20000, &r, &err), 0,
+	       "facts answers");
+	ok(json_is_object(json_object_get(r, "dma_policy")),
+	   "facts: has dma_policy");
+	json_decref(r);
+	free(err);
+
+	is_int(agent_conn__call(c, "policy", NULL, 5000, &r, &err), 0,
+	       "policy answers");
+	ok(json_string_value(json_object_get(r, "mode")) &&
+		   json_is_array(json_object_get(r, "evidence")),
+	   "policy: mode and evidence");
+	json_decref(r);
+	free(err);
+}
+
+static void test_collect(struct agent_conn *c)
+{
+	json_t *args = json_pack("{s:{s:n}}", "collectors", "procstat");
+	json_t *r = NULL, *ps;
+	char *err = NULL;
+
+	is_int(agent_conn__call(c, "collect.start", args, 10000, &r, &err), 0,
+	       "collect.start procstat");
+	json_decref(r);
+	free(err);
+	is_int(agent_conn__call(c, "collect.start", args, 10000, &r, &err),
+	       -EBUSY, "a second collect.start is refused");
+	has_str(err, "already running", "... saying why");
+	free(err);
+	usleep(300 * 1000);
+	is_int(agent_conn__call(c, "collect.stop", NULL, 10000, &r, &err), 0,
+	       "collect.stop");
+	ps = json_object_get(r, "procstat");
+	ok(json_is_object(ps) &&
+		   json_real_value(json_object_get(ps, "window_seconds")) > 0.1,
+	   "collect.stop: procstat results over the window");
+	json_decref(r);
+	free(err);
+	json_decref(args);
+}
+
+static void test_iperf3(struct agent_conn *srv, struct agent_conn *cli)
+{
+	json_t *sargs = json_pack("{s:i}", "port", PORT);
+	json_t *cargs = json_pack("{s:s, s:i, s:i, s:s}", "host", "127.0.0.1",
+				  "port", PORT, "duration_seconds", 1,
+				  "protocol", "tcp");
+	json_t *r = NULL;
+	char *err = NULL;
+	double bps;
+
+	is_int(agent_conn__call(srv, "iperf3.server", sargs, 10000, &r, &err),
+	       0, "iperf3.server listens");
+	ok(json_integer_value(json_array_get(json_object_get(r, "ports"), 0)) ==
+		   PORT,
+	   "iperf3.server: its port");
+	json_decref(r);
+	free(err);
+	is_int(agent_conn__call(cli, "iperf3.client", cargs, 30000, &r, &err),
+	       0, "iperf3.client runs (%s)", err ? err : "ok");
+	bps = json_real_value(json_object_get(r, "throughput_bps"));
+	ok(bps > 0, "iperf3.client: throughput %.3g bit/s > 0", bps);
+	json_decref(r);
+	free(err);
+	is_int(agent_conn__call(srv, "iperf3.wait", NULL, 30000, &r, &err), 0,
+	       "iperf3.wait returns the server's report");
+	ok(json_array_size(json_object_get(r, "reports")) == 1,
+	   "iperf3.wait: one report");
+	json_decref(r);
+	free(err);
+	json_decref(sargs);
+	json_decref(cargs);
+}
+
+static void test_errors(struct agent_conn *c)
+{
+	json_t *r = NULL;
+	char *err = NULL;
+	const char *bad = "{not json\n";
+	json_t *args;
+
+	is_int(agent_conn__call(c, "helo", NULL, 5000, &r, &err), -ENOSYS,
+	       "an unknown verb fails");
+	has_str(err, "did you mean 'hello'", "... with a suggestion");
+	free(err);
+	args = json_pack("{s:s, s:s}", "nic", "-rf", "type", "DMA");
+	is_int(agent_conn__call(c, "mode.sysfs", args, 5000, &r, &err), -EINVAL,
+	       "a bad nic name is refused");
+	json_decref(args);
+	has_str(err, "'-rf'", "... naming it");
+	free(err);
+	ok(write(c->to_fd, bad, strlen(bad)) == (ssize_t)strlen(bad),
+	   "a malformed line is sent");
+	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
+	       "the agent still serves after it");
+	json_decref(r);
+	free(err);
+}
+
+static void test_eof(struct agent_conn *c)
+{
+	int status = -1;
+
+	close(c->to_fd);
+	c->to_fd = -1;
+	ok(waitpid(c->pid, &status, 0) == c->pid && WIFEXITED(status) &&
+		   WEXITSTATUS(status) == 0,
+	   "EOF on stdin: the agent exits 0");
+	c->pid = 0;
+	agent_conn__close(c);
+}
+
+int main(int argc, char **argv)
+{
+	struct agent_conn *a, *b;
+
+	(void)argc;
+	if (find_bin(argv[0]) < 0)
+		tap_skip_all("no iommu-bench binary (set IOMMU_BENCH)");
+	a = start();
+	b = start();
+	if (!a || !b)
+		tap_skip_all("cannot start the agent");
+	test_hello(a);
+	test_collect(a);
+	test_iperf3(a, b);
+	test_errors(a);
+	test_eof(a);
+	agent_conn__close(b);
+	return tap_done();
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ssh transport against a real sshd on 127.0.0.1, which
+ * tests/cli/ssh.t starts and describes in the environment
+ * (IOMMU_BENCH_SSH_CONFIG, IOMMU_BENCH_SSH_REMOTE_DIR, SSH_TEST_CLOSED_PORT).
+ * Run on its own it has no server and skips.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/agent-conn.h"
+#include "bench/host-priv.h"
+#include "bench/host.h"
+#include "bench/matrix.h"
+#include "sha256.h"
+#include "tap.h"
+#include "util.h"
+
+static struct matrix *load(const char *closed_port)
+{
+	struct config_errors errs;
+	struct matrix *m = NULL;
+	char *toml;
+
+	toml = xasprintf("[run]\nmodes = [\"current\"]\n"
+			 "[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
+			 "address = \"127.0.0.1\"\n"
+			 "[hosts.dead]\ntransport = \"ssh\"\n"
+			 "address = \"127.0.0.1\"\nport = %s\n"
+			 "[[workloads]]\nname = \"w\"\nserver = \"sut\"\n"
+			 "client = \"dead\"\n",
+			 closed_port);
+	config_errors__init(&errs, "test.toml");
+	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs))
+		config_errors__print(&errs, stdout);
+	config_errors__release(&errs);
+	free(toml);
+	return m;
+}
+
+static long long mtime_ns(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -1;
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+static void check_agent(struct host *h)
+{
+	struct agent_conn *c = NULL;
+	json_t *res = NULL;
+	char *err = NULL;
+
+	if (!is_int(h->ops->agent(h, &c), 0, "the agent starts over ssh"))
+		return;
+	is_int(agent_conn__call(c, "hello", NULL, 20000, &res, &err), 0,
+	       "and answers hello");
+	ok(json_string_value(json_object_get(res, "boot_id")),
+	   "with a boot_id");
+	json_decref(res);
+	free(err);
+	agent_conn__close(c);
+}
+
+static char *boot_id(void)
+{
+	char *buf = NULL;
+	size_t len;
+
+	if (read_file("/proc/sys/kernel/random/boot_id", &buf, &len))
+		return NULL;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void test_copy(struct matrix *m, const char *remote)
+{
+	struct host h = { .m = &m->hosts[0], .matrix = m };
+	char mine[SHA256_HEX_SIZE], theirs[SHA256_HEX_SIZE];
+	char *id = boot_id();
+	long long before;
+	time_t t0;
+
+	h.ops = host_ops__find(h.m->transport);
+	unlink(remote);
+	is_int(h.ops->open(&h), 0, "open installs the agent");
+	ok(!sha256__file(host__self_exe(), mine, NULL) &&
+		   !sha256__file(remote, theirs, NULL) && !strcmp(mine, theirs),
+	   "the remote copy is this binary");
+	check_agent(&h);
+	is_int(h.ops->wait_boot(&h, "not-this-boot", 10000), 0,
+	       "wait_boot sees a boot other than the old one");
+	t0 = time(NULL);
+	ok(h.ops->wait_boot(&h, id, 3000) < 0 && time(NULL) - t0 < 15,
+	   "wait_boot gives up when the boot never changes");
+	h.ops->close(&h);
+	before = mtime_ns(remote);
+	is_int(h.ops->open(&h), 0, "a second open");
+	ok(before > 0 && mtime_ns(remote) == before,
+	   "copies nothing: the agent is current");
+	h.ops->close(&h);
+	free(id);
+}
+
+static void test_unreachable(struct matrix *m)
+{
+	struct host h = { .m = &m->hosts[1], .matrix = m };
+	time_t t0 = time(NULL);
+
+	h.ops = host_ops__find(h.m->transport);
+	ok(h.ops->open(&h) < 0, "a closed port fails open");
+	ok(time(NULL) - t0 < 15, "quickly (%lld s)",
+	   (long long)(time(NULL) - t0));
+	h.ops->close(&h);
+}
+
+int main(void)
+{
+	const char *cfg = getenv("IOMMU_BENCH_SSH_CONFIG");
+	const char *dir = getenv("IOMMU_BENCH_SSH_REMOTE_DIR");
+	const char *closed = getenv("SSH_TEST_CLOSED_PORT");
+	struct matrix *m;
+	char *remote;
+
+	if (!cfg || !dir || !closed || !getenv("IOMMU_BENCH"))
+		tap_skip_all("run by tests/cli/ssh.t, which starts an sshd");
+	m = load(closed);
+	if (!ok(m, "the matrix loads"))
+		return tap_done();
+	remote = xasprintf("%s/iommu-bench", dir);
+	test_copy(m, remote);
+	test_unreachable(m);
+	free(remote);
+	matrix__free(m);
+	return tap_done();
+}
