@@ -145,10 +145,16 @@ bench: $(BIN) $(BENCH_BINS)
 	IOMMU_BENCH=$(abspath $(BIN)) SRCDIR=$(CURDIR) \
 	sh tests/bench/run-bench.sh $(BENCH_BINS) $(wildcard tests/bench/*.sh)
 
-# The README's first command. Until the orchestrator and the testbed land it
-# validates and expands the demo matrix; it touches no host.
+# The README's first command: the demo matrix for real, two network
+# namespaces with iperf3 between them and the collectors on, stored in
+# results/, then compared and reported. Needs root (namespaces, BPF).
+# The QEMU testbed with an emulated IOMMU will take its place.
 demo: $(BIN)
 	./$(BIN) plan configs/demo-netns.toml
+	./$(BIN) run configs/demo-netns.toml
+	./$(BIN) compare --only metric=throughput
+	./$(BIN) report -o results/demo-report.html
+	@echo "report: results/demo-report.html"
 
 FUZZ_OUT := .output/fuzz
 fuzz:

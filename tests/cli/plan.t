@@ -49,7 +49,7 @@ t_ok $? "graviton: 2 cells, 20 trials, a kexec per mode"
 
 t_run 0 "$B" plan configs/demo-netns.toml &&
 	t_grep "$T_OUT" "0 reboots, 0 mode switches" &&
-	t_grep "$T_OUT" "1 warmup + reps 1-5"
+	t_grep "$T_OUT" "1 warmup + reps 1-6"
 t_ok $? "demo: no reboots, no switches, repetitions on one line"
 
 t_run 0 "$B" plan configs/skip-sync-patch.toml &&
