@@ -21,7 +21,8 @@ static json_t *str_or_null(char *s)
 
 int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err)
 {
-	char sha[SHA256_HEX_SIZE];
+	/* The running image cannot change under us: hash it once. */
+	static char sha[SHA256_HEX_SIZE];
 	char *boot_id = NULL, *release = NULL, *build_id = NULL;
 	int ret;
 
@@ -29,10 +30,15 @@ int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err)
 	(void)args;
 	/* The controller compares this with its own binary to spot a stale
 	 * copy, so it must hash the file that runs, not a path. */
-	ret = sha256__file("/proc/self/exe", sha, NULL);
-	if (ret < 0)
-		return agent__err(err, ret, "cannot hash /proc/self/exe: %s",
-				  strerror(-ret));
+	if (!*sha) {
+		ret = sha256__file("/proc/self/exe", sha, NULL);
+		if (ret < 0) {
+			*sha = '\0';
+			return agent__err(err, ret,
+					  "cannot hash /proc/self/exe: %s",
+					  strerror(-ret));
+		}
+	}
 	hostfacts__boot_id(NULL, &boot_id);
 	hostfacts__kernel_release(NULL, &release);
 	hostfacts__build_id(NULL, &build_id);

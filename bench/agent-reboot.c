@@ -19,22 +19,35 @@
 #include "log.h"
 #include "util.h"
 
-/* Keys this tool sets per mode; the boot loader's own are re-added. */
+/*
+ * Keys that choose a DMA policy, which each mode sets afresh, and the
+ * boot loader's own, which kexec re-adds. intel_iommu= and amd_iommu=
+ * stay: they also switch the IOMMU on, and a "strict" boot without
+ * intel_iommu=on would have no IOMMU at all on some kernels.
+ */
 static bool managed(const char *tok)
 {
-	static const char *const prefixes[] = { "iommu.strict=",
-						"iommu.passthrough=",
-						"intel_iommu=",
-						"amd_iommu=",
-						"BOOT_IMAGE=",
-						"initrd=",
-						NULL };
+	static const char *const prefixes[] = {
+		"iommu.strict=", "iommu.passthrough=", "BOOT_IMAGE=", "initrd=",
+		NULL
+	};
 	const char *const *p;
 
 	for (p = prefixes; *p; p++)
 		if (!strncmp(tok, *p, strlen(*p)))
 			return true;
 	return !strcmp(tok, "iommu=pt") || !strcmp(tok, "iommu=nopt");
+}
+
+/* A key the mode sets itself replaces the current one (key=... or flag). */
+static bool set_by_mode(const char *tok, const char *const *add, size_t nr_add)
+{
+	size_t klen = strcspn(tok, "="), i;
+
+	for (i = 0; i < nr_add; i++)
+		if (strcspn(add[i], "=") == klen && !strncmp(add[i], tok, klen))
+			return true;
+	return false;
 }
 
 /* The length of the token at @s: up to a space outside double quotes. */
@@ -83,7 +96,7 @@ char *agent_reboot__cmdline(const char *current, const char *const *add,
 			added = true;
 		}
 		tok = xstrndup(p, n);
-		if (added || !managed(tok))
+		if (added || !(managed(tok) || set_by_mode(tok, add, nr_add)))
 			append(&out, &len, p, n);
 		free(tok);
 		p += n;

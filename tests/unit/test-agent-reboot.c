@@ -31,8 +31,15 @@ static void test_cmdline(void)
 				  "iommu=pt amd_iommu=off iommu.passthrough=1 "
 				  "console=ttyS0",
 				  NULL, 0);
-	is_str(s, "root=/dev/vda1 console=ttyS0",
-	       "every managed key is dropped");
+	is_str(s,
+	       "root=/dev/vda1 intel_iommu=on,sm_on amd_iommu=off "
+	       "console=ttyS0",
+	       "policy keys are dropped; the driver switches stay");
+	free(s);
+	s = agent_reboot__cmdline("root=/dev/vda1 intel_iommu=off quiet", pt,
+				  2);
+	is_str(s, "root=/dev/vda1 quiet iommu=pt intel_iommu=on",
+	       "a key the mode sets replaces the current one");
 	free(s);
 	s = agent_reboot__cmdline("root=/dev/vda1 dyndbg=\"file a.c +p\" -- "
 				  "iommu=pt single",
