@@ -13,6 +13,7 @@
 #include "bench/run.h"
 #include "collectors/collector.h"
 #include "collectors/iperf3.h"
+#include "collectors/procstat.h"
 #include "log.h"
 #include "store.h"
 #include "util.h"
@@ -160,6 +161,14 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 		if (ret)
 			return ret;
 	}
+	/* Throughput per busy core needs both sides: iperf3 and procstat. */
+	v = json_object_get(o->collected, "procstat");
+	if (v)
+		return procstat__store_efficiency(
+			ctx->st, trial_id,
+			json_number_value(
+				json_object_get(o->client, "throughput_bps")),
+			v);
 	return 0;
 }
 

@@ -107,6 +107,9 @@ t_ok $? "export --format csv: 6 trials with throughput > 0 and a verified mode"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'busy_cores'")" -gt 0 ]
 t_ok $? "procstat's metrics are stored with the trials"
 
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'gbit_per_core' AND value > 0")" = 6 ]
+t_ok $? "throughput per busy core is stored for every trial"
+
 ! ip netns list | grep -q -e "$NS_S" -e "$NS_P"
 t_ok $? "the namespaces are gone afterwards"
 
