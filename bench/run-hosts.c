@@ -201,6 +201,7 @@ void run_hosts__close(struct run_ctx *ctx)
 		h->opened = false;
 		host__forget_boot(h);
 		free(h->applied_mode);
+		free(h->lost);
 	}
 	free(ctx->hosts);
 	ctx->hosts = NULL;

@@ -102,10 +102,14 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms);
 	free(old);
 	if (ret) {
-		*err = xasprintf("host %s: no new boot within %llu ms: %s",
+		*err = xasprintf("host %s: no new boot within its boot_timeout "
+				 "(%llu ms): %s",
 				 h->h.m->name,
 				 (unsigned long long)h->h.m->boot_timeout_ms,
 				 strerror(-ret));
+		/* Nothing more can run there: its other trials fail fast. */
+		free(h->lost);
+		h->lost = xstrdup(*err);
 		return ret;
 	}
 	ret = run_host__connect(ctx, h);

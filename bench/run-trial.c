@@ -5,6 +5,7 @@
  * crash leaves the whole trial or none of it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -172,6 +173,23 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 	return 0;
 }
 
+/*
+ * Test-only hook: IOMMU_BENCH_TEST_PAUSE=commit stops the controller
+ * (SIGSTOP), once, inside a trial's transaction right before its
+ * commit, so tests/cli/resume.t can SIGKILL it there deterministically.
+ * Nothing else sets it; unset, it costs a getenv() per trial.
+ */
+static void test__pause(const char *where)
+{
+	static bool paused;
+	const char *p = getenv("IOMMU_BENCH_TEST_PAUSE");
+
+	if (paused || !p || strcmp(p, where))
+		return;
+	paused = true;
+	raise(SIGSTOP);
+}
+
 static int trial__store(struct run_ctx *ctx, const struct plan_trial *t,
 			int64_t trial_id, struct trial_out *o, bool ok)
 {
@@ -189,8 +207,10 @@ static int trial__store(struct run_ctx *ctx, const struct plan_trial *t,
 	if (!ret)
 		ret = store__trial_finish(ctx->st, trial_id, status,
 					  ok ? NULL : o->err);
-	if (!ret)
+	if (!ret) {
+		test__pause("commit");
 		ret = store__commit(ctx->st);
+	}
 	if (ret)
 		store__rollback(ctx->st);
 	return ret;
@@ -236,4 +256,16 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	if (sret)
 		return sret;
 	return ret ? 1 : 0;
+}
+
+int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why)
+{
+	struct trial_out o = { .err = xasprintf("%s; not run", why) };
+	int ret;
+
+	ret = trial__store(ctx, &ctx->plan.trials[i], ctx->trial_ids[i], &o,
+			   false);
+	run_progress__trial(ctx, i, "failed", o.err, 0, 0);
+	free(o.err);
+	return ret ? ret : 1;
 }

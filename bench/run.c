@@ -17,10 +17,24 @@ static void cooldown(uint64_t ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Why trial @i cannot run: one of its hosts did not come back; NULL. */
+static const char *trial__lost(struct run_ctx *ctx, size_t i)
+{
+	const struct plan_trial *t = &ctx->plan.trials[i];
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+
+	if (ctx->hosts[t->host].lost)
+		return ctx->hosts[t->host].lost;
+	if (ctx->hosts[w->server].lost)
+		return ctx->hosts[w->server].lost;
+	return ctx->hosts[w->client].lost;
+}
+
 int run__execute(struct run_ctx *ctx)
 {
-	unsigned int failures = 0;
+	unsigned int failures = 0, lost = 0;
 	bool first = true;
+	const char *why;
 	size_t i;
 	int ret;
 
@@ -29,6 +43,18 @@ int run__execute(struct run_ctx *ctx)
 			continue;
 		if (run_signal__level())
 			return -EINTR;
+		/*
+		 * A host lost to a reboot costs one failure, not one per
+		 * trial left on it: the other hosts' trials still run.
+		 */
+		why = trial__lost(ctx, i);
+		if (why) {
+			ret = run_trial__fail(ctx, i, why);
+			if (ret < 0)
+				return ret;
+			lost++;
+			continue;
+		}
 		if (!first && ctx->m->run.cooldown_ms)
 			cooldown(ctx->m->run.cooldown_ms);
 		if (run_signal__level())
@@ -46,5 +72,5 @@ int run__execute(struct run_ctx *ctx)
 		if (run_signal__level())
 			return -EINTR;
 	}
-	return failures ? 1 : 0;
+	return failures || lost ? 1 : 0;
 }

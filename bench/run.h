@@ -34,6 +34,7 @@ struct run_host {
 	char *kernel_release;
 	char *build_id;
 	char *applied_mode; /* the mode put in place on this boot, if any */
+	char *lost; /* why the host is gone for the rest of the run; NULL */
 };
 
 struct run_progress {
@@ -91,6 +92,8 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 
 /* run-trial.c */
 int run_trial__exec(struct run_ctx *ctx, size_t i);
+/* Store trial @i failed with @why, without running it; 1 or -errno. */
+int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why);
 
 /* run-store.c */
 int run_store__plan(struct run_ctx *ctx);

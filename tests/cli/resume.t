@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# A run killed (SIGKILL, by PID) after its first stored trial resumes:
-# exactly the planned trials in the end, none twice, the database sound,
-# and the namespaces the dead run left behind coped with and removed.
+# A run killed (SIGKILL, by PID) resumes, wherever the kill fell: (a)
+# during a trial, while iperf3 runs; (b) between trials, in the
+# cooldown; (c) inside a trial's transaction, right before its commit
+# (the test-only IOMMU_BENCH_TEST_PAUSE=commit hook stops it there).
+# Each time: exactly the planned trials in the end, none twice, the
+# database sound, and the namespaces the dead run left behind coped
+# with and removed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 B=$IOMMU_BENCH
-DB=$T_TMP/results/resume.db
 NS_S="ibs-s-$$"
 NS_P="ibs-p-$$"
 NET=10.197.$(($$ % 250))
@@ -41,13 +44,14 @@ for tool in ip sqlite3; do
 	fi
 done
 
-M=$T_TMP/m.toml
-cat >"$M" <<EOT
+# matrix FILE COOLDOWN: 3 repetitions of a 1 s trial.
+matrix() {
+	cat >"$1" <<EOT
 [run]
 name = "resume-t"
-repetitions = 4
+repetitions = 3
 warmup = 0
-cooldown = "0s"
+cooldown = "$2"
 modes = ["current"]
 
 [hosts.sut]
@@ -69,54 +73,89 @@ nic = "ibs-p$$"
 name = "tcp"
 server = "sut"
 client = "peer"
-duration = "2s"
+duration = "1s"
 EOT
+}
 
 ok_trials() {
 	sqlite3 "$DB" "SELECT count(*) FROM trials WHERE status = 'ok'" 2>/dev/null
 }
 
-"$B" --db "$DB" run "$M" >"$T_TMP/out1" 2>"$T_TMP/err1" &
-RUN_PID=$!
-# Poll the database until the first trial is stored; 40 s at most.
-i=0
-while [ $i -lt 200 ] && [ "$(ok_trials)" != 1 ]; do
-	if ! kill -0 "$RUN_PID" 2>/dev/null; then
-		break
+# iperf3's data connection is up in the SUT's namespace.
+iperf3_running() {
+	ip netns exec "$NS_S" ss -Htn state established 2>/dev/null | grep -q .
+}
+
+stopped() {
+	[ "$(ps -o stat= -p "$RUN_PID" 2>/dev/null | cut -c1)" = T ]
+}
+
+# at_point WHERE: true once the controller stands where WHERE says.
+at_point() {
+	case "$1" in
+	trial) [ "$(ok_trials)" = 1 ] && iperf3_running ;;
+	cooldown) [ "$(ok_trials)" = 1 ] && ! iperf3_running ;;
+	commit) stopped ;;
+	esac
+}
+
+# scenario WHERE COOLDOWN [ENV=VALUE]: start, SIGKILL at WHERE, resume.
+scenario() {
+	where=$1
+	DB=$T_TMP/results/resume-$where.db
+	matrix "$T_TMP/m.toml" "$2"
+	env ${3:-} "$B" --db "$DB" run "$T_TMP/m.toml" \
+		>"$T_TMP/out1" 2>"$T_TMP/err1" &
+	RUN_PID=$!
+	# Poll until the controller stands there; 40 s at most.
+	i=0
+	while [ $i -lt 400 ] && ! at_point "$where"; do
+		kill -0 "$RUN_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if grep -q "not supported by this build" "$T_TMP/err1"; then
+		echo "1..0 # SKIP the netns transport is not built yet"
+		exit 0
 	fi
-	sleep 0.2
-	i=$((i + 1))
-done
-if grep -q "not supported by this build" "$T_TMP/err1"; then
-	echo "1..0 # SKIP the netns transport is not built yet"
-	exit 0
-fi
-[ "$(ok_trials)" = 1 ] && kill -9 "$RUN_PID"
-t_ok $? "the controller is killed by PID right after its first trial"
-wait "$RUN_PID" 2>/dev/null
-RUN_PID=
-[ "$(ok_trials)" -ge 1 ] && [ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
-t_ok $? "what was stored before the kill is there, the database sound"
+	at_point "$where" && kill -9 "$RUN_PID"
+	st=$?
+	t_ok $st "($where) the controller is killed by PID at that point"
+	[ $st -eq 0 ] || t_diag "$(tail -5 "$T_TMP/err1")"
+	wait "$RUN_PID" 2>/dev/null
+	RUN_PID=
+	case "$where" in
+	commit) want=0 ;;
+	*) want=1 ;;
+	esac
+	[ "$(ok_trials)" = $want ] &&
+		[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
+	t_ok $? "($where) $want trial(s) stored before the kill, the database sound"
 
-t_run 0 timeout 60 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "resuming run 1"
-t_ok $? "the re-run resumes the killed run (and copes with its namespaces)"
+	t_run 0 timeout 40 "$B" --db "$DB" run "$T_TMP/m.toml" &&
+		t_grep "$T_ERR" "resuming run 1"
+	t_ok $? "($where) the re-run resumes the killed run (and copes with its namespaces)"
 
-[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials")" = 4 ] &&
-	[ "$(ok_trials)" = 4 ] &&
-	[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs")" = 1 ] &&
-	[ "$(sqlite3 "$DB" "SELECT status FROM runs")" = done ]
-t_ok $? "exactly the 4 planned trials, all ok, in the one run, done"
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials")" = 3 ] &&
+		[ "$(ok_trials)" = 3 ] &&
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs")" = 1 ] &&
+		[ "$(sqlite3 "$DB" "SELECT status FROM runs")" = done ]
+	t_ok $? "($where) exactly the 3 planned trials, all ok, in the one run, done"
 
-[ -z "$(sqlite3 "$DB" "SELECT cell_id, warmup, repetition FROM trials GROUP BY cell_id, warmup, repetition HAVING count(*) > 1")" ] &&
-	[ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'throughput'")" = 4 ]
-t_ok $? "no trial twice, no metric twice"
+	[ -z "$(sqlite3 "$DB" "SELECT cell_id, warmup, repetition FROM trials GROUP BY cell_id, warmup, repetition HAVING count(*) > 1")" ] &&
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'throughput'")" = 3 ]
+	t_ok $? "($where) no trial twice, no metric twice"
 
-[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ] &&
-	[ "$(sqlite3 "$DB" "PRAGMA foreign_key_check")" = "" ]
-t_ok $? "integrity_check and foreign_key_check pass"
+	[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ] &&
+		[ "$(sqlite3 "$DB" "PRAGMA foreign_key_check")" = "" ]
+	t_ok $? "($where) integrity_check and foreign_key_check pass"
 
-! ip netns list | grep -q -e "$NS_S" -e "$NS_P"
-t_ok $? "no namespace is left behind"
+	! ip netns list | grep -q -e "$NS_S" -e "$NS_P"
+	t_ok $? "($where) no namespace is left behind"
+}
+
+scenario trial 0s
+scenario cooldown 3s
+scenario commit 0s IOMMU_BENCH_TEST_PAUSE=commit
 
 t_done

@@ -5,14 +5,19 @@
 # database; then the bad inputs that must fail clearly.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
 
 B=$IOMMU_BENCH
 DB=$T_TMP/results/run.db
 NS_S="ibr-s-$$"
 NS_P="ibr-p-$$"
 NET=10.198.$(($$ % 250))
+SSHD_PID=
 
 cleanup() {
+	if [ -n "$SSHD_PID" ]; then
+		kill "$SSHD_PID" 2>/dev/null || :
+	fi
 	ip netns del "$NS_S" 2>/dev/null
 	ip netns del "$NS_P" 2>/dev/null
 	t_cleanup
@@ -183,6 +188,99 @@ else
 	[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials WHERE status = 'ok'")" = 6 ] &&
 		[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
 	t_ok $? "an unreachable ssh host is a clear error; nothing stored is lost"
+fi
+
+# ssh_local FILE NAME MODE SSH_ROLE: a local host and an ssh host at
+# 127.0.0.1 (the test sshd), 1 trial of 1 s, the iperf3 server on the
+# ssh host (a local host has no data address); the SUT's nic is $NIC.
+ssh_local() {
+	if [ "$4" = sut ]; then
+		sut_t=ssh
+		peer_t=local
+		server=sut
+		client=peer
+	else
+		sut_t=local
+		peer_t=ssh
+		server=peer
+		client=sut
+	fi
+	ssh_keys='address = "127.0.0.1"
+user = "root"
+data_address = "127.0.0.1"'
+	cat >"$1" <<EOT
+[modes.strict]
+method = "sysfs"
+
+[run]
+name = "$2"
+repetitions = 1
+warmup = 0
+cooldown = "0s"
+modes = ["$3"]
+
+[hosts.sut]
+transport = "$sut_t"
+role = "sut"
+nic = "$NIC"
+$([ $sut_t = ssh ] && echo "$ssh_keys")
+
+[hosts.peer]
+transport = "$peer_t"
+role = "peer"
+$([ $peer_t = ssh ] && echo "$ssh_keys")
+
+[[workloads]]
+name = "tcp"
+server = "$server"
+client = "$client"
+duration = "1s"
+EOT
+}
+
+# The NIC is only watched here, never switched (see below): any real
+# interface does, the one with the default route is one.
+NIC=$(ip -o route show default 2>/dev/null | awk '{ print $5; exit }')
+if ! sshd_usable || [ -z "$NIC" ]; then
+	T_N=$((T_N + 2))
+	echo "ok $((T_N - 1)) # SKIP no sshd or no NIC for the ssh cases"
+	echo "ok $T_N # SKIP no sshd or no NIC for the ssh cases"
+else
+	sshd_start
+	export IOMMU_BENCH_SSH_CONFIG="$D/ssh_config"
+	# A host that refuses the agent: its folder cannot be made, as a
+	# regular file stands where a parent directory should be.
+	: >"$T_TMP/not-a-dir"
+	ssh_local "$T_TMP/refuse.toml" refuse current sut
+	IOMMU_BENCH_SSH_REMOTE_DIR="$T_TMP/not-a-dir/sub" \
+		t_run 1 timeout 50 "$B" --db "$DB" run "$T_TMP/refuse.toml" &&
+		t_grep "$T_ERR" "host sut" && t_grep "$T_ERR" "not-a-dir" &&
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials WHERE status = 'ok'")" = 6 ] &&
+		[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
+	st=$?
+	t_ok $st "a host whose agent cannot be copied is a clear error; nothing stored is lost"
+	[ $st -eq 0 ] || t_diag "$(cat "$T_ERR")"
+
+	# A mode this kernel cannot do: strict through sysfs on a NIC with
+	# no IOMMU group. Where there are IOMMU groups it would really
+	# switch the machine's own NIC, so the case needs a machine without.
+	T_N=$((T_N + 1))
+	if ls /sys/kernel/iommu_groups/ 2>/dev/null | grep -q .; then
+		echo "ok $T_N # SKIP this machine has an IOMMU: strict would switch $NIC"
+	else
+		T_N=$((T_N - 1))
+		IOMMU_BENCH_SSH_REMOTE_DIR="$D/remote"
+		export IOMMU_BENCH_SSH_REMOTE_DIR
+		ssh_local "$T_TMP/strict.toml" strict strict peer
+		t_run 1 timeout 50 "$B" --db "$DB" run "$T_TMP/strict.toml" &&
+			t_grep "$T_ERR" "IOMMU group" &&
+			[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials t JOIN cells c ON c.id = t.cell_id WHERE c.mode = 'strict' AND t.status = 'failed' AND t.error LIKE '%IOMMU group%'")" = 1 ] &&
+			[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials WHERE status = 'ok'")" = 6 ] &&
+			[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
+		st=$?
+		t_ok $st "strict through sysfs without an IOMMU group: the trial is stored failed with the evidence, exit 1"
+		[ $st -eq 0 ] || t_diag "$(cat "$T_ERR")"
+	fi
 fi
 
 ! ip netns list | grep -q -e "$NS_S" -e "$NS_P"

@@ -32,54 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# A port nothing listens on, from a range the kernel does not hand out.
-free_port() {
-	p=$1
-	while ss -Htln "sport = :$p" | grep -q .; do
-		p=$((p + 1))
-	done
-	echo "$p"
-}
-PORT=$(free_port $((20000 + $$ % 5000)))
-CLOSED=$(free_port $((PORT + 1)))
-
-D="$T_TMP/ssh"
-mkdir -p "$D/remote" /run/sshd
-chmod 700 "$D"
-ssh-keygen -q -t ed25519 -N '' -f "$D/host_key"
-ssh-keygen -q -t ed25519 -N '' -f "$D/user_key"
-cp "$D/user_key.pub" "$D/authorized_keys"
-cat >"$D/sshd_config" <<EOF2
-Port $PORT
-ListenAddress 127.0.0.1
-HostKey $D/host_key
-PidFile $D/sshd.pid
-AuthorizedKeysFile $D/authorized_keys
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-UsePAM no
-StrictModes no
-Subsystem sftp /usr/lib/openssh/sftp-server
-EOF2
-cat >"$D/ssh_config" <<EOF2
-Host *
-	IdentityFile $D/user_key
-	IdentitiesOnly yes
-	UserKnownHostsFile /dev/null
-	StrictHostKeyChecking no
-	Port $PORT
-	LogLevel ERROR
-EOF2
-
-/usr/sbin/sshd -D -e -f "$D/sshd_config" 2>"$D/sshd.log" &
-SSHD_PID=$!
-i=0
-while ! ss -Htln "sport = :$PORT" | grep -q . && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-ss -Htln "sport = :$PORT" | grep -q .
-t_ok $? "sshd listens on 127.0.0.1:$PORT"
+. "$(dirname "$0")/sshd.sh"
+sshd_start
 
 IOMMU_BENCH_SSH_CONFIG="$D/ssh_config" \
 	IOMMU_BENCH_SSH_REMOTE_DIR="$D/remote" SSH_TEST_CLOSED_PORT="$CLOSED" \

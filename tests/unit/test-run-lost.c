@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A host that does not come back from a reboot: its remaining trials are
+ * stored failed, naming the host and its boot_timeout, without being
+ * tried, and the run carries on with the other hosts. A lab machine's
+ * reboot cannot happen here, so the hosts are fakes behind the real
+ * host_ops interface: each agent is a forked child answering the real
+ * protocol, and host 'a''s wait_boot times out. The store, the plan and
+ * the trial loop are the real ones.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/agent-conn.h"
+#include "bench/run.h"
+#include "config-error.h"
+#include "store.h"
+#include "tap.h"
+#include "util.h"
+
+static const char matrix_toml[] = "[modes.lazy]\n"
+				  "method = \"kexec\"\n"
+				  "cmdline = [\"iommu.strict=0\"]\n"
+				  "[run]\n"
+				  "name = \"lost\"\n"
+				  "repetitions = 2\n"
+				  "warmup = 0\n"
+				  "cooldown = \"0s\"\n"
+				  "modes = [\"lazy\"]\n"
+				  "[hosts.a]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"sut\"\n"
+				  "address = \"a.lab\"\n"
+				  "nic = \"eth0\"\n"
+				  "allow_reboot = true\n"
+				  "boot_timeout = \"1s\"\n"
+				  "[hosts.b]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"sut\"\n"
+				  "address = \"b.lab\"\n"
+				  "nic = \"eth0\"\n"
+				  "allow_reboot = true\n"
+				  "[hosts.p]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"peer\"\n"
+				  "address = \"p.lab\"\n"
+				  "[[workloads]]\n"
+				  "name = \"tcp-a\"\n"
+				  "server = \"a\"\n"
+				  "client = \"p\"\n"
+				  "[[workloads]]\n"
+				  "name = \"tcp-b\"\n"
+				  "server = \"b\"\n"
+				  "client = \"p\"\n";
+
+static int nr_wait_boot_a, nr_wait_boot_b;
+
+/* The agent's side of the protocol, enough for a trial to get going. */
+static json_t *fake__answer(const char *host, const char *verb)
+{
+	if (!strcmp(verb, "hello"))
+		return json_pack("{s:i, s:s, s:s}", "protocol", AGENT_PROTOCOL,
+				 "boot_id", "boot-1", "kernel_release",
+				 "6.0-fake");
+	if (!strcmp(verb, "facts"))
+		return json_pack("{s:{s:s}, s:{s:s}}", "identity", "key", host,
+				 "kernel", "cmdline", "ro");
+	if (!strcmp(verb, "policy"))
+		return json_pack("{s:s}", "mode", "lazy");
+	if (!strcmp(verb, "iperf3.client"))
+		return NULL; /* a failure that proves the trial was tried */
+	return json_object();
+}
+
+static void fake__serve(const char *host)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, stdin) > 0) {
+		json_t *req = json_loads(line, 0, NULL), *res, *out;
+		const char *verb;
+		char *s;
+
+		if (!req)
+			break;
+		verb = json_string_value(json_object_get(req, "verb"));
+		res = fake__answer(host, verb ? verb : "");
+		if (res)
+			out = json_pack("{s:O, s:b, s:o}", "id",
+					json_object_get(req, "id"), "ok", 1,
+					"result", res);
+		else
+			out = json_pack("{s:O, s:b, s:s, s:i}", "id",
+					json_object_get(req, "id"), "ok", 0,
+					"error", "fake: no traffic", "errno",
+					EIO);
+		s = json_dumps(out, JSON_COMPACT);
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+		json_decref(out);
+		if (verb && !strcmp(verb, "bye")) {
+			json_decref(req);
+			break;
+		}
+		json_decref(req);
+	}
+	free(line);
+}
+
+static int fake__open(struct host *h)
+{
+	(void)h;
+	return 0;
+}
+
+static int fake__agent(struct host *h, struct agent_conn **out)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe(to) || pipe(from))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		fake__serve(h->m->name);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	*out = agent_conn__new(pid, to[1], from[0], h->m->name);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Host a never comes back; b does. */
+static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo)
+{
+	(void)old;
+	(void)tmo;
+	if (!strcmp(h->m->name, "a")) {
+		nr_wait_boot_a++;
+		return -ETIMEDOUT;
+	}
+	nr_wait_boot_b++;
+	return 0;
+}
+
+static void fake__close(struct host *h)
+{
+	(void)h;
+}
+
+static const struct host_ops fake_ops = {
+	.name = "fake",
+	.open = fake__open,
+	.agent = fake__agent,
+	.wait_boot = fake__wait_boot,
+	.close = fake__close,
+};
+
+static int ctx__open(struct run_ctx *ctx, const char *db)
+{
+	struct config_errors errs;
+	size_t i;
+	int ret;
+
+	config_errors__init(&errs, "test.toml");
+	ret = matrix__load_buf("test.toml", matrix_toml, strlen(matrix_toml),
+			       &ctx->m, &errs);
+	config_errors__release(&errs);
+	if (ret)
+		return ret;
+	config_errors__init(&errs, "test.toml");
+	ret = plan__build(&ctx->plan, ctx->m, &errs);
+	config_errors__release(&errs);
+	if (!ret)
+		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
+	if (!ret)
+		ret = store__run_begin(ctx->st, "lost", matrix_toml,
+				       strlen(matrix_toml), &ctx->run_id);
+	if (ret)
+		return ret;
+	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
+	ctx->max_failures = 10;
+	ctx->progress.quiet = true;
+	ctx->hosts = xcalloc(ctx->m->nr_hosts, sizeof(*ctx->hosts));
+	for (i = 0; i < ctx->m->nr_hosts && !ret; i++) {
+		ctx->hosts[i].h.m = &ctx->m->hosts[i];
+		ctx->hosts[i].h.matrix = ctx->m;
+		ctx->hosts[i].h.ops = &fake_ops;
+		ctx->hosts[i].opened = true;
+		ret = run_host__connect(ctx, &ctx->hosts[i]);
+	}
+	if (!ret)
+		ret = run_kernels__store(ctx);
+	if (!ret)
+		ret = run_store__plan(ctx);
+	return ret;
+}
+
+static void ctx__release(struct run_ctx *ctx)
+{
+	run_hosts__close(ctx);
+	free(ctx->trial_ids);
+	free(ctx->trial_done);
+	free(ctx->kernel_ids);
+	if (ctx->st)
+		store__close(ctx->st);
+	plan__release(&ctx->plan);
+	matrix__free(ctx->m);
+}
+
+/* "host:status:error" of every trial, in plan order, joined by '\n'. */
+static char *trials__dump(const char *db)
+{
+	const char *q = "SELECT h.name || ':' || t.status || ':' || "
+			"coalesce(t.error, '') FROM trials t "
+			"JOIN cells c ON c.id = t.cell_id "
+			"JOIN hosts h ON h.id = c.host_id ORDER BY t.id";
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = xstrdup(""), *n;
+
+	if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) ||
+	    sqlite3_prepare_v2(s, q, -1, &st, NULL))
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = xasprintf("%s%s\n", out,
+			      (const char *)sqlite3_column_text(st, 0));
+		free(out);
+		out = n;
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return out;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test-run-lost.XXXXXX", *db, *dump, *line;
+	struct run_ctx ctx = { 0 };
+	int ret, nr_lost = 0, nr_b = 0;
+
+	if (!mkdtemp(dir))
+		tap_skip_all("cannot make a scratch folder");
+	db = xasprintf("%s/lost.db", dir);
+	ret = ctx__open(&ctx, db);
+	is_int(ret, 0, "the matrix, plan, store and fake hosts are set up");
+	if (ret)
+		goto out;
+	is_int(run__execute(&ctx), 1,
+	       "the run ends, with failures (1), rather than giving up");
+	is_int(nr_wait_boot_a, 1, "host a's boot is waited for once only");
+	is_int(nr_wait_boot_b, 1, "host b still reboots after a is lost");
+	ctx__release(&ctx);
+	ctx.m = NULL;
+
+	dump = trials__dump(db);
+	for (line = strtok(dump, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "a:failed:", 9) && strstr(line, "host a") &&
+		    strstr(line, "boot_timeout"))
+			nr_lost++;
+		if (!strncmp(line, "b:failed:", 9) &&
+		    strstr(line, "fake: no traffic"))
+			nr_b++;
+		tap_diag("%s", line);
+	}
+	free(dump);
+	is_int(nr_lost, 2,
+	       "both of a's trials are failed naming host a and boot_timeout");
+	is_int(nr_b, 2, "both of b's trials were tried (they reached iperf3)");
+out:
+	if (ctx.m)
+		ctx__release(&ctx);
+	unlink(db);
+	free(db);
+	rmdir(dir);
+	return tap_done();
+}
