@@ -150,6 +150,24 @@ static int verify(struct run_host *h, const struct matrix_mode *md,
 	return ret;
 }
 
+/*
+ * The kernel the cell asks for is the one running: a kexec that fell
+ * back to the old kernel, or a grub default that won, must not pass as
+ * the new one. The release comes from the agent's hello after each boot.
+ */
+static int verify_kernel(struct run_host *h, const struct matrix_kernel *k,
+			 char **err)
+{
+	if (!k->release || !h->kernel_release ||
+	    !strcmp(k->release, h->kernel_release))
+		return 0;
+	*err = xasprintf("host %s: kernel '%s' expects release %s, but %s is "
+			 "running (boot %s)",
+			 h->h.m->name, k->name, k->release, h->kernel_release,
+			 h->boot_id ? h->boot_id : "unknown");
+	return -EPROTO;
+}
+
 int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		      char **effective, char **err)
 {
@@ -178,6 +196,8 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		ret = -EOPNOTSUPP;
 		break;
 	}
+	if (!ret)
+		ret = verify_kernel(h, &ctx->m->kernels[t->kernel], err);
 	if (ret)
 		return ret;
 	free(h->applied_mode);

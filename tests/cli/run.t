@@ -115,6 +115,22 @@ t_ok $? "procstat's metrics are stored with the trials"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'gbit_per_core' AND value > 0")" = 6 ]
 t_ok $? "throughput per busy core is stored for every trial"
 
+# A kernel whose expected release is not the one running fails its
+# cells loudly, with both releases named, and stores nothing wrong.
+M2=$T_TMP/m-release.toml
+matrix "$M2" "ibr-s$$"
+sed -i 's/^name = "run-t"/name = "run-release"\nrepetitions = 1/; s/^repetitions = 3$//' "$M2"
+cat >>"$M2" <<EOT
+
+[[kernels]]
+name = "running"
+release = "0.0.0-not-this-one"
+EOT
+t_run 1 "$B" --db "$T_TMP/release.db" run "$M2" &&
+	[ "$(sqlite3 "$T_TMP/release.db" "SELECT count(*) FROM trials WHERE status = 'failed' AND error LIKE '%expects release 0.0.0-not-this-one, but $(uname -r) is running%'")" = 2 ] &&
+	[ "$(sqlite3 "$T_TMP/release.db" "SELECT count(*) FROM metrics")" = 0 ]
+t_ok $? "a kernel whose release is not the running one fails its cells, naming both"
+
 ! ip netns list | grep -q -e "$NS_S" -e "$NS_P"
 t_ok $? "the namespaces are gone afterwards"
 
