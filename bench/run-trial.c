@@ -56,17 +56,12 @@ static int mkdir_p(char *path)
 	return 0;
 }
 
-/* Artifacts land on the controller's disk only where the agent shares it. */
-static char *trial_outdir(struct run_ctx *ctx, const struct run_host *sut,
-			  int64_t trial_id)
+/* results/<run>/<trial>/ on the controller, made; NULL when it cannot be. */
+static char *trial_dir(struct run_ctx *ctx, int64_t trial_id)
 {
-	char *dir;
+	char *dir = xasprintf("%s/%lld/%lld", ctx->results_dir,
+			      (long long)ctx->run_id, (long long)trial_id);
 
-	if (sut->h.m->transport != HOST_LOCAL &&
-	    sut->h.m->transport != HOST_NETNS)
-		return NULL; /* TODO: fetch ssh hosts' artifacts after the trial */
-	dir = xasprintf("%s/%lld/%lld", ctx->results_dir,
-			(long long)ctx->run_id, (long long)trial_id);
 	if (mkdir_p(dir)) {
 		pr_warn("cannot create %s: %m; no artifacts for this trial",
 			dir);
@@ -74,6 +69,16 @@ static char *trial_outdir(struct run_ctx *ctx, const struct run_host *sut,
 		return NULL;
 	}
 	return dir;
+}
+
+/* Artifacts land on the controller's disk only where the agent shares it. */
+static char *trial_outdir(struct run_ctx *ctx, const struct run_host *sut,
+			  int64_t trial_id)
+{
+	if (sut->h.m->transport != HOST_LOCAL &&
+	    sut->h.m->transport != HOST_NETNS)
+		return NULL; /* TODO: fetch ssh hosts' artifacts after the trial */
+	return trial_dir(ctx, trial_id);
 }
 
 /*
@@ -140,6 +145,30 @@ stop_collect:
 	return ret;
 }
 
+/*
+ * The raw results beside the rows, as files of the trial: what the rows
+ * leave out (every iperf3 interval and stream, each probe's targets and
+ * failed rungs) is still there for whoever asks later.
+ */
+static int raw__store(struct run_ctx *ctx, int64_t trial_id, const char *name,
+		      const json_t *v)
+{
+	char *dir, *path;
+	int ret = 0;
+
+	if (!v || !(dir = trial_dir(ctx, trial_id)))
+		return 0;
+	path = xasprintf("%s/%s", dir, name);
+	if (json_dump_file(v, path, JSON_COMPACT | JSON_SORT_KEYS))
+		pr_warn("cannot write %s; not kept", path);
+	else
+		ret = store__artifact_add(ctx->st, 0, trial_id, path, name,
+					  NULL);
+	free(path);
+	free(dir);
+	return ret;
+}
+
 static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			  struct trial_out *o)
 {
@@ -148,6 +177,11 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 	int ret;
 
 	ret = iperf3__store(ctx->st, trial_id, o->client);
+	if (!ret)
+		ret = raw__store(ctx, trial_id, "iperf3.json", o->client);
+	if (!ret)
+		ret = raw__store(ctx, trial_id, "collectors.json",
+				 o->collected);
 	if (ret)
 		return ret;
 	json_object_foreach(o->collected, name, v) {

@@ -115,6 +115,12 @@ t_ok $? "procstat's metrics are stored with the trials"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE name = 'gbit_per_core' AND value > 0")" = 6 ]
 t_ok $? "throughput per busy core is stored for every trial"
 
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM artifacts WHERE kind = 'iperf3.json' AND size > 0")" = 6 ] &&
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM artifacts WHERE kind = 'collectors.json'")" = 6 ] &&
+	f=$(sqlite3 "$DB" "SELECT path FROM artifacts WHERE kind = 'iperf3.json' LIMIT 1") &&
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["throughput_bps"] > 0' "$f"
+t_ok $? "the raw iperf3 and collector JSON of every trial are kept as artifacts"
+
 # A kernel whose expected release is not the one running fails its
 # cells loudly, with both releases named, and stores nothing wrong.
 M2=$T_TMP/m-release.toml
