@@ -21,6 +21,7 @@
 #include "collectors/spawn.h"
 #include "store.h"
 #include "tap.h"
+#include "capture.h"
 #include "util.h"
 
 static char ct_tmpdir[] = "/tmp/iommu-bench-ct.XXXXXX";
@@ -183,32 +184,15 @@ static inline struct store *ct_store(int64_t *run_id, int64_t *trial_id)
 }
 
 static char ct_err_path[4200];
-static int ct_saved_stderr = -1;
 
 /* pr_err() output between begin and end, for has_str(). */
+
 static inline void ct_capture_begin(void)
 {
-	int fd;
-
 	snprintf(ct_err_path, sizeof(ct_err_path), "%s/stderr", ct_tmpdir);
-	fd = open(ct_err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fflush(stderr);
-	ct_saved_stderr = dup(2);
-	dup2(fd, 2);
-	close(fd);
+	capture__begin(ct_err_path);
 }
 
-static inline char *ct_capture_end(void)
-{
-	char *buf = NULL;
-	size_t len;
-
-	fflush(stderr);
-	dup2(ct_saved_stderr, 2);
-	close(ct_saved_stderr);
-	if (read_file(ct_err_path, &buf, &len))
-		return xstrdup("");
-	return buf;
-}
+#define ct_capture_end capture__end
 
 #endif /* IOMMU_BENCH_COLLECTORS_TEST_H */

@@ -19,36 +19,15 @@
 #include "collectors/collector.h"
 #include "store.h"
 #include "util.h"
+#include "capture.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-bpf.XXXXXX";
 static const struct collector_ops *ops = &bpf_collector_ops;
 
 static char *capture_path;
-static int saved_stderr = -1;
-
-static void capture_begin(void)
-{
-	int fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *capture_end(void)
-{
-	char *buf = NULL;
-	size_t len;
-
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	if (read_file(capture_path, &buf, &len))
-		return xstrdup("");
-	return buf;
-}
+#define capture_begin() capture__begin(capture_path)
+#define capture_end capture__end
 
 /* create() with @cfg_text as the config; the error output in *@msg. */
 static int create(const char *cfg_text, const char *nic, char **msg,

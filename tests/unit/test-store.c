@@ -19,6 +19,7 @@
 #include "store-schema.h"
 #include "store.h"
 #include "util.h"
+#include "capture.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-store.XXXXXX";
@@ -30,30 +31,8 @@ static char *path_in(const char *name)
 }
 
 /* pr_err() output of the calls between begin and end, for has_str(). */
-static int saved_stderr = -1;
-
-static void capture_begin(void)
-{
-	int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *capture_end(void)
-{
-	char *buf = NULL;
-	size_t len;
-
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	if (read_file(stderr_path, &buf, &len))
-		return xstrdup("");
-	return buf;
-}
+#define capture_begin() capture__begin(stderr_path)
+#define capture_end capture__end
 
 static bool exists(const char *path)
 {
