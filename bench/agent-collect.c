@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/agent-file.h"
 #include "bench/agent.h"
 #include "collectors/collector.h"
 #include "util.h"
@@ -38,29 +39,53 @@ static bool outdir_is_safe(const char *p)
 	return true;
 }
 
-static int check_args(json_t *args, const char **nic, const char **outdir,
-		      char **err)
+/*
+ * "outdir" as the collectors get it: an absolute path is the
+ * controller's own folder (it shares this disk) and is used as is; a
+ * single name is a folder of ours under the artifact root, made now,
+ * that the controller fetches from with file.read afterwards. 0 and
+ * *@out (NULL: none), or a negative errno and *@err.
+ */
+static int resolve_outdir(json_t *o, char **out, char **err)
+{
+	const char *s = json_string_value(o);
+
+	*out = NULL;
+	if (!o || json_is_null(o))
+		return 0;
+	if (s && s[0] == '/') {
+		if (!outdir_is_safe(s))
+			return agent__err(err, -EINVAL,
+					  "collect.start: bad \"outdir\" '%s' "
+					  "(an absolute path without '..')",
+					  s);
+		*out = xstrdup(s);
+		return 0;
+	}
+	if (!s || !agent_file__name_is_safe(s))
+		return agent__err(err, -EINVAL,
+				  "collect.start: bad \"outdir\" '%s' "
+				  "(expected an absolute path, or a folder "
+				  "name of [A-Za-z0-9._-] without '..', not "
+				  "starting with '.' or '-')",
+				  s ? s : "(not a string)");
+	return agent_file__outdir("collect.start", s, out, err);
+}
+
+static int check_args(json_t *args, const char **nic, char **outdir, char **err)
 {
 	json_t *n = json_object_get(args, "nic");
-	json_t *o = json_object_get(args, "outdir");
 
 	if (!json_is_object(json_object_get(args, "collectors")))
 		return agent__err(err, -EINVAL,
 				  "collect.start: \"collectors\" must be an "
 				  "object of collector name -> config");
 	*nic = json_string_value(n);
-	*outdir = json_string_value(o);
 	if (n && !json_is_null(n) && (!*nic || !name_is_safe(*nic)))
 		return agent__err(err, -EINVAL,
 				  "collect.start: bad \"nic\" (expected an "
 				  "interface name)");
-	if (o && !json_is_null(o) && (!*outdir || !outdir_is_safe(*outdir)))
-		return agent__err(
-			err, -EINVAL,
-			"collect.start: bad \"outdir\" '%s' (expected "
-			"an absolute path without '..')",
-			*outdir ? *outdir : "(not a string)");
-	return 0;
+	return resolve_outdir(json_object_get(args, "outdir"), outdir, err);
 }
 
 static int create_one(struct agent *a, const char *name, json_t *cfg,
@@ -98,24 +123,42 @@ static void stop_started(struct agent *a, size_t n)
 		a->collectors[n]->ops->stop(a->collectors[n]);
 }
 
+/* A folder of ours made for a start that failed: nothing to fetch. */
+static void remove_outdir(struct agent *a, const char *dir)
+{
+	json_t *args = json_pack("{s:s}", "path", dir), *res = NULL;
+
+	agent_verb__file_remove(a, args, &res, NULL);
+	json_decref(res);
+	json_decref(args);
+}
+
 int agent_verb__collect_start(struct agent *a, json_t *args, json_t **res,
 			      char **err)
 {
 	struct collector_opts base = { 0 };
+	char *outdir = NULL;
 	const char *name;
 	json_t *cfg;
 	size_t i;
 	int ret;
 
-	(void)res;
 	if (a->nr_collectors)
 		return agent__err(err, -EBUSY,
 				  "collect.start: collectors are already "
 				  "running; send collect.stop first");
-	ret = check_args(args, &base.nic, &base.outdir, err);
+	ret = check_args(args, &base.nic, &outdir, err);
 	if (ret < 0)
 		return ret;
-	a->collect_args = json_incref(args);
+	/* A copy of our own holds the resolved outdir for the collectors'
+	 * lifetime; the configs inside are shared, not copied. */
+	a->collect_args = json_copy(args);
+	if (outdir) {
+		json_object_set_new(a->collect_args, "outdir",
+				    json_string(outdir));
+		base.outdir = json_string_value(
+			json_object_get(a->collect_args, "outdir"));
+	}
 	json_object_foreach(json_object_get(args, "collectors"), name, cfg) {
 		ret = create_one(a, name, cfg, &base, err);
 		if (ret < 0)
@@ -131,9 +174,18 @@ int agent_verb__collect_start(struct agent *a, json_t *args, json_t **res,
 			goto fail;
 		}
 	}
+	/* Where the artifacts are, as this host sees it: every path in
+	 * collect.stop's results that the controller fetches is below. */
+	if (outdir)
+		*res = json_pack("{s:s}", "outdir", outdir);
+	free(outdir);
 	return 0;
 fail:
 	agent_collect__release(a);
+	if (outdir && json_is_string(json_object_get(args, "outdir")) &&
+	    json_string_value(json_object_get(args, "outdir"))[0] != '/')
+		remove_outdir(a, outdir);
+	free(outdir);
 	return ret;
 }
 

@@ -89,19 +89,27 @@ static int nic_group(const char *nic, int *group, char **err)
 	return ret;
 }
 
-static json_t *group_type(int group)
+/* The NIC's group: its type and the mode that type is, into @res. */
+static void group_type(int group, json_t *res)
 {
 	struct hostfacts_group *groups = NULL;
 	size_t nr = 0, i;
-	json_t *j = json_null();
+	json_t *type = json_null(), *mode = json_null();
 
-	if (hostfacts__iommu_groups(NULL, &groups, &nr) < 0)
-		return j;
-	for (i = 0; i < nr; i++)
-		if ((int)groups[i].id == group && groups[i].type)
-			j = json_string(groups[i].type);
-	hostfacts__iommu_groups_free(groups, nr);
-	return j;
+	if (group >= 0 && hostfacts__iommu_groups(NULL, &groups, &nr) >= 0) {
+		for (i = 0; i < nr; i++) {
+			if ((int)groups[i].id != group || !groups[i].type)
+				continue;
+			json_decref(type);
+			json_decref(mode);
+			type = json_string(groups[i].type);
+			mode = json_string(hostfacts__dma_mode_name(
+				hostfacts__group_mode(&groups[i])));
+		}
+		hostfacts__iommu_groups_free(groups, nr);
+	}
+	json_object_set_new(res, "group_type", type);
+	json_object_set_new(res, "nic_mode", mode);
 }
 
 int agent_verb__policy(struct agent *a, json_t *args, json_t **res, char **err)
@@ -142,9 +150,7 @@ int agent_verb__policy(struct agent *a, json_t *args, json_t **res, char **err)
 		json_object_set_new(*res, "group",
 				    group < 0 ? json_null() :
 						json_integer(group));
-		json_object_set_new(*res, "group_type",
-				    group < 0 ? json_null() :
-						group_type(group));
+		group_type(group, *res);
 	}
 	hostfacts__dma_policy_release(&p);
 	return 0;

@@ -17,7 +17,8 @@
  *                           "boot_id", "kernel_release", "build_id"}
  *   facts            {} -> hostfacts__gather() JSON (`probe --json`)
  *   policy           {"nic"?} -> {"mode", "source", "summary",
- *                           "evidence": [...], "group"?, "group_type"?}
+ *                           "evidence": [...], "group"?, "group_type"?,
+ *                           "nic_mode"?: the mode the NIC's group type is}
  *   mode.sysfs       {"nic", "type": "DMA"|"DMA-FQ"|"identity"|"auto"}
  *                     -> {"group", "before", "after", "pci", "driver",
  *                         "unbound": bool, "elapsed_ms"}
@@ -25,12 +26,29 @@
  *                     "cmdline": [...]} -> {"method", "cmdline"}
  *   reboot.now       {"method"} -> {} (answered before going down)
  *   collect.start    {"collectors": {"bpf": cfg|null, "perf": ...,
- *                     "procstat": ...}, "nic"?, "outdir"?} -> {}
+ *                     "procstat": ...}, "nic"?, "outdir"?}
+ *                     -> {"outdir"?: the folder, absolute, as this
+ *                         host sees it (with "outdir" only)}
  *   collect.stop     {} -> {"bpf": results, "perf": ..., "procstat": ...}
+ *   file.read        {"path", "offset"? (0), "length"? (the most)}
+ *                     -> {"data": base64, "eof": bool, "size": bytes}
+ *   file.remove      {"path"} -> {"removed": real path, "entries": n}
  *   iperf3.server    {iperf3 opts} -> {"ports": [...]} once listening
  *   iperf3.wait      {} -> the server's results JSON
  *   iperf3.client    {iperf3 opts} -> the client's results JSON
  *   bye              {} -> {} and the agent exits 0
+ *
+ * Artifacts (perf.data): an absolute "outdir" is the controller's own
+ * folder, for hosts that share its disk (local, netns); a single name
+ * ([A-Za-z0-9._-], no "..", not starting with '.' or '-') is a folder
+ * the agent makes, 0700, under its artifact root, $TMPDIR (if
+ * absolute) or /tmp, then "iommu-bench-artifacts/". collect.stop's
+ * results name the files there by absolute path; the controller
+ * fetches them with file.read, AGENT_FILE_READ_MAX bytes a call at
+ * most (a larger "length" is cut to it), then removes the folder with
+ * file.remove. Both verbs resolve "path" (symlinks too) and refuse
+ * with EACCES whatever is not strictly below the root, and refuse a
+ * root that is not a directory of the agent's user closed to others.
  *
  * The option objects are the JSON the matrix's plan gives (the
  * [collect.NAME] tables, the iperf3 keys of a workload); collectors/
@@ -42,5 +60,8 @@
 
 /* Bumped on any incompatible change; hello tells the controller. */
 #define AGENT_PROTOCOL 1
+
+/* file.read's chunk: a base64 line of 1.4 MB at most on the wire. */
+#define AGENT_FILE_READ_MAX (1u << 20)
 
 #endif /* IOMMU_BENCH_AGENT_PROTO_H */

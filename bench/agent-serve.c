@@ -26,6 +26,8 @@ const struct agent_verb agent_verbs[] = {
 	{ "reboot.now", agent_verb__reboot_now },
 	{ "collect.start", agent_verb__collect_start },
 	{ "collect.stop", agent_verb__collect_stop },
+	{ "file.read", agent_verb__file_read },
+	{ "file.remove", agent_verb__file_remove },
 	{ "iperf3.server", agent_verb__iperf3_server },
 	{ "iperf3.wait", agent_verb__iperf3_wait },
 	{ "iperf3.client", agent_verb__iperf3_client },

@@ -3,10 +3,15 @@
  * mode.sysfs: switch the IOMMU group of the NIC under test between DMA,
  * DMA-FQ, identity and auto without a reboot. The kernel only takes a
  * new type for a group whose devices have no driver (except DMA ->
- * DMA-FQ, 5.15+), so the NIC is unbound, the type written, the NIC
- * rebound and its link awaited. Unbinding the NIC that carries the
- * controller's ssh or the root filesystem would cut the branch we sit
- * on: that is refused before anything is written.
+ * DMA-FQ, 5.15+), so the NIC's device is unbound, the type written, the
+ * device rebound and its link awaited. The device is the first of the
+ * netdev's device and its parents that has an IOMMU group: for
+ * virtio-net that is the PCI function under virtio-pci, not virtio0.
+ * The rebind makes a new netdev without the old one's addresses, so
+ * they are saved before and put back after (bench/agent-netaddr.c).
+ * Unbinding the NIC that carries the controller's ssh or the root
+ * filesystem would cut the branch we sit on: that is refused before
+ * anything is written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +22,7 @@
 
 #include "bench/agent-sysfs.h"
 #include "bench/agent.h"
+#include "log.h"
 #include "util.h"
 
 static const char *const group_types[] = { "DMA", "DMA-FQ", "identity", "auto",
@@ -37,6 +43,24 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Parents tried above the netdev's device: virtio one, a USB NIC three. */
+#define MAX_PARENTS 3
+
+static int left_ms(long long end)
+{
+	long long l = end - now_ms();
+
+	return l > 0 ? (int)l : 0;
+}
+
+/* A device, driver or bus name: nothing that climbs or is an option. */
+static bool sysfs_name_ok(const char *b)
+{
+	return *b && *b != '-' && *b != '.' &&
+	       strspn(b, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._:-") == strlen(b);
+}
+
 /* The last component a sysfs link points at ("../../0000:00:03.0"). */
 static char *link_base(const char *path)
 {
@@ -48,12 +72,7 @@ static char *link_base(const char *path)
 	buf[n] = '\0';
 	b = strrchr(buf, '/');
 	b = b ? b + 1 : buf;
-	/* PCI addresses have ':'; nothing here may climb or be an option. */
-	if (!*b || *b == '-' || *b == '.' ||
-	    strspn(b, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "0123456789._:-") != strlen(b))
-		return NULL;
-	return xstrdup(b);
+	return sysfs_name_ok(b) ? xstrdup(b) : NULL;
 }
 
 char *agent_sysfs__read(const char *path)
@@ -94,29 +113,80 @@ static int sysfs_write(struct sysfs_switch *sw, const char *path,
 	return ret;
 }
 
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/*
+ * The first of the netdev's device and its parents (bounded, and never
+ * above /sys/devices) that has an IOMMU group: that is what the kernel
+ * translates, and what has to be unbound.
+ */
+static int find_grouped(struct sysfs_switch *sw, char **err)
+{
+	char *p, *top, *dir, *slash;
+	const char *name;
+	int up;
+
+	p = xasprintf("%s/sys/devices", sw->root);
+	top = realpath(p, NULL);
+	free(p);
+	dir = xstrdup(sw->nicdev);
+	for (up = 0; up <= MAX_PARENTS && top && path_under(dir, top); up++) {
+		p = xasprintf("%s/iommu_group", dir);
+		sw->group = link_base(p);
+		free(p);
+		if (sw->group)
+			break;
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+	}
+	free(top);
+	name = strrchr(sw->nicdev, '/') + 1;
+	if (!sw->group ||
+	    strspn(sw->group, "0123456789") != strlen(sw->group)) {
+		free(dir);
+		return agent__err(err, -ENODEV,
+				  "mode.sysfs: %s (%s) is in no IOMMU group, "
+				  "nor are its parents: this host has no "
+				  "IOMMU translating it",
+				  name, sw->nic);
+	}
+	sw->devdir = dir;
+	name = strrchr(dir, '/') + 1;
+	if (!sysfs_name_ok(name))
+		return agent__err(err, -EINVAL,
+				  "mode.sysfs: %s: its device has an "
+				  "unexpected name '%s'",
+				  sw->nic, name);
+	sw->pci = xstrdup(name);
+	return 0;
+}
+
 static int locate(struct sysfs_switch *sw, char **err)
 {
 	char *p;
+	int ret;
 
 	p = xasprintf("%s/sys/class/net/%s/device", sw->root, sw->nic);
-	sw->pci = link_base(p);
+	sw->nicdev = realpath(p, NULL);
 	free(p);
-	if (!sw->pci)
+	if (!sw->nicdev)
 		return agent__err(err, -ENODEV,
 				  "mode.sysfs: interface '%s' has no device "
 				  "behind it (virtual, or no such interface)",
 				  sw->nic);
-	p = xasprintf("%s/sys/class/net/%s/device/iommu_group", sw->root,
-		      sw->nic);
-	sw->group = link_base(p);
-	free(p);
-	if (!sw->group || strspn(sw->group, "0123456789") != strlen(sw->group))
-		return agent__err(err, -ENODEV,
-				  "mode.sysfs: %s (%s) is in no IOMMU group: "
-				  "this host has no IOMMU translating it",
-				  sw->pci, sw->nic);
-	p = xasprintf("%s/sys/class/net/%s/device/driver", sw->root, sw->nic);
+	ret = find_grouped(sw, err);
+	if (ret < 0)
+		return ret;
+	p = xasprintf("%s/driver", sw->devdir);
 	sw->driver = link_base(p);
+	free(p);
+	p = xasprintf("%s/subsystem", sw->devdir);
+	sw->bus = link_base(p);
 	free(p);
 	p = xasprintf("%s/sys/kernel/iommu_groups/%s/type", sw->root,
 		      sw->group);
@@ -173,14 +243,79 @@ static int write_type(struct sysfs_switch *sw, char **err)
 	return ret;
 }
 
-static int unbind_write_rebind(struct sysfs_switch *sw, int timeout_ms,
+/* The text of what was put back, for the verb's result. */
+static void note_restored(struct sysfs_switch *sw)
+{
+	char *s;
+	size_t i;
+
+	for (i = 0; i < sw->net.nr_addrs; i++) {
+		s = netaddr__str(&sw->net.addrs[i]);
+		json_array_append_new(sw->restored, json_string(s));
+		free(s);
+	}
+	for (i = 0; i < sw->net.nr_routes; i++) {
+		s = netroute__str(&sw->net.routes[i]);
+		json_array_append_new(sw->restored_routes, json_string(s));
+		free(s);
+	}
+}
+
+/*
+ * After the rebind: the interface's addresses back (they went with the
+ * old netdev), its link up, then its IPv6 addresses past DAD and its
+ * routes back. A scratch tree has no interface: only the link file.
+ */
+static int bring_back(struct sysfs_switch *sw, long long end, char **err)
+{
+	char *e = NULL;
+	int ret;
+
+	if (sw->net_saved) {
+		ret = netaddr__restore(&sw->net, left_ms(end), &e);
+		if (ret < 0)
+			goto fail;
+	}
+	ret = wait_link(sw, left_ms(end), err);
+	if (ret < 0 || !sw->net_saved)
+		return ret;
+	ret = netaddr__settle(&sw->net, left_ms(end), &e);
+	if (ret < 0)
+		goto fail;
+	note_restored(sw);
+	return 0;
+fail:
+	ret = agent__err(err, ret,
+			 "mode.sysfs: %s rebound, but %s is not back as it "
+			 "was: %s",
+			 sw->pci, sw->nic, e ? e : strerror(-ret));
+	free(e);
+	return ret;
+}
+
+static int unbind_write_rebind(struct sysfs_switch *sw, long long end,
 			       char **err)
 {
-	char *p;
+	char *p, *e = NULL;
 	int ret, r;
 
-	p = xasprintf("%s/sys/class/net/%s/device/driver/unbind", sw->root,
-		      sw->nic);
+	/* Both checked before the unbind: afterwards it is too late. */
+	if (!sw->bus)
+		return agent__err(err, -ENODEV,
+				  "mode.sysfs: cannot tell which bus %s (%s) "
+				  "is on: no %s/subsystem",
+				  sw->pci, sw->nic, sw->devdir);
+	if (!*sw->root) {
+		ret = netaddr__save(sw->nic, &sw->net);
+		if (ret < 0)
+			return agent__err(err, ret,
+					  "mode.sysfs: cannot record the "
+					  "addresses of %s before unbinding "
+					  "%s: %s",
+					  sw->nic, sw->pci, strerror(-ret));
+		sw->net_saved = true;
+	}
+	p = xasprintf("%s/driver/unbind", sw->devdir);
 	ret = sysfs_write(sw, p, sw->pci, err);
 	free(p);
 	if (ret < 0)
@@ -188,14 +323,16 @@ static int unbind_write_rebind(struct sysfs_switch *sw, int timeout_ms,
 	sw->unbound = true;
 	ret = write_type(sw, err);
 	/* Rebind even when the type was refused: leave the NIC working. */
-	p = xasprintf("%s/sys/bus/pci/drivers/%s/bind", sw->root, sw->driver);
-	r = sysfs_write(sw, p, sw->pci, ret < 0 ? NULL : err);
+	p = xasprintf("%s/sys/bus/%s/drivers/%s/bind", sw->root, sw->bus,
+		      sw->driver);
+	r = sysfs_write(sw, p, sw->pci, ret < 0 ? &e : err);
 	free(p);
-	if (ret < 0)
-		return ret;
-	if (r < 0)
-		return r;
-	return wait_link(sw, timeout_ms, err);
+	if (!r)
+		r = bring_back(sw, end, ret < 0 ? &e : err);
+	if (ret < 0 && r < 0)
+		pr_warn("%s", e ? e : strerror(-r));
+	free(e);
+	return ret < 0 ? ret : r;
 }
 
 int agent_sysfs__switch(struct sysfs_switch *sw, int timeout_ms, char **err)
@@ -204,6 +341,10 @@ int agent_sysfs__switch(struct sysfs_switch *sw, int timeout_ms, char **err)
 	char *p;
 	int ret;
 
+	if (!sw->restored)
+		sw->restored = json_array();
+	if (!sw->restored_routes)
+		sw->restored_routes = json_array();
 	ret = locate(sw, err);
 	if (ret < 0)
 		return ret;
@@ -213,14 +354,17 @@ int agent_sysfs__switch(struct sysfs_switch *sw, int timeout_ms, char **err)
 		ret = write_type(sw, err);
 		goto check;
 	}
-	ret = agent_sysfs__guard(sw, err);
-	if (ret < 0)
-		return ret;
-	/* A bound driver may go from strict to lazy (5.15+): no unbind. */
+	/*
+	 * A bound driver may go from strict to lazy (5.15+): nothing is
+	 * unbound, so there is nothing to guard.
+	 */
 	if (!strcmp(sw->before, "DMA") && !strcmp(sw->type, "DMA-FQ") &&
 	    !write_type(sw, NULL))
 		goto check;
-	ret = unbind_write_rebind(sw, timeout_ms, err);
+	ret = agent_sysfs__guard(sw, err);
+	if (ret < 0)
+		return ret;
+	ret = unbind_write_rebind(sw, start + timeout_ms, err);
 check:
 	if (ret < 0)
 		return ret;
@@ -242,13 +386,19 @@ done:
 
 void agent_sysfs__release(struct sysfs_switch *sw)
 {
+	free(sw->nicdev);
+	free(sw->devdir);
 	free(sw->pci);
+	free(sw->bus);
 	free(sw->group);
 	free(sw->driver);
 	free(sw->before);
 	free(sw->after);
 	free(sw->operstate);
 	json_decref(sw->steps);
+	netaddr__release(&sw->net);
+	json_decref(sw->restored);
+	json_decref(sw->restored_routes);
 }
 
 static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
@@ -296,12 +446,16 @@ int agent_verb__mode_sysfs(struct agent *a, json_t *args, json_t **res,
 		ret = agent_sysfs__switch(&sw, timeout, err);
 	if (!ret)
 		*res = json_pack(
-			"{s:s, s:I, s:s, s:s, s:s, s:o, s:b, s:I, s:O}", "nic",
-			sw.nic, "group", (json_int_t)atoll(sw.group), "before",
-			sw.before, "after", sw.after, "pci", sw.pci, "driver",
+			"{s:s, s:I, s:s, s:s, s:s, s:o, s:b, s:I, s:O, s:O, "
+			"s:O}",
+			"nic", sw.nic, "group", (json_int_t)atoll(sw.group),
+			"before", sw.before, "after", sw.after, "pci", sw.pci,
+			"driver",
 			sw.driver ? json_string(sw.driver) : json_null(),
 			"unbound", sw.unbound, "elapsed_ms",
-			(json_int_t)sw.elapsed_ms, "steps", sw.steps);
+			(json_int_t)sw.elapsed_ms, "steps", sw.steps,
+			"restored", sw.restored, "restored_routes",
+			sw.restored_routes);
 	agent_sysfs__release(&sw);
 	return ret;
 }

@@ -80,6 +80,10 @@ int agent_verb__collect_start(struct agent *a, json_t *args, json_t **res,
 int agent_verb__collect_stop(struct agent *a, json_t *args, json_t **res,
 			     char **err);
 void agent_collect__release(struct agent *a);
+int agent_verb__file_read(struct agent *a, json_t *args, json_t **res,
+			  char **err);
+int agent_verb__file_remove(struct agent *a, json_t *args, json_t **res,
+			    char **err);
 int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
 			      char **err);
 int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,

@@ -31,7 +31,7 @@ const struct host_ops *host_ops__find(enum host_transport t)
 	case HOST_SSH:
 		return &host_ssh_ops;
 	case HOST_QEMU:
-		break;
+		return &host_qemu_ops;
 	}
 	return NULL;
 }

@@ -51,6 +51,17 @@ struct host_ops {
 	 * again, with a boot_id other than @old_boot_id, within @timeout_ms. */
 	int (*wait_boot)(struct host *h, const char *old_boot_id,
 			 uint64_t timeout_ms);
+	/*
+	 * Boot kernel @k with the extra arguments @args (the kernel's and
+	 * the mode's) in place of whatever runs: only for transports that
+	 * start the machine themselves (qemu), NULL for those that reboot
+	 * through the agent (reboot.prepare, reboot.now, wait_boot). Also
+	 * the first boot: such a host has no agent until it is booted.
+	 * 0 once the agent answers on the new boot, which the next agent()
+	 * hands out; or a negative errno and *@err with the evidence.
+	 */
+	int (*restart)(struct host *h, const struct matrix_kernel *k,
+		       const char *const *args, size_t nr_args, char **err);
 	/* Undo open(): namespaces and veths removed, masters closed. */
 	void (*close)(struct host *h);
 };
@@ -66,8 +77,9 @@ struct host {
 extern const struct host_ops host_local_ops;
 extern const struct host_ops host_netns_ops;
 extern const struct host_ops host_ssh_ops;
+extern const struct host_ops host_qemu_ops;
 
-/* The ops for a transport; NULL for one not built yet (qemu). */
+/* The ops for a transport. */
 const struct host_ops *host_ops__find(enum host_transport t);
 
 /*

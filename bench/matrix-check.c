@@ -47,9 +47,12 @@ static bool host_has_workload(const struct matrix *m, size_t h)
 static const char *boot_reason(const struct matrix_host *h,
 			       const struct matrix_mode *md)
 {
-	if (md->method == METHOD_KEXEC || md->method == METHOD_GRUB)
-		return md->method == METHOD_KEXEC ? "method = \"kexec\"" :
-						    "method = \"grub\"";
+	if (md->method == METHOD_KEXEC)
+		return "method = \"kexec\"";
+	if (md->method == METHOD_GRUB)
+		return "method = \"grub\"";
+	if (md->method == METHOD_REBOOT)
+		return "method = \"reboot\"";
 	if (md->sysfs_equivalent && !h->nic)
 		return "no nic is set to switch its IOMMU group through sysfs";
 	return "its cmdline takes a boot";
@@ -109,8 +112,22 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 			mx_err(mx, at,
 			       "kernel '%s' is the running kernel, but "
 			       "host '%s' is a VM the tool boots; give the "
-			       "kernel an image or a build",
+			       "kernel a package, an image or a build",
 			       k->name, h->name);
+		else if (k->initrd)
+			mx_err(mx, mx_val_pos(k->src, "initrd", at),
+			       "initrd: host '%s' is a VM that boots the "
+			       "testbed's own initramfs (it starts the agent); "
+			       "leave initrd out for kernel '%s'",
+			       h->name, k->name);
+		return;
+	}
+	if (k->kind == KERNEL_PACKAGE) {
+		mx_err(mx, mx_val_pos(k->src, "package", at),
+		       "kernel '%s' is a Debian package, which only a qemu "
+		       "host boots (from the testbed's cache); for host '%s' "
+		       "install it there and give its image",
+		       k->name, h->name);
 		return;
 	}
 	if (k->kind == KERNEL_RUNNING)

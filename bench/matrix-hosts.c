@@ -18,6 +18,7 @@ static const char *const reboot_names[] = { "none", "kexec", "grub", "restart",
 /* What a file may write: qemu hosts restart, and say nothing of it. */
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
+static const char *const iommu_names[] = { "intel", "none", NULL };
 
 const char *host_transport__name(enum host_transport t)
 {
@@ -79,14 +80,17 @@ void matrix_host__release(struct matrix_host *h)
 	free(h->nic);
 	mx_free_strv(h->power_cycle, h->nr_power_cycle);
 	free(h->netns);
+	mx_free_strv(h->qemu.cmdline, h->qemu.nr_cmdline);
 }
 
 static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		       const struct toml_value *tab)
 {
-	static const char *const keys[] = { "memory", "cpus", "accel", NULL };
+	static const char *const keys[] = { "memory", "cpus",	      "accel",
+					    "iommu",  "caching_mode", "cmdline",
+					    NULL };
 	char where[96];
-	int accel;
+	int accel, iommu;
 
 	if (!mx_is(mx, tab, TOML_TABLE, "qemu"))
 		return;
@@ -99,6 +103,14 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 	mx_uint32(mx, tab, "cpus", 1, 256, &h->qemu.cpus);
 	if (mx_enum(mx, tab, "accel", accel_names, &accel) > 0)
 		h->qemu.accel = accel;
+	if (mx_enum(mx, tab, "iommu", iommu_names, &iommu) > 0)
+		h->qemu.iommu = iommu;
+	mx_bool(mx, tab, "caching_mode", &h->qemu.caching_mode);
+	if (h->qemu.caching_mode && h->qemu.iommu != QEMU_IOMMU_INTEL)
+		mx_err(mx, mx_val_pos(tab, "caching_mode", h->pos),
+		       "caching_mode: only the intel vIOMMU has it");
+	mx_strings(mx, tab, "cmdline", MX_KARG, &h->qemu.cmdline,
+		   &h->qemu.nr_cmdline);
 }
 
 static void parse_reboot(struct mx *mx, struct matrix_host *h,
@@ -278,6 +290,9 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 		h->role = role;
 	parse_address(mx, h, tab);
 	mx_string(mx, tab, "nic", MX_IFNAME, &h->nic);
+	/* The testbed's guest has no udev to rename its one NIC. */
+	if (!h->nic && h->transport == HOST_QEMU)
+		h->nic = xstrdup("eth0");
 	if (h->transport == HOST_LOCAL || h->transport == HOST_NETNS) {
 		int reboot;
 

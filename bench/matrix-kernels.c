@@ -13,6 +13,7 @@ static const char *const kind_names[] = {
 	[KERNEL_RUNNING] = "running",
 	[KERNEL_IMAGE] = "image",
 	[KERNEL_BUILD] = "build",
+	[KERNEL_PACKAGE] = "package",
 };
 
 /* The kernel's own ARCH= names. */
@@ -34,6 +35,7 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free(k->initrd);
 	mx_free_strv(k->cmdline, k->nr_cmdline);
 	free(k->release);
+	free(k->package);
 	free(b->tree);
 	free(b->base);
 	mx_free_strv(b->patches, b->nr_patches);
@@ -91,12 +93,42 @@ static void parse_build(struct mx *mx, struct matrix_kernel *k,
 	mx_string(mx, tab, "cross_compile", MX_PREFIX, &b->cross_compile);
 }
 
+/*
+ * A Debian kernel package, which the testbed downloads and unpacks.
+ * Debian names them linux-image-RELEASE, so the release to verify after
+ * boot comes with the name.
+ */
+static void parse_package(struct mx *mx, struct matrix_kernel *k,
+			  const struct toml_value *tab)
+{
+	static const char prefix[] = "linux-image-";
+	const struct toml_value *v = toml_table__get(tab, "package");
+	const char *rel;
+
+	/* Debian's names take '+' ("6.12.117+deb12"): checked below. */
+	if (mx_text(mx, tab, "package", &k->package) <= 0)
+		return;
+	rel = k->package + strlen(prefix);
+	if (strncmp(k->package, prefix, strlen(prefix)) || !*rel ||
+	    strspn(rel, "abcdefghijklmnopqrstuvwxyz0123456789.+-") !=
+		    strlen(rel) ||
+	    strlen(k->package) > 100) {
+		mx_err(mx, v->pos,
+		       "package: '%s' is not a Debian kernel image package "
+		       "(expected a name like 'linux-image-6.1.0-57-amd64')",
+		       k->package);
+		return;
+	}
+	if (!k->release)
+		k->release = xstrdup(rel);
+}
+
 static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 			 const struct toml_value *tab)
 {
 	static const char *const keys[] = { "name",   "description", "image",
 					    "initrd", "cmdline",     "release",
-					    "build",  NULL };
+					    "build",  "package",     NULL };
 	const struct toml_value *build = toml_table__get(tab, "build");
 	char where[96];
 
@@ -110,16 +142,22 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 	if (build)
 		parse_build(mx, k, build);
 
-	if (toml_table__get(tab, "image") && build) {
-		mx_err(mx, build->pos,
-		       "kernel '%s' has both an image and a "
-		       "build recipe; give one",
+	if (toml_table__get(tab, "package"))
+		parse_package(mx, k, tab);
+	if (!!toml_table__get(tab, "image") + !!build +
+		    !!toml_table__get(tab, "package") >
+	    1) {
+		mx_err(mx,
+		       build ? build->pos : mx_key_pos(tab, "package", k->pos),
+		       "kernel '%s' has more than one of image, build and "
+		       "package; give one",
 		       k->name);
 		return;
 	}
-	k->kind = toml_table__get(tab, "image") ? KERNEL_IMAGE :
-		  build				? KERNEL_BUILD :
-						  KERNEL_RUNNING;
+	k->kind = toml_table__get(tab, "image")	  ? KERNEL_IMAGE :
+		  build				  ? KERNEL_BUILD :
+		  toml_table__get(tab, "package") ? KERNEL_PACKAGE :
+						    KERNEL_RUNNING;
 	if (k->kind == KERNEL_RUNNING &&
 	    (toml_table__get(tab, "initrd") || toml_table__get(tab, "cmdline")))
 		mx_err(mx,

@@ -18,8 +18,8 @@ static const char *const group_type_names[] = {
 static const char *const group_type_values[] = { "DMA", "DMA-FQ", "identity",
 						 "auto", NULL };
 
-static const char *const method_names[] = { "auto", "sysfs", "kexec",
-					    "grub", "none",  NULL };
+static const char *const method_names[] = { "auto", "sysfs",  "kexec", "grub",
+					    "none", "reboot", NULL };
 
 static const char *const apply_names[] = {
 	[APPLY_NONE] = "none",	     [APPLY_SYSFS] = "sysfs",
@@ -160,7 +160,8 @@ static void parse_custom(struct mx *mx, struct matrix_mode *md,
 		mx_err(mx, mx_val_pos(tab, "method", md->pos),
 		       "method: mode '%s' has no group_type to write to sysfs",
 		       md->name);
-	else if ((md->method == METHOD_KEXEC || md->method == METHOD_GRUB) &&
+	else if ((md->method == METHOD_KEXEC || md->method == METHOD_GRUB ||
+		  md->method == METHOD_REBOOT) &&
 		 !md->nr_cmdline)
 		mx_err(mx, mx_val_pos(tab, "method", md->pos),
 		       "method: '%s' boots with the mode's cmdline, and mode "
@@ -247,6 +248,8 @@ enum mode_apply matrix__apply(const struct matrix_host *host,
 	case METHOD_GRUB:
 		return host->transport == HOST_QEMU ? APPLY_RESTART :
 						      APPLY_GRUB;
+	case METHOD_REBOOT:
+		return boot;
 	case METHOD_AUTO:
 		break;
 	}

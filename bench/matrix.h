@@ -54,12 +54,22 @@ enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU };
 enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
 enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
+enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE };
 
-/* The VM a qemu host is; the testbed issue adds what it needs. */
+/* The VM a qemu host is: bench/host-qemu.c turns this into QEMU's argv. */
 struct matrix_qemu {
 	uint64_t memory; /* bytes */
 	unsigned int cpus;
 	enum qemu_accel accel;
+	enum qemu_iommu iommu;
+	/*
+	 * The vIOMMU reports caching mode (what vfio in the guest needs).
+	 * Intel's driver then forces strict: a lazy mode asked for fails
+	 * verification, as it must.
+	 */
+	bool caching_mode;
+	char **cmdline; /* kernel arguments of every boot */
+	size_t nr_cmdline;
 };
 
 struct matrix_host {
@@ -95,6 +105,7 @@ enum kernel_kind {
 	KERNEL_RUNNING, /* whatever the host has booted */
 	KERNEL_IMAGE,	/* a prebuilt image (+ initrd) to boot */
 	KERNEL_BUILD,	/* built from a tree + patches by `kernel build` */
+	KERNEL_PACKAGE, /* a Debian linux-image package (qemu hosts) */
 };
 
 struct matrix_build {
@@ -118,6 +129,7 @@ struct matrix_kernel {
 	char **cmdline; /* extra arguments, one per element */
 	size_t nr_cmdline;
 	char *release; /* `uname -r` expected after boot; NULL: any */
+	char *package; /* KERNEL_PACKAGE: "linux-image-6.1.0-57-amd64" */
 	struct matrix_build build;
 	struct toml_pos pos;
 	const struct toml_value *src;
@@ -136,7 +148,8 @@ enum mode_method {
 	METHOD_SYSFS,
 	METHOD_KEXEC,
 	METHOD_GRUB,
-	METHOD_NONE, /* the user arranged it; only verified */
+	METHOD_NONE,   /* the user arranged it; only verified */
+	METHOD_REBOOT, /* the host's own boot method, whichever it is */
 };
 
 struct matrix_mode {

@@ -21,7 +21,8 @@
 
 #define IP_TIMEOUT_MS 10000
 
-static int ip_run(const char *netns, const char *const *args)
+/* `ip [-n NETNS] ARGS...`: 0, or a negative errno, logged unless @quiet. */
+static int ip_exec(const char *netns, const char *const *args, bool quiet)
 {
 	struct host_argv a = { 0 };
 	char *err = NULL;
@@ -36,7 +37,7 @@ static int ip_run(const char *netns, const char *const *args)
 	for (i = 0; args[i]; i++)
 		host_argv__push(&a, args[i]);
 	ret = host__cmd(host_argv__get(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
-	if (ret) {
+	if (ret && !quiet) {
 		char *line;
 		size_t len = 0;
 
@@ -54,6 +55,16 @@ static int ip_run(const char *netns, const char *const *args)
 	free(err);
 	host_argv__release(&a);
 	return ret;
+}
+
+static int ip_run(const char *netns, const char *const *args)
+{
+	return ip_exec(netns, args, false);
+}
+
+static int ip_run_quiet(const char *netns, const char *const *args)
+{
+	return ip_exec(netns, args, true);
 }
 
 bool netns__exists(const char *name)
@@ -280,6 +291,31 @@ int veth__create(const struct veth_end *a, const struct veth_end *b)
 	if (!ret)
 		ret = veth__setup(b);
 	return ret;
+}
+
+int tap__create(const struct veth_end *e)
+{
+	const char *add[] = { "tuntap", "add", "dev", e->ifname,
+			      "mode",	"tap", NULL };
+	const char *del[] = { "link", "del", e->ifname, NULL };
+	int ret;
+
+	/* One left by a killed run holds the name: ours by its prefix. */
+	if (!ip_run_quiet(e->netns, (const char *const[]){ "link", "show",
+							   e->ifname, NULL }))
+		ip_run(e->netns, del);
+	ret = ip_run(e->netns, add);
+	if (!ret)
+		ret = veth__setup(e);
+	if (ret)
+		ip_run_quiet(e->netns, del);
+	return ret;
+}
+
+int link__delete(const char *netns, const char *ifname)
+{
+	return ip_run_quiet(netns, (const char *const[]){ "link", "del", ifname,
+							  NULL });
 }
 
 static bool ifname_ok(const char *s)

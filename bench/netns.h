@@ -42,6 +42,15 @@ struct veth_end {
 int veth__create(const struct veth_end *a, const struct veth_end *b);
 
 /*
+ * A persistent tap device @e->ifname in @e->netns, addressed and up: the
+ * controller's side of a qemu host's link (QEMU opens it by name). One
+ * of that name already there is replaced.
+ */
+int tap__create(const struct veth_end *e);
+/* `ip link del`, quietly: 0, or a negative errno when it was not there. */
+int link__delete(const char *netns, const char *ifname);
+
+/*
  * The interface name for a host's veth end: @nic when given, else one
  * derived from @host ("ib-" and as much of it as fits). Into @buf of
  * NETNS_IFNAME_MAX + 1 bytes; -EINVAL when nothing safe results.

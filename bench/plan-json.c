@@ -87,9 +87,10 @@ static json_t *kernels_json(const struct matrix *m)
 
 		json_array_append_new(
 			a,
-			json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name",
+			json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "name",
 				  k->name, "kind", kernel_kind__name(k->kind),
-				  "image", opt_str(k->image), "release",
+				  "package", opt_str(k->package), "image",
+				  opt_str(k->image), "release",
 				  opt_str(k->release), "cmdline",
 				  strv(k->cmdline, k->nr_cmdline), "patches",
 				  strv(k->build.patches, k->build.nr_patches)));

@@ -139,6 +139,45 @@ int run_host__connect(struct run_ctx *ctx, struct run_host *h)
 	return ret;
 }
 
+/*
+ * A host the tool boots itself has no agent before its first boot: boot
+ * it as its first selected trial wants (so that trial needs no second
+ * boot). Should that boot fail, a plain boot of the kernel still gives
+ * the host a row in the store and an agent; its trials then fail on
+ * their own, and the run goes on.
+ */
+static int host__first_boot(struct run_ctx *ctx, size_t idx)
+{
+	struct run_host *h = &ctx->hosts[idx];
+	const struct plan_trial *t = NULL;
+	char *err = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ctx->plan.nr_trials && !t; i++)
+		if (ctx->plan.trials[i].host == idx &&
+		    run_filter__match(&ctx->filter, ctx->m,
+				      &ctx->plan.trials[i]))
+			t = &ctx->plan.trials[i];
+	if (!t) {
+		ret = run_state__boot(ctx, h, 0, -1, &err);
+	} else {
+		ret = run_state__boot(
+			ctx, h, t->kernel,
+			t->apply == APPLY_RESTART ? (long)t->mode : -1, &err);
+		if (ret && t->apply == APPLY_RESTART) {
+			pr_warn("%s; trying a boot without the mode's cmdline",
+				err);
+			free(err);
+			ret = run_state__boot(ctx, h, t->kernel, -1, &err);
+		}
+	}
+	if (ret)
+		pr_err("%s", err ? err : strerror(-ret));
+	free(err);
+	return ret;
+}
+
 int run_hosts__open(struct run_ctx *ctx)
 {
 	const struct matrix *m = ctx->m;
@@ -151,6 +190,7 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		h->h.m = &m->hosts[i];
 		h->h.matrix = m;
+		h->booted_kernel = h->booted_mode = -1;
 		h->h.ops = host_ops__find(m->hosts[i].transport);
 		if (!h->h.ops) {
 			pr_err("host %s: transport %s is not supported by this "
@@ -172,7 +212,13 @@ int run_hosts__open(struct run_ctx *ctx)
 			return ret;
 		}
 		h->opened = true;
-		ret = run_host__connect(ctx, h);
+	}
+	/* Booted once every host is open: a VM's link is its peer's. */
+	for (i = 0; i < m->nr_hosts; i++) {
+		struct run_host *h = &ctx->hosts[i];
+
+		ret = h->h.ops->restart ? host__first_boot(ctx, i) :
+					  run_host__connect(ctx, h);
 		if (ret)
 			return ret;
 	}
@@ -202,6 +248,7 @@ void run_hosts__close(struct run_ctx *ctx)
 		host__forget_boot(h);
 		free(h->applied_mode);
 		free(h->lost);
+		free(h->failed_boot);
 	}
 	free(ctx->hosts);
 	ctx->hosts = NULL;

@@ -119,6 +119,86 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	return ret;
 }
 
+int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
+		    long mode, char **err)
+{
+	const struct matrix_kernel *k = &ctx->m->kernels[kernel];
+	const struct matrix_mode *md = mode >= 0 ? &ctx->m->modes[mode] : NULL;
+	const char **args;
+	size_t nr = 0, i;
+	int ret;
+
+	*err = NULL;
+	/* The same boot failed before: its trials fail at once, not after
+	 * another boot timeout each. Another kernel or mode may work. */
+	if (h->failed_boot && h->failed_kernel == (long)kernel &&
+	    h->failed_mode == mode) {
+		*err = xasprintf("%s (that boot failed earlier in this run)",
+				 h->failed_boot);
+		return -EHOSTDOWN;
+	}
+	args = xcalloc(k->nr_cmdline + (md ? md->nr_cmdline : 0) + 1,
+		       sizeof(*args));
+	for (i = 0; i < k->nr_cmdline; i++)
+		args[nr++] = k->cmdline[i];
+	for (i = 0; md && i < md->nr_cmdline; i++)
+		args[nr++] = md->cmdline[i];
+	if (h->agent) {
+		agent_conn__close(h->agent);
+		h->agent = NULL;
+	}
+	free(h->applied_mode);
+	h->applied_mode = NULL;
+	h->booted_kernel = h->booted_mode = -1;
+	run_progress__msg(ctx, "host %s: booting kernel %s%s%s", h->h.m->name,
+			  k->name, md ? ", mode " : "", md ? md->name : "");
+	ret = h->h.ops->restart(&h->h, k, args, nr, err);
+	free(args);
+	if (!ret) {
+		ret = run_host__connect(ctx, h);
+		if (ret)
+			*err = xasprintf("host %s: no agent after the boot",
+					 h->h.m->name);
+	}
+	if (ret) {
+		free(h->failed_boot);
+		h->failed_boot = xstrdup(*err ? *err : strerror(-ret));
+		h->failed_kernel = kernel;
+		h->failed_mode = mode;
+		return ret;
+	}
+	h->booted_kernel = kernel;
+	h->booted_mode = mode;
+	h->fresh_boot = true;
+	if (md)
+		h->applied_mode = xstrdup(md->name);
+	return 0;
+}
+
+/*
+ * A host the tool boots itself: boot when it has no VM, another kernel
+ * runs, or the trial's mode is a boot of another cmdline (or the plan
+ * asks for a fresh boot, unless no trial ran on the current one yet).
+ */
+static int ensure_booted(struct run_ctx *ctx, struct run_host *h,
+			 const struct plan_trial *t, char **err)
+{
+	bool by_boot = t->apply == APPLY_RESTART;
+	long mode = by_boot ? (long)t->mode : -1;
+	bool need;
+
+	int ret = 0;
+
+	need = !h->agent || h->booted_kernel != (long)t->kernel ||
+	       (by_boot && (h->booted_mode != mode ||
+			    (t->reboot_before && !h->fresh_boot)));
+	if (need)
+		ret = run_state__boot(ctx, h, t->kernel, mode, err);
+	/* This trial runs on it: the next one asking for a boot gets one. */
+	h->fresh_boot = false;
+	return ret;
+}
+
 static int verify(struct run_host *h, const struct matrix_mode *md,
 		  char **effective, char **err)
 {
@@ -132,7 +212,14 @@ static int verify(struct run_host *h, const struct matrix_mode *md,
 	ret = run_host__call(h, "policy", args, POLICY_TIMEOUT_MS, &res, err);
 	if (ret)
 		return ret;
-	got = json_string_value(json_object_get(res, "mode"));
+	/*
+	 * The device under test decides: after a sysfs switch of its group
+	 * alone, the other groups keep the boot's type and the host as a
+	 * whole is "mixed".
+	 */
+	got = json_string_value(json_object_get(res, "nic_mode"));
+	if (!got || !strcmp(got, "unknown"))
+		got = json_string_value(json_object_get(res, "mode"));
 	*effective = xstrdup(got ? got : "unknown");
 	if (want && strcmp(want, *effective)) {
 		ev = json_dumps(json_object_get(res, "evidence"), JSON_COMPACT);
@@ -173,16 +260,25 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 {
 	struct run_host *h = &ctx->hosts[t->host];
 	const struct matrix_mode *md = &ctx->m->modes[t->mode];
-	bool in_place = h->applied_mode && !strcmp(h->applied_mode, md->name);
+	bool in_place;
 	int ret = 0;
 
 	*effective = NULL;
+	if (h->h.ops->restart) {
+		ret = ensure_booted(ctx, h, t, err);
+		if (ret)
+			return ret;
+	}
+	in_place = h->applied_mode && !strcmp(h->applied_mode, md->name);
 	switch (t->apply) {
 	case APPLY_NONE:
 		break;
 	case APPLY_SYSFS:
-		if (!in_place)
+		if (!in_place) {
 			ret = apply_sysfs(h, md, err);
+			/* The boot's own mode is no longer what runs. */
+			h->booted_mode = -1;
+		}
 		break;
 	case APPLY_KEXEC:
 	case APPLY_GRUB:
@@ -190,11 +286,7 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 			ret = apply_boot(ctx, h, t, err);
 		break;
 	case APPLY_RESTART:
-		*err = xasprintf("host %s: restarting a VM is not supported "
-				 "yet",
-				 h->h.m->name);
-		ret = -EOPNOTSUPP;
-		break;
+		break; /* booted above */
 	}
 	if (!ret)
 		ret = verify_kernel(h, &ctx->m->kernels[t->kernel], err);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "bench/run-fetch.h"
 #include "bench/run.h"
 #include "collectors/collector.h"
 #include "collectors/iperf3.h"
@@ -26,6 +28,7 @@ struct trial_out {
 	char *effective;
 	json_t *client; /* iperf3 results */
 	json_t *collected;
+	struct run_fetch fetched; /* artifacts brought from the SUT */
 	char *err;
 };
 
@@ -71,14 +74,48 @@ static char *trial_dir(struct run_ctx *ctx, int64_t trial_id)
 	return dir;
 }
 
-/* Artifacts land on the controller's disk only where the agent shares it. */
+/*
+ * Where the SUT's collectors write: the trial's folder itself where the
+ * agent shares this disk, else a folder the agent makes under its own
+ * artifact root (a name: bench/agent-proto.h), fetched after the trial.
+ * The pid keeps two controllers that drive one host apart.
+ */
 static char *trial_outdir(struct run_ctx *ctx, const struct run_host *sut,
 			  int64_t trial_id)
 {
-	if (sut->h.m->transport != HOST_LOCAL &&
-	    sut->h.m->transport != HOST_NETNS)
-		return NULL; /* TODO: fetch ssh hosts' artifacts after the trial */
-	return trial_dir(ctx, trial_id);
+	if (run_fetch__host_shares_disk(sut))
+		return trial_dir(ctx, trial_id);
+	return xasprintf("run%lld-trial%lld-%d", (long long)ctx->run_id,
+			 (long long)trial_id, (int)getpid());
+}
+
+/* The folder collect.start made on a host that does not share our disk. */
+static char *remote_outdir(const struct run_host *sut, const json_t *res)
+{
+	const char *d = json_string_value(json_object_get(res, "outdir"));
+
+	if (run_fetch__host_shares_disk(sut) || !d)
+		return NULL;
+	return xstrdup(d);
+}
+
+/* A fetch that fails is a warning: what was measured still counts. */
+static void artifacts__fetch(struct run_ctx *ctx, struct run_host *sut,
+			     int64_t trial_id, const char *remote,
+			     struct trial_out *o)
+{
+	char *dir = trial_dir(ctx, trial_id);
+
+	if (!dir) {
+		pr_warn("trial %lld: the artifacts of host %s stay in %s",
+			(long long)trial_id, sut->h.m->name, remote);
+		return;
+	}
+	if (run_fetch__artifacts(sut, remote, dir, o->collected, &o->fetched))
+		pr_warn("trial %lld: not every artifact of host %s was "
+			"fetched; its measurements count all the same",
+			(long long)trial_id, sut->h.m->name);
+	free(dir);
 }
 
 /*
@@ -100,7 +137,7 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	struct run_host *cli = &ctx->hosts[w->client];
 	int tmo = matrix_workload__trial_ms(w) + IPERF3_SLACK_MS;
 	json_t *args, *res = NULL;
-	char ip[64], *outdir;
+	char ip[64], *outdir, *remote;
 	int ret;
 
 	ret = run_args__data_ip(&ctx->m->hosts[w->server], ip, sizeof(ip));
@@ -114,6 +151,7 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	free(outdir);
 	ret = run_host__call(sut, "collect.start", args, COLLECT_TIMEOUT_MS,
 			     &res, &o->err);
+	remote = ret ? NULL : remote_outdir(sut, res);
 	json_decref(res);
 	if (ret)
 		return ret;
@@ -135,13 +173,23 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	json_decref(res);
 	if (ret)
 		goto stop_collect;
-	return run_host__call(sut, "collect.stop", NULL, COLLECT_TIMEOUT_MS,
-			      &o->collected, &o->err);
+	ret = run_host__call(sut, "collect.stop", NULL, COLLECT_TIMEOUT_MS,
+			     &o->collected, &o->err);
+	if (!ret && remote)
+		artifacts__fetch(ctx, sut, trial_id, remote, o);
+	else if (remote && sut->agent)
+		run_fetch__remove(sut, remote);
+	free(remote);
+	return ret;
 stop_collect:
 	if (sut->agent && run_host__call(sut, "collect.stop", NULL,
 					 COLLECT_TIMEOUT_MS, &res, NULL))
 		host__reset(ctx, sut);
 	json_decref(res);
+	/* A failed trial's artifacts are not worth a fetch. */
+	if (remote && sut->agent)
+		run_fetch__remove(sut, remote);
+	free(remote);
 	return ret;
 }
 
@@ -167,6 +215,37 @@ static int raw__store(struct run_ctx *ctx, int64_t trial_id, const char *name,
 	free(path);
 	free(dir);
 	return ret;
+}
+
+/*
+ * Fetched files that a collector's own store records, as it does where
+ * the agent wrote them into the trial's folder directly.
+ */
+static bool recorded_by_collector(const struct run_fetched *f)
+{
+	static const char *const own[] = { "perf/perf_data" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		if (!strcmp(f->where, own[i]))
+			return true;
+	return false;
+}
+
+/* A file without its row costs nothing measured: it is still there. */
+static void fetched__store(struct run_ctx *ctx, int64_t trial_id,
+			   const struct run_fetch *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++) {
+		if (recorded_by_collector(&f->files[i]))
+			continue;
+		if (store__artifact_add(ctx->st, 0, trial_id, f->files[i].path,
+					f->files[i].kind, NULL))
+			pr_warn("trial %lld: %s not recorded as an artifact",
+				(long long)trial_id, f->files[i].path);
+	}
 }
 
 static int results__store(struct run_ctx *ctx, int64_t trial_id,
@@ -196,6 +275,7 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 		if (ret)
 			return ret;
 	}
+	fetched__store(ctx, trial_id, &o->fetched);
 	/* Throughput per busy core needs both sides: iperf3 and procstat. */
 	v = json_object_get(o->collected, "procstat");
 	if (v)
@@ -287,6 +367,7 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	free(o.err);
 	json_decref(o.client);
 	json_decref(o.collected);
+	run_fetch__release(&o.fetched);
 	if (sret)
 		return sret;
 	return ret ? 1 : 0;

@@ -35,6 +35,16 @@ struct run_host {
 	char *build_id;
 	char *applied_mode; /* the mode put in place on this boot, if any */
 	char *lost; /* why the host is gone for the rest of the run; NULL */
+	/*
+	 * Hosts the tool boots itself (qemu, host_ops.restart): what the
+	 * current boot is (matrix indexes; mode -1: booted without a
+	 * mode's cmdline), whether no trial ran on it yet, and the last
+	 * boot that failed, so that its other trials fail fast.
+	 */
+	long booted_kernel, booted_mode;
+	bool fresh_boot;
+	long failed_kernel, failed_mode;
+	char *failed_boot; /* its error; NULL: none failed */
 };
 
 struct run_progress {
@@ -89,6 +99,13 @@ int run_kernels__store(struct run_ctx *ctx);
 /* run-state.c: the mode of trial @t in place on its SUT, and verified */
 int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		      char **effective, char **err);
+/*
+ * Boot host @h (one with host_ops.restart) into kernel @kernel with mode
+ * @mode's cmdline (-1: none) and connect its agent. 0, or a negative
+ * errno and *@err.
+ */
+int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
+		    long mode, char **err);
 
 /* run-trial.c */
 int run_trial__exec(struct run_ctx *ctx, size_t i);

@@ -27,17 +27,20 @@
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	char buf[1024];
+	char *buf;
 	size_t n;
 
 	/* Verifier logs are for -vv; failures are reported as errnos. */
 	if (log_verbosity < LOG_DEBUG || level == LIBBPF_DEBUG)
 		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* Whole: a verifier log's last lines say why it refused. */
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return 0;
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	pr_debug("%s", buf);
+	free(buf);
 	return 0;
 }
 

@@ -9,6 +9,8 @@ set -eu
 # kernel source package that libperf is built from (Debian ships no libperf).
 # Run and test: iperf3, perf, iproute2 for network namespaces, gnuplot for
 # plots, chromium to render reports, bpftrace as the probe-cost yardstick.
+# The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
+# for depmod, zstd/xz for the compressed modules of Debian's kernels.
 PKGS="
 build-essential
 pkg-config
@@ -41,6 +43,11 @@ perl
 git
 man-db
 groff-base
+qemu-system-x86
+busybox-static
+cpio
+kmod
+zstd
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -115,6 +115,8 @@ static void print_kernels(const struct matrix *m)
 			printf("the running kernel");
 		else if (k->kind == KERNEL_IMAGE)
 			printf("image %s", k->image);
+		else if (k->kind == KERNEL_PACKAGE)
+			printf("Debian package %s", k->package);
 		else
 			printf("built from %s at %s + %zu patch%s", b->tree,
 			       b->base ? b->base : "HEAD", b->nr_patches,

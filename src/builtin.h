@@ -48,6 +48,7 @@ int cmd_regress(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
+int cmd_testbed(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 
 /* The command table, for help and "did you mean". */

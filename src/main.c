@@ -30,6 +30,8 @@ const struct cmd_struct commands[] = {
 	  "the CI gate: regressions between runs, change points in history" },
 	{ "report", cmd_report, "a self-contained HTML report with plots" },
 	{ "run", cmd_run, "execute a matrix: resumable, verified, stored" },
+	{ "testbed", cmd_testbed,
+	  "build the QEMU testbed's guest kernels and initramfs" },
 	{ "trace", cmd_trace,
 	  "live counts and latency histograms of the IOMMU DMA paths" },
 	{ "version", cmd_version, "print the version and build details" },

@@ -266,8 +266,13 @@ static void test_apply(void)
 	       "no nic, reboot kexec: kexec");
 	is_int(matrix__apply(&m->hosts[1], &m->modes[lazy]), APPLY_GRUB,
 	       "no nic, reboot grub: grub");
+	/* A VM's NIC is eth0 unless told: its group switches by sysfs. */
+	is_int(matrix__apply(&m->hosts[2], &m->modes[lazy]), APPLY_SYSFS,
+	       "a VM switches a built-in mode through sysfs");
+	m->modes[lazy].method = METHOD_REBOOT;
 	is_int(matrix__apply(&m->hosts[2], &m->modes[lazy]), APPLY_RESTART,
-	       "a VM restarts");
+	       "method reboot: a VM restarts");
+	m->modes[lazy].method = METHOD_AUTO;
 	ok(m->hosts[2].allow_reboot, "a VM may be restarted by default");
 	is_int(m->hosts[2].qemu.cpus, 2, "qemu: 2 CPUs");
 	is_int(m->hosts[2].qemu.memory, 2ULL << 30, "qemu: 2G");

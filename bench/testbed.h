@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The testbed's guest parts, kept in a cache on the controller: Debian
+ * kernel packages downloaded (never installed) and unpacked, and the
+ * initramfs that boots them into this tool's agent.
+ *
+ * Cache: $IOMMU_BENCH_CACHE, else $XDG_CACHE_HOME/iommu-bench, else
+ * $HOME/.cache/iommu-bench; the testbed lives in its testbed/ folder.
+ * Everything is built in a temporary folder beside its final place and
+ * renamed into place when complete, under an flock() of the cache, so a
+ * killed build leaves nothing half made and two runs never build the
+ * same thing at once.
+ *
+ * The guest contract (what the initramfs's /init does; the qemu
+ * transport relies on it):
+ *   - mounts proc, sysfs, devtmpfs, tracefs, debugfs, bpffs; loads the
+ *     modules in /modules.load, in order (absent for kernels with the
+ *     drivers built in);
+ *   - brings lo up, waits (bounded) for the NIC named by
+ *     iommu_bench.nic= (default eth0), brings it up and adds
+ *     iommu_bench.ip= (a CIDR) to it when given;
+ *   - mounts the controller's root, shared read-only over 9p with the
+ *     mount tag TESTBED_9P_TAG, at /host; binds /proc, /sys, /dev into
+ *     it and puts tmpfs on /host/tmp, /host/run and /host/var/tmp, and
+ *     a machine-id of its own (iommu_bench.machine_id=) over
+ *     /host/etc/machine-id; and, when the initramfs has the kernel's
+ *     config, a tmpfs on /host/boot holding it as config-<release> (the
+ *     controller's /boot describes other kernels);
+ *   - prints TESTBED_READY_LINE and the uptime on the console;
+ *   - then, forever: opens the virtio-serial port named
+ *     TESTBED_PORT_NAME read-write and runs, chrooted into /host,
+ *     `iommu_bench.exe= agent serve` with stdin and stdout on it and
+ *     stderr appended to /host/tmp/iommu-bench-agent.log. The agent
+ *     exits when the controller disconnects (EOF) and is started again.
+ *   Values from the command line are checked against a safe character
+ *   set before use; a bad one is reported on the console and ignored.
+ */
+#ifndef IOMMU_BENCH_TESTBED_H
+#define IOMMU_BENCH_TESTBED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#define TESTBED_9P_TAG "hostfs"
+#define TESTBED_PORT_NAME "iommu-bench.agent"
+#define TESTBED_READY_LINE "iommu-bench-guest: ready"
+
+/* A guest kernel from a Debian package, ready to boot. */
+struct testbed_kernel {
+	char *package; /* "linux-image-6.1.0-57-amd64" */
+	char *version; /* the package's version, "6.1.192-3" */
+	char *release; /* `uname -r` in the guest, "6.1.0-57-amd64" */
+	char *dir;     /* where it is unpacked */
+	char *image;   /* .../boot/vmlinuz-<release> */
+	char *initrd;  /* the initramfs: the base plus its modules */
+	char *config;  /* .../boot/config-<release> */
+	bool cached;   /* nothing had to be downloaded or built */
+};
+
+/* The testbed cache folder (not created). 0 and a new string, or -errno. */
+int testbed__cache_dir(char **out);
+
+/*
+ * A Debian linux-image package name: "linux-image-" and [a-z0-9.+-]
+ * after it, no more than 100 characters.
+ */
+bool testbed__package_is_valid(const char *package);
+
+/*
+ * @package ready to boot: downloaded with `apt-get download`, unpacked
+ * with `dpkg -x`, `depmod -b` run, and its initramfs built, each step
+ * only when the cache does not hold it already. With @fetch false a
+ * kernel not in the cache is -ENOENT (nothing is downloaded).
+ * 0 and *@k filled, or a negative errno and *@err saying what failed in
+ * words (the package name, the tool's last stderr line: "E: Unable to
+ * locate package ..." for a typo).
+ */
+int testbed__kernel(const char *package, bool fetch, struct testbed_kernel *k,
+		    char **err);
+void testbed_kernel__release(struct testbed_kernel *k);
+
+/*
+ * An initramfs for a kernel that is not a package (an image of the
+ * matrix, a `kernel build` output): the base, plus the modules under
+ * @modules_dir (a lib/modules/<release> folder) when not NULL. 0 and a
+ * new path in *@initrd (cached by the content of its inputs), or a
+ * negative errno and *@err.
+ */
+int testbed__initrd(const char *modules_dir, const char *release, char **initrd,
+		    char **err);
+
+/*
+ * Internals, shared by the testbed-*.c files, the testbed command and
+ * tests/unit/test-testbed.c.
+ */
+
+/* Where the base takes its busybox from (Debian's busybox-static). */
+#define TESTBED_BUSYBOX "/bin/busybox"
+
+/* The initramfs's /init, a busybox sh script doing the contract above. */
+extern const char testbed_init_script[];
+
+/* The guest's modules, loaded with their dependencies first. */
+extern const char *const testbed_modules[];
+
+/* A kernel release: [A-Za-z0-9._+-], not starting with '.' or '-'. */
+bool testbed__release_is_valid(const char *release);
+
+/* testbed__kernel(); with @force, downloaded and built again regardless. */
+int testbed__kernel_get(const char *package, bool fetch, bool force,
+			struct testbed_kernel *k, char **err);
+
+/*
+ * testbed__initrd(), and the kernel's config (@config, when not NULL)
+ * as the initramfs's boot/config-<release>; with @force, built again
+ * regardless. *@cached (may be NULL): nothing had to be built.
+ */
+int testbed__initrd_get(const char *modules_dir, const char *config,
+			const char *release, bool force, char **initrd,
+			bool *cached, char **err);
+
+/*
+ * The paths, relative to @modules_dir, of the modules named in @wanted
+ * (NULL-terminated) and all they depend on, each once, dependencies
+ * first, from @modules_dir/modules.dep. A module built into the kernel
+ * (modules.builtin) is left out; one neither there nor built in is
+ * -ENOENT. 0 and a NULL-terminated array in *@paths (free with
+ * testbed__strv_free), or a negative errno and *@err.
+ */
+int testbed__module_order(const char *modules_dir, const char *const *wanted,
+			  char ***paths, char **err);
+void testbed__strv_free(char **v);
+
+/*
+ * The cache's mechanics (testbed-cache.c). Everything written is
+ * written under the lock, into a temporary name beside its final place
+ * (".tmp-*", swept by the next lock), then renamed into place.
+ */
+int testbed_cache__mkdirs(const char *path, char **err);
+/* Create @dir and take its lock, waiting a bounded time for another build. */
+int testbed_cache__lock(const char *dir, int *fd, char **err);
+void testbed_cache__unlock(int fd);
+/* A new empty folder in @dir, to be committed or removed. */
+int testbed_cache__mkdtemp(const char *dir, char **tmp, char **err);
+/* Replace whatever is at @path by the folder @tmp. */
+int testbed_cache__commit(const char *tmp, const char *path, char **err);
+/* Write @iov to @path (0644), all or nothing. */
+int testbed_cache__write(const char *path, const struct iovec *iov, int iovcnt,
+			 char **err);
+/* Remove a tree, never following links nor leaving its file system. */
+int testbed_cache__remove(const char *path);
+/* @path exists and is a regular file. */
+bool testbed_cache__has_file(const char *path);
+
+#endif /* IOMMU_BENCH_TESTBED_H */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iommu-bench testbed build | path: the QEMU testbed's guest kernels,
+ * Debian packages downloaded into a cache and given an initramfs that
+ * boots them into the agent. `run` builds what a matrix needs by itself;
+ * this command is for doing it ahead of time (CI images, offline use)
+ * and for seeing where things are.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/testbed.h"
+#include "builtin.h"
+#include "log.h"
+#include "parse-options.h"
+#include "suggest.h"
+#include "util.h"
+
+/* The testbed's reference kernel: Debian 12's, measured by hand first. */
+#define TESTBED_DEFAULT_KERNEL "linux-image-6.1.0-57-amd64"
+
+static const char *const testbed_usage[] = {
+	"iommu-bench testbed build [--kernel <PKG>]... [--force] [--json]",
+	"iommu-bench testbed path [--json]",
+	NULL,
+};
+
+struct testbed_args {
+	const char **kernels;
+	size_t nr, alloc;
+	bool force;
+};
+
+static struct testbed_args args;
+
+static int kernel_cb(const struct option *opt, const char *arg)
+{
+	struct testbed_args *a = opt->value;
+
+	ALLOC_GROW(a->kernels, a->nr + 1, a->alloc);
+	a->kernels[a->nr++] = arg;
+	return 0;
+}
+
+static const struct option testbed_options[] = {
+	OPT_GLOBALS(),
+	OPT_JSON(),
+	OPT_CALLBACK(
+		0, "kernel", &args, "PKG",
+		"a Debian kernel package (repeatable; default " TESTBED_DEFAULT_KERNEL
+		")",
+		kernel_cb),
+	OPT_BOOLEAN(0, "force", &args.force,
+		    "download and build again even what the cache holds"),
+	OPT_GROUP(
+		"build: download each kernel package (apt-get download, never\n"
+		"installed), unpack it, run depmod and build its initramfs,\n"
+		"each only when the cache lacks it. path: print the cache\n"
+		"folder ($IOMMU_BENCH_CACHE, $XDG_CACHE_HOME/iommu-bench or\n"
+		"~/.cache/iommu-bench, then testbed/)."),
+	OPT_END(),
+};
+
+static void print_json(json_t *o)
+{
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
+static int testbed_build(void)
+{
+	static const char *const fallback[] = { TESTBED_DEFAULT_KERNEL };
+	const char *const *pkgs = args.nr ? args.kernels : fallback;
+	size_t i, nr = args.nr ? args.nr : 1;
+	json_t *out = json_array();
+	struct testbed_kernel k;
+	bool failed = false;
+	char *err;
+
+	for (i = 0; i < nr; i++)
+		if (!testbed__package_is_valid(pkgs[i]))
+			usage_error(testbed_usage, testbed_options,
+				    "'%s' is not a Debian kernel package name "
+				    "(linux-image- and then [a-z0-9.+-], at "
+				    "most 100 characters)",
+				    pkgs[i]);
+	/* A first build takes seconds per kernel: say what is going on. */
+	if (log_verbosity < LOG_INFO)
+		log_verbosity = LOG_INFO;
+	for (i = 0; i < nr; i++) {
+		err = NULL;
+		if (testbed__kernel_get(pkgs[i], true, args.force, &k, &err)) {
+			pr_err("%s", err ? err : pkgs[i]);
+			free(err);
+			failed = true;
+			continue;
+		}
+		if (global.json) {
+			json_array_append_new(
+				out,
+				json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, "
+					  "s:s, s:s}",
+					  "package", k.package, "version",
+					  k.version, "release", k.release,
+					  "image", k.image, "initrd", k.initrd,
+					  "cached", k.cached, "config",
+					  k.config, "dir", k.dir));
+		} else {
+			printf("%s %s (release %s): %s\n", k.package, k.version,
+			       k.release, k.cached ? "cached" : "built");
+			printf("  image   %s\n  initrd  %s\n", k.image,
+			       k.initrd);
+		}
+		testbed_kernel__release(&k);
+	}
+	if (global.json)
+		print_json(out);
+	else
+		json_decref(out);
+	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static int testbed_path(void)
+{
+	char *dir;
+	int ret;
+
+	if (args.nr || args.force)
+		usage_error(testbed_usage, testbed_options,
+			    "testbed path takes no --kernel or --force");
+	ret = testbed__cache_dir(&dir);
+	if (ret) {
+		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
+		return EXIT_WORK_FAILED;
+	}
+	if (global.json)
+		print_json(json_pack("{s:s}", "path", dir));
+	else
+		printf("%s\n", dir);
+	free(dir);
+	return EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	const char *cmd; /* for parse-options' "see --help" hints */
+	int (*fn)(void);
+} subcommands[] = {
+	{ "build", "testbed build", testbed_build },
+	{ "path", "testbed path", testbed_path },
+};
+
+int cmd_testbed(int argc, const char **argv)
+{
+	const char *names[ARRAY_SIZE(subcommands) + 1], *best;
+	size_t i;
+	int ret;
+
+	argc = parse_options(argc, argv, testbed_options, testbed_usage,
+			     PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!argc)
+		usage_error(testbed_usage, testbed_options,
+			    "which testbed subcommand?");
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
+		names[i] = subcommands[i].name;
+		if (strcmp(argv[0], names[i]))
+			continue;
+		/* Options may follow the subcommand as well as precede it. */
+		argv[0] = subcommands[i].cmd;
+		argc = parse_options(argc, argv, testbed_options, testbed_usage,
+				     0);
+		if (argc)
+			usage_error(testbed_usage, testbed_options,
+				    "unexpected argument '%s'", argv[0]);
+		ret = subcommands[i].fn();
+		free(args.kernels);
+		return ret;
+	}
+	names[i] = NULL;
+	best = suggest__best(argv[0], names);
+	if (best)
+		pr_err("'%s' is not a testbed subcommand; did you mean '%s'?",
+		       argv[0], best);
+	else
+		pr_err("'%s' is not a testbed subcommand (see 'iommu-bench "
+		       "testbed --help')",
+		       argv[0]);
+	free(args.kernels);
+	return EXIT_USAGE;
+}

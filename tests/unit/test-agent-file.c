@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The agent's artifact folder and its two file verbs, through the verb
+ * table as a request would reach them: collect.start making a named
+ * folder, file.read giving a 2.5 MiB file back chunk by chunk, and
+ * both verbs refusing everything outside the root however it is
+ * spelled (.., a symlink out, an absolute path elsewhere). Then the
+ * controller's side against a real `agent serve`: run_fetch__artifacts
+ * bringing files home over the wire and rewriting the results.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base64.h"
+#include "bench/agent-file.h"
+#include "bench/agent-proto.h"
+#include "bench/agent-conn.h"
+#include "bench/agent.h"
+#include "bench/run-fetch.h"
+#include "bench/run.h"
+#include "log.h"
+#include "tap.h"
+#include "util.h"
+
+static char scratch[PATH_MAX];
+static char root[PATH_MAX + 32];
+
+/* One verb as a request line would run it: 0 or -errno, result, error. */
+static int call(const char *verb, json_t *args, json_t **res, char **err)
+{
+	struct agent a = { 0 };
+	json_t *o = agent__dispatch(&a, 1, verb, args);
+	int ret = 0;
+
+	json_decref(args);
+	if (res)
+		*res = NULL;
+	if (err)
+		*err = NULL;
+	if (json_is_true(json_object_get(o, "ok"))) {
+		if (res)
+			*res = json_incref(json_object_get(o, "result"));
+	} else {
+		ret = -(int)json_integer_value(json_object_get(o, "errno"));
+		if (err)
+			*err = xstrdup(
+				json_string_value(json_object_get(o, "error")));
+	}
+	json_decref(o);
+	agent__release(&a);
+	return ret;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static char *test_outdir(void)
+{
+	const char *bad[] = { "../x", ".hidden", "-x", "a/b", "a..b", "" };
+	struct agent a = { 0 };
+	json_t *args, *o, *res;
+	char *dir = NULL, *err = NULL, *want;
+	struct stat sb;
+	size_t i;
+
+	args = json_pack("{s:{}, s:s}", "collectors", "outdir", "trial-1");
+	o = agent__dispatch(&a, 1, "collect.start", args);
+	json_decref(args);
+	res = json_object_get(o, "result");
+	ok(json_is_true(json_object_get(o, "ok")),
+	   "collect.start with a named outdir");
+	if (json_is_string(json_object_get(res, "outdir")))
+		dir = xstrdup(
+			json_string_value(json_object_get(res, "outdir")));
+	json_decref(o);
+	o = agent__dispatch(&a, 2, "collect.stop", NULL);
+	json_decref(o);
+	agent__release(&a);
+
+	snprintf(root, sizeof(root), "%s/%s", scratch, ARTIFACT_DIR_NAME);
+	want = xasprintf("%s/trial-1", root);
+	is_str(dir, want, "... answers the folder it made, under $TMPDIR/%s",
+	       ARTIFACT_DIR_NAME);
+	free(want);
+	ok(!stat(root, &sb) && S_ISDIR(sb.st_mode) &&
+		   (sb.st_mode & 0777) == 0700,
+	   "the artifact root is a directory, mode 0700");
+	ok(dir && !stat(dir, &sb) && S_ISDIR(sb.st_mode) &&
+		   (sb.st_mode & 0777) == 0700,
+	   "the trial's folder too");
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		args = json_pack("{s:{}, s:s}", "collectors", "outdir", bad[i]);
+		is_int(call("collect.start", args, NULL, &err), -EINVAL,
+		       "collect.start refuses the outdir '%s'", bad[i]);
+		free(err);
+	}
+	args = json_pack("{s:{}, s:s}", "collectors", "outdir", "/a/../b");
+	is_int(call("collect.start", args, NULL, &err), -EINVAL,
+	       "... and an absolute one with '..'");
+	free(err);
+	args = json_pack("{s:{}, s:s}", "collectors", "outdir", scratch);
+	is_int(call("collect.start", args, &res, NULL), 0,
+	       "an absolute outdir works as before");
+	is_str(json_string_value(json_object_get(res, "outdir")), scratch,
+	       "... and is answered as given");
+	json_decref(res);
+	return dir;
+}
+
+/* @path read back with file.read, @len bytes a call; NULL on failure. */
+static unsigned char *read_back(const char *path, json_int_t len, size_t *size,
+				int *calls)
+{
+	unsigned char *out = NULL;
+	json_int_t off = 0;
+	bool eof = false;
+	json_t *res;
+	size_t n;
+
+	*calls = 0;
+	*size = 0;
+	while (!eof && *calls < 100) {
+		const char *d;
+
+		if (call("file.read",
+			 json_pack("{s:s, s:I, s:I}", "path", path, "offset",
+				   off, "length", len),
+			 &res, NULL))
+			goto fail;
+		(*calls)++;
+		d = json_string_value(json_object_get(res, "data"));
+		eof = json_is_true(json_object_get(res, "eof"));
+		out = xrealloc(out,
+			       (size_t)off + BASE64_DECODED_MAX(strlen(d)) + 1);
+		if (base64__decode(d, strlen(d), out + off, &n)) {
+			json_decref(res);
+			goto fail;
+		}
+		off += (json_int_t)n;
+		if (eof &&
+		    json_integer_value(json_object_get(res, "size")) != off) {
+			json_decref(res);
+			goto fail;
+		}
+		json_decref(res);
+	}
+	*size = (size_t)off;
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
+
+static void test_read(const char *dir)
+{
+	size_t len = 5 * 1024 * 1024 / 2, got, i;
+	unsigned char *buf = xmalloc(len), *back;
+	char *path = xasprintf("%s/perf.data", dir);
+	json_t *res;
+	int calls;
+
+	srand(42);
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)rand();
+	ok(!write_file(path, buf, len), "a 2.5 MiB file in the trial folder");
+
+	back = read_back(path, AGENT_FILE_READ_MAX, &got, &calls);
+	is_int(calls, 3, "file.read gives it in 3 chunks of 1 MiB");
+	ok(back && got == len && !memcmp(back, buf, len),
+	   "... which put together equal the original");
+	free(back);
+
+	back = read_back(path, 4 * AGENT_FILE_READ_MAX, &got, &calls);
+	is_int(calls, 3, "a larger \"length\" is cut to 1 MiB a call");
+	ok(back && got == len && !memcmp(back, buf, len), "... same bytes");
+	free(back);
+
+	is_int(call("file.read",
+		    json_pack("{s:s, s:I}", "path", path, "offset",
+			      (json_int_t)len + 10),
+		    &res, NULL),
+	       0, "an offset past the end");
+	ok(json_is_true(json_object_get(res, "eof")) &&
+		   !strcmp(json_string_value(json_object_get(res, "data")), ""),
+	   "... reads nothing, at the end of file");
+	json_decref(res);
+
+	is_int(call("file.read",
+		    json_pack("{s:s, s:i}", "path", path, "offset", -1), NULL,
+		    NULL),
+	       -EINVAL, "a negative offset is refused");
+	free(path);
+	free(buf);
+}
+
+#define OUTSIDE "not under the artifact folder"
+
+/* @verb on @path fails with @want, its error saying @says (or NULL). */
+static void refused(const char *verb, const char *path, int want,
+		    const char *says, const char *what)
+{
+	char *err = NULL;
+
+	is_int(call(verb, json_pack("{s:s}", "path", path), NULL, &err), want,
+	       "%s refuses %s", verb, what);
+	if (says)
+		has_str(err, says, "... saying why");
+	free(err);
+}
+
+static void test_refusals(const char *dir)
+{
+	char *p, *secret = xasprintf("%s/secret", scratch);
+	char *link = xasprintf("%s/passwd", dir);
+	char *link2 = xasprintf("%s/secret-link", dir);
+
+	write_file(secret, "no", 2);
+	ok(!symlink("/etc/passwd", link) && !symlink(secret, link2),
+	   "symlinks in the trial folder that point out of it");
+	refused("file.read", "/etc/passwd", -EACCES, OUTSIDE, "/etc/passwd");
+	refused("file.read", link, -EACCES, OUTSIDE,
+		"a symlink to /etc/passwd");
+	refused("file.read", link2, -EACCES, OUTSIDE,
+		"a symlink to a file beside it");
+	p = xasprintf("%s/../../secret", dir);
+	refused("file.read", p, -EACCES, OUTSIDE,
+		"a path that walks up with ..");
+	free(p);
+	p = xasprintf("%s/../%s/../secret", root, ARTIFACT_DIR_NAME);
+	refused("file.read", p, -EACCES, OUTSIDE,
+		"a walk out and back and out");
+	free(p);
+	refused("file.read", "perf.data", -EINVAL, "absolute",
+		"a relative path");
+	refused("file.read", dir, -EISDIR, "not a regular file", "a directory");
+	p = xasprintf("%s/fifo", dir);
+	mkfifo(p, 0600);
+	refused("file.read", p, -EINVAL, "not a regular file",
+		"a FIFO, without waiting on it");
+	free(p);
+	refused("file.remove", "/etc", -EACCES, OUTSIDE, "/etc");
+	refused("file.remove", root, -EACCES, OUTSIDE, "the root itself");
+	p = xasprintf("%s/..", dir);
+	refused("file.remove", p, -EACCES, OUTSIDE, "the root as dir/..");
+	free(p);
+	refused("file.remove", link2, -EACCES, OUTSIDE, "a symlink out");
+	ok(!access(secret, F_OK) && !access("/etc/passwd", F_OK),
+	   "what the symlinks point to is untouched");
+
+	/* Someone else's or an open root is not ours to trust. */
+	chmod(root, 0777);
+	p = xasprintf("%s/perf.data", dir);
+	refused("file.read", p, -EACCES, "writable by others",
+		"anything while the root is 0777");
+	chmod(root, 0700);
+	free(p);
+	free(secret);
+	free(link);
+	free(link2);
+}
+
+static void test_remove(const char *dir)
+{
+	char *deep = xasprintf("%s/deep", dir), *p;
+	char *sub = xasprintf("%s/er", deep);
+	char *secret = xasprintf("%s/keep", scratch);
+	json_t *res;
+
+	mkdir(deep, 0700);
+	mkdir(sub, 0700);
+	p = xasprintf("%s/f", sub);
+	write_file(p, "x", 1);
+	free(p);
+	write_file(secret, "keep", 4);
+	p = xasprintf("%s/out", sub);
+	symlink(scratch, p);
+	free(p);
+
+	is_int(call("file.remove", json_pack("{s:s}", "path", dir), &res, NULL),
+	       0, "file.remove of the trial folder");
+	ok(access(dir, F_OK) && errno == ENOENT, "... it is gone");
+	ok(!access(secret, F_OK) && !access(root, F_OK),
+	   "... a symlink inside removed, not followed; the root stays");
+	ok(json_integer_value(json_object_get(res, "entries")) >= 5,
+	   "... counting what it removed");
+	json_decref(res);
+	is_int(call("file.remove", json_pack("{s:s}", "path", dir), NULL, NULL),
+	       -ENOENT, "a second remove: ENOENT");
+	free(secret);
+	free(sub);
+	free(deep);
+}
+
+/* $IOMMU_BENCH, else the tool two levels above this test binary. */
+static int find_bin(char *bin, size_t size)
+{
+	const char *env = getenv("IOMMU_BENCH");
+	char self[PATH_MAX - 16], *p;
+	ssize_t n;
+
+	if (env) {
+		snprintf(bin, size, "%s", env);
+		return access(bin, X_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	p = strstr(self, "/.output/");
+	if (!p)
+		return -1;
+	*p = '\0';
+	snprintf(bin, size, "%s/iommu-bench", self);
+	return access(bin, X_OK);
+}
+
+static bool same_file(const char *path, const void *buf, size_t len)
+{
+	char *got = NULL;
+	size_t n = 0;
+	bool same;
+
+	if (read_file(path, &got, &n))
+		return false;
+	same = n == len && !memcmp(got, buf, len);
+	free(got);
+	return same;
+}
+
+static const char *str_at(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+/* Files under @remote named in results; the agent in a child. */
+static void test_fetch(struct run_host *h)
+{
+	size_t len = 5 * 1024 * 1024 / 2 + 7, i;
+	unsigned char *buf = xmalloc(len);
+	char *remote = xasprintf("%s/fetch-1", root);
+	char *local = xasprintf("%s/local", scratch);
+	char *p = xasprintf("%s/perf.data", remote);
+	char *e = xasprintf("%s/extra.txt", remote);
+	char *lp = xasprintf("%s/perf.data", local);
+	char *le = xasprintf("%s/extra.txt", local);
+	struct run_fetch f = { 0 };
+	json_t *res;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 31 + (i >> 12));
+	mkdir(remote, 0700);
+	mkdir(local, 0755);
+	write_file(p, buf, len);
+	write_file(e, "extra", 5);
+	res = json_pack("{s:{s:s, s:s, s:i}, s:{s:[s, s]}, s:s}", "perf",
+			"perf_data", p, "again", p, "samples", 3, "other",
+			"files", e, "/etc/passwd", "dir", remote);
+
+	is_int(run_fetch__artifacts(h, remote, local, res, &f), 0,
+	       "run_fetch__artifacts over a real agent");
+	ok(same_file(lp, buf, len),
+	   "a 2.5 MiB perf.data came home whole, chunk after chunk");
+	ok(same_file(le, "extra", 5), "... and a second file beside it");
+	is_int(f.nr, 2, "two files fetched, the one named twice once");
+	ok(f.nr == 2 && !strcmp(f.files[0].where, "perf/perf_data") &&
+		   !strcmp(f.files[0].kind, "perf.data") &&
+		   !strcmp(f.files[0].path, lp),
+	   "... each with where the results named it and its local path");
+	ok(!strcmp(str_at(res, "perf", "perf_data"), lp) &&
+		   !strcmp(str_at(res, "perf", "again"), lp) &&
+		   !strcmp(json_string_value(json_array_get(
+				   json_object_get(json_object_get(res, "other"),
+						   "files"),
+				   0)),
+			   le),
+	   "every name of a fetched file now says the local path");
+	ok(!strcmp(json_string_value(json_array_get(
+			   json_object_get(json_object_get(res, "other"),
+					   "files"),
+			   1)),
+		   "/etc/passwd") &&
+		   !strcmp(json_string_value(json_object_get(res, "dir")),
+			   remote),
+	   "strings outside the folder, and the folder itself, untouched");
+	ok(access(remote, F_OK) && errno == ENOENT,
+	   "the folder on the host is removed afterwards");
+	json_decref(res);
+	run_fetch__release(&f);
+
+	/* One file that is not there, one with a name the trial keeps. */
+	mkdir(remote, 0700);
+	write_file(p, buf, 10);
+	free(e);
+	e = xasprintf("%s/collectors.json", remote);
+	write_file(e, "{}", 2);
+	free(le);
+	le = xasprintf("%s/missing.data", remote);
+	res = json_pack("{s:{s:s, s:s, s:s}}", "perf", "perf_data", p, "gone",
+			le, "raw", e);
+	ok(run_fetch__artifacts(h, remote, local, res, &f) < 0,
+	   "a file that cannot be fetched is an error of the fetch");
+	ok(f.nr == 1 && same_file(lp, buf, 10),
+	   "... what could come still came");
+	ok(!strcmp(str_at(res, "perf", "gone"), le) &&
+		   !strcmp(str_at(res, "perf", "raw"), e),
+	   "... names of what did not come are left as the host gave them");
+	ok(!access(remote, F_OK), "... and the host's folder is kept");
+	free(le);
+	le = xasprintf("%s/collectors.json", local);
+	ok(access(le, F_OK) && !access(lp, F_OK),
+	   "a remote collectors.json never overwrites the trial's own");
+	free(le);
+	le = xasprintf("%s/missing.data.part", local);
+	ok(access(le, F_OK), "no .part file is left behind");
+	json_decref(res);
+	run_fetch__release(&f);
+
+	free(buf);
+	free(remote);
+	free(local);
+	free(p);
+	free(e);
+	free(lp);
+	free(le);
+}
+
+static void test_wire(void)
+{
+	char bin[PATH_MAX];
+	const char *argv[] = { bin, "agent", "serve", NULL };
+	struct matrix_host mh = { .name = "t", .transport = HOST_SSH };
+	struct run_host h = { .h.m = &mh };
+
+	ok(!run_fetch__host_shares_disk(&h), "an ssh host does not share");
+	if (find_bin(bin, sizeof(bin)) ||
+	    agent_conn__spawn(argv, NULL, "t", &h.agent)) {
+		ok(0, "no agent to fetch from (set IOMMU_BENCH)");
+		return;
+	}
+	test_fetch(&h);
+	agent_conn__close(h.agent);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type,
+		  struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/test-agent-file.XXXXXX", *dir;
+
+	log_verbosity = -1;
+	if (!mkdtemp(tmpl) || !realpath(tmpl, scratch))
+		tap_skip_all("no scratch folder");
+	setenv("TMPDIR", scratch, 1);
+
+	dir = test_outdir();
+	if (!dir) {
+		ok(0, "no trial folder: the rest cannot run");
+		return tap_done();
+	}
+	test_read(dir);
+	test_refusals(dir);
+	test_remove(dir);
+	test_wire();
+	free(dir);
+	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tap_done();
+}
