@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,10 @@ static void child_exec(const char *const *argv, const char *netns, int in,
 	/* A Ctrl-C at the terminal is the controller's to handle: it lets
 	 * the current trial finish, which needs the agents alive. */
 	setpgid(0, 0);
+	/* A controller killed by SIGKILL takes its agents (and their
+	 * iperf3) along, rather than leaving them in a namespace a
+	 * resumed run deletes. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (netns && enter_netns(netns) < 0)
 		goto fail;
 	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)

@@ -15,7 +15,9 @@
  *
  *   hello            {} -> {"protocol", "version", "exe_sha256",
  *                           "boot_id", "kernel_release", "build_id"}
- *   facts            {} -> hostfacts__gather() JSON (`probe --json`)
+ *   facts            {"collectors"?: bool, default true} ->
+ *                     hostfacts__gather() JSON (`probe --json`); false
+ *                     leaves out what each collector can attach to
  *   policy           {"nic"?} -> {"mode", "source", "summary",
  *                           "evidence": [...], "group"?, "group_type"?,
  *                           "nic_mode"?: the mode the NIC's group type is}

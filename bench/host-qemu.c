@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -57,6 +58,7 @@ struct qemu_priv {
 	pid_t pid;		     /* QEMU; 0: no VM */
 	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
 	unsigned int boots;
+	int lock_fd; /* flock of @dir: one run per VM name at a time */
 };
 
 static long long now_ms(void)
@@ -128,12 +130,24 @@ static int qemu_host__open(struct host *h)
 	if (h->priv)
 		return 0;
 	p = xcalloc(1, sizeof(*p));
+	p->lock_fd = -1;
 	h->priv = p;
 	sub = xasprintf("qemu-%s", h->m->name);
 	ret = host__state_dir(h, sub, &p->dir);
 	free(sub);
 	if (ret)
 		return ret;
+	/* Two runs with a VM of one name would share its socket. */
+	sub = xasprintf("%s/lock", p->dir);
+	p->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(sub);
+	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		ret = -errno;
+		pr_err("host %s: %s is in use by another run (%s); give this "
+		       "VM another host name",
+		       h->m->name, p->dir, strerror(errno));
+		return ret == -EWOULDBLOCK ? -EBUSY : ret;
+	}
 	p->sock = xasprintf("%s/agent.sock", p->dir);
 	p->console = xasprintf("%s/console.log", p->dir);
 	p->log = xasprintf("%s/qemu.log", p->dir);
@@ -219,10 +233,13 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 	unlink(p->sock);
 }
 
-/* The last lines of the guest's console, for an error message. */
+/*
+ * The last lines of the guest's console, for an error message; a panic's
+ * own line first, since its call trace alone fills the tail.
+ */
 static char *console_tail(const struct qemu_priv *p)
 {
-	char *buf = NULL, *s;
+	char *buf = NULL, *s, *panic, *nl, *out;
 	size_t len = 0;
 	int lines = 0;
 
@@ -230,14 +247,21 @@ static char *console_tail(const struct qemu_priv *p)
 		free(buf);
 		return xstrdup("(the console is empty)");
 	}
+	panic = strstr(buf, "Kernel panic - ");
+	panic = panic ? xstrndup(panic, (nl = strchr(panic, '\n')) ?
+						(size_t)(nl - panic) :
+						strlen(panic)) :
+			NULL;
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
 	for (s = buf + len; s > buf; s--)
 		if (s[-1] == '\n' && ++lines == CONSOLE_TAIL_LINES)
 			break;
-	s = xasprintf("%s", s);
+	out = panic && !strstr(s, panic) ? xasprintf("%s\n...\n%s", panic, s) :
+					   xasprintf("%s", s);
+	free(panic);
 	free(buf);
-	return s;
+	return out;
 }
 
 static int enter_netns(const char *netns)
@@ -523,6 +547,8 @@ static void qemu_host__close(struct host *h)
 	free(p->console);
 	free(p->log);
 	free(p->dir);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
 	free(p);
 	h->priv = NULL;
 }

@@ -13,8 +13,8 @@ static const struct workload_type_ops *const types[] = {
 	[WORKLOAD_IPERF3] = &iperf3_workload_ops,
 };
 
-static const char *const common_keys[] = { "name", "type", "description",
-					   "server", "client" };
+static const char *const common_keys[] = { "name",   "type",   "description",
+					   "server", "client", "collect" };
 
 uint64_t matrix_workload__trial_ms(const struct matrix_workload *w)
 {
@@ -140,6 +140,8 @@ static void parse_workload(struct mx *mx, struct matrix_workload *w,
 	mx_check_keys(mx, tab, keys, where);
 	free(keys);
 	mx_text(mx, tab, "description", &w->description);
+	w->collect = true;
+	mx_bool(mx, tab, "collect", &w->collect);
 	s = host_ref(mx, tab, "server", w);
 	c = host_ref(mx, tab, "client", w);
 	if (s >= 0 && c >= 0)

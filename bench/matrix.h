@@ -214,6 +214,12 @@ struct matrix_workload {
 	const struct workload_type_ops *ops;
 	size_t server, client; /* host indexes */
 	size_t sut;	       /* whichever of them is the SUT */
+	/*
+	 * false: no collector runs in its trials. The same workload with
+	 * and without, interleaved on one boot, is what the collectors
+	 * cost; throughput alone is measured then.
+	 */
+	bool collect;
 	union {
 		struct matrix_iperf3 iperf3;
 	} u;

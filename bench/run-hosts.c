@@ -19,9 +19,18 @@
 #define HELLO_TIMEOUT_MS 30000
 #define FACTS_TIMEOUT_MS 60000
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int run_host__call(struct run_host *h, const char *verb, json_t *args,
 		   int timeout_ms, json_t **result, char **err)
 {
+	long long t0;
 	int ret;
 
 	if (err)
@@ -35,7 +44,11 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 	}
 	if (!args)
 		args = json_object();
+	t0 = now_ms();
 	ret = agent_conn__call(h->agent, verb, args, timeout_ms, result, err);
+	/* Where a trial's time goes, for -vv: a VM under TCG is slow. */
+	pr_debug("host %s: %s: %s in %lld ms", h->h.m->name, verb,
+		 ret ? "failed" : "answered", now_ms() - t0);
 	json_decref(args);
 	if (ret && err && !*err)
 		*err = xasprintf("%s", strerror(-ret));
@@ -82,7 +95,8 @@ static int host__record(struct run_ctx *ctx, struct run_host *h)
 		ret = -EPROTO;
 		goto out;
 	}
-	ret = run_host__call(h, "facts", NULL, FACTS_TIMEOUT_MS, &facts, &err);
+	ret = run_host__call(h, "facts", json_pack("{s:b}", "collectors", 0),
+			     FACTS_TIMEOUT_MS, &facts, &err);
 	if (ret) {
 		pr_err("host %s: facts: %s", h->h.m->name, err);
 		goto out;

@@ -119,14 +119,15 @@ void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
 	if (p->quiet)
 		return;
 	eta = eta_ms(ctx, i);
+	/* A failed trial measured nothing: no throughput beside it. */
 	fprintf(stderr,
 		"%strial %zu/%zu %s kernel=%s mode=%s %s %s%u: %s, %.2f "
 		"Gbit/s, ETA %" PRIu64 "s%s",
 		p->tty ? "\r\033[K" : "", p->done, p->total,
 		m->hosts[t->host].name, m->kernels[t->kernel].name,
 		m->modes[t->mode].name, w->name, t->warmup ? "warmup " : "rep ",
-		t->repetition, status, p->last_gbps, (eta + 999) / 1000,
-		p->tty ? "" : "\n");
+		t->repetition, status, error ? 0.0 : p->last_gbps,
+		(eta + 999) / 1000, p->tty ? "" : "\n");
 	fflush(stderr);
 }
 

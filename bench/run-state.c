@@ -36,8 +36,8 @@ static const char *expected_mode(const struct matrix_mode *md)
 	return NULL;
 }
 
-static int apply_sysfs(struct run_host *h, const struct matrix_mode *md,
-		       char **err)
+static int apply_sysfs(struct run_ctx *ctx, struct run_host *h,
+		       const struct matrix_mode *md, char **err)
 {
 	json_t *args, *res = NULL;
 	int ret;
@@ -50,6 +50,21 @@ static int apply_sysfs(struct run_host *h, const struct matrix_mode *md,
 					      "ssh"));
 	ret = run_host__call(h, "mode.sysfs", args, SYSFS_TIMEOUT_MS, &res,
 			     err);
+	if (!ret)
+		run_progress__msg(
+			ctx,
+			"host %s: group %lld %s -> %s by sysfs in %lld ms%s",
+			h->h.m->name,
+			(long long)json_integer_value(
+				json_object_get(res, "group")),
+			json_string_value(json_object_get(res, "before")) ?:
+									    "?",
+			json_string_value(json_object_get(res, "after")) ?: "?",
+			(long long)json_integer_value(
+				json_object_get(res, "elapsed_ms")),
+			json_is_true(json_object_get(res, "unbound")) ?
+				" (unbound and rebound)" :
+				"");
 	json_decref(res);
 	return ret;
 }
@@ -98,6 +113,7 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 		return ret;
 	agent_conn__close(h->agent);
 	h->agent = NULL;
+	h->boot_row = 0;
 	old = xstrdup(h->boot_id ? h->boot_id : "");
 	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms);
 	free(old);
@@ -147,6 +163,8 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 		agent_conn__close(h->agent);
 		h->agent = NULL;
 	}
+	/* The old boot is gone: a trial failing now is on no boot. */
+	h->boot_row = 0;
 	free(h->applied_mode);
 	h->applied_mode = NULL;
 	h->booted_kernel = h->booted_mode = -1;
@@ -275,7 +293,7 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		break;
 	case APPLY_SYSFS:
 		if (!in_place) {
-			ret = apply_sysfs(h, md, err);
+			ret = apply_sysfs(ctx, h, md, err);
 			/* The boot's own mode is no longer what runs. */
 			h->booted_mode = -1;
 		}

@@ -9,6 +9,8 @@ set -eu
 # kernel source package that libperf is built from (Debian ships no libperf).
 # Run and test: iperf3, perf, iproute2 for network namespaces, gnuplot for
 # plots, chromium to render reports, bpftrace as the probe-cost yardstick.
+# Kernel builds: the toolchain a kernel needs, and an arm64 cross compiler
+# (the seeds' platform), pahole for BTF.
 # The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
 PKGS="
@@ -44,6 +46,12 @@ git
 man-db
 groff-base
 qemu-system-x86
+bc
+bison
+flex
+libssl-dev
+dwarves
+gcc-aarch64-linux-gnu
 busybox-static
 cpio
 kmod

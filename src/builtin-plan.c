@@ -88,7 +88,13 @@ static void print_hosts(const struct matrix *m)
 		else if (h->address)
 			printf(" %s", h->address);
 		if (h->has_link)
-			printf(", veth to %s", m->hosts[h->link].name);
+			printf(", %s to %s",
+			       h->transport == HOST_QEMU ||
+					       m->hosts[h->link].transport ==
+						       HOST_QEMU ?
+				       "tap" :
+				       "veth",
+			       m->hosts[h->link].name);
 		if (h->nic)
 			printf(", nic %s", h->nic);
 		if (h->role == ROLE_SUT && h->allow_reboot)

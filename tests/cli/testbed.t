@@ -1,0 +1,338 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The QEMU testbed end to end: a real guest with an emulated Intel
+# IOMMU, its own kernel driver, iperf3 over a tap to a namespace, the
+# probes counting inside the guest. What only a real VM can show:
+#
+#   A. strict by boot, lazy by sysfs on that same boot, passthrough by
+#      another boot, each verified, and the probes telling them apart
+#      (an IOTLB flush per unmap, batched flushes, no DMA-API calls);
+#   B. caching mode, where the driver refuses lazy: the trial fails with
+#      the evidence; a guest that panics fails its trial, not the run;
+#   C. the controller SIGKILLed mid-trial takes its QEMU with it, and
+#      the run resumes to the end.
+#
+# Needs root, QEMU and the testbed kernel (downloaded once into the
+# testbed cache); skipped with the reason otherwise. 4 to 5 minutes
+# under TCG.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+B=$IOMMU_BENCH
+PKG=linux-image-6.1.0-57-amd64
+NET=10.196.$(($$ % 250))
+# Per-test names: QEMU's -name, the state dir and the namespace carry
+# the PID, so a concurrent run (make demo) is never mistaken for ours.
+G=tbg-$$
+NS=ibq-$$
+TAP=tq$$
+RUN_PID=
+LEFT_PIDS=
+
+# QEMU processes of our guest, whoever their parent is now.
+qemu_pids() {
+	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G " 2>/dev/null || :
+}
+
+# alive PID: running, not a zombie its new parent has yet to reap.
+alive() {
+	case $(ps -o stat= -p "$1" 2>/dev/null) in
+	'' | Z*) return 1 ;;
+	esac
+	return 0
+}
+
+cleanup() {
+	[ -n "$RUN_PID" ] && kill -9 "$RUN_PID" 2>/dev/null
+	for p in $LEFT_PIDS; do
+		alive "$p" && kill "$p" 2>/dev/null
+	done
+	for p in $(qemu_pids); do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in $(ip netns pids "$NS" 2>/dev/null); do
+		kill "$p" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
+	t_cleanup
+}
+trap cleanup EXIT INT TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
+	exit 0
+fi
+for tool in qemu-system-x86_64 ip sqlite3 iperf3 pgrep python3; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool is not installed"
+		exit 0
+	fi
+done
+if ! "$B" testbed build --kernel "$PKG" >"$T_TMP/build.out" \
+	2>"$T_TMP/build.err"; then
+	echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
+	exit 0
+fi
+
+# matrix FILE NAME MODES CACHING_MODE BPF: one guest, one rx workload
+# (the guest receives: an unmap per packet), one repetition per mode in
+# file order. Custom modes are appended by the caller.
+matrix() {
+	cat >"$1" <<EOT
+[run]
+name = "$2"
+repetitions = 1
+warmup = 0
+cooldown = "0s"
+order = "interleaved"
+modes = [$3]
+
+[modes.strict]
+method = "reboot"
+[modes.passthrough]
+method = "reboot"
+
+[hosts.$G]
+transport = "qemu"
+role = "sut"
+address = "$NET.2/24"
+link = "peer"
+boot_timeout = "60s"
+
+[hosts.$G.qemu]
+memory = "1G"
+cpus = 2
+caching_mode = $4
+
+[hosts.peer]
+transport = "netns"
+role = "peer"
+netns = "$NS"
+address = "$NET.1/24"
+nic = "$TAP"
+
+[[kernels]]
+name = "debian-6.1"
+package = "$PKG"
+
+[[workloads]]
+name = "rx"
+server = "$G"
+client = "peer"
+duration = "3s"
+omit = "0s"
+
+[collect]
+bpf = $5
+EOT
+}
+
+q() {
+	sqlite3 "$DB" "$1" 2>/dev/null
+}
+
+# trial MODE COLUMN: a column of the mode's recorded trial.
+trial() {
+	q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
+	   WHERE c.mode = '$1' AND t.warmup = 0"
+}
+
+# calls MODE PROBE: the probe's call count in the mode's trial.
+calls() {
+	q "SELECT p.calls FROM probes p JOIN trials t ON t.id = p.trial_id
+	   JOIN cells c ON c.id = t.cell_id
+	   WHERE c.mode = '$1' AND t.warmup = 0 AND p.name = '$2'"
+}
+
+# ratio MODE: IOTLB flushes by the driver per unmap, 3 decimals.
+ratio() {
+	q "SELECT printf('%.3f', 1.0 * h.calls / u.calls)
+	   FROM probes h JOIN probes u ON u.trial_id = h.trial_id
+	   JOIN trials t ON t.id = h.trial_id JOIN cells c ON c.id = t.cell_id
+	   WHERE c.mode = '$1' AND t.warmup = 0 AND h.name = 'hw_flush'
+	   AND u.name = 'unmap' AND u.calls > 0"
+}
+
+# between X LO HI: LO <= X <= HI, X a decimal.
+between() {
+	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \
+		'BEGIN { exit !(x >= lo && x <= hi) }'
+}
+
+no_leftovers() {
+	[ -z "$(qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
+}
+
+# --- A. strict by boot, lazy by sysfs on it, passthrough by boot ------
+DB=$T_TMP/a.db
+M=$T_TMP/a.toml
+matrix "$M" tb-a '"strict", "lazy", "passthrough"' false true
+
+t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+got = [(c["mode"], c["apply"], c["reboot_before"]) for c in cells]
+assert got == [("strict", "restart", True), ("lazy", "sysfs", False),
+               ("passthrough", "restart", True)], got
+EOF
+t_ok $? "(A) plan: strict by a boot, lazy by sysfs on it, passthrough by a boot"
+
+t_run 0 timeout 300 "$B" --db "$DB" run "$M" &&
+	t_grep "$T_ERR" "3 trials, 0 failed"
+st=$?
+t_ok $st "(A) the run finishes, 3 trials, none failed"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+
+[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ]
+t_ok $? "(A) strict: ok, strict in effect"
+n=$(calls strict unmap)
+[ "${n:-0}" -gt 0 ] &&
+	[ -n "$(q "SELECT 1 FROM probes p JOIN trials t ON t.id = p.trial_id
+		   JOIN cells c ON c.id = t.cell_id WHERE c.mode = 'strict'
+		   AND p.name = 'unmap' AND p.attach IN ('fentry', 'kprobe')")" ]
+t_ok $? "(A) strict: the guest's unmap probe fired ($n calls) by fentry or kprobe"
+r=$(ratio strict)
+between "$r" 0.5 3
+t_ok $? "(A) strict: one IOTLB flush per unmap (hw_flush/unmap = $r)"
+q "SELECT cmdline FROM boots WHERE id = $(trial strict boot_id)" |
+	grep -q 'iommu\.strict=1'
+t_ok $? "(A) strict: its boot's command line has iommu.strict=1"
+
+[ "$(trial lazy status)/$(trial lazy effective_mode)" = ok/lazy ]
+t_ok $? "(A) lazy: ok, lazy in effect"
+[ -n "$(trial lazy boot_id)" ] &&
+	[ "$(trial lazy boot_id)" = "$(trial strict boot_id)" ]
+t_ok $? "(A) lazy: on the strict trial's boot (a sysfs switch, no reboot)"
+r=$(ratio lazy)
+between "$r" 0 0.2
+t_ok $? "(A) lazy: flushes batched (hw_flush/unmap = $r)"
+
+[ "$(trial passthrough status)/$(trial passthrough effective_mode)" = \
+	ok/passthrough ]
+t_ok $? "(A) passthrough: ok, passthrough in effect"
+[ -n "$(trial passthrough boot_id)" ] &&
+	[ -n "$(q "SELECT 1 FROM boots a, boots b
+		   WHERE a.id = $(trial strict boot_id)
+		   AND b.id = $(trial passthrough boot_id)
+		   AND a.boot_id <> b.boot_id")" ]
+t_ok $? "(A) passthrough: a new boot (another boot_id)"
+[ "$(calls passthrough unmap)" = 0 ]
+t_ok $? "(A) passthrough: no iommu_dma_unmap calls ($(calls passthrough unmap))"
+
+no_leftovers
+t_ok $? "(A) no QEMU and no namespace left after the run"
+
+# --- B. caching mode refuses lazy; a panicking guest; the run goes on -
+DB=$T_TMP/b.db
+M=$T_TMP/b.toml
+matrix "$M" tb-b '"lazyboot", "panic", "strict"' true false
+cat >>"$M" <<EOT
+
+[modes.lazyboot]
+cmdline = ["iommu.strict=0"]
+method = "reboot"
+group_type = "DMA-FQ"
+
+# No such init: the kernel panics, panic=-1 and -no-reboot end QEMU.
+[modes.panic]
+cmdline = ["rdinit=/nonexistent"]
+method = "reboot"
+EOT
+
+t_run 1 timeout 300 "$B" --db "$DB" run "$M" &&
+	t_grep "$T_ERR" "3 trials, 2 failed"
+st=$?
+t_ok $st "(B) the run ends, exit 1: 3 trials, 2 failed"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+
+E=$T_TMP/b.err
+trial lazyboot error >"$E"
+[ "$(trial lazyboot status)/$(trial lazyboot effective_mode)" = \
+	failed/strict ] &&
+	t_grep "$E" "mode 'lazyboot' asked for, but 'strict' is in effect"
+t_ok $? "(B) caching mode: lazy asked for, strict in effect, the trial failed"
+t_grep "$E" "reports caching mode" &&
+	t_grep "$E" "IOMMU batching disallowed due to virtualization"
+t_ok $? "(B) its error carries the evidence: caching mode, batching disallowed"
+
+trial panic error >"$E"
+[ "$(trial panic status)" = failed ] &&
+	t_grep "$E" "host $G: boot 2 (kernel 'debian-6.1') failed" &&
+	t_grep "$E" "QEMU exited" && t_grep "$E" "Kernel panic - not syncing"
+st=$?
+t_ok $st "(B) panic: the trial failed, naming the boot, the console's panic"
+[ $st -eq 0 ] || t_diag "$(cat "$E")"
+# A trial whose boot never came up ran on no boot, not the previous VM's.
+[ -z "$(trial panic boot_id)" ]
+t_ok $? "(B) panic: the failed trial is not filed under an earlier boot"
+
+[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ] &&
+	[ "$(trial strict boot_id)" != "$(trial lazyboot boot_id)" ]
+t_ok $? "(B) the run goes on: the next mode boots afresh and its trial is ok"
+
+no_leftovers
+t_ok $? "(B) no QEMU and no namespace left after the run"
+
+# --- C. SIGKILL the controller mid-trial, then resume ----------------
+DB=$T_TMP/c.db
+M=$T_TMP/c.toml
+matrix "$M" tb-c '"strict", "lazy"' false false
+
+# iperf3's data connection is up: the peer's client reaches the guest.
+iperf3_running() {
+	ip netns exec "$NS" ss -Htn state established \
+		"( dport = :5201 )" 2>/dev/null | grep -q .
+}
+
+"$B" --db "$DB" run "$M" >"$T_TMP/c.out" 2>"$T_TMP/c.err" &
+RUN_PID=$!
+i=0
+while [ $i -lt 1200 ] && ! iperf3_running; do
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+QPID=$(qemu_pids)
+[ -n "$QPID" ] && [ "$(ps -o ppid= -p "$QPID" | tr -d ' ')" = "$RUN_PID" ] &&
+	iperf3_running && kill -9 "$RUN_PID"
+st=$?
+t_ok $st "(C) mid-trial (iperf3 running), QEMU (PID $QPID) a child of the controller (PID $RUN_PID), which is SIGKILLed"
+[ $st -eq 0 ] || t_diag "$(tail -10 "$T_TMP/c.err")"
+wait "$RUN_PID" 2>/dev/null || :
+RUN_PID=
+# The dead controller's agent in the peer's namespace and its iperf3
+# client outlive it until their own timeout: ours to end at exit.
+LEFT_PIDS=$(ip netns pids "$NS" 2>/dev/null || :)
+
+# PR_SET_PDEATHSIG: QEMU is killed with its parent, at once.
+i=0
+while [ $i -lt 50 ] && alive "${QPID:-0}"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -n "$QPID" ] && ! alive "$QPID" && [ -z "$(qemu_pids)" ]
+t_ok $? "(C) the dead controller's QEMU is gone too"
+
+[ "$(q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 0 ] &&
+	[ "$(q "PRAGMA integrity_check")" = ok ]
+t_ok $? "(C) nothing stored for the killed trial, the database sound"
+
+t_run 0 timeout 300 "$B" --db "$DB" run --resume "$M" &&
+	t_grep "$T_ERR" "resuming run 1"
+st=$?
+t_ok $st "(C) run --resume resumes the killed run (and copes with its namespace and tap)"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+
+[ "$(q "SELECT count(*) FROM trials")" = 2 ] &&
+	[ "$(q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 2 ] &&
+	[ "$(q "SELECT count(*) FROM runs")" = 1 ] &&
+	[ "$(q "SELECT status FROM runs")" = "done" ] &&
+	[ "$(trial strict effective_mode)/$(trial lazy effective_mode)" = \
+		strict/lazy ]
+t_ok $? "(C) both planned trials ok, verified, in the one run, done"
+
+no_leftovers
+t_ok $? "(C) no QEMU and no namespace left after the resumed run"
+
+t_done
