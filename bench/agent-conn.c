@@ -146,21 +146,6 @@ fail_to:
 	return -e;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int send_request(struct agent_conn *c, uint64_t id, const char *verb,
 			json_t *args, char **err)
 {
@@ -315,22 +300,6 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 	}
 }
 
-/* Reap @pid within @ms; true when it is gone. */
-static bool reap_within(pid_t pid, int ms)
-{
-	long long end = now_ms() + ms;
-
-	for (;;) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return true;
-		if (now_ms() >= end)
-			return false;
-		usleep(20 * 1000);
-	}
-}
-
 void agent_conn__close(struct agent_conn *c)
 {
 	if (!c)
@@ -340,11 +309,11 @@ void agent_conn__close(struct agent_conn *c)
 		close(c->to_fd);
 	}
 	/* Closing its stdin is EOF: a healthy agent exits by itself. */
-	if (c->pid > 0 && !reap_within(c->pid, CLOSE_GRACE_MS)) {
+	if (c->pid > 0 && !proc__reap_within(c->pid, CLOSE_GRACE_MS, NULL)) {
 		pr_warn("agent on %s did not exit; killing PID %d", c->host,
 			(int)c->pid);
 		kill(c->pid, SIGTERM);
-		if (!reap_within(c->pid, 1000)) {
+		if (!proc__reap_within(c->pid, 1000, NULL)) {
 			kill(c->pid, SIGKILL);
 			waitpid(c->pid, NULL, 0);
 		}

@@ -199,21 +199,6 @@ static int ensure_tap(struct host *h, struct qemu_priv *p)
 	return 0;
 }
 
-static bool reap(pid_t pid, int ms, int *status)
-{
-	long long end = now_ms() + ms;
-
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return true;
-		if (now_ms() >= end)
-			return false;
-		usleep(20 * 1000);
-	}
-}
-
 static void stop_vm(struct host *h, struct qemu_priv *p)
 {
 	if (p->ready) {
@@ -223,7 +208,7 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 	if (p->pid <= 0)
 		return;
 	kill(p->pid, SIGTERM);
-	if (!reap(p->pid, STOP_GRACE_MS, NULL)) {
+	if (!proc__reap_within(p->pid, STOP_GRACE_MS, NULL)) {
 		pr_warn("host %s: QEMU (PID %d) ignored SIGTERM; killing it",
 			h->m->name, (int)p->pid);
 		kill(p->pid, SIGKILL);

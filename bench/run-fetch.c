@@ -48,21 +48,6 @@ bool run_fetch__host_shares_disk(const struct run_host *h)
 	       h->h.m->transport == HOST_NETNS;
 }
 
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* One chunk at @off into @fd: its size in *@n, the end in *@eof. */
 static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 		       int fd, unsigned char *buf, size_t *n, bool *eof,

@@ -16,25 +16,10 @@
 #include <iperf_api.h>
 
 #include "collectors/iperf3-priv.h"
+#include "util.h"
 
 /* iperf3's own UDP default (-u without -b): 1 Mbit/s. */
 #define IPERF3_UDP_RATE (1024 * 1024)
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
 
 static void setup_client(struct iperf_test *t, const struct iperf3_opts *o)
 {

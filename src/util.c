@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -74,6 +76,44 @@ char *xasprintf(const char *fmt, ...)
 	if (n < 0)
 		oom(strlen(fmt));
 	return p;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+bool proc__reap_within(pid_t pid, int ms, int *status)
+{
+	struct timespec ts;
+	long long end;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + ms;
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= end)
+			return false;
+		usleep(20 * 1000);
+	}
 }
 
 int read_file(const char *path, char **bufp, size_t *lenp)

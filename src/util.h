@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -42,6 +43,13 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns 0 or a negative errno.
  */
 int read_file(const char *path, char **buf, size_t *len);
+/* All of @buf to @fd, through short writes and EINTR: 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+/*
+ * Reap child @pid within @ms: true when it is gone (*@status set when
+ * non-NULL and it was ours to reap), false when it still runs.
+ */
+bool proc__reap_within(pid_t pid, int ms, int *status);
 
 /*
  * A name that may reach a path, a command line or a unit of the store:

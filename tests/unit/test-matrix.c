@@ -11,6 +11,7 @@
 
 #include "bench/matrix.h"
 #include "bench/plan.h"
+#include "matrix-load.h"
 #include "tap.h"
 #include "util.h"
 
@@ -23,47 +24,12 @@
 	"[[workloads]]\nname = \"tcp-rx\"\nserver = \"sut\"\n" \
 	"client = \"peer\"\n"
 
-static struct config_errors errs;
-
-static struct matrix *load(const char *toml)
-{
-	struct matrix *m;
-
-	config_errors__release(&errs);
-	config_errors__init(&errs, "test.toml");
-	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs)) {
-		config_errors__print(&errs, stdout);
-		return NULL;
-	}
-	return m;
-}
-
-/* Load a broken matrix; the messages, one per line, as the user sees them. */
-static char *load_bad(const char *toml)
-{
-	struct matrix *m;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
-	int ret;
-
-	config_errors__release(&errs);
-	config_errors__init(&errs, "test.toml");
-	ret = matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs);
-	fp = open_memstream(&buf, &len);
-	config_errors__print(&errs, fp);
-	fclose(fp);
-	if (!ret) {
-		matrix__free(m);
-		free(buf);
-		return xstrdup("(loaded without error)");
-	}
-	return buf;
-}
-
 static void test_shipped(void)
 {
 	static const char *const files[] = { "demo-netns.toml",
+					     "demo.toml",
+					     "testbed-kernels.toml",
+					     "testbed-overhead.toml",
 					     "graviton-strict-vs-lazy.toml",
 					     "skip-sync-patch.toml" };
 	const char *srcdir = getenv("SRCDIR") ? getenv("SRCDIR") : ".";

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bench/qemu.h"
-#include "config-error.h"
+#include "matrix-load.h"
 #include "util.h"
 #include "tap.h"
 
@@ -22,40 +22,6 @@
 	"[[kernels]]\nname = \"deb\"\npackage = "                           \
 	"\"linux-image-6.1.0-57-amd64\"\n"                                  \
 	"[[workloads]]\nname = \"rx\"\nserver = \"vm\"\nclient = \"peer\"\n"
-
-static struct config_errors errs;
-
-static struct matrix *load(const char *toml)
-{
-	struct matrix *m;
-
-	config_errors__release(&errs);
-	config_errors__init(&errs, "test.toml");
-	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs)) {
-		config_errors__print(&errs, stdout);
-		return NULL;
-	}
-	return m;
-}
-
-static char *load_err(const char *toml)
-{
-	struct matrix *m;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	config_errors__release(&errs);
-	config_errors__init(&errs, "test.toml");
-	if (!matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs)) {
-		matrix__free(m);
-		return xstrdup("(loaded without error)");
-	}
-	fp = open_memstream(&buf, &len);
-	config_errors__print(&errs, fp);
-	fclose(fp);
-	return buf;
-}
 
 /* The argv as one string, words joined by '|', for substring checks. */
 static char *joined(const struct host_argv *a)
@@ -177,17 +143,17 @@ static void test_errors(void)
 {
 	char *e;
 
-	e = load_err(MATRIX("caching_mode = 1\n"));
+	e = load_bad(MATRIX("caching_mode = 1\n"));
 	has_str(e, "caching_mode", "caching_mode must be a boolean");
 	free(e);
-	e = load_err(MATRIX("iommu = \"amd\"\n"));
+	e = load_bad(MATRIX("iommu = \"amd\"\n"));
 	has_str(e, "iommu", "an unknown vIOMMU is refused");
 	free(e);
-	e = load_err(MATRIX("iommu = \"none\"\ncaching_mode = true\n"));
+	e = load_bad(MATRIX("iommu = \"none\"\ncaching_mode = true\n"));
 	has_str(e, "only the intel vIOMMU has it",
 		"caching mode without the intel vIOMMU");
 	free(e);
-	e = load_err(
+	e = load_bad(
 		"[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
 		"[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
 		"[[kernels]]\nname = \"deb\"\npackage = \"linux-headers-6.1\"\n"
@@ -196,7 +162,7 @@ static void test_errors(void)
 	has_str(e, "not a Debian kernel image package",
 		"a package that is not linux-image-*");
 	free(e);
-	e = load_err("[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
+	e = load_bad("[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
 		     "address = \"s\"\nallow_reboot = true\n"
 		     "[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
 		     "[[kernels]]\nname = \"deb\"\n"
@@ -206,7 +172,7 @@ static void test_errors(void)
 	has_str(e, "only a qemu host boots",
 		"a package kernel on an ssh host is refused");
 	free(e);
-	e = load_err(MATRIX("") "[modes.x]\nmethod = \"reboot\"\n"
+	e = load_bad(MATRIX("") "[modes.x]\nmethod = \"reboot\"\n"
 				"group_type = \"DMA\"\n");
 	has_str(e, "boots with the mode's cmdline",
 		"method reboot needs a cmdline");
