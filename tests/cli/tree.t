@@ -56,6 +56,23 @@ st=$?
 [ "$st" -eq 0 ] || t_diag "missing from the man page:$missing"
 t_ok $st "the man page names every matrix key"
 
+# And the other way: every key the parser takes (its key tables in
+# bench/matrix-*.c) is documented in docs/matrix.md, so a lost section of
+# the documentation shows here.
+code_keys=$(awk '/keys(\[\])+ = \{|keys\[\]\[[0-9]+\] = \{/ { on = 1 }
+	on { print } on && /\};/ { on = 0 }' "$SRCDIR"/bench/matrix-*.c |
+	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
+[ "$(echo "$code_keys" | wc -w)" -gt 40 ]
+t_ok $? "the parser's key tables are found in bench/matrix-*.c"
+missing=""
+for k in $code_keys; do
+	grep -qE "\`$k\`|\[collect\.$k\]" docs/matrix.md || missing="$missing $k"
+done
+[ -z "$missing" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "keys the parser takes, missing from docs/matrix.md:$missing"
+t_ok $st "docs/matrix.md documents every key the parser takes"
+
 if command -v man >/dev/null 2>&1; then
 	warn=$(MANWIDTH=80 man --warnings -l docs/iommu-bench.1 2>&1 >/dev/null || true)
 	[ -z "$warn" ]
