@@ -107,9 +107,19 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 				q->image = xstrdup(k->image);
 			break;
 		case KERNEL_BUILD:
+			/* `run` built it already; its modules, if any,
+			 * go into the initramfs. */
+			if (!k->image)
+				break;
+			ret = testbed__initrd_get(k->modules_dir,
+						  k->built_config, k->release,
+						  false, &q->initrd, NULL,
+						  &err);
+			if (!ret)
+				q->image = xstrdup(k->image);
+			break;
 		case KERNEL_RUNNING:
-			/* Built kernels are not booted here yet; the
-			 * matrix refuses a running kernel on a VM. */
+			/* The matrix refuses a running kernel on a VM. */
 			break;
 		}
 		if (ret)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/kbuild.h"
 #include "matrix-internal.h"
 #include "util.h"
 
@@ -308,8 +309,9 @@ void matrix__check_files(struct mx *mx)
 			  k->initrd, false);
 		want_file(mx, k, mx_val_pos(bt, "tree", bpos), "tree", b->tree,
 			  true);
-		want_file(mx, k, mx_val_pos(bt, "config", bpos), "config",
-			  b->config, false);
+		if (!b->config || !kbuild__config_is_target(b->config))
+			want_file(mx, k, mx_val_pos(bt, "config", bpos),
+				  "config", b->config, false);
 		for (j = 0; j < b->nr_patches; j++)
 			want_file(mx, k, item_pos(bt, "patches", j, bpos),
 				  "patch", b->patches[j], false);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/kbuild.h"
 #include "matrix-internal.h"
 #include "util.h"
 
@@ -36,6 +37,9 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	mx_free_strv(k->cmdline, k->nr_cmdline);
 	free(k->release);
 	free(k->package);
+	free(k->modules_dir);
+	free(k->build_id);
+	free(k->built_config);
 	free(b->tree);
 	free(b->base);
 	mx_free_strv(b->patches, b->nr_patches);
@@ -86,7 +90,16 @@ static void parse_build(struct mx *mx, struct matrix_kernel *k,
 		       where);
 	mx_string(mx, tab, "base", MX_REVISION, &b->base);
 	mx_strings(mx, tab, "patches", MX_PATH, &b->patches, &b->nr_patches);
-	mx_string(mx, tab, "config", MX_PATH, &b->config);
+	/* A make target (defconfig, tinyconfig...) is a word, not a path. */
+	{
+		const struct toml_value *c = toml_table__get(tab, "config");
+
+		if (c && c->type == TOML_STRING &&
+		    kbuild__config_is_target(c->u.str.ptr))
+			mx_string(mx, tab, "config", MX_NAME, &b->config);
+		else
+			mx_string(mx, tab, "config", MX_PATH, &b->config);
+	}
 	mx_strings(mx, tab, "fragments", MX_PATH, &b->fragments,
 		   &b->nr_fragments);
 	parse_arch(mx, b, tab);

@@ -131,6 +131,13 @@ struct matrix_kernel {
 	char *release; /* `uname -r` expected after boot; NULL: any */
 	char *package; /* KERNEL_PACKAGE: "linux-image-6.1.0-57-amd64" */
 	struct matrix_build build;
+	/*
+	 * KERNEL_BUILD, once `run` has built it (not from the file): @image
+	 * and @release are the build's, and these complete them.
+	 */
+	char *modules_dir;  /* lib/modules/RELEASE of the build; NULL: none */
+	char *build_id;	    /* the GNU build id of its vmlinux */
+	char *built_config; /* its final .config, for the guest's /boot */
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

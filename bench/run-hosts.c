@@ -292,6 +292,8 @@ int run_kernels__store(struct run_ctx *ctx)
 		if (k->kind == KERNEL_RUNNING && sut) {
 			sk.release = sut->kernel_release;
 			sk.build_id = sut->build_id;
+		} else if (k->kind == KERNEL_BUILD) {
+			sk.build_id = k->build_id;
 		}
 		ret = store__kernel_upsert(ctx->st, &sk, &ctx->kernel_ids[i]);
 		if (ret)

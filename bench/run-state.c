@@ -263,6 +263,16 @@ static int verify(struct run_host *h, const struct matrix_mode *md,
 static int verify_kernel(struct run_host *h, const struct matrix_kernel *k,
 			 char **err)
 {
+	/* Two builds of one release differ by their build id only. */
+	if (k->build_id && h->build_id && strcmp(k->build_id, h->build_id)) {
+		*err = xasprintf("host %s: kernel '%s' is build %s, but build "
+				 "%s is running (release %s, boot %s)",
+				 h->h.m->name, k->name, k->build_id,
+				 h->build_id,
+				 h->kernel_release ? h->kernel_release : "?",
+				 h->boot_id ? h->boot_id : "unknown");
+		return -EPROTO;
+	}
 	if (!k->release || !h->kernel_release ||
 	    !strcmp(k->release, h->kernel_release))
 		return 0;

@@ -112,6 +112,9 @@ int run_trial__exec(struct run_ctx *ctx, size_t i);
 /* Store trial @i failed with @why, without running it; 1 or -errno. */
 int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why);
 
+/* run-kernels.c: build the recipes the selected trials boot */
+int run_kernels__build(struct run_ctx *ctx);
+
 /* run-store.c */
 int run_store__plan(struct run_ctx *ctx);
 

@@ -153,7 +153,9 @@ static int execute(struct run_ctx *ctx)
 	int ret;
 
 	run_signal__install(ctx);
-	ret = run_hosts__open(ctx);
+	ret = run_kernels__build(ctx);
+	if (!ret)
+		ret = run_hosts__open(ctx);
 	if (!ret)
 		ret = run_kernels__store(ctx);
 	if (!ret)

@@ -24,6 +24,8 @@ const struct cmd_struct commands[] = {
 	{ "db", cmd_db, "inspect or migrate the results database" },
 	{ "export", cmd_export, "export stored trial metrics as CSV or JSON" },
 	{ "help", cmd_help, "show help for the tool or a command" },
+	{ "kernel", cmd_kernel,
+	  "build patched kernels: cached, config-verified, bootable" },
 	{ "plan", cmd_plan, "expand and validate a matrix; touch no host" },
 	{ "probe", cmd_probe, "what this host's IOMMU is and does right now" },
 	{ "regress", cmd_regress,

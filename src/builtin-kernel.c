@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iommu-bench kernel build | path: patched kernels from a git tree, the
+ * same recipe as a matrix's `[[kernels]] build = {...}`, built in a
+ * worktree (never in the user's checkout), config-verified and cached,
+ * so that base and patched kernels differ only by what was meant.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/kbuild.h"
+#include "builtin.h"
+#include "log.h"
+#include "parse-options.h"
+#include "suggest.h"
+#include "util.h"
+
+static const char *const kernel_usage[] = {
+	"iommu-bench kernel build --tree <DIR> [--base <REF>] "
+	"[--patch <FILE>]...\n"
+	"                         [--config <FILE|TARGET>] "
+	"[--fragment <FILE>]... [--arch <ARCH>]\n"
+	"                         [--cross-compile <PREFIX>] [-j <N>] "
+	"[--out <DIR>]\n"
+	"                         [--allow-missing-config] [--config-only] "
+	"[--json]",
+	"iommu-bench kernel path [--out <DIR>] [--json]",
+	NULL,
+};
+
+struct strv {
+	char **v;
+	size_t nr, alloc;
+};
+
+static struct kernel_args {
+	const char *tree, *base, *config, *arch, *cross_compile, *out;
+	struct strv patches, fragments;
+	long jobs;
+	bool allow_missing, config_only;
+} args;
+
+static int push_cb(const struct option *opt, const char *arg)
+{
+	struct strv *s = opt->value;
+
+	if (!arg || !*arg)
+		return -1;
+	ALLOC_GROW(s->v, s->nr + 2, s->alloc);
+	s->v[s->nr++] = xstrdup(arg);
+	s->v[s->nr] = NULL;
+	return 0;
+}
+
+static void strv__release(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static const struct option kernel_options[] = {
+	OPT_GLOBALS(),
+	OPT_JSON(),
+	OPT_STRING(
+		0, "tree", &args.tree, "DIR",
+		"the kernel git tree (never modified: builds use a worktree)"),
+	OPT_STRING(0, "base", &args.base, "REF",
+		   "the revision to build (default HEAD)"),
+	OPT_CALLBACK(0, "patch", &args.patches, "FILE",
+		     "a patch, mbox (git am) or diff (git apply), applied "
+		     "in order with --3way (repeatable)",
+		     push_cb),
+	OPT_STRING(0, "config", &args.config, "FILE|TARGET",
+		   "the base config: a file (olddefconfig) or defconfig, "
+		   "tinyconfig, allnoconfig, NAME_defconfig... (default "
+		   "defconfig)"),
+	OPT_CALLBACK(0, "fragment", &args.fragments, "FILE",
+		     "a config fragment merged over the base, later ones "
+		     "win; every option it sets is verified (repeatable)",
+		     push_cb),
+	OPT_STRING(0, "arch", &args.arch, "ARCH",
+		   "the kernel's ARCH= (default this machine's)"),
+	OPT_STRING(0, "cross-compile", &args.cross_compile, "PREFIX",
+		   "CROSS_COMPILE= prefix, e.g. aarch64-linux-gnu-"),
+	OPT_INTEGER('j', "jobs", &args.jobs, "N",
+		    "parallel make jobs (default: every CPU)"),
+	OPT_STRING(0, "out", &args.out, "DIR",
+		   "the cache folder of builds (default: "
+		   "$IOMMU_BENCH_CACHE/kernels, $XDG_CACHE_HOME/iommu-bench/"
+		   "kernels or ~/.cache/iommu-bench/kernels)"),
+	OPT_BOOLEAN(0, "allow-missing-config", &args.allow_missing,
+		    "report fragment options that did not land, but build"),
+	OPT_BOOLEAN(0, "config-only", &args.config_only,
+		    "stop after the verified .config"),
+	OPT_GROUP("build: a cached build when the key of its inputs is known "
+		  "(base commit,\npatches, config, fragments, arch, cross "
+		  "prefix, compiler version),\nelse a build in a temporary "
+		  "worktree. Exit 1 when it fails or an option\nof a fragment "
+		  "did not land in .config. path: print the cache folder."),
+	OPT_END(),
+};
+
+static void print_json(json_t *o)
+{
+	json_dumpf(o, stdout,
+		   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			   JSON_REAL_PRECISION(6));
+	putchar('\n');
+	json_decref(o);
+}
+
+static json_t *string_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The entry's result.json with absolute paths and whether it was cached. */
+static json_t *result_json(const struct kbuild_result *res)
+{
+	json_t *o = json_deep_copy(res->meta);
+
+	json_object_del(o, "files");
+	json_object_set_new(o, "cached", json_boolean(res->cached));
+	json_object_set_new(o, "dir", string_or_null(res->dir));
+	json_object_set_new(o, "image", string_or_null(res->image));
+	json_object_set_new(o, "system_map", string_or_null(res->system_map));
+	json_object_set_new(o, "config", string_or_null(res->config));
+	json_object_set_new(o, "modules_tar", string_or_null(res->modules_tar));
+	json_object_set_new(o, "modules_dir", string_or_null(res->modules_dir));
+	json_object_set_new(o, "log", string_or_null(res->log));
+	return o;
+}
+
+static void print_text(const struct kbuild_result *res)
+{
+	size_t i;
+
+	if (res->config_only)
+		printf("kernel config %s: %s\n", res->key,
+		       res->cached ? "cached" : "made");
+	else
+		printf("kernel %s (build id %s): %s\n", res->release,
+		       res->build_id, res->cached ? "cached" : "built");
+	if (res->image)
+		printf("  image       %s\n", res->image);
+	printf("  config      %s\n", res->config);
+	if (res->system_map)
+		printf("  System.map  %s\n", res->system_map);
+	if (res->modules_tar)
+		printf("  modules     %s\n", res->modules_tar);
+	printf("  log         %s\n", res->log);
+	for (i = 0; i < res->nr_missing; i++)
+		printf("  missing     %s: wanted %s, got %s (from %s)\n",
+		       res->missing[i].option,
+		       res->missing[i].wanted ? res->missing[i].wanted :
+						"not set",
+		       res->missing[i].actual ? res->missing[i].actual :
+						"not set",
+		       res->missing[i].fragment);
+}
+
+static int kernel_build(void)
+{
+	struct kbuild_recipe r = {
+		.tree = args.tree,
+		.base = args.base,
+		.patches = args.patches.v,
+		.nr_patches = args.patches.nr,
+		.config = args.config,
+		.fragments = args.fragments.v,
+		.nr_fragments = args.fragments.nr,
+		.arch = args.arch,
+		.cross_compile = args.cross_compile,
+		.jobs = (int)args.jobs,
+		.allow_missing_config = args.allow_missing,
+		.config_only = args.config_only,
+	};
+	struct kbuild_result res;
+	char *err = NULL;
+	int ret;
+
+	if (!args.tree)
+		usage_error(kernel_usage, kernel_options,
+			    "kernel build needs --tree");
+	if (args.jobs < 0 || args.jobs > 4096)
+		usage_error(kernel_usage, kernel_options,
+			    "-j %ld: expected 1..4096", args.jobs);
+	/* A build takes minutes: say what is going on. */
+	if (log_verbosity < LOG_INFO)
+		log_verbosity = LOG_INFO;
+	ret = kbuild__build(&r, args.out, &res, &err);
+	if (ret) {
+		pr_err("kernel build: %s", err ? err : strerror(-ret));
+		free(err);
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_WORK_FAILED;
+	}
+	if (global.json)
+		print_json(result_json(&res));
+	else
+		print_text(&res);
+	kbuild_result__release(&res);
+	return EXIT_OK;
+}
+
+static int kernel_path(void)
+{
+	char *dir;
+
+	if (args.tree || args.patches.nr || args.fragments.nr)
+		usage_error(kernel_usage, kernel_options,
+			    "kernel path takes no recipe");
+	if (args.out) {
+		dir = xstrdup(args.out);
+	} else if (kbuild__cache_dir(&dir)) {
+		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
+		return EXIT_WORK_FAILED;
+	}
+	if (global.json)
+		print_json(json_pack("{s:s}", "path", dir));
+	else
+		printf("%s\n", dir);
+	free(dir);
+	return EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	const char *cmd; /* for parse-options' "see --help" hints */
+	int (*fn)(void);
+} subcommands[] = {
+	{ "build", "kernel build", kernel_build },
+	{ "path", "kernel path", kernel_path },
+};
+
+int cmd_kernel(int argc, const char **argv)
+{
+	const char *names[ARRAY_SIZE(subcommands) + 1], *best;
+	size_t i;
+	int ret = EXIT_USAGE;
+
+	argc = parse_options(argc, argv, kernel_options, kernel_usage,
+			     PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!argc)
+		usage_error(kernel_usage, kernel_options,
+			    "which kernel subcommand?");
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
+		names[i] = subcommands[i].name;
+		if (strcmp(argv[0], names[i]))
+			continue;
+		/* Options may follow the subcommand as well as precede it. */
+		argv[0] = subcommands[i].cmd;
+		argc = parse_options(argc, argv, kernel_options, kernel_usage,
+				     0);
+		if (argc)
+			usage_error(kernel_usage, kernel_options,
+				    "unexpected argument '%s'", argv[0]);
+		ret = subcommands[i].fn();
+		goto out;
+	}
+	names[i] = NULL;
+	best = suggest__best(argv[0], names);
+	if (best)
+		pr_err("'%s' is not a kernel subcommand; did you mean '%s'?",
+		       argv[0], best);
+	else
+		pr_err("'%s' is not a kernel subcommand (see 'iommu-bench "
+		       "kernel --help')",
+		       argv[0]);
+out:
+	strv__release(&args.patches);
+	strv__release(&args.fragments);
+	return ret;
+}

@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel builds without a kernel: the .config merge and verification on
+ * synthetic files, the cache key's sensitivity to each input, build-id
+ * parsing of ELF files made here with cc (and one big-endian ELF32 made
+ * by hand), and the whole pipeline on a scratch git tree whose Makefile
+ * stands in for the kernel's (worktree, mbox and plain patches, config,
+ * image, modules, cache hit, failures leaving nothing behind). The real
+ * kernel is tests/cli/kernel-build.t's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/host-priv.h"
+#include "bench/kbuild.h"
+#include "bench/testbed.h"
+#include "log.h"
+#include "util.h"
+#include "tap.h"
+
+static char scratch[] = "/tmp/iommu-bench-test-kbuild.XXXXXX";
+
+static void skip(const char *why)
+{
+	tap__n++;
+	printf("ok %d # SKIP %s\n", tap__n, why);
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static char *path_in(const char *name)
+{
+	return xasprintf("%s/%s", scratch, name);
+}
+
+/* Run @argv; 0 when it exited 0, its stdout in *@out (may be NULL). */
+static int run(const char *const *argv, char **out)
+{
+	char *err = NULL;
+	int ret;
+
+	ret = host__cmd(argv, 60000, out, &err, NULL);
+	if (ret)
+		tap_diag("%s", err ? err : argv[0]);
+	free(err);
+	return ret;
+}
+
+static bool have(const char *tool)
+{
+	const char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", tool,
+			       NULL };
+
+	return !host__cmd(argv, 10000, NULL, NULL, NULL);
+}
+
+static bool exists(const char *path)
+{
+	struct stat sb;
+
+	return !lstat(path, &sb);
+}
+
+static void test_parse(void)
+{
+	struct kconfig kc = { 0 };
+	const struct kconfig_opt *o;
+	char *err = NULL, *text;
+	int ret;
+
+	ret = kconfig__parse(&kc,
+			     "#\n# Automatically generated\n#\n"
+			     "CONFIG_A=y\n# CONFIG_B is not set\n"
+			     "CONFIG_S=\"a b=c\"\r\nCONFIG_H=0x10\n"
+			     "  CONFIG_N=n  \n\nCONFIG_A=m\n",
+			     "f", true, &err);
+	is_int(ret, 0, "a .config with comments, CRLF and blanks parses");
+	is_int(kc.nr, 5, "five options, the repeated one once");
+	o = kconfig__get(&kc, "CONFIG_A");
+	ok(o && o->value && !strcmp(o->value, "m"),
+	   "a later line for an option wins (CONFIG_A=m)");
+	is_int(o - kc.opts, 0, "in the place of the first");
+	o = kconfig__get(&kc, "CONFIG_B");
+	ok(o && !o->value, "'# CONFIG_B is not set' is an unset option");
+	o = kconfig__get(&kc, "CONFIG_N");
+	ok(o && !o->value, "CONFIG_N=n is unset too");
+	o = kconfig__get(&kc, "CONFIG_S");
+	is_str(o ? o->value : NULL, "\"a b=c\"",
+	       "a string keeps its quotes and its '='");
+	ok(!kconfig__get(&kc, "CONFIG_Automatically"),
+	   "a comment is not an option");
+	text = kconfig__format(&kc);
+	is_str(text,
+	       "CONFIG_A=m\n# CONFIG_B is not set\nCONFIG_S=\"a b=c\"\n"
+	       "CONFIG_H=0x10\n# CONFIG_N is not set\n",
+	       "formatted back as .config lines");
+	free(text);
+	kconfig__release(&kc);
+
+	ret = kconfig__parse(&kc, "CONFIG_A=y\nCONFIG_B y\n", "frag.config",
+			     true, &err);
+	is_int(ret, -EINVAL, "a fragment line that is no option is refused");
+	has_str(err, "frag.config:2: not a config line: 'CONFIG_B y'",
+		"naming the file, line and text");
+	free(err);
+	err = NULL;
+	kconfig__release(&kc);
+	ret = kconfig__parse(&kc, "CONFIG_A=\nFOO=y\n", "f", false, &err);
+	ok(!ret && kc.nr == 0,
+	   "not strict (a .config): junk and empty values are skipped");
+	kconfig__release(&kc);
+}
+
+static void test_merge(void)
+{
+	const char *frags[] = {
+		"# first\nCONFIG_B=y\nCONFIG_C=m\nCONFIG_NEW=y\n",
+		"CONFIG_C=y\n# CONFIG_A is not set\nCONFIG_S=\"two\"\n",
+	};
+	const char *names[] = { "one.config", "two.config" };
+	struct kconfig wanted = { 0 }, merged_kc = { 0 };
+	const struct kconfig_opt *o;
+	char *merged = NULL, *err = NULL;
+	int ret;
+
+	ret = kconfig__merge("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\n"
+			     "CONFIG_S=\"one\"\nCONFIG_KEEP=y\n",
+			     frags, names, 2, &merged, &wanted, &err);
+	is_int(ret, 0, "a base and two fragments merge");
+	is_str(merged,
+	       "# CONFIG_A is not set\nCONFIG_B=y\nCONFIG_C=y\n"
+	       "CONFIG_S=\"two\"\nCONFIG_KEEP=y\nCONFIG_NEW=y\n",
+	       "fragments override the base, the later fragment the earlier; "
+	       "new options are appended");
+	is_int(wanted.nr, 5, "what the fragments ask for: 5 options");
+	o = kconfig__get(&wanted, "CONFIG_C");
+	ok(o && !strcmp(o->value, "y") && !strcmp(o->origin, "two.config"),
+	   "CONFIG_C: y, from two.config (the last word)");
+	o = kconfig__get(&wanted, "CONFIG_B");
+	ok(o && !strcmp(o->origin, "one.config"), "CONFIG_B from one.config");
+	o = kconfig__get(&wanted, "CONFIG_A");
+	ok(o && !o->value, "CONFIG_A wanted unset");
+	ok(!kconfig__get(&wanted, "CONFIG_KEEP"),
+	   "the base's own options are not wanted");
+	kconfig__parse(&merged_kc, merged, "merged", true, &err);
+	is_int(merged_kc.nr, 6, "the merged text parses back");
+	kconfig__release(&merged_kc);
+	kconfig__release(&wanted);
+	free(merged);
+
+	merged = NULL;
+	ret = kconfig__merge("CONFIG_A=y\n", (const char *[]){ "oops\n" },
+			     (const char *[]){ "bad.config" }, 1, &merged,
+			     &wanted, &err);
+	is_int(ret, -EINVAL, "a bad fragment fails the merge");
+	has_str(err, "bad.config:1", "naming it");
+	ok(!merged, "and nothing is merged");
+	free(err);
+	kconfig__release(&wanted);
+}
+
+static void test_verify(void)
+{
+	struct kconfig wanted = { 0 }, final = { 0 };
+	struct kbuild_missing *m;
+	char *err = NULL, *text;
+	size_t nr;
+
+	kconfig__parse(&wanted,
+		       "CONFIG_SET=y\nCONFIG_GONE=y\n# CONFIG_OFF is not set\n"
+		       "# CONFIG_ABSENT is not set\nCONFIG_OFFN=n\n"
+		       "CONFIG_TRI=y\nCONFIG_MOD=m\nCONFIG_STR=\"abc\"\n"
+		       "CONFIG_STR2=\"abc\"\nCONFIG_HEX=0x10\n"
+		       "# CONFIG_FORCED is not set\n",
+		       "want.config", true, &err);
+	kconfig__parse(&final,
+		       "CONFIG_SET=y\n# CONFIG_GONE is not set\n"
+		       "# CONFIG_OFF is not set\nCONFIG_TRI=m\nCONFIG_MOD=m\n"
+		       "CONFIG_STR=\"abc\"\nCONFIG_STR2=\"abd\"\n"
+		       "CONFIG_HEX=0x10\nCONFIG_FORCED=y\n",
+		       ".config", false, &err);
+	kconfig__verify(&wanted, &final, &m, &nr);
+	is_int(nr, 4, "four options did not land");
+	if (nr == 4) {
+		is_str(m[0].option, "CONFIG_GONE", "a =y that became unset");
+		ok(m[0].wanted && !strcmp(m[0].wanted, "y") && !m[0].actual,
+		   "wanted y, got not set");
+		is_str(m[0].fragment, "want.config", "from its fragment");
+		is_str(m[1].option, "CONFIG_TRI", "=y that became =m");
+		is_str(m[1].actual, "m", "got m");
+		is_str(m[2].option, "CONFIG_STR2", "a string that differs");
+		is_str(m[2].actual, "\"abd\"", "got the other string");
+		is_str(m[3].option, "CONFIG_FORCED",
+		       "an unset option that something selected");
+		ok(!m[3].wanted && !strcmp(m[3].actual, "y"),
+		   "wanted not set, got y");
+	}
+	text = kbuild_missing__describe(m, nr);
+	has_str(text,
+		"  CONFIG_GONE: wanted y, got not set (from want.config)\n"
+		"  CONFIG_TRI: wanted y, got m (from want.config)",
+		"described one per line with wanted and actual values");
+	has_str(text, "CONFIG_FORCED: wanted not set, got y",
+		"an unset option too");
+	free(text);
+	kbuild_missing__free(m, nr);
+	kconfig__release(&wanted);
+	kconfig__release(&final);
+}
+
+static void test_names(void)
+{
+	const struct kbuild_arch *a;
+
+	ok(kbuild__config_is_target("defconfig") &&
+		   kbuild__config_is_target("tinyconfig") &&
+		   kbuild__config_is_target("allnoconfig") &&
+		   kbuild__config_is_target("x86_64_defconfig"),
+	   "defconfig, tinyconfig, allnoconfig and NAME_defconfig are targets");
+	ok(!kbuild__config_is_target("./defconfig") &&
+		   !kbuild__config_is_target("/boot/config-6.1") &&
+		   !kbuild__config_is_target("_defconfig") &&
+		   !kbuild__config_is_target("x;_defconfig") &&
+		   !kbuild__config_is_target("randconfig"),
+	   "paths, bare suffixes and randconfig are not");
+	ok(kbuild__revision_is_valid("v6.1") &&
+		   kbuild__revision_is_valid("HEAD~2") &&
+		   kbuild__revision_is_valid("origin/master^"),
+	   "tags, HEAD~2 and origin/master^ are revisions");
+	ok(!kbuild__revision_is_valid("--upload-pack=x") &&
+		   !kbuild__revision_is_valid("a..b") &&
+		   !kbuild__revision_is_valid("a b") &&
+		   !kbuild__revision_is_valid(""),
+	   "options, ranges, spaces and nothing are not");
+	ok(kbuild__prefix_is_valid("aarch64-linux-gnu-") &&
+		   kbuild__prefix_is_valid("/opt/x-tools/bin/arm-"),
+	   "a cross prefix may be a path");
+	ok(!kbuild__prefix_is_valid("-x") && !kbuild__prefix_is_valid("a b") &&
+		   !kbuild__prefix_is_valid("a;b"),
+	   "but not an option or shell text");
+	a = kbuild__arch("arm64");
+	ok(a && !strcmp(a->image, "Image") && !strcmp(a->srcarch, "arm64"),
+	   "arm64 builds arch/arm64/boot/Image");
+	a = kbuild__arch("x86_64");
+	ok(a && !strcmp(a->image, "bzImage") && !strcmp(a->srcarch, "x86"),
+	   "x86_64 builds arch/x86/boot/bzImage");
+	ok(!kbuild__arch("aarch64"), "aarch64 is not the kernel's name");
+	ok(kbuild__arch(NULL), "this machine has an ARCH");
+}
+
+static void test_tail(void)
+{
+	is_str(kbuild__tail("a\nb\nc\n", 2), "b\nc\n", "the last two lines");
+	is_str(kbuild__tail("a\nb\nc", 2), "b\nc", "without a final newline");
+	is_str(kbuild__tail("a\nb\n", 5), "a\nb\n", "fewer lines than asked");
+	is_str(kbuild__tail("", 3), "", "nothing");
+}
+
+static void test_key(void)
+{
+	char *p1 = path_in("k-p1"), *p2 = path_in("k-p2");
+	char *f1 = path_in("k-f1"), *cfg = path_in("k-cfg");
+	char *list[] = { p1, p2 }, *frags[] = { f1 };
+	char *swapped[] = { p2, p1 };
+	char base[SHA256_HEX_SIZE], k[SHA256_HEX_SIZE], *err = NULL;
+	struct kbuild_recipe r = { .tree = "/nonexistent",
+				   .patches = list,
+				   .nr_patches = 2,
+				   .config = cfg,
+				   .fragments = frags,
+				   .nr_fragments = 1,
+				   .arch = "x86_64" },
+			     r2;
+	const char *c = "c0ffee", *cc = "gcc (Debian 12.2.0-14) 12.2.0";
+	int ret;
+
+	write_text(p1, "patch one\n");
+	write_text(p2, "patch two\n");
+	write_text(f1, "CONFIG_A=y\n");
+	write_text(cfg, "CONFIG_B=y\n");
+	ret = kbuild__key(&r, c, cc, base, &err);
+	is_int(ret, 0, "a key from files");
+	is_int(strlen(base), 64, "64 hex digits");
+	kbuild__key(&r, c, cc, k, &err);
+	is_str(k, base, "the same inputs give the same key");
+	r2 = r;
+	r2.jobs = 7;
+	r2.tree = "/elsewhere";
+	r2.allow_missing_config = true;
+	kbuild__key(&r2, c, cc, k, &err);
+	is_str(k, base, "-j, the tree's path and allow_missing do not count");
+
+#define CHANGED(what) ok(strcmp(k, base), "the key changes with " what)
+	kbuild__key(&r, "c0ffef", cc, k, &err);
+	CHANGED("the base commit");
+	kbuild__key(&r, c, "gcc 13", k, &err);
+	CHANGED("the compiler version");
+	r2 = r;
+	r2.patches = swapped;
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("the order of the patches");
+	r2 = r;
+	r2.nr_patches = 1;
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("one patch fewer");
+	r2 = r;
+	r2.arch = "arm64";
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("the arch");
+	r2 = r;
+	r2.cross_compile = "aarch64-linux-gnu-";
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("the cross prefix");
+	r2 = r;
+	r2.config = "tinyconfig";
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("a config target instead of the file");
+	r2.config = NULL;
+	kbuild__key(&r2, c, cc, k, &err);
+	ok(strcmp(k, base), "no config (defconfig) differs from the file");
+	{
+		char dflt[SHA256_HEX_SIZE];
+
+		r2.config = "defconfig";
+		kbuild__key(&r2, c, cc, dflt, &err);
+		is_str(dflt, k, "and is the same as asking for defconfig");
+	}
+	r2 = r;
+	r2.nr_fragments = 0;
+	kbuild__key(&r2, c, cc, k, &err);
+	CHANGED("a fragment fewer");
+	write_text(p2, "patch two, edited\n");
+	kbuild__key(&r, c, cc, k, &err);
+	CHANGED("a patch's contents");
+	write_text(p2, "patch two\n");
+	write_text(f1, "CONFIG_A=m\n");
+	kbuild__key(&r, c, cc, k, &err);
+	CHANGED("a fragment's contents");
+	write_text(f1, "CONFIG_A=y\n");
+	write_text(cfg, "CONFIG_B=m\n");
+	kbuild__key(&r, c, cc, k, &err);
+	CHANGED("the config file's contents");
+	write_text(cfg, "CONFIG_B=y\n");
+	kbuild__key(&r, c, cc, k, &err);
+	is_str(k, base, "and comes back when they come back");
+	/* "ab" + "c" and "a" + "bc" must not hash alike. */
+	write_text(p1, "patch onepatch");
+	write_text(p2, " two\n");
+	kbuild__key(&r, c, cc, k, &err);
+	CHANGED("the split between two patches");
+#undef CHANGED
+	unlink(p2);
+	ret = kbuild__key(&r, c, cc, k, &err);
+	is_int(ret, -EINVAL, "a missing patch is a recipe error");
+	has_str(err, "k-p2", "naming it");
+	free(err);
+	free(p1);
+	free(p2);
+	free(f1);
+	free(cfg);
+}
+
+/* Compile a tiny program with @ldflag; the path of the result. */
+static char *cc_elf(const char *name, const char *ldflag)
+{
+	char *src = path_in("hello.c"), *out = path_in(name);
+	const char *argv[] = { "cc", "-o", out, src, ldflag, NULL };
+
+	write_text(src, "int main(void) { return 0; }\n");
+	if (run(argv, NULL)) {
+		free(out);
+		out = NULL;
+	}
+	free(src);
+	return out;
+}
+
+static void test_build_id(void)
+{
+	char *elf, *hex = NULL, *readelf = NULL, *p, *copy, *bad;
+	uint64_t zero = 0;
+	int fd, ret;
+
+	if (!have("cc")) {
+		skip("no cc to make ELF files with");
+		return;
+	}
+	elf = cc_elf("fixed", "-Wl,--build-id=0x0123456789abcdef");
+	ret = elf ? kbuild__elf_build_id(elf, &hex) : -1;
+	is_int(ret, 0, "an ELF linked with --build-id=0x0123456789abcdef");
+	is_str(hex, "0123456789abcdef", "has that build id");
+	free(hex);
+	hex = NULL;
+
+	/* The section headers gone, the PT_NOTE segment must do. */
+	copy = path_in("no-sections");
+	kbuild__copy_file(elf, copy, &p);
+	fd = open(copy, O_WRONLY);
+	ret = fd >= 0 && pwrite(fd, &zero, 8, 0x28) == 8 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	ret = ret ?: kbuild__elf_build_id(copy, &hex);
+	is_int(ret, 0, "without section headers (e_shoff 0)");
+	is_str(hex, "0123456789abcdef", "it comes from the program headers");
+	free(hex);
+	hex = NULL;
+	free(copy);
+	free(elf);
+
+	elf = cc_elf("sha1", "-Wl,--build-id=sha1");
+	ret = elf ? kbuild__elf_build_id(elf, &hex) : -1;
+	is_int(ret, 0, "an ELF linked with --build-id=sha1");
+	is_int(hex ? strlen(hex) : 0, 40, "has 40 hex digits");
+	if (hex && have("readelf")) {
+		const char *argv[] = { "readelf", "-n", elf, NULL };
+
+		run(argv, &readelf);
+		p = readelf ? strstr(readelf, "Build ID: ") : NULL;
+		ok(p && !strncmp(p + 10, hex, 40),
+		   "the same as readelf -n says");
+		free(readelf);
+	}
+	free(hex);
+	hex = NULL;
+	free(elf);
+
+	elf = cc_elf("none", "-Wl,--build-id=none");
+	ret = elf ? kbuild__elf_build_id(elf, &hex) : -1;
+	is_int(ret, -ENOENT, "an ELF without a build id is -ENOENT");
+	free(elf);
+
+	bad = path_in("not-elf");
+	write_text(bad, "#!/bin/sh\necho not an ELF file at all\n");
+	is_int(kbuild__elf_build_id(bad, &hex), -ENOEXEC,
+	       "a script is -ENOEXEC");
+	write_text(bad, "\177ELF\002\001\001");
+	is_int(kbuild__elf_build_id(bad, &hex), -ENOEXEC,
+	       "a truncated header is -ENOEXEC");
+	free(bad);
+	is_int(kbuild__elf_build_id("/nonexistent/vmlinux", &hex), -ENOENT,
+	       "a missing file is -ENOENT");
+}
+
+/* A big-endian ELF32 with one PT_NOTE segment, byte by byte. */
+static void test_build_id_be32(void)
+{
+	unsigned char f[52 + 32 + 20] = { 0x7f, 'E', 'L', 'F', 1, 2, 1 };
+	char *path = path_in("be32"), *hex = NULL;
+	unsigned char *ph = f + 52, *note = f + 84;
+	int fd;
+
+	f[17] = 2;    /* e_type ET_EXEC */
+	f[19] = 8;    /* e_machine MIPS */
+	f[23] = 1;    /* e_version */
+	f[31] = 52;   /* e_phoff */
+	f[41] = 52;   /* e_ehsize */
+	f[43] = 32;   /* e_phentsize */
+	f[45] = 1;    /* e_phnum */
+	f[47] = 40;   /* e_shentsize; e_shoff and e_shnum stay 0 */
+	ph[3] = 4;    /* p_type PT_NOTE */
+	ph[7] = 84;   /* p_offset */
+	ph[19] = 20;  /* p_filesz */
+	ph[23] = 20;  /* p_memsz */
+	ph[31] = 4;   /* p_align */
+	note[3] = 4;  /* n_namesz */
+	note[7] = 4;  /* n_descsz */
+	note[11] = 3; /* NT_GNU_BUILD_ID */
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, "\xde\xad\xbe\xef", 4);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ok(fd >= 0 && write(fd, f, sizeof(f)) == (ssize_t)sizeof(f),
+	   "a big-endian ELF32 written");
+	if (fd >= 0)
+		close(fd);
+	is_int(kbuild__elf_build_id(path, &hex), 0,
+	       "its build id is read, byte order and class honoured");
+	is_str(hex, "deadbeef", "deadbeef");
+	free(hex);
+	hex = NULL;
+	/* A note that claims more than the segment holds is no build id. */
+	note[7] = 200;
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd >= 0) {
+		if (write(fd, f, sizeof(f)) != (ssize_t)sizeof(f))
+			tap_diag("short write");
+		close(fd);
+	}
+	is_int(kbuild__elf_build_id(path, &hex), -ENOENT,
+	       "an oversized note is ignored, not read past");
+	free(path);
+}
+
+/*
+ * A Makefile that behaves like the kernel's where kernel build looks:
+ * O=, ARCH=, config targets and olddefconfig (which drops
+ * CONFIG_NEEDS_DEP as Kconfig drops an option without its dependency),
+ * the image from the patched source, a vmlinux with a known build id,
+ * kernelrelease, modules and modules_install.
+ */
+static const char fake_makefile[] =
+	"O ?= .\n"
+	"R := 6.1.0-fake\n"
+	"defconfig:\n"
+	"\tprintf 'CONFIG_A=y\\n# CONFIG_B is not set\\n' > $(O)/.config\n"
+	"tinyconfig:\n"
+	"\tprintf '# CONFIG_A is not set\\n' > $(O)/.config\n"
+	"olddefconfig:\n"
+	"\tsed -i '/^CONFIG_NEEDS_DEP=/d' $(O)/.config\n"
+	"bzImage:\n"
+	"\t@if grep -q '^CONFIG_FAIL=y' $(O)/.config; then "
+	"echo 'fake.c:1: error: the build broke'; exit 2; fi\n"
+	"\tmkdir -p $(O)/arch/x86/boot\n"
+	"\tcat file.txt $(O)/.config > $(O)/arch/x86/boot/bzImage\n"
+	"\techo 'ffffffff81000000 T _stext' > $(O)/System.map\n"
+	"\tprintf 'int main(void) { return 0; }\\n' > $(O)/v.c\n"
+	"\tcc -Wl,--build-id=0x00112233445566778899aabbccddeeff00112233 "
+	"-o $(O)/vmlinux $(O)/v.c\n"
+	"kernelrelease:\n"
+	"\t@echo $(R)\n"
+	"modules:\n"
+	"\t@echo '  LD [M]  fake.ko'\n"
+	"modules_install:\n"
+	"\tmkdir -p $(INSTALL_MOD_PATH)/lib/modules/$(R)/kernel\n"
+	"\techo fake > $(INSTALL_MOD_PATH)/lib/modules/$(R)/kernel/fake.ko\n"
+	"\tln -sfn $(O) $(INSTALL_MOD_PATH)/lib/modules/$(R)/build\n";
+
+static const char good_mbox[] =
+	"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 "
+	"2001\n"
+	"From: iommu-bench tests <iommu-bench@localhost>\n"
+	"Date: Wed, 1 Jan 2025 00:00:00 +0000\n"
+	"Subject: [PATCH] fake: Shout the second line\n\n"
+	"---\n file.txt | 2 +-\n\n"
+	"diff --git a/file.txt b/file.txt\n"
+	"--- a/file.txt\n+++ b/file.txt\n"
+	"@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+	"-- \n2.39.5\n";
+
+static const char good_diff[] = "--- a/file.txt\n+++ b/file.txt\n"
+				"@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+THREE\n";
+
+static const char bad_mbox[] =
+	"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 "
+	"2001\n"
+	"From: iommu-bench tests <iommu-bench@localhost>\n"
+	"Subject: [PATCH] fake: A patch for another tree\n\n---\n"
+	"diff --git a/file.txt b/file.txt\n"
+	"index 1111111..2222222 100644\n"
+	"--- a/file.txt\n+++ b/file.txt\n"
+	"@@ -2,3 +2,3 @@\n two\n-four\n+FOUR\n five\n"
+	"-- \n2.39.5\n";
+
+static char *tree, *cache;
+
+static int make_tree(void)
+{
+	char *mk = xasprintf("%s/Makefile", tree);
+	char *file = xasprintf("%s/file.txt", tree);
+	const char *init[] = { "git", "init", "-q", tree, NULL };
+	const char *add[] = { "git", "-C", tree, "add", "-A", NULL };
+	const char *commit[] = { "git",
+				 "-C",
+				 tree,
+				 "-c",
+				 "user.name=t",
+				 "-c",
+				 "user.email=t@t",
+				 "commit",
+				 "-q",
+				 "-m",
+				 "base",
+				 NULL };
+	int ret;
+
+	mkdir(tree, 0755);
+	ret = write_text(mk, fake_makefile);
+	ret = ret ?: write_text(file, "one\ntwo\nthree\n");
+	ret = ret ?: run(init, NULL);
+	ret = ret ?: run(add, NULL);
+	ret = ret ?: run(commit, NULL);
+	free(mk);
+	free(file);
+	return ret;
+}
+
+/* `git worktree list` of the tree: one line, the tree itself, or not. */
+static bool no_worktrees(void)
+{
+	const char *argv[] = { "git",  "-C",	      tree, "worktree",
+			       "list", "--porcelain", NULL };
+	char *out = NULL;
+	bool one;
+
+	if (run(argv, &out))
+		return false;
+	one = !strstr(out + 1, "\nworktree ");
+	if (!one)
+		tap_diag("%s", out);
+	free(out);
+	return one;
+}
+
+static bool tree_untouched(void)
+{
+	const char *argv[] = {
+		"git", "-C", tree, "status", "--porcelain", NULL
+	};
+	const char *log[] = { "git",	 "-C",	 tree, "rev-list",
+			      "--count", "HEAD", NULL };
+	char *out = NULL, *count = NULL;
+	bool clean;
+
+	clean = !run(argv, &out) && !*out && !run(log, &count) &&
+		!strcmp(count, "1\n");
+	free(out);
+	free(count);
+	return clean;
+}
+
+/* Nothing in the cache but @keep entries, the locks and failed logs. */
+static int cache_entries(void)
+{
+	const char *argv[] = { "sh", "-c",
+			       "ls -A \"$0\" | grep -v -e '^.locks$' "
+			       "-e 'failed.log$' | wc -l",
+			       cache, NULL };
+	char *out = NULL;
+	int n;
+
+	if (run(argv, &out))
+		return -1;
+	n = atoi(out);
+	free(out);
+	return n;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	size_t len;
+	char *buf;
+	bool yes;
+
+	if (!path || read_file(path, &buf, &len))
+		return false;
+	yes = strstr(buf, text);
+	free(buf);
+	return yes;
+}
+
+static void test_pipeline(void)
+{
+	char *mbox = path_in("0001-good.patch"), *diff = path_in("plain.diff");
+	char *bad = path_in("0001-bad.patch"), *frag = path_in("frag.config");
+	char *dep = path_in("dep.config"), *fail = path_in("fail.config");
+	char *patches[] = { mbox, diff }, *bads[] = { mbox, bad };
+	char *frags[] = { frag }, *deps[] = { frag, dep }, *fails[] = { fail };
+	struct kbuild_recipe r = { .patches = patches,
+				   .nr_patches = 2,
+				   .config = "defconfig",
+				   .fragments = frags,
+				   .nr_fragments = 1,
+				   .arch = "x86_64",
+				   .jobs = 2 },
+			     r2;
+	struct kbuild_result res = { 0 }, again = { 0 };
+	char *err = NULL, *first_dir = NULL, *p;
+	int ret;
+
+	if (!have("git") || !have("make") || !have("gcc") || !have("tar")) {
+		skip("no git, make, gcc or tar");
+		return;
+	}
+	tree = path_in("tree");
+	cache = path_in("cache");
+	if (make_tree()) {
+		skip("cannot make a scratch git tree");
+		return;
+	}
+	r.tree = tree;
+	write_text(mbox, good_mbox);
+	write_text(diff, good_diff);
+	write_text(bad, bad_mbox);
+	write_text(frag, "CONFIG_B=y\nCONFIG_MODULES=y\nCONFIG_S=\"x y\"\n");
+	write_text(dep, "CONFIG_NEEDS_DEP=y\n");
+	write_text(fail, "CONFIG_FAIL=y\n");
+
+	r.config_only = true;
+	ret = kbuild__build(&r, cache, &res, &err);
+	is_int(ret, 0, "config-only build of the fake tree");
+	if (ret)
+		tap_diag("%s", err);
+	ok(res.config_only && !res.image && !res.cached,
+	   "made, config only, no image");
+	ok(file_has(res.config, "CONFIG_B=y\n") &&
+		   file_has(res.config, "CONFIG_A=y\n") &&
+		   file_has(res.config, "CONFIG_S=\"x y\"\n"),
+	   "its config is defconfig with the fragment over it");
+	ok(res.dir && strstr(res.dir, "-config"), "in a KEY-config entry");
+	kbuild_result__release(&res);
+
+	r.config_only = false;
+	ret = kbuild__build(&r, cache, &res, &err);
+	is_int(ret, 0, "a full build: mbox and plain patches, modules");
+	if (ret)
+		tap_diag("%s", err);
+	ok(!res.cached && !res.config_only, "built, not cached");
+	ok(file_has(res.image, "one\nTWO\nTHREE\n"),
+	   "the image was built from the patched source");
+	ok(file_has(res.image, "CONFIG_MODULES=y"), "with the merged config");
+	is_str(res.build_id, "00112233445566778899aabbccddeeff00112233",
+	       "the build id is vmlinux's");
+	is_str(res.release, "6.1.0-fake", "the release is kernelrelease's");
+	ok(file_has(res.system_map, "_stext"), "System.map copied");
+	ok(res.modules_tar && exists(res.modules_tar), "modules.tar packed");
+	p = res.modules_dir ? xasprintf("%s/kernel/fake.ko", res.modules_dir) :
+			      NULL;
+	ok(p && exists(p), "the staged modules are in the entry");
+	free(p);
+	p = res.modules_dir ? xasprintf("%s/build", res.modules_dir) : NULL;
+	ok(p && !exists(p), "without the dangling build link");
+	free(p);
+	ok(file_has(res.log, "+ git") && file_has(res.log, "+ make"),
+	   "the log has every command");
+	ok(json_is_object(json_object_get(res.meta, "phases")) &&
+		   json_is_object(json_object_get(res.meta, "recipe")),
+	   "result.json has the phases and the recipe");
+	is_int(json_array_size(json_object_get(
+		       json_object_get(res.meta, "recipe"), "patches")),
+	       2, "and both patches with their sha256");
+	ok(no_worktrees(), "the worktree is gone");
+	ok(tree_untouched(), "the tree's checkout and history are untouched");
+	first_dir = res.dir ? xstrdup(res.dir) : NULL;
+
+	ret = kbuild__build(&r, cache, &again, &err);
+	ok(!ret && again.cached, "asked again: cached");
+	is_str(again.dir, first_dir, "the same entry");
+	is_str(again.build_id, res.build_id, "the same build id");
+	kbuild_result__release(&again);
+	r2 = r;
+	r2.config_only = true;
+	r2.jobs = 1;
+	ret = kbuild__lookup(&r2, cache, &again, &err);
+	ok(!ret && again.cached,
+	   "a config-only lookup is answered (by the config entry)");
+	kbuild_result__release(&again);
+	kbuild_result__release(&res);
+
+	r2 = r;
+	r2.patches = bads;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	ok(ret && ret != -EINVAL,
+	   "a patch that does not apply fails the build");
+	has_str(err, "0001-bad.patch does not apply", "naming the patch");
+	has_str(err, "file.txt:2", "and the file and line of the hunk");
+	has_str(err, "\nthe hunk, not found:\ntwo\nfour\nfive",
+		"and showing the hunk");
+	free(err);
+	err = NULL;
+	ok(no_worktrees(), "no worktree left behind");
+	is_int(cache_entries(), 2, "no entry and no temporary folder left");
+	ok(tree_untouched(), "the tree is untouched");
+
+	r2 = r;
+	r2.fragments = deps;
+	r2.nr_fragments = 2;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	is_int(ret, -EDOM, "an option that did not land fails the build");
+	has_str(err, "CONFIG_NEEDS_DEP: wanted y, got not set", "naming it");
+	has_str(err, "dep.config", "and its fragment");
+	free(err);
+	err = NULL;
+	is_int(cache_entries(), 2, "and leaves no entry");
+	r2.allow_missing_config = true;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	ok(!ret && res.nr_missing == 1 &&
+		   !strcmp(res.missing[0].option, "CONFIG_NEEDS_DEP"),
+	   "allowed, it builds and reports the option");
+	kbuild_result__release(&res);
+	r2.allow_missing_config = false;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	ok(ret == -EDOM && strstr(err, "cached build"),
+	   "that entry does not satisfy a recipe that does not allow it");
+	free(err);
+	err = NULL;
+
+	r2 = r;
+	r2.fragments = fails;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	ok(ret && ret != -EINVAL, "a make that fails fails the build");
+	has_str(err, "make bzImage failed", "saying which make");
+	has_str(err, "fake.c:1: error: the build broke",
+		"with the end of the log");
+	has_str(err, ".failed.log", "and where the whole log is");
+	free(err);
+	err = NULL;
+	ok(no_worktrees(), "no worktree left behind");
+	is_int(cache_entries(), 3, "no entry (the allowed one is the third)");
+
+	/* git runs in the tree: a relative cache must not land there. */
+	r2 = r;
+	r2.config_only = true;
+	ret = chdir(scratch) ?: kbuild__build(&r2, "relative", &res, &err);
+	is_int(ret, 0, "a relative cache folder works");
+	p = path_in("relative");
+	ok(res.dir && !strncmp(res.dir, p, strlen(p)),
+	   "and is taken from the current folder, not the tree");
+	free(p);
+	p = xasprintf("%s/relative", tree);
+	ok(!exists(p), "nothing was made inside the tree");
+	free(p);
+	kbuild_result__release(&res);
+	ok(no_worktrees(), "and no worktree is left");
+
+	r2 = r;
+	r2.base = "no-such-branch";
+	ret = kbuild__build(&r2, cache, &res, &err);
+	is_int(ret, -EINVAL, "a base that is no commit is a recipe error");
+	has_str(err, "'no-such-branch' is not a commit", "saying so");
+	free(err);
+	err = NULL;
+	r2 = r;
+	r2.tree = scratch;
+	ret = kbuild__build(&r2, cache, &res, &err);
+	is_int(ret, -EINVAL, "a folder that is no git tree too");
+	free(err);
+	err = NULL;
+	r2 = r;
+	r2.arch = "aarch64";
+	ret = kbuild__build(&r2, cache, &res, &err);
+	is_int(ret, -EINVAL, "an unknown arch too");
+	free(err);
+	err = NULL;
+	r2 = r;
+	r2.cross_compile = "-fplugin=x";
+	ret = kbuild__build(&r2, cache, &res, &err);
+	is_int(ret, -EINVAL, "a cross prefix like an option too");
+	free(err);
+	err = NULL;
+	r2 = r;
+	r2.cross_compile = "no-such-cross-";
+	ret = kbuild__build(&r2, cache, &res, &err);
+	ok(ret && ret != -EINVAL, "a cross compiler that is not installed "
+				  "fails (not a usage error)");
+	has_str(err, "no-such-cross-gcc", "naming the compiler");
+	free(err);
+	err = NULL;
+
+	free(first_dir);
+	free(mbox);
+	free(diff);
+	free(bad);
+	free(frag);
+	free(dep);
+	free(fail);
+	free(tree);
+	free(cache);
+}
+
+int main(void)
+{
+	const char *rm[] = { "rm", "-rf", scratch, NULL };
+
+	if (!mkdtemp(scratch))
+		tap_skip_all("cannot create a scratch folder");
+	log_verbosity = LOG_ERR;
+	test_parse();
+	test_merge();
+	test_verify();
+	test_names();
+	test_tail();
+	test_key();
+	test_build_id();
+	test_build_id_be32();
+	test_pipeline();
+	run(rm, NULL);
+	return tap_done();
+}
