@@ -11,7 +11,9 @@ if ! git rev-parse --git-dir >/dev/null 2>&1; then
 	exit 0
 fi
 
-missing=$(git ls-files -- ':!LICENSE' ':!*.json' | while read -r f; do
+# A patch must start with its "From " line for git am; it carries the
+# licence of the tree it patches.
+missing=$(git ls-files -- ':!LICENSE' ':!*.json' ':!*.patch' | while read -r f; do
 	[ -f "$f" ] || continue
 	head -3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"
 done)
