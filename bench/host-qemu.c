@@ -272,8 +272,7 @@ static int enter_netns(const char *netns)
 	return ret;
 }
 
-static int spawn_qemu(struct host *h, struct qemu_priv *p,
-		      const struct host_argv *argv)
+static int spawn_qemu(struct qemu_priv *p, const struct host_argv *argv)
 {
 	pid_t parent = getpid(), pid;
 	int out;
@@ -308,7 +307,6 @@ static int spawn_qemu(struct host *h, struct qemu_priv *p,
 	}
 	close(out);
 	p->pid = pid;
-	(void)h;
 	return 0;
 }
 
@@ -467,7 +465,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	qemu__argv(h->m, &b, &argv);
 	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
 	t0 = now_ms();
-	ret = spawn_qemu(h, p, &argv);
+	ret = spawn_qemu(p, &argv);
 	host_argv__release(&argv);
 	free(cmdline);
 	if (ret) {
