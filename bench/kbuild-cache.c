@@ -23,7 +23,6 @@
 
 /* An identical build may take hours; waiting longer means it is stuck. */
 #define LOCK_TIMEOUT_S (12 * 60 * 60)
-#define LOCK_POLL_NS (200 * 1000 * 1000)
 #define RESULT_FORMAT 1
 
 int kbuild__cache_dir(char **out)
@@ -89,51 +88,15 @@ fail:
 
 int kbuild_cache__lock(const char *dir, const char *key, int *fdp, char **err)
 {
-	struct timespec pause = { 0, LOCK_POLL_NS };
-	double deadline = kbuild_progress__now() + LOCK_TIMEOUT_S;
 	char *locks = xasprintf("%s/.locks", dir), *path = NULL;
-	bool said = false;
-	int fd = -1, ret;
+	int ret;
 
 	ret = testbed_cache__mkdirs(locks, err);
-	if (ret)
-		goto out;
-	path = xasprintf("%s/%s", locks, key);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		goto out;
+	if (!ret) {
+		path = xasprintf("%s/%s", locks, key);
+		ret = testbed_cache__lock_file(path, LOCK_TIMEOUT_S * 1000LL,
+					       "kernel build", fdp, err);
 	}
-	/* Polled, so that a stuck build becomes a message, not a hang. */
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			ret = -errno;
-			*err = xasprintf("cannot lock %s: %s", path,
-					 strerror(errno));
-			goto out;
-		}
-		if (kbuild_progress__now() >= deadline) {
-			ret = -ETIMEDOUT;
-			*err = xasprintf("another iommu-bench has built this "
-					 "kernel for %d hours (%s)",
-					 LOCK_TIMEOUT_S / 3600, path);
-			goto out;
-		}
-		if (!said)
-			pr_info("kernel build: waiting for another build of "
-				"the same kernel (%s)",
-				path);
-		said = true;
-		nanosleep(&pause, NULL);
-	}
-	*fdp = fd;
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
 	free(locks);
 	free(path);
 	return ret;

@@ -150,23 +150,19 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-int testbed_cache__lock(const char *dir, int *fdp, char **err)
+int testbed_cache__lock_file(const char *path, long long timeout_ms,
+			     const char *what, int *fdp, char **err)
 {
-	long long deadline = now_ms() + TESTBED_LOCK_TIMEOUT_MS;
+	long long deadline = now_ms() + timeout_ms;
 	struct timespec pause = { 0, 100 * 1000 * 1000 };
 	bool said = false;
-	char *path;
-	int fd, ret;
+	int fd, ret = 0;
 
-	ret = testbed_cache__mkdirs(dir, err);
-	if (ret)
-		return ret;
-	path = xasprintf("%s/.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		goto out;
+		return ret;
 	}
 	/* Polled rather than blocking, so that a stuck build is a message. */
 	while (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -180,24 +176,39 @@ int testbed_cache__lock(const char *dir, int *fdp, char **err)
 		}
 		if (now_ms() >= deadline) {
 			ret = -ETIMEDOUT;
-			*err = xasprintf(
-				"another iommu-bench has held %s for %d minutes",
-				path, TESTBED_LOCK_TIMEOUT_MS / 60000);
+			*err = xasprintf("another iommu-bench has held %s for "
+					 "%lld minutes",
+					 path, timeout_ms / 60000);
 			goto out;
 		}
 		if (!said)
-			pr_info("testbed: waiting for another build (%s)",
+			pr_info("%s: waiting for another build (%s)", what,
 				path);
 		said = true;
 		nanosleep(&pause, NULL);
 	}
-	sweep(dir, 1);
 	*fdp = fd;
 	fd = -1;
 out:
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+int testbed_cache__lock(const char *dir, int *fdp, char **err)
+{
+	char *path;
+	int ret;
+
+	ret = testbed_cache__mkdirs(dir, err);
+	if (ret)
+		return ret;
+	path = xasprintf("%s/.lock", dir);
+	ret = testbed_cache__lock_file(path, TESTBED_LOCK_TIMEOUT_MS, "testbed",
+				       fdp, err);
 	free(path);
+	if (!ret)
+		sweep(dir, 1);
 	return ret;
 }
 

@@ -140,6 +140,13 @@ void testbed__strv_free(char **v);
 int testbed_cache__mkdirs(const char *path, char **err);
 /* Create @dir and take its lock, waiting a bounded time for another build. */
 int testbed_cache__lock(const char *dir, int *fd, char **err);
+/*
+ * flock() @path (created) exclusively, polled so that a holder that
+ * never lets go is an error after @timeout_ms, not a hang; @what names
+ * the wait in the one message said while waiting. 0 and *@fd, or -errno.
+ */
+int testbed_cache__lock_file(const char *path, long long timeout_ms,
+			     const char *what, int *fd, char **err);
 void testbed_cache__unlock(int fd);
 /* A new empty folder in @dir, to be committed or removed. */
 int testbed_cache__mkdtemp(const char *dir, char **tmp, char **err);
