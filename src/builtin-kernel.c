@@ -230,50 +230,20 @@ static int kernel_path(void)
 	return EXIT_OK;
 }
 
-static const struct {
-	const char *name;
-	const char *cmd; /* for parse-options' "see --help" hints */
-	int (*fn)(void);
-} subcommands[] = {
-	{ "build", "kernel build", kernel_build },
-	{ "path", "kernel path", kernel_path },
+static const struct subcommand subcommands[] = {
+	{ "build", "kernel build" },
+	{ "path", "kernel path" },
 };
+static int (*const subcommand_fns[])(void) = { kernel_build, kernel_path };
 
 int cmd_kernel(int argc, const char **argv)
 {
-	const char *names[ARRAY_SIZE(subcommands) + 1], *best;
-	size_t i;
-	int ret = EXIT_USAGE;
+	int i, ret = EXIT_USAGE;
 
-	argc = parse_options(argc, argv, kernel_options, kernel_usage,
-			     PARSE_OPT_STOP_AT_NON_OPTION);
-	if (!argc)
-		usage_error(kernel_usage, kernel_options,
-			    "which kernel subcommand?");
-	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
-		names[i] = subcommands[i].name;
-		if (strcmp(argv[0], names[i]))
-			continue;
-		/* Options may follow the subcommand as well as precede it. */
-		argv[0] = subcommands[i].cmd;
-		argc = parse_options(argc, argv, kernel_options, kernel_usage,
-				     0);
-		if (argc)
-			usage_error(kernel_usage, kernel_options,
-				    "unexpected argument '%s'", argv[0]);
-		ret = subcommands[i].fn();
-		goto out;
-	}
-	names[i] = NULL;
-	best = suggest__best(argv[0], names);
-	if (best)
-		pr_err("'%s' is not a kernel subcommand; did you mean '%s'?",
-		       argv[0], best);
-	else
-		pr_err("'%s' is not a kernel subcommand (see 'iommu-bench "
-		       "kernel --help')",
-		       argv[0]);
-out:
+	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
+			     kernel_options, kernel_usage, "kernel");
+	if (i >= 0)
+		ret = subcommand_fns[i]();
 	strv__release(&args.patches);
 	strv__release(&args.fragments);
 	return ret;

@@ -145,50 +145,20 @@ static int testbed_path(void)
 	return EXIT_OK;
 }
 
-static const struct {
-	const char *name;
-	const char *cmd; /* for parse-options' "see --help" hints */
-	int (*fn)(void);
-} subcommands[] = {
-	{ "build", "testbed build", testbed_build },
-	{ "path", "testbed path", testbed_path },
+static const struct subcommand subcommands[] = {
+	{ "build", "testbed build" },
+	{ "path", "testbed path" },
 };
+static int (*const subcommand_fns[])(void) = { testbed_build, testbed_path };
 
 int cmd_testbed(int argc, const char **argv)
 {
-	const char *names[ARRAY_SIZE(subcommands) + 1], *best;
-	size_t i;
-	int ret;
+	int i, ret = EXIT_USAGE;
 
-	argc = parse_options(argc, argv, testbed_options, testbed_usage,
-			     PARSE_OPT_STOP_AT_NON_OPTION);
-	if (!argc)
-		usage_error(testbed_usage, testbed_options,
-			    "which testbed subcommand?");
-	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
-		names[i] = subcommands[i].name;
-		if (strcmp(argv[0], names[i]))
-			continue;
-		/* Options may follow the subcommand as well as precede it. */
-		argv[0] = subcommands[i].cmd;
-		argc = parse_options(argc, argv, testbed_options, testbed_usage,
-				     0);
-		if (argc)
-			usage_error(testbed_usage, testbed_options,
-				    "unexpected argument '%s'", argv[0]);
-		ret = subcommands[i].fn();
-		free(args.kernels);
-		return ret;
-	}
-	names[i] = NULL;
-	best = suggest__best(argv[0], names);
-	if (best)
-		pr_err("'%s' is not a testbed subcommand; did you mean '%s'?",
-		       argv[0], best);
-	else
-		pr_err("'%s' is not a testbed subcommand (see 'iommu-bench "
-		       "testbed --help')",
-		       argv[0]);
+	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
+			     testbed_options, testbed_usage, "testbed");
+	if (i >= 0)
+		ret = subcommand_fns[i]();
 	free(args.kernels);
-	return EXIT_USAGE;
+	return ret;
 }

@@ -251,3 +251,40 @@ int parse_options(int argc, const char **argv, const struct option *opts,
 	argv[out] = NULL;
 	return out;
 }
+
+int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
+		     size_t nr, const struct option *opts,
+		     const char *const *usage, const char *cmd)
+{
+	const char **names, *best;
+	size_t i;
+
+	argc = parse_options(argc, argv, opts, usage,
+			     PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!argc)
+		usage_error(usage, opts, "which %s subcommand?", cmd);
+	for (i = 0; i < nr; i++) {
+		if (strcmp(argv[0], subs[i].name))
+			continue;
+		/* Options may follow the subcommand as well as precede it. */
+		argv[0] = subs[i].full;
+		argc = parse_options(argc, argv, opts, usage, 0);
+		if (argc)
+			usage_error(usage, opts, "unexpected argument '%s'",
+				    argv[0]);
+		return (int)i;
+	}
+	names = xcalloc(nr + 1, sizeof(*names));
+	for (i = 0; i < nr; i++)
+		names[i] = subs[i].name;
+	best = suggest__best(argv[0], names);
+	if (best)
+		pr_err("'%s' is not a %s subcommand; did you mean '%s'?",
+		       argv[0], cmd, best);
+	else
+		pr_err("'%s' is not a %s subcommand (see 'iommu-bench %s "
+		       "--help')",
+		       argv[0], cmd, cmd);
+	free(names);
+	return -1;
+}

@@ -91,4 +91,20 @@ void __attribute__((noreturn, format(printf, 3, 4)))
 usage_error(const char *const *usage, const struct option *opts,
 	    const char *fmt, ...);
 
+/* A subcommand of a command: its word, and "CMD WORD" for option hints. */
+struct subcommand {
+	const char *name;
+	const char *full;
+};
+
+/*
+ * A command with subcommands (db, kernel, testbed): @opts before the
+ * subcommand and after it, no other argument. The subcommand's index in
+ * @subs; -1 for an unknown one, reported with a "did you mean". A missing
+ * one, or an extra argument, is a usage error (exit 2).
+ */
+int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
+		     size_t nr, const struct option *opts,
+		     const char *const *usage, const char *cmd);
+
 #endif /* IOMMU_BENCH_PARSE_OPTIONS_H */
