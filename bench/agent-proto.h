@@ -35,6 +35,26 @@
  *   file.read        {"path", "offset"? (0), "length"? (the most)}
  *                     -> {"data": base64, "eof": bool, "size": bytes}
  *   file.remove      {"path"} -> {"removed": real path, "entries": n}
+ *   kernel.stage     {"dir", "name", "file": "vmlinuz"|"initrd.img"|
+ *                     "modules.tar", "offset", "data": base64}
+ *                     -> {"size": bytes staged}; appends to
+ *                     DIR/NAME.staging/FILE, AGENT_KERNEL_STAGE_MAX
+ *                     bytes a call; "offset" must be the staged size
+ *                     (EINVAL), 0 starts the file again
+ *   kernel.install   {"dir", "name", "release", "build_id",
+ *                     "sha256": {"vmlinuz", "initrd.img"?,
+ *                     "modules.tar"?}, "initrd": "staged"|"generate"|
+ *                     "none", "modules_root"? ("/lib/modules")}
+ *                     -> {"image", "initrd", "modules_dir", "initrd_by":
+ *                         "staged"|"mkinitramfs"|"dracut"|"mkinitcpio"
+ *                         (null: none), "elapsed_ms"}; checks every
+ *                     sha256 (EBADMSG) first, unpacks modules.tar into
+ *                     MODULES_ROOT/RELEASE (refused with EEXIST if a
+ *                     folder there has no marker of ours), then
+ *                     DIR/NAME.staging becomes DIR/NAME
+ *   kernel.find      {"dir", "name", "build_id"} -> {"installed": bool,
+ *                     "image"?, "initrd"?, "modules_dir"?,
+ *                     "initrd_by"?, "release"?, "why"?: when not}
  *   iperf3.server    {iperf3 opts} -> {"ports": [...]} once listening
  *   iperf3.wait      {} -> the server's results JSON
  *   iperf3.client    {iperf3 opts} -> the client's results JSON

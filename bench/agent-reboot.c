@@ -387,7 +387,14 @@ int agent_verb__reboot_now(struct agent *a, json_t *args, json_t **res,
 {
 	const char *method = json_string_value(json_object_get(args, "method"));
 	bool dry = json_is_true(json_object_get(args, "dry_run"));
-	bool systemctl = in_path("systemctl");
+	/*
+	 * systemd's own test (sd_booted): systemctl being installed is not
+	 * systemd running, and `systemctl kexec` without it does nothing
+	 * (the testbed guest has the controller's systemctl and busybox's
+	 * init).
+	 */
+	bool systemctl = in_path("systemctl") &&
+			 !access("/run/systemd/system", F_OK);
 	char **argv;
 
 	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub")))

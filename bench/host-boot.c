@@ -83,14 +83,14 @@ static int boot__power_cycle(struct host *h)
 }
 
 int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
-			uint64_t timeout_ms)
+			uint64_t timeout_ms, char **why)
 {
 	const struct matrix_host *m = h->m;
 	char *err = NULL;
 	int ret;
 
 	if (!h->priv) {
-		pr_err("host %s: wait_boot before open", m->name);
+		*why = xasprintf("host %s: wait_boot before open", m->name);
 		return -EINVAL;
 	}
 	if (!timeout_ms)
@@ -100,11 +100,11 @@ int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
 	if (ret && m->power_cycle && m->power_cycle[0] && !boot__power_cycle(h))
 		ret = boot__poll(h, old_boot_id, timeout_ms, &err);
 	if (ret)
-		pr_err("host %s: did not come back from its reboot within "
-		       "%llu ms%s (last: %s)",
-		       m->name, (unsigned long long)timeout_ms,
-		       m->power_cycle ? ", power cycle included" : "",
-		       err ? err : "no answer");
+		*why = xasprintf("host %s: did not come back from its reboot "
+				 "within %llu ms%s (last: %s)",
+				 m->name, (unsigned long long)timeout_ms,
+				 m->power_cycle ? ", power cycle included" : "",
+				 err ? err : "no answer");
 	free(err);
 	return ret;
 }

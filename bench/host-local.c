@@ -9,6 +9,7 @@
 #include "bench/agent-conn.h"
 #include "bench/host.h"
 #include "log.h"
+#include "util.h"
 
 static int local__open(struct host *h)
 {
@@ -24,13 +25,13 @@ static int local__agent(struct host *h, struct agent_conn **out)
 }
 
 static int local__wait_boot(struct host *h, const char *old_boot_id,
-			    uint64_t timeout_ms)
+			    uint64_t timeout_ms, char **err)
 {
 	(void)old_boot_id;
 	(void)timeout_ms;
-	pr_err("host %s: a local host is the controller itself and is never "
-	       "rebooted by the tool",
-	       h->m->name);
+	*err = xasprintf("host %s: a local host is the controller itself and "
+			 "is never rebooted by the tool",
+			 h->m->name);
 	return -EOPNOTSUPP;
 }
 

@@ -12,6 +12,7 @@
 #include "bench/host.h"
 #include "bench/netns.h"
 #include "log.h"
+#include "util.h"
 
 static int netns__end(const struct matrix_host *m, char *ifname, size_t size,
 		      struct veth_end *e)
@@ -72,13 +73,13 @@ static int netns_host__agent(struct host *h, struct agent_conn **out)
 }
 
 static int netns_host__wait_boot(struct host *h, const char *old_boot_id,
-				 uint64_t timeout_ms)
+				 uint64_t timeout_ms, char **err)
 {
 	(void)old_boot_id;
 	(void)timeout_ms;
-	pr_err("host %s: a namespace shares the controller's kernel and "
-	       "cannot be rebooted",
-	       h->m->name);
+	*err = xasprintf("host %s: a namespace shares the controller's kernel "
+			 "and cannot be rebooted",
+			 h->m->name);
 	return -EOPNOTSUPP;
 }
 

@@ -54,7 +54,7 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	       json_t **hello, char **err, int *status);
 /* host_ssh_ops.wait_boot, in host-boot.c. */
 int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
-			uint64_t timeout_ms);
+			uint64_t timeout_ms, char **err);
 /* Ask the ControlMaster to exit (best effort). */
 void ssh__exit_master(struct host *h);
 

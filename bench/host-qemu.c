@@ -358,9 +358,10 @@ static char *qemu_exit_reason(const struct qemu_priv *p, int status)
  * @timeout_ms passes. A request sent while the guest's agent restarts
  * (between two connections) is dropped by virtio-console, so hello is
  * retried on a short timeout; late answers are skipped by their id.
+ * An answer from boot @old_boot (a kexec not yet jumped) does not count.
  */
 static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
-		      struct agent_conn **out, char **err)
+		      const char *old_boot, struct agent_conn **out, char **err)
 {
 	long long end = now_ms() + timeout_ms;
 	struct agent_conn *c = NULL;
@@ -391,6 +392,17 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 		why = NULL;
 		ret = agent_conn__call(c, "hello", json_object(), HELLO_TRY_MS,
 				       &hello, &why);
+		if (!ret && old_boot &&
+		    !strcmp(json_string_value(json_object_get(hello, "boot_id")) ?:
+				    "",
+			    old_boot)) {
+			json_decref(hello);
+			why = xasprintf("still the old boot %s", old_boot);
+			agent_conn__close(c);
+			c = NULL;
+			usleep(500 * 1000);
+			continue;
+		}
 		json_decref(hello);
 		if (!ret) {
 			free(why);
@@ -464,6 +476,9 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	b.console = p->console;
 	qemu__argv(h->m, &b, &argv);
 	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
+	for (size_t i = 0; i < argv.nr; i++)
+		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
+			 argv.v[i]);
 	t0 = now_ms();
 	ret = spawn_qemu(p, &argv);
 	host_argv__release(&argv);
@@ -473,7 +488,8 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 				 QEMU_BINARY, strerror(-ret));
 		return ret;
 	}
-	ret = wait_agent(h, p, (int)h->m->boot_timeout_ms, &p->ready, err);
+	ret = wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
+			 err);
 	if (ret) {
 		char *why = *err;
 
@@ -502,22 +518,67 @@ static int qemu_host__agent(struct host *h, struct agent_conn **out)
 		p->ready = NULL;
 		return 0;
 	}
-	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, out, &err);
+	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &err);
 	if (ret)
 		pr_err("host %s: %s", h->m->name, err);
 	free(err);
 	return ret;
 }
 
+/*
+ * reboot = "kexec": the guest jumped to another kernel by itself, and the
+ * same VM comes back with a new boot id on the same socket. A kernel
+ * that panics ends QEMU (panic=-1, -no-reboot): the VM is gone, and the
+ * next boot the run asks for is a fresh one.
+ */
 static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
-				uint64_t timeout_ms)
+				uint64_t timeout_ms, char **why)
 {
-	(void)old_boot_id;
-	(void)timeout_ms;
-	pr_err("host %s: a VM is restarted by the tool, not rebooted from "
-	       "inside",
-	       h->m->name);
-	return -EOPNOTSUPP;
+	struct qemu_priv *p = h->priv;
+	char *err = NULL;
+	long long t0 = now_ms();
+	int ret;
+
+	if (!p || p->pid <= 0) {
+		*why = xasprintf("host %s: no VM to wait for", h->m->name);
+		return -ENOTCONN;
+	}
+	if (p->ready) {
+		agent_conn__close(p->ready);
+		p->ready = NULL;
+	}
+	ret = wait_agent(
+		h, p, timeout_ms ? (int)timeout_ms : (int)h->m->boot_timeout_ms,
+		old_boot_id, &p->ready, &err);
+	if (ret) {
+		*why = xasprintf("host %s: no new boot after the kexec: %s",
+				 h->m->name, err);
+		free(err);
+		stop_vm(h, p);
+		return ret;
+	}
+	p->boots++;
+	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
+		p->boots, now_ms() - t0);
+	return 0;
+}
+
+static int qemu_host__kernel_files(struct host *h,
+				   const struct matrix_kernel *k,
+				   const char **image, const char **initrd)
+{
+	struct qemu_priv *p = h->priv;
+	const struct qemu_kernel *qk;
+
+	if (!p || k < h->matrix->kernels ||
+	    k >= h->matrix->kernels + h->matrix->nr_kernels)
+		return -EINVAL;
+	qk = &p->kernels[k - h->matrix->kernels];
+	if (!qk->image)
+		return -ENOENT;
+	*image = qk->image;
+	*initrd = qk->initrd;
+	return 0;
 }
 
 static void qemu_host__close(struct host *h)
@@ -552,5 +613,6 @@ const struct host_ops host_qemu_ops = {
 	.agent = qemu_host__agent,
 	.wait_boot = qemu_host__wait_boot,
 	.restart = qemu_host__restart,
+	.kernel_files = qemu_host__kernel_files,
 	.close = qemu_host__close,
 };

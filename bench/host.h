@@ -48,9 +48,10 @@ struct host_ops {
 	/* Start `iommu-bench agent serve` there. */
 	int (*agent)(struct host *h, struct agent_conn **out);
 	/* The host is gone (rebooting): wait until the agent answers hello
-	 * again, with a boot_id other than @old_boot_id, within @timeout_ms. */
+	 * again, with a boot_id other than @old_boot_id, within @timeout_ms;
+	 * or a negative errno and *@err with what was seen last. */
 	int (*wait_boot)(struct host *h, const char *old_boot_id,
-			 uint64_t timeout_ms);
+			 uint64_t timeout_ms, char **err);
 	/*
 	 * Boot kernel @k with the extra arguments @args (the kernel's and
 	 * the mode's) in place of whatever runs: only for transports that
@@ -62,6 +63,13 @@ struct host_ops {
 	 */
 	int (*restart)(struct host *h, const struct matrix_kernel *k,
 		       const char *const *args, size_t nr_args, char **err);
+	/*
+	 * The controller's files that boot @k on this host, for a host
+	 * that is sent its kernels (the testbed's image and initramfs);
+	 * NULL op: the kernel's own image, and the host makes the initrd.
+	 */
+	int (*kernel_files)(struct host *h, const struct matrix_kernel *k,
+			    const char **image, const char **initrd);
 	/* Undo open(): namespaces and veths removed, masters closed. */
 	void (*close)(struct host *h);
 };

@@ -370,6 +370,13 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 			return NULL;
 		return "use letters, digits, '.', '_', '/', '+' and '-', not "
 		       "starting with '-'";
+	case MX_HOSTPATH:
+		/* It reaches the agent's mkdir and rename as root. */
+		if (s[0] == '/' && s[1] && chars_in(s, "._+/-") &&
+		    !strstr(s, "..") && !strstr(s, "//"))
+			return NULL;
+		return "an absolute path of letters, digits, '.', '_', '+', "
+		       "'/' and '-', without '..' or '//', not '/' itself";
 	}
 	return NULL;
 }
@@ -387,6 +394,7 @@ static const char *const kind_names[] = {
 	[MX_RELEASE] = "a kernel release",
 	[MX_EVENT] = "a perf event",
 	[MX_PREFIX] = "a CROSS_COMPILE prefix",
+	[MX_HOSTPATH] = "a path on the host",
 };
 
 /* Check, resolve and copy one string of @kind. */

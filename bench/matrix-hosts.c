@@ -15,8 +15,9 @@ static const char *const transport_names[] = { "local", "netns", "ssh", "qemu",
 static const char *const role_names[] = { "peer", "sut", NULL };
 static const char *const reboot_names[] = { "none", "kexec", "grub", "restart",
 					    NULL };
-/* What a file may write: qemu hosts restart, and say nothing of it. */
+/* What a file may write: qemu hosts restart, or kexec inside the VM. */
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
+static const char *const qemu_reboot_values[] = { "restart", "kexec", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
 static const char *const iommu_names[] = { "intel", "none", NULL };
 
@@ -41,7 +42,7 @@ static const char *const all_keys[] = {
 	"nic",	       "link",	       "netns",		"data_address",
 	"user",	       "port",	       "allow_reboot",	"reboot",
 	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
-	NULL,
+	"kernel_dir",  NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
@@ -51,9 +52,9 @@ static const char *const transport_keys[][12] = {
 			 "reboot" },
 	[HOST_SSH] = { "address", "nic", "data_address", "user", "port",
 		       "allow_reboot", "reboot", "power_cycle", "boot_timeout",
-		       "boot_estimate" },
-	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot",
-			"boot_timeout", "boot_estimate", "qemu" },
+		       "boot_estimate", "kernel_dir" },
+	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot", "reboot",
+			"boot_timeout", "boot_estimate", "qemu", "kernel_dir" },
 };
 
 static bool transport_takes(enum host_transport t, const char *key)
@@ -80,6 +81,7 @@ void matrix_host__release(struct matrix_host *h)
 	free(h->nic);
 	mx_free_strv(h->power_cycle, h->nr_power_cycle);
 	free(h->netns);
+	free(h->kernel_dir);
 	mx_free_strv(h->qemu.cmdline, h->qemu.nr_cmdline);
 }
 
@@ -120,11 +122,25 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 	int reboot;
 
 	mx_bool(mx, tab, "allow_reboot", &h->allow_reboot);
-	/* A qemu host is restarted by the tool: no reboot method to pick. */
-	if (h->transport == HOST_QEMU)
+	/*
+	 * A qemu host is a fresh VM per boot ("restart"), or one VM that
+	 * kexecs from inside like a lab host ("kexec"), which is how the
+	 * lab's install-and-kexec path gets tested for real. No power
+	 * button: the tool owns the VM.
+	 */
+	if (h->transport == HOST_QEMU) {
 		pc = NULL;
-	else if (mx_enum(mx, tab, "reboot", reboot_values, &reboot) > 0)
+		if (mx_enum(mx, tab, "reboot", qemu_reboot_values, &reboot) > 0)
+			h->reboot = reboot ? REBOOT_KEXEC : REBOOT_RESTART;
+	} else if (mx_enum(mx, tab, "reboot", reboot_values, &reboot) > 0) {
 		h->reboot = reboot;
+	}
+	if (!mx_string(mx, tab, "kernel_dir", MX_HOSTPATH, &h->kernel_dir))
+		h->kernel_dir = xstrdup(h->transport == HOST_QEMU ?
+						/* the guest's only writable
+						 * places are in RAM */
+						"/run/iommu-bench/kernels" :
+						"/var/lib/iommu-bench/kernels");
 	if (pc && pc->type == TOML_STRING) {
 		/* Never a shell string: this runs as root on the controller. */
 		mx_err(mx, pc->pos,

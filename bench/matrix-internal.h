@@ -72,6 +72,7 @@ enum mx_kind {
 	MX_RELEASE,  /* a kernel release string */
 	MX_EVENT,    /* a perf event name */
 	MX_PREFIX,   /* a CROSS_COMPILE prefix */
+	MX_HOSTPATH, /* an absolute path on a host, of a safe charset */
 };
 
 int mx_string(struct mx *mx, const struct toml_value *tab, const char *key,

@@ -40,6 +40,7 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free(k->modules_dir);
 	free(k->build_id);
 	free(k->built_config);
+	free(k->modules_tar);
 	free(b->tree);
 	free(b->base);
 	mx_free_strv(b->patches, b->nr_patches);

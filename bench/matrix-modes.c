@@ -213,7 +213,8 @@ void matrix__parse_modes(struct mx *mx, const struct toml_value *v)
 enum mode_apply matrix__boot_method(const struct matrix_host *host)
 {
 	if (host->transport == HOST_QEMU)
-		return APPLY_RESTART;
+		return host->reboot == REBOOT_KEXEC ? APPLY_KEXEC :
+						      APPLY_RESTART;
 	switch (host->reboot) {
 	case REBOOT_KEXEC:
 		return APPLY_KEXEC;
@@ -243,8 +244,7 @@ enum mode_apply matrix__apply(const struct matrix_host *host,
 	case METHOD_SYSFS:
 		return APPLY_SYSFS;
 	case METHOD_KEXEC:
-		return host->transport == HOST_QEMU ? APPLY_RESTART :
-						      APPLY_KEXEC;
+		return host->transport == HOST_QEMU ? boot : APPLY_KEXEC;
 	case METHOD_GRUB:
 		return host->transport == HOST_QEMU ? APPLY_RESTART :
 						      APPLY_GRUB;

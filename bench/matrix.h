@@ -89,6 +89,11 @@ struct matrix_host {
 	char *nic;	    /* the interface under test, on the host */
 	bool allow_reboot;
 	enum host_reboot reboot; /* how it boots another kernel or cmdline */
+	/*
+	 * ssh, qemu: where kernels the controller holds (builds; for qemu
+	 * booting by kexec, all) are copied to on the host.
+	 */
+	char *kernel_dir;
 	char **power_cycle; /* argv run on the controller; NULL-terminated */
 	size_t nr_power_cycle;
 	uint64_t boot_timeout_ms;
@@ -138,6 +143,7 @@ struct matrix_kernel {
 	char *modules_dir;  /* lib/modules/RELEASE of the build; NULL: none */
 	char *build_id;	    /* the GNU build id of its vmlinux */
 	char *built_config; /* its final .config, for the guest's /boot */
+	char *modules_tar;  /* the build's modules packed; NULL: none */
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

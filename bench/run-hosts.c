@@ -176,10 +176,14 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 	if (!t) {
 		ret = run_state__boot(ctx, h, 0, -1, &err);
 	} else {
-		ret = run_state__boot(
-			ctx, h, t->kernel,
-			t->apply == APPLY_RESTART ? (long)t->mode : -1, &err);
-		if (ret && t->apply == APPLY_RESTART) {
+		ret = run_state__boot(ctx, h, t->kernel,
+				      t->apply == APPLY_RESTART ||
+						      t->apply == APPLY_KEXEC ?
+					      (long)t->mode :
+					      -1,
+				      &err);
+		if (ret &&
+		    (t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC)) {
 			pr_warn("%s; trying a boot without the mode's cmdline",
 				err);
 			free(err);

@@ -27,27 +27,6 @@ static bool kernel__selected(struct run_ctx *ctx, size_t k)
 	return false;
 }
 
-/* Copying a build to a lab host is not there yet: refuse it up front. */
-static int check_hosts(struct run_ctx *ctx, const struct matrix_kernel *k)
-{
-	size_t i;
-
-	for (i = 0; i < ctx->m->nr_hosts; i++) {
-		const struct matrix_host *h = &ctx->m->hosts[i];
-
-		if (h->role == ROLE_SUT && h->transport != HOST_QEMU) {
-			pr_err("kernel '%s' is a build, and host '%s' is "
-			       "%s: built kernels boot on qemu hosts only "
-			       "for now (copying one to a host is not "
-			       "implemented yet)",
-			       k->name, h->name,
-			       host_transport__name(h->transport));
-			return -EOPNOTSUPP;
-		}
-	}
-	return 0;
-}
-
 static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 {
 	const struct matrix_build *b = &k->build;
@@ -89,6 +68,7 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 	k->modules_dir = res.modules_dir ? xstrdup(res.modules_dir) : NULL;
 	k->build_id = res.build_id ? xstrdup(res.build_id) : NULL;
 	k->built_config = res.config ? xstrdup(res.config) : NULL;
+	k->modules_tar = res.modules_tar ? xstrdup(res.modules_tar) : NULL;
 	run_progress__msg(ctx, "kernel %s: %s %s, build id %s (%s)", k->name,
 			  res.cached ? "cached" : "built", res.release,
 			  res.build_id ? res.build_id : "unknown", res.dir);
@@ -108,9 +88,7 @@ int run_kernels__build(struct run_ctx *ctx)
 
 		if (k->kind != KERNEL_BUILD || !kernel__selected(ctx, i))
 			continue;
-		ret = check_hosts(ctx, k);
-		if (!ret)
-			ret = kernel__build(ctx, k);
+		ret = kernel__build(ctx, k);
 		if (ret)
 			return ret;
 	}

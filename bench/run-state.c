@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/run-install.h"
 #include "bench/run.h"
 #include "log.h"
 #include "util.h"
@@ -69,6 +70,7 @@ static int apply_sysfs(struct run_ctx *ctx, struct run_host *h,
 	return ret;
 }
 
+/* The kernel's arguments, then the mode's (@md NULL: none). */
 static json_t *boot_cmdline(const struct matrix_kernel *k,
 			    const struct matrix_mode *md)
 {
@@ -77,34 +79,76 @@ static json_t *boot_cmdline(const struct matrix_kernel *k,
 
 	for (i = 0; i < k->nr_cmdline; i++)
 		json_array_append_new(a, json_string(k->cmdline[i]));
-	for (i = 0; i < md->nr_cmdline; i++)
+	for (i = 0; md && i < md->nr_cmdline; i++)
 		json_array_append_new(a, json_string(md->cmdline[i]));
 	return a;
 }
 
+/*
+ * Where the image and initrd to boot are on the host: the kernel's own
+ * paths there, or those of the copy sent now (a build, or any kernel
+ * on a VM that kexecs).
+ */
+static int boot_files(struct run_ctx *ctx, struct run_host *h,
+		      const struct matrix_kernel *k, json_t *args, char **err)
+{
+	char *image = NULL, *initrd = NULL;
+	int ret;
+
+	if (!run_install__needed(h, k)) {
+		if (k->image)
+			json_object_set_new(args, "image",
+					    json_string(k->image));
+		if (k->initrd)
+			json_object_set_new(args, "initrd",
+					    json_string(k->initrd));
+		return 0;
+	}
+	ret = run_install__kernel(ctx, h, k, &image, &initrd, err);
+	if (ret)
+		return ret;
+	json_object_set_new(args, "image", json_string(image));
+	/* false: none, rather than the running kernel's default one. */
+	json_object_set_new(args, "initrd",
+			    initrd ? json_string(initrd) : json_false());
+	free(image);
+	free(initrd);
+	return 0;
+}
+
+/*
+ * Boot trial @t's kernel through the host's own agent (kexec or grub),
+ * with the mode's cmdline when @with_mode, else with none of it (the
+ * mode is put in place on the new boot by sysfs, or not at all).
+ */
 static int apply_boot(struct run_ctx *ctx, struct run_host *h,
-		      const struct plan_trial *t, char **err)
+		      const struct plan_trial *t, bool with_mode, char **err)
 {
 	const struct matrix_kernel *k = &ctx->m->kernels[t->kernel];
 	const struct matrix_mode *md = &ctx->m->modes[t->mode];
-	const char *method = t->apply == APPLY_KEXEC ? "kexec" : "grub";
+	enum mode_apply how = with_mode ? t->apply :
+					  matrix__boot_method(h->h.m);
+	const char *method = how == APPLY_GRUB ? "grub" : "kexec";
 	json_t *args, *res = NULL;
 	char *old;
 	int ret;
 
 	args = json_pack("{s:s, s:o}", "method", method, "cmdline",
-			 boot_cmdline(k, md));
-	if (k->image)
-		json_object_set_new(args, "image", json_string(k->image));
-	if (k->initrd)
-		json_object_set_new(args, "initrd", json_string(k->initrd));
+			 boot_cmdline(k, with_mode ? md : NULL));
+	ret = boot_files(ctx, h, k, args, err);
+	if (ret) {
+		json_decref(args);
+		return ret;
+	}
 	ret = run_host__call(h, "reboot.prepare", args, REBOOT_TIMEOUT_MS, &res,
 			     err);
 	json_decref(res);
 	if (ret)
 		return ret;
-	run_progress__msg(ctx, "host %s: rebooting (%s) into %s, mode %s",
-			  h->h.m->name, method, k->name, md->name);
+	run_progress__msg(ctx, "host %s: rebooting (%s) into %s%s%s",
+			  h->h.m->name, method, k->name,
+			  with_mode ? ", mode " : "",
+			  with_mode ? md->name : "");
 	ret = run_host__call(h, "reboot.now",
 			     json_pack("{s:s}", "method", method),
 			     REBOOT_TIMEOUT_MS, &res, err);
@@ -114,25 +158,37 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	agent_conn__close(h->agent);
 	h->agent = NULL;
 	h->boot_row = 0;
+	free(h->applied_mode);
+	h->applied_mode = NULL;
+	h->booted_kernel = h->booted_mode = -1;
 	old = xstrdup(h->boot_id ? h->boot_id : "");
-	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms);
+	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms, err);
 	free(old);
 	if (ret) {
-		*err = xasprintf("host %s: no new boot within its boot_timeout "
-				 "(%llu ms): %s",
-				 h->h.m->name,
-				 (unsigned long long)h->h.m->boot_timeout_ms,
-				 strerror(-ret));
-		/* Nothing more can run there: its other trials fail fast. */
-		free(h->lost);
-		h->lost = xstrdup(*err);
+		if (!*err)
+			*err = xasprintf(
+				"host %s: no new boot within its "
+				"boot_timeout (%llu ms): %s",
+				h->h.m->name,
+				(unsigned long long)h->h.m->boot_timeout_ms,
+				strerror(-ret));
+		/* Nothing more can run there: its other trials fail fast.
+		 * A VM is started afresh by the next trial instead. */
+		if (!h->h.ops->restart) {
+			free(h->lost);
+			h->lost = xstrdup(*err);
+		}
 		return ret;
 	}
 	ret = run_host__connect(ctx, h);
-	if (ret)
+	if (ret) {
 		*err = xasprintf("host %s: no agent after the reboot",
 				 h->h.m->name);
-	return ret;
+		return ret;
+	}
+	h->booted_kernel = t->kernel;
+	h->booted_mode = with_mode ? (long)t->mode : -1;
+	return 0;
 }
 
 int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
@@ -201,7 +257,8 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 static int ensure_booted(struct run_ctx *ctx, struct run_host *h,
 			 const struct plan_trial *t, char **err)
 {
-	bool by_boot = t->apply == APPLY_RESTART;
+	/* A VM that kexecs is started with the mode it first needs. */
+	bool by_boot = t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC;
 	long mode = by_boot ? (long)t->mode : -1;
 	bool need;
 
@@ -212,9 +269,31 @@ static int ensure_booted(struct run_ctx *ctx, struct run_host *h,
 			    (t->reboot_before && !h->fresh_boot)));
 	if (need)
 		ret = run_state__boot(ctx, h, t->kernel, mode, err);
-	/* This trial runs on it: the next one asking for a boot gets one. */
-	h->fresh_boot = false;
 	return ret;
+}
+
+/*
+ * What runs is trial @t's kernel, booted for it with its mode when the
+ * mode is a boot's: a boot just made (the VM's first, or a fresh VM)
+ * that no other trial ran on yet, so the first kexec trial of a VM does
+ * not kexec again into what it already runs.
+ */
+static bool boot_is_fresh_for(const struct run_host *h,
+			      const struct plan_trial *t)
+{
+	bool by_boot = t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC ||
+		       t->apply == APPLY_GRUB;
+
+	return h->fresh_boot && h->booted_kernel == (long)t->kernel &&
+	       (!by_boot || h->booted_mode == (long)t->mode);
+}
+
+/* A kernel to boot that is not the one running (for non-boot modes). */
+static bool kernel_changes(struct run_ctx *ctx, const struct run_host *h,
+			   const struct plan_trial *t)
+{
+	return ctx->m->kernels[t->kernel].kind != KERNEL_RUNNING &&
+	       h->booted_kernel != (long)t->kernel;
 }
 
 static int verify(struct run_host *h, const struct matrix_mode *md,
@@ -288,20 +367,34 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 {
 	struct run_host *h = &ctx->hosts[t->host];
 	const struct matrix_mode *md = &ctx->m->modes[t->mode];
-	bool in_place;
+	bool in_place, fresh;
 	int ret = 0;
 
 	*effective = NULL;
-	if (h->h.ops->restart) {
+	/* A VM per boot is always booted by the tool; one that kexecs,
+	 * only when it has no VM (the first boot, or after a failed one). */
+	if (h->h.ops->restart &&
+	    (h->h.m->reboot != REBOOT_KEXEC || !h->agent)) {
 		ret = ensure_booted(ctx, h, t, err);
 		if (ret)
 			return ret;
 	}
+	fresh = boot_is_fresh_for(h, t);
+	/* This trial runs on it: the next one asking for a boot gets one. */
+	h->fresh_boot = false;
 	in_place = h->applied_mode && !strcmp(h->applied_mode, md->name);
 	switch (t->apply) {
 	case APPLY_NONE:
+		if (!fresh && kernel_changes(ctx, h, t))
+			ret = apply_boot(ctx, h, t, false, err);
 		break;
 	case APPLY_SYSFS:
+		if (!fresh && kernel_changes(ctx, h, t)) {
+			ret = apply_boot(ctx, h, t, false, err);
+			if (ret)
+				break;
+			in_place = false;
+		}
 		if (!in_place) {
 			ret = apply_sysfs(ctx, h, md, err);
 			/* The boot's own mode is no longer what runs. */
@@ -310,8 +403,9 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		break;
 	case APPLY_KEXEC:
 	case APPLY_GRUB:
-		if (!in_place || t->reboot_before)
-			ret = apply_boot(ctx, h, t, err);
+		if (!fresh && (!in_place || t->reboot_before ||
+			       kernel_changes(ctx, h, t)))
+			ret = apply_boot(ctx, h, t, true, err);
 		break;
 	case APPLY_RESTART:
 		break; /* booted above */

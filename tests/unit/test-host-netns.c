@@ -166,8 +166,13 @@ static void test_open_close(struct matrix *m)
 	ok(!ping_from(ns_b, "10.79.0.1"), "the peer reaches the sut over it");
 	for (i = 0; i < 2; i++)
 		check_hello(&hosts[i]);
-	is_int(hosts[0].ops->wait_boot(&hosts[0], "x", 1000), -EOPNOTSUPP,
-	       "a namespace is never rebooted");
+	{
+		char *why = NULL;
+
+		is_int(hosts[0].ops->wait_boot(&hosts[0], "x", 1000, &why),
+		       -EOPNOTSUPP, "a namespace is never rebooted");
+		free(why);
+	}
 	for (i = 2; i-- > 0;)
 		hosts[i].ops->close(&hosts[i]);
 	ok(!netns__exists(ns_a) && !netns__exists(ns_b),

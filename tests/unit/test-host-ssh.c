@@ -87,6 +87,7 @@ static void test_copy(struct matrix *m, const char *remote)
 	char *id = boot_id();
 	long long before;
 	time_t t0;
+	char *why = NULL;
 
 	h.ops = host_ops__find(h.m->transport);
 	unlink(remote);
@@ -95,11 +96,13 @@ static void test_copy(struct matrix *m, const char *remote)
 		   !sha256__file(remote, theirs, NULL) && !strcmp(mine, theirs),
 	   "the remote copy is this binary");
 	check_agent(&h);
-	is_int(h.ops->wait_boot(&h, "not-this-boot", 10000), 0,
+	is_int(h.ops->wait_boot(&h, "not-this-boot", 10000, &why), 0,
 	       "wait_boot sees a boot other than the old one");
 	t0 = time(NULL);
-	ok(h.ops->wait_boot(&h, id, 3000) < 0 && time(NULL) - t0 < 15,
-	   "wait_boot gives up when the boot never changes");
+	ok(h.ops->wait_boot(&h, id, 3000, &why) < 0 && time(NULL) - t0 < 15 &&
+		   why && strstr(why, "still the old boot"),
+	   "wait_boot gives up when the boot never changes, saying why");
+	free(why);
 	h.ops->close(&h);
 	before = mtime_ns(remote);
 	is_int(h.ops->open(&h), 0, "a second open");

@@ -145,10 +145,12 @@ static int fake__agent(struct host *h, struct agent_conn **out)
 }
 
 /* Host a never comes back; b does. */
-static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo)
+static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo,
+			   char **err)
 {
 	(void)old;
 	(void)tmo;
+	(void)err;
 	if (!strcmp(h->m->name, "a")) {
 		nr_wait_boot_a++;
 		return -ETIMEDOUT;

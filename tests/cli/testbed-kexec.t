@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# A testbed VM that boots like a lab host (reboot = "kexec"): one VM,
+# started once; every later boot is the guest's own kexec into a kernel
+# the controller sent it over the agent's connection (kernel.stage,
+# kernel.install), which is the path a build takes to an ssh host. What
+# only a real guest shows:
+#
+#   A. strict on the VM's first boot, lazy by sysfs on it, passthrough by
+#      a kexec into the sent kernel: a new boot of the same VM, verified,
+#      its command line the old one with the mode's arguments swapped;
+#   B. a kexec into a kernel that panics fails its trial with the
+#      console's evidence, and the next trial starts a fresh VM.
+#
+# Needs root, QEMU and the testbed kernel; skipped with the reason
+# otherwise. About 3 minutes under TCG.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+B=$IOMMU_BENCH
+PKG=linux-image-6.1.0-57-amd64
+NET=10.197.$(($$ % 250))
+G=tbk-$$
+NS=ibk-$$
+TAP=tk$$
+T_LOG=
+
+qemu_pids() {
+	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G " 2>/dev/null || :
+}
+
+cleanup() {
+	for p in $(qemu_pids); do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in $(ip netns pids "$NS" 2>/dev/null); do
+		kill "$p" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
+	t_cleanup
+}
+trap cleanup EXIT INT TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
+	exit 0
+fi
+for tool in qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool is not installed"
+		exit 0
+	fi
+done
+if ! "$B" testbed build --kernel "$PKG" >"$T_TMP/build.out" \
+	2>"$T_TMP/build.err"; then
+	echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
+	exit 0
+fi
+
+# matrix FILE NAME MODES: one VM that kexecs, one rx workload, one
+# repetition per mode in file order.
+matrix() {
+	cat >"$1" <<EOT
+[run]
+name = "$2"
+repetitions = 1
+warmup = 0
+cooldown = "0s"
+order = "interleaved"
+modes = [$3]
+
+[modes.strict]
+method = "reboot"
+[modes.passthrough]
+method = "reboot"
+# No such init: the kernel panics, panic=-1 and -no-reboot end QEMU.
+[modes.panic]
+cmdline = ["rdinit=/nonexistent"]
+method = "reboot"
+[modes.strict2]
+cmdline = ["iommu.strict=1"]
+method = "reboot"
+group_type = "DMA"
+
+[hosts.$G]
+transport = "qemu"
+role = "sut"
+address = "$NET.2/24"
+link = "peer"
+reboot = "kexec"
+boot_timeout = "90s"
+
+[hosts.$G.qemu]
+memory = "1G"
+cpus = 2
+
+[hosts.peer]
+transport = "netns"
+role = "peer"
+netns = "$NS"
+address = "$NET.1/24"
+nic = "$TAP"
+
+[[kernels]]
+name = "debian-6.1"
+package = "$PKG"
+
+[[workloads]]
+name = "rx"
+server = "$G"
+client = "peer"
+duration = "3s"
+omit = "0s"
+EOT
+}
+
+q() {
+	sqlite3 "$DB" "$1" 2>/dev/null
+}
+
+trial() {
+	q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
+	   WHERE c.mode = '$1' AND t.warmup = 0"
+}
+
+boot_of() {
+	q "SELECT b.$2 FROM boots b WHERE b.id = (SELECT t.boot_id FROM trials t
+	   JOIN cells c ON c.id = t.cell_id WHERE c.mode = '$1'
+	   AND t.warmup = 0)"
+}
+
+no_leftovers() {
+	[ -z "$(qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
+}
+
+# --- A. one VM: strict booted, lazy by sysfs, passthrough by kexec ----
+DB=$T_TMP/a.db
+M=$T_TMP/a.toml
+matrix "$M" tk-a '"strict", "lazy", "passthrough"'
+
+t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+got = [(c["mode"], c["apply"]) for c in cells]
+assert got == [("strict", "kexec"), ("lazy", "sysfs"),
+               ("passthrough", "kexec")], got
+EOF
+t_ok $? "(A) plan: strict and passthrough by kexec, lazy by sysfs"
+
+t_run 0 timeout 400 "$B" -v --db "$DB" run "$M" &&
+	t_grep "$T_ERR" "3 trials, 0 failed"
+st=$?
+t_ok $st "(A) the run finishes, 3 trials, none failed"
+[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+cp "$T_ERR" "$T_TMP/a.err"
+E=$T_TMP/a.err
+
+[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ] &&
+	[ "$(trial lazy status)/$(trial lazy effective_mode)" = ok/lazy ] &&
+	[ "$(trial lazy boot_id)" = "$(trial strict boot_id)" ]
+t_ok $? "(A) strict on the first boot, lazy by sysfs on that same boot"
+
+[ "$(grep -c "booting debian-6.1:" "$E")" = 1 ]
+t_ok $? "(A) QEMU started the VM once"
+
+t_grep "$E" "sending kernel debian-6.1 (" &&
+	t_grep "$E" "to /run/iommu-bench/kernels/6.1.0-57-amd64-" &&
+	t_grep "$E" "kernel debian-6.1 installed in" &&
+	t_grep "$E" "(initrd: staged)" &&
+	t_grep "$E" "rebooting (kexec) into debian-6.1, mode passthrough" &&
+	t_grep "$E" "boot 2 (kexec) answered"
+st=$?
+t_ok $st "(A) passthrough: the kernel sent, installed, kexec'd into, answered"
+[ $st -eq 0 ] || t_diag "$(grep -i "kernel\|kexec\|boot" "$E" | tail -12)"
+
+[ "$(trial passthrough status)/$(trial passthrough effective_mode)" = \
+	ok/passthrough ] &&
+	[ "$(boot_of passthrough boot_id)" != "$(boot_of strict boot_id)" ] &&
+	[ "$(boot_of passthrough host_id)" = "$(boot_of strict host_id)" ]
+t_ok $? "(A) passthrough: ok and verified, a new boot of the same host"
+
+C=$(boot_of passthrough cmdline)
+case $C in
+*iommu.passthrough=1*) ;;
+*) false ;;
+esac && case $C in
+*iommu.strict=*) false ;;
+*"iommu_bench.ip=$NET.2/24"*) ;;
+*) false ;;
+esac
+t_ok $? "(A) the kexec'd command line: the mode's argument swapped, the guest's kept ($C)"
+
+no_leftovers
+t_ok $? "(A) no QEMU and no namespace left after the run"
+
+# --- B. a kexec that panics; the next trial starts a fresh VM --------
+DB=$T_TMP/b.db
+M=$T_TMP/b.toml
+matrix "$M" tk-b '"strict", "panic", "strict2"'
+
+t_run 1 timeout 400 "$B" -v --db "$DB" run "$M" &&
+	t_grep "$T_ERR" "3 trials, 1 failed"
+st=$?
+t_ok $st "(B) the run ends, exit 1: 3 trials, 1 failed"
+[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+cp "$T_ERR" "$T_TMP/b.err"
+
+trial panic error >"$T_TMP/b.terr"
+[ "$(trial panic status)" = failed ] &&
+	t_grep "$T_TMP/b.terr" "no new boot after the kexec" &&
+	t_grep "$T_TMP/b.terr" "Kernel panic - not syncing"
+st=$?
+t_ok $st "(B) panic: the trial failed with the console's panic as evidence"
+[ $st -eq 0 ] || t_diag "$(cat "$T_TMP/b.terr")"
+[ -z "$(trial panic boot_id)" ]
+t_ok $? "(B) panic: the failed trial is filed under no boot"
+
+[ "$(trial strict2 status)/$(trial strict2 effective_mode)" = ok/strict ] &&
+	[ "$(grep -c "booting debian-6.1:" "$T_TMP/b.err")" = 2 ]
+t_ok $? "(B) the next trial starts a fresh VM and is ok"
+
+no_leftovers
+t_ok $? "(B) no QEMU and no namespace left after the run"
+
+t_done
