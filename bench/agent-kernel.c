@@ -5,8 +5,9 @@
  * a path or a command. The controller uploads a build in chunks, then
  * asks for it to be checked and put in place; a second run asks
  * kernel.find first and skips the upload. Nothing is installed until
- * every staged file matches its sha256; the modules tree has its own
- * file, bench/agent-kernel-modules.c.
+ * every staged file matches its sha256; the modules tree and the copies
+ * grub boots have their own files, bench/agent-kernel-modules.c and
+ * bench/agent-kernel-boot.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,6 @@
 #define BUILD_ID_MIN 16
 #define INITRD_TIMEOUT_MS (10 * 60 * 1000)
 #define STAGING_SUFFIX ".staging"
-#define INSTALLED_JSON "installed.json"
 
 static const char *const stage_files[] = { AGENT_KERNEL_IMAGE,
 					   AGENT_KERNEL_INITRD,
@@ -106,11 +106,13 @@ static int bad_arg(char **err, const char *verb, const char *key, json_t *v,
 	"not '/'"
 #define NAME_EXPECT "1 to 128 of [A-Za-z0-9._+-], not starting with '.' or '-'"
 
-/* args[@key] as a folder, without its one trailing '/'; a new string. */
-static int arg_dir(const char *verb, json_t *args, const char *key,
-		   const char *dflt, char **out, char **err)
+/*
+ * @v (@dflt when missing) as a folder, without its one trailing '/'; a
+ * new string. @key names it in *@err.
+ */
+static int dir_value(const char *verb, const char *key, json_t *v,
+		     const char *dflt, char **out, char **err)
 {
-	json_t *v = json_object_get(args, key);
 	const char *s = v ? json_string_value(v) : dflt;
 	size_t n;
 
@@ -121,6 +123,12 @@ static int arg_dir(const char *verb, json_t *args, const char *key,
 	if ((*out)[n - 1] == '/')
 		(*out)[n - 1] = '\0';
 	return 0;
+}
+
+static int arg_dir(const char *verb, json_t *args, const char *key,
+		   const char *dflt, char **out, char **err)
+{
+	return dir_value(verb, key, json_object_get(args, key), dflt, out, err);
 }
 
 static int arg_name(const char *verb, json_t *args, const char *key,
@@ -295,6 +303,7 @@ static void kernel_install__release(struct kernel_install *in)
 	free(in->gen);
 	free(in->modules_dir);
 	free(in->extract);
+	agent_kernel__boot_release(&in->boot);
 }
 
 /* args.sha256: vmlinuz required, the other two staged files optional. */
@@ -354,6 +363,33 @@ static int install_initrd(struct kernel_install *in, json_t *args, char **err)
 	return 0;
 }
 
+#define BOOT_EXPECT "{\"dir\"?: a folder (\"/boot\"), \"grub\"?: true}"
+
+/* args.boot, where grub's menu finds the kernel; missing or null: none. */
+static int install_boot(struct kernel_install *in, json_t *args, char **err)
+{
+	json_t *b = json_object_get(args, "boot"), *v;
+	const char *key;
+
+	if (!b || json_is_null(b))
+		return 0;
+	if (!json_is_object(b))
+		return bad_arg(err, in->verb, "boot", b, BOOT_EXPECT);
+	json_object_foreach(b, key, v) {
+		if (strcmp(key, "dir") && strcmp(key, "grub"))
+			return agent__err(err, -EINVAL,
+					  "%s: bad \"boot\" key \"%.128s\" "
+					  "(expected " BOOT_EXPECT ")",
+					  in->verb, key);
+	}
+	v = json_object_get(b, "grub");
+	if (v && !json_is_true(v))
+		return bad_arg(err, in->verb, "boot.grub", v,
+			       "true: only grub is supported");
+	return dir_value(in->verb, "boot.dir", json_object_get(b, "dir"),
+			 "/boot", &in->boot.dir, err);
+}
+
 static int install_args(struct kernel_install *in, json_t *args, char **err)
 {
 	json_t *v;
@@ -376,6 +412,8 @@ static int install_args(struct kernel_install *in, json_t *args, char **err)
 		ret = arg_dir(in->verb, args, "modules_root",
 			      AGENT_KERNEL_MODULES_ROOT, &in->modules_root,
 			      err);
+	if (!ret)
+		ret = install_boot(in, args, err);
 	return ret;
 }
 
@@ -471,7 +509,7 @@ static int check_staged(struct kernel_install *in, char **err)
 /* Staged leftovers the install folder does not keep. */
 static int tidy_staging(struct kernel_install *in, char **err)
 {
-	const char *drop[] = { AGENT_KERNEL_MODULES, INSTALLED_JSON,
+	const char *drop[] = { AGENT_KERNEL_MODULES, AGENT_KERNEL_INSTALLED,
 			       !strcmp(in->initrd, "none") ?
 				       AGENT_KERNEL_INITRD :
 				       NULL };
@@ -497,19 +535,58 @@ static int tidy_staging(struct kernel_install *in, char **err)
 	return 0;
 }
 
-static int write_installed(struct kernel_install *in, char **err)
+/*
+ * @folder/installed.json, whole or not at all: it is rewritten in the
+ * live DIR/NAME once grub has run, and it vouches for the copies in
+ * BOOTDIR that a later install may replace.
+ */
+static int write_installed(struct kernel_install *in, const char *folder,
+			   char **err)
 {
-	char *p = xasprintf("%s/%s", in->kp.staging, INSTALLED_JSON);
+	char *p = xasprintf("%s/%s", folder, AGENT_KERNEL_INSTALLED);
+	char *tmp = xasprintf("%s/.%s.tmp", folder, AGENT_KERNEL_INSTALLED);
+	char *text = NULL;
 	json_t *j;
-	int ret = 0;
+	int fd = -1, ret = 0;
 
 	j = json_pack("{s:s, s:s, s:O, s:s?, s:s?, s:I}", "release",
 		      in->release, "build_id", in->build_id, "sha256",
 		      in->sha256, "initrd_by", in->initrd_by, "modules_dir",
 		      in->modules_dir, "installed_at", (json_int_t)time(NULL));
-	if (!j || json_dump_file(j, p, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
-		ret = agent__err(err, -EIO, "%s: cannot write %s", in->verb, p);
+	if (j) {
+		agent_kernel__boot_json(in, j, true);
+		text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	}
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (unlink(tmp) && errno != ENOENT) {
+		ret = -errno;
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, p))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out:
+	if (ret)
+		ret = agent__err(err, ret, "%s: cannot write %s: %s", in->verb,
+				 p, strerror(-ret));
 	json_decref(j);
+	free(text);
+	free(tmp);
 	free(p);
 	return ret;
 }
@@ -534,6 +611,8 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	ret = install_args(&in, args, err);
 	if (!ret && !strcmp(in.initrd, "generate"))
 		ret = find_generator(&in, err);
+	if (!ret && in.boot.dir)
+		ret = agent_kernel__boot_prepare(&in, err);
 	if (!ret && access(in.kp.staging, F_OK))
 		ret = agent__err(err, -ENOENT,
 				 "%s: nothing staged at %s (kernel.stage "
@@ -562,10 +641,19 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	} else if (!strcmp(in.initrd, "staged")) {
 		in.initrd_by = "staged";
 	}
+	if (!ret && in.boot.dir)
+		ret = agent_kernel__boot_hash(&in, err);
 	if (!ret)
 		ret = tidy_staging(&in, err);
 	if (!ret)
-		ret = write_installed(&in, err);
+		ret = write_installed(&in, in.kp.staging, err);
+	/*
+	 * Copied while the older DIR/NAME and the staging folder both
+	 * record what BOOTDIR holds, so that a failure here leaves nothing
+	 * there that the next try would take for someone else's.
+	 */
+	if (!ret && in.boot.dir)
+		ret = agent_kernel__boot_place(&in, err);
 	if (ret)
 		goto out;
 	/* A name no install can have: it starts with '.'. */
@@ -577,10 +665,20 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 				 strerror(-ret));
 		goto out;
 	}
+	/* grub_by is only recorded once the menu has the copies. */
+	if (in.boot.dir) {
+		ret = agent_kernel__boot_grub(&in, err);
+		if (!ret)
+			ret = write_installed(&in, in.kp.final, err);
+		if (ret)
+			goto out;
+	}
 	*res = json_pack("{s:s, s:s?, s:s?, s:s?, s:I}", "image", image,
 			 "initrd", initrd, "modules_dir", in.modules_dir,
 			 "initrd_by", in.initrd_by, "elapsed_ms",
 			 (json_int_t)(now_ms() - t0));
+	if (*res)
+		agent_kernel__boot_json(&in, *res, false);
 out:
 	free(aside);
 	free(image);
@@ -632,11 +730,14 @@ int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 	const char *verb = "kernel.find", *build_id;
 	struct kernel_paths kp = { 0 };
 	char *path = NULL, *why = NULL, *image = NULL, *initrd = NULL;
+	char *boot_dir = NULL;
 	json_t *v, *j = NULL;
 	int ret;
 
 	(void)a;
 	ret = kernel_paths__get(verb, args, &kp, err);
+	if (!ret && json_object_get(args, "boot_dir"))
+		ret = arg_dir(verb, args, "boot_dir", NULL, &boot_dir, err);
 	if (ret)
 		goto out;
 	v = json_object_get(args, "build_id");
@@ -645,22 +746,30 @@ int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 		ret = bad_arg(err, verb, "build_id", v, "16 to 64 hex digits");
 		goto out;
 	}
-	path = xasprintf("%s/%s", kp.final, INSTALLED_JSON);
+	path = xasprintf("%s/%s", kp.final, AGENT_KERNEL_INSTALLED);
 	if (is_file(path))
 		j = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(j))
 		why = xasprintf("no readable %s", path);
 	else
 		why = find_why(&kp, build_id, j, &image, &initrd);
+	/* Asked by a host that boots by grub, which reads BOOTDIR only. */
+	if (!why && boot_dir)
+		why = agent_kernel__boot_why(boot_dir, j);
 	if (why)
 		*res = json_pack("{s:b, s:s}", "installed", 0, "why", why);
 	else
-		*res = json_pack("{s:b, s:s, s:s?, s:O?, s:O?, s:O?}",
+		*res = json_pack("{s:b, s:s, s:s?, s:O?, s:O?, s:O?, s:O?, "
+				 "s:O?, s:O?}",
 				 "installed", 1, "image", image, "initrd",
 				 initrd, "modules_dir",
 				 json_object_get(j, "modules_dir"), "initrd_by",
 				 json_object_get(j, "initrd_by"), "release",
-				 json_object_get(j, "release"));
+				 json_object_get(j, "release"), "boot_image",
+				 json_object_get(j, "boot_image"),
+				 "boot_initrd",
+				 json_object_get(j, "boot_initrd"), "grub_by",
+				 json_object_get(j, "grub_by"));
 	if (!*res)
 		ret = -ENOMEM;
 out:
@@ -669,6 +778,7 @@ out:
 	free(image);
 	free(initrd);
 	free(path);
+	free(boot_dir);
 	kernel_paths__release(&kp);
 	return ret;
 }

@@ -8,6 +8,9 @@
  *   DIR/NAME.staging/   what kernel.stage appends to, 0700
  *   DIR/NAME/           vmlinuz, initrd.img?, installed.json
  *   MODULES_ROOT/RELEASE/.iommu-bench   the build id that installed it
+ *   BOOTDIR/vmlinuz-RELEASE, BOOTDIR/initrd.img-RELEASE
+ *                       copies for grub's menu, with "boot"; recorded
+ *                       with their sha256 in DIR/NAME/installed.json
  *
  * The agent runs as root and takes these names from its controller:
  * every one is checked here before it reaches a path or a command.

@@ -44,17 +44,27 @@
  *   kernel.install   {"dir", "name", "release", "build_id",
  *                     "sha256": {"vmlinuz", "initrd.img"?,
  *                     "modules.tar"?}, "initrd": "staged"|"generate"|
- *                     "none", "modules_root"? ("/lib/modules")}
+ *                     "none", "modules_root"? ("/lib/modules"),
+ *                     "boot"?: {"dir"? ("/boot"), "grub"?: true}}
  *                     -> {"image", "initrd", "modules_dir", "initrd_by":
  *                         "staged"|"mkinitramfs"|"dracut"|"mkinitcpio"
- *                         (null: none), "elapsed_ms"}; checks every
+ *                         (null: none), "boot_image", "boot_initrd",
+ *                         "grub_by": "update-grub"|"grub-mkconfig"|
+ *                         "grub2-mkconfig" (null: no "boot"),
+ *                         "elapsed_ms"}; checks every
  *                     sha256 (EBADMSG) first, unpacks modules.tar into
  *                     MODULES_ROOT/RELEASE (refused with EEXIST if a
  *                     folder there has no marker of ours), then
- *                     DIR/NAME.staging becomes DIR/NAME
- *   kernel.find      {"dir", "name", "build_id"} -> {"installed": bool,
- *                     "image"?, "initrd"?, "modules_dir"?,
- *                     "initrd_by"?, "release"?, "why"?: when not}
+ *                     DIR/NAME.staging becomes DIR/NAME; with "boot",
+ *                     copies it to BOOT/vmlinuz-RELEASE and
+ *                     BOOT/initrd.img-RELEASE (EEXIST for a file there
+ *                     no installed.json of ours records) and makes
+ *                     grub's menu again (ENOENT: no generator)
+ *   kernel.find      {"dir", "name", "build_id", "boot_dir"?} ->
+ *                    {"installed": bool, "image"?, "initrd"?,
+ *                     "modules_dir"?, "initrd_by"?, "release"?,
+ *                     "boot_image", "boot_initrd", "grub_by",
+ *                     "why"?: when not}
  *   iperf3.server    {iperf3 opts} -> {"ports": [...]} once listening
  *   iperf3.wait      {} -> the server's results JSON
  *   iperf3.client    {iperf3 opts} -> the client's results JSON

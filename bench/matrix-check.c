@@ -153,15 +153,6 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 		       "\"none\"",
 		       k->name, h->name);
 		mx_note(mx, at, "kernel '%s' is defined here", k->name);
-	} else if (k->kind == KERNEL_BUILD && h->reboot == REBOOT_GRUB) {
-		/* Only /boot and a regenerated grub.cfg would make a grub
-		 * entry: more than a benchmark should change on a host. */
-		mx_err(mx, mx_val_pos(h->src, "reboot", h->pos),
-		       "kernel '%s' is a build, which is copied to host '%s' "
-		       "and booted with kexec; it has reboot = \"grub\" "
-		       "(set reboot = \"kexec\")",
-		       k->name, h->name);
-		mx_note(mx, at, "kernel '%s' is defined here", k->name);
 	}
 }
 

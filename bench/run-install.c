@@ -7,7 +7,9 @@
  * place there (kernel.install: modules into /lib/modules, an initrd
  * from the host's own tool when the controller has none to give), and
  * are found again by build id on the next run (kernel.find), so a host
- * is sent a kernel once.
+ * is sent a kernel once. A host that boots by grub also gets the kernel
+ * in /boot and its grub.cfg regenerated, since grub-reboot can only pick
+ * an entry the distribution's generator made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,10 +118,13 @@ static char *install_name(const struct matrix_kernel *k, const char *id)
 	return xasprintf("%s-%.12s", k->release ? k->release : "kernel", id);
 }
 
-static void take_paths(json_t *res, char **image, char **initrd)
+/* Where the boot loader finds it: /boot for grub, else the install. */
+static void take_paths(json_t *res, bool grub, char **image, char **initrd)
 {
-	const char *i = json_string_value(json_object_get(res, "image"));
-	const char *r = json_string_value(json_object_get(res, "initrd"));
+	const char *i = json_string_value(
+		json_object_get(res, grub ? "boot_image" : "image"));
+	const char *r = json_string_value(
+		json_object_get(res, grub ? "boot_initrd" : "initrd"));
 
 	*image = i ? xstrdup(i) : NULL;
 	*initrd = r ? xstrdup(r) : NULL;
@@ -130,12 +135,13 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 			char **initrd, char **err)
 {
 	const char *dir = h->h.m->kernel_dir, *img = k->image, *rd = NULL;
+	bool grub = h->h.m->reboot == REBOOT_GRUB;
 	struct install_file files[3] = {
 		{ .name = AGENT_KERNEL_IMAGE },
 		{ .name = AGENT_KERNEL_INITRD },
 		{ .name = AGENT_KERNEL_MODULES },
 	};
-	json_t *res = NULL, *sums;
+	json_t *res = NULL, *sums, *args;
 	uint64_t t0 = clock_ms(), sent = 0;
 	const char *id;
 	char *name = NULL;
@@ -176,14 +182,16 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 	id = k->build_id ? k->build_id : files[0].sha;
 	name = install_name(k, id);
 
-	ret = run_host__call(h, "kernel.find",
-			     json_pack("{s:s, s:s, s:s}", "dir", dir, "name",
-				       name, "build_id", id),
-			     STAGE_TIMEOUT_MS, &res, err);
+	args = json_pack("{s:s, s:s, s:s}", "dir", dir, "name", name,
+			 "build_id", id);
+	if (grub)
+		json_object_set_new(args, "boot_dir", json_string("/boot"));
+	ret = run_host__call(h, "kernel.find", args, STAGE_TIMEOUT_MS, &res,
+			     err);
 	if (ret)
 		goto out;
 	if (json_is_true(json_object_get(res, "installed"))) {
-		take_paths(res, image, initrd);
+		take_paths(res, grub, image, initrd);
 		run_progress__msg(ctx,
 				  "host %s: kernel %s is there already "
 				  "(%s/%s)",
@@ -209,16 +217,19 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 		json_decref(sums);
 		goto out;
 	}
-	ret = run_host__call(h, "kernel.install",
-			     json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "dir",
-				       dir, "name", name, "release",
-				       k->release ? k->release : "unknown",
-				       "build_id", id, "sha256", sums, "initrd",
-				       rd ? "staged" : "generate"),
-			     INSTALL_TIMEOUT_MS, &res, err);
+	args = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "dir", dir, "name",
+			 name, "release", k->release ? k->release : "unknown",
+			 "build_id", id, "sha256", sums, "initrd",
+			 rd ? "staged" : "generate");
+	if (grub)
+		json_object_set_new(args, "boot",
+				    json_pack("{s:s, s:b}", "dir", "/boot",
+					      "grub", true));
+	ret = run_host__call(h, "kernel.install", args, INSTALL_TIMEOUT_MS,
+			     &res, err);
 	if (ret)
 		goto out;
-	take_paths(res, image, initrd);
+	take_paths(res, grub, image, initrd);
 	run_progress__msg(
 		ctx, "host %s: kernel %s installed in %.1f s (initrd: %s)",
 		h->h.m->name, k->name, (double)(clock_ms() - t0) / 1000.0,
