@@ -24,7 +24,9 @@
  *   mode.sysfs       {"nic", "type": "DMA"|"DMA-FQ"|"identity"|"auto"}
  *                     -> {"group", "before", "after", "pci", "driver",
  *                         "unbound": bool, "elapsed_ms"}
- *   reboot.prepare   {"method": "kexec"|"grub", "image"?, "initrd"?,
+ *   reboot.prepare   {"method": "kexec"|"grub", "image"?, "initrd"?
+ *                     (false: none), "release"? (whose /boot files are
+ *                     the defaults; the running one's otherwise),
  *                     "cmdline": [...]} -> {"method", "cmdline"}
  *   reboot.now       {"method"} -> {} (answered before going down)
  *   collect.start    {"collectors": {"bpf": cfg|null, "perf": ...,

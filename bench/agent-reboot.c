@@ -286,6 +286,45 @@ static char **argv_new(const char *a0, const char *a1, const char *a2,
 	return argv;
 }
 
+/*
+ * The release whose /boot files are the defaults: "release" in args (a
+ * boot back to the kernel a run found, from another it booted), else
+ * the running one.
+ */
+static int default_release(json_t *args, char **rel, char **err)
+{
+	json_t *r = json_object_get(args, "release");
+	const char *s = json_string_value(r);
+
+	if (!r) {
+		hostfacts__kernel_release(NULL, rel);
+		return 0;
+	}
+	if (!s || !*s || s[0] == '.' || s[0] == '-' || strlen(s) > 128 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._+~-") != strlen(s))
+		return agent__err(err, -EINVAL,
+				  "reboot.prepare: bad \"release\" (expected "
+				  "a kernel release of [A-Za-z0-9._+~-])");
+	*rel = xstrdup(s);
+	return 0;
+}
+
+/* Debian's initrd name, else Fedora's (dracut); NULL: the kernel has none. */
+static char *default_initrd(const char *rel)
+{
+	char *p = xasprintf("/boot/initrd.img-%s", rel);
+
+	if (!access(p, F_OK))
+		return p;
+	free(p);
+	p = xasprintf("/boot/initramfs-%s.img", rel);
+	if (!access(p, F_OK))
+		return p;
+	free(p);
+	return NULL;
+}
+
 static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 			 char **err)
 {
@@ -294,12 +333,18 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 	char *rel = NULL, *def_img = NULL, *def_rd = NULL, *i_opt, *c_opt;
 	int ret;
 
-	hostfacts__kernel_release(NULL, &rel);
+	ret = default_release(args, &rel, err);
+	if (ret)
+		return ret;
 	if (!image)
 		image = def_img = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
+	/* A dry run shows the Debian name whether or not it is there. */
 	if (!initrd && !json_is_false(json_object_get(args, "initrd")))
 		initrd = def_rd =
-			xasprintf("/boot/initrd.img-%s", rel ? rel : "");
+			json_is_true(json_object_get(args, "dry_run")) ?
+				xasprintf("/boot/initrd.img-%s",
+					  rel ? rel : "") :
+				default_initrd(rel ? rel : "");
 	ret = check_path("image", image, err);
 	if (!ret && initrd)
 		ret = check_path("initrd", initrd, err);
@@ -334,7 +379,9 @@ static int prepare_grub(json_t *args, char ***argv, char **err)
 	if (json_is_true(json_object_get(args, "dry_run")) &&
 	    json_string_value(json_object_get(args, "grub_cfg")))
 		cfg = json_string_value(json_object_get(args, "grub_cfg"));
-	hostfacts__kernel_release(NULL, &rel);
+	ret = default_release(args, &rel, err);
+	if (ret)
+		return ret;
 	if (!image)
 		image = def = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
 	entry = grub_entry(cfg, image);

@@ -117,6 +117,10 @@ static int host__record(struct run_ctx *ctx, struct run_host *h)
 					    "");
 	if (jstr(hello, "build_id"))
 		h->build_id = xstrdup(jstr(hello, "build_id"));
+	if (!h->found_release) {
+		h->found_release = xstrdup(h->kernel_release);
+		h->found_build_id = h->build_id ? xstrdup(h->build_id) : NULL;
+	}
 	facts_s = json_dumps(facts, JSON_COMPACT);
 	b.boot_id = h->boot_id;
 	b.kernel_release = h->kernel_release;
@@ -267,6 +271,8 @@ void run_hosts__close(struct run_ctx *ctx)
 		free(h->applied_mode);
 		free(h->lost);
 		free(h->failed_boot);
+		free(h->found_release);
+		free(h->found_build_id);
 	}
 	free(ctx->hosts);
 	ctx->hosts = NULL;

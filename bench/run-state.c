@@ -95,6 +95,14 @@ static int boot_files(struct run_ctx *ctx, struct run_host *h,
 	char *image = NULL, *initrd = NULL;
 	int ret;
 
+	if (k->kind == KERNEL_RUNNING) {
+		/* Back to the kernel the run found: the agent's default
+		 * files are the running release's, which is another now. */
+		if (h->found_release)
+			json_object_set_new(args, "release",
+					    json_string(h->found_release));
+		return 0;
+	}
 	if (!run_install__needed(h, k)) {
 		if (k->image)
 			json_object_set_new(args, "image",
@@ -288,12 +296,18 @@ static bool boot_is_fresh_for(const struct run_host *h,
 	       (!by_boot || h->booted_mode == (long)t->mode);
 }
 
-/* A kernel to boot that is not the one running (for non-boot modes). */
+/*
+ * A kernel to boot that is not the one running (for non-boot modes):
+ * another than the run booted last, or the one the run found when it
+ * booted away from it.
+ */
 static bool kernel_changes(struct run_ctx *ctx, const struct run_host *h,
 			   const struct plan_trial *t)
 {
-	return ctx->m->kernels[t->kernel].kind != KERNEL_RUNNING &&
-	       h->booted_kernel != (long)t->kernel;
+	if (ctx->m->kernels[t->kernel].kind == KERNEL_RUNNING)
+		return h->booted_kernel >= 0 &&
+		       h->booted_kernel != (long)t->kernel;
+	return h->booted_kernel != (long)t->kernel;
 }
 
 static int verify(struct run_host *h, const struct matrix_mode *md,
@@ -342,6 +356,20 @@ static int verify(struct run_host *h, const struct matrix_mode *md,
 static int verify_kernel(struct run_host *h, const struct matrix_kernel *k,
 			 char **err)
 {
+	if (k->kind == KERNEL_RUNNING && h->found_release &&
+	    (strcmp(h->found_release, h->kernel_release ?: "") ||
+	     (h->found_build_id && h->build_id &&
+	      strcmp(h->found_build_id, h->build_id)))) {
+		*err = xasprintf(
+			"host %s: kernel '%s' is the one the run found "
+			"(release %s, build %s), but release %s, "
+			"build %s is running (boot %s)",
+			h->h.m->name, k->name, h->found_release,
+			h->found_build_id ?: "unknown",
+			h->kernel_release ?: "?", h->build_id ?: "unknown",
+			h->boot_id ? h->boot_id : "unknown");
+		return -EPROTO;
+	}
 	/* Two builds of one release differ by their build id only. */
 	if (k->build_id && h->build_id && strcmp(k->build_id, h->build_id)) {
 		*err = xasprintf("host %s: kernel '%s' is build %s, but build "

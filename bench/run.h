@@ -45,6 +45,12 @@ struct run_host {
 	bool fresh_boot;
 	long failed_kernel, failed_mode;
 	char *failed_boot; /* its error; NULL: none failed */
+	/*
+	 * The kernel the run found running, which kernel kind "running"
+	 * is: after a boot into another kernel the host runs that one, and
+	 * a "running" trial must go back, not run on whatever is there.
+	 */
+	char *found_release, *found_build_id;
 };
 
 struct run_progress {

@@ -111,6 +111,26 @@ static void test_kexec(void)
 	is_int(ret, -EINVAL, "a cmdline entry with a space is refused");
 	free(err);
 
+	/* Back to the kernel a run found, from a build it booted. */
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:[], s:b}", "method", "kexec",
+			   "release", "6.1.0-57-amd64", "cmdline", "dry_run",
+			   1),
+		 &ret, &err);
+	is_int(ret, 0, "kexec by release (dry run): %s", err ? err : "ok");
+	is_str(argv_at(r, 2), "/boot/vmlinuz-6.1.0-57-amd64",
+	       "the image is that release's, not the running one's");
+	is_str(argv_at(r, 3), "--initrd=/boot/initrd.img-6.1.0-57-amd64",
+	       "and so is the initrd");
+	json_decref(r);
+	free(err);
+	r = call("reboot.prepare",
+		 json_pack("{s:s, s:s, s:[], s:b}", "method", "kexec",
+			   "release", "../../etc", "cmdline", "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, -EINVAL, "a release that is a path is refused");
+	free(err);
+
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "kexec", "dry_run", 1), &ret,
 		 &err);

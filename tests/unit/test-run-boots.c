@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which kernel a lab host is booted into, trial by trial, with mode
+ * "current" (no boot of its own): the kernel the run found ("running"),
+ * an image already on the host, and a build the controller holds, in
+ * interleaved order. Each change of kernel is a boot through the host's
+ * method; a build boots from where kernel.find says it was installed;
+ * "running" after another kernel boots back to the kernel the run found,
+ * by release, and a host that stays on the wrong one fails verification
+ * rather than measuring it. A lab host's reboot cannot happen here, so
+ * the hosts are fakes behind the real host_ops interface: each agent is
+ * a forked child answering the real protocol from a state file that
+ * reboot.now rewrites. The plan, the store and the trial loop are real.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/agent-conn.h"
+#include "bench/run.h"
+#include "config-error.h"
+#include "store.h"
+#include "tap.h"
+#include "util.h"
+
+#define FOUND "6.0-fake"
+#define BUILT_ID "0123456789abcdef0123456789abcdef01234567"
+
+static const char matrix_toml[] = "[run]\n"
+				  "name = \"boots\"\n"
+				  "repetitions = 2\n"
+				  "warmup = 0\n"
+				  "cooldown = \"0s\"\n"
+				  "order = \"interleaved\"\n"
+				  "modes = [\"current\"]\n"
+				  "[hosts.a]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"sut\"\n"
+				  "address = \"a.lab\"\n"
+				  "allow_reboot = true\n"
+				  "kernel_dir = \"/kd\"\n"
+				  "[hosts.b]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"sut\"\n"
+				  "address = \"b.lab\"\n"
+				  "allow_reboot = true\n"
+				  "kernel_dir = \"/kd\"\n"
+				  "[hosts.p]\n"
+				  "transport = \"ssh\"\n"
+				  "role = \"peer\"\n"
+				  "address = \"p.lab\"\n"
+				  "[[kernels]]\n"
+				  "name = \"running\"\n"
+				  "[[kernels]]\n"
+				  "name = \"img\"\n"
+				  "image = \"/boot/vmlinuz-6.9-img\"\n"
+				  "release = \"6.9-img\"\n"
+				  "[[kernels]]\n"
+				  "name = \"built\"\n"
+				  "build = { tree = \"/nonexistent/linux\" }\n"
+				  "[[workloads]]\n"
+				  "name = \"tcp-a\"\n"
+				  "server = \"a\"\n"
+				  "client = \"p\"\n"
+				  "[[workloads]]\n"
+				  "name = \"tcp-b\"\n"
+				  "server = \"b\"\n"
+				  "client = \"p\"\n";
+
+static char scratch[64];
+
+/*
+ * A host's state: its boot count, release and the release the prepared
+ * kexec would boot. Host b is stuck: a boot "back" by release leaves it
+ * where it is, as a host whose /boot lost the old kernel might.
+ */
+struct fake_state {
+	int boot;
+	char release[64], pending[64];
+};
+
+static char *state_path(const char *host)
+{
+	return xasprintf("%s/%s.state", scratch, host);
+}
+
+static void state_load(const char *host, struct fake_state *s)
+{
+	char *p = state_path(host);
+	FILE *f = fopen(p, "r");
+
+	memset(s, 0, sizeof(*s));
+	s->boot = 1;
+	snprintf(s->release, sizeof(s->release), "%s", FOUND);
+	if (f) {
+		if (fscanf(f, "%d %63s %63s", &s->boot, s->release,
+			   s->pending) < 2)
+			s->boot = 1;
+		fclose(f);
+	}
+	free(p);
+}
+
+static void state_save(const char *host, const struct fake_state *s)
+{
+	char *p = state_path(host);
+	FILE *f = fopen(p, "w");
+
+	if (f) {
+		fprintf(f, "%d %s %s\n", s->boot, s->release,
+			*s->pending ? s->pending : "-");
+		fclose(f);
+	}
+	free(p);
+}
+
+/* What each prepared boot asked for, one line per reboot.prepare. */
+static void log_prepare(const char *host, json_t *args)
+{
+	char *p = xasprintf("%s/%s.log", scratch, host);
+	FILE *f = fopen(p, "a");
+	const char *image = json_string_value(json_object_get(args, "image"));
+	const char *rel = json_string_value(json_object_get(args, "release"));
+
+	if (f) {
+		fprintf(f, "%s %s\n", image ? image : "-", rel ? rel : "-");
+		fclose(f);
+	}
+	free(p);
+}
+
+static json_t *fake__answer(const char *host, const char *verb, json_t *args)
+{
+	struct fake_state s;
+
+	state_load(host, &s);
+	if (!strcmp(verb, "hello")) {
+		char *id = xasprintf("boot-%d", s.boot);
+		json_t *r = json_pack("{s:i, s:s, s:s, s:s}", "protocol",
+				      AGENT_PROTOCOL, "boot_id", id,
+				      "kernel_release", s.release, "build_id",
+				      !strcmp(s.release, "6.9-built") ?
+					      BUILT_ID :
+					      "feedfacefeedface");
+
+		free(id);
+		return r;
+	}
+	if (!strcmp(verb, "facts"))
+		return json_pack("{s:{s:s}, s:{s:s}}", "identity", "key", host,
+				 "kernel", "cmdline", "ro");
+	if (!strcmp(verb, "policy"))
+		return json_pack("{s:s}", "mode", "lazy");
+	if (!strcmp(verb, "kernel.find"))
+		return json_pack("{s:b, s:s, s:s}", "installed", 1, "image",
+				 "/kd/6.9-built-0123456789ab/vmlinuz", "initrd",
+				 "/kd/6.9-built-0123456789ab/initrd.img");
+	if (!strcmp(verb, "reboot.prepare")) {
+		const char *image =
+			json_string_value(json_object_get(args, "image"));
+		const char *rel =
+			json_string_value(json_object_get(args, "release"));
+
+		log_prepare(host, args);
+		if (image && strstr(image, "6.9-built"))
+			snprintf(s.pending, sizeof(s.pending), "6.9-built");
+		else if (image && strstr(image, "vmlinuz-6.9-img"))
+			snprintf(s.pending, sizeof(s.pending), "6.9-img");
+		else if (rel && strcmp(host, "b"))
+			snprintf(s.pending, sizeof(s.pending), "%s", rel);
+		else
+			snprintf(s.pending, sizeof(s.pending), "%s", s.release);
+		state_save(host, &s);
+		return json_object();
+	}
+	if (!strcmp(verb, "reboot.now")) {
+		s.boot++;
+		snprintf(s.release, sizeof(s.release), "%s", s.pending);
+		state_save(host, &s);
+		return json_object();
+	}
+	if (!strcmp(verb, "iperf3.client"))
+		return NULL; /* a failure that proves the trial was tried */
+	return json_object();
+}
+
+static void fake__serve(const char *host)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, stdin) > 0) {
+		json_t *req = json_loads(line, 0, NULL), *res, *out;
+		const char *verb;
+		char *s;
+
+		if (!req)
+			break;
+		verb = json_string_value(json_object_get(req, "verb"));
+		res = fake__answer(host, verb ? verb : "",
+				   json_object_get(req, "args"));
+		if (res)
+			out = json_pack("{s:O, s:b, s:o}", "id",
+					json_object_get(req, "id"), "ok", 1,
+					"result", res);
+		else
+			out = json_pack("{s:O, s:b, s:s, s:i}", "id",
+					json_object_get(req, "id"), "ok", 0,
+					"error", "fake: no traffic", "errno",
+					EIO);
+		s = json_dumps(out, JSON_COMPACT);
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+		json_decref(out);
+		if (verb && !strcmp(verb, "bye")) {
+			json_decref(req);
+			break;
+		}
+		json_decref(req);
+	}
+	free(line);
+}
+
+static int fake__open(struct host *h)
+{
+	(void)h;
+	return 0;
+}
+
+static int fake__agent(struct host *h, struct agent_conn **out)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe(to) || pipe(from))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		fake__serve(h->m->name);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	*out = agent_conn__new(pid, to[1], from[0], h->m->name);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* reboot.now has rewritten the state already: the new boot is there. */
+static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo,
+			   char **err)
+{
+	(void)h;
+	(void)old;
+	(void)tmo;
+	(void)err;
+	return 0;
+}
+
+static void fake__close(struct host *h)
+{
+	(void)h;
+}
+
+static const struct host_ops fake_ops = {
+	.name = "fake",
+	.open = fake__open,
+	.agent = fake__agent,
+	.wait_boot = fake__wait_boot,
+	.close = fake__close,
+};
+
+static int ctx__open(struct run_ctx *ctx, const char *db)
+{
+	struct config_errors errs;
+	struct matrix_kernel *built;
+	size_t i;
+	int ret;
+
+	config_errors__init(&errs, "test.toml");
+	ret = matrix__load_buf("test.toml", matrix_toml, strlen(matrix_toml),
+			       &ctx->m, &errs);
+	config_errors__release(&errs);
+	if (ret)
+		return ret;
+	/* What run_kernels__build leaves on a build it found cached. */
+	built = &ctx->m->kernels[2];
+	built->image = xasprintf("%s/bzImage", scratch);
+	{
+		FILE *f = fopen(built->image, "w");
+
+		if (!f || fputs("a kernel\n", f) < 0 || fclose(f))
+			return -EIO;
+	}
+	built->release = xstrdup("6.9-built");
+	built->build_id = xstrdup(BUILT_ID);
+	config_errors__init(&errs, "test.toml");
+	ret = plan__build(&ctx->plan, ctx->m, &errs);
+	config_errors__release(&errs);
+	if (!ret)
+		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
+	if (!ret)
+		ret = store__run_begin(ctx->st, "boots", matrix_toml,
+				       strlen(matrix_toml), &ctx->run_id);
+	if (ret)
+		return ret;
+	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
+	ctx->max_failures = 20;
+	ctx->progress.quiet = true;
+	ctx->hosts = xcalloc(ctx->m->nr_hosts, sizeof(*ctx->hosts));
+	for (i = 0; i < ctx->m->nr_hosts && !ret; i++) {
+		ctx->hosts[i].h.m = &ctx->m->hosts[i];
+		ctx->hosts[i].h.matrix = ctx->m;
+		ctx->hosts[i].h.ops = &fake_ops;
+		ctx->hosts[i].booted_kernel = ctx->hosts[i].booted_mode = -1;
+		ctx->hosts[i].opened = true;
+		ret = run_host__connect(ctx, &ctx->hosts[i]);
+	}
+	if (!ret)
+		ret = run_kernels__store(ctx);
+	if (!ret)
+		ret = run_store__plan(ctx);
+	return ret;
+}
+
+static void ctx__release(struct run_ctx *ctx)
+{
+	run_hosts__close(ctx);
+	free(ctx->trial_ids);
+	free(ctx->trial_done);
+	free(ctx->kernel_ids);
+	if (ctx->st)
+		store__close(ctx->st);
+	plan__release(&ctx->plan);
+	matrix__free(ctx->m);
+}
+
+/* "kernel:release:status:error" of host @h's trials, in order, one a line. */
+static char *trials__dump(const char *db, const char *h)
+{
+	const char *q = "SELECT k.name || ':' || coalesce(b.kernel_release, "
+			"'-') || ':' || t.status || ':' || coalesce(t.error, "
+			"'') FROM trials t JOIN cells c ON c.id = t.cell_id "
+			"JOIN hosts h ON h.id = c.host_id "
+			"JOIN kernels k ON k.id = c.kernel_id "
+			"LEFT JOIN boots b ON b.id = t.boot_id "
+			"WHERE h.name = ?1 ORDER BY t.id";
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = xstrdup(""), *n;
+
+	if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) ||
+	    sqlite3_prepare_v2(s, q, -1, &st, NULL) ||
+	    sqlite3_bind_text(st, 1, h, -1, SQLITE_STATIC))
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = xasprintf("%s%s\n", out,
+			      (const char *)sqlite3_column_text(st, 0));
+		free(out);
+		out = n;
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return out;
+}
+
+static char *file_text(const char *name)
+{
+	char *p = xasprintf("%s/%s", scratch, name), *s = NULL;
+	size_t n = 0;
+
+	if (read_file(p, &s, &n) < 0)
+		s = xstrdup("");
+	free(p);
+	return s;
+}
+
+int main(void)
+{
+	char *db, *a, *b, *log;
+	struct run_ctx ctx = { 0 };
+	int ret;
+
+	snprintf(scratch, sizeof(scratch), "/tmp/test-run-boots.XXXXXX");
+	if (!mkdtemp(scratch))
+		tap_skip_all("cannot make a scratch folder");
+	db = xasprintf("%s/boots.db", scratch);
+	ret = ctx__open(&ctx, db);
+	is_int(ret, 0, "the matrix, plan, store and fake hosts are set up");
+	if (ret)
+		goto out;
+	is_int(run__execute(&ctx), 1,
+	       "the run ends with failures (iperf3 is a fake)");
+	ctx__release(&ctx);
+	ctx.m = NULL;
+
+	a = trials__dump(db, "a");
+	tap_diag("host a:\n%s", a);
+	is_str(a,
+	       "running:6.0-fake:failed:fake: no traffic\n"
+	       "img:6.9-img:failed:fake: no traffic\n"
+	       "built:6.9-built:failed:fake: no traffic\n"
+	       "running:6.0-fake:failed:fake: no traffic\n"
+	       "img:6.9-img:failed:fake: no traffic\n"
+	       "built:6.9-built:failed:fake: no traffic\n",
+	       "host a: every trial on its own kernel, verified, up to iperf3");
+	log = file_text("a.log");
+	is_str(log,
+	       "/boot/vmlinuz-6.9-img -\n"
+	       "/kd/6.9-built-0123456789ab/vmlinuz -\n"
+	       "- 6.0-fake\n"
+	       "/boot/vmlinuz-6.9-img -\n"
+	       "/kd/6.9-built-0123456789ab/vmlinuz -\n",
+	       "a boot per change: the image, the build where it was "
+	       "installed, back to the found kernel by its release");
+	free(log);
+	free(a);
+
+	b = trials__dump(db, "b");
+	tap_diag("host b:\n%s", b);
+	ok(strstr(b, "running:6.9-built:failed:host b: kernel 'running' is "
+		     "the one the run found (release 6.0-fake") != NULL,
+	   "host b stays on the build: its 'running' trial fails "
+	   "verification instead of measuring the wrong kernel");
+	free(b);
+out:
+	if (ctx.m)
+		ctx__release(&ctx);
+	free(db);
+	{
+		const char *argv[] = { "rm", "-rf", scratch, NULL };
+		pid_t pid = fork();
+
+		if (!pid) {
+			execvp(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return tap_done();
+}
