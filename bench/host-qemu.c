@@ -2,7 +2,9 @@
 /*
  * A QEMU VM as a host: the testbed. The tool starts the VM itself, so
  * a "reboot" is a fresh boot with the wanted kernel and command line,
- * and the first boot happens when the first trial needs one. The guest
+ * and the first boot happens when the first trial needs one; or, with
+ * reboot = "kexec", the VM stays and the guest kexecs into kernels sent
+ * to it, as a lab host does (wait_boot, kernel_files). The guest
  * runs this binary as its agent (see bench/testbed.h for the guest
  * side) on a virtio-serial port that QEMU wires to a unix socket here.
  *

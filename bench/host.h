@@ -57,7 +57,9 @@ struct host_ops {
 	 * the mode's) in place of whatever runs: only for transports that
 	 * start the machine themselves (qemu), NULL for those that reboot
 	 * through the agent (reboot.prepare, reboot.now, wait_boot). Also
-	 * the first boot: such a host has no agent until it is booted.
+	 * the first boot: such a host has no agent until it is booted. A
+	 * qemu host with reboot = "kexec" is restarted only when it has no
+	 * VM; its other boots go through the agent like a lab host's.
 	 * 0 once the agent answers on the new boot, which the next agent()
 	 * hands out; or a negative errno and *@err with the evidence.
 	 */
