@@ -55,14 +55,13 @@ bool run_install__needed(const struct run_host *h,
 	return h->h.m->transport == HOST_SSH && k->kind == KERNEL_BUILD;
 }
 
-static int send_file(struct run_ctx *ctx, struct run_host *h, const char *dir,
-		     const char *name, const struct install_file *f, char **err)
+static int send_file(struct run_host *h, const char *dir, const char *name,
+		     const struct install_file *f, char **err)
 {
 	unsigned char *buf = xmalloc(AGENT_KERNEL_STAGE_MAX);
 	uint64_t off = 0;
 	int fd, ret = 0;
 
-	(void)ctx;
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -209,7 +208,7 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 	for (i = 0; i < ARRAY_SIZE(files) && !ret; i++) {
 		if (!files[i].path)
 			continue;
-		ret = send_file(ctx, h, dir, name, &files[i], err);
+		ret = send_file(h, dir, name, &files[i], err);
 		json_object_set_new(sums, files[i].name,
 				    json_string(files[i].sha));
 	}
