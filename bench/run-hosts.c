@@ -282,6 +282,52 @@ void run_hosts__close(struct run_ctx *ctx)
  * The running kernel is known by what the first SUT booted; images by
  * the matrix until a boot says more.
  */
+/*
+ * A resumed run's "running" kernel is the one its start found on each
+ * host, not whatever a killed run left booted there (a build, say): the
+ * stored row is kept, and each host that ran a trial of it is sent back
+ * to that boot's release and build id. -ENOENT: a new run.
+ */
+static int running__resumed(struct run_ctx *ctx, const struct matrix_kernel *k,
+			    int64_t *kernel_id)
+{
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < ctx->m->nr_hosts; i++) {
+		struct run_host *h = &ctx->hosts[i];
+		char *rel = NULL, *bid = NULL;
+		int ret;
+
+		if (h->h.m->role != ROLE_SUT || !h->host_id)
+			continue;
+		ret = store__run_kernel_seen(ctx->st, ctx->run_id, h->host_id,
+					     k->name, kernel_id, &rel, &bid);
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
+			return ret;
+		found = true;
+		if (rel && strcmp(rel, h->found_release ?: "")) {
+			run_progress__msg(ctx,
+					  "host %s: kernel '%s' is %s, as the "
+					  "run found it at its start (%s runs "
+					  "now)",
+					  h->h.m->name, k->name, rel,
+					  h->kernel_release ?: "?");
+			free(h->found_release);
+			free(h->found_build_id);
+			h->found_release = rel;
+			h->found_build_id = bid;
+			h->booted_kernel = RUN_KERNEL_UNKNOWN;
+			continue;
+		}
+		free(rel);
+		free(bid);
+	}
+	return found ? 0 : -ENOENT;
+}
+
 int run_kernels__store(struct run_ctx *ctx)
 {
 	const struct matrix *m = ctx->m;
@@ -300,6 +346,12 @@ int run_kernels__store(struct run_ctx *ctx)
 					   .image_path = k->image };
 
 		if (k->kind == KERNEL_RUNNING && sut) {
+			ret = running__resumed(ctx, k, &ctx->kernel_ids[i]);
+			if (ret != -ENOENT) {
+				if (ret)
+					return ret;
+				continue;
+			}
 			sk.release = sut->kernel_release;
 			sk.build_id = sut->build_id;
 		} else if (k->kind == KERNEL_BUILD) {

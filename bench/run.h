@@ -8,6 +8,7 @@
 #define IOMMU_BENCH_RUN_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,6 +24,10 @@ struct run_filter {
 	long host, kernel, mode, workload; /* matrix indexes; -1: any */
 	unsigned int shard_k, shard_n;	   /* 1-based K of N; N 0: no shard */
 };
+
+/* booted_kernel: none of the matrix's, as far as the run knows (what a
+ * killed run left booted); every kernel, "running" too, boots first. */
+#define RUN_KERNEL_UNKNOWN LONG_MAX
 
 struct run_host {
 	struct host h;

@@ -162,3 +162,43 @@ void store__export_close(struct store_export *it)
 	sqlite3_finalize(it->stmt);
 	free(it);
 }
+
+int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
+			   const char *kernel_name, int64_t *kernel_id,
+			   char **release, char **build_id)
+{
+	/* The boot of the host's first trial of that kernel in the run. */
+	static const char sql[] =
+		"SELECT k.id, b.kernel_release, b.kernel_build_id"
+		" FROM cells c JOIN kernels k ON k.id = c.kernel_id"
+		" LEFT JOIN trials t ON t.cell_id = c.id AND t.boot_id IS NOT NULL"
+		" LEFT JOIN boots b ON b.id = t.boot_id"
+		" WHERE c.run_id = ?1 AND c.host_id = ?2 AND k.name = ?3"
+		" ORDER BY t.id IS NULL, t.id LIMIT 1";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	*release = *build_id = NULL;
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_int64(stmt, 2, host_id);
+	store__bind_text(stmt, 3, kernel_name);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*kernel_id = sqlite3_column_int64(stmt, 0);
+		*release = column_dup(stmt, 1);
+		*build_id = column_dup(stmt, 2);
+		if (*build_id && !**build_id) {
+			free(*build_id);
+			*build_id = NULL;
+		}
+	} else {
+		err = rc == SQLITE_DONE ?
+			      -ENOENT :
+			      store__sqlerr(st, rc, "finding a kernel");
+	}
+	sqlite3_reset(stmt);
+	return err;
+}

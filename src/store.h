@@ -148,6 +148,16 @@ struct store_kernel {
 
 int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 			 int64_t *kernel_id);
+/*
+ * Run @run_id's kernel row named @kernel_name on host @host_id, and the
+ * release and build id of the boot its first trial there ran on (NULL:
+ * none ran yet); -ENOENT when the run has no cell of that kernel there.
+ * A resumed run's "running" kernel is what its first run found, not what
+ * the host runs now.
+ */
+int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
+			   const char *kernel_name, int64_t *kernel_id,
+			   char **release, char **build_id);
 
 struct store_cell {
 	int64_t run_id, host_id, kernel_id;

@@ -280,7 +280,8 @@ static const struct host_ops fake_ops = {
 	.close = fake__close,
 };
 
-static int ctx__open(struct run_ctx *ctx, const char *db)
+/* @resume: the run @ctx->run_id again, as `run --resume` would. */
+static int ctx__open(struct run_ctx *ctx, const char *db, bool resume)
 {
 	struct config_errors errs;
 	struct matrix_kernel *built;
@@ -310,8 +311,10 @@ static int ctx__open(struct run_ctx *ctx, const char *db)
 	if (!ret)
 		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
 	if (!ret)
-		ret = store__run_begin(ctx->st, "boots", matrix_toml,
-				       strlen(matrix_toml), &ctx->run_id);
+		ret = resume ? store__run_resume(ctx->st, ctx->run_id) :
+			       store__run_begin(ctx->st, "boots", matrix_toml,
+						strlen(matrix_toml),
+						&ctx->run_id);
 	if (ret)
 		return ret;
 	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
@@ -390,18 +393,20 @@ int main(void)
 {
 	char *db, *a, *b, *log;
 	struct run_ctx ctx = { 0 };
+	int64_t run_id;
 	int ret;
 
 	snprintf(scratch, sizeof(scratch), "/tmp/test-run-boots.XXXXXX");
 	if (!mkdtemp(scratch))
 		tap_skip_all("cannot make a scratch folder");
 	db = xasprintf("%s/boots.db", scratch);
-	ret = ctx__open(&ctx, db);
+	ret = ctx__open(&ctx, db, false);
 	is_int(ret, 0, "the matrix, plan, store and fake hosts are set up");
 	if (ret)
 		goto out;
 	is_int(run__execute(&ctx), 1,
 	       "the run ends with failures (iperf3 is a fake)");
+	run_id = ctx.run_id;
 	ctx__release(&ctx);
 	ctx.m = NULL;
 
@@ -434,6 +439,43 @@ int main(void)
 	   "host b stays on the build: its 'running' trial fails "
 	   "verification instead of measuring the wrong kernel");
 	free(b);
+
+	/*
+	 * Killed while host a ran the build: the resumed run's "running"
+	 * is still the kernel its start found, so its trials boot back.
+	 */
+	{
+		char *p = state_path("a"), *l = xasprintf("%s/a.log", scratch);
+		FILE *f = fopen(p, "w");
+
+		if (f) {
+			fprintf(f, "9 6.9-built -\n");
+			fclose(f);
+		}
+		unlink(l);
+		free(l);
+		free(p);
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.run_id = run_id;
+	ret = ctx__open(&ctx, db, true);
+	is_int(ret, 0, "the run resumed, host a left in the build");
+	if (ret)
+		goto out;
+	is_int(run__execute(&ctx), 1, "the resumed run reruns its trials");
+	ctx__release(&ctx);
+	ctx.m = NULL;
+	a = trials__dump(db, "a");
+	tap_diag("host a, resumed:\n%s", a);
+	ok(!strncmp(a, "running:6.0-fake:failed:fake: no traffic\n", 41) &&
+		   !strstr(a, "running:6.9"),
+	   "its 'running' trials ran on the kernel the run found, not on "
+	   "the build it was left in");
+	free(a);
+	log = file_text("a.log");
+	ok(!strncmp(log, "- 6.0-fake\n", 11),
+	   "the first thing the resumed run did was boot back by release");
+	free(log);
 out:
 	if (ctx.m)
 		ctx__release(&ctx);
