@@ -180,6 +180,14 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 		       "kernel '%s' has no image, so it is the running kernel, "
 		       "booted as it is; initrd and cmdline need an image",
 		       k->name);
+	/* Sent with the build, it would have to match its modules: the
+	 * host's generator (or the testbed) makes one that does. */
+	if (k->kind == KERNEL_BUILD && toml_table__get(tab, "initrd"))
+		mx_err(mx, mx_key_pos(tab, "initrd", k->pos),
+		       "kernel '%s' is a build: its initrd is made for it on "
+		       "the host (mkinitramfs, dracut) or by the testbed; "
+		       "leave initrd out",
+		       k->name);
 	if (k->kind != KERNEL_RUNNING && !strcmp(k->name, "running"))
 		mx_err(mx, mx_key_pos(tab, "name", k->pos),
 		       "'running' names the kernel booted now; give a kernel "
