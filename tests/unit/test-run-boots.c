@@ -23,6 +23,7 @@
 #include "bench/agent-conn.h"
 #include "bench/run.h"
 #include "config-error.h"
+#include "fake-agent.h"
 #include "store.h"
 #include "tap.h"
 #include "util.h"
@@ -188,44 +189,6 @@ static json_t *fake__answer(const char *host, const char *verb, json_t *args)
 	return json_object();
 }
 
-static void fake__serve(const char *host)
-{
-	char *line = NULL;
-	size_t cap = 0;
-
-	while (getline(&line, &cap, stdin) > 0) {
-		json_t *req = json_loads(line, 0, NULL), *res, *out;
-		const char *verb;
-		char *s;
-
-		if (!req)
-			break;
-		verb = json_string_value(json_object_get(req, "verb"));
-		res = fake__answer(host, verb ? verb : "",
-				   json_object_get(req, "args"));
-		if (res)
-			out = json_pack("{s:O, s:b, s:o}", "id",
-					json_object_get(req, "id"), "ok", 1,
-					"result", res);
-		else
-			out = json_pack("{s:O, s:b, s:s, s:i}", "id",
-					json_object_get(req, "id"), "ok", 0,
-					"error", "fake: no traffic", "errno",
-					EIO);
-		s = json_dumps(out, JSON_COMPACT);
-		printf("%s\n", s);
-		fflush(stdout);
-		free(s);
-		json_decref(out);
-		if (verb && !strcmp(verb, "bye")) {
-			json_decref(req);
-			break;
-		}
-		json_decref(req);
-	}
-	free(line);
-}
-
 static int fake__open(struct host *h)
 {
 	(void)h;
@@ -234,26 +197,7 @@ static int fake__open(struct host *h)
 
 static int fake__agent(struct host *h, struct agent_conn **out)
 {
-	int to[2], from[2];
-	pid_t pid;
-
-	if (pipe(to) || pipe(from))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		fake__serve(h->m->name);
-		_exit(0);
-	}
-	close(to[0]);
-	close(from[1]);
-	*out = agent_conn__new(pid, to[1], from[0], h->m->name);
-	return *out ? 0 : -ENOMEM;
+	return fake_agent__spawn(h, fake__answer, out);
 }
 
 /* reboot.now has rewritten the state already: the new boot is there. */

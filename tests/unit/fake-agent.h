@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A stand-in agent for hosts whose reboot cannot happen here (a lab
+ * machine's): a forked child speaking the real JSON-lines protocol, its
+ * answers from the test's own function, so that the controller's plan,
+ * store and trial loop run for real behind host_ops. An answer of NULL
+ * is a failed request ("fake: no traffic": the trial got that far).
+ */
+#ifndef IOMMU_BENCH_TESTS_FAKE_AGENT_H
+#define IOMMU_BENCH_TESTS_FAKE_AGENT_H
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/agent-conn.h"
+#include "bench/host.h"
+
+typedef json_t *fake_agent_answer_fn(const char *host, const char *verb,
+				     json_t *args);
+
+static inline void fake_agent__serve(const char *host,
+				     fake_agent_answer_fn *answer)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, stdin) > 0) {
+		json_t *req = json_loads(line, 0, NULL), *res, *out;
+		const char *verb;
+		char *s;
+
+		if (!req)
+			break;
+		verb = json_string_value(json_object_get(req, "verb"));
+		res = answer(host, verb ? verb : "",
+			     json_object_get(req, "args"));
+		if (res)
+			out = json_pack("{s:O, s:b, s:o}", "id",
+					json_object_get(req, "id"), "ok", 1,
+					"result", res);
+		else
+			out = json_pack("{s:O, s:b, s:s, s:i}", "id",
+					json_object_get(req, "id"), "ok", 0,
+					"error", "fake: no traffic", "errno",
+					EIO);
+		s = json_dumps(out, JSON_COMPACT);
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+		json_decref(out);
+		if (verb && !strcmp(verb, "bye")) {
+			json_decref(req);
+			break;
+		}
+		json_decref(req);
+	}
+	free(line);
+}
+
+/* host_ops.agent for a fake host: its agent, answering with @answer. */
+static inline int fake_agent__spawn(struct host *h,
+				    fake_agent_answer_fn *answer,
+				    struct agent_conn **out)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe(to) || pipe(from))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		fake_agent__serve(h->m->name, answer);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	*out = agent_conn__new(pid, to[1], from[0], h->m->name);
+	return *out ? 0 : -ENOMEM;
+}
+
+#endif /* IOMMU_BENCH_TESTS_FAKE_AGENT_H */
