@@ -21,7 +21,8 @@
 #include "util.h"
 
 /* Deeper than any collector writes; bounds the fds a removal holds. */
-#define REMOVE_MAX_DEPTH 16
+/* Deep enough for a kernel's modules tree, which kernel.install removes. */
+#define REMOVE_MAX_DEPTH 32
 
 bool agent_file__name_is_safe(const char *name)
 {
@@ -35,26 +36,26 @@ static const char *tmp_base(void)
 	return t && t[0] == '/' ? t : "/tmp";
 }
 
-/* A directory of ours that nobody else may write into. */
-static int check_private(const char *verb, const char *dir, char **err)
+int agent_file__check_private(const char *verb, const char *what,
+			      const char *dir, char **err)
 {
 	struct stat sb;
 
 	if (lstat(dir, &sb))
-		return agent__err(err, -errno, "%s: artifact folder %s: %s",
-				  verb, dir, strerror(errno));
+		return agent__err(err, -errno, "%s: %s%s: %s", verb, what, dir,
+				  strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return agent__err(err, -ENOTDIR,
-				  "%s: artifact folder %s is not a directory "
-				  "(a symlink?); refusing it",
-				  verb, dir);
-	if (sb.st_uid != geteuid() || (sb.st_mode & 022))
-		return agent__err(err, -EACCES,
-				  "%s: artifact folder %s belongs to uid %u or "
-				  "is writable by others (mode %03o); "
+				  "%s: %s%s is not a directory (a symlink?); "
 				  "refusing it",
-				  verb, dir, (unsigned int)sb.st_uid,
-				  (unsigned int)(sb.st_mode & 0777));
+				  verb, what, dir);
+	if (sb.st_uid != geteuid() || (sb.st_mode & 022))
+		return agent__err(
+			err, -EACCES,
+			"%s: %s%s belongs to uid %u or is writable by "
+			"others (mode %03o); refusing it",
+			verb, what, dir, (unsigned int)sb.st_uid,
+			(unsigned int)(sb.st_mode & 0777));
 	return 0;
 }
 
@@ -69,7 +70,7 @@ int agent_file__root(const char *verb, bool create, char **out, char **err)
 				 dir, strerror(errno));
 		goto out;
 	}
-	ret = check_private(verb, dir, err);
+	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
 	if (ret)
 		goto out;
 	if (!realpath(dir, real)) {
@@ -104,7 +105,7 @@ int agent_file__outdir(const char *verb, const char *name, char **out,
 				 dir, strerror(errno));
 		goto out;
 	}
-	ret = check_private(verb, dir, err);
+	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
 	if (ret)
 		goto out;
 	*out = dir;
@@ -292,6 +293,30 @@ static int remove_in(int fd, int depth, long *count)
 	return ret;
 }
 
+int agent_file__remove_tree(const char *path, long *entries)
+{
+	long count = 0;
+	struct stat sb;
+	int fd, ret;
+
+	if (entries)
+		*entries = 0;
+	if (lstat(path, &sb))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(sb.st_mode)) {
+		fd = open(path,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		ret = fd < 0 ? -errno : remove_in(fd, 0, &count);
+		if (!ret && rmdir(path))
+			ret = -errno;
+	} else {
+		ret = unlink(path) && errno != ENOENT ? -errno : 0;
+	}
+	if (!ret && entries)
+		*entries = count + 1;
+	return ret;
+}
+
 int agent_verb__file_remove(struct agent *a, json_t *args, json_t **res,
 			    char **err)
 {
@@ -299,33 +324,26 @@ int agent_verb__file_remove(struct agent *a, json_t *args, json_t **res,
 	char *real = NULL;
 	long count = 0;
 	struct stat sb;
-	int fd, ret;
+	int ret;
 
 	(void)a;
 	ret = agent_file__resolve("file.remove", path, &real, err);
 	if (ret)
 		return ret;
+	/* A missing one is an error here: the caller named it. */
 	if (lstat(real, &sb)) {
 		ret = agent__err(err, -errno, "file.remove: %s: %s", real,
 				 strerror(errno));
 		goto out;
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		fd = open(real,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		ret = fd < 0 ? -errno : remove_in(fd, 0, &count);
-		if (!ret && rmdir(real))
-			ret = -errno;
-	} else if (unlink(real)) {
-		ret = -errno;
-	}
+	ret = agent_file__remove_tree(real, &count);
 	if (ret) {
 		ret = agent__err(err, ret, "file.remove: %s: %s", real,
 				 strerror(-ret));
 		goto out;
 	}
 	*res = json_pack("{s:s, s:I}", "removed", real, "entries",
-			 (json_int_t)count + 1);
+			 (json_int_t)count);
 out:
 	free(real);
 	return ret;

@@ -43,4 +43,21 @@ int agent_file__outdir(const char *verb, const char *name, char **out,
 int agent_file__resolve(const char *verb, const char *path, char **out,
 			char **err);
 
+/*
+ * @dir is a real directory of this user's that nobody else may write
+ * into: the agent is root, and a folder someone else made first in a
+ * shared place would let them swap what it reads or installs for their
+ * own. 0, or -errno and *@err naming it as @what ("artifact folder ",
+ * or "").
+ */
+int agent_file__check_private(const char *verb, const char *what,
+			      const char *dir, char **err);
+
+/*
+ * rm -rf @path, following nothing (a symlink inside is removed, never
+ * what it points to); a missing one is fine. The entries removed, the
+ * top one included, in *@entries when not NULL.
+ */
+int agent_file__remove_tree(const char *path, long *entries);
+
 #endif /* IOMMU_BENCH_AGENT_FILE_H */

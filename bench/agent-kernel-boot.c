@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/agent-file.h"
 #include "bench/agent-kernel-priv.h"
 #include "bench/agent.h"
 #include "util.h"
@@ -177,7 +178,7 @@ int agent_kernel__boot_prepare(struct kernel_install *in, char **err)
 
 	ret = find_grub(in, err);
 	if (!ret)
-		ret = agent_kernel__dir_check(in->verb, b->dir, err);
+		ret = agent_file__check_private(in->verb, "", b->dir, err);
 	if (ret)
 		return ret;
 	b->image.file = AGENT_KERNEL_IMAGE;

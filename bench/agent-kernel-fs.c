@@ -5,7 +5,6 @@
  * complaint kept for the error. The agent is root in folders others
  * may reach, so nothing here follows a symlink it did not make.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,39 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/agent-file.h"
 #include "bench/agent-kernel-priv.h"
 #include "bench/agent.h"
 #include "collectors/spawn.h"
 #include "log.h"
 #include "util.h"
 
-/*
- * A real directory of ours that nobody else can write: the agent runs
- * as root, and a folder someone else made first in a shared place
- * would let them swap what we install for their own.
- */
-int agent_kernel__dir_check(const char *verb, const char *dir, char **err)
-{
-	struct stat sb;
-
-	if (lstat(dir, &sb))
-		return agent__err(err, -errno, "%s: %s: %s", verb, dir,
-				  strerror(errno));
-	if (!S_ISDIR(sb.st_mode))
-		return agent__err(err, -ENOTDIR,
-				  "%s: %s is not a directory (a symlink?); "
-				  "refusing it",
-				  verb, dir);
-	if (sb.st_uid != geteuid() || (sb.st_mode & 022))
-		return agent__err(err, -EACCES,
-				  "%s: %s belongs to uid %u or is writable by "
-				  "others (mode %03o); refusing it",
-				  verb, dir, (unsigned int)sb.st_uid,
-				  (unsigned int)(sb.st_mode & 0777));
-	return 0;
-}
-
-/* mkdir -p: parents 0755, @dir itself @mode, then the check above. */
+/* mkdir -p: parents 0755, @dir itself @mode, then checked as private. */
 int agent_kernel__dir_make(const char *verb, const char *dir, mode_t mode,
 			   char **err)
 {
@@ -67,67 +41,8 @@ int agent_kernel__dir_make(const char *verb, const char *dir, mode_t mode,
 		ret = agent__err(err, -errno, "%s: cannot create %s: %s", verb,
 				 p, strerror(errno));
 	if (!ret)
-		ret = agent_kernel__dir_check(verb, dir, err);
+		ret = agent_file__check_private(verb, "", dir, err);
 	free(p);
-	return ret;
-}
-
-/*
- * Everything in the directory @fd, by names relative to it: nothing is
- * followed, so a symlink is removed, never what it points to.
- */
-static int rm_in(int fd, int depth)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while (!ret && (errno = 0, e = readdir(d))) {
-		int sub;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (!unlinkat(fd, e->d_name, 0) || errno == ENOENT)
-			continue;
-		if (errno != EISDIR && errno != EPERM) {
-			ret = -errno;
-			break;
-		}
-		if (depth >= AGENT_KERNEL_WALK_MAX_DEPTH) {
-			ret = -ELOOP;
-			break;
-		}
-		sub = openat(fd, e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		ret = sub < 0 ? -errno : rm_in(sub, depth + 1);
-		if (!ret && unlinkat(fd, e->d_name, AT_REMOVEDIR))
-			ret = -errno;
-	}
-	if (!ret && !e && errno)
-		ret = -errno;
-	closedir(d);
-	return ret;
-}
-
-/* rm -rf @path without following anything; a missing one is fine. */
-int agent_kernel__rm_tree(const char *path)
-{
-	struct stat sb;
-	int fd, ret;
-
-	if (lstat(path, &sb))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return unlink(path) && errno != ENOENT ? -errno : 0;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	ret = fd < 0 ? -errno : rm_in(fd, 0);
-	if (!ret && rmdir(path))
-		ret = -errno;
 	return ret;
 }
 
@@ -151,7 +66,7 @@ int agent_kernel__replace_dir(const char *from, const char *to,
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
 		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
 			return -errno;
-		ret = agent_kernel__rm_tree(aside);
+		ret = agent_file__remove_tree(aside, NULL);
 		if (ret)
 			return ret;
 		if (rename(to, aside))
@@ -166,7 +81,7 @@ int agent_kernel__replace_dir(const char *from, const char *to,
 		old = aside;
 	}
 	/* Installed either way; what is left of the old one only costs disk. */
-	ret = agent_kernel__rm_tree(old);
+	ret = agent_file__remove_tree(old, NULL);
 	if (ret)
 		pr_warn("agent: cannot remove the old %s at %s: %s", to, old,
 			strerror(-ret));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/agent-file.h"
 #include "bench/agent-kernel-priv.h"
 #include "bench/agent.h"
 #include "log.h"
@@ -291,7 +292,7 @@ int agent_kernel__install_modules(struct kernel_install *in, char **err)
 	else /* a name no release can have: it starts with '.' */
 		in->extract = xasprintf("%s/.%s.iommu-bench-new",
 					in->modules_root, in->release);
-	ret = agent_kernel__rm_tree(in->extract);
+	ret = agent_file__remove_tree(in->extract, NULL);
 	if (!ret && mkdir(in->extract, 0700))
 		ret = -errno;
 	if (ret) {

@@ -65,10 +65,8 @@ struct kernel_install {
 };
 
 /* agent-kernel-fs.c: 0 or -errno; those with @verb and @err fill *@err. */
-int agent_kernel__dir_check(const char *verb, const char *dir, char **err);
 int agent_kernel__dir_make(const char *verb, const char *dir, mode_t mode,
 			   char **err);
-int agent_kernel__rm_tree(const char *path);
 int agent_kernel__replace_dir(const char *from, const char *to,
 			      const char *aside);
 int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,

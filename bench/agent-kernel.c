@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base64.h"
+#include "bench/agent-file.h"
 #include "bench/agent-kernel-priv.h"
 #include "bench/agent.h"
 #include "log.h"
@@ -296,7 +297,7 @@ out:
 static void kernel_install__release(struct kernel_install *in)
 {
 	if (in->extract)
-		agent_kernel__rm_tree(in->extract);
+		agent_file__remove_tree(in->extract, NULL);
 	kernel_paths__release(&in->kp);
 	free(in->modules_root);
 	json_decref(in->sha256);
@@ -518,7 +519,7 @@ static int tidy_staging(struct kernel_install *in, char **err)
 	int ret = 0;
 
 	if (in->extract) {
-		ret = agent_kernel__rm_tree(in->extract);
+		ret = agent_file__remove_tree(in->extract, NULL);
 		free(in->extract);
 		in->extract = NULL;
 	}
@@ -526,7 +527,7 @@ static int tidy_staging(struct kernel_install *in, char **err)
 		if (!drop[i])
 			continue;
 		p = xasprintf("%s/%s", in->kp.staging, drop[i]);
-		ret = agent_kernel__rm_tree(p);
+		ret = agent_file__remove_tree(p, NULL);
 		free(p);
 	}
 	if (ret)
@@ -619,9 +620,10 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 				 "first)",
 				 in.verb, in.kp.staging);
 	if (!ret)
-		ret = agent_kernel__dir_check(in.verb, in.kp.dir, err);
+		ret = agent_file__check_private(in.verb, "", in.kp.dir, err);
 	if (!ret)
-		ret = agent_kernel__dir_check(in.verb, in.kp.staging, err);
+		ret = agent_file__check_private(in.verb, "", in.kp.staging,
+						err);
 	if (!ret)
 		ret = check_staged(&in, err);
 	if (!ret && json_object_get(in.sha256, AGENT_KERNEL_MODULES))

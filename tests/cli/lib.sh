@@ -68,3 +68,26 @@ t_done() {
 	echo "1..$T_N"
 	[ "$T_FAILED" -eq 0 ]
 }
+
+# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
+# kernel PKG (downloaded once into its cache), or a SKIP with the reason
+# and exit.
+t_testbed_require() {
+	pkg=$1
+	shift
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
+		exit 0
+	fi
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "1..0 # SKIP $tool is not installed"
+			exit 0
+		fi
+	done
+	if ! "$IOMMU_BENCH" testbed build --kernel "$pkg" \
+		>"$T_TMP/build.out" 2>"$T_TMP/build.err"; then
+		echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
+		exit 0
+	fi
+}

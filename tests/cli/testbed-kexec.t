@@ -42,21 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
-	exit 0
-fi
-for tool in qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
-if ! "$B" testbed build --kernel "$PKG" >"$T_TMP/build.out" \
-	2>"$T_TMP/build.err"; then
-	echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
-	exit 0
-fi
+t_testbed_require "$PKG" qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3
 
 # matrix FILE NAME MODES: one VM that kexecs, one rx workload, one
 # repetition per mode in file order.

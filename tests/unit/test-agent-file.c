@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,37 +26,12 @@
 #include "bench/run-fetch.h"
 #include "bench/run.h"
 #include "log.h"
+#include "agent-test.h"
 #include "tap.h"
 #include "util.h"
 
 static char scratch[PATH_MAX];
 static char root[PATH_MAX + 32];
-
-/* One verb as a request line would run it: 0 or -errno, result, error. */
-static int call(const char *verb, json_t *args, json_t **res, char **err)
-{
-	struct agent a = { 0 };
-	json_t *o = agent__dispatch(&a, 1, verb, args);
-	int ret = 0;
-
-	json_decref(args);
-	if (res)
-		*res = NULL;
-	if (err)
-		*err = NULL;
-	if (json_is_true(json_object_get(o, "ok"))) {
-		if (res)
-			*res = json_incref(json_object_get(o, "result"));
-	} else {
-		ret = -(int)json_integer_value(json_object_get(o, "errno"));
-		if (err)
-			*err = xstrdup(
-				json_string_value(json_object_get(o, "error")));
-	}
-	json_decref(o);
-	agent__release(&a);
-	return ret;
-}
 
 static int write_file(const char *path, const void *buf, size_t len)
 {
@@ -108,16 +82,17 @@ static char *test_outdir(void)
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		args = json_pack("{s:{}, s:s}", "collectors", "outdir", bad[i]);
-		is_int(call("collect.start", args, NULL, &err), -EINVAL,
-		       "collect.start refuses the outdir '%s'", bad[i]);
+		is_int(agent_test__call("collect.start", args, NULL, &err),
+		       -EINVAL, "collect.start refuses the outdir '%s'",
+		       bad[i]);
 		free(err);
 	}
 	args = json_pack("{s:{}, s:s}", "collectors", "outdir", "/a/../b");
-	is_int(call("collect.start", args, NULL, &err), -EINVAL,
+	is_int(agent_test__call("collect.start", args, NULL, &err), -EINVAL,
 	       "... and an absolute one with '..'");
 	free(err);
 	args = json_pack("{s:{}, s:s}", "collectors", "outdir", scratch);
-	is_int(call("collect.start", args, &res, NULL), 0,
+	is_int(agent_test__call("collect.start", args, &res, NULL), 0,
 	       "an absolute outdir works as before");
 	is_str(json_string_value(json_object_get(res, "outdir")), scratch,
 	       "... and is answered as given");
@@ -140,10 +115,10 @@ static unsigned char *read_back(const char *path, json_int_t len, size_t *size,
 	while (!eof && *calls < 100) {
 		const char *d;
 
-		if (call("file.read",
-			 json_pack("{s:s, s:I, s:I}", "path", path, "offset",
-				   off, "length", len),
-			 &res, NULL))
+		if (agent_test__call("file.read",
+				     json_pack("{s:s, s:I, s:I}", "path", path,
+					       "offset", off, "length", len),
+				     &res, NULL))
 			goto fail;
 		(*calls)++;
 		d = json_string_value(json_object_get(res, "data"));
@@ -193,19 +168,20 @@ static void test_read(const char *dir)
 	ok(back && got == len && !memcmp(back, buf, len), "... same bytes");
 	free(back);
 
-	is_int(call("file.read",
-		    json_pack("{s:s, s:I}", "path", path, "offset",
-			      (json_int_t)len + 10),
-		    &res, NULL),
+	is_int(agent_test__call("file.read",
+				json_pack("{s:s, s:I}", "path", path, "offset",
+					  (json_int_t)len + 10),
+				&res, NULL),
 	       0, "an offset past the end");
 	ok(json_is_true(json_object_get(res, "eof")) &&
 		   !strcmp(json_string_value(json_object_get(res, "data")), ""),
 	   "... reads nothing, at the end of file");
 	json_decref(res);
 
-	is_int(call("file.read",
-		    json_pack("{s:s, s:i}", "path", path, "offset", -1), NULL,
-		    NULL),
+	is_int(agent_test__call("file.read",
+				json_pack("{s:s, s:i}", "path", path, "offset",
+					  -1),
+				NULL, NULL),
 	       -EINVAL, "a negative offset is refused");
 	free(path);
 	free(buf);
@@ -219,8 +195,9 @@ static void refused(const char *verb, const char *path, int want,
 {
 	char *err = NULL;
 
-	is_int(call(verb, json_pack("{s:s}", "path", path), NULL, &err), want,
-	       "%s refuses %s", verb, what);
+	is_int(agent_test__call(verb, json_pack("{s:s}", "path", path), NULL,
+				&err),
+	       want, "%s refuses %s", verb, what);
 	if (says)
 		has_str(err, says, "... saying why");
 	free(err);
@@ -294,7 +271,8 @@ static void test_remove(const char *dir)
 	symlink(scratch, p);
 	free(p);
 
-	is_int(call("file.remove", json_pack("{s:s}", "path", dir), &res, NULL),
+	is_int(agent_test__call("file.remove", json_pack("{s:s}", "path", dir),
+				&res, NULL),
 	       0, "file.remove of the trial folder");
 	ok(access(dir, F_OK) && errno == ENOENT, "... it is gone");
 	ok(!access(secret, F_OK) && !access(root, F_OK),
@@ -302,34 +280,12 @@ static void test_remove(const char *dir)
 	ok(json_integer_value(json_object_get(res, "entries")) >= 5,
 	   "... counting what it removed");
 	json_decref(res);
-	is_int(call("file.remove", json_pack("{s:s}", "path", dir), NULL, NULL),
+	is_int(agent_test__call("file.remove", json_pack("{s:s}", "path", dir),
+				NULL, NULL),
 	       -ENOENT, "a second remove: ENOENT");
 	free(secret);
 	free(sub);
 	free(deep);
-}
-
-/* $IOMMU_BENCH, else the tool two levels above this test binary. */
-static int find_bin(char *bin, size_t size)
-{
-	const char *env = getenv("IOMMU_BENCH");
-	char self[PATH_MAX - 16], *p;
-	ssize_t n;
-
-	if (env) {
-		snprintf(bin, size, "%s", env);
-		return access(bin, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	p = strstr(self, "/.output/");
-	if (!p)
-		return -1;
-	*p = '\0';
-	snprintf(bin, size, "%s/iommu-bench", self);
-	return access(bin, X_OK);
 }
 
 static bool same_file(const char *path, const void *buf, size_t len)
@@ -450,23 +406,13 @@ static void test_wire(void)
 	struct run_host h = { .h.m = &mh };
 
 	ok(!run_fetch__host_shares_disk(&h), "an ssh host does not share");
-	if (find_bin(bin, sizeof(bin)) ||
+	if (agent_test__find_bin(bin, sizeof(bin)) ||
 	    agent_conn__spawn(argv, NULL, "t", &h.agent)) {
 		ok(0, "no agent to fetch from (set IOMMU_BENCH)");
 		return;
 	}
 	test_fetch(&h);
 	agent_conn__close(h.agent);
-}
-
-static int rm_one(const char *path, const struct stat *sb, int type,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 int main(void)
@@ -488,6 +434,6 @@ int main(void)
 	test_remove(dir);
 	test_wire();
 	free(dir);
-	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	agent_file__remove_tree(scratch, NULL);
 	return tap_done();
 }

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +24,13 @@
 #include <unistd.h>
 
 #include "base64.h"
+#include "bench/agent-file.h"
 #include "bench/agent-kernel.h"
 #include "bench/agent.h"
 #include "collectors/spawn.h"
 #include "log.h"
 #include "sha256.h"
+#include "agent-test.h"
 #include "tap.h"
 #include "util.h"
 
@@ -46,32 +47,6 @@ static void skip(const char *why)
 {
 	tap__n++;
 	printf("ok %d # SKIP %s\n", tap__n, why);
-}
-
-/* One verb as a request line would run it: 0 or -errno, result, error. */
-static int call(const char *verb, json_t *args, json_t **res, char **err)
-{
-	struct agent a = { 0 };
-	json_t *o = agent__dispatch(&a, 1, verb, args);
-	int ret = 0;
-
-	json_decref(args);
-	if (res)
-		*res = NULL;
-	if (err)
-		*err = NULL;
-	if (json_is_true(json_object_get(o, "ok"))) {
-		if (res)
-			*res = json_incref(json_object_get(o, "result"));
-	} else {
-		ret = -(int)json_integer_value(json_object_get(o, "errno"));
-		if (err)
-			*err = xstrdup(
-				json_string_value(json_object_get(o, "error")));
-	}
-	json_decref(o);
-	agent__release(&a);
-	return ret;
 }
 
 static int write_file(const char *path, const void *buf, size_t len,
@@ -154,11 +129,12 @@ static int upload(const char *name, const char *file, const void *buf,
 		n = len - off < AGENT_KERNEL_STAGE_MAX ? len - off :
 							 AGENT_KERNEL_STAGE_MAX;
 		b64 = base64__encode((const char *)buf + off, n);
-		ret = call("kernel.stage",
-			   json_pack("{s:s, s:s, s:s, s:I, s:s}", "dir", kdir,
-				     "name", name, "file", file, "offset",
-				     (json_int_t)off, "data", b64),
-			   &res, NULL);
+		ret = agent_test__call("kernel.stage",
+				       json_pack("{s:s, s:s, s:s, s:I, s:s}",
+						 "dir", kdir, "name", name,
+						 "file", file, "offset",
+						 (json_int_t)off, "data", b64),
+				       &res, NULL);
 		free(b64);
 		if (ret)
 			return ret;
@@ -209,10 +185,10 @@ static json_t *find(const char *name, const char *build_id)
 {
 	json_t *res = NULL;
 
-	call("kernel.find",
-	     json_pack("{s:s, s:s, s:s}", "dir", kdir, "name", name, "build_id",
-		       build_id),
-	     &res, NULL);
+	agent_test__call("kernel.find",
+			 json_pack("{s:s, s:s, s:s}", "dir", kdir, "name", name,
+				   "build_id", build_id),
+			 &res, NULL);
 	return res;
 }
 
@@ -245,11 +221,13 @@ static void test_stage_install(void)
 	ok(same_file(p, buf, len), "... staged whole in DIR/NAME.staging");
 	free(p);
 
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}", "dir", kdir,
-			      "name", "k1", "release", "6.1.0-test", "build_id",
-			      BID1, "sha256", "vmlinuz", hex, "initrd", "none"),
-		    &res, NULL),
+	is_int(agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}",
+					  "dir", kdir, "name", "k1", "release",
+					  "6.1.0-test", "build_id", BID1,
+					  "sha256", "vmlinuz", hex, "initrd",
+					  "none"),
+				&res, NULL),
 	       0, "kernel.install with the matching sha256");
 	want = xasprintf("%s/k1/vmlinuz", kdir);
 	is_str(str(res, "image"), want, "... answers the image's path");
@@ -301,11 +279,11 @@ static void test_stage_install(void)
 static int stage_raw(const char *name, json_int_t off, const char *data,
 		     json_t **res, char **err)
 {
-	return call("kernel.stage",
-		    json_pack("{s:s, s:s, s:s, s:I, s:s}", "dir", kdir, "name",
-			      name, "file", "vmlinuz", "offset", off, "data",
-			      data),
-		    res, err);
+	return agent_test__call("kernel.stage",
+				json_pack("{s:s, s:s, s:s, s:I, s:s}", "dir",
+					  kdir, "name", name, "file", "vmlinuz",
+					  "offset", off, "data", data),
+				res, err);
 }
 
 static void test_offsets(void)
@@ -352,11 +330,12 @@ static void test_bad_sha(void)
 
 	upload_image("k3", hex);
 	sha256__hex("other", 5, wrong);
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}", "dir", kdir,
-			      "name", "k3", "release", "r", "build_id", BID1,
-			      "sha256", "vmlinuz", wrong),
-		    NULL, &err),
+	is_int(agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}",
+					  "dir", kdir, "name", "k3", "release",
+					  "r", "build_id", BID1, "sha256",
+					  "vmlinuz", wrong),
+				NULL, &err),
 	       -EBADMSG, "a staged image that does not match: EBADMSG");
 	has_str(err, "vmlinuz", "... naming the file");
 	ok(err && strstr(err, hex) && strstr(err, wrong),
@@ -369,19 +348,21 @@ static void test_bad_sha(void)
 	ok(exists(p), "... the staged file kept for another try");
 	free(p);
 
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "dir", kdir,
-			      "name", "k3", "release", "r", "build_id", BID1,
-			      "sha256", "vmlinuz", hex, "modules.tar", wrong),
-		    NULL, &err),
+	is_int(agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}",
+					  "dir", kdir, "name", "k3", "release",
+					  "r", "build_id", BID1, "sha256",
+					  "vmlinuz", hex, "modules.tar", wrong),
+				NULL, &err),
 	       -ENOENT, "a listed file that was not staged: ENOENT");
 	has_str(err, "modules.tar", "... naming it");
 	free(err);
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}", "dir", kdir,
-			      "name", "never", "release", "r", "build_id", BID1,
-			      "sha256", "vmlinuz", hex),
-		    NULL, &err),
+	is_int(agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}",
+					  "dir", kdir, "name", "never",
+					  "release", "r", "build_id", BID1,
+					  "sha256", "vmlinuz", hex),
+				NULL, &err),
 	       -ENOENT, "installing what was never staged: ENOENT");
 	has_str(err, "nothing staged", "... saying so");
 	free(err);
@@ -460,13 +441,13 @@ static int install_mods(const char *name, const char *release, const char *tar,
 		ret = upload_path(name, AGENT_KERNEL_MODULES, tar, thex);
 	if (ret)
 		return ret;
-	return call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s}",
-			      "dir", kdir, "name", name, "release", release,
-			      "build_id", build_id, "sha256", "vmlinuz", hex,
-			      "modules.tar", thex, "initrd", "none",
-			      "modules_root", root),
-		    res, err);
+	return agent_test__call(
+		"kernel.install",
+		json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s}", "dir",
+			  kdir, "name", name, "release", release, "build_id",
+			  build_id, "sha256", "vmlinuz", hex, "modules.tar",
+			  thex, "initrd", "none", "modules_root", root),
+		res, err);
 }
 
 static char *marker_of(const char *dir)
@@ -570,16 +551,6 @@ static void test_modules(void)
 	free(tar);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int type,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* A modules root on another filesystem: unpacked there, not renamed. */
 static void test_other_fs(void)
 {
@@ -603,7 +574,7 @@ static void test_other_fs(void)
 	ok(exists(p) && count_entries(tmpl) == 1,
 	   "... the modules there, nothing left beside them");
 	free(p);
-	nftw(tmpl, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	agent_file__remove_tree(tmpl, NULL);
 	free(tar);
 }
 
@@ -699,8 +670,8 @@ static void invalid(const char *verb, json_t *args, const char *key,
 {
 	char *err = NULL, *quoted = xasprintf("\"%s\"", key);
 
-	is_int(call(verb, args, NULL, &err), -EINVAL, "%s refuses %s", verb,
-	       what);
+	is_int(agent_test__call(verb, args, NULL, &err), -EINVAL,
+	       "%s refuses %s", verb, what);
 	has_str(err, quoted, "... naming \"%s\"", key);
 	free(quoted);
 	free(err);
@@ -790,11 +761,12 @@ static int install_initrd(const char *name, const char *release,
 	ret = upload_image(name, hex);
 	if (ret)
 		return ret;
-	return call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}", "dir", kdir,
-			      "name", name, "release", release, "build_id",
-			      BID1, "sha256", "vmlinuz", hex, "initrd", mode),
-		    res, err);
+	return agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}",
+					  "dir", kdir, "name", name, "release",
+					  release, "build_id", BID1, "sha256",
+					  "vmlinuz", hex, "initrd", mode),
+				res, err);
 }
 
 /* A folder holding one fake tool @tool, the script @body. */
@@ -944,19 +916,21 @@ static void test_staged_initrd(void)
 	sha256__hex(rd, sizeof(rd) - 1, rhex);
 	is_int(upload("s1", AGENT_KERNEL_INITRD, rd, sizeof(rd) - 1, &calls), 0,
 	       "an initrd staged");
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}", "dir", kdir,
-			      "name", "s1", "release", "r", "build_id", BID1,
-			      "sha256", "vmlinuz", hex, "initrd", "staged"),
-		    NULL, &err),
+	is_int(agent_test__call("kernel.install",
+				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}, s:s}",
+					  "dir", kdir, "name", "s1", "release",
+					  "r", "build_id", BID1, "sha256",
+					  "vmlinuz", hex, "initrd", "staged"),
+				NULL, &err),
 	       -EINVAL, "initrd \"staged\" without its sha256 is refused");
 	free(err);
-	is_int(call("kernel.install",
-		    json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s}", "dir",
-			      kdir, "name", "s1", "release", "r", "build_id",
-			      BID1, "sha256", "vmlinuz", hex, "initrd.img",
-			      rhex, "initrd", "staged"),
-		    &res, &err),
+	is_int(agent_test__call(
+		       "kernel.install",
+		       json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s}",
+				 "dir", kdir, "name", "s1", "release", "r",
+				 "build_id", BID1, "sha256", "vmlinuz", hex,
+				 "initrd.img", rhex, "initrd", "staged"),
+		       &res, &err),
 	       0, "initrd \"staged\" installed");
 	if (err)
 		tap_diag("%s", err);
@@ -1014,7 +988,7 @@ static int install_boot(const char *name, const char *release,
 		json_object_set_new(json_object_get(args, "sha256"),
 				    AGENT_KERNEL_INITRD, json_string(rhex));
 	}
-	return call("kernel.install", args, res, err);
+	return agent_test__call("kernel.install", args, res, err);
 }
 
 static json_t *find_boot(const char *name, const char *build_id,
@@ -1022,10 +996,11 @@ static json_t *find_boot(const char *name, const char *build_id,
 {
 	json_t *res = NULL;
 
-	call("kernel.find",
-	     json_pack("{s:s, s:s, s:s, s:s}", "dir", kdir, "name", name,
-		       "build_id", build_id, "boot_dir", boot_dir),
-	     &res, NULL);
+	agent_test__call("kernel.find",
+			 json_pack("{s:s, s:s, s:s, s:s}", "dir", kdir, "name",
+				   name, "build_id", build_id, "boot_dir",
+				   boot_dir),
+			 &res, NULL);
 	return res;
 }
 
@@ -1377,10 +1352,10 @@ static void test_boot_invalid(void)
 {
 	char *err = NULL;
 
-	is_int(call("kernel.install",
-		    boot_args(
-			    json_pack("{s:s, s:b}", "dir", bootdir, "grub", 0)),
-		    NULL, &err),
+	is_int(agent_test__call("kernel.install",
+				boot_args(json_pack("{s:s, s:b}", "dir",
+						    bootdir, "grub", 0)),
+				NULL, &err),
 	       -EINVAL, "\"boot\" with \"grub\": false is refused");
 	has_str(err, "only grub is supported", "... saying only grub is");
 	free(err);
@@ -1431,6 +1406,6 @@ int main(void)
 	test_boot_replace();
 	test_boot_generators();
 	test_boot_invalid();
-	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	agent_file__remove_tree(scratch, NULL);
 	return tap_done();
 }

@@ -21,9 +21,11 @@
 #include <unistd.h>
 
 #include "bench/agent-conn.h"
+#include "bench/agent-file.h"
 #include "bench/run.h"
 #include "config-error.h"
 #include "fake-agent.h"
+#include "fake-run.h"
 #include "store.h"
 #include "tap.h"
 #include "util.h"
@@ -227,69 +229,22 @@ static const struct host_ops fake_ops = {
 /* @resume: the run @ctx->run_id again, as `run --resume` would. */
 static int ctx__open(struct run_ctx *ctx, const char *db, bool resume)
 {
-	struct config_errors errs;
 	struct matrix_kernel *built;
-	size_t i;
+	FILE *f;
 	int ret;
 
-	config_errors__init(&errs, "test.toml");
-	ret = matrix__load_buf("test.toml", matrix_toml, strlen(matrix_toml),
-			       &ctx->m, &errs);
-	config_errors__release(&errs);
+	ret = fake_run__load(ctx, matrix_toml);
 	if (ret)
 		return ret;
 	/* What run_kernels__build leaves on a build it found cached. */
 	built = &ctx->m->kernels[2];
 	built->image = xasprintf("%s/bzImage", scratch);
-	{
-		FILE *f = fopen(built->image, "w");
-
-		if (!f || fputs("a kernel\n", f) < 0 || fclose(f))
-			return -EIO;
-	}
+	f = fopen(built->image, "w");
+	if (!f || fputs("a kernel\n", f) < 0 || fclose(f))
+		return -EIO;
 	built->release = xstrdup("6.9-built");
 	built->build_id = xstrdup(BUILT_ID);
-	config_errors__init(&errs, "test.toml");
-	ret = plan__build(&ctx->plan, ctx->m, &errs);
-	config_errors__release(&errs);
-	if (!ret)
-		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
-	if (!ret)
-		ret = resume ? store__run_resume(ctx->st, ctx->run_id) :
-			       store__run_begin(ctx->st, "boots", matrix_toml,
-						strlen(matrix_toml),
-						&ctx->run_id);
-	if (ret)
-		return ret;
-	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
-	ctx->max_failures = 20;
-	ctx->progress.quiet = true;
-	ctx->hosts = xcalloc(ctx->m->nr_hosts, sizeof(*ctx->hosts));
-	for (i = 0; i < ctx->m->nr_hosts && !ret; i++) {
-		ctx->hosts[i].h.m = &ctx->m->hosts[i];
-		ctx->hosts[i].h.matrix = ctx->m;
-		ctx->hosts[i].h.ops = &fake_ops;
-		ctx->hosts[i].booted_kernel = ctx->hosts[i].booted_mode = -1;
-		ctx->hosts[i].opened = true;
-		ret = run_host__connect(ctx, &ctx->hosts[i]);
-	}
-	if (!ret)
-		ret = run_kernels__store(ctx);
-	if (!ret)
-		ret = run_store__plan(ctx);
-	return ret;
-}
-
-static void ctx__release(struct run_ctx *ctx)
-{
-	run_hosts__close(ctx);
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	free(ctx->kernel_ids);
-	if (ctx->st)
-		store__close(ctx->st);
-	plan__release(&ctx->plan);
-	matrix__free(ctx->m);
+	return fake_run__start(ctx, db, matrix_toml, &fake_ops, resume);
 }
 
 /* "kernel:release:status:error" of host @h's trials, in order, one a line. */
@@ -351,8 +306,7 @@ int main(void)
 	is_int(run__execute(&ctx), 1,
 	       "the run ends with failures (iperf3 is a fake)");
 	run_id = ctx.run_id;
-	ctx__release(&ctx);
-	ctx.m = NULL;
+	fake_run__release(&ctx);
 
 	a = trials__dump(db, "a");
 	tap_diag("host a:\n%s", a);
@@ -407,8 +361,7 @@ int main(void)
 	if (ret)
 		goto out;
 	is_int(run__execute(&ctx), 1, "the resumed run reruns its trials");
-	ctx__release(&ctx);
-	ctx.m = NULL;
+	fake_run__release(&ctx);
 	a = trials__dump(db, "a");
 	tap_diag("host a, resumed:\n%s", a);
 	ok(!strncmp(a, "running:6.0-fake:failed:fake: no traffic\n", 41) &&
@@ -422,18 +375,8 @@ int main(void)
 	free(log);
 out:
 	if (ctx.m)
-		ctx__release(&ctx);
+		fake_run__release(&ctx);
 	free(db);
-	{
-		const char *argv[] = { "rm", "-rf", scratch, NULL };
-		pid_t pid = fork();
-
-		if (!pid) {
-			execvp(argv[0], (char *const *)argv);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-	}
+	agent_file__remove_tree(scratch, NULL);
 	return tap_done();
 }

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,37 +20,17 @@
 #include <unistd.h>
 
 #include "bench/agent-conn.h"
+#include "bench/agent-file.h"
 #include "bench/host.h"
 #include "bench/run-install.h"
 #include "bench/run.h"
 #include "log.h"
+#include "agent-test.h"
 #include "tap.h"
 #include "util.h"
 
 static char scratch[PATH_MAX];
 static char release[64];
-
-static int find_bin(char *bin, size_t size)
-{
-	const char *env = getenv("IOMMU_BENCH");
-	char self[PATH_MAX - 16], *p;
-	ssize_t n;
-
-	if (env) {
-		snprintf(bin, size, "%s", env);
-		return access(bin, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	p = strstr(self, "/.output/");
-	if (!p)
-		return -1;
-	*p = '\0';
-	snprintf(bin, size, "%s/iommu-bench", self);
-	return access(bin, X_OK);
-}
 
 static int write_text(const char *path, const char *text, mode_t mode)
 {
@@ -181,7 +160,7 @@ static int spawn_agent(struct run_host *h, const char *path_prefix)
 				   xstrdup("/usr/bin:/bin");
 	int ret;
 
-	if (find_bin(bin, sizeof(bin))) {
+	if (agent_test__find_bin(bin, sizeof(bin))) {
 		free(saved);
 		free(path);
 		return -ENOENT;
@@ -284,16 +263,6 @@ out:
 	free(mod_dir);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int type,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 int main(void)
 {
 	char tmpl[] = "/tmp/test-run-install.XXXXXX", *mods, *bin_dir;
@@ -324,9 +293,9 @@ int main(void)
 		test_send(&ctx, &mh, &k, bin_dir);
 	}
 	mods = xasprintf("/lib/modules/%s", release);
-	nftw(mods, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	agent_file__remove_tree(mods, NULL);
 	free(mods);
-	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	agent_file__remove_tree(scratch, NULL);
 	free(bin_dir);
 	free(k.image);
 	free(k.modules_tar);

@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "bench/agent-conn.h"
+#include "bench/agent-file.h"
 #include "bench/run.h"
 #include "config-error.h"
 #include "fake-agent.h"
+#include "fake-run.h"
 #include "store.h"
 #include "tap.h"
 #include "util.h"
@@ -118,58 +120,6 @@ static const struct host_ops fake_ops = {
 	.close = fake__close,
 };
 
-static int ctx__open(struct run_ctx *ctx, const char *db)
-{
-	struct config_errors errs;
-	size_t i;
-	int ret;
-
-	config_errors__init(&errs, "test.toml");
-	ret = matrix__load_buf("test.toml", matrix_toml, strlen(matrix_toml),
-			       &ctx->m, &errs);
-	config_errors__release(&errs);
-	if (ret)
-		return ret;
-	config_errors__init(&errs, "test.toml");
-	ret = plan__build(&ctx->plan, ctx->m, &errs);
-	config_errors__release(&errs);
-	if (!ret)
-		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
-	if (!ret)
-		ret = store__run_begin(ctx->st, "lost", matrix_toml,
-				       strlen(matrix_toml), &ctx->run_id);
-	if (ret)
-		return ret;
-	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
-	ctx->max_failures = 10;
-	ctx->progress.quiet = true;
-	ctx->hosts = xcalloc(ctx->m->nr_hosts, sizeof(*ctx->hosts));
-	for (i = 0; i < ctx->m->nr_hosts && !ret; i++) {
-		ctx->hosts[i].h.m = &ctx->m->hosts[i];
-		ctx->hosts[i].h.matrix = ctx->m;
-		ctx->hosts[i].h.ops = &fake_ops;
-		ctx->hosts[i].opened = true;
-		ret = run_host__connect(ctx, &ctx->hosts[i]);
-	}
-	if (!ret)
-		ret = run_kernels__store(ctx);
-	if (!ret)
-		ret = run_store__plan(ctx);
-	return ret;
-}
-
-static void ctx__release(struct run_ctx *ctx)
-{
-	run_hosts__close(ctx);
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	free(ctx->kernel_ids);
-	if (ctx->st)
-		store__close(ctx->st);
-	plan__release(&ctx->plan);
-	matrix__free(ctx->m);
-}
-
 /* "host:status:error" of every trial, in plan order, joined by '\n'. */
 static char *trials__dump(const char *db)
 {
@@ -205,7 +155,9 @@ int main(void)
 	if (!mkdtemp(dir))
 		tap_skip_all("cannot make a scratch folder");
 	db = xasprintf("%s/lost.db", dir);
-	ret = ctx__open(&ctx, db);
+	ret = fake_run__load(&ctx, matrix_toml);
+	if (!ret)
+		ret = fake_run__start(&ctx, db, matrix_toml, &fake_ops, false);
 	is_int(ret, 0, "the matrix, plan, store and fake hosts are set up");
 	if (ret)
 		goto out;
@@ -213,8 +165,7 @@ int main(void)
 	       "the run ends, with failures (1), rather than giving up");
 	is_int(nr_wait_boot_a, 1, "host a's boot is waited for once only");
 	is_int(nr_wait_boot_b, 1, "host b still reboots after a is lost");
-	ctx__release(&ctx);
-	ctx.m = NULL;
+	fake_run__release(&ctx);
 
 	dump = trials__dump(db);
 	for (line = strtok(dump, "\n"); line; line = strtok(NULL, "\n")) {
@@ -232,9 +183,9 @@ int main(void)
 	is_int(nr_b, 2, "both of b's trials were tried (they reached iperf3)");
 out:
 	if (ctx.m)
-		ctx__release(&ctx);
-	unlink(db);
+		fake_run__release(&ctx);
 	free(db);
-	rmdir(dir);
+	/* The database's -wal and -shm files too. */
+	agent_file__remove_tree(dir, NULL);
 	return tap_done();
 }

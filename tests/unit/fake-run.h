@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A run over fake hosts (tests/unit/fake-agent.h): the real matrix, plan,
+ * store and trial loop, set up as `run` does but with the test's
+ * host_ops, so that what a lab machine's reboot decides can be tested
+ * here. Load, adjust the matrix if the test must, then start.
+ */
+#ifndef IOMMU_BENCH_TESTS_FAKE_RUN_H
+#define IOMMU_BENCH_TESTS_FAKE_RUN_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/run.h"
+#include "config-error.h"
+#include "store.h"
+#include "util.h"
+
+static inline int fake_run__load(struct run_ctx *ctx, const char *toml)
+{
+	struct config_errors errs;
+	int ret;
+
+	config_errors__init(&errs, "test.toml");
+	ret = matrix__load_buf("test.toml", toml, strlen(toml), &ctx->m, &errs);
+	config_errors__release(&errs);
+	return ret;
+}
+
+/*
+ * Plan, open @db, begin the run (or resume @ctx->run_id), connect every
+ * host through @ops and store the kernels and cells.
+ */
+static inline int fake_run__start(struct run_ctx *ctx, const char *db,
+				  const char *toml, const struct host_ops *ops,
+				  bool resume)
+{
+	struct config_errors errs;
+	size_t i;
+	int ret;
+
+	config_errors__init(&errs, "test.toml");
+	ret = plan__build(&ctx->plan, ctx->m, &errs);
+	config_errors__release(&errs);
+	if (!ret)
+		ret = store__open(db, STORE_CREATE | STORE_MIGRATE, &ctx->st);
+	if (!ret)
+		ret = resume ? store__run_resume(ctx->st, ctx->run_id) :
+			       store__run_begin(ctx->st, ctx->m->run.name, toml,
+						strlen(toml), &ctx->run_id);
+	if (ret)
+		return ret;
+	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
+	ctx->max_failures = 20;
+	ctx->progress.quiet = true;
+	ctx->hosts = xcalloc(ctx->m->nr_hosts, sizeof(*ctx->hosts));
+	for (i = 0; i < ctx->m->nr_hosts && !ret; i++) {
+		ctx->hosts[i].h.m = &ctx->m->hosts[i];
+		ctx->hosts[i].h.matrix = ctx->m;
+		ctx->hosts[i].h.ops = ops;
+		ctx->hosts[i].booted_kernel = ctx->hosts[i].booted_mode = -1;
+		ctx->hosts[i].opened = true;
+		ret = run_host__connect(ctx, &ctx->hosts[i]);
+	}
+	if (!ret)
+		ret = run_kernels__store(ctx);
+	if (!ret)
+		ret = run_store__plan(ctx);
+	return ret;
+}
+
+static inline void fake_run__release(struct run_ctx *ctx)
+{
+	run_hosts__close(ctx);
+	free(ctx->trial_ids);
+	free(ctx->trial_done);
+	free(ctx->kernel_ids);
+	if (ctx->st)
+		store__close(ctx->st);
+	plan__release(&ctx->plan);
+	matrix__free(ctx->m);
+	ctx->m = NULL;
+}
+
+#endif /* IOMMU_BENCH_TESTS_FAKE_RUN_H */
