@@ -45,10 +45,12 @@ LDLIBS += $(LIBPERF_LIBS) -liperf $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) \
 	-lelf -lz -lm
 override LDFLAGS += $(SAN_FLAGS)
 
-# Every C file under these folders is part of the tool; main.c alone is
-# left out of the library so that unit tests can link against the rest.
+# Every C file under these folders (and their subsystem folders) is part
+# of the tool; main.c alone is left out of the library so that unit tests
+# can link against the rest.
 SRC_DIRS := src bench collectors report
-LIB_SRCS := $(filter-out src/main.c,$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+LIB_SRCS := $(filter-out src/main.c,\
+	      $(sort $(shell find $(SRC_DIRS) -name '*.c')))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/gen/schemas.o \
 	    $(OUT)/gen/version.o
 LIB := $(OUT)/libiommu-bench.a

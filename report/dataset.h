@@ -15,7 +15,7 @@
 
 #include "keymap.h"
 #include "rdb.h"
-#include "store.h"
+#include "store/store.h"
 
 enum ds_dim {
 	DS_RUN,

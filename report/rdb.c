@@ -6,7 +6,7 @@
 
 #include "log.h"
 #include "rdb.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 int rdb__open(const char *path, struct rdb *r)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * iommu-bench agent: what the controller runs on each host (see
- * bench/agent-proto.h). `serve` answers JSON lines on stdin/stdout;
+ * bench/agent/agent-proto.h). `serve` answers JSON lines on stdin/stdout;
  * `agent VERB [--args JSON]` runs one verb and prints its result, for
  * people debugging a host and for the ssh transport's staleness check.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/agent.h"
+#include "bench/agent/agent.h"
 #include "builtin.h"
 #include "parse-options.h"
 #include "suggest.h"

@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
-#include "db-merge.h"
+#include "store/db-merge.h"
 #include "log.h"
 #include "parse-options.h"
-#include "store-schema.h"
-#include "store.h"
+#include "store/store-schema.h"
+#include "store/store.h"
 #include "suggest.h"
 #include "util.h"
 

@@ -18,7 +18,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 static const char *const export_usage[] = {

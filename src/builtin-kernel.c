@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/kbuild.h"
+#include "bench/kbuild/kbuild.h"
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/matrix.h"
-#include "bench/plan.h"
+#include "bench/matrix/matrix.h"
+#include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"
 #include "parse-options.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "collectors/hostfacts.h"
+#include "collectors/hostfacts/hostfacts.h"
 #include "parse-options.h"
 #include "util.h"
 

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/run.h"
+#include "bench/run/run.h"
 #include "builtin.h"
 #include "config-error.h"
 #include "log.h"
 #include "parse-options.h"
 #include "sha256.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 /* 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/testbed.h"
+#include "bench/testbed/testbed.h"
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"

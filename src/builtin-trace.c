@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
 #include "log.h"
 #include "parse-options.h"

@@ -6,7 +6,7 @@
 
 #include "builtin.h"
 #include "parse-options.h"
-#include "store-schema.h"
+#include "store/store-schema.h"
 #include "util.h"
 
 static const char *const version_usage[] = {

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 struct gendb_opts {
@@ -154,7 +154,7 @@ static int gendb__probes(struct gendb_ctx *c, int64_t trial, unsigned int mode,
 			 double gbytes)
 {
 	const struct gendb_mode *m = &gendb_mode_data[mode];
-	/* The bpf collector's probe names (collectors/bpf-defs.c). */
+	/* The bpf collector's probe names (collectors/bpf/bpf-defs.c). */
 	static const char *const names[] = { "map",	 "unmap",
 					     "sync_cpu", "iotlb_sync",
 					     "fq_flush", "hw_flush" };

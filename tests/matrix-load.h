@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/matrix.h"
+#include "bench/matrix/matrix.h"
 #include "config-error.h"
 #include "util.h"
 

@@ -19,11 +19,11 @@
 #include <time.h>
 
 #include "collectors/collector.h"
-#include "collectors/iperf3.h"
-#include "collectors/perf-report.h"
-#include "collectors/procstat-parse.h"
+#include "bench/workload/iperf3.h"
+#include "collectors/perf/perf-report.h"
+#include "collectors/procstat/procstat-parse.h"
 #include "log.h"
-#include "unit/collectors-test.h"
+#include "tests/unit/collectors-test.h"
 
 #define ROUNDS 3
 #define PORT_BASE 23000

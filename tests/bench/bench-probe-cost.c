@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "log.h"
 #include "util.h"
 

@@ -59,13 +59,13 @@ st=$?
 t_ok $st "the man page names every matrix key"
 
 # And the other way: every key the parser takes (its key tables in
-# bench/matrix-*.c) is documented in docs/matrix.md, so a lost section of
+# bench/matrix/matrix-*.c) is documented in docs/matrix.md, so a lost section of
 # the documentation shows here.
 code_keys=$(awk '/keys(\[\])+ = \{|keys\[\]\[[0-9]+\] = \{/ { on = 1 }
-	on { print } on && /\};/ { on = 0 }' "$SRCDIR"/bench/matrix-*.c |
+	on { print } on && /\};/ { on = 0 }' "$SRCDIR"/bench/matrix/matrix-*.c |
 	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
 [ "$(echo "$code_keys" | wc -w)" -gt 40 ]
-t_ok $? "the parser's key tables are found in bench/matrix-*.c"
+t_ok $? "the parser's key tables are found in bench/matrix/matrix-*.c"
 missing=""
 for k in $code_keys; do
 	grep -qE "\`$k\`|\[collect\.$k\]" docs/matrix.md || missing="$missing $k"

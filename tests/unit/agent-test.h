@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/agent.h"
+#include "bench/agent/agent.h"
 #include "util.h"
 
 /* One verb (@args taken): 0 or -errno, its result and its error. */

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collectors/spawn.h"
-#include "store.h"
+#include "subprocess.h"
+#include "store/store.h"
 #include "tap.h"
 #include "capture.h"
 #include "util.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/host.h"
+#include "bench/host/agent-conn.h"
+#include "bench/host/host.h"
 
 typedef json_t *fake_agent_answer_fn(const char *host, const char *verb,
 				     json_t *args);

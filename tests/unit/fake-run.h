@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/run.h"
+#include "bench/run/run.h"
 #include "config-error.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 
 static inline int fake_run__load(struct run_ctx *ctx, const char *toml)

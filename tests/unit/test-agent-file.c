@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "base64.h"
-#include "bench/agent-file.h"
-#include "bench/agent-proto.h"
-#include "bench/agent-conn.h"
-#include "bench/agent.h"
-#include "bench/run-fetch.h"
-#include "bench/run.h"
+#include "bench/agent/agent-file.h"
+#include "bench/agent/agent-proto.h"
+#include "bench/host/agent-conn.h"
+#include "bench/agent/agent.h"
+#include "bench/run/run-fetch.h"
+#include "bench/run/run.h"
 #include "log.h"
 #include "agent-test.h"
 #include "tap.h"

@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "base64.h"
-#include "bench/agent-file.h"
-#include "bench/agent-kernel.h"
-#include "bench/agent.h"
-#include "collectors/spawn.h"
+#include "bench/agent/agent-file.h"
+#include "bench/agent/agent-kernel.h"
+#include "bench/agent/agent.h"
+#include "subprocess.h"
 #include "log.h"
 #include "sha256.h"
 #include "agent-test.h"

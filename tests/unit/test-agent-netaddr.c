@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bench/agent-netaddr.h"
-#include "collectors/spawn.h"
+#include "bench/agent/agent-netaddr.h"
+#include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 

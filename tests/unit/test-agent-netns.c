@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "collectors/spawn.h"
+#include "bench/host/agent-conn.h"
+#include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 

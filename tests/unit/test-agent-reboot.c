@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/agent.h"
+#include "bench/agent/agent.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/agent-sysfs.h"
-#include "bench/agent.h"
-#include "collectors/spawn.h"
+#include "bench/agent/agent-sysfs.h"
+#include "bench/agent/agent.h"
+#include "subprocess.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/agent-proto.h"
+#include "bench/host/agent-conn.h"
+#include "bench/agent/agent-proto.h"
 #include "log.h"
 #include "sha256.h"
 #include "tap.h"

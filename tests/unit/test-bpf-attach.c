@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "util.h"
 #include "tap.h"
 

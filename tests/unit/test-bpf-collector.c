@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
-#include "store.h"
+#include "store/store.h"
 #include "util.h"
 #include "capture.h"
 #include "tap.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "tap.h"
 
 static int near(double got, double want)

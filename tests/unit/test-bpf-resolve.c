@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 
-#include "collectors/bpf-probes.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "util.h"
 #include "tap.h"
 

@@ -18,11 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/host-priv.h"
-#include "bench/host.h"
-#include "bench/matrix.h"
-#include "bench/netns.h"
+#include "bench/host/agent-conn.h"
+#include "bench/host/host-priv.h"
+#include "bench/host/host.h"
+#include "bench/matrix/matrix.h"
+#include "bench/host/netns.h"
 #include "tap.h"
 #include "util.h"
 

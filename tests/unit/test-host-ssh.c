@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/host-priv.h"
-#include "bench/host.h"
-#include "bench/matrix.h"
+#include "bench/host/agent-conn.h"
+#include "bench/host/host-priv.h"
+#include "bench/host/host.h"
+#include "bench/matrix/matrix.h"
 #include "sha256.h"
 #include "tap.h"
 #include "util.h"

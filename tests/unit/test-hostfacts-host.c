@@ -4,10 +4,10 @@
  * keys on (and that it does key on it), boot_id, release, the build-id
  * note, NICs, CPUs, memory, and the gathered JSON as a whole.
  */
-#include "collectors/hostfacts-priv.h"
-#include "collectors/hostfacts.h"
+#include "collectors/hostfacts/hostfacts-priv.h"
+#include "collectors/hostfacts/hostfacts.h"
 #include "hostfacts-tree.h"
-#include "store.h"
+#include "store/store.h"
 
 static void test_identity(void)
 {

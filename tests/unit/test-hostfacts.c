@@ -7,8 +7,8 @@
  */
 #include <zlib.h>
 
-#include "collectors/hostfacts-priv.h"
-#include "collectors/hostfacts.h"
+#include "collectors/hostfacts/hostfacts-priv.h"
+#include "collectors/hostfacts/hostfacts.h"
 #include "hostfacts-tree.h"
 
 static bool has_evidence(const struct hostfacts_dma_policy *p,

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/host-priv.h"
-#include "bench/kbuild.h"
-#include "bench/testbed.h"
+#include "bench/host/host-priv.h"
+#include "bench/kbuild/kbuild.h"
+#include "bench/testbed/testbed.h"
 #include "log.h"
 #include "util.h"
 #include "tap.h"

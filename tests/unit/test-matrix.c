@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/matrix.h"
-#include "bench/plan.h"
+#include "bench/matrix/matrix.h"
+#include "bench/matrix/plan.h"
 #include "matrix-load.h"
 #include "tap.h"
 #include "util.h"

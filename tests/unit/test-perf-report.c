@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "collectors/perf-report.h"
+#include "collectors/perf/perf-report.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"

@@ -12,8 +12,8 @@
 
 #include "collectors-test.h"
 #include "collectors/collector.h"
-#include "collectors/perf-counters.h"
-#include "collectors/perf-record.h"
+#include "collectors/perf/perf-counters.h"
+#include "collectors/perf/perf-record.h"
 
 static const struct collector_ops *ops = &perf_collector_ops;
 

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "bench/matrix.h"
-#include "collectors/bpf-probes.h"
+#include "bench/matrix/matrix.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "tap.h"
 
 static bool in_list(const char *const *list, const char *name)

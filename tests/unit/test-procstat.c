@@ -11,8 +11,8 @@
 
 #include "collectors-test.h"
 #include "collectors/collector.h"
-#include "collectors/procstat-parse.h"
-#include "collectors/procstat.h"
+#include "collectors/procstat/procstat-parse.h"
+#include "collectors/procstat/procstat.h"
 
 /* A fixture, less its leading '#' comment lines (SPDX and purpose). */
 static char *fixture(const char *name)

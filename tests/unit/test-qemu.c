@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/qemu.h"
+#include "bench/host/qemu.h"
 #include "matrix-load.h"
 #include "util.h"
 #include "tap.h"

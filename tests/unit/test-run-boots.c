@@ -20,13 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/agent-file.h"
-#include "bench/run.h"
+#include "bench/host/agent-conn.h"
+#include "bench/agent/agent-file.h"
+#include "bench/run/run.h"
 #include "config-error.h"
 #include "fake-agent.h"
 #include "fake-run.h"
-#include "store.h"
+#include "store/store.h"
 #include "tap.h"
 #include "util.h"
 

@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/agent-conn.h"
-#include "bench/agent-file.h"
-#include "bench/host.h"
-#include "bench/run-install.h"
-#include "bench/run.h"
+#include "bench/host/agent-conn.h"
+#include "bench/agent/agent-file.h"
+#include "bench/host/host.h"
+#include "bench/run/run-install.h"
+#include "bench/run/run.h"
 #include "log.h"
 #include "agent-test.h"
 #include "tap.h"

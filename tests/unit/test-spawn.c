@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/spawn.h"
+#include "subprocess.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "sha256.h"
-#include "store-schema.h"
-#include "store.h"
+#include "store/store-schema.h"
+#include "store/store.h"
 #include "util.h"
 #include "capture.h"
 #include "tap.h"

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/cpio.h"
-#include "bench/host-priv.h"
-#include "bench/testbed.h"
+#include "bench/testbed/cpio.h"
+#include "bench/host/host-priv.h"
+#include "bench/testbed/testbed.h"
 #include "log.h"
 #include "util.h"
 #include "tap.h"

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iperf3.server / iperf3.wait / iperf3.client. The server runs in the
+ * background of the serve process, so that the controller can start the
+ * client on the other host between iperf3.server and iperf3.wait.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/agent/agent.h"
+#include "bench/workload/iperf3.h"
+#include "units.h"
+#include "util.h"
+
+/* Keys of the plan's workload object that are the controller's. */
+static const char *const ignored_keys[] = { "name",   "type", "server",
+					    "client", "sut",  "trial_seconds",
+					    NULL };
+
+static bool is_ignored(const char *key)
+{
+	const char *const *k;
+
+	for (k = ignored_keys; *k; k++)
+		if (!strcmp(*k, key))
+			return true;
+	return false;
+}
+
+static int get_uint(json_t *v, const char *key, unsigned int max,
+		    unsigned int *out, char **err)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > max)
+		return agent__err(err, -EINVAL,
+				  "iperf3: \"%s\" must be an integer 0..%u",
+				  key, max);
+	*out = (unsigned int)json_integer_value(v);
+	return 0;
+}
+
+static int get_bool(json_t *v, const char *key, bool *out, char **err)
+{
+	if (!json_is_boolean(v))
+		return agent__err(err, -EINVAL,
+				  "iperf3: \"%s\" must be true or false", key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* Sizes and bitrates: bytes / bit/s as an integer, or "128K", "10G". */
+static int get_amount(json_t *v, const char *key, bool bits, uint64_t *out,
+		      char **err)
+{
+	char msg[128];
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return agent__err(err, -EINVAL,
+				  "iperf3: \"%s\" must be an integer or a "
+				  "string like \"128K\"",
+				  key);
+	if ((bits ? units__parse_bitrate : units__parse_size)(
+		    json_string_value(v), out, msg, sizeof(msg)) < 0)
+		return agent__err(err, -EINVAL, "iperf3: \"%s\": %s", key, msg);
+	return 0;
+}
+
+static int get_str(json_t *v, const char *key, const char **out, char **err)
+{
+	const char *s = json_string_value(v);
+
+	/* Addresses and algorithm names: the safe charset plus ':' (IPv6). */
+	if (!s || !*s || s[0] == '-' ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789.:_-") != strlen(s))
+		return agent__err(err, -EINVAL,
+				  "iperf3: bad \"%s\" (expected an address or "
+				  "name of [A-Za-z0-9.:_-])",
+				  key);
+	*out = s;
+	return 0;
+}
+
+/* A CPU, a list of one per process, or {server, client} of either. */
+static int get_affinity(json_t *v, bool client, int **cpus, size_t *n,
+			char **err)
+{
+	size_t i;
+
+	if (json_is_object(v))
+		v = json_object_get(v, client ? "client" : "server");
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v))
+		v = json_pack("[O]", v);
+	else if (json_is_array(v))
+		json_incref(v);
+	else
+		return agent__err(err, -EINVAL,
+				  "iperf3: \"affinity\" must be a CPU number, "
+				  "a list of them or {server, client}");
+	*n = json_array_size(v);
+	*cpus = xcalloc(*n ? *n : 1, sizeof(**cpus));
+	for (i = 0; i < *n; i++) {
+		json_t *c = json_array_get(v, i);
+
+		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+		    json_integer_value(c) > 4095) {
+			json_decref(v);
+			return agent__err(err, -EINVAL,
+					  "iperf3: \"affinity\" entry %zu must "
+					  "be a CPU number 0..4095",
+					  i);
+		}
+		(*cpus)[i] = (int)json_integer_value(c);
+	}
+	json_decref(v);
+	return 0;
+}
+
+static int parse_key(const char *key, json_t *v, struct iperf3_opts *o,
+		     char **err)
+{
+	unsigned int s;
+	int ret;
+
+	if (!strcmp(key, "protocol")) {
+		const char *p = json_string_value(v);
+
+		if (!p || (strcmp(p, "tcp") && strcmp(p, "udp")))
+			return agent__err(
+				err, -EINVAL,
+				"iperf3: \"protocol\" must be \"tcp\" "
+				"or \"udp\"");
+		o->udp = !strcmp(p, "udp");
+		return 0;
+	}
+	if (!strcmp(key, "streams"))
+		return get_uint(v, key, 128, &o->streams, err);
+	if (!strcmp(key, "processes"))
+		return get_uint(v, key, IPERF3_MAX_PROCESSES, &o->processes,
+				err);
+	if (!strcmp(key, "duration_seconds"))
+		return get_uint(v, key, 86400, &o->duration_s, err);
+	if (!strcmp(key, "omit_seconds"))
+		return get_uint(v, key, 600, &o->omit_s, err);
+	if (!strcmp(key, "port"))
+		return get_uint(v, key, 65535, &o->port, err);
+	if (!strcmp(key, "mss"))
+		return get_uint(v, key, 9216, &o->mss, err);
+	if (!strcmp(key, "timeout_ms"))
+		return get_uint(v, key, 86400000, &o->timeout_ms, err);
+	if (!strcmp(key, "connect_timeout_ms"))
+		return get_uint(v, key, 600000, &o->connect_timeout_ms, err);
+	if (!strcmp(key, "reverse"))
+		return get_bool(v, key, &o->reverse, err);
+	if (!strcmp(key, "bidir"))
+		return get_bool(v, key, &o->bidir, err);
+	if (!strcmp(key, "zerocopy"))
+		return get_bool(v, key, &o->zerocopy, err);
+	if (!strcmp(key, "no_delay"))
+		return get_bool(v, key, &o->no_delay, err);
+	if (!strcmp(key, "length"))
+		return get_amount(v, key, false, &o->length, err);
+	if (!strcmp(key, "window"))
+		return get_amount(v, key, false, &o->window, err);
+	if (!strcmp(key, "bitrate")) {
+		o->has_bitrate = true;
+		return get_amount(v, key, true, &o->bitrate, err);
+	}
+	if (!strcmp(key, "host"))
+		return get_str(v, key, &o->host, err);
+	if (!strcmp(key, "bind"))
+		return get_str(v, key, &o->bind, err);
+	if (!strcmp(key, "congestion"))
+		return get_str(v, key, &o->congestion, err);
+	if (!strcmp(key, "interval_seconds")) {
+		ret = get_uint(v, key, 60, &s, err);
+		o->interval_s = s;
+		return ret;
+	}
+	if (!strcmp(key, "affinity") || is_ignored(key))
+		return 0;
+	return agent__err(err, -EINVAL,
+			  "iperf3: unknown key \"%s\" (expected the iperf3 "
+			  "keys of a workload, host, bind)",
+			  key);
+}
+
+/* @args into @o; strings point into @args, CPUs into *@cpus (free). */
+static int iperf3_opts_from_json(json_t *args, bool client,
+				 struct iperf3_opts *o, int **cpus, char **err)
+{
+	const char *key;
+	json_t *v;
+	int ret;
+
+	*o = (struct iperf3_opts){ 0 };
+	*cpus = NULL;
+	json_object_foreach(args, key, v) {
+		if (json_is_null(v))
+			continue;
+		ret = parse_key(key, v, o, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = get_affinity(json_object_get(args, "affinity"), client, cpus,
+			   &o->nr_cpus, err);
+	if (ret < 0)
+		return ret;
+	o->cpus = *cpus;
+	if (client && !o->host)
+		return agent__err(err, -EINVAL,
+				  "iperf3.client: \"host\" (the server's "
+				  "address) is missing");
+	if (iperf3__check_opts(o, client) < 0)
+		return agent__err(err, -EINVAL,
+				  "iperf3: options refused (see the agent's "
+				  "log for which)");
+	return 0;
+}
+
+void agent_iperf3__release(struct agent *a)
+{
+	iperf3__server_stop(a->iperf3);
+	a->iperf3 = NULL;
+	json_decref(a->iperf3_args);
+	a->iperf3_args = NULL;
+	free(a->iperf3_cpus);
+	a->iperf3_cpus = NULL;
+}
+
+int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
+			      char **err)
+{
+	struct iperf3_opts o;
+	json_t *ports;
+	unsigned int i, port;
+	int ret;
+
+	if (a->iperf3)
+		return agent__err(err, -EBUSY,
+				  "iperf3.server: a server already runs; send "
+				  "iperf3.wait first");
+	ret = iperf3_opts_from_json(args, false, &o, &a->iperf3_cpus, err);
+	if (ret < 0)
+		goto fail;
+	a->iperf3_args = json_incref(args);
+	ret = iperf3__server_start(&o, &a->iperf3);
+	if (ret < 0) {
+		agent__err(err, ret, "iperf3.server: cannot start: %s",
+			   strerror(-ret));
+		goto fail;
+	}
+	ports = json_array();
+	port = o.port ? o.port : IPERF3_DEFAULT_PORT;
+	for (i = 0; i < (o.processes ? o.processes : 1); i++)
+		json_array_append_new(ports, json_integer(port + i));
+	*res = json_pack("{s:o}", "ports", ports);
+	return 0;
+fail:
+	a->iperf3 = NULL;
+	agent_iperf3__release(a);
+	return ret;
+}
+
+int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
+			    char **err)
+{
+	json_t *t = json_object_get(args, "timeout_ms");
+	json_t *reports = NULL;
+	int ret;
+
+	if (!a->iperf3)
+		return agent__err(err, -EINVAL,
+				  "iperf3.wait: no iperf3.server before it");
+	if (t && !json_is_integer(t))
+		return agent__err(err, -EINVAL,
+				  "iperf3.wait: \"timeout_ms\" must be an "
+				  "integer");
+	ret = iperf3__server_wait(
+		a->iperf3, t ? (int)json_integer_value(t) : -1, &reports);
+	agent_iperf3__release(a);
+	if (ret < 0) {
+		json_decref(reports);
+		return agent__err(err, ret,
+				  "iperf3.wait: the server failed: %s",
+				  strerror(-ret));
+	}
+	*res = json_pack("{s:o}", "reports", reports ? reports : json_array());
+	return 0;
+}
+
+int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
+			      char **err)
+{
+	struct iperf3_opts o;
+	int *cpus = NULL;
+	int ret;
+
+	(void)a;
+	ret = iperf3_opts_from_json(args, true, &o, &cpus, err);
+	if (ret < 0)
+		goto out;
+	ret = iperf3__client_run(&o, res);
+	if (ret < 0)
+		agent__err(err, ret, "iperf3.client to %s: %s", o.host,
+			   strerror(-ret));
+out:
+	free(cpus);
+	return ret;
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `agent serve`: one JSON request per line in, one response per line
+ * out, in order. A bad line is answered with an error and the loop goes
+ * on: one malformed request must not cost a run its host.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/agent/agent-proto.h"
+#include "bench/agent/agent.h"
+#include "log.h"
+#include "suggest.h"
+#include "util.h"
+
+const struct agent_verb agent_verbs[] = {
+	{ "hello", agent_verb__hello },
+	{ "facts", agent_verb__facts },
+	{ "policy", agent_verb__policy },
+	{ "mode.sysfs", agent_verb__mode_sysfs },
+	{ "reboot.prepare", agent_verb__reboot_prepare },
+	{ "reboot.now", agent_verb__reboot_now },
+	{ "collect.start", agent_verb__collect_start },
+	{ "collect.stop", agent_verb__collect_stop },
+	{ "file.read", agent_verb__file_read },
+	{ "file.remove", agent_verb__file_remove },
+	{ "kernel.stage", agent_verb__kernel_stage },
+	{ "kernel.install", agent_verb__kernel_install },
+	{ "kernel.find", agent_verb__kernel_find },
+	{ "iperf3.server", agent_verb__iperf3_server },
+	{ "iperf3.wait", agent_verb__iperf3_wait },
+	{ "iperf3.client", agent_verb__iperf3_client },
+	{ "bye", agent_verb__bye },
+	{ NULL, NULL },
+};
+
+const struct agent_verb *agent_verb__find(const char *name)
+{
+	const struct agent_verb *v;
+
+	for (v = agent_verbs; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+int agent__err(char **err, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return ret;
+	if (err) {
+		free(*err);
+		*err = s;
+	} else {
+		free(s);
+	}
+	return ret;
+}
+
+static json_t *error_reply(json_int_t id, int ret, const char *msg)
+{
+	return json_pack("{s:o, s:b, s:s, s:i}", "id",
+			 id < 0 ? json_null() : json_integer(id), "ok", 0,
+			 "error", msg, "errno", -ret);
+}
+
+static int unknown_verb(const char *verb, char **err)
+{
+	const char *names[ARRAY_SIZE(agent_verbs)];
+	const char *near;
+	size_t i;
+
+	for (i = 0; agent_verbs[i].name; i++)
+		names[i] = agent_verbs[i].name;
+	names[i] = NULL;
+	near = suggest__best(verb, names);
+	if (near)
+		return agent__err(err, -ENOSYS,
+				  "unknown verb '%s'; did you mean '%s'?", verb,
+				  near);
+	return agent__err(err, -ENOSYS, "unknown verb '%s' (protocol %d)", verb,
+			  AGENT_PROTOCOL);
+}
+
+json_t *agent__dispatch(struct agent *a, json_int_t id, const char *verb,
+			json_t *args)
+{
+	const struct agent_verb *v = agent_verb__find(verb);
+	json_t *result = NULL, *o;
+	char *err = NULL;
+	int ret;
+
+	if (!v)
+		ret = unknown_verb(verb, &err);
+	else
+		ret = v->fn(a, args, &result, &err);
+	if (ret < 0) {
+		o = error_reply(id, ret, err ? err : strerror(-ret));
+		pr_debug("agent: %s: %s", verb, err ? err : strerror(-ret));
+		free(err);
+		json_decref(result);
+		return o;
+	}
+	free(err);
+	o = json_pack("{s:I, s:b, s:o}", "id", id, "ok", 1, "result",
+		      result ? result : json_object());
+	return o;
+}
+
+json_t *agent__handle_line(struct agent *a, const char *line)
+{
+	json_error_t jerr;
+	json_t *req, *idj, *args, *o;
+	const char *verb;
+	json_int_t id = -1;
+	char *msg;
+
+	req = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+	if (!req || !json_is_object(req)) {
+		msg = xasprintf("request is not a JSON object: %s",
+				req ? "another JSON value" : jerr.text);
+		json_decref(req);
+		o = error_reply(-1, -EINVAL, msg);
+		free(msg);
+		return o;
+	}
+	idj = json_object_get(req, "id");
+	if (json_is_integer(idj))
+		id = json_integer_value(idj);
+	verb = json_string_value(json_object_get(req, "verb"));
+	args = json_object_get(req, "args");
+	if (!json_is_integer(idj) || id < 0 || !verb ||
+	    (args && !json_is_object(args) && !json_is_null(args))) {
+		o = error_reply(id, -EINVAL,
+				"request needs \"id\" (an integer >= 0), "
+				"\"verb\" (a string) and \"args\" (an object)");
+		json_decref(req);
+		return o;
+	}
+	if (!json_is_object(args))
+		args = NULL;
+	json_incref(args);
+	if (!args)
+		args = json_object();
+	o = agent__dispatch(a, id, verb, args);
+	json_decref(args);
+	json_decref(req);
+	return o;
+}
+
+static int reply(int out_fd, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *line;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	line = xasprintf("%s\n", s);
+	ret = write_all(out_fd, line, strlen(line));
+	free(line);
+	free(s);
+	return ret;
+}
+
+int agent__serve(struct agent *a, int in_fd, int out_fd)
+{
+	FILE *in = fdopen(dup(in_fd), "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!in)
+		return -errno;
+	while (!a->quit && (n = getline(&line, &cap, in)) >= 0) {
+		json_t *o;
+
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (!n)
+			continue;
+		o = agent__handle_line(a, line);
+		ret = reply(out_fd, o);
+		json_decref(o);
+		if (ret < 0) {
+			pr_err("agent: cannot answer: %s", strerror(-ret));
+			break;
+		}
+		if (a->after_reply)
+			agent__run_after_reply(a);
+	}
+	free(line);
+	fclose(in);
+	return ret;
+}
+
+void agent__release(struct agent *a)
+{
+	char **p;
+
+	agent_collect__release(a);
+	agent_iperf3__release(a);
+	for (p = a->after_reply; p && *p; p++)
+		free(*p);
+	free(a->after_reply);
+	a->after_reply = NULL;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The controller's end of an agent: one request line out, response
+ * lines in until the one with our id, every wait bounded by poll(). A
+ * response to an earlier call that timed out arrives late and is
+ * skipped by its id, so one slow verb cannot shift every later answer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/host/agent-conn.h"
+#include "log.h"
+#include "util.h"
+
+#define CLOSE_GRACE_MS 3000
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct agent_conn *agent_conn__new(pid_t pid, int to_fd, int from_fd,
+				   const char *host)
+{
+	struct agent_conn *c = xcalloc(1, sizeof(*c));
+
+	/* A dead agent must be an error from write(), not our death. */
+	signal(SIGPIPE, SIG_IGN);
+	c->pid = pid;
+	c->to_fd = to_fd;
+	c->from_fd = from_fd;
+	c->next_id = 1;
+	c->host = xstrdup(host ? host : "agent");
+	return c;
+}
+
+/*
+ * Enter a named network namespace as `ip netns exec` does: setns() alone
+ * leaves /sys showing the old namespace's interfaces, so the child also
+ * takes a private mount namespace and mounts a sysfs of its own there.
+ */
+static int enter_netns(const char *netns)
+{
+	char *p = xasprintf("/run/netns/%s", netns);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	free(p);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+		return -1;
+	close(fd);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		return -1;
+	if (umount2("/sys", MNT_DETACH) < 0 && errno != EINVAL)
+		return -1;
+	return mount(netns, "/sys", "sysfs", 0, NULL);
+}
+
+static void child_exec(const char *const *argv, const char *netns, int in,
+		       int out, int err_pipe)
+{
+	int e;
+
+	/* A Ctrl-C at the terminal is the controller's to handle: it lets
+	 * the current trial finish, which needs the agents alive. */
+	setpgid(0, 0);
+	/* A controller killed by SIGKILL takes its agents (and their
+	 * iperf3) along, rather than leaving them in a namespace a
+	 * resumed run deletes. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (netns && enter_netns(netns) < 0)
+		goto fail;
+	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
+		goto fail;
+	execvp(argv[0], (char *const *)argv);
+fail:
+	e = errno;
+	if (write(err_pipe, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int agent_conn__spawn(const char *const *argv, const char *netns,
+		      const char *host, struct agent_conn **out)
+{
+	int to[2], from[2], ep[2], e = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (netns && !name_is_safe(netns))
+		return -EINVAL;
+	if (pipe2(to, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(from, O_CLOEXEC) < 0)
+		goto fail_to;
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		goto fail_from;
+	pid = fork();
+	if (pid < 0)
+		goto fail_ep;
+	if (!pid)
+		child_exec(argv, netns, to[0], from[1], ep[1]);
+	close(to[0]);
+	close(from[1]);
+	close(ep[1]);
+	/* The error pipe closes on a successful exec: EOF, nothing read. */
+	do
+		n = read(ep[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	if (n == sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		close(to[1]);
+		close(from[0]);
+		return -e;
+	}
+	*out = agent_conn__new(pid, to[1], from[0], host);
+	return 0;
+fail_ep:
+	e = errno;
+	close(ep[0]);
+	close(ep[1]);
+	errno = e;
+fail_from:
+	e = errno;
+	close(from[0]);
+	close(from[1]);
+	errno = e;
+fail_to:
+	e = errno;
+	close(to[0]);
+	close(to[1]);
+	return -e;
+}
+
+static int send_request(struct agent_conn *c, uint64_t id, const char *verb,
+			json_t *args, char **err)
+{
+	json_t *req = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)id, "verb",
+				verb, "args", args ? args : json_object());
+	char *s, *line;
+	int ret;
+
+	if (!args)
+		json_decref(json_object_get(req, "args"));
+	s = json_dumps(req, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(req);
+	if (!s)
+		return -ENOMEM;
+	line = xasprintf("%s\n", s);
+	free(s);
+	ret = write_all(c->to_fd, line, strlen(line));
+	free(line);
+	if (ret < 0 && err)
+		*err = xasprintf("cannot send %s to the agent on %s: %s", verb,
+				 c->host, strerror(-ret));
+	return ret;
+}
+
+/* The next complete line, as a new string; NULL until there is one. */
+static char *take_line(struct agent_conn *c)
+{
+	char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+	char *line;
+	size_t n;
+
+	if (!nl)
+		return NULL;
+	n = (size_t)(nl - c->buf);
+	line = xstrndup(c->buf, n);
+	memmove(c->buf, nl + 1, c->len - n - 1);
+	c->len -= n + 1;
+	return line;
+}
+
+static int read_more(struct agent_conn *c, long long deadline)
+{
+	struct pollfd p = { .fd = c->from_fd, .events = POLLIN };
+	long long left = deadline - now_ms();
+	ssize_t n;
+	int r;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	r = poll(&p, 1, left > 0x7fffffff ? 0x7fffffff : (int)left);
+	if (r < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (!r)
+		return -ETIMEDOUT;
+	ALLOC_GROW(c->buf, c->len + 4096, c->alloc);
+	n = read(c->from_fd, c->buf + c->len, 4096);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
+	if (!n)
+		return -EPIPE;
+	c->len += (size_t)n;
+	return 0;
+}
+
+/* 1: the answer to @id (consumed into result/err), 0: another line. */
+static int match(struct agent_conn *c, const char *line, uint64_t id,
+		 json_t **result, char **err, int *ret)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(line, 0, &jerr), *idj;
+
+	if (!json_is_object(o)) {
+		json_decref(o);
+		*ret = -EPROTO;
+		if (err)
+			*err = xasprintf("the agent on %s sent a line that is "
+					 "not a JSON object: '%.80s'",
+					 c->host, line);
+		return 1;
+	}
+	idj = json_object_get(o, "id");
+	/* Late answers to calls that timed out, and errors on no id. */
+	if (!json_is_integer(idj) || (uint64_t)json_integer_value(idj) != id) {
+		if (!json_is_integer(idj))
+			pr_warn("agent on %s: %s", c->host,
+				json_string_value(json_object_get(o, "error")) ?:
+					"answer without id");
+		json_decref(o);
+		return 0;
+	}
+	if (json_is_true(json_object_get(o, "ok"))) {
+		*ret = 0;
+		if (result) {
+			*result = json_object_get(o, "result");
+			*result =
+				json_incref(*result ? *result : json_object());
+		}
+	} else {
+		json_int_t e = json_integer_value(json_object_get(o, "errno"));
+		const char *msg =
+			json_string_value(json_object_get(o, "error"));
+
+		*ret = e > 0 ? -(int)e : -EIO;
+		if (err)
+			*err = xstrdup(msg ? msg : "failed, without a reason");
+	}
+	json_decref(o);
+	return 1;
+}
+
+int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
+		     int timeout_ms, json_t **result, char **err)
+{
+	long long deadline = now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	uint64_t id = c->next_id++;
+	char *line;
+	int ret;
+
+	if (result)
+		*result = NULL;
+	if (err)
+		*err = NULL;
+	ret = send_request(c, id, verb, args, err);
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		while ((line = take_line(c))) {
+			int done = match(c, line, id, result, err, &ret);
+
+			free(line);
+			if (done)
+				return ret;
+		}
+		ret = read_more(c, deadline);
+		if (ret == -ETIMEDOUT) {
+			if (err)
+				*err = xasprintf("the agent on %s did not "
+						 "answer %s within %d ms",
+						 c->host, verb, timeout_ms);
+			return ret;
+		}
+		if (ret < 0) {
+			if (err)
+				*err = xasprintf(
+					"the agent on %s went away during %s "
+					"(%s)",
+					c->host, verb,
+					ret == -EPIPE ? "end of its output" :
+							strerror(-ret));
+			return ret;
+		}
+	}
+}
+
+void agent_conn__close(struct agent_conn *c)
+{
+	if (!c)
+		return;
+	if (c->to_fd >= 0) {
+		agent_conn__call(c, "bye", NULL, 2000, NULL, NULL);
+		close(c->to_fd);
+	}
+	/* Closing its stdin is EOF: a healthy agent exits by itself. */
+	if (c->pid > 0 && !proc__reap_within(c->pid, CLOSE_GRACE_MS, NULL)) {
+		pr_warn("agent on %s did not exit; killing PID %d", c->host,
+			(int)c->pid);
+		kill(c->pid, SIGTERM);
+		if (!proc__reap_within(c->pid, 1000, NULL)) {
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, NULL, 0);
+		}
+	}
+	if (c->from_fd >= 0)
+		close(c->from_fd);
+	free(c->buf);
+	free(c->host);
+	free(c);
+}

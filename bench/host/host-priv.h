@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the transports share and nobody else needs: growing argument
+ * vectors and running short helper commands (ip, ssh, scp) with their
+ * output captured for the error message.
+ */
+#ifndef IOMMU_BENCH_HOST_PRIV_H
+#define IOMMU_BENCH_HOST_PRIV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench/host/host.h"
+
+/* An argv that owns its strings; v[nr] is always NULL. */
+struct host_argv {
+	char **v;
+	size_t nr, alloc;
+};
+
+void host_argv__push(struct host_argv *a, const char *s);
+void host_argv__pushf(struct host_argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void host_argv__append(struct host_argv *a, const struct host_argv *b);
+void host_argv__release(struct host_argv *a);
+static inline const char *const *host_argv__get(const struct host_argv *a)
+{
+	return (const char *const *)a->v;
+}
+
+/*
+ * Run @argv for at most @timeout_ms. 0 when it exited 0; otherwise a
+ * negative errno, and *@err (when @err is non-NULL) says what went wrong
+ * in words, its stderr's last line included. *@out gets stdout (may be
+ * NULL). Exit status in *@status when non-NULL (-1: did not exit).
+ */
+int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
+	      int *status);
+
+/* ssh transport internals, shared with the reboot wait (host-boot.c). */
+struct ssh_priv {
+	char *ctl_dir; /* ControlPath sockets */
+	char *remote;  /* the agent's path there, relative to $HOME */
+};
+
+/*
+ * `ssh [options] -- ADDRESS REMOTE agent hello` within @timeout_ms;
+ * @connect_s: ConnectTimeout; @mux: through the ControlMaster. 0 and
+ * the parsed answer in *@hello; otherwise a negative errno, the reason
+ * in *@err, and the remote exit status in *@status (127: no agent).
+ */
+int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
+	       json_t **hello, char **err, int *status);
+/* host_ssh_ops.wait_boot, in host-boot.c. */
+int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
+			uint64_t timeout_ms, char **err);
+/* Ask the ControlMaster to exit (best effort). */
+void ssh__exit_master(struct host *h);
+
+#endif /* IOMMU_BENCH_HOST_PRIV_H */

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A QEMU VM as a host: the testbed. The tool starts the VM itself, so
+ * a "reboot" is a fresh boot with the wanted kernel and command line,
+ * and the first boot happens when the first trial needs one; or, with
+ * reboot = "kexec", the VM stays and the guest kexecs into kernels sent
+ * to it, as a lab host does (wait_boot, kernel_files). The guest
+ * runs this binary as its agent (see bench/testbed/testbed.h for the guest
+ * side) on a virtio-serial port that QEMU wires to a unix socket here.
+ *
+ * The VM's NIC is a tap device in the linked peer's network namespace,
+ * and QEMU runs inside that namespace, so test traffic never meets the
+ * controller's own networks. QEMU is our child and dies with us
+ * (PR_SET_PDEATHSIG), even when we are killed with SIGKILL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/host/agent-conn.h"
+#include "bench/host/host-priv.h"
+#include "bench/host/host.h"
+#include "bench/host/netns.h"
+#include "bench/host/qemu.h"
+#include "bench/testbed/testbed.h"
+#include "log.h"
+#include "util.h"
+
+#define HELLO_TRY_MS 2000
+#define AGENT_TIMEOUT_MS 30000
+#define STOP_GRACE_MS 3000
+#define CONSOLE_TAIL_LINES 12
+
+/* A kernel of the matrix, resolved to files QEMU can boot. */
+struct qemu_kernel {
+	char *image, *initrd;
+};
+
+struct qemu_priv {
+	char *dir; /* /run/iommu-bench/qemu-NAME: sockets, console, log */
+	char *sock, *console, *log;
+	const char *netns; /* where QEMU and the tap live; NULL: root */
+	char tap[NETNS_IFNAME_MAX + 1];
+	bool tap_made;
+	enum qemu_accel accel;
+	struct qemu_kernel *kernels; /* one per matrix kernel */
+	pid_t pid;		     /* QEMU; 0: no VM */
+	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
+	unsigned int boots;
+	int lock_fd; /* flock of @dir: one run per VM name at a time */
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const struct matrix_host *link_peer(const struct host *h)
+{
+	if (!h->m->has_link || !h->matrix)
+		return NULL;
+	return &h->matrix->hosts[h->m->link];
+}
+
+/* Package kernels come from the testbed cache, images get its initrd. */
+static int prepare_kernels(struct host *h, struct qemu_priv *p)
+{
+	const struct matrix *m = h->matrix;
+	size_t i;
+	int ret = 0;
+
+	p->kernels = xcalloc(m->nr_kernels, sizeof(*p->kernels));
+	for (i = 0; i < m->nr_kernels && !ret; i++) {
+		const struct matrix_kernel *k = &m->kernels[i];
+		struct qemu_kernel *q = &p->kernels[i];
+		struct testbed_kernel tk = { 0 };
+		char *err = NULL;
+
+		switch (k->kind) {
+		case KERNEL_PACKAGE:
+			ret = testbed__kernel(k->package, true, &tk, &err);
+			if (!ret) {
+				q->image = xstrdup(tk.image);
+				q->initrd = xstrdup(tk.initrd);
+			}
+			testbed_kernel__release(&tk);
+			break;
+		case KERNEL_IMAGE:
+			/* Drivers built in: the base initramfs serves. */
+			ret = testbed__initrd(NULL, k->release, &q->initrd,
+					      &err);
+			if (!ret)
+				q->image = xstrdup(k->image);
+			break;
+		case KERNEL_BUILD:
+			/* `run` built it already; its modules, if any,
+			 * go into the initramfs. */
+			if (!k->image)
+				break;
+			ret = testbed__initrd_get(k->modules_dir,
+						  k->built_config, k->release,
+						  false, &q->initrd, NULL,
+						  &err);
+			if (!ret)
+				q->image = xstrdup(k->image);
+			break;
+		case KERNEL_RUNNING:
+			/* The matrix refuses a running kernel on a VM. */
+			break;
+		}
+		if (ret)
+			pr_err("host %s: kernel '%s': %s", h->m->name, k->name,
+			       err ? err : strerror(-ret));
+		free(err);
+	}
+	return ret;
+}
+
+static int qemu_host__open(struct host *h)
+{
+	const struct matrix_host *peer = link_peer(h);
+	struct qemu_priv *p;
+	char *sub;
+	int ret;
+
+	if (h->priv)
+		return 0;
+	p = xcalloc(1, sizeof(*p));
+	p->lock_fd = -1;
+	h->priv = p;
+	sub = xasprintf("qemu-%s", h->m->name);
+	ret = host__state_dir(h, sub, &p->dir);
+	free(sub);
+	if (ret)
+		return ret;
+	/* Two runs with a VM of one name would share its socket. */
+	sub = xasprintf("%s/lock", p->dir);
+	p->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(sub);
+	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		ret = -errno;
+		pr_err("host %s: %s is in use by another run (%s); give this "
+		       "VM another host name",
+		       h->m->name, p->dir, strerror(errno));
+		return ret == -EWOULDBLOCK ? -EBUSY : ret;
+	}
+	p->sock = xasprintf("%s/agent.sock", p->dir);
+	p->console = xasprintf("%s/console.log", p->dir);
+	p->log = xasprintf("%s/qemu.log", p->dir);
+	if (peer && peer->transport == HOST_NETNS)
+		p->netns = peer->netns;
+	if (peer) {
+		ret = netns__ifname(peer->nic, peer->name, p->tap,
+				    sizeof(p->tap));
+		if (ret)
+			return ret;
+	}
+	switch (h->m->qemu.accel) {
+	case ACCEL_AUTO:
+		p->accel = qemu__detect_accel();
+		break;
+	default:
+		p->accel = h->m->qemu.accel;
+		break;
+	}
+	pr_info("host %s: QEMU with %s", h->m->name,
+		p->accel == ACCEL_KVM ? "KVM" : "TCG (no usable KVM)");
+	return prepare_kernels(h, p);
+}
+
+/* The peer's end of the link, made once the peer's namespace exists. */
+static int ensure_tap(struct host *h, struct qemu_priv *p)
+{
+	const struct matrix_host *peer = link_peer(h);
+	struct veth_end e;
+	int ret;
+
+	if (!peer || p->tap_made)
+		return 0;
+	if (p->netns && !netns__exists(p->netns)) {
+		pr_err("host %s: its peer's namespace %s does not exist",
+		       h->m->name, p->netns);
+		return -ENOENT;
+	}
+	e.netns = p->netns;
+	e.ifname = p->tap;
+	e.cidr = peer->address;
+	ret = tap__create(&e);
+	if (ret) {
+		pr_err("host %s: cannot make tap %s for its link to %s",
+		       h->m->name, p->tap, peer->name);
+		return ret;
+	}
+	p->tap_made = true;
+	return 0;
+}
+
+static void stop_vm(struct host *h, struct qemu_priv *p)
+{
+	if (p->ready) {
+		agent_conn__close(p->ready);
+		p->ready = NULL;
+	}
+	if (p->pid <= 0)
+		return;
+	kill(p->pid, SIGTERM);
+	if (!proc__reap_within(p->pid, STOP_GRACE_MS, NULL)) {
+		pr_warn("host %s: QEMU (PID %d) ignored SIGTERM; killing it",
+			h->m->name, (int)p->pid);
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	p->pid = 0;
+	unlink(p->sock);
+}
+
+/*
+ * The last lines of the guest's console, for an error message; a panic's
+ * own line first, since its call trace alone fills the tail.
+ */
+static char *console_tail(const struct qemu_priv *p)
+{
+	char *buf = NULL, *s, *panic, *nl, *out;
+	size_t len = 0;
+	int lines = 0;
+
+	if (read_file(p->console, &buf, &len) < 0 || !len) {
+		free(buf);
+		return xstrdup("(the console is empty)");
+	}
+	panic = strstr(buf, "Kernel panic - ");
+	panic = panic ? xstrndup(panic, (nl = strchr(panic, '\n')) ?
+						(size_t)(nl - panic) :
+						strlen(panic)) :
+			NULL;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	for (s = buf + len; s > buf; s--)
+		if (s[-1] == '\n' && ++lines == CONSOLE_TAIL_LINES)
+			break;
+	out = panic && !strstr(s, panic) ? xasprintf("%s\n...\n%s", panic, s) :
+					   xasprintf("%s", s);
+	free(panic);
+	free(buf);
+	return out;
+}
+
+static int enter_netns(const char *netns)
+{
+	char *path = xasprintf("/run/netns/%s", netns);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	free(path);
+	if (fd >= 0) {
+		ret = setns(fd, CLONE_NEWNET);
+		close(fd);
+	}
+	return ret;
+}
+
+static int spawn_qemu(struct qemu_priv *p, const struct host_argv *argv)
+{
+	pid_t parent = getpid(), pid;
+	int out;
+
+	out = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(out);
+		return -errno;
+	}
+	if (!pid) {
+		int in = open("/dev/null", O_RDONLY);
+
+		/* Our death, even by SIGKILL, is QEMU's too. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		/* Ctrl-C at the terminal is the controller's to handle. */
+		setpgid(0, 0);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		    dup2(out, 2) < 0)
+			_exit(127);
+		if (p->netns && enter_netns(p->netns) < 0) {
+			dprintf(2, "cannot enter namespace %s: %m\n", p->netns);
+			_exit(127);
+		}
+		execvp(argv->v[0], argv->v);
+		dprintf(2, "cannot run %s: %m\n", argv->v[0]);
+		_exit(127);
+	}
+	close(out);
+	p->pid = pid;
+	return 0;
+}
+
+static int connect_sock(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* What QEMU said when it exited, for an error message. */
+static char *qemu_exit_reason(const struct qemu_priv *p, int status)
+{
+	char *log = NULL, *tail, *nl, *s;
+	size_t len = 0;
+
+	if (read_file(p->log, &log, &len) < 0)
+		log = NULL;
+	while (log && len && log[len - 1] == '\n')
+		log[--len] = '\0';
+	nl = log ? strrchr(log, '\n') : NULL;
+	tail = console_tail(p);
+	s = xasprintf(
+		"QEMU exited (%s %d)%s%s; the guest's console ends "
+		"with:\n%s",
+		WIFEXITED(status) ? "status" : "signal",
+		WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		log && *log ? ": " : "", log ? (nl ? nl + 1 : log) : "", tail);
+	free(tail);
+	free(log);
+	return s;
+}
+
+/*
+ * Connect and say hello until the guest's agent answers, QEMU exits, or
+ * @timeout_ms passes. A request sent while the guest's agent restarts
+ * (between two connections) is dropped by virtio-console, so hello is
+ * retried on a short timeout; late answers are skipped by their id.
+ * An answer from boot @old_boot (a kexec not yet jumped) does not count.
+ */
+static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
+		      const char *old_boot, struct agent_conn **out, char **err)
+{
+	long long end = now_ms() + timeout_ms;
+	struct agent_conn *c = NULL;
+	char *why = NULL;
+	int status, ret = -ETIMEDOUT;
+
+	while (now_ms() < end) {
+		json_t *hello = NULL;
+
+		if (p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid) {
+			p->pid = 0;
+			free(why);
+			why = qemu_exit_reason(p, status);
+			ret = -ECHILD;
+			goto fail;
+		}
+		if (!c) {
+			int fd = connect_sock(p->sock);
+
+			if (fd < 0) {
+				usleep(100 * 1000);
+				continue;
+			}
+			c = agent_conn__new(0, fcntl(fd, F_DUPFD_CLOEXEC, 0),
+					    fd, h->m->name);
+		}
+		free(why);
+		why = NULL;
+		ret = agent_conn__call(c, "hello", json_object(), HELLO_TRY_MS,
+				       &hello, &why);
+		if (!ret && old_boot &&
+		    !strcmp(json_string_value(json_object_get(hello, "boot_id")) ?:
+				    "",
+			    old_boot)) {
+			json_decref(hello);
+			why = xasprintf("still the old boot %s", old_boot);
+			agent_conn__close(c);
+			c = NULL;
+			usleep(500 * 1000);
+			continue;
+		}
+		json_decref(hello);
+		if (!ret) {
+			free(why);
+			*out = c;
+			return 0;
+		}
+		if (ret != -ETIMEDOUT) {
+			/* The guest's end went away: a new connection. */
+			agent_conn__close(c);
+			c = NULL;
+			usleep(200 * 1000);
+		}
+	}
+	ret = -ETIMEDOUT;
+	{
+		char *tail = console_tail(p);
+
+		free(why);
+		why = xasprintf("the guest's agent did not answer within "
+				"%d ms; the console ends with:\n%s",
+				timeout_ms, tail);
+		free(tail);
+	}
+fail:
+	if (c)
+		agent_conn__close(c);
+	*err = why;
+	return ret;
+}
+
+static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
+			      const char *const *args, size_t nr_args,
+			      char **err)
+{
+	struct qemu_priv *p = h->priv;
+	struct qemu_boot b = { 0 };
+	struct host_argv argv = { 0 };
+	const struct qemu_kernel *qk;
+	char *cmdline;
+	long long t0;
+	int ret;
+
+	*err = NULL;
+	if (!p) {
+		*err = xasprintf("host %s: restart before open", h->m->name);
+		return -EINVAL;
+	}
+	qk = &p->kernels[k - h->matrix->kernels];
+	if (!qk->image) {
+		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
+				 "in the testbed yet",
+				 h->m->name, k->name,
+				 kernel_kind__name(k->kind));
+		return -EOPNOTSUPP;
+	}
+	stop_vm(h, p);
+	ret = ensure_tap(h, p);
+	if (ret) {
+		*err = xasprintf("host %s: no link for the VM", h->m->name);
+		return ret;
+	}
+	unlink(p->sock);
+	unlink(p->console);
+	cmdline = qemu__cmdline(h->m, host__self_exe(), args, nr_args);
+	b.accel = p->accel;
+	b.image = qk->image;
+	b.initrd = qk->initrd;
+	b.cmdline = cmdline;
+	b.tap = p->tap_made ? p->tap : NULL;
+	b.agent_sock = p->sock;
+	b.console = p->console;
+	qemu__argv(h->m, &b, &argv);
+	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
+	for (size_t i = 0; i < argv.nr; i++)
+		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
+			 argv.v[i]);
+	t0 = now_ms();
+	ret = spawn_qemu(p, &argv);
+	host_argv__release(&argv);
+	free(cmdline);
+	if (ret) {
+		*err = xasprintf("host %s: cannot start %s: %s", h->m->name,
+				 QEMU_BINARY, strerror(-ret));
+		return ret;
+	}
+	ret = wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
+			 err);
+	if (ret) {
+		char *why = *err;
+
+		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
+				 h->m->name, p->boots + 1, k->name, why);
+		free(why);
+		stop_vm(h, p);
+		return ret;
+	}
+	p->boots++;
+	pr_info("host %s: boot %u answered after %lld ms", h->m->name, p->boots,
+		now_ms() - t0);
+	return 0;
+}
+
+static int qemu_host__agent(struct host *h, struct agent_conn **out)
+{
+	struct qemu_priv *p = h->priv;
+	char *err = NULL;
+	int ret;
+
+	if (!p || p->pid <= 0)
+		return -ENOTCONN; /* not booted: restart() first */
+	if (p->ready) {
+		*out = p->ready;
+		p->ready = NULL;
+		return 0;
+	}
+	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &err);
+	if (ret)
+		pr_err("host %s: %s", h->m->name, err);
+	free(err);
+	return ret;
+}
+
+/*
+ * reboot = "kexec": the guest jumped to another kernel by itself, and the
+ * same VM comes back with a new boot id on the same socket. A kernel
+ * that panics ends QEMU (panic=-1, -no-reboot): the VM is gone, and the
+ * next boot the run asks for is a fresh one.
+ */
+static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
+				uint64_t timeout_ms, char **why)
+{
+	struct qemu_priv *p = h->priv;
+	char *err = NULL;
+	long long t0 = now_ms();
+	int ret;
+
+	if (!p || p->pid <= 0) {
+		*why = xasprintf("host %s: no VM to wait for", h->m->name);
+		return -ENOTCONN;
+	}
+	if (p->ready) {
+		agent_conn__close(p->ready);
+		p->ready = NULL;
+	}
+	ret = wait_agent(
+		h, p, timeout_ms ? (int)timeout_ms : (int)h->m->boot_timeout_ms,
+		old_boot_id, &p->ready, &err);
+	if (ret) {
+		*why = xasprintf("host %s: no new boot after the kexec: %s",
+				 h->m->name, err);
+		free(err);
+		stop_vm(h, p);
+		return ret;
+	}
+	p->boots++;
+	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
+		p->boots, now_ms() - t0);
+	return 0;
+}
+
+static int qemu_host__kernel_files(struct host *h,
+				   const struct matrix_kernel *k,
+				   const char **image, const char **initrd)
+{
+	struct qemu_priv *p = h->priv;
+	const struct qemu_kernel *qk;
+
+	if (!p || k < h->matrix->kernels ||
+	    k >= h->matrix->kernels + h->matrix->nr_kernels)
+		return -EINVAL;
+	qk = &p->kernels[k - h->matrix->kernels];
+	if (!qk->image)
+		return -ENOENT;
+	*image = qk->image;
+	*initrd = qk->initrd;
+	return 0;
+}
+
+static void qemu_host__close(struct host *h)
+{
+	struct qemu_priv *p = h->priv;
+	size_t i;
+
+	if (!p)
+		return;
+	stop_vm(h, p);
+	/* In a namespace it goes with the namespace; in the root, here. */
+	if (p->tap_made && (!p->netns || netns__exists(p->netns)))
+		link__delete(p->netns, p->tap);
+	for (i = 0; p->kernels && i < h->matrix->nr_kernels; i++) {
+		free(p->kernels[i].image);
+		free(p->kernels[i].initrd);
+	}
+	free(p->kernels);
+	free(p->sock);
+	free(p->console);
+	free(p->log);
+	free(p->dir);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
+	free(p);
+	h->priv = NULL;
+}
+
+const struct host_ops host_qemu_ops = {
+	.name = "qemu",
+	.open = qemu_host__open,
+	.agent = qemu_host__agent,
+	.wait_boot = qemu_host__wait_boot,
+	.restart = qemu_host__restart,
+	.kernel_files = qemu_host__kernel_files,
+	.close = qemu_host__close,
+};

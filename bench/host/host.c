@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Transports by kind, and the helpers they share: where the agent binary
+ * is, where per-run state lives, and running helper commands.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/host/host-priv.h"
+#include "bench/host/host.h"
+#include "subprocess.h"
+#include "log.h"
+#include "util.h"
+
+#define STATE_DIR "/run/iommu-bench"
+
+const struct host_ops *host_ops__find(enum host_transport t)
+{
+	switch (t) {
+	case HOST_LOCAL:
+		return &host_local_ops;
+	case HOST_NETNS:
+		return &host_netns_ops;
+	case HOST_SSH:
+		return &host_ssh_ops;
+	case HOST_QEMU:
+		return &host_qemu_ops;
+	}
+	return NULL;
+}
+
+const char *host__self_exe(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("IOMMU_BENCH");
+	ssize_t n;
+
+	/*
+	 * Under make check the binary under test is named by the
+	 * environment, and a unit test's own /proc/self/exe is the test,
+	 * which has no agent in it.
+	 */
+	if (env && *env)
+		return env;
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return "/proc/self/exe";
+	path[n] = '\0';
+	return path;
+}
+
+static int mkdir_p(const char *dir, mode_t mode)
+{
+	char *p = xstrdup(dir), *s;
+	int ret = 0;
+
+	for (s = p + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST) {
+			ret = -errno;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+int host__state_dir(struct host *h, const char *sub, char **out)
+{
+	const char *base = h && h->state_dir ? h->state_dir : STATE_DIR;
+	char *dir = xasprintf("%s/%s", base, sub);
+	int ret;
+
+	ret = mkdir_p(dir, 0700);
+	if (ret) {
+		pr_err("cannot create %s: %s", dir, strerror(-ret));
+		free(dir);
+		return ret;
+	}
+	*out = dir;
+	return 0;
+}
+
+void host_argv__push(struct host_argv *a, const char *s)
+{
+	ALLOC_GROW(a->v, a->nr + 2, a->alloc);
+	a->v[a->nr++] = xstrdup(s);
+	a->v[a->nr] = NULL;
+}
+
+void host_argv__pushf(struct host_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		pr_err("out of memory");
+		abort();
+	}
+	host_argv__push(a, s);
+	free(s);
+}
+
+void host_argv__append(struct host_argv *a, const struct host_argv *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++)
+		host_argv__push(a, b->v[i]);
+}
+
+void host_argv__release(struct host_argv *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
+	      int *status)
+{
+	struct spawn_opts opts = { .flags = SPAWN_CAPTURE_OUT |
+					    SPAWN_CAPTURE_ERR };
+	char how[96], last[256];
+	struct spawn sp;
+	int ret;
+
+	if (status)
+		*status = -1;
+	ret = spawn__run(&sp, argv, &opts, timeout_ms);
+	if (ret == -ETIMEDOUT) {
+		if (err)
+			*err = xasprintf("%s did not finish within %d ms",
+					 argv[0], timeout_ms);
+		goto out;
+	}
+	if (ret) {
+		if (err)
+			*err = xasprintf("cannot run %s: %s", argv[0],
+					 strerror(-ret));
+		goto out;
+	}
+	if (status && WIFEXITED(sp.status))
+		*status = WEXITSTATUS(sp.status);
+	if (!spawn__succeeded(&sp)) {
+		ret = -EIO;
+		if (err)
+			*err = xasprintf("%s failed (%s): %s", argv[0],
+					 spawn__describe(&sp, how, sizeof(how)),
+					 spawn__last_line(sp.err, last,
+							  sizeof(last)));
+		goto out;
+	}
+	if (out) {
+		*out = sp.out ? sp.out : xstrdup("");
+		sp.out = NULL;
+	}
+out:
+	spawn__release(&sp);
+	return ret;
+}

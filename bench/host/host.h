@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A host of the matrix, as the orchestrator drives it: a transport (one
+ * ops table per kind) that starts the agent there and hands back a
+ * connection speaking bench/agent-proto.h. Reboots are the agent's verbs
+ * plus waiting for a new boot_id through the transport.
+ */
+#ifndef IOMMU_BENCH_HOST_H
+#define IOMMU_BENCH_HOST_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bench/matrix/matrix.h"
+
+/* A running agent: the controller's end of its stdin and stdout. */
+struct agent_conn {
+	pid_t pid;   /* the local process (ssh, or the agent itself) */
+	int to_fd;   /* requests go here */
+	int from_fd; /* responses come from here */
+	char *buf;   /* partial lines read ahead */
+	size_t len, alloc;
+	uint64_t next_id;
+	char *host; /* for messages */
+};
+
+/*
+ * Send @verb with @args (a reference is taken) and wait up to
+ * @timeout_ms for the answer. 0 and *result (a new reference), or a
+ * negative errno with the agent's error text in @err (may be NULL).
+ */
+int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
+		     int timeout_ms, json_t **result, char **err);
+/* bye, then wait for the process by PID (killed after a grace period). */
+void agent_conn__close(struct agent_conn *c);
+
+struct host;
+
+struct host_ops {
+	const char *name; /* as [hosts.X] transport says */
+	/*
+	 * Make the host usable: netns creates its namespace and veth end
+	 * (the pair is made once for both linked hosts), ssh opens its
+	 * ControlMaster and installs the agent when missing or stale.
+	 */
+	int (*open)(struct host *h);
+	/* Start `iommu-bench agent serve` there. */
+	int (*agent)(struct host *h, struct agent_conn **out);
+	/* The host is gone (rebooting): wait until the agent answers hello
+	 * again, with a boot_id other than @old_boot_id, within @timeout_ms;
+	 * or a negative errno and *@err with what was seen last. */
+	int (*wait_boot)(struct host *h, const char *old_boot_id,
+			 uint64_t timeout_ms, char **err);
+	/*
+	 * Boot kernel @k with the extra arguments @args (the kernel's and
+	 * the mode's) in place of whatever runs: only for transports that
+	 * start the machine themselves (qemu), NULL for those that reboot
+	 * through the agent (reboot.prepare, reboot.now, wait_boot). Also
+	 * the first boot: such a host has no agent until it is booted. A
+	 * qemu host with reboot = "kexec" is restarted only when it has no
+	 * VM; its other boots go through the agent like a lab host's.
+	 * 0 once the agent answers on the new boot, which the next agent()
+	 * hands out; or a negative errno and *@err with the evidence.
+	 */
+	int (*restart)(struct host *h, const struct matrix_kernel *k,
+		       const char *const *args, size_t nr_args, char **err);
+	/*
+	 * The controller's files that boot @k on this host, for a host
+	 * that is sent its kernels (the testbed's image and initramfs);
+	 * NULL op: the kernel's own image, and the host makes the initrd.
+	 */
+	int (*kernel_files)(struct host *h, const struct matrix_kernel *k,
+			    const char **image, const char **initrd);
+	/* Undo open(): namespaces and veths removed, masters closed. */
+	void (*close)(struct host *h);
+};
+
+struct host {
+	const struct host_ops *ops;
+	const struct matrix_host *m; /* its [hosts.NAME] table */
+	const struct matrix *matrix;
+	char *state_dir; /* e.g. ControlPath sockets */
+	void *priv;	 /* the transport's own */
+};
+
+extern const struct host_ops host_local_ops;
+extern const struct host_ops host_netns_ops;
+extern const struct host_ops host_ssh_ops;
+extern const struct host_ops host_qemu_ops;
+
+/* The ops for a transport. */
+const struct host_ops *host_ops__find(enum host_transport t);
+
+/*
+ * The binary an agent runs: $IOMMU_BENCH when set (the binary under
+ * test; a unit test's own /proc/self/exe has no agent), else this
+ * process's executable.
+ */
+const char *host__self_exe(void);
+/*
+ * @h->state_dir/@sub (default /run/iommu-bench/@sub), created 0700.
+ * 0 and a new string in *@out, or a negative errno (logged).
+ */
+int host__state_dir(struct host *h, const char *sub, char **out);
+
+#endif /* IOMMU_BENCH_HOST_H */

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Namespaces and veth pairs through ip(8), as argument vectors. The
+ * ownership marker keeps the tool's hands off namespaces it did not
+ * make, yet lets a resumed run clear what a killed one left behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/host/host-priv.h"
+#include "bench/host/netns.h"
+#include "log.h"
+#include "util.h"
+
+#define IP_TIMEOUT_MS 10000
+
+/* `ip [-n NETNS] ARGS...`: 0, or a negative errno, logged unless @quiet. */
+static int ip_exec(const char *netns, const char *const *args, bool quiet)
+{
+	struct host_argv a = { 0 };
+	char *err = NULL;
+	size_t i;
+	int ret;
+
+	host_argv__push(&a, "ip");
+	if (netns) {
+		host_argv__push(&a, "-n");
+		host_argv__push(&a, netns);
+	}
+	for (i = 0; args[i]; i++)
+		host_argv__push(&a, args[i]);
+	ret = host__cmd(host_argv__get(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
+	if (ret && !quiet) {
+		char *line;
+		size_t len = 0;
+
+		for (i = 0; i < a.nr; i++)
+			len += strlen(a.v[i]) + 1;
+		line = xcalloc(1, len + 1);
+		for (i = 0; i < a.nr; i++) {
+			strcat(line, a.v[i]);
+			if (i + 1 < a.nr)
+				strcat(line, " ");
+		}
+		pr_err("`%s`: %s", line, err);
+		free(line);
+	}
+	free(err);
+	host_argv__release(&a);
+	return ret;
+}
+
+static int ip_run(const char *netns, const char *const *args)
+{
+	return ip_exec(netns, args, false);
+}
+
+static int ip_run_quiet(const char *netns, const char *const *args)
+{
+	return ip_exec(netns, args, true);
+}
+
+bool netns__exists(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/* Field 22 of /proc/PID/stat: tells a live run from a reused PID. */
+static int proc_starttime(pid_t pid, unsigned long long *st)
+{
+	char path[64], *buf = NULL, *p;
+	size_t len;
+	int ret, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return ret;
+	p = strrchr(buf, ')');
+	ret = -EINVAL;
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p + 1, "%llu", st) == 1)
+		ret = 0;
+	free(buf);
+	return ret;
+}
+
+static char *marker_path(const char *name)
+{
+	return xasprintf("%s/%s", NETNS_MARKER_DIR, name);
+}
+
+enum marker_state { MARKER_NONE, MARKER_MINE, MARKER_LIVE, MARKER_DEAD };
+
+static enum marker_state marker__read(const char *name, pid_t *pidp)
+{
+	char *path = marker_path(name), *buf = NULL;
+	unsigned long long st = 0, now;
+	enum marker_state s = MARKER_NONE;
+	long pid = 0;
+	size_t len;
+
+	if (read_file(path, &buf, &len))
+		goto out;
+	s = MARKER_DEAD;
+	if (sscanf(buf, "%ld %llu", &pid, &st) != 2 || pid <= 0)
+		goto out;
+	*pidp = (pid_t)pid;
+	if (proc_starttime((pid_t)pid, &now) || now != st)
+		goto out;
+	s = pid == getpid() ? MARKER_MINE : MARKER_LIVE;
+out:
+	free(buf);
+	free(path);
+	return s;
+}
+
+static int marker__write(const char *name)
+{
+	char *path = marker_path(name), *tmp = NULL, line[64];
+	unsigned long long st;
+	int ret, fd, len;
+
+	ret = proc_starttime(getpid(), &st);
+	if (ret)
+		goto out;
+	ret = host__state_dir(NULL, "netns", &tmp);
+	if (ret)
+		goto out;
+	free(tmp);
+	len = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), st);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, len) != len)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		pr_err("cannot write %s: %s", path, strerror(-ret));
+out:
+	free(path);
+	return ret;
+}
+
+static void marker__remove(const char *name)
+{
+	char *path = marker_path(name);
+
+	unlink(path);
+	free(path);
+}
+
+bool netns__is_mine(const char *name)
+{
+	pid_t pid;
+
+	return netns__exists(name) && marker__read(name, &pid) == MARKER_MINE;
+}
+
+static int netns__delete(const char *name)
+{
+	const char *args[] = { "netns", "delete", name, NULL };
+
+	return ip_run(NULL, args);
+}
+
+int netns__claim(const char *name)
+{
+	const char *add[] = { "netns", "add", name, NULL };
+	const char *lo[] = { "link", "set", "lo", "up", NULL };
+	pid_t pid = 0;
+	int ret;
+
+	if (!name_is_safe(name)) {
+		pr_err("'%s' is not a usable namespace name (expected "
+		       "[A-Za-z0-9._-], at most 64 bytes)",
+		       name);
+		return -EINVAL;
+	}
+	switch (marker__read(name, &pid)) {
+	case MARKER_NONE:
+		if (netns__exists(name)) {
+			pr_err("network namespace '%s' exists and was not "
+			       "created by iommu-bench; remove it with `ip "
+			       "netns del %s` or set another netns name",
+			       name, name);
+			return -EEXIST;
+		}
+		break;
+	case MARKER_LIVE:
+		pr_err("network namespace '%s' is in use by another "
+		       "iommu-bench run (PID %d)",
+		       name, (int)pid);
+		return -EBUSY;
+	case MARKER_DEAD:
+	case MARKER_MINE:
+		if (netns__exists(name)) {
+			pr_info("network namespace '%s': left by an earlier "
+				"run (PID %d), replacing it",
+				name, (int)pid);
+			ret = netns__delete(name);
+			if (ret)
+				return ret;
+		}
+		marker__remove(name);
+		break;
+	}
+	/* The marker first: a crash between the two leaves a stale one. */
+	ret = marker__write(name);
+	if (ret)
+		return ret;
+	ret = ip_run(NULL, add);
+	if (ret) {
+		marker__remove(name);
+		return ret;
+	}
+	ret = ip_run(name, lo);
+	if (ret)
+		netns__release(name);
+	return ret;
+}
+
+int netns__release(const char *name)
+{
+	pid_t pid;
+	int ret = 0;
+
+	if (marker__read(name, &pid) != MARKER_MINE)
+		return 0;
+	if (netns__exists(name))
+		ret = netns__delete(name);
+	if (!ret)
+		marker__remove(name);
+	return ret;
+}
+
+static int veth__setup(const struct veth_end *e)
+{
+	const char *up[] = { "link", "set", e->ifname, "up", NULL };
+	/* IPv6 duplicate address detection would hold the address back. */
+	bool v6 = e->cidr && strchr(e->cidr, ':');
+	const char *addr[] = { "addr", "add",	  e->cidr,
+			       "dev",  e->ifname, v6 ? "nodad" : NULL,
+			       NULL };
+	int ret = 0;
+
+	if (e->cidr)
+		ret = ip_run(e->netns, addr);
+	if (!ret)
+		ret = ip_run(e->netns, up);
+	return ret;
+}
+
+int veth__create(const struct veth_end *a, const struct veth_end *b)
+{
+	struct host_argv args = { 0 };
+	int ret;
+
+	/* Made straight inside the namespaces, so that two hosts' names
+	 * never meet in the root namespace. */
+	host_argv__push(&args, "link");
+	host_argv__push(&args, "add");
+	host_argv__push(&args, a->ifname);
+	if (a->netns) {
+		host_argv__push(&args, "netns");
+		host_argv__push(&args, a->netns);
+	}
+	host_argv__push(&args, "type");
+	host_argv__push(&args, "veth");
+	host_argv__push(&args, "peer");
+	host_argv__push(&args, "name");
+	host_argv__push(&args, b->ifname);
+	if (b->netns) {
+		host_argv__push(&args, "netns");
+		host_argv__push(&args, b->netns);
+	}
+	ret = ip_run(NULL, host_argv__get(&args));
+	host_argv__release(&args);
+	if (!ret)
+		ret = veth__setup(a);
+	if (!ret)
+		ret = veth__setup(b);
+	return ret;
+}
+
+int tap__create(const struct veth_end *e)
+{
+	const char *add[] = { "tuntap", "add", "dev", e->ifname,
+			      "mode",	"tap", NULL };
+	const char *del[] = { "link", "del", e->ifname, NULL };
+	int ret;
+
+	/* One left by a killed run holds the name: ours by its prefix. */
+	if (!ip_run_quiet(e->netns, (const char *const[]){ "link", "show",
+							   e->ifname, NULL }))
+		ip_run(e->netns, del);
+	ret = ip_run(e->netns, add);
+	if (!ret)
+		ret = veth__setup(e);
+	if (ret)
+		ip_run_quiet(e->netns, del);
+	return ret;
+}
+
+int link__delete(const char *netns, const char *ifname)
+{
+	return ip_run_quiet(netns, (const char *const[]){ "link", "del", ifname,
+							  NULL });
+}
+
+static bool ifname_ok(const char *s)
+{
+	return name_is_safe(s) && strlen(s) <= NETNS_IFNAME_MAX;
+}
+
+int netns__ifname(const char *nic, const char *host, char *buf, size_t size)
+{
+	if (nic) {
+		if (!ifname_ok(nic)) {
+			pr_err("host %s: nic '%s' is not a usable veth name "
+			       "(expected [A-Za-z0-9._-], at most %d bytes)",
+			       host, nic, NETNS_IFNAME_MAX);
+			return -EINVAL;
+		}
+		snprintf(buf, size, "%s", nic);
+		return 0;
+	}
+	snprintf(buf, size, "ib-%.*s", NETNS_IFNAME_MAX - 3, host);
+	if (!ifname_ok(buf)) {
+		pr_err("host %s: no usable veth name derives from it; set nic",
+		       host);
+		return -EINVAL;
+	}
+	return 0;
+}

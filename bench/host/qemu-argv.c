@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * QEMU's argument vector for one boot of the testbed VM. What was
+ * measured by hand decides the devices: q35 with an Intel vIOMMU whose
+ * caching mode is off unless asked (on, the guest driver forces strict),
+ * a virtio-net NIC that goes through it (iommu_platform), and the
+ * controller's root shared read-only over 9p so that the guest runs this
+ * very binary as its agent, on a virtio-serial port wired to a unix
+ * socket.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/host/qemu.h"
+#include "bench/testbed/testbed.h"
+#include "sha256.h"
+#include "util.h"
+
+char *qemu__escape(const char *value)
+{
+	size_t n = strlen(value), i, o = 0;
+	char *s = xmalloc(2 * n + 1);
+
+	for (i = 0; i < n; i++) {
+		s[o++] = value[i];
+		if (value[i] == ',')
+			s[o++] = ',';
+	}
+	s[o] = '\0';
+	return s;
+}
+
+/* Stable per host name: the store knows the VM as one machine. */
+static void machine_id(const char *name, char out[33])
+{
+	char hex[SHA256_HEX_SIZE];
+	char *s = xasprintf("iommu-bench-testbed:%s", name);
+
+	sha256__hex(s, strlen(s), hex);
+	free(s);
+	memcpy(out, hex, 32);
+	out[32] = '\0';
+}
+
+static void append(char **s, size_t *len, const char *word)
+{
+	size_t n = strlen(word);
+
+	*s = xrealloc(*s, *len + n + 2);
+	if (*len)
+		(*s)[(*len)++] = ' ';
+	memcpy(*s + *len, word, n + 1);
+	*len += n;
+}
+
+char *qemu__cmdline(const struct matrix_host *m, const char *exe,
+		    const char *const *args, size_t nr_args)
+{
+	char *s = NULL, *w, id[33];
+	size_t len = 0, i;
+
+	/* panic=-1 with -no-reboot: a guest that panics ends QEMU at once,
+	 * so a broken boot is seen in seconds, not at the boot timeout. */
+	append(&s, &len, "console=ttyS0");
+	append(&s, &len, "panic=-1");
+	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
+		append(&s, &len, "intel_iommu=on");
+	if (m->address) {
+		w = xasprintf("iommu_bench.ip=%s", m->address);
+		append(&s, &len, w);
+		free(w);
+	}
+	if (m->nic) {
+		w = xasprintf("iommu_bench.nic=%s", m->nic);
+		append(&s, &len, w);
+		free(w);
+	}
+	w = xasprintf("iommu_bench.exe=%s", exe);
+	append(&s, &len, w);
+	free(w);
+	machine_id(m->name, id);
+	w = xasprintf("iommu_bench.machine_id=%s", id);
+	append(&s, &len, w);
+	free(w);
+	for (i = 0; i < m->qemu.nr_cmdline; i++)
+		append(&s, &len, m->qemu.cmdline[i]);
+	for (i = 0; i < nr_args; i++)
+		append(&s, &len, args[i]);
+	return s;
+}
+
+void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
+		struct host_argv *out)
+{
+	bool kvm = b->accel == ACCEL_KVM;
+	char *e;
+
+	host_argv__push(out, QEMU_BINARY);
+	host_argv__pushf(out, "-name");
+	host_argv__pushf(out, "iommu-bench-%s", m->name);
+	host_argv__push(out, "-machine");
+	/* intremap under KVM needs the split irqchip. */
+	host_argv__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
+	host_argv__push(out, "-accel");
+	host_argv__push(out, kvm ? "kvm" : "tcg,thread=multi");
+	host_argv__push(out, "-cpu");
+	host_argv__push(out, kvm ? "host" : "max");
+	host_argv__push(out, "-smp");
+	host_argv__pushf(out, "%u", m->qemu.cpus);
+	host_argv__push(out, "-m");
+	host_argv__pushf(out, "%lluM",
+			 (unsigned long long)(m->qemu.memory >> 20));
+	if (m->qemu.iommu == QEMU_IOMMU_INTEL) {
+		host_argv__push(out, "-device");
+		host_argv__pushf(out, "intel-iommu,intremap=on,caching-mode=%s",
+				 m->qemu.caching_mode ? "on" : "off");
+	}
+	host_argv__push(out, "-kernel");
+	host_argv__push(out, b->image);
+	host_argv__push(out, "-initrd");
+	host_argv__push(out, b->initrd);
+	host_argv__push(out, "-append");
+	host_argv__push(out, b->cmdline);
+
+	host_argv__push(out, "-netdev");
+	if (b->tap) {
+		host_argv__pushf(out,
+				 "tap,id=n0,ifname=%s,script=no,downscript=no",
+				 b->tap);
+	} else {
+		/* restrict=on: the guest cannot open anything outside. */
+		host_argv__push(out, "user,id=n0,restrict=on");
+	}
+	host_argv__push(out, "-device");
+	host_argv__push(out, m->qemu.iommu == QEMU_IOMMU_INTEL ?
+				     "virtio-net-pci,netdev=n0,"
+				     "iommu_platform=on,disable-legacy=on" :
+				     "virtio-net-pci,netdev=n0,"
+				     "disable-legacy=on");
+
+	/* The controller's root, read-only: the agent, iperf3, perf, libs. */
+	host_argv__push(out, "-fsdev");
+	host_argv__push(out,
+			"local,id=fs0,path=/,security_model=none,readonly=on,"
+			"multidevs=remap");
+	host_argv__push(out, "-device");
+	host_argv__push(out,
+			"virtio-9p-pci,fsdev=fs0,mount_tag=" TESTBED_9P_TAG);
+
+	host_argv__push(out, "-device");
+	host_argv__push(out, "virtio-serial-pci");
+	host_argv__push(out, "-chardev");
+	e = qemu__escape(b->agent_sock);
+	host_argv__pushf(out, "socket,id=agent,path=%s,server=on,wait=off", e);
+	free(e);
+	host_argv__push(out, "-device");
+	host_argv__push(out,
+			"virtserialport,chardev=agent,name=" TESTBED_PORT_NAME);
+
+	host_argv__push(out, "-serial");
+	e = qemu__escape(b->console);
+	host_argv__pushf(out, "file:%s", e);
+	free(e);
+	host_argv__push(out, "-display");
+	host_argv__push(out, "none");
+	host_argv__push(out, "-nodefaults");
+	host_argv__push(out, "-no-reboot");
+}
+
+enum qemu_accel qemu__detect_accel(void)
+{
+	char *cpuinfo = NULL;
+	size_t len;
+	bool virt;
+	int fd;
+
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return ACCEL_TCG;
+	close(fd);
+	if (read_file("/proc/cpuinfo", &cpuinfo, &len) < 0)
+		return ACCEL_TCG;
+	virt = strstr(cpuinfo, " vmx") || strstr(cpuinfo, " svm");
+	free(cpuinfo);
+	return virt ? ACCEL_KVM : ACCEL_TCG;
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The .config of a build: a base (a file put through olddefconfig, or a
+ * make target such as defconfig), the fragments merged over it and
+ * olddefconfig again, then every option a fragment set looked up in the
+ * result. Kconfig resolves dependencies as it likes; only the check
+ * tells the user that the option under test is not in the kernel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "bench/host/host-priv.h"
+#include "bench/kbuild/kbuild.h"
+#include "bench/testbed/testbed.h"
+#include "log.h"
+#include "util.h"
+
+#define CONFIG_MS (15 * 60 * 1000)
+/* Lines of the log in the message of a failed make. */
+#define ERROR_TAIL_LINES 20
+
+void kbuild__make_argv(const struct kbuild_ctx *c, struct host_argv *a)
+{
+	host_argv__push(a, "make");
+	host_argv__push(a, "-C");
+	host_argv__push(a, c->src);
+	host_argv__pushf(a, "O=%s", c->obj);
+	host_argv__pushf(a, "ARCH=%s", c->arch->name);
+	if (c->r->cross_compile)
+		host_argv__pushf(a, "CROSS_COMPILE=%s", c->r->cross_compile);
+}
+
+static int make_target(struct kbuild_ctx *c, const char *target, char **err)
+{
+	struct host_argv a = { 0 };
+	char *output = NULL;
+	int ret;
+
+	kbuild__make_argv(c, &a);
+	host_argv__push(&a, target);
+	ret = kbuild__run(host_argv__get(&a), CONFIG_MS, c->log_fd,
+			  &c->progress, &output);
+	host_argv__release(&a);
+	if (ret) {
+		c->failed_in_make = true;
+		*err = xasprintf("make %s failed (ARCH=%s%s%s); the end of "
+				 "its output:\n%s",
+				 target, c->arch->name,
+				 c->r->cross_compile ? " CROSS_COMPILE=" : "",
+				 c->r->cross_compile ? c->r->cross_compile : "",
+				 kbuild__tail(output, ERROR_TAIL_LINES));
+	}
+	free(output);
+	return ret;
+}
+
+static int write_text(const char *path, const char *text, char **err)
+{
+	struct iovec iov = { (void *)text, strlen(text) };
+
+	return testbed_cache__write(path, &iov, 1, err);
+}
+
+/* The fragments merged over the current .config, then olddefconfig. */
+static int merge_fragments(struct kbuild_ctx *c, struct kconfig *wanted,
+			   char **err)
+{
+	const struct kbuild_recipe *r = c->r;
+	char **texts = xcalloc(r->nr_fragments + 1, sizeof(*texts));
+	char *path = xasprintf("%s/.config", c->obj), *base = NULL;
+	char *merged = NULL;
+	size_t i, len;
+	int ret;
+
+	ret = read_file(path, &base, &len);
+	if (ret) {
+		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < r->nr_fragments; i++) {
+		ret = read_file(r->fragments[i], &texts[i], &len);
+		if (ret) {
+			*err = xasprintf("cannot read the fragment %s: %s",
+					 r->fragments[i], strerror(-ret));
+			goto out;
+		}
+	}
+	ret = kconfig__merge(base, (const char *const *)texts,
+			     (const char *const *)r->fragments, r->nr_fragments,
+			     &merged, wanted, err);
+	if (ret)
+		goto out;
+	ret = write_text(path, merged, err);
+	if (ret)
+		goto out;
+	ret = make_target(c, "olddefconfig", err);
+out:
+	for (i = 0; i < r->nr_fragments; i++)
+		free(texts[i]);
+	free(texts);
+	free(path);
+	free(base);
+	free(merged);
+	return ret;
+}
+
+static int check_final(struct kbuild_ctx *c, const struct kconfig *wanted,
+		       char **err)
+{
+	char *path = xasprintf("%s/.config", c->obj), *text = NULL, *list;
+	struct kconfig final = { 0 };
+	const struct kconfig_opt *o;
+	size_t len;
+	int ret;
+
+	ret = read_file(path, &text, &len);
+	if (ret) {
+		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	kconfig__parse(&final, text, path, false, err);
+	o = kconfig__get(&final, "CONFIG_MODULES");
+	c->modules = o && o->value && !strcmp(o->value, "y");
+	kconfig__verify(wanted, &final, &c->missing, &c->nr_missing);
+	if (!c->nr_missing)
+		goto out;
+	list = kbuild_missing__describe(c->missing, c->nr_missing);
+	if (c->r->allow_missing_config) {
+		pr_warn("kernel build: %zu option%s from the fragments did "
+			"not land in .config (allowed):\n%s",
+			c->nr_missing, c->nr_missing == 1 ? "" : "s", list);
+		free(list);
+		goto out;
+	}
+	/* -EDOM: the config is not what was asked for; not a usage error. */
+	ret = -EDOM;
+	*err = xasprintf("%zu option%s from the fragments did not land in "
+			 "the final .config (a dependency is off, or there is "
+			 "no such option):\n%s\n(allow it with "
+			 "--allow-missing-config to build anyway)",
+			 c->nr_missing, c->nr_missing == 1 ? "" : "s", list);
+	free(list);
+out:
+	kconfig__release(&final);
+	free(path);
+	free(text);
+	return ret;
+}
+
+int kbuild__configure(struct kbuild_ctx *c, char **err)
+{
+	const char *config = c->r->config ? c->r->config : "defconfig";
+	struct kconfig wanted = { 0 };
+	char *dot = NULL, *to = NULL;
+	int ret;
+
+	kbuild_progress__phase(&c->progress, KBUILD_CONFIG);
+	if (mkdir(c->obj, 0755) && errno != EEXIST) {
+		ret = -errno;
+		*err = xasprintf("cannot create %s: %s", c->obj,
+				 strerror(errno));
+		return ret;
+	}
+	if (kbuild__config_is_target(config)) {
+		ret = make_target(c, config, err);
+	} else {
+		dot = xasprintf("%s/.config", c->obj);
+		ret = kbuild__copy_file(config, dot, err);
+		if (!ret)
+			ret = make_target(c, "olddefconfig", err);
+	}
+	if (ret)
+		goto out;
+	if (c->r->nr_fragments) {
+		ret = merge_fragments(c, &wanted, err);
+		if (ret)
+			goto out;
+	}
+	ret = check_final(c, &wanted, err);
+	if (ret)
+		goto out;
+	free(dot);
+	dot = xasprintf("%s/.config", c->obj);
+	to = xasprintf("%s/config", c->out);
+	ret = kbuild__copy_file(dot, to, err);
+out:
+	kconfig__release(&wanted);
+	free(dot);
+	free(to);
+	return ret;
+}

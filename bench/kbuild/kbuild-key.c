@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What a recipe means and what identifies its output: the architecture
+ * table, the names that may reach a command line, and the cache key.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bench/kbuild/kbuild.h"
+#include "util.h"
+
+/* Bumped when the layout of an entry changes, so old entries are unused. */
+#define KBUILD_KEY_VERSION "iommu-bench kernel build 1"
+#define REVISION_MAX 200
+#define PREFIX_MAX 200
+
+static const struct kbuild_arch arches[] = {
+	{ "x86_64", "x86", "bzImage" },	    { "x86", "x86", "bzImage" },
+	{ "i386", "x86", "bzImage" },	    { "arm64", "arm64", "Image" },
+	{ "arm", "arm", "zImage" },	    { "riscv", "riscv", "Image" },
+	{ "powerpc", "powerpc", "zImage" }, { "s390", "s390", "bzImage" },
+};
+
+/* uname -m as the kernel's ARCH= names it. */
+static const struct {
+	const char *machine, *arch;
+} machines[] = {
+	{ "x86_64", "x86_64" },	  { "i686", "i386" },
+	{ "i386", "i386" },	  { "aarch64", "arm64" },
+	{ "armv7l", "arm" },	  { "riscv64", "riscv" },
+	{ "ppc64le", "powerpc" }, { "ppc64", "powerpc" },
+	{ "s390x", "s390" },
+};
+
+const struct kbuild_arch *kbuild__arch(const char *name)
+{
+	struct utsname u;
+	size_t i;
+
+	if (!name) {
+		if (uname(&u))
+			return NULL;
+		for (i = 0; i < ARRAY_SIZE(machines); i++)
+			if (!strcmp(u.machine, machines[i].machine))
+				name = machines[i].arch;
+		if (!name)
+			return NULL;
+	}
+	for (i = 0; i < ARRAY_SIZE(arches); i++)
+		if (!strcmp(name, arches[i].name))
+			return &arches[i];
+	return NULL;
+}
+
+bool kbuild__config_is_target(const char *config)
+{
+	static const char *const targets[] = {
+		"defconfig",	"tinyconfig",	"allnoconfig", "alldefconfig",
+		"allmodconfig", "allyesconfig", NULL,
+	};
+	static const char suffix[] = "_defconfig";
+	size_t i, len = strlen(config), slen = strlen(suffix);
+
+	for (i = 0; targets[i]; i++)
+		if (!strcmp(config, targets[i]))
+			return true;
+	/* x86_64_defconfig, multi_v7_defconfig: arch/.../configs/NAME. */
+	return len > slen && !strcmp(config + len - slen, suffix) &&
+	       strspn(config, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
+static bool chars_ok(const char *s, const char *extra)
+{
+	for (; *s; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+		    !(*s >= '0' && *s <= '9') && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+bool kbuild__revision_is_valid(const char *rev)
+{
+	return *rev && rev[0] != '-' && strlen(rev) <= REVISION_MAX &&
+	       !strstr(rev, "..") && chars_ok(rev, "._/~^-");
+}
+
+bool kbuild__prefix_is_valid(const char *prefix)
+{
+	return *prefix && prefix[0] != '-' && strlen(prefix) <= PREFIX_MAX &&
+	       chars_ok(prefix, "._/+-");
+}
+
+/* "TAG SIZE\n" then the bytes: no two different inputs hash alike. */
+static void hash_blob(struct sha256 *s, const char *tag, const char *data,
+		      size_t len)
+{
+	char head[64];
+	int n = snprintf(head, sizeof(head), "%s %zu\n", tag, len);
+
+	sha256__update(s, head, n);
+	sha256__update(s, data, len);
+}
+
+static void hash_str(struct sha256 *s, const char *tag, const char *str)
+{
+	hash_blob(s, tag, str ? str : "", str ? strlen(str) : 0);
+}
+
+static int hash_file(struct sha256 *s, const char *tag, const char *path,
+		     char **err)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	ret = read_file(path, &buf, &len);
+	if (ret) {
+		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		return ret == -ENOENT ? -EINVAL : ret;
+	}
+	hash_blob(s, tag, buf, len);
+	free(buf);
+	return 0;
+}
+
+int kbuild__key(const struct kbuild_recipe *r, const char *base_commit,
+		const char *cc_version, char key[SHA256_HEX_SIZE], char **err)
+{
+	const struct kbuild_arch *arch = kbuild__arch(r->arch);
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	struct sha256 s;
+	size_t i;
+	int ret;
+
+	if (!arch) {
+		*err = xasprintf("unknown architecture '%s'",
+				 r->arch ? r->arch : "(this machine's)");
+		return -EINVAL;
+	}
+	sha256__init(&s);
+	hash_str(&s, "version", KBUILD_KEY_VERSION);
+	hash_str(&s, "base", base_commit);
+	for (i = 0; i < r->nr_patches; i++) {
+		ret = hash_file(&s, "patch", r->patches[i], err);
+		if (ret)
+			return ret;
+	}
+	if (!r->config || kbuild__config_is_target(r->config)) {
+		hash_str(&s, "config-target",
+			 r->config ? r->config : "defconfig");
+	} else {
+		ret = hash_file(&s, "config-file", r->config, err);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < r->nr_fragments; i++) {
+		ret = hash_file(&s, "fragment", r->fragments[i], err);
+		if (ret)
+			return ret;
+	}
+	hash_str(&s, "arch", arch->name);
+	hash_str(&s, "cross", r->cross_compile);
+	hash_str(&s, "cc", cc_version);
+	sha256__final(&s, digest);
+	for (i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(key + 2 * i, 3, "%02x", digest[i]);
+	return 0;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The build proper: the image, the modules staged with modules_install
+ * and packed, and the files a host needs copied into the entry-to-be,
+ * with the release and build id that identify the kernel once booted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/host/host-priv.h"
+#include "bench/kbuild/kbuild.h"
+#include "log.h"
+#include "util.h"
+
+#define BUILD_MS (8 * 60 * 60 * 1000)
+#define INSTALL_MS (60 * 60 * 1000)
+#define QUICK_MS (2 * 60 * 1000)
+#define ERROR_TAIL_LINES 20
+
+static int make_step(struct kbuild_ctx *c, const char *const *targets,
+		     bool parallel, int timeout_ms, char **err)
+{
+	struct host_argv a = { 0 };
+	char *output = NULL;
+	size_t i;
+	int ret;
+
+	kbuild__make_argv(c, &a);
+	if (parallel)
+		host_argv__pushf(&a, "-j%d", c->jobs);
+	for (i = 0; targets[i]; i++)
+		host_argv__push(&a, targets[i]);
+	ret = kbuild__run(host_argv__get(&a), timeout_ms, c->log_fd,
+			  &c->progress, &output);
+	host_argv__release(&a);
+	if (ret) {
+		c->failed_in_make = true;
+		*err = xasprintf("make %s failed%s; the end of the log:\n%s",
+				 targets[0],
+				 ret == -ETIMEDOUT ? " (timed out)" : "",
+				 kbuild__tail(output, ERROR_TAIL_LINES));
+	}
+	free(output);
+	return ret;
+}
+
+static int copy_out(struct kbuild_ctx *c, const char *from_rel,
+		    const char *name, char **err)
+{
+	char *from = xasprintf("%s/%s", c->obj, from_rel);
+	char *to = xasprintf("%s/%s", c->out, name);
+	int ret = kbuild__copy_file(from, to, err);
+
+	free(from);
+	free(to);
+	return ret;
+}
+
+static int kernel_release(struct kbuild_ctx *c, char **err)
+{
+	struct host_argv a = { 0 };
+	char *out = NULL, *why = NULL;
+	size_t len;
+	int ret;
+
+	kbuild__make_argv(c, &a);
+	host_argv__push(&a, "-s");
+	host_argv__push(&a, "kernelrelease");
+	ret = kbuild__capture(host_argv__get(&a), QUICK_MS, &out, &why);
+	host_argv__release(&a);
+	if (ret) {
+		*err = xasprintf("make kernelrelease: %s", why);
+		goto out;
+	}
+	len = strlen(out);
+	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+		out[--len] = '\0';
+	if (!len || strchr(out, '\n') || strchr(out, '/')) {
+		ret = -EIO;
+		*err = xasprintf("make kernelrelease printed '%s', not a "
+				 "release",
+				 out);
+		goto out;
+	}
+	c->release = out;
+	out = NULL;
+out:
+	free(out);
+	free(why);
+	return ret;
+}
+
+/*
+ * modules_install leaves build and source links to our temporary
+ * folders, which would dangle once they are gone.
+ */
+static void drop_links(struct kbuild_ctx *c)
+{
+	static const char *const links[] = { "build", "source" };
+	char *path;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		path = xasprintf("%s/modules/lib/modules/%s/%s", c->out,
+				 c->release, links[i]);
+		unlink(path);
+		free(path);
+	}
+}
+
+static int pack_modules(struct kbuild_ctx *c, char **err)
+{
+	struct host_argv a = { 0 };
+	char *output = NULL;
+	int ret;
+
+	drop_links(c);
+	host_argv__push(&a, "tar");
+	/* The same tree packs to the same bytes, whoever built it. */
+	host_argv__push(&a, "--sort=name");
+	host_argv__push(&a, "--owner=0");
+	host_argv__push(&a, "--group=0");
+	host_argv__push(&a, "--numeric-owner");
+	host_argv__push(&a, "-C");
+	host_argv__pushf(&a, "%s/modules", c->out);
+	host_argv__push(&a, "-cf");
+	host_argv__pushf(&a, "%s/modules.tar", c->out);
+	host_argv__push(&a, ".");
+	ret = kbuild__run(host_argv__get(&a), INSTALL_MS, c->log_fd,
+			  &c->progress, &output);
+	host_argv__release(&a);
+	if (ret)
+		*err = xasprintf("packing the modules failed: %s",
+				 kbuild__tail(output, 3));
+	free(output);
+	return ret;
+}
+
+int kbuild__compile(struct kbuild_ctx *c, char **err)
+{
+	const char *image[] = { c->arch->image, NULL };
+	const char *modules[] = { "modules", NULL };
+	char *install[3] = { "modules_install", NULL, NULL };
+	char *path;
+	int ret;
+
+	kbuild_progress__phase(&c->progress, KBUILD_BUILD);
+	ret = make_step(c, image, true, BUILD_MS, err);
+	if (ret)
+		return ret;
+	if (c->modules) {
+		kbuild_progress__phase(&c->progress, KBUILD_MODULES);
+		ret = make_step(c, modules, true, BUILD_MS, err);
+		if (ret)
+			return ret;
+		install[1] = xasprintf("INSTALL_MOD_PATH=%s/modules", c->out);
+		ret = make_step(c, (const char *const *)install, false,
+				INSTALL_MS, err);
+		free(install[1]);
+		if (ret)
+			return ret;
+	}
+	kbuild_progress__phase(&c->progress, KBUILD_PACK);
+	path = xasprintf("arch/%s/boot/%s", c->arch->srcarch, c->arch->image);
+	ret = copy_out(c, path, c->arch->image, err);
+	free(path);
+	if (!ret)
+		ret = copy_out(c, "System.map", "System.map", err);
+	if (ret)
+		return ret;
+	path = xasprintf("%s/vmlinux", c->obj);
+	ret = kbuild__elf_build_id(path, &c->build_id);
+	if (ret) {
+		*err = xasprintf("no build id in %s: %s", path,
+				 ret == -ENOENT ? "the kernel was linked "
+						  "without --build-id" :
+						  strerror(-ret));
+		free(path);
+		return ret == -EINVAL ? -EIO : ret;
+	}
+	free(path);
+	ret = kernel_release(c, err);
+	if (ret)
+		return ret;
+	if (c->modules)
+		ret = pack_modules(c, err);
+	return ret;
+}

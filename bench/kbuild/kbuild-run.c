@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The commands of a build, each an argument vector with a timeout. Their
+ * output goes straight into the build log rather than through us: a
+ * kernel build writes tens of thousands of lines nobody reads unless it
+ * fails, and then the log's tail is the error message.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/kbuild/kbuild.h"
+#include "subprocess.h"
+#include "log.h"
+#include "util.h"
+
+/* How often a running command is checked on (and progress printed). */
+#define TICK_MS 1000
+/* What a failed command's output may bring into an error message. */
+#define OUTPUT_MAX (64 * 1024)
+#define STOP_GRACE_MS 5000
+
+struct exec_arg {
+	const char *const *argv;
+	int log_fd;
+};
+
+/* In the child: stdout and stderr onto the log, then exec. */
+static int exec_logged(void *arg)
+{
+	const struct exec_arg *a = arg;
+
+	if (dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
+		return 127;
+	close(a->log_fd);
+	execvp(a->argv[0], (char *const *)a->argv);
+	dprintf(2, "cannot run %s: %s\n", a->argv[0], strerror(errno));
+	return 127;
+}
+
+/* The command line as the log shows it (never run through a shell). */
+static void log_command(int log_fd, const char *const *argv)
+{
+	size_t i;
+
+	dprintf(log_fd, "+");
+	for (i = 0; argv[i]; i++)
+		dprintf(log_fd, " %s", argv[i]);
+	dprintf(log_fd, "\n");
+}
+
+/* What was appended to the log since @from, at most its last OUTPUT_MAX. */
+static char *log_since(int log_fd, off_t from)
+{
+	off_t end = lseek(log_fd, 0, SEEK_END);
+	size_t len;
+	ssize_t n;
+	char *buf;
+
+	if (end < from)
+		return xstrdup("");
+	if (end - from > OUTPUT_MAX)
+		from = end - OUTPUT_MAX;
+	len = end - from;
+	buf = xmalloc(len + 1);
+	n = pread(log_fd, buf, len, from);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
+		struct kbuild_progress *p, char **output)
+{
+	/* Killed with us, make takes its jobs down with it. */
+	struct spawn_opts opts = { .keep_fds = &log_fd,
+				   .nr_keep_fds = 1,
+				   .pdeathsig = SIGTERM };
+	struct exec_arg a = { .argv = argv, .log_fd = log_fd };
+	double deadline = kbuild_progress__now() + timeout_ms / 1000.0;
+	off_t from = lseek(log_fd, 0, SEEK_END);
+	char how[96];
+	struct spawn sp;
+	int ret;
+
+	log_command(log_fd, argv);
+	ret = spawn__fn(&sp, exec_logged, &a, argv[0], &opts);
+	if (ret)
+		goto out;
+	for (;;) {
+		ret = spawn__wait(&sp, TICK_MS);
+		if (ret != -ETIMEDOUT)
+			break;
+		if (p)
+			kbuild_progress__tick(p, log_fd);
+		if (kbuild_progress__now() >= deadline) {
+			dprintf(log_fd,
+				"iommu-bench: %s ran past %d s, "
+				"stopped\n",
+				argv[0], timeout_ms / 1000);
+			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+	}
+	if (ret)
+		goto out;
+	if (!spawn__succeeded(&sp)) {
+		dprintf(log_fd, "iommu-bench: %s failed (%s)\n", argv[0],
+			spawn__describe(&sp, how, sizeof(how)));
+		ret = WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 127 ?
+			      -ENOENT :
+			      -EIO;
+	}
+out:
+	if (ret && output)
+		*output = log_since(log_fd, from);
+	spawn__release(&sp);
+	return ret;
+}
+
+int kbuild__capture(const char *const *argv, int timeout_ms, char **out,
+		    char **err)
+{
+	struct spawn_opts opts = { .flags = SPAWN_CAPTURE_OUT |
+					    SPAWN_CAPTURE_ERR };
+	char how[96];
+	struct spawn sp;
+	int ret;
+
+	ret = spawn__run(&sp, argv, &opts, timeout_ms);
+	if (ret == -ETIMEDOUT) {
+		*err = xasprintf("%s did not finish within %d s", argv[0],
+				 timeout_ms / 1000);
+		goto out;
+	}
+	if (ret) {
+		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
+		goto out;
+	}
+	if (!spawn__succeeded(&sp)) {
+		ret = -EIO;
+		*err = xasprintf("%s failed (%s): %s", argv[0],
+				 spawn__describe(&sp, how, sizeof(how)),
+				 sp.err ? kbuild__tail(sp.err, 5) : "");
+		goto out;
+	}
+	*out = sp.out ? sp.out : xstrdup("");
+	sp.out = NULL;
+out:
+	spawn__release(&sp);
+	return ret;
+}
+
+const char *kbuild__tail(const char *text, int lines)
+{
+	const char *p = text + strlen(text);
+
+	/* A trailing newline ends the last line; it does not start one. */
+	if (p > text && p[-1] == '\n')
+		p--;
+	while (p > text) {
+		if (p[-1] == '\n' && --lines <= 0)
+			break;
+		p--;
+	}
+	return p;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A matrix file, parsed and validated: which hosts, which kernels, which
+ * IOMMU modes, which workloads, what to collect and how often to repeat.
+ * docs/matrix.md describes every key; this header is what the plan and
+ * the orchestrator read.
+ *
+ * All strings and arrays are owned by the matrix. Every object remembers
+ * where it came from in the file (@pos, and @src, its TOML table) so
+ * that checks made long after loading can still point at file:line:col;
+ * objects that exist without being written (built-in modes, the implicit
+ * running kernel) have a zero @pos and a NULL @src.
+ *
+ * Paths in the matrix are resolved against the matrix file's folder when
+ * relative, and stored resolved.
+ */
+#ifndef IOMMU_BENCH_MATRIX_H
+#define IOMMU_BENCH_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config-error.h"
+#include "toml.h"
+
+/* Generous limits that still catch a runaway generated file. */
+#define MATRIX_MAX_REPETITIONS 10000
+#define MATRIX_MAX_WARMUP 100
+
+enum matrix_order {
+	ORDER_GROUPED,	   /* fewest mode switches and reboots */
+	ORDER_INTERLEAVED, /* a round over every state per repetition */
+	ORDER_RANDOM,	   /* shuffled per host, reproducible by seed */
+};
+
+struct matrix_run {
+	char *name;
+	char *description;
+	unsigned int repetitions;
+	unsigned int warmup; /* unrecorded trials after each state change */
+	enum matrix_order order;
+	uint64_t seed;
+	uint64_t cooldown_ms; /* between two trials on a host */
+	char *db; /* NULL: the tool's default (see global__db_path) */
+	/* The modes to run, in order: indexes into matrix.modes. */
+	size_t *modes;
+	size_t nr_modes;
+	struct toml_pos pos;
+	const struct toml_value *src;
+};
+
+enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU };
+enum host_role { ROLE_PEER, ROLE_SUT };
+enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
+enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
+enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE };
+
+/* The VM a qemu host is: bench/host/host-qemu.c makes it QEMU's argv. */
+struct matrix_qemu {
+	uint64_t memory; /* bytes */
+	unsigned int cpus;
+	enum qemu_accel accel;
+	enum qemu_iommu iommu;
+	/*
+	 * The vIOMMU reports caching mode (what vfio in the guest needs).
+	 * Intel's driver then forces strict: a lazy mode asked for fails
+	 * verification, as it must.
+	 */
+	bool caching_mode;
+	char **cmdline; /* kernel arguments of every boot */
+	size_t nr_cmdline;
+};
+
+struct matrix_host {
+	char *name;
+	char *description;
+	enum host_transport transport;
+	enum host_role role;
+	/*
+	 * ssh: the destination given to ssh (a name ~/.ssh/config may map);
+	 * netns and qemu: the CIDR of its interface, "10.77.0.2/24";
+	 * local: the address others reach it at, CIDR when linked.
+	 */
+	char *address;
+	char *data_address; /* ssh: where iperf3 connects; NULL: address */
+	char *user;	    /* ssh; NULL: whatever ssh's config says */
+	unsigned int port;  /* ssh; 0: whatever ssh's config says */
+	char *nic;	    /* the interface under test, on the host */
+	bool allow_reboot;
+	enum host_reboot reboot; /* how it boots another kernel or cmdline */
+	/*
+	 * ssh, qemu: where kernels the controller holds (builds; for qemu
+	 * booting by kexec, all) are copied to on the host.
+	 */
+	char *kernel_dir;
+	char **power_cycle; /* argv run on the controller; NULL-terminated */
+	size_t nr_power_cycle;
+	uint64_t boot_timeout_ms;
+	uint64_t boot_estimate_ms; /* for the plan's time estimate */
+	char *netns;		   /* netns: the namespace's name */
+	size_t link; /* netns/local/qemu: index of the veth peer */
+	bool has_link;
+	struct matrix_qemu qemu;
+	struct toml_pos pos;
+	const struct toml_value *src;
+};
+
+enum kernel_kind {
+	KERNEL_RUNNING, /* whatever the host has booted */
+	KERNEL_IMAGE,	/* a prebuilt image (+ initrd) to boot */
+	KERNEL_BUILD,	/* built from a tree + patches by `kernel build` */
+	KERNEL_PACKAGE, /* a Debian linux-image package (qemu hosts) */
+};
+
+struct matrix_build {
+	char *tree;	/* kernel source (git) tree, on the controller */
+	char *base;	/* git revision to start from; NULL: HEAD */
+	char **patches; /* applied in order with git am */
+	size_t nr_patches;
+	char *config;	  /* base .config; NULL: defconfig */
+	char **fragments; /* merged on top, in order */
+	size_t nr_fragments;
+	char *arch;	     /* kernel ARCH=; NULL: the controller's */
+	char *cross_compile; /* CROSS_COMPILE= prefix; NULL: none */
+};
+
+struct matrix_kernel {
+	char *name;
+	char *description;
+	enum kernel_kind kind;
+	char *image;
+	char *initrd;
+	char **cmdline; /* extra arguments, one per element */
+	size_t nr_cmdline;
+	char *release; /* `uname -r` expected after boot; NULL: any */
+	char *package; /* KERNEL_PACKAGE: "linux-image-6.1.0-57-amd64" */
+	struct matrix_build build;
+	/*
+	 * KERNEL_BUILD, once `run` has built it (not from the file): @image
+	 * and @release are the build's, and these complete them.
+	 */
+	char *modules_dir;  /* lib/modules/RELEASE of the build; NULL: none */
+	char *build_id;	    /* the GNU build id of its vmlinux */
+	char *built_config; /* its final .config, for the guest's /boot */
+	char *modules_tar;  /* the build's modules packed; NULL: none */
+	struct toml_pos pos;
+	const struct toml_value *src;
+};
+
+enum group_type {
+	GROUP_TYPE_UNSET,
+	GROUP_TYPE_DMA,	     /* strict */
+	GROUP_TYPE_DMA_FQ,   /* lazy: flush queue */
+	GROUP_TYPE_IDENTITY, /* passthrough */
+	GROUP_TYPE_AUTO,     /* the kernel's default */
+};
+
+enum mode_method {
+	METHOD_AUTO,
+	METHOD_SYSFS,
+	METHOD_KEXEC,
+	METHOD_GRUB,
+	METHOD_NONE,   /* the user arranged it; only verified */
+	METHOD_REBOOT, /* the host's own boot method, whichever it is */
+};
+
+struct matrix_mode {
+	char *name;
+	bool builtin;
+	/*
+	 * A built-in whose cmdline the user left alone: a sysfs switch of the
+	 * NIC's group gives the same state for the NIC, so "auto" may prefer
+	 * it over a reboot. A user's own cmdline may carry more than that.
+	 */
+	bool sysfs_equivalent;
+	char **cmdline;
+	size_t nr_cmdline;
+	enum group_type group_type;
+	enum mode_method method;
+	char *description;
+	struct toml_pos pos;
+	const struct toml_value *src;
+};
+
+/* How a mode is put in place on a host; see matrix__apply(). */
+enum mode_apply {
+	APPLY_NONE,    /* nothing to do: verify (or only record) */
+	APPLY_SYSFS,   /* write the NIC group's type, no reboot */
+	APPLY_KEXEC,   /* kexec into the kernel with the cmdline */
+	APPLY_GRUB,    /* a one-shot grub entry and a reboot */
+	APPLY_RESTART, /* restart the VM (qemu) with the cmdline */
+};
+
+enum workload_type { WORKLOAD_IPERF3 };
+enum iperf3_protocol { PROTO_TCP, PROTO_UDP };
+
+struct iperf3_affinity {
+	int *cpus; /* one per process; NULL: not pinned */
+	size_t nr;
+};
+
+struct matrix_iperf3 {
+	enum iperf3_protocol protocol;
+	unsigned int streams;	/* -P */
+	unsigned int processes; /* parallel iperf3 pairs, ports port.. */
+	uint64_t duration_ms;	/* -t, whole seconds */
+	uint64_t omit_ms;	/* -O, whole seconds */
+	bool reverse;		/* -R: the server sends */
+	bool bidir;		/* --bidir */
+	uint64_t length;	/* -l bytes; 0: iperf3's default */
+	uint64_t window;	/* -w bytes; 0: the kernel's autotuning */
+	uint64_t bitrate;	/* -b bits/s; 0: unlimited */
+	bool has_bitrate;	/* UDP's default is 1 Mbit/s, so tell apart */
+	char *congestion;	/* -C; NULL: the host's default */
+	bool zerocopy;		/* -Z */
+	unsigned int mss;	/* -M; 0: default */
+	bool no_delay;		/* -N */
+	unsigned int port;	/* -p, of the first process */
+	struct iperf3_affinity server_cpus, client_cpus;
+};
+
+struct matrix_workload {
+	char *name;
+	char *description;
+	enum workload_type type;
+	const struct workload_type_ops *ops;
+	size_t server, client; /* host indexes */
+	size_t sut;	       /* whichever of them is the SUT */
+	/*
+	 * false: no collector runs in its trials. The same workload with
+	 * and without, interleaved on one boot, is what the collectors
+	 * cost; throughput alone is measured then.
+	 */
+	bool collect;
+	union {
+		struct matrix_iperf3 iperf3;
+	} u;
+	struct toml_pos pos;
+	const struct toml_value *src;
+};
+
+struct mx;
+
+/*
+ * One per workload type. The matrix knows how to read and check a type's
+ * own keys; running it is the orchestrator's business.
+ */
+struct workload_type_ops {
+	const char *name;
+	const char *const *keys; /* its own keys, NULL-terminated */
+	/* Parse the type's keys of @tab into @w (see matrix-internal.h). */
+	void (*parse)(struct mx *mx, struct matrix_workload *w,
+		      const struct toml_value *tab);
+	void (*release)(struct matrix_workload *w);
+	/* Wall time of one trial as the workload itself sees it. */
+	uint64_t (*trial_ms)(const struct matrix_workload *w);
+};
+
+enum perf_callgraph {
+	CALLGRAPH_NONE,
+	CALLGRAPH_FP,
+	CALLGRAPH_DWARF,
+	CALLGRAPH_LBR
+};
+
+struct matrix_collect {
+	struct {
+		bool enabled;
+		char **probes; /* logical names, "default" expanded */
+		size_t nr_probes;
+		char *device; /* PCI address or "nic"; NULL: every device */
+	} bpf;
+	struct {
+		bool enabled;
+		char *event;
+		unsigned int frequency;
+		enum perf_callgraph callgraph;
+		char **counters;
+		size_t nr_counters;
+	} perf;
+	struct {
+		bool enabled;
+		uint64_t interval_ms;
+	} procstat;
+};
+
+struct matrix {
+	char *path; /* as given */
+	char *dir;  /* its folder, for relative paths */
+	struct toml_value *root;
+	struct matrix_run run;
+	struct matrix_host *hosts;
+	size_t nr_hosts;
+	struct matrix_kernel *kernels;
+	size_t nr_kernels;
+	struct matrix_mode *modes; /* the built-ins first */
+	size_t nr_modes;
+	struct matrix_workload *workloads;
+	size_t nr_workloads;
+	struct matrix_collect collect;
+};
+
+/*
+ * Load and validate @path. Every problem goes to @errs (initialise it
+ * with the same @path); warnings may be there on success too.
+ * Returns 0 and *@mp; -EINVAL when the file is not a valid matrix; or a
+ * negative errno when it cannot be read. *@mp is NULL on failure.
+ */
+int matrix__load(const char *path, struct matrix **mp,
+		 struct config_errors *errs);
+/* The same from a buffer; @path names it in messages and anchors paths. */
+int matrix__load_buf(const char *path, const char *buf, size_t len,
+		     struct matrix **mp, struct config_errors *errs);
+void matrix__free(struct matrix *m);
+
+/* Index of the named object, or -1. */
+long matrix__find_host(const struct matrix *m, const char *name);
+long matrix__find_kernel(const struct matrix *m, const char *name);
+long matrix__find_mode(const struct matrix *m, const char *name);
+long matrix__find_workload(const struct matrix *m, const char *name);
+
+/*
+ * How @mode is applied on @host. Also used by validation, which rejects
+ * every combination that cannot work, so on a loaded matrix it is total.
+ */
+enum mode_apply matrix__apply(const struct matrix_host *host,
+			      const struct matrix_mode *mode);
+/* The boot method of @host: APPLY_KEXEC, APPLY_GRUB, APPLY_RESTART or NONE. */
+enum mode_apply matrix__boot_method(const struct matrix_host *host);
+
+/* Per-trial wall time of a workload, without the tool's own overhead. */
+uint64_t matrix_workload__trial_ms(const struct matrix_workload *w);
+
+/* Names for enums, as the file spells them. */
+const char *matrix_order__name(enum matrix_order o);
+const char *host_transport__name(enum host_transport t);
+const char *host_role__name(enum host_role r);
+const char *host_reboot__name(enum host_reboot r);
+const char *group_type__name(enum group_type g);
+const char *mode_method__name(enum mode_method m);
+const char *mode_apply__name(enum mode_apply a);
+const char *kernel_kind__name(enum kernel_kind k);
+
+/*
+ * The logical bpf probe names a matrix may ask for, and the "default" set;
+ * NULL-terminated. The bpf collector resolves them on the host; a unit
+ * test keeps the two lists in step.
+ */
+extern const char *const matrix_probe_names[];
+extern const char *const matrix_default_probes[];
+
+#endif /* IOMMU_BENCH_MATRIX_H */

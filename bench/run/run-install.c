@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A kernel the controller holds, put on the host that boots it by kexec:
+ * a build on a lab host, or any kernel on a testbed VM that kexecs
+ * (reboot = "kexec"). The files travel over the agent's own connection
+ * (kernel.stage, a chunk at a time), are checked by sha256 and put in
+ * place there (kernel.install: modules into /lib/modules, an initrd
+ * from the host's own tool when the controller has none to give), and
+ * are found again by build id on the next run (kernel.find), so a host
+ * is sent a kernel once. A host that boots by grub also gets the kernel
+ * in /boot and its grub.cfg regenerated, since grub-reboot can only pick
+ * an entry the distribution's generator made.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base64.h"
+#include "bench/agent/agent-kernel.h"
+#include "bench/run/run-install.h"
+#include "log.h"
+#include "sha256.h"
+#include "util.h"
+
+#define STAGE_TIMEOUT_MS 60000
+/* Generating an initrd runs the host's mkinitramfs over its modules. */
+#define INSTALL_TIMEOUT_MS (11 * 60 * 1000)
+
+struct install_file {
+	const char *name; /* as kernel.stage knows it */
+	const char *path; /* on the controller; NULL: not sent */
+	char sha[SHA256_HEX_SIZE];
+	uint64_t size;
+};
+
+static uint64_t clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool run_install__needed(const struct run_host *h,
+			 const struct matrix_kernel *k)
+{
+	/* A VM that kexecs sees none of the controller's cache by design:
+	 * it is the stand-in for a lab host. */
+	if (h->h.m->transport == HOST_QEMU)
+		return h->h.m->reboot == REBOOT_KEXEC;
+	return h->h.m->transport == HOST_SSH && k->kind == KERNEL_BUILD;
+}
+
+static int send_file(struct run_host *h, const char *dir, const char *name,
+		     const struct install_file *f, char **err)
+{
+	unsigned char *buf = xmalloc(AGENT_KERNEL_STAGE_MAX);
+	uint64_t off = 0;
+	int fd, ret = 0;
+
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		*err = xasprintf("%s: %s", f->path, strerror(errno));
+		goto out;
+	}
+	do {
+		ssize_t n = read(fd, buf, AGENT_KERNEL_STAGE_MAX);
+		json_t *res = NULL;
+		char *b64;
+
+		if (n < 0) {
+			ret = -errno;
+			*err = xasprintf("%s: %s", f->path, strerror(errno));
+			break;
+		}
+		/* An empty file still needs its one (empty) chunk. */
+		if (!n && off)
+			break;
+		b64 = base64__encode(buf, (size_t)n);
+		ret = run_host__call(h, "kernel.stage",
+				     json_pack("{s:s, s:s, s:s, s:I, s:s}",
+					       "dir", dir, "name", name, "file",
+					       f->name, "offset",
+					       (json_int_t)off, "data", b64),
+				     STAGE_TIMEOUT_MS, &res, err);
+		free(b64);
+		json_decref(res);
+		off += (uint64_t)n;
+		if (!n)
+			break;
+	} while (!ret);
+	if (!ret && off != f->size) {
+		*err = xasprintf("%s changed while it was sent (%llu bytes, "
+				 "%llu when hashed)",
+				 f->path, (unsigned long long)off,
+				 (unsigned long long)f->size);
+		ret = -EAGAIN;
+	}
+	close(fd);
+out:
+	free(buf);
+	return ret;
+}
+
+/*
+ * The install name: the release, for a person looking at the host, and
+ * the build id (or the image's hash, for kernels that have none), for
+ * two builds of one release.
+ */
+static char *install_name(const struct matrix_kernel *k, const char *id)
+{
+	return xasprintf("%s-%.12s", k->release ? k->release : "kernel", id);
+}
+
+/* Where the boot loader finds it: /boot for grub, else the install. */
+static void take_paths(json_t *res, bool grub, char **image, char **initrd)
+{
+	const char *i = json_string_value(
+		json_object_get(res, grub ? "boot_image" : "image"));
+	const char *r = json_string_value(
+		json_object_get(res, grub ? "boot_initrd" : "initrd"));
+
+	*image = i ? xstrdup(i) : NULL;
+	*initrd = r ? xstrdup(r) : NULL;
+}
+
+int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
+			const struct matrix_kernel *k, char **image,
+			char **initrd, char **err)
+{
+	const char *dir = h->h.m->kernel_dir, *img = k->image, *rd = NULL;
+	bool grub = h->h.m->reboot == REBOOT_GRUB;
+	struct install_file files[3] = {
+		{ .name = AGENT_KERNEL_IMAGE },
+		{ .name = AGENT_KERNEL_INITRD },
+		{ .name = AGENT_KERNEL_MODULES },
+	};
+	json_t *res = NULL, *sums, *args;
+	uint64_t t0 = clock_ms(), sent = 0;
+	const char *id;
+	char *name = NULL;
+	size_t i;
+	int ret;
+
+	*image = *initrd = NULL;
+	if (h->h.ops->kernel_files) {
+		ret = h->h.ops->kernel_files(&h->h, k, &img, &rd);
+		if (ret) {
+			*err = xasprintf("host %s: no files to send for kernel "
+					 "'%s'",
+					 h->h.m->name, k->name);
+			return ret;
+		}
+	} else if (k->kind == KERNEL_BUILD) {
+		/* A lab host gets the modules; the testbed's initramfs
+		 * carries its own. */
+		files[2].path = k->modules_tar;
+	}
+	files[0].path = img;
+	files[1].path = rd;
+	if (!img) {
+		*err = xasprintf("host %s: kernel '%s' has no image to send",
+				 h->h.m->name, k->name);
+		return -ENOENT;
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i].path)
+			continue;
+		ret = sha256__file(files[i].path, files[i].sha, &files[i].size);
+		if (ret) {
+			*err = xasprintf("%s: %s", files[i].path,
+					 strerror(-ret));
+			return ret;
+		}
+	}
+	id = k->build_id ? k->build_id : files[0].sha;
+	name = install_name(k, id);
+
+	args = json_pack("{s:s, s:s, s:s}", "dir", dir, "name", name,
+			 "build_id", id);
+	if (grub)
+		json_object_set_new(args, "boot_dir", json_string("/boot"));
+	ret = run_host__call(h, "kernel.find", args, STAGE_TIMEOUT_MS, &res,
+			     err);
+	if (ret)
+		goto out;
+	if (json_is_true(json_object_get(res, "installed"))) {
+		take_paths(res, grub, image, initrd);
+		run_progress__msg(ctx,
+				  "host %s: kernel %s is there already "
+				  "(%s/%s)",
+				  h->h.m->name, k->name, dir, name);
+		goto out;
+	}
+	json_decref(res);
+	res = NULL;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		sent += files[i].path ? files[i].size : 0;
+	run_progress__msg(ctx, "host %s: sending kernel %s (%.1f MB) to %s/%s",
+			  h->h.m->name, k->name, (double)sent / 1e6, dir, name);
+	sums = json_object();
+	for (i = 0; i < ARRAY_SIZE(files) && !ret; i++) {
+		if (!files[i].path)
+			continue;
+		ret = send_file(h, dir, name, &files[i], err);
+		json_object_set_new(sums, files[i].name,
+				    json_string(files[i].sha));
+	}
+	if (ret) {
+		json_decref(sums);
+		goto out;
+	}
+	args = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "dir", dir, "name",
+			 name, "release", k->release ? k->release : "unknown",
+			 "build_id", id, "sha256", sums, "initrd",
+			 rd ? "staged" : "generate");
+	if (grub)
+		json_object_set_new(args, "boot",
+				    json_pack("{s:s, s:b}", "dir", "/boot",
+					      "grub", true));
+	ret = run_host__call(h, "kernel.install", args, INSTALL_TIMEOUT_MS,
+			     &res, err);
+	if (ret)
+		goto out;
+	take_paths(res, grub, image, initrd);
+	run_progress__msg(
+		ctx, "host %s: kernel %s installed in %.1f s (initrd: %s)",
+		h->h.m->name, k->name, (double)(clock_ms() - t0) / 1000.0,
+		json_string_value(json_object_get(res, "initrd_by")) ?: "none");
+out:
+	if (ret && *err) {
+		char *why = *err;
+
+		*err = xasprintf("host %s: installing kernel '%s': %s",
+				 h->h.m->name, k->name, why);
+		free(why);
+	}
+	if (!ret && !*image) {
+		*err = xasprintf("host %s: kernel.install named no image",
+				 h->h.m->name);
+		ret = -EPROTO;
+	}
+	json_decref(res);
+	free(name);
+	return ret;
+}

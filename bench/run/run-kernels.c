@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernels of the matrix that are recipes, built (or found in the build
+ * cache) before any host is touched: a run that would fail on a patch
+ * that does not apply should fail before the first reboot, not after.
+ * A built kernel then boots like an image, and its release and build id
+ * are what each boot is verified against.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/kbuild/kbuild.h"
+#include "bench/run/run.h"
+#include "log.h"
+#include "util.h"
+
+static bool kernel__selected(struct run_ctx *ctx, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->plan.nr_trials; i++)
+		if (ctx->plan.trials[i].kernel == k &&
+		    run_filter__match(&ctx->filter, ctx->m,
+				      &ctx->plan.trials[i]))
+			return true;
+	return false;
+}
+
+static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
+{
+	const struct matrix_build *b = &k->build;
+	struct kbuild_recipe r = {
+		.tree = b->tree,
+		.base = b->base,
+		.patches = b->patches,
+		.nr_patches = b->nr_patches,
+		.config = b->config,
+		.fragments = b->fragments,
+		.nr_fragments = b->nr_fragments,
+		.arch = b->arch,
+		.cross_compile = b->cross_compile,
+	};
+	struct kbuild_result res = { 0 };
+	char *err = NULL;
+	int ret;
+
+	run_progress__msg(ctx,
+			  "kernel %s: building (or finding the build "
+			  "in the cache)",
+			  k->name);
+	ret = kbuild__build(&r, NULL, &res, &err);
+	if (ret) {
+		pr_err("kernel '%s': %s", k->name, err ? err : strerror(-ret));
+		goto out;
+	}
+	if (k->release && strcmp(k->release, res.release)) {
+		pr_err("kernel '%s': the matrix expects release %s, the build "
+		       "is %s",
+		       k->name, k->release, res.release);
+		ret = -EINVAL;
+		goto out;
+	}
+	free(k->image);
+	k->image = xstrdup(res.image);
+	if (!k->release)
+		k->release = xstrdup(res.release);
+	k->modules_dir = res.modules_dir ? xstrdup(res.modules_dir) : NULL;
+	k->build_id = res.build_id ? xstrdup(res.build_id) : NULL;
+	k->built_config = res.config ? xstrdup(res.config) : NULL;
+	k->modules_tar = res.modules_tar ? xstrdup(res.modules_tar) : NULL;
+	run_progress__msg(ctx, "kernel %s: %s %s, build id %s (%s)", k->name,
+			  res.cached ? "cached" : "built", res.release,
+			  res.build_id ? res.build_id : "unknown", res.dir);
+out:
+	free(err);
+	kbuild_result__release(&res);
+	return ret;
+}
+
+int run_kernels__build(struct run_ctx *ctx)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ctx->m->nr_kernels; i++) {
+		struct matrix_kernel *k = &ctx->m->kernels[i];
+
+		if (k->kind != KERNEL_BUILD || !kernel__selected(ctx, i))
+			continue;
+		ret = kernel__build(ctx, k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

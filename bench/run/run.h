@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * iommu-bench run: a matrix's plan executed trial by trial on its hosts,
+ * each trial stored in one transaction, so that a killed run resumes
+ * where it stopped and never runs a stored trial twice.
+ */
+#ifndef IOMMU_BENCH_RUN_H
+#define IOMMU_BENCH_RUN_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/agent/agent-proto.h"
+#include "bench/host/host.h"
+#include "bench/matrix/matrix.h"
+#include "bench/matrix/plan.h"
+
+struct store;
+
+/* --only: a name per dimension, NULL for any. */
+struct run_filter {
+	long host, kernel, mode, workload; /* matrix indexes; -1: any */
+	unsigned int shard_k, shard_n;	   /* 1-based K of N; N 0: no shard */
+};
+
+/* booted_kernel: none of the matrix's, as far as the run knows (what a
+ * killed run left booted); every kernel, "running" too, boots first. */
+#define RUN_KERNEL_UNKNOWN LONG_MAX
+
+struct run_host {
+	struct host h;
+	bool opened;
+	struct agent_conn *agent;
+	int64_t host_id;  /* store rows; 0 until known */
+	int64_t boot_row; /* the boot the agent answered from */
+	char *boot_id;
+	char *kernel_release;
+	char *build_id;
+	char *applied_mode; /* the mode put in place on this boot, if any */
+	char *lost; /* why the host is gone for the rest of the run; NULL */
+	/*
+	 * Hosts the tool boots itself (qemu, host_ops.restart): what the
+	 * current boot is (matrix indexes; mode -1: booted without a
+	 * mode's cmdline), whether no trial ran on it yet, and the last
+	 * boot that failed, so that its other trials fail fast.
+	 */
+	long booted_kernel, booted_mode;
+	bool fresh_boot;
+	long failed_kernel, failed_mode;
+	char *failed_boot; /* its error; NULL: none failed */
+	/*
+	 * The kernel the run found running, which kernel kind "running"
+	 * is: after a boot into another kernel the host runs that one, and
+	 * a "running" trial must go back, not run on whatever is there.
+	 */
+	char *found_release, *found_build_id;
+};
+
+struct run_progress {
+	bool tty, quiet, json;
+	size_t done, total, failed;
+	double last_gbps;
+	uint64_t started_ms;
+	uint64_t overhead_ms; /* wall time beyond the workload, summed */
+	size_t measured;      /* trials the overhead is summed over */
+};
+
+struct run_ctx {
+	struct matrix *m;
+	struct plan plan;
+	struct store *st;
+	const char *db_path;
+	char *results_dir; /* the db's folder: results/<run>/<trial>/ go there */
+	int64_t run_id;
+	struct run_filter filter;
+	unsigned int max_failures;
+	struct run_host *hosts; /* one per matrix host */
+	int64_t *kernel_ids;	/* one per matrix kernel */
+	int64_t *trial_ids;	/* one per plan trial; 0: not selected */
+	bool *trial_done;	/* stored 'ok' already */
+	struct run_progress progress;
+};
+
+/* run-filter.c */
+int run_filter__parse_only(struct run_filter *f, const struct matrix *m,
+			   const char *spec);
+int run_filter__parse_shard(struct run_filter *f, const char *spec);
+bool run_filter__match(const struct run_filter *f, const struct matrix *m,
+		       const struct plan_trial *t);
+
+/* run-args.c: what the agents are asked, as JSON */
+json_t *run_args__iperf3(const struct matrix *m,
+			 const struct matrix_workload *w, bool client);
+json_t *run_args__collect(const struct matrix *m, const char *nic,
+			  const char *outdir);
+/* The IP part of a host's data address (CIDR cut off), in @buf. */
+int run_args__data_ip(const struct matrix_host *h, char *buf, size_t size);
+
+/* run-hosts.c */
+int run_hosts__open(struct run_ctx *ctx);
+/* (Re)start @h's agent, say hello and record host and boot. */
+int run_host__connect(struct run_ctx *ctx, struct run_host *h);
+int run_host__call(struct run_host *h, const char *verb, json_t *args,
+		   int timeout_ms, json_t **result, char **err);
+void run_hosts__close(struct run_ctx *ctx);
+int run_kernels__store(struct run_ctx *ctx);
+
+/* run-state.c: the mode of trial @t in place on its SUT, and verified */
+int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
+		      char **effective, char **err);
+/*
+ * Boot host @h (one with host_ops.restart) into kernel @kernel with mode
+ * @mode's cmdline (-1: none) and connect its agent. 0, or a negative
+ * errno and *@err.
+ */
+int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
+		    long mode, char **err);
+
+/* run-trial.c */
+int run_trial__exec(struct run_ctx *ctx, size_t i);
+/* Store trial @i failed with @why, without running it; 1 or -errno. */
+int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why);
+
+/* run-kernels.c: build the recipes the selected trials boot */
+int run_kernels__build(struct run_ctx *ctx);
+
+/* run-store.c */
+int run_store__plan(struct run_ctx *ctx);
+
+/* run-signal.c: 0 none, 1 finish the trial then stop, 2 abandon it */
+void run_signal__install(struct run_ctx *ctx);
+int run_signal__level(void);
+void run_signal__restore(void);
+
+/* run-progress.c */
+void run_progress__msg(struct run_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
+			 const char *error, double gbps, uint64_t wall_ms);
+void run_progress__end(struct run_ctx *ctx, const char *status);
+
+/* run.c: every selected trial not yet stored 'ok'; 0, or -EINTR, ... */
+int run__execute(struct run_ctx *ctx);
+
+#endif /* IOMMU_BENCH_RUN_H */

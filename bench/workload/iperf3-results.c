@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iperf3's JSON reports (one per process, from the client's side) into
+ * one results object, and that into the store. jansson only: libiperf
+ * exports its own cJSON_* symbols, which would clash with libcjson.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench/workload/iperf3-priv.h"
+#include "log.h"
+#include "store/store.h"
+#include "util.h"
+
+struct side {
+	double recv_bps, send_bps;
+	double retransmits; /* NAN: not reported (UDP, or no tcp_info) */
+	double cpu_client, cpu_server;
+	double packets, lost, jitter_ms;
+};
+
+static double num(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A sum object's key, plus the reverse direction's in a bidir test. */
+static double both(const json_t *end, const char *sum, const char *key)
+{
+	char rev[64];
+	double a = num(json_object_get(end, sum), key), b;
+
+	snprintf(rev, sizeof(rev), "%s_bidir_reverse", sum);
+	b = num(json_object_get(end, rev), key);
+	return isnan(b) ? a : a + b;
+}
+
+static int read_side(const json_t *report, unsigned int port, bool udp,
+		     struct side *s)
+{
+	const json_t *end = json_object_get(report, "end");
+	const json_t *cpu = json_object_get(end, "cpu_utilization_percent");
+	const json_t *recv = json_object_get(end, "sum_received");
+
+	s->recv_bps = both(end, "sum_received", "bits_per_second");
+	s->send_bps = both(end, "sum_sent", "bits_per_second");
+	if (isnan(s->recv_bps) || isnan(s->send_bps)) {
+		pr_err("iperf3 report of the client on port %u has no "
+		       "end.sum_received/sum_sent bits_per_second",
+		       port);
+		return -EINVAL;
+	}
+	s->retransmits = udp ? NAN : both(end, "sum_sent", "retransmits");
+	s->cpu_client = num(cpu, "host_total");
+	s->cpu_server = num(cpu, "remote_total");
+	s->packets = num(json_object_get(end, "sum_sent"), "packets");
+	s->lost = num(recv, "lost_packets");
+	s->jitter_ms = num(recv, "jitter_ms");
+	return 0;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* Interval @k (omitted ones not counted) of @report, or NULL. */
+static const json_t *interval(const json_t *report, size_t k)
+{
+	const json_t *arr = json_object_get(report, "intervals"), *iv;
+	size_t i;
+
+	json_array_foreach(arr, i, iv) {
+		const json_t *sum = json_object_get(iv, "sum");
+
+		if (json_is_true(json_object_get(sum, "omitted")))
+			continue;
+		if (!k--)
+			return iv;
+	}
+	return NULL;
+}
+
+static json_t *intervals(json_t *const *reports, size_t n, double omit)
+{
+	json_t *out = json_array();
+	const json_t *iv;
+	size_t k, i;
+
+	for (k = 0; (iv = interval(reports[0], k)); k++) {
+		const json_t *sum = json_object_get(iv, "sum");
+		double bps = 0, re = 0;
+		bool has_re = false;
+
+		for (i = 0; i < n; i++) {
+			const json_t *p = interval(reports[i], k);
+			double b, r;
+
+			if (!p)
+				continue;
+			b = both(p, "sum", "bits_per_second");
+			r = both(p, "sum", "retransmits");
+			bps += isnan(b) ? 0 : b;
+			if (!isnan(r)) {
+				re += r;
+				has_re = true;
+			}
+		}
+		json_array_append_new(
+			out, json_pack("{s:f, s:f, s:f, s:o}", "start",
+				       omit + num(sum, "start"), "end",
+				       omit + num(sum, "end"),
+				       "bits_per_second", bps, "retransmits",
+				       has_re ? json_real(re) : json_null()));
+	}
+	return out;
+}
+
+static void add(double *acc, double v)
+{
+	if (!isnan(v))
+		*acc = isnan(*acc) ? v : *acc + v;
+}
+
+int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
+		      size_t n, const struct iperf3_opts *o, json_t **results)
+{
+	struct side tot = { 0, 0, NAN, NAN, NAN, NAN, NAN, NAN }, s;
+	json_t *per = json_array(), *udp = json_null();
+	double jitter_sum = 0;
+	size_t i;
+
+	*results = NULL;
+	for (i = 0; i < n; i++) {
+		const char *e =
+			json_string_value(json_object_get(reports[i], "error"));
+
+		if (e) {
+			pr_err("iperf3 client on port %u failed: %s", ports[i],
+			       e);
+			goto fail;
+		}
+		if (read_side(reports[i], ports[i], o->udp, &s))
+			goto fail;
+		tot.recv_bps += s.recv_bps;
+		tot.send_bps += s.send_bps;
+		add(&tot.retransmits, s.retransmits);
+		add(&tot.cpu_client, s.cpu_client);
+		add(&tot.cpu_server, s.cpu_server);
+		add(&tot.packets, s.packets);
+		add(&tot.lost, s.lost);
+		jitter_sum += isnan(s.jitter_ms) ? 0 : s.jitter_ms;
+		json_array_append_new(
+			per,
+			json_pack("{s:i, s:f, s:f, s:o, s:o, s:o}", "port",
+				  (int)ports[i], "throughput_bps", s.recv_bps,
+				  "sender_bps", s.send_bps, "retransmits",
+				  num_or_null(s.retransmits), "cpu_client_pct",
+				  num_or_null(s.cpu_client), "cpu_server_pct",
+				  num_or_null(s.cpu_server)));
+	}
+	if (o->udp)
+		udp = json_pack(
+			"{s:o, s:o, s:o, s:o}", "packets",
+			num_or_null(tot.packets), "lost_packets",
+			num_or_null(tot.lost), "lost_pct",
+			num_or_null(tot.packets > 0 ?
+					    100.0 * tot.lost / tot.packets :
+					    NAN),
+			"jitter_ms", json_real(jitter_sum / (double)n));
+	*results = json_pack(
+		"{s:s, s:i, s:i, s:i, s:i, s:b, s:b, s:f, s:f, s:o, s:o, s:o, "
+		"s:o, s:o, s:o}",
+		"protocol", o->udp ? "udp" : "tcp", "processes", (int)n,
+		"streams", (int)(o->streams ? o->streams : 1),
+		"duration_seconds", (int)iperf3__duration_s(o), "omit_seconds",
+		(int)o->omit_s, "reverse", o->reverse, "bidir", o->bidir,
+		"throughput_bps", tot.recv_bps, "sender_bps", tot.send_bps,
+		"retransmits", num_or_null(tot.retransmits), "cpu_client_pct",
+		num_or_null(tot.cpu_client), "cpu_server_pct",
+		num_or_null(tot.cpu_server), "udp", udp, "per_process", per,
+		"intervals", intervals(reports, n, (double)o->omit_s));
+	return 0;
+fail:
+	json_decref(per);
+	return -EIO;
+}
+
+struct metric_def {
+	const char *key; /* in the results, or "udp.KEY" */
+	const char *name;
+	const char *unit;
+	enum store_better better;
+};
+
+static const struct metric_def metrics[] = {
+	{ "throughput_bps", "throughput", "bit/s", STORE_BETTER_HIGHER },
+	{ "sender_bps", "throughput_sender", "bit/s", STORE_BETTER_HIGHER },
+	{ "retransmits", "retransmits", "count", STORE_BETTER_LOWER },
+	{ "cpu_client_pct", "cpu_client_pct", "%", STORE_BETTER_LOWER },
+	{ "cpu_server_pct", "cpu_server_pct", "%", STORE_BETTER_LOWER },
+	{ "udp.lost_pct", "udp_lost_pct", "%", STORE_BETTER_LOWER },
+	{ "udp.jitter_ms", "udp_jitter_ms", "ms", STORE_BETTER_LOWER },
+	{ "udp.packets", "udp_packets", "count", STORE_BETTER_NONE },
+};
+
+static int store_intervals(struct store *st, int64_t trial_id,
+			   const json_t *ivs)
+{
+	const json_t *iv;
+	size_t i;
+	int err = 0;
+
+	json_array_foreach(ivs, i, iv) {
+		double t0 = num(iv, "start"), t1 = num(iv, "end");
+		double bps = num(iv, "bits_per_second");
+		double re = num(iv, "retransmits");
+
+		if (isnan(t0) || isnan(t1) || t0 < 0 || t1 < t0)
+			continue;
+		if (!isnan(bps))
+			err = store__interval_add(st, trial_id, "throughput",
+						  t0, t1, bps, "bit/s", NULL);
+		if (!err && !isnan(re))
+			err = store__interval_add(st, trial_id, "retransmits",
+						  t0, t1, re, "count", NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int iperf3__store(struct store *st, int64_t trial_id, const json_t *results)
+{
+	size_t i;
+	int err;
+
+	if (!json_is_number(json_object_get(results, "throughput_bps"))) {
+		pr_err("iperf3 results have no throughput_bps");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(metrics); i++) {
+		const struct metric_def *m = &metrics[i];
+		const json_t *obj = results;
+		const char *key = m->key;
+		double v;
+
+		if (!strncmp(key, "udp.", 4)) {
+			obj = json_object_get(results, "udp");
+			key += 4;
+		}
+		v = num(obj, key);
+		if (isnan(v) || isinf(v))
+			continue;
+		err = store__metric_add(st, trial_id, m->name, v, m->unit,
+					m->better, NULL);
+		if (err)
+			return err;
+	}
+	return store_intervals(st, trial_id,
+			       json_object_get(results, "intervals"));
+}

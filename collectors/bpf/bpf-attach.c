@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The attach chain. One small object per target and rung, opened when
+ * it is tried: with libbpf 1.1 a single program whose target is missing
+ * fails the load of its whole object, so sharing one object between
+ * targets would let one bad target take the others down.
+ *
+ * Exit programs are attached before entry programs, and detached after
+ * them: an exit with no start is counted untimed, whereas a start with
+ * no exit would leave a stale time for the next call to pair with.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collectors/bpf/bpf-probes.h"
+#include "log.h"
+#include "util.h"
+
+#include "probe_fentry.skel.h"
+#include "probe_kprobe.skel.h"
+#include "probe_rawtp.skel.h"
+#include "probe_tp.skel.h"
+
+const char *bpf_rung__name(enum bpf_rung r)
+{
+	switch (r) {
+	case BPF_RUNG_FENTRY:
+		return "fentry";
+	case BPF_RUNG_KPROBE:
+		return "kprobe";
+	case BPF_RUNG_RAW_TP:
+		return "raw_tp";
+	case BPF_RUNG_TRACEPOINT:
+		return "tracepoint";
+	case BPF_RUNG_NONE:
+		break;
+	}
+	return "none";
+}
+
+static void target__fail(struct bpf_target *t, const struct bpf_env *env,
+			 enum bpf_rung rung, const char *stage, int err)
+{
+	struct bpf_fail *f;
+
+	if (t->nr_fails >= ARRAY_SIZE(t->fails))
+		return;
+	f = &t->fails[t->nr_fails++];
+	f->rung = rung;
+	f->stage = stage;
+	f->err = err < 0 ? -err : err;
+	f->why = bpf_fail__explain(env, rung, stage, f->err);
+	pr_debug("bpf: %s: %s %s failed: %s (%s)", t->name,
+		 bpf_rung__name(rung), stage, strerror(f->err), f->why);
+}
+
+/* The knobs every program shares. */
+#define SET_FILTER(rodata, filter)                                     \
+	do {                                                           \
+		(rodata)->filter_dev = (filter) && (filter)->on;       \
+		if ((rodata)->filter_dev)                              \
+			memcpy((rodata)->dev_name, (filter)->dev_name, \
+			       sizeof((rodata)->dev_name));            \
+	} while (0)
+
+static void target__attached(struct bpf_target *t, void *obj,
+			     const struct bpf_map *stats,
+			     const struct bpf_program *p0,
+			     const struct bpf_program *p1)
+{
+	t->obj = obj;
+	t->stats_fd = bpf_map__fd(stats);
+	t->prog_fds[0] = bpf_program__fd(p0);
+	t->prog_fds[1] = p1 ? bpf_program__fd(p1) : -1;
+}
+
+/* libbpf 1.x returns NULL and sets errno. */
+static int link_err(struct bpf_link *l)
+{
+	return l ? 0 : -errno;
+}
+
+static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
+		      const struct bpf_filter *filter)
+{
+	struct probe_fentry_bpf *o;
+	int err;
+
+	if (!t->in_btf) {
+		target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ESRCH);
+		return -ESRCH;
+	}
+	o = probe_fentry_bpf__open();
+	if (!o) {
+		err = -errno;
+		target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
+		return err;
+	}
+	SET_FILTER(o->rodata, filter);
+	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
+	o->rodata->size_arg = t->size_arg;
+	err = bpf_program__set_attach_target(o->progs.fn_entry, 0, t->name);
+	if (!err)
+		err = bpf_program__set_attach_target(o->progs.fn_exit, 0,
+						     t->name);
+	if (!err)
+		err = probe_fentry_bpf__load(o);
+	if (err) {
+		target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
+		goto fail;
+	}
+	t->links[1] = bpf_program__attach(o->progs.fn_exit);
+	err = link_err(t->links[1]);
+	if (!err) {
+		t->links[0] = bpf_program__attach(o->progs.fn_entry);
+		err = link_err(t->links[0]);
+	}
+	if (err) {
+		target__fail(t, env, BPF_RUNG_FENTRY, "attach", err);
+		goto fail;
+	}
+	target__attached(t, o, o->maps.stats, o->progs.fn_entry,
+			 o->progs.fn_exit);
+	return 0;
+fail:
+	bpf_target__detach(t);
+	probe_fentry_bpf__destroy(o);
+	return err;
+}
+
+static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
+		      const struct bpf_filter *filter)
+{
+	struct probe_kprobe_bpf *o;
+	int err;
+
+	if (!t->symbol) {
+		target__fail(t, env, BPF_RUNG_KPROBE, "resolve", ENOENT);
+		return -ENOENT;
+	}
+	o = probe_kprobe_bpf__open();
+	if (!o) {
+		err = -errno;
+		target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
+		return err;
+	}
+	SET_FILTER(o->rodata, filter);
+	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
+	o->rodata->size_arg = t->size_arg;
+	err = probe_kprobe_bpf__load(o);
+	if (err) {
+		target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
+		goto fail;
+	}
+	t->links[1] =
+		bpf_program__attach_kprobe(o->progs.kp_exit, true, t->symbol);
+	err = link_err(t->links[1]);
+	if (!err) {
+		t->links[0] = bpf_program__attach_kprobe(o->progs.kp_entry,
+							 false, t->symbol);
+		err = link_err(t->links[0]);
+	}
+	if (err) {
+		target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
+		goto fail;
+	}
+	target__attached(t, o, o->maps.stats, o->progs.kp_entry,
+			 o->progs.kp_exit);
+	return 0;
+fail:
+	bpf_target__detach(t);
+	probe_kprobe_bpf__destroy(o);
+	return err;
+}
+
+static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
+		     const struct bpf_filter *filter)
+{
+	bool pair = t->tp_end != NULL;
+	struct probe_rawtp_bpf *o;
+	int err;
+
+	if (!t->raw_ok) {
+		target__fail(t, env, BPF_RUNG_RAW_TP, "resolve", ENOENT);
+		return -ENOENT;
+	}
+	o = probe_rawtp_bpf__open();
+	if (!o) {
+		err = -errno;
+		target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
+		return err;
+	}
+	SET_FILTER(o->rodata, filter);
+	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
+	o->rodata->size_arg = t->size_arg;
+	bpf_program__set_autoload(o->progs.rtp_count, !pair);
+	bpf_program__set_autoload(o->progs.rtp_begin, pair);
+	bpf_program__set_autoload(o->progs.rtp_end, pair);
+	err = probe_rawtp_bpf__load(o);
+	if (err) {
+		target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
+		goto fail;
+	}
+	if (pair) {
+		t->links[1] = bpf_program__attach_raw_tracepoint(
+			o->progs.rtp_end, t->tp_end);
+		err = link_err(t->links[1]);
+		if (!err) {
+			t->links[0] = bpf_program__attach_raw_tracepoint(
+				o->progs.rtp_begin, t->tp);
+			err = link_err(t->links[0]);
+		}
+	} else {
+		t->links[0] = bpf_program__attach_raw_tracepoint(
+			o->progs.rtp_count, t->tp);
+		err = link_err(t->links[0]);
+	}
+	if (err) {
+		target__fail(t, env, BPF_RUNG_RAW_TP, "attach", err);
+		goto fail;
+	}
+	target__attached(t, o, o->maps.stats,
+			 pair ? o->progs.rtp_begin : o->progs.rtp_count,
+			 pair ? o->progs.rtp_end : NULL);
+	return 0;
+fail:
+	bpf_target__detach(t);
+	probe_rawtp_bpf__destroy(o);
+	return err;
+}
+
+static int try_tp(struct bpf_target *t, const struct bpf_env *env,
+		  const struct bpf_filter *filter)
+{
+	bool pair = t->tp_end != NULL;
+	struct probe_tp_bpf *o;
+	int err;
+
+	o = probe_tp_bpf__open();
+	if (!o) {
+		err = -errno;
+		target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
+		return err;
+	}
+	SET_FILTER(o->rodata, filter);
+	o->rodata->dev_loc_off = t->dev_loc_off;
+	o->rodata->size_off = t->size_off;
+	o->rodata->size_len = t->size_len;
+	bpf_program__set_autoload(o->progs.tp_count, !pair);
+	bpf_program__set_autoload(o->progs.tp_begin, pair);
+	bpf_program__set_autoload(o->progs.tp_end, pair);
+	err = probe_tp_bpf__load(o);
+	if (err) {
+		target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
+		goto fail;
+	}
+	if (pair) {
+		t->links[1] = bpf_program__attach_tracepoint(o->progs.tp_end,
+							     t->cat, t->tp_end);
+		err = link_err(t->links[1]);
+		if (!err) {
+			t->links[0] = bpf_program__attach_tracepoint(
+				o->progs.tp_begin, t->cat, t->tp);
+			err = link_err(t->links[0]);
+		}
+	} else {
+		t->links[0] = bpf_program__attach_tracepoint(o->progs.tp_count,
+							     t->cat, t->tp);
+		err = link_err(t->links[0]);
+	}
+	if (err) {
+		target__fail(t, env, BPF_RUNG_TRACEPOINT, "attach", err);
+		goto fail;
+	}
+	target__attached(t, o, o->maps.stats,
+			 pair ? o->progs.tp_begin : o->progs.tp_count,
+			 pair ? o->progs.tp_end : NULL);
+	return 0;
+fail:
+	bpf_target__detach(t);
+	probe_tp_bpf__destroy(o);
+	return err;
+}
+
+int bpf_target__attach(struct bpf_target *t, const struct bpf_env *env,
+		       const struct bpf_filter *filter, enum bpf_rung only)
+{
+	static int (*const rungs[])(struct bpf_target *, const struct bpf_env *,
+				    const struct bpf_filter *) = {
+		[BPF_RUNG_FENTRY] = try_fentry,
+		[BPF_RUNG_KPROBE] = try_kprobe,
+		[BPF_RUNG_RAW_TP] = try_rawtp,
+		[BPF_RUNG_TRACEPOINT] = try_tp,
+	};
+	enum bpf_rung r, first, last;
+	int err = -ENOENT;
+
+	t->rung = BPF_RUNG_NONE;
+	first = t->kind == BPF_TARGET_FN ? BPF_RUNG_FENTRY : BPF_RUNG_RAW_TP;
+	last = t->kind == BPF_TARGET_FN ? BPF_RUNG_KPROBE : BPF_RUNG_TRACEPOINT;
+	for (r = first; r <= last; r++) {
+		if (only != BPF_RUNG_NONE && only != r)
+			continue;
+		err = rungs[r](t, env, filter);
+		if (!err) {
+			t->rung = r;
+			return 0;
+		}
+	}
+	return err;
+}
+
+/* Runs of the target's programs the kernel skipped as recursive. */
+static __u64 target__missed(const struct bpf_target *t)
+{
+	__u64 missed = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (t->prog_fds[i] > 0 &&
+		    !bpf_obj_get_info_by_fd(t->prog_fds[i], &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}
+
+int bpf_target__read(struct bpf_target *t)
+{
+	int ncpus = libbpf_num_possible_cpus(), i, err;
+	struct probe_stats *per_cpu;
+	__u32 zero = 0;
+
+	memset(&t->stats, 0, sizeof(t->stats));
+	t->missed = 0;
+	if (!t->obj)
+		return 0;
+	t->missed = target__missed(t);
+	if (ncpus < 0)
+		return ncpus;
+	per_cpu = xcalloc(ncpus, sizeof(*per_cpu));
+	err = bpf_map_lookup_elem(t->stats_fd, &zero, per_cpu);
+	if (err) {
+		err = -errno;
+		pr_err("bpf: cannot read the stats of %s: %s", t->name,
+		       strerror(-err));
+	} else {
+		for (i = 0; i < ncpus; i++)
+			probe_stats__add(&t->stats, &per_cpu[i]);
+	}
+	free(per_cpu);
+	return err;
+}
+
+void bpf_target__detach(struct bpf_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t->links); i++) {
+		bpf_link__destroy(t->links[i]);
+		t->links[i] = NULL;
+	}
+	if (!t->obj)
+		return;
+	switch (t->rung) {
+	case BPF_RUNG_FENTRY:
+		probe_fentry_bpf__destroy(t->obj);
+		break;
+	case BPF_RUNG_KPROBE:
+		probe_kprobe_bpf__destroy(t->obj);
+		break;
+	case BPF_RUNG_RAW_TP:
+		probe_rawtp_bpf__destroy(t->obj);
+		break;
+	case BPF_RUNG_TRACEPOINT:
+		probe_tp_bpf__destroy(t->obj);
+		break;
+	case BPF_RUNG_NONE:
+		break;
+	}
+	t->obj = NULL;
+	t->stats_fd = t->prog_fds[0] = t->prog_fds[1] = -1;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * All host facts as one JSON object (docs/probe.md), and what each
+ * collector kind can do here, asked through its ops table.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collectors/collector.h"
+#include "collectors/hostfacts/hostfacts-priv.h"
+#include "util.h"
+
+static json_t *unavailable(const char *reason)
+{
+	return json_pack("{s:b, s:s}", "available", 0, "reason", reason);
+}
+
+static json_t *collectors_json(void)
+{
+	const struct collector_ops *const *k;
+	json_t *o = json_object(), *info;
+	int err;
+
+	for (k = collector_kinds; *k; k++) {
+		info = NULL;
+		if (!(*k)->support) {
+			info = unavailable("this iommu-bench has no support "
+					   "check for it (not built yet)");
+		} else {
+			err = (*k)->support(&info);
+			if (err || !info) {
+				json_decref(info);
+				info = unavailable(err ? strerror(-err) :
+							 "no answer");
+			}
+		}
+		json_object_set_new(o, (*k)->name, info);
+	}
+	return o;
+}
+
+int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
+{
+	const char *root = opts->root ? opts->root : "/";
+	struct hf_strv warn = { 0 };
+	struct stat sb;
+	json_t *o;
+
+	if (stat(root, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	/* Without procfs there is no kernel to describe at all. */
+	if (!hf_exists(root, "/proc/sys/kernel/osrelease"))
+		return -ENOENT;
+
+	o = json_object();
+	json_object_set_new(o, "format", json_integer(HOSTFACTS_FORMAT));
+	json_object_set_new(o, "root", hf_json_str(root));
+	json_object_set_new(o, "identity", hf_json_identity(root, &warn));
+	json_object_set_new(o, "kernel", hf_json_kernel(root, &warn));
+	json_object_set_new(o, "iommu", hf_json_iommu(root, &warn));
+	json_object_set_new(o, "dma_policy", hf_json_policy(root, &warn));
+	json_object_set_new(o, "nics", hf_json_nics(root, &warn));
+	json_object_set_new(o, "cpu", hf_json_cpu(root, &warn));
+	json_object_set_new(o, "memory", hf_json_memory(root, &warn));
+	/* The collectors probe the running kernel, never a copied tree. */
+	json_object_set_new(o, "collectors",
+			    opts->collectors && hf_root_is_real(root) ?
+				    collectors_json() :
+				    json_null());
+	json_object_set_new(o, "warnings", hf_json_strv(warn.v, warn.nr));
+	hf_strv_free(warn.v, warn.nr);
+	*out = o;
+	return 0;
+}
+
+int hostfacts__gather(json_t **out)
+{
+	const struct hostfacts_opts opts = { .root = "/", .collectors = true };
+
+	return hostfacts__gather_opts(&opts, out);
+}

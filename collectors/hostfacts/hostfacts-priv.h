@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the hostfacts*.c files only. Paths are printf
+ * formats of absolute paths ("/sys/class/net/%s/mtu") that are read
+ * under the root prefix; the names filled in come from readdir() of the
+ * same tree, which cannot hold a '/', and hf_list_dir() drops dot-names.
+ */
+#ifndef IOMMU_BENCH_HOSTFACTS_PRIV_H
+#define IOMMU_BENCH_HOSTFACTS_PRIV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collectors/hostfacts/hostfacts.h"
+
+#define HF_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* True when @root is the running system, so ioctls and uname apply. */
+bool hf_root_is_real(const char *root);
+
+/* "@root@path": the path to open. */
+char *hf_path(const char *root, const char *fmt, ...) HF_PRINTF(2, 3);
+
+/* The file's contents, trailing whitespace trimmed. */
+int hf_read_str(char **out, const char *root, const char *fmt, ...)
+	HF_PRINTF(3, 4);
+int hf_read_long(long *out, const char *root, const char *fmt, ...)
+	HF_PRINTF(3, 4);
+bool hf_exists(const char *root, const char *fmt, ...) HF_PRINTF(2, 3);
+/* The last component of a symlink's target; NULL: not a link. */
+char *hf_link_base(const char *root, const char *fmt, ...) HF_PRINTF(2, 3);
+/*
+ * The entries of a directory, sorted (numbers by value), without dot
+ * names; @prefix (may be NULL) keeps only names starting with it.
+ */
+int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
+		const char *fmt, ...) HF_PRINTF(5, 6);
+
+/* A growing array of strings. */
+struct hf_strv {
+	char **v;
+	size_t nr, alloc;
+};
+
+void hf_strv_push(struct hf_strv *sv, char *s); /* takes @s */
+void hf_strv_pushf(struct hf_strv *sv, const char *fmt, ...) HF_PRINTF(2, 3);
+void hf_strv_free(char **v, size_t nr);
+
+/* A count of CPUs in a list such as "0-3,8-11"; 0 for junk. */
+unsigned int hf_cpulist_count(const char *list);
+
+/*
+ * A JSON string that never fails: null for NULL, and bytes that are not
+ * UTF-8 (a cmdline may hold anything) replaced by '?'.
+ */
+json_t *hf_json_str(const char *s);
+json_t *hf_json_strv(char *const *v, size_t nr);
+/* -1 means "none" in the typed structs, null in JSON. */
+json_t *hf_json_int_or_null(long long v);
+
+/* The mode a whole command line asks for; see hostfacts-cmdline.c. */
+enum hostfacts_dma_mode
+hf_cmdline_mode(const struct hostfacts_cmdline_key *keys, size_t nr,
+		bool *disabled);
+/* ACPI tables that describe an IOMMU (DMAR, IVRS, IORT, VIOT). */
+void hf_firmware_tables(const char *root, struct hf_strv *tables);
+
+/* The kernel config: where it was found and its lines of interest. */
+int hf_kernel_config(const char *root, const char *release, char **source,
+		     struct hf_strv *lines);
+/* The kernel log lines that hold one of @needles, prefixes stripped. */
+int hf_kmsg_grep(const char *root, const char *const *needles,
+		 struct hf_strv *lines);
+
+/* One section of the gathered JSON each. */
+json_t *hf_json_identity(const char *root, struct hf_strv *warn);
+json_t *hf_json_kernel(const char *root, struct hf_strv *warn);
+json_t *hf_json_iommu(const char *root, struct hf_strv *warn);
+json_t *hf_json_policy(const char *root, struct hf_strv *warn);
+json_t *hf_json_nics(const char *root, struct hf_strv *warn);
+json_t *hf_json_cpu(const char *root, struct hf_strv *warn);
+json_t *hf_json_memory(const char *root, struct hf_strv *warn);
+
+#endif /* IOMMU_BENCH_HOSTFACTS_PRIV_H */

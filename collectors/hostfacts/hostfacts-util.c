@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* File reading under a root prefix, string vectors and JSON helpers. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collectors/hostfacts/hostfacts-priv.h"
+#include "util.h"
+
+bool hf_root_is_real(const char *root)
+{
+	char *real;
+	bool is;
+
+	if (!root || !strcmp(root, "/"))
+		return true;
+	real = realpath(root, NULL);
+	is = real && !strcmp(real, "/");
+	free(real);
+	return is;
+}
+
+static char *hf_vpath(const char *root, const char *fmt, va_list ap)
+{
+	size_t rlen = root ? strlen(root) : 0;
+	char *rel, *p;
+
+	/* "/" and "dir/" must not double the slash of the absolute part. */
+	while (rlen && root[rlen - 1] == '/')
+		rlen--;
+	if (vasprintf(&rel, fmt, ap) < 0)
+		rel = NULL;
+	if (!rel)
+		return xstrdup("");
+	p = xasprintf("%.*s%s", (int)rlen, rlen ? root : "", rel);
+	free(rel);
+	return p;
+}
+
+char *hf_path(const char *root, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = hf_vpath(root, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+static int hf_vread_str(char **out, const char *root, const char *fmt,
+			va_list ap)
+{
+	char *path = hf_vpath(root, fmt, ap), *buf;
+	size_t len;
+	int err;
+
+	err = read_file(path, &buf, &len);
+	free(path);
+	if (err)
+		return err;
+	/* sysfs files hold no NUL; a fake one might: stop there. */
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
+		       buf[len - 1] == '\t' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int hf_read_str(char **out, const char *root, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = hf_vread_str(out, root, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int hf_read_long(long *out, const char *root, const char *fmt, ...)
+{
+	char *s, *end;
+	va_list ap;
+	int err;
+	long v;
+
+	va_start(ap, fmt);
+	err = hf_vread_str(&s, root, fmt, ap);
+	va_end(ap);
+	if (err)
+		return err;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end)
+		err = -EINVAL;
+	else
+		*out = v;
+	free(s);
+	return err;
+}
+
+bool hf_exists(const char *root, const char *fmt, ...)
+{
+	struct stat sb;
+	va_list ap;
+	char *path;
+	bool ok;
+
+	va_start(ap, fmt);
+	path = hf_vpath(root, fmt, ap);
+	va_end(ap);
+	ok = !stat(path, &sb);
+	free(path);
+	return ok;
+}
+
+char *hf_link_base(const char *root, const char *fmt, ...)
+{
+	char target[PATH_MAX], *slash;
+	va_list ap;
+	char *path;
+	ssize_t n;
+
+	va_start(ap, fmt);
+	path = hf_vpath(root, fmt, ap);
+	va_end(ap);
+	n = readlink(path, target, sizeof(target) - 1);
+	free(path);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	slash = strrchr(target, '/');
+	return xstrdup(slash ? slash + 1 : target);
+}
+
+static int hf_name_cmp(const void *a, const void *b)
+{
+	/* Natural order: group 10 after group 9, rx-10 after rx-9. */
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
+		const char *fmt, ...)
+{
+	struct hf_strv sv = { 0 };
+	struct dirent *de;
+	va_list ap;
+	char *path;
+	DIR *dir;
+
+	va_start(ap, fmt);
+	path = hf_vpath(root, fmt, ap);
+	va_end(ap);
+	dir = opendir(path);
+	free(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		hf_strv_push(&sv, xstrdup(de->d_name));
+	}
+	closedir(dir);
+	if (sv.nr)
+		qsort(sv.v, sv.nr, sizeof(*sv.v), hf_name_cmp);
+	*names = sv.v;
+	*nr = sv.nr;
+	return 0;
+}
+
+void hf_strv_push(struct hf_strv *sv, char *s)
+{
+	ALLOC_GROW(sv->v, sv->nr + 1, sv->alloc);
+	sv->v[sv->nr++] = s;
+}
+
+void hf_strv_pushf(struct hf_strv *sv, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = xstrdup("");
+	va_end(ap);
+	hf_strv_push(sv, s);
+}
+
+void hf_strv_free(char **v, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(v[i]);
+	free(v);
+}
+
+unsigned int hf_cpulist_count(const char *list)
+{
+	unsigned long a, b, n = 0;
+	const char *p = list;
+	char *end;
+
+	while (*p) {
+		a = strtoul(p, &end, 10);
+		if (end == p)
+			return 0;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return 0;
+			p = end;
+		}
+		n += b - a + 1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return 0;
+	}
+	return n > UINT_MAX ? 0 : (unsigned int)n;
+}
+
+json_t *hf_json_str(const char *s)
+{
+	json_t *j;
+	char *copy;
+	size_t i;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	copy = xstrdup(s);
+	for (i = 0; copy[i]; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+json_t *hf_json_strv(char *const *v, size_t nr)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		json_array_append_new(a, hf_json_str(v[i]));
+	return a;
+}
+
+json_t *hf_json_int_or_null(long long v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Writing what a trial measured: metrics, probes, profile, series, files. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sha256.h"
+#include "store/store-priv.h"
+#include "util.h"
+
+static const char *const better_names[] = {
+	[STORE_BETTER_NONE] = "none",
+	[STORE_BETTER_HIGHER] = "higher",
+	[STORE_BETTER_LOWER] = "lower",
+};
+
+const char *store__better_name(enum store_better b)
+{
+	return (unsigned int)b < ARRAY_SIZE(better_names) ? better_names[b] :
+							    NULL;
+}
+
+static int step_insert(struct store *st, sqlite3_stmt *stmt, const char *what,
+		       int64_t *id)
+{
+	int err = store__step_done(st, stmt, what);
+
+	if (!err && id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return err;
+}
+
+/* SQLite stores NaN as NULL, and JSON has neither NaN nor infinity. */
+static int check_finite(struct store *st, const char *what, const char *name,
+			double v)
+{
+	if (isfinite(v))
+		return 0;
+	pr_err("%s: %s '%s': value %g is not a finite number", st->path, what,
+	       name ? name : "", v);
+	return -EINVAL;
+}
+
+int store__metric_add(struct store *st, int64_t trial_id, const char *name,
+		      double value, const char *unit, enum store_better better,
+		      int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO metrics (trial_id, name, value, unit, better)"
+		" VALUES (?1, ?2, ?3, coalesce(?4, ''), ?5)";
+	sqlite3_stmt *stmt;
+	int err;
+
+	err = check_finite(st, "metric", name, value);
+	if (!err && !store__better_name(better)) {
+		pr_err("%s: metric '%s': bad direction %d", st->path, name,
+		       (int)better);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	store__bind_text(stmt, 2, name);
+	sqlite3_bind_double(stmt, 3, value);
+	store__bind_text(stmt, 4, unit);
+	store__bind_text(stmt, 5, store__better_name(better));
+	return step_insert(st, stmt, "adding a metric", id);
+}
+
+/* The histogram as a JSON array: only digits, commas and brackets. */
+static char *hist_json(const uint64_t *hist, size_t len)
+{
+	char *buf = xmalloc(len * 21 + 3), *p = buf;
+	size_t i;
+
+	*p++ = '[';
+	for (i = 0; i < len; i++)
+		p += sprintf(p, "%s%llu", i ? "," : "",
+			     (unsigned long long)hist[i]);
+	*p++ = ']';
+	*p = '\0';
+	return buf;
+}
+
+/* SQLite integers are signed 64-bit; refuse rather than wrap. */
+static int check_u63(struct store *st, const char *what, uint64_t v)
+{
+	if (v <= INT64_MAX)
+		return 0;
+	pr_err("%s: %s %llu is out of range", st->path, what,
+	       (unsigned long long)v);
+	return -ERANGE;
+}
+
+int store__probe_add(struct store *st, int64_t trial_id,
+		     const struct store_probe *p, int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO probes (trial_id, name, target, attach, calls,"
+		" total_ns, hist) VALUES (?1, ?2, coalesce(?3, ''), ?4, ?5, ?6, ?7)";
+	sqlite3_stmt *stmt;
+	char *hist;
+	int err;
+
+	err = check_u63(st, "probe calls", p->calls);
+	if (!err)
+		err = check_u63(st, "probe total_ns", p->total_ns);
+	if (!err)
+		err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	hist = hist_json(p->hist, p->hist ? p->hist_len : 0);
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	store__bind_text(stmt, 2, p->name);
+	store__bind_text(stmt, 3, p->target);
+	store__bind_text(stmt, 4, p->attach);
+	sqlite3_bind_int64(stmt, 5, p->calls);
+	sqlite3_bind_int64(stmt, 6, p->total_ns);
+	store__bind_text(stmt, 7, hist);
+	err = step_insert(st, stmt, "adding a probe", id);
+	/* Bound SQLITE_STATIC: free only after the step is done with it. */
+	sqlite3_clear_bindings(stmt);
+	free(hist);
+	return err;
+}
+
+int store__profile_add(struct store *st, int64_t trial_id,
+		       const struct store_profile_row *row, int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO profile (trial_id, event, symbol, dso, overhead,"
+		" samples) VALUES (?1, coalesce(?2, ''), ?3, coalesce(?4, ''),"
+		" ?5, ?6)";
+	sqlite3_stmt *stmt;
+	int err;
+
+	err = check_finite(st, "profile row", row->symbol, row->overhead);
+	if (!err)
+		err = check_u63(st, "profile samples", row->samples);
+	if (!err)
+		err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	store__bind_text(stmt, 2, row->event);
+	store__bind_text(stmt, 3, row->symbol);
+	store__bind_text(stmt, 4, row->dso);
+	sqlite3_bind_double(stmt, 5, row->overhead);
+	sqlite3_bind_int64(stmt, 6, row->samples);
+	return step_insert(st, stmt, "adding a profile row", id);
+}
+
+int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
+			double t_start, double t_end, double value,
+			const char *unit, int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO intervals (trial_id, metric, t_start, t_end, value,"
+		" unit) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, ''))";
+	sqlite3_stmt *stmt;
+	int err;
+
+	err = check_finite(st, "interval", metric, value);
+	if (!err)
+		err = check_finite(st, "interval start", metric, t_start);
+	if (!err)
+		err = check_finite(st, "interval end", metric, t_end);
+	if (!err)
+		err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	store__bind_text(stmt, 2, metric);
+	sqlite3_bind_double(stmt, 3, t_start);
+	sqlite3_bind_double(stmt, 4, t_end);
+	sqlite3_bind_double(stmt, 5, value);
+	store__bind_text(stmt, 6, unit);
+	return step_insert(st, stmt, "adding an interval", id);
+}
+
+int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
+			const char *path, const char *kind, int64_t *id)
+{
+	/*
+	 * A trial's artifact takes its run from the trial, so the two can
+	 * never disagree: a @run_id of 0 means "the trial's", any other
+	 * must match or nothing is inserted.
+	 */
+	static const char sql[] =
+		"INSERT INTO artifacts (run_id, trial_id, path, kind, sha256,"
+		" size) SELECT coalesce(?1, (SELECT c.run_id FROM trials t"
+		" JOIN cells c ON c.id = t.cell_id WHERE t.id = ?2)),"
+		" ?2, ?3, ?4, ?5, ?6 WHERE ?2 IS NULL OR coalesce(?1, 0) = 0 OR"
+		" ?1 = (SELECT c.run_id FROM trials t JOIN cells c ON"
+		" c.id = t.cell_id WHERE t.id = ?2)";
+	char sha[SHA256_HEX_SIZE], *full;
+	sqlite3_stmt *stmt;
+	uint64_t size;
+	int err;
+
+	if (!path || !*path || (!run_id && !trial_id))
+		return -EINVAL;
+	full = path[0] == '/' ? xstrdup(path) :
+				xasprintf("%s/%s", st->dir, path);
+	err = sha256__file(full, sha, &size);
+	if (err) {
+		pr_err("%s: artifact %s: %s", st->path, full, strerror(-err));
+		goto out;
+	}
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		goto out;
+	if (run_id)
+		sqlite3_bind_int64(stmt, 1, run_id);
+	if (trial_id)
+		sqlite3_bind_int64(stmt, 2, trial_id);
+	store__bind_text(stmt, 3, path);
+	store__bind_text(stmt, 4, kind);
+	store__bind_text(stmt, 5, sha);
+	sqlite3_bind_int64(stmt, 6, size);
+	err = store__step_done(st, stmt, "adding an artifact");
+	if (err)
+		goto out;
+	if (!sqlite3_changes(st->db)) {
+		pr_err("%s: artifact %s: trial %lld is not in run %lld",
+		       st->path, path, (long long)trial_id, (long long)run_id);
+		err = -ENOENT;
+	} else if (id) {
+		*id = sqlite3_last_insert_rowid(st->db);
+	}
+out:
+	free(full);
+	return err;
+}

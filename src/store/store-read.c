@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reading the store back: runs, and the rows export prints. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "store/store-priv.h"
+#include "util.h"
+
+static char *column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+/* "" for SQL NULL, so that row fields are always printable. */
+static const char *column_str(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+
+	return s ? (const char *)s : "";
+}
+
+int store__run_get(struct store *st, int64_t run_id, struct store_run *run)
+{
+	static const char sql[] =
+		"SELECT id, name, config, config_sha256, tool_version,"
+		" started_at, finished_at, status FROM runs WHERE id = ?1";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	memset(run, 0, sizeof(*run));
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		err = store__sqlerr(st, rc, "reading a run");
+		goto out;
+	}
+	run->id = sqlite3_column_int64(stmt, 0);
+	run->name = column_dup(stmt, 1);
+	run->config = column_dup(stmt, 2);
+	run->config_sha256 = column_dup(stmt, 3);
+	run->tool_version = column_dup(stmt, 4);
+	run->started_at = column_dup(stmt, 5);
+	run->finished_at = column_dup(stmt, 6);
+	/* The schema's CHECK allows only the words the parser knows. */
+	store__run_status_parse(column_str(stmt, 7), &run->status);
+out:
+	sqlite3_reset(stmt);
+	return err;
+}
+
+void store__run_release(struct store_run *run)
+{
+	free(run->name);
+	free(run->config);
+	free(run->config_sha256);
+	free(run->tool_version);
+	free(run->started_at);
+	free(run->finished_at);
+	memset(run, 0, sizeof(*run));
+}
+
+int store__run_latest(struct store *st, int64_t *run_id)
+{
+	static const char sql[] = "SELECT coalesce(max(id), 0) FROM runs";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(stmt, 0);
+	else
+		err = store__sqlerr(st, rc, "finding the latest run");
+	sqlite3_reset(stmt);
+	return err;
+}
+
+struct store_export {
+	struct store *st;
+	sqlite3_stmt *stmt;
+};
+
+int store__export_open(struct store *st, int64_t run_id, unsigned int flags,
+		       struct store_export **out)
+{
+	/*
+	 * Ordered by ids rather than names: the order the run made things
+	 * in, which is the plan's order, and stable across exports.
+	 */
+	static const char sql[] =
+		"SELECT run, run_name, cell, host, kernel, kernel_release,"
+		" requested_mode, effective_mode, workload, trial, repetition,"
+		" warmup, status, metric, value, unit, better, started_at"
+		" FROM trial_metrics WHERE (?1 = 0 OR run = ?1) AND"
+		" (?2 OR (warmup = 0 AND status = 'ok'))"
+		" ORDER BY run, cell_id, warmup DESC, repetition, trial, metric";
+	struct store_export *it;
+	int rc;
+
+	*out = NULL;
+	it = xcalloc(1, sizeof(*it));
+	it->st = st;
+	/* Not cached: an iterator may outlive the next cached use. */
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &it->stmt, NULL);
+	if (rc != SQLITE_OK) {
+		free(it);
+		return store__sqlerr(st, rc, "reading trial metrics");
+	}
+	sqlite3_bind_int64(it->stmt, 1, run_id);
+	sqlite3_bind_int(it->stmt, 2, !!(flags & STORE_EXPORT_ALL));
+	*out = it;
+	return 0;
+}
+
+int store__export_next(struct store_export *it, struct store_export_row *row)
+{
+	sqlite3_stmt *s = it->stmt;
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return store__sqlerr(it->st, rc, "reading trial metrics");
+	row->run = sqlite3_column_int64(s, 0);
+	row->run_name = column_str(s, 1);
+	row->cell = column_str(s, 2);
+	row->host = column_str(s, 3);
+	row->kernel = column_str(s, 4);
+	row->kernel_release = column_str(s, 5);
+	row->requested_mode = column_str(s, 6);
+	row->effective_mode = column_str(s, 7);
+	row->workload = column_str(s, 8);
+	row->trial = sqlite3_column_int64(s, 9);
+	row->repetition = sqlite3_column_int(s, 10);
+	row->warmup = sqlite3_column_int(s, 11);
+	row->status = column_str(s, 12);
+	row->metric = column_str(s, 13);
+	row->value = sqlite3_column_double(s, 14);
+	row->unit = column_str(s, 15);
+	row->better = column_str(s, 16);
+	row->started_at = column_str(s, 17);
+	return 1;
+}
+
+void store__export_close(struct store_export *it)
+{
+	if (!it)
+		return;
+	sqlite3_finalize(it->stmt);
+	free(it);
+}
+
+int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
+			   const char *kernel_name, int64_t *kernel_id,
+			   char **release, char **build_id)
+{
+	/* The boot of the host's first trial of that kernel in the run. */
+	static const char sql[] =
+		"SELECT k.id, b.kernel_release, b.kernel_build_id"
+		" FROM cells c JOIN kernels k ON k.id = c.kernel_id"
+		" LEFT JOIN trials t ON t.cell_id = c.id AND t.boot_id IS NOT NULL"
+		" LEFT JOIN boots b ON b.id = t.boot_id"
+		" WHERE c.run_id = ?1 AND c.host_id = ?2 AND k.name = ?3"
+		" ORDER BY t.id IS NULL, t.id LIMIT 1";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	*release = *build_id = NULL;
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_int64(stmt, 2, host_id);
+	store__bind_text(stmt, 3, kernel_name);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*kernel_id = sqlite3_column_int64(stmt, 0);
+		*release = column_dup(stmt, 1);
+		*build_id = column_dup(stmt, 2);
+		if (*build_id && !**build_id) {
+			free(*build_id);
+			*build_id = NULL;
+		}
+	} else {
+		err = rc == SQLITE_DONE ?
+			      -ENOENT :
+			      store__sqlerr(st, rc, "finding a kernel");
+	}
+	sqlite3_reset(stmt);
+	return err;
+}

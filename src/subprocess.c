@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fork/exec with capture, timeouts and kill by PID. See spawn.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "subprocess.h"
+#include "log.h"
+#include "util.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+#define SPAWN_DEFAULT_CAPTURE (16u << 20)
+/* Without a pidfd, how often a waiter looks for the child's exit. */
+#define SPAWN_POLL_TICK_MS 10
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* In the child: close every descriptor above 2 but those in @keep. */
+static void child_close_others(int *keep, size_t n)
+{
+	unsigned int lo = 3;
+	struct rlimit rl;
+	size_t i;
+	long fd;
+
+	qsort(keep, n, sizeof(*keep), cmp_int);
+	for (i = 0; i <= n; i++) {
+		unsigned int hi = i < n ? (unsigned int)keep[i] : ~0u;
+
+		if (i < n && keep[i] < (int)lo) {
+			if (keep[i] >= 3)
+				lo = keep[i] + 1;
+			continue;
+		}
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) &&
+		    errno == ENOSYS) {
+			/* Kernels before 5.9: one close() each. */
+			if (getrlimit(RLIMIT_NOFILE, &rl) ||
+			    rl.rlim_cur > 65536)
+				rl.rlim_cur = 65536;
+			for (fd = lo; fd < (long)hi && fd < (long)rl.rlim_cur;
+			     fd++)
+				close(fd);
+		}
+		if (i < n)
+			lo = keep[i] + 1;
+	}
+}
+
+static void __attribute__((noreturn)) child_fail(int xfd, int err)
+{
+	ssize_t n = write(xfd, &err, sizeof(err));
+
+	(void)n;
+	_exit(127);
+}
+
+static void child_redirect(int xfd, const char *path, int to)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || dup2(fd, to) < 0)
+		child_fail(xfd, errno);
+	close(fd);
+}
+
+static int child_netns(const char *name)
+{
+	char path[128];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (setns(fd, CLONE_NEWNET))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The child's side, between fork and exec (or @fn): only what a child
+ * of a possibly multi-threaded parent may safely do before exec. Any
+ * failure goes back to the parent as an errno over @xfd.
+ */
+static void child_setup(const struct spawn_opts *o, pid_t parent, int out_w,
+			int err_w, int xfd, int *keep, size_t nr_keep)
+{
+	unsigned int fl = o->flags;
+	sigset_t none;
+	int null_fd, sig, err;
+	size_t i;
+
+	/* Signals ignored or blocked by the parent would be inherited. */
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (o->pdeathsig) {
+		if (prctl(PR_SET_PDEATHSIG, o->pdeathsig))
+			child_fail(xfd, errno);
+		if (getppid() != parent)
+			_exit(127);
+	}
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null_fd < 0 || dup2(null_fd, 0) < 0)
+		child_fail(xfd, errno);
+	if ((out_w >= 0 && dup2(out_w, 1) < 0) ||
+	    ((fl & SPAWN_NULL_OUT) && dup2(null_fd, 1) < 0))
+		child_fail(xfd, errno);
+	if ((err_w >= 0 && dup2(err_w, 2) < 0) ||
+	    ((fl & SPAWN_NULL_ERR) && dup2(null_fd, 2) < 0))
+		child_fail(xfd, errno);
+	if (o->out_file)
+		child_redirect(xfd, o->out_file, 1);
+	if (o->err_file)
+		child_redirect(xfd, o->err_file, 2);
+	keep[nr_keep] = xfd;
+	child_close_others(keep, nr_keep + 1);
+	for (i = 0; i < nr_keep + 1; i++)
+		if (keep[i] != xfd && fcntl(keep[i], F_SETFD, 0))
+			child_fail(xfd, errno);
+	if (o->netns) {
+		err = child_netns(o->netns);
+		if (err)
+			child_fail(xfd, err);
+	}
+	if (o->pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			child_fail(xfd, errno);
+	}
+}
+
+struct spawn_target {
+	const char *const *argv; /* NULL: call fn */
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static void __attribute__((noreturn))
+child_main(const struct spawn_opts *o, const struct spawn_target *t,
+	   pid_t parent, int out_w, int err_w, int xfd, int *keep)
+{
+	int ret;
+
+	child_setup(o, parent, out_w, err_w, xfd, keep, o->nr_keep_fds);
+	if (t->argv) {
+		execvp(t->argv[0], (char *const *)t->argv);
+		child_fail(xfd, errno);
+	}
+	close(xfd);
+	ret = t->fn(t->arg);
+	fflush(NULL);
+	/* _exit: the parent's atexit handlers are not the child's to run. */
+	_exit(ret < 0 ? 1 : ret > 255 ? 255 : ret);
+}
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static int spawn__start(struct spawn *sp, const struct spawn_target *t,
+			const char *what, const struct spawn_opts *opts)
+{
+	static const struct spawn_opts none;
+	const struct spawn_opts *o = opts ? opts : &none;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, xp[2] = { -1, -1 };
+	pid_t parent = getpid(), pid;
+	int *keep = NULL, child_err;
+	ssize_t n;
+	int err = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->out_fd = sp->err_fd = sp->pidfd = -1;
+	sp->max_capture = o->max_capture ? o->max_capture :
+					   SPAWN_DEFAULT_CAPTURE;
+	snprintf(sp->what, sizeof(sp->what), "%s", what);
+	if (o->netns && !name_is_safe(o->netns)) {
+		pr_err("%s: network namespace name '%s' is not valid "
+		       "(expected [A-Za-z0-9._-], at most 64 bytes)",
+		       what, o->netns);
+		return -EINVAL;
+	}
+	keep = xcalloc(o->nr_keep_fds + 1, sizeof(*keep));
+	if (o->nr_keep_fds)
+		memcpy(keep, o->keep_fds, o->nr_keep_fds * sizeof(*keep));
+	if (((o->flags & SPAWN_CAPTURE_OUT) && pipe2(outp, O_CLOEXEC)) ||
+	    ((o->flags & SPAWN_CAPTURE_ERR) && pipe2(errp, O_CLOEXEC)) ||
+	    pipe2(xp, O_CLOEXEC)) {
+		err = -errno;
+		pr_err("%s: pipe: %s", what, strerror(errno));
+		goto out;
+	}
+	fflush(NULL); /* or the child's exit would print our buffers twice */
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		pr_err("%s: fork: %s", what, strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child_main(o, t, parent, outp[1], errp[1], xp[1], keep);
+	sp->pid = pid;
+	close_fd(&outp[1]);
+	close_fd(&errp[1]);
+	close_fd(&xp[1]);
+	/* EOF: exec succeeded (CLOEXEC) or the function is running. */
+	do
+		n = read(xp[0], &child_err, sizeof(child_err));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(child_err)) {
+		err = -child_err;
+		while (waitpid(pid, &sp->status, 0) < 0 && errno == EINTR)
+			;
+		sp->reaped = true;
+		pr_err("%s: cannot start: %s", what, strerror(child_err));
+		goto out;
+	}
+	sp->out_fd = outp[0];
+	sp->err_fd = errp[0];
+	outp[0] = errp[0] = -1;
+	if (sp->out_fd >= 0)
+		set_nonblock(sp->out_fd);
+	if (sp->err_fd >= 0)
+		set_nonblock(sp->err_fd);
+	sp->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (sp->pidfd < 0)
+		sp->pidfd = -1;
+	pr_debug("%s: started, pid %d", what, (int)pid);
+out:
+	close_fd(&outp[0]);
+	close_fd(&outp[1]);
+	close_fd(&errp[0]);
+	close_fd(&errp[1]);
+	close_fd(&xp[0]);
+	close_fd(&xp[1]);
+	free(keep);
+	return err;
+}
+
+int spawn__argv(struct spawn *sp, const char *const *argv,
+		const struct spawn_opts *opts)
+{
+	struct spawn_target t = { .argv = argv };
+
+	if (!argv || !argv[0] || !*argv[0]) {
+		memset(sp, 0, sizeof(*sp));
+		sp->out_fd = sp->err_fd = sp->pidfd = -1;
+		return -EINVAL;
+	}
+	return spawn__start(sp, &t, argv[0], opts);
+}
+
+int spawn__fn(struct spawn *sp, int (*fn)(void *arg), void *arg,
+	      const char *what, const struct spawn_opts *opts)
+{
+	struct spawn_target t = { .fn = fn, .arg = arg };
+
+	return spawn__start(sp, &t, what, opts);
+}
+
+static void buf_append(struct spawn *sp, char **buf, size_t *len, size_t *alloc,
+		       const char *data, size_t n)
+{
+	if (*len + n > sp->max_capture) {
+		sp->truncated = true;
+		n = *len < sp->max_capture ? sp->max_capture - *len : 0;
+	}
+	ALLOC_GROW(*buf, *len + n + 1, *alloc);
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+/* Read what is there; close the pipe at EOF. */
+static void drain(struct spawn *sp, int *fd, bool is_err)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while (*fd >= 0) {
+		n = read(*fd, chunk, sizeof(chunk));
+		if (n > 0) {
+			if (is_err)
+				buf_append(sp, &sp->err, &sp->err_len,
+					   &sp->err_alloc, chunk, n);
+			else
+				buf_append(sp, &sp->out, &sp->out_len,
+					   &sp->out_alloc, chunk, n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		close_fd(fd);
+	}
+}
+
+static bool try_reap(struct spawn *sp)
+{
+	pid_t r;
+
+	if (sp->reaped)
+		return true;
+	if (!sp->pid)
+		return true;
+	do
+		r = waitpid(sp->pid, &sp->status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return false;
+	if (r < 0)
+		sp->status = 0x7f00; /* reaped elsewhere: say exit 127 */
+	sp->reaped = true;
+	/* The writer is gone: whatever it wrote is in the pipe now. */
+	drain(sp, &sp->out_fd, false);
+	drain(sp, &sp->err_fd, true);
+	/* A grandchild may hold the pipe open: do not wait for it. */
+	close_fd(&sp->out_fd);
+	close_fd(&sp->err_fd);
+	close_fd(&sp->pidfd);
+	return true;
+}
+
+static void add_pollfd(struct pollfd *pfd, size_t *n, int fd)
+{
+	if (fd < 0)
+		return;
+	pfd[*n].fd = fd;
+	pfd[*n].events = POLLIN;
+	pfd[*n].revents = 0;
+	(*n)++;
+}
+
+int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
+{
+	long long deadline = now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof(*pfd));
+	int err = 0;
+
+	for (;;) {
+		bool done = true, ticking = false;
+		long long left;
+		size_t i, np = 0;
+		int tmo;
+
+		for (i = 0; i < n; i++) {
+			if (try_reap(sps[i]))
+				continue;
+			done = false;
+			add_pollfd(pfd, &np, sps[i]->out_fd);
+			add_pollfd(pfd, &np, sps[i]->err_fd);
+			add_pollfd(pfd, &np, sps[i]->pidfd);
+			if (sps[i]->pidfd < 0)
+				ticking = true;
+		}
+		if (done)
+			break;
+		left = deadline - now_ms();
+		if (timeout_ms >= 0 && left <= 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		tmo = timeout_ms < 0 ? -1 : (int)left;
+		if (ticking && (tmo < 0 || tmo > SPAWN_POLL_TICK_MS))
+			tmo = SPAWN_POLL_TICK_MS;
+		if (poll(pfd, np, tmo) < 0 && errno != EINTR) {
+			err = -errno;
+			pr_err("poll: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			drain(sps[i], &sps[i]->out_fd, false);
+			drain(sps[i], &sps[i]->err_fd, true);
+		}
+	}
+	free(pfd);
+	return err;
+}
+
+int spawn__wait(struct spawn *sp, int timeout_ms)
+{
+	return spawn__wait_many(&sp, 1, timeout_ms);
+}
+
+int spawn__signal(struct spawn *sp, int sig)
+{
+	if (!sp->pid || sp->reaped)
+		return -ESRCH;
+	/* A pidfd cannot hit a recycled PID; kill() is the fallback. */
+	if (sp->pidfd >= 0 &&
+	    !syscall(SYS_pidfd_send_signal, sp->pidfd, sig, NULL, 0))
+		return 0;
+	if (kill(sp->pid, sig))
+		return -errno;
+	return 0;
+}
+
+/* After SIGKILL: a process stuck in the kernel may take a while. */
+#define SPAWN_KILL_WAIT_MS 10000
+
+int spawn__stop(struct spawn *sp, int sig, int grace_ms)
+{
+	int err;
+
+	if (!sp->pid || sp->reaped)
+		return 0;
+	spawn__signal(sp, sig);
+	if (!spawn__wait(sp, grace_ms))
+		return 0;
+	pr_warn("%s (pid %d) did not exit %d ms after signal %d; killing it",
+		sp->what, (int)sp->pid, grace_ms, sig);
+	spawn__signal(sp, SIGKILL);
+	err = spawn__wait(sp, SPAWN_KILL_WAIT_MS);
+	if (err)
+		pr_err("%s (pid %d) survived SIGKILL for %d ms", sp->what,
+		       (int)sp->pid, SPAWN_KILL_WAIT_MS);
+	return -ETIMEDOUT;
+}
+
+int spawn__run(struct spawn *sp, const char *const *argv,
+	       const struct spawn_opts *opts, int timeout_ms)
+{
+	int err = spawn__argv(sp, argv, opts);
+
+	if (err)
+		return err;
+	err = spawn__wait(sp, timeout_ms);
+	if (err == -ETIMEDOUT) {
+		pr_err("%s did not finish within %d ms; killed", sp->what,
+		       timeout_ms);
+		spawn__stop(sp, SIGKILL, SPAWN_KILL_WAIT_MS);
+	}
+	return err;
+}
+
+void spawn__release(struct spawn *sp)
+{
+	if (!sp->pid)
+		return; /* never started: nothing open, nothing allocated */
+	if (!sp->reaped)
+		spawn__stop(sp, SIGKILL, SPAWN_KILL_WAIT_MS);
+	close_fd(&sp->out_fd);
+	close_fd(&sp->err_fd);
+	close_fd(&sp->pidfd);
+	free(sp->out);
+	free(sp->err);
+	sp->out = sp->err = NULL;
+	sp->out_len = sp->err_len = sp->out_alloc = sp->err_alloc = 0;
+}
+
+bool spawn__succeeded(const struct spawn *sp)
+{
+	return sp->reaped && WIFEXITED(sp->status) &&
+	       WEXITSTATUS(sp->status) == 0;
+}
+
+const char *spawn__describe(const struct spawn *sp, char *buf, size_t size)
+{
+	if (!sp->reaped)
+		snprintf(buf, size, "still running");
+	else if (WIFEXITED(sp->status))
+		snprintf(buf, size, "exit status %d", WEXITSTATUS(sp->status));
+	else if (WIFSIGNALED(sp->status))
+		snprintf(buf, size, "killed by signal %d (%s)",
+			 WTERMSIG(sp->status), strsignal(WTERMSIG(sp->status)));
+	else
+		snprintf(buf, size, "wait status 0x%x", sp->status);
+	return buf;
+}
+
+const char *spawn__last_line(const char *text, char *buf, size_t size)
+{
+	const char *end, *start;
+
+	buf[0] = '\0';
+	if (!text)
+		return buf;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == '\n' || end[-1] == ' ' ||
+			      end[-1] == '\r' || end[-1] == '\t'))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	while (start < end && (*start == ' ' || *start == '\t'))
+		start++;
+	snprintf(buf, size, "%.*s", (int)(end - start), start);
+	return buf;
+}

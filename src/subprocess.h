@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Child processes without a shell. The tool runs as root, so nothing is
+ * ever pasted into a command string: a child runs an argument vector
+ * (fork + execvp) or, for libraries with process-global state such as
+ * libiperf, a function in a forked copy of this process.
+ *
+ * stdin is always /dev/null. stdout and stderr are inherited, sent to
+ * /dev/null, or captured into memory while the caller waits. Every wait
+ * has a timeout, and a child is only ever signalled by its own PID (or
+ * pidfd), never by name.
+ *
+ * Functions return 0 or a negative errno.
+ */
+#ifndef IOMMU_BENCH_SUBPROCESS_H
+#define IOMMU_BENCH_SUBPROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* struct spawn_opts.flags */
+#define SPAWN_CAPTURE_OUT (1u << 0) /* stdout into spawn.out */
+#define SPAWN_CAPTURE_ERR (1u << 1) /* stderr into spawn.err */
+#define SPAWN_NULL_OUT (1u << 2)    /* stdout to /dev/null */
+#define SPAWN_NULL_ERR (1u << 3)    /* stderr to /dev/null */
+
+struct spawn_opts {
+	unsigned int flags;
+	/* Enter the network namespace /run/netns/NAME first; NULL: stay. */
+	const char *netns;
+	/* Pin the child to this CPU when @pin (sched_setaffinity). */
+	bool pin;
+	int cpu;
+	/*
+	 * Sent to the child when this thread exits, so that a crashed
+	 * agent leaves no `perf record -a` running; 0: none.
+	 */
+	int pdeathsig;
+	/* Descriptors the child keeps at the same numbers; all else closes. */
+	const int *keep_fds;
+	size_t nr_keep_fds;
+	/*
+	 * stdout/stderr into these files (created 0600 or truncated), for
+	 * long-running children whose output nobody reads until the end.
+	 */
+	const char *out_file, *err_file;
+	/* Bytes kept of each captured stream; more is read and dropped. */
+	size_t max_capture; /* 0: 16 MiB */
+};
+
+struct spawn {
+	pid_t pid;   /* 0 before start */
+	int status;  /* waitpid() status, once reaped */
+	bool reaped; /* the child is gone and @status is valid */
+	char *out;   /* captured output, NUL-terminated; NULL: none */
+	size_t out_len;
+	char *err;
+	size_t err_len;
+	bool truncated; /* some output was dropped (max_capture) */
+	/* private */
+	int out_fd, err_fd, pidfd;
+	size_t out_alloc, err_alloc, max_capture;
+	char what[64]; /* for messages: argv[0] or the function's name */
+};
+
+/*
+ * Start argv[0] (looked up in $PATH) with @argv. An exec failure is
+ * reported here, as -errno, not as a child exiting 127.
+ */
+int spawn__argv(struct spawn *sp, const char *const *argv,
+		const struct spawn_opts *opts);
+
+/*
+ * Run @fn(@arg) in a forked child, which exits with its return value
+ * (clamped to 0..255; negative is 1). @what names it in messages.
+ */
+int spawn__fn(struct spawn *sp, int (*fn)(void *arg), void *arg,
+	      const char *what, const struct spawn_opts *opts);
+
+/*
+ * Collect output until the child exits, for at most @timeout_ms (< 0:
+ * no limit). 0 when reaped; -ETIMEDOUT when it is still running (it is
+ * left running: kill it or wait again).
+ */
+int spawn__wait(struct spawn *sp, int timeout_ms);
+/* The same for several children at once, draining all their pipes. */
+int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms);
+
+/* Send @sig to a child not yet reaped (by pidfd where the kernel has it). */
+int spawn__signal(struct spawn *sp, int sig);
+/*
+ * Send @sig, wait up to @grace_ms, then SIGKILL and reap. 0 when it
+ * exited within the grace period, -ETIMEDOUT when it had to be killed.
+ */
+int spawn__stop(struct spawn *sp, int sig, int grace_ms);
+
+/*
+ * Start, wait up to @timeout_ms, and on timeout kill and reap it
+ * (-ETIMEDOUT). The exit status is the caller's to judge.
+ */
+int spawn__run(struct spawn *sp, const char *const *argv,
+	       const struct spawn_opts *opts, int timeout_ms);
+
+/* Kill (SIGKILL) and reap a child still running; free the buffers. */
+void spawn__release(struct spawn *sp);
+
+/* Exited by itself with status 0. */
+bool spawn__succeeded(const struct spawn *sp);
+/* "exit status 2", "killed by signal 9 (Killed)", "still running". */
+const char *spawn__describe(const struct spawn *sp, char *buf, size_t size);
+
+/* The last line of @text, trimmed, for error messages ("" when empty). */
+const char *spawn__last_line(const char *text, char *buf, size_t size);
+
+#endif /* IOMMU_BENCH_SUBPROCESS_H */
