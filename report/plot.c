@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "plot.h"
 #include "util.h"
@@ -93,14 +93,6 @@ static int drain(int fd, struct buf *b)
 	return n < 0 && errno != EINTR && errno != EAGAIN ? -errno : (int)n;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Feed @in to the child's stdin while reading its stdout and stderr:
  * writing everything first could deadlock against a child that writes
@@ -110,7 +102,7 @@ static int pump(int fds[3], const char *in, size_t len, struct buf *out,
 		struct buf *err)
 {
 	size_t off = 0;
-	double deadline = now() + PLOT_TIMEOUT_S;
+	double deadline = mono_ns() / 1e9 + PLOT_TIMEOUT_S;
 	struct pollfd pfd[3];
 	int n, i, open = 3;
 	ssize_t w;
@@ -123,7 +115,7 @@ static int pump(int fds[3], const char *in, size_t len, struct buf *out,
 		n = poll(pfd, 3, 1000);
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		if (now() > deadline)
+		if (mono_ns() / 1e9 > deadline)
 			return -ETIMEDOUT;
 		if (fds[0] >= 0 && pfd[0].revents) {
 			w = write(fds[0], in + off, len - off);

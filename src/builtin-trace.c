@@ -25,6 +25,7 @@
 #include "builtin.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
+#include "clock.h"
 #include "log.h"
 #include "parse-options.h"
 #include "units.h"
@@ -154,14 +155,6 @@ static int spawn_cmd(const char **argv, pid_t *pid)
 	return -err;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Reap the child if it has exited; true when it has. */
 static bool reap(struct run *r)
 {
@@ -178,13 +171,13 @@ static bool reap(struct run *r)
 static void end_child(struct run *r, const sigset_t *set, int sig)
 {
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
-	double give_up = now_s() + 3;
+	double give_up = mono_ns() / 1e9 + 3;
 
 	if (reap(r))
 		return;
 	r->signalled_by_us = true;
 	kill(r->child, sig);
-	while (!reap(r) && now_s() < give_up)
+	while (!reap(r) && mono_ns() / 1e9 < give_up)
 		sigtimedwait(set, NULL, &ts);
 	if (!reap(r)) {
 		kill(r->child, SIGKILL);
@@ -196,7 +189,7 @@ static void end_child(struct run *r, const sigset_t *set, int sig)
 /* Until the child exits, the time is up, or SIGINT/SIGTERM. */
 static void wait_loop(struct run *r, const sigset_t *set)
 {
-	double deadline = r->limit_s > 0 ? now_s() + r->limit_s : 0;
+	double deadline = r->limit_s > 0 ? mono_ns() / 1e9 + r->limit_s : 0;
 	bool had_child = r->child != 0;
 
 	for (;;) {
@@ -207,7 +200,7 @@ static void wait_loop(struct run *r, const sigset_t *set)
 		if (had_child && reap(r))
 			return;
 		if (deadline) {
-			left = deadline - now_s();
+			left = deadline - mono_ns() / 1e9;
 			if (left <= 0)
 				break;
 			ts.tv_sec = (time_t)left;

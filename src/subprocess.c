@@ -14,9 +14,9 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "subprocess.h"
 #include "log.h"
 #include "util.h"
@@ -34,14 +34,6 @@
 #define SPAWN_DEFAULT_CAPTURE (16u << 20)
 /* Without a pidfd, how often a waiter looks for the child's exit. */
 #define SPAWN_POLL_TICK_MS 10
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void close_fd(int *fd)
 {
@@ -387,7 +379,7 @@ static void add_pollfd(struct pollfd *pfd, size_t *n, int fd)
 
 int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
 {
-	long long deadline = now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	long long deadline = mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof(*pfd));
 	int err = 0;
 
@@ -409,7 +401,7 @@ int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
 		}
 		if (done)
 			break;
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (timeout_ms >= 0 && left <= 0) {
 			err = -ETIMEDOUT;
 			break;

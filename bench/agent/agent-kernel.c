@@ -22,6 +22,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
+#include "clock.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -592,19 +593,11 @@ out:
 	return ret;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 			       char **err)
 {
 	struct kernel_install in = { .verb = "kernel.install" };
-	long long t0 = now_ms();
+	long long t0 = mono_ms();
 	char *aside = NULL, *image = NULL, *initrd = NULL;
 	int ret;
 
@@ -678,7 +671,7 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	*res = json_pack("{s:s, s:s?, s:s?, s:s?, s:I}", "image", image,
 			 "initrd", initrd, "modules_dir", in.modules_dir,
 			 "initrd_by", in.initrd_by, "elapsed_ms",
-			 (json_int_t)(now_ms() - t0));
+			 (json_int_t)(mono_ms() - t0));
 	if (*res)
 		agent_kernel__boot_json(&in, *res, false);
 out:

@@ -24,6 +24,7 @@
 
 #include "bench/agent/agent-netaddr.h"
 #include "bench/agent/agent.h"
+#include "clock.h"
 #include "util.h"
 
 /* A dump's datagrams are at most 32 KiB; twice that never truncates. */
@@ -68,14 +69,6 @@ struct dad_ctx {
 	size_t pending;
 	const struct netaddr *failed;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static size_t addr_len(int family)
 {
@@ -493,7 +486,7 @@ static int wait_index(const char *ifname, long long end)
 		index = if_nametoindex(ifname);
 		if (index)
 			return (int)index;
-		if (now_ms() >= end)
+		if (mono_ms() >= end)
 			return -ETIMEDOUT;
 		usleep(POLL_MS * 1000);
 	}
@@ -501,7 +494,7 @@ static int wait_index(const char *ifname, long long end)
 
 int netaddr__restore(const struct netaddr_set *s, int timeout_ms, char **err)
 {
-	long long end = now_ms() + timeout_ms;
+	long long end = mono_ms() + timeout_ms;
 	struct link_info li;
 	struct nl nl;
 	int index, ret;
@@ -591,7 +584,7 @@ static bool needs_dad(const struct netaddr_set *s)
 static int wait_dad(struct nl *nl, const struct netaddr_set *s, int index,
 		    int timeout_ms, char **err)
 {
-	long long end = now_ms() + timeout_ms;
+	long long end = mono_ms() + timeout_ms;
 	struct dad_ctx c = { .index = index, .s = s };
 	struct link_info li;
 	char *a;
@@ -624,7 +617,7 @@ static int wait_dad(struct nl *nl, const struct netaddr_set *s, int index,
 		}
 		if (!c.pending)
 			return 0;
-		if (now_ms() >= end)
+		if (mono_ms() >= end)
 			return agent__err(err, -ETIMEDOUT,
 					  "%zu address(es) of %s still "
 					  "tentative (duplicate address "

@@ -17,11 +17,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -35,20 +35,12 @@ const char *agent_sysfs__root(void)
 	return r ? r : "";
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Parents tried above the netdev's device: virtio one, a USB NIC three. */
 #define MAX_PARENTS 3
 
 static int left_ms(long long end)
 {
-	long long l = end - now_ms();
+	long long l = end - mono_ms();
 
 	return l > 0 ? (int)l : 0;
 }
@@ -207,7 +199,7 @@ static int locate(struct sysfs_switch *sw, char **err)
 static int wait_link(struct sysfs_switch *sw, int timeout_ms, char **err)
 {
 	bool want_up = sw->operstate && !strcmp(sw->operstate, "up");
-	long long end = now_ms() + timeout_ms;
+	long long end = mono_ms() + timeout_ms;
 	char *p = xasprintf("%s/sys/class/net/%s/operstate", sw->root, sw->nic);
 	char *st = NULL;
 	int ret = 0;
@@ -217,7 +209,7 @@ static int wait_link(struct sysfs_switch *sw, int timeout_ms, char **err)
 		st = agent_sysfs__read(p);
 		if (st && (!want_up || !strcmp(st, "up")))
 			break;
-		if (now_ms() >= end) {
+		if (mono_ms() >= end) {
 			ret = agent__err(err, -ETIMEDOUT,
 					 "mode.sysfs: %s did not come back %s "
 					 "within %d ms after the rebind of %s "
@@ -337,7 +329,7 @@ static int unbind_write_rebind(struct sysfs_switch *sw, long long end,
 
 int agent_sysfs__switch(struct sysfs_switch *sw, int timeout_ms, char **err)
 {
-	long long start = now_ms();
+	long long start = mono_ms();
 	char *p;
 	int ret;
 
@@ -373,7 +365,7 @@ done:
 		      sw->group);
 	sw->after = agent_sysfs__read(p);
 	free(p);
-	sw->elapsed_ms = now_ms() - start;
+	sw->elapsed_ms = mono_ms() - start;
 	if (!sw->after || strcmp(sw->after, sw->type))
 		return agent__err(err, -EIO,
 				  "mode.sysfs: IOMMU group %s of %s is '%s' "

@@ -15,22 +15,14 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/host/agent-conn.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
 #define CLOSE_GRACE_MS 3000
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct agent_conn *agent_conn__new(pid_t pid, int to_fd, int from_fd,
 				   const char *host)
@@ -189,7 +181,7 @@ static char *take_line(struct agent_conn *c)
 static int read_more(struct agent_conn *c, long long deadline)
 {
 	struct pollfd p = { .fd = c->from_fd, .events = POLLIN };
-	long long left = deadline - now_ms();
+	long long left = deadline - mono_ms();
 	ssize_t n;
 	int r;
 
@@ -259,7 +251,7 @@ static int match(struct agent_conn *c, const char *line, uint64_t id,
 int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 		     int timeout_ms, json_t **result, char **err)
 {
-	long long deadline = now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	long long deadline = mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	uint64_t id = c->next_id++;
 	char *line;
 	int ret;

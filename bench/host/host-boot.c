@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -20,22 +20,14 @@
 #define POLL_CONNECT_S 5
 #define POWER_CYCLE_TIMEOUT_MS 120000
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* 0 once a new boot answers; -ETIMEDOUT when @timeout_ms ran out. */
 static int boot__poll(struct host *h, const char *old, uint64_t timeout_ms,
 		      char **last_err)
 {
-	uint64_t end = now_ms() + timeout_ms;
+	int64_t end = mono_ms() + timeout_ms;
 
 	for (;;) {
-		uint64_t left = end - now_ms();
+		int64_t left = end - mono_ms();
 		json_t *hello = NULL;
 		char *err = NULL;
 		const char *id;
@@ -58,7 +50,7 @@ static int boot__poll(struct host *h, const char *old, uint64_t timeout_ms,
 		json_decref(hello);
 		free(*last_err);
 		*last_err = err;
-		if (now_ms() + POLL_INTERVAL_MS >= end)
+		if (mono_ms() + POLL_INTERVAL_MS >= end)
 			return -ETIMEDOUT;
 		usleep(POLL_INTERVAL_MS * 1000);
 	}

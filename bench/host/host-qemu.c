@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/host/agent-conn.h"
@@ -36,6 +35,7 @@
 #include "bench/host/netns.h"
 #include "bench/host/qemu.h"
 #include "bench/testbed/testbed.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -62,14 +62,6 @@ struct qemu_priv {
 	unsigned int boots;
 	int lock_fd; /* flock of @dir: one run per VM name at a time */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const struct matrix_host *link_peer(const struct host *h)
 {
@@ -365,12 +357,12 @@ static char *qemu_exit_reason(const struct qemu_priv *p, int status)
 static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 		      const char *old_boot, struct agent_conn **out, char **err)
 {
-	long long end = now_ms() + timeout_ms;
+	long long end = mono_ms() + timeout_ms;
 	struct agent_conn *c = NULL;
 	char *why = NULL;
 	int status, ret = -ETIMEDOUT;
 
-	while (now_ms() < end) {
+	while (mono_ms() < end) {
 		json_t *hello = NULL;
 
 		if (p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid) {
@@ -481,7 +473,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	for (size_t i = 0; i < argv.nr; i++)
 		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
 			 argv.v[i]);
-	t0 = now_ms();
+	t0 = mono_ms();
 	ret = spawn_qemu(p, &argv);
 	host_argv__release(&argv);
 	free(cmdline);
@@ -503,7 +495,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	}
 	p->boots++;
 	pr_info("host %s: boot %u answered after %lld ms", h->m->name, p->boots,
-		now_ms() - t0);
+		mono_ms() - t0);
 	return 0;
 }
 
@@ -538,7 +530,7 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 {
 	struct qemu_priv *p = h->priv;
 	char *err = NULL;
-	long long t0 = now_ms();
+	long long t0 = mono_ms();
 	int ret;
 
 	if (!p || p->pid <= 0) {
@@ -561,7 +553,7 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 	}
 	p->boots++;
 	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
-		p->boots, now_ms() - t0);
+		p->boots, mono_ms() - t0);
 	return 0;
 }
 

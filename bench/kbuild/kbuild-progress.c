@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "clock.h"
 #include "log.h"
 
 #define TICK_INTERVAL_S 10.0
@@ -22,24 +22,16 @@ const char *const kbuild_phase_names[KBUILD_NR_PHASES] = {
 	[KBUILD_MODULES] = "modules",	[KBUILD_PACK] = "pack",
 };
 
-double kbuild_progress__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void kbuild_progress__init(struct kbuild_progress *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->start = p->phase_start = p->last_tick = kbuild_progress__now();
+	p->start = p->phase_start = p->last_tick = mono_ns() / 1e9;
 	p->phase = -1;
 }
 
 void kbuild_progress__done(struct kbuild_progress *p)
 {
-	double now = kbuild_progress__now();
+	double now = mono_ns() / 1e9;
 
 	if (p->phase >= 0)
 		p->elapsed[p->phase] += now - p->phase_start;
@@ -50,7 +42,7 @@ void kbuild_progress__phase(struct kbuild_progress *p, enum kbuild_phase phase)
 {
 	kbuild_progress__done(p);
 	p->phase = phase;
-	p->phase_start = p->last_tick = kbuild_progress__now();
+	p->phase_start = p->last_tick = mono_ns() / 1e9;
 	pr_info("kernel build: %s (%.0f s in)", kbuild_phase_names[phase],
 		p->phase_start - p->start);
 }
@@ -91,7 +83,7 @@ static void last_line(int log_fd, char *buf, size_t size)
 
 void kbuild_progress__tick(struct kbuild_progress *p, int log_fd)
 {
-	double now = kbuild_progress__now();
+	double now = mono_ns() / 1e9;
 	char line[LAST_LINE_MAX];
 
 	if (p->phase < 0 || now - p->last_tick < TICK_INTERVAL_S)

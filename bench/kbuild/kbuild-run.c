@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "clock.h"
 #include "subprocess.h"
 #include "log.h"
 #include "util.h"
@@ -82,7 +83,7 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 				   .nr_keep_fds = 1,
 				   .pdeathsig = SIGTERM };
 	struct exec_arg a = { .argv = argv, .log_fd = log_fd };
-	double deadline = kbuild_progress__now() + timeout_ms / 1000.0;
+	double deadline = mono_ns() / 1e9 + timeout_ms / 1000.0;
 	off_t from = lseek(log_fd, 0, SEEK_END);
 	char how[96];
 	struct spawn sp;
@@ -98,7 +99,7 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 			break;
 		if (p)
 			kbuild_progress__tick(p, log_fd);
-		if (kbuild_progress__now() >= deadline) {
+		if (mono_ns() / 1e9 >= deadline) {
 			dprintf(log_fd,
 				"iommu-bench: %s ran past %d s, "
 				"stopped\n",

@@ -18,6 +18,7 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -359,9 +360,8 @@ static int write_result(const struct resolved *rs, struct kbuild_ctx *c,
 			 c->build_id, "arch", r->arch, "base_commit",
 			 rs->commit, "files", files, "missing", missing_json(c),
 			 "recipe", recipe_json(rs), "phases", phases,
-			 "elapsed_s",
-			 kbuild_progress__now() - c->progress.start, "built_at",
-			 stamp);
+			 "elapsed_s", mono_ns() / 1e9 - c->progress.start,
+			 "built_at", stamp);
 	text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 					JSON_REAL_PRECISION(6));
 	path = xasprintf("%s/result.json", c->out);
@@ -508,7 +508,7 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 	ret = kbuild_cache__load(rs->entry, rs->key, res, err);
 	if (!ret)
 		pr_info("kernel build: done in %.0f s: %s",
-			kbuild_progress__now() - c.progress.start, rs->entry);
+			mono_ns() / 1e9 - c.progress.start, rs->entry);
 out:
 	if (c.tmp)
 		testbed_cache__remove(c.tmp);

@@ -146,7 +146,6 @@ void kbuild_progress__phase(struct kbuild_progress *p, enum kbuild_phase phase);
 void kbuild_progress__done(struct kbuild_progress *p);
 /* A "still at it" line with the log's last line, at most every ~10 s. */
 void kbuild_progress__tick(struct kbuild_progress *p, int log_fd);
-double kbuild_progress__now(void);
 
 /* A .config or fragment: options in order; value NULL means "not set". */
 struct kconfig_opt {

@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/run/run.h"
+#include "clock.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"
@@ -18,14 +18,6 @@
 #define CONNECT_TRIES 3
 #define HELLO_TIMEOUT_MS 30000
 #define FACTS_TIMEOUT_MS 60000
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int run_host__call(struct run_host *h, const char *verb, json_t *args,
 		   int timeout_ms, json_t **result, char **err)
@@ -44,11 +36,11 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 	}
 	if (!args)
 		args = json_object();
-	t0 = now_ms();
+	t0 = mono_ms();
 	ret = agent_conn__call(h->agent, verb, args, timeout_ms, result, err);
 	/* Where a trial's time goes, for -vv: a VM under TCG is slow. */
 	pr_debug("host %s: %s: %s in %lld ms", h->h.m->name, verb,
-		 ret ? "failed" : "answered", now_ms() - t0);
+		 ret ? "failed" : "answered", mono_ms() - t0);
 	json_decref(args);
 	if (ret && err && !*err)
 		*err = xasprintf("%s", strerror(-ret));

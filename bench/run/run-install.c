@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base64.h"
 #include "bench/agent/agent-kernel.h"
 #include "bench/run/run-install.h"
+#include "clock.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -36,14 +36,6 @@ struct install_file {
 	char sha[SHA256_HEX_SIZE];
 	uint64_t size;
 };
-
-static uint64_t clock_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 bool run_install__needed(const struct run_host *h,
 			 const struct matrix_kernel *k)
@@ -141,7 +133,7 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 		{ .name = AGENT_KERNEL_MODULES },
 	};
 	json_t *res = NULL, *sums, *args;
-	uint64_t t0 = clock_ms(), sent = 0;
+	uint64_t t0 = mono_ms(), sent = 0;
 	const char *id;
 	char *name = NULL;
 	size_t i;
@@ -231,7 +223,7 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 	take_paths(res, grub, image, initrd);
 	run_progress__msg(
 		ctx, "host %s: kernel %s installed in %.1f s (initrd: %s)",
-		h->h.m->name, k->name, (double)(clock_ms() - t0) / 1000.0,
+		h->h.m->name, k->name, (double)(mono_ms() - t0) / 1000.0,
 		json_string_value(json_object_get(res, "initrd_by")) ?: "none");
 out:
 	if (ret && *err) {

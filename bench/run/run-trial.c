@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/run/run-fetch.h"
@@ -17,6 +16,7 @@
 #include "collectors/collector.h"
 #include "bench/workload/iperf3.h"
 #include "collectors/procstat/procstat.h"
+#include "clock.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"
@@ -32,14 +32,6 @@ struct trial_out {
 	struct run_fetch fetched; /* artifacts brought from the SUT */
 	char *err;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
-}
 
 static int mkdir_p(char *path)
 {
@@ -344,7 +336,7 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	const struct plan_trial *t = &ctx->plan.trials[i];
 	int64_t trial_id = ctx->trial_ids[i];
 	struct trial_out o = { 0 };
-	uint64_t t0 = now_ms(), wall;
+	uint64_t t0 = mono_ms(), wall;
 	double gbps = 0;
 	int ret, sret;
 
@@ -369,7 +361,7 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 		ret = -EIO;
 		sret = trial__store(ctx, t, trial_id, &o, false);
 	}
-	wall = now_ms() - t0;
+	wall = mono_ms() - t0;
 	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
 	free(o.effective);
 	free(o.err);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench/testbed/testbed.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -142,18 +143,10 @@ static void sweep(const char *dir, int depth)
 	closedir(d);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 int testbed_cache__lock_file(const char *path, long long timeout_ms,
 			     const char *what, int *fdp, char **err)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = mono_ms() + timeout_ms;
 	struct timespec pause = { 0, 100 * 1000 * 1000 };
 	bool said = false;
 	int fd, ret = 0;
@@ -174,7 +167,7 @@ int testbed_cache__lock_file(const char *path, long long timeout_ms,
 					 strerror(errno));
 			goto out;
 		}
-		if (now_ms() >= deadline) {
+		if (mono_ms() >= deadline) {
 			ret = -ETIMEDOUT;
 			*err = xasprintf("another iommu-bench has held %s for "
 					 "%lld minutes",

@@ -19,6 +19,7 @@
 
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
+#include "clock.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"
@@ -29,7 +30,7 @@ struct bpf_collector {
 	struct bpf_filter filter;
 	struct bpf_probe *probes;
 	size_t nr, alloc;
-	struct timespec t_start, t_stop;
+	int64_t t_start, t_stop; /* mono_ns() */
 	bool started, stopped;
 };
 
@@ -170,7 +171,7 @@ static int bpf_start(struct collector *c)
 		if (err)
 			return err;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &bc->t_start);
+	bc->t_start = mono_ns();
 	bc->started = true;
 	return 0;
 }
@@ -183,7 +184,7 @@ static int bpf_stop(struct collector *c)
 
 	if (!bc->started || bc->stopped)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &bc->t_stop);
+	bc->t_stop = mono_ns();
 	for (i = 0; i < bc->nr; i++) {
 		err = bpf_probe__read(&bc->probes[i]);
 		if (err)
@@ -221,12 +222,6 @@ static json_t *env__json(const struct bpf_env *env)
 			 "iommu_units", iommu_units());
 }
 
-static double elapsed(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) +
-	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 static int bpf_results(struct collector *c, json_t **out)
 {
 	struct bpf_collector *bc = (struct bpf_collector *)c;
@@ -241,7 +236,7 @@ static int bpf_results(struct collector *c, json_t **out)
 	for (i = 0; i < bc->nr; i++)
 		json_array_append_new(probes, bpf_probe__json(&bc->probes[i]));
 	json_object_set_new(o, "duration_s",
-			    json_real(elapsed(&bc->t_start, &bc->t_stop)));
+			    json_real((bc->t_stop - bc->t_start) / 1e9));
 	json_object_set_new(o, "device",
 			    bc->filter.on ? json_string(bc->filter.dev_name) :
 					    json_null());

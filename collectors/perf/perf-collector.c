@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collectors/collector.h"
 #include "collectors/perf/perf-collector.h"
 #include "collectors/perf/perf-counters.h"
 #include "collectors/perf/perf-record.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -34,14 +34,6 @@ struct perf_collector {
 	json_t *results;
 	bool started, stopped;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* cycles where this machine can count them, else cpu-clock. */
 static char *default_event(void)
@@ -151,7 +143,7 @@ static int perf_start(struct collector *c)
 	}
 	if (p->pc)
 		perf_counters__enable(p->pc);
-	p->t_start = now_s();
+	p->t_start = mono_ns() / 1e9;
 	p->started = true;
 	return 0;
 }
@@ -222,7 +214,7 @@ static int perf_stop(struct collector *c)
 	p->stopped = true;
 	if (p->pc)
 		cerr = perf_counters__disable(p->pc);
-	p->t_stop = now_s();
+	p->t_stop = mono_ns() / 1e9;
 	if (p->cfg.record)
 		err = perf_record__stop(&p->rec);
 	res = json_pack("{s:s, s:i, s:s, s:s?, s:f, s:b, s:o}",

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "collectors/procstat/procstat-parse.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -293,11 +294,9 @@ static int read_proc(const char *path, char **buf)
 int procstat__snap_read(struct procstat_snap *s, const struct procstat_nic *nic)
 {
 	char *stat = NULL, *soft = NULL, *intr = NULL;
-	struct timespec ts;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->t = ts.tv_sec + ts.tv_nsec / 1e9;
+	s->t = mono_ns() / 1e9;
 	err = read_proc("/proc/stat", &stat);
 	if (!err)
 		err = read_proc("/proc/softirqs", &soft);

@@ -16,12 +16,12 @@
  * report take, the costs that bound the sampling interval.
  */
 #include <math.h>
-#include <time.h>
 
 #include "collectors/collector.h"
 #include "bench/workload/iperf3.h"
 #include "collectors/perf/perf-report.h"
 #include "collectors/procstat/procstat-parse.h"
+#include "clock.h"
 #include "log.h"
 #include "tests/unit/collectors-test.h"
 
@@ -34,14 +34,6 @@ static const char *const names[NR] = {
 	"bare",		 "procstat 1s",		  "procstat 10ms",
 	"perf counters", "perf record -F 999 -g",
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static json_t *config_of(enum config c, const struct collector_ops **ops)
 {
@@ -85,10 +77,10 @@ static double run_one(enum config c, unsigned int port, double *stop_ms)
 		gbit = json_number_value(json_object_get(r, "throughput_bps")) /
 		       1e9;
 	if (col) {
-		t = now_s();
+		t = mono_ns() / 1e9;
 		if (ops->stop(col))
 			gbit = NAN;
-		*stop_ms = (now_s() - t) * 1e3;
+		*stop_ms = (mono_ns() / 1e9 - t) * 1e3;
 	}
 out:
 	if (col)
@@ -146,11 +138,11 @@ static void bench_parsers(void)
 	double t;
 	int i, n = 2000;
 
-	t = now_s();
+	t = mono_ns() / 1e9;
 	for (i = 0; i < n; i++)
 		procstat__snap_read(&s, NULL);
 	printf("procstat snapshot (/proc/stat + /proc/softirqs): %.1f us\n",
-	       (now_s() - t) / n * 1e6);
+	       (mono_ns() / 1e9 - t) / n * 1e6);
 	procstat__snap_release(&s);
 	if (read_file(path, &text, &len)) {
 		printf("(no %s)\n", path);
@@ -158,7 +150,7 @@ static void bench_parsers(void)
 		return;
 	}
 	n = 200;
-	t = now_s();
+	t = mono_ns() / 1e9;
 	for (i = 0; i < n; i++) {
 		struct perf_report rep = { 0 };
 
@@ -166,7 +158,7 @@ static void bench_parsers(void)
 		perf_report__release(&rep);
 	}
 	printf("perf report parse (349 rows, %zu bytes): %.1f us\n", len,
-	       (now_s() - t) / n * 1e6);
+	       (mono_ns() / 1e9 - t) / n * 1e6);
 	free(text);
 	free(path);
 }

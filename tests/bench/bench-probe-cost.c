@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "collectors/bpf/bpf-probes.h"
+#include "clock.h"
 #include "log.h"
 #include "util.h"
 
@@ -74,16 +75,12 @@ static bool have_bpftrace = true;
 
 static double ns_per_call(void)
 {
-	struct timespec a, b;
+	int64_t t0 = mono_ns();
 	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < CALLS; i++)
 		syscall(SYS_getppid);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return ((double)(b.tv_sec - a.tv_sec) * 1e9 +
-		(double)(b.tv_nsec - a.tv_nsec)) /
-	       CALLS;
+	return (double)(mono_ns() - t0) / CALLS;
 }
 
 /*

@@ -18,9 +18,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "gendb.h"
 
 extern char **environ;
@@ -31,14 +31,6 @@ struct figure {
 	double secs;
 	long rss_kib;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Run @argv with stdout and stderr to /dev/null; its time and peak RSS. */
 static int measure(char *const *argv, struct figure *f)
@@ -52,14 +44,14 @@ static int measure(char *const *argv, struct figure *f)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	t0 = now();
+	t0 = mono_ns() / 1e9;
 	e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (e)
 		return -e;
 	if (wait4(pid, &status, 0, &ru) < 0)
 		return -errno;
-	f->secs = now() - t0;
+	f->secs = mono_ns() / 1e9 - t0;
 	f->rss_kib = ru.ru_maxrss;
 	/* regress exits 1 when it finds something: still a measurement. */
 	return WIFEXITED(status) && WEXITSTATUS(status) <= 1 ? 0 : -EIO;
@@ -118,14 +110,14 @@ int main(void)
 	html = xasprintf("%s/report.html", dir);
 	for (s = 0; s < 3; s++) {
 		struct gendb_opts o = GENDB_OPTS_DEFAULT;
-		double t0 = now();
+		double t0 = mono_ns() / 1e9;
 
 		db = xasprintf("%s/h%d.db", dir, s);
 		o.path = db;
 		o.runs = runs[s];
 		o.nr_workloads = 4;
 		err = gendb__write(&o);
-		gen[s] = now() - t0;
+		gen[s] = mono_ns() / 1e9 - t0;
 		trials[s] = (size_t)runs[s] * 3 * 4 * o.reps;
 		if (err) {
 			fprintf(stderr, "bench-report: generating %s failed\n",

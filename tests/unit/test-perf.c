@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "clock.h"
 #include "collectors-test.h"
 #include "collectors/collector.h"
 #include "collectors/perf/perf-counters.h"
@@ -31,15 +32,11 @@ const char *__lsan_default_suppressions(void)
 
 static int spin(void *arg)
 {
-	struct timespec t0, t;
+	int64_t t0 = mono_ms();
 
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000 +
-		       (t.tv_nsec - t0.tv_nsec) / 1000000 <
-	       1500);
+	while (mono_ms() - t0 < 1500)
+		;
 	return 0;
 }
 

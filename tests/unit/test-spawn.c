@@ -9,21 +9,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "subprocess.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"
-
-static long long ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const struct spawn_opts capture = {
 	.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
@@ -70,12 +62,12 @@ static void test_timeout(void)
 {
 	const char *argv[] = { "sleep", "30", NULL };
 	struct spawn sp;
-	long long t0 = ms_now();
+	long long t0 = mono_ms();
 	char how[96];
 
 	is_int(spawn__run(&sp, argv, &capture, 200), -ETIMEDOUT,
 	       "a child past its time is -ETIMEDOUT");
-	ok(ms_now() - t0 < 5000, "and does not wait for it");
+	ok(mono_ms() - t0 < 5000, "and does not wait for it");
 	ok(sp.reaped && WIFSIGNALED(sp.status), "it was killed and reaped");
 	tap_diag("%s", spawn__describe(&sp, how, sizeof(how)));
 	spawn__release(&sp);
