@@ -8,21 +8,6 @@
 #include "report-opts.h"
 #include "util.h"
 
-int strlist__opt(const struct option *opt, const char *arg)
-{
-	struct strlist *l = opt->value;
-
-	ALLOC_GROW(l->v, l->nr + 1, l->alloc);
-	l->v[l->nr++] = arg;
-	return 0;
-}
-
-void strlist__release(struct strlist *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
 int report_opt_number(const char *opt, const char *arg, double lo, double hi,
 		      double *out)
 {
@@ -48,7 +33,7 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int report_select_runs(const struct rdb_runs *runs, const struct strlist *args,
+int report_select_runs(const struct rdb_runs *runs, const struct strvec *args,
 		       int64_t **ids, size_t *nr)
 {
 	size_t i, j, alloc = 0;

@@ -8,22 +8,14 @@
 
 #include "parse-options.h"
 #include "rdb.h"
-
-/* A repeatable string option: OPT_CALLBACK(..., &list, ..., strlist__opt). */
-struct strlist {
-	const char **v;
-	size_t nr, alloc;
-};
-
-int strlist__opt(const struct option *opt, const char *arg);
-void strlist__release(struct strlist *l);
+#include "strvec.h"
 
 /* Which trials, and how they are laid out: compare and report alike. */
 #define OPT_SELECTION(runs, by, baseline, only)                             \
 	OPT_CALLBACK(0, "run", (runs), "ID",                                \
 		     "a run id, latest, previous or all; repeatable "       \
 		     "(default: latest)",                                   \
-		     strlist__opt),                                         \
+		     parse_opt_strvec),                                     \
 		OPT_STRING(0, "by", (by), "AXIS",                           \
 			   "columns: mode (default), kernel, host or run"), \
 		OPT_STRING(0, "baseline", (baseline), "NAME",               \
@@ -36,7 +28,7 @@ void strlist__release(struct strlist *l);
 		0, "only", (only), "KEY=VALUE",                            \
 		"keep run, host, kernel, mode, workload or metric VALUE; " \
 		"repeatable",                                              \
-		strlist__opt)
+		parse_opt_strvec)
 
 /* The statistics' levels: compare, report and regress alike. */
 #define OPT_LEVELS(alpha, conf)                          \
@@ -61,7 +53,7 @@ int report_opt_number(const char *opt, const char *arg, double lo, double hi,
  * without duplicates; the latest run when @args is empty. -EINVAL for a
  * bad word, -ENOENT for a run that is not there (message printed).
  */
-int report_select_runs(const struct rdb_runs *runs, const struct strlist *args,
+int report_select_runs(const struct rdb_runs *runs, const struct strvec *args,
 		       int64_t **ids, size_t *nr);
 
 #endif /* IOMMU_BENCH_REPORT_OPTS_H */

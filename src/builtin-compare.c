@@ -25,7 +25,7 @@ static const char *const compare_usage[] = {
 };
 
 struct compare_args {
-	struct strlist runs, only, files;
+	struct strvec runs, only, files;
 	const char *by, *baseline, *alpha, *conf, *cv_max, *better, *unit;
 	bool csv;
 };
@@ -183,7 +183,7 @@ int cmd_compare(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, opts, compare_usage, 0);
 	for (i = 0; i < argc; i++)
-		strlist__opt(&(struct option){ .value = &a.files }, argv[i]);
+		strvec__push(&a.files, argv[i]);
 	if (a.csv && global.json)
 		usage_error(NULL, NULL, "--json and --csv exclude each other");
 	if (a.files.nr && (a.runs.nr || a.only.nr || a.by))
@@ -221,8 +221,8 @@ int cmd_compare(int argc, const char **argv)
 	cmp__release(&t);
 out:
 	dataset__release(&ds);
-	strlist__release(&a.runs);
-	strlist__release(&a.only);
-	strlist__release(&a.files);
+	strvec__release(&a.runs);
+	strvec__release(&a.only);
+	strvec__release(&a.files);
 	return status;
 }

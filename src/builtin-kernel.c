@@ -15,6 +15,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
+#include "strvec.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -31,38 +32,18 @@ static const char *const kernel_usage[] = {
 	NULL,
 };
 
-struct strv {
-	char **v;
-	size_t nr, alloc;
-};
-
 static struct kernel_args {
 	const char *tree, *base, *config, *arch, *cross_compile, *out;
-	struct strv patches, fragments;
+	struct strvec patches, fragments;
 	long jobs;
 	bool allow_missing, config_only;
 } args;
 
 static int push_cb(const struct option *opt, const char *arg)
 {
-	struct strv *s = opt->value;
-
 	if (!arg || !*arg)
 		return -1;
-	ALLOC_GROW(s->v, s->nr + 2, s->alloc);
-	s->v[s->nr++] = xstrdup(arg);
-	s->v[s->nr] = NULL;
-	return 0;
-}
-
-static void strv__release(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
+	return parse_opt_strvec(opt, arg);
 }
 
 static const struct option kernel_options[] = {
@@ -244,7 +225,7 @@ int cmd_kernel(int argc, const char **argv)
 			     kernel_options, kernel_usage, "kernel");
 	if (i >= 0)
 		ret = subcommand_fns[i]();
-	strv__release(&args.patches);
-	strv__release(&args.fragments);
+	strvec__release(&args.patches);
+	strvec__release(&args.fragments);
 	return ret;
 }

@@ -25,7 +25,7 @@ static const char *const regress_usage[] = {
 
 struct regress_args {
 	const char *baseline, *candidate, *alpha, *conf, *junit, *max_p;
-	struct strlist thresholds, only, metrics;
+	struct strvec thresholds, only, metrics;
 	long history, min_segment;
 };
 
@@ -187,15 +187,15 @@ int cmd_regress(int argc, const char **argv)
 		OPT_CALLBACK(0, "threshold", &a.thresholds, "[METRIC=]PCT",
 			     "smallest change that counts, in percent "
 			     "(default 3); repeatable",
-			     strlist__opt),
+			     parse_opt_strvec),
 		OPT_LEVELS(&a.alpha, &a.conf),
 		OPT_CALLBACK(0, "metric", &a.metrics, "NAME",
 			     "judge only this metric; repeatable",
-			     strlist__opt),
+			     parse_opt_strvec),
 		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
 			     "keep host, kernel, mode, workload or metric "
 			     "VALUE; repeatable",
-			     strlist__opt),
+			     parse_opt_strvec),
 		OPT_STRING(0, "junit", &a.junit, "FILE",
 			   "write JUnit XML for CI test reports"),
 		OPT_GROUP("history"),
@@ -261,8 +261,8 @@ out_db:
 out_opts:
 	release_opts(&o);
 	ds_filter__release(&f);
-	strlist__release(&a.thresholds);
-	strlist__release(&a.only);
-	strlist__release(&a.metrics);
+	strvec__release(&a.thresholds);
+	strvec__release(&a.only);
+	strvec__release(&a.metrics);
 	return status;
 }

@@ -21,7 +21,7 @@ static const char *const report_usage[] = {
 };
 
 struct report_args {
-	struct strlist runs, only;
+	struct strvec runs, only;
 	const char *by, *alpha, *conf, *cv_max;
 	long series, top;
 	bool no_plots;
@@ -136,7 +136,7 @@ out_db:
 	rdb__close(&r);
 out_args:
 	ds_filter__release(&f);
-	strlist__release(&a.runs);
-	strlist__release(&a.only);
+	strvec__release(&a.runs);
+	strvec__release(&a.only);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
+#include "strvec.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -29,30 +30,20 @@ static const char *const testbed_usage[] = {
 };
 
 struct testbed_args {
-	const char **kernels;
-	size_t nr, alloc;
+	struct strvec kernels;
 	bool force;
 };
 
 static struct testbed_args args;
 
-static int kernel_cb(const struct option *opt, const char *arg)
-{
-	struct testbed_args *a = opt->value;
-
-	ALLOC_GROW(a->kernels, a->nr + 1, a->alloc);
-	a->kernels[a->nr++] = arg;
-	return 0;
-}
-
 static const struct option testbed_options[] = {
 	OPT_GLOBALS(),
 	OPT_JSON(),
 	OPT_CALLBACK(
-		0, "kernel", &args, "PKG",
+		0, "kernel", &args.kernels, "PKG",
 		"a Debian kernel package (repeatable; default " TESTBED_DEFAULT_KERNEL
 		")",
-		kernel_cb),
+		parse_opt_strvec),
 	OPT_BOOLEAN(0, "force", &args.force,
 		    "download and build again even what the cache holds"),
 	OPT_GROUP(
@@ -74,8 +65,9 @@ static void print_json(json_t *o)
 static int testbed_build(void)
 {
 	static const char *const fallback[] = { TESTBED_DEFAULT_KERNEL };
-	const char *const *pkgs = args.nr ? args.kernels : fallback;
-	size_t i, nr = args.nr ? args.nr : 1;
+	const char *const *pkgs =
+		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
+	size_t i, nr = args.kernels.nr ? args.kernels.nr : 1;
 	json_t *out = json_array();
 	struct testbed_kernel k;
 	bool failed = false;
@@ -129,7 +121,7 @@ static int testbed_path(void)
 	char *dir;
 	int ret;
 
-	if (args.nr || args.force)
+	if (args.kernels.nr || args.force)
 		usage_error(testbed_usage, testbed_options,
 			    "testbed path takes no --kernel or --force");
 	ret = testbed__cache_dir(&dir);
@@ -159,6 +151,6 @@ int cmd_testbed(int argc, const char **argv)
 			     testbed_options, testbed_usage, "testbed");
 	if (i >= 0)
 		ret = subcommand_fns[i]();
-	free(args.kernels);
+	strvec__release(&args.kernels);
 	return ret;
 }

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "log.h"
 #include "parse-options.h"
+#include "strvec.h"
 #include "units.h"
 #include "util.h"
 
@@ -40,14 +41,12 @@ static const char *const trace_usage[] = {
 };
 
 static const char *duration_arg, *device_arg;
-static const char **events;
-static size_t nr_events, alloc_events;
+static struct strvec events;
 
 static int add_event(const struct option *opt, const char *arg)
 {
 	(void)opt;
-	ALLOC_GROW(events, nr_events + 1, alloc_events);
-	events[nr_events++] = arg;
+	strvec__push(&events, arg);
 	return 0;
 }
 
@@ -111,9 +110,9 @@ static json_t *trace_config(void)
 	json_t *cfg = json_object(), *probes = json_array();
 	size_t i;
 
-	for (i = 0; i < nr_events; i++)
-		json_array_append_new(probes, json_string(events[i]));
-	if (!nr_events)
+	for (i = 0; i < events.nr; i++)
+		json_array_append_new(probes, json_string(events.v[i]));
+	if (!events.nr)
 		json_array_append_new(probes, json_string("default"));
 	json_object_set_new(cfg, "probes", probes);
 	if (device_arg)
@@ -330,8 +329,7 @@ int cmd_trace(int argc, const char **argv)
 	opts.config = trace_config();
 	err = bpf_collector_ops.create(&opts, &c);
 	json_decref((json_t *)opts.config);
-	free(events);
-	events = NULL;
+	strvec__release(&events);
 	if (err)
 		return err == -EINVAL || err == -ENOENT ? EXIT_USAGE :
 							  EXIT_WORK_FAILED;

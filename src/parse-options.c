@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "parse-options.h"
+#include "strvec.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -287,4 +288,10 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 		       argv[0], cmd, cmd);
 	free(names);
 	return -1;
+}
+
+int parse_opt_strvec(const struct option *opt, const char *arg)
+{
+	strvec__push(opt->value, arg);
+	return 0;
 }

@@ -67,6 +67,12 @@ struct option {
 		.value = (v), .argh = (a), .help = (h), .callback = (cb)      \
 	}
 
+/*
+ * A repeatable string option: OPT_CALLBACK(..., &vec, ..., parse_opt_strvec)
+ * appends each use to the struct strvec @vec.
+ */
+int parse_opt_strvec(const struct option *opt, const char *arg);
+
 /* Stop at the first non-option (main uses this before the command). */
 #define PARSE_OPT_STOP_AT_NON_OPTION (1u << 0)
 /* The caller has its own --help (main's lists the commands too). */

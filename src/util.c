@@ -64,17 +64,23 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom(strlen(fmt));
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		oom(strlen(fmt));
 	return p;
 }
 

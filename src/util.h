@@ -7,6 +7,7 @@
 #ifndef IOMMU_BENCH_UTIL_H
 #define IOMMU_BENCH_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -26,6 +27,8 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 /* Grow @ptr so that it holds at least @nr elements of @size bytes. */
 #define ALLOC_GROW(ptr, nr, alloc)                                         \

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the transports share and nobody else needs: growing argument
- * vectors and running short helper commands (ip, ssh, scp) with their
- * output captured for the error message.
+ * What the transports share and nobody else needs: running short helper
+ * commands (ip, ssh, scp) with their output captured for the error
+ * message, and the ssh and reboot internals.
  */
 #ifndef IOMMU_BENCH_HOST_PRIV_H
 #define IOMMU_BENCH_HOST_PRIV_H
@@ -12,22 +12,7 @@
 #include <stddef.h>
 
 #include "bench/host/host.h"
-
-/* An argv that owns its strings; v[nr] is always NULL. */
-struct host_argv {
-	char **v;
-	size_t nr, alloc;
-};
-
-void host_argv__push(struct host_argv *a, const char *s);
-void host_argv__pushf(struct host_argv *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void host_argv__append(struct host_argv *a, const struct host_argv *b);
-void host_argv__release(struct host_argv *a);
-static inline const char *const *host_argv__get(const struct host_argv *a)
-{
-	return (const char *const *)a->v;
-}
+#include "strvec.h"
 
 /*
  * Run @argv for at most @timeout_ms. 0 when it exited 0; otherwise a

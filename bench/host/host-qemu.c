@@ -266,7 +266,7 @@ static int enter_netns(const char *netns)
 	return ret;
 }
 
-static int spawn_qemu(struct qemu_priv *p, const struct host_argv *argv)
+static int spawn_qemu(struct qemu_priv *p, const struct strvec *argv)
 {
 	pid_t parent = getpid(), pid;
 	int out;
@@ -433,7 +433,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 {
 	struct qemu_priv *p = h->priv;
 	struct qemu_boot b = { 0 };
-	struct host_argv argv = { 0 };
+	struct strvec argv = { 0 };
 	const struct qemu_kernel *qk;
 	char *cmdline;
 	long long t0;
@@ -475,7 +475,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			 argv.v[i]);
 	t0 = mono_ms();
 	ret = spawn_qemu(p, &argv);
-	host_argv__release(&argv);
+	strvec__release(&argv);
 	free(cmdline);
 	if (ret) {
 		*err = xasprintf("host %s: cannot start %s: %s", h->m->name,

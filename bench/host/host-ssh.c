@@ -39,64 +39,63 @@ static bool remote_path_is_safe(const char *p)
 	return true;
 }
 
-static void ssh__options(struct host *h, struct host_argv *a, int connect_s,
+static void ssh__options(struct host *h, struct strvec *a, int connect_s,
 			 bool mux)
 {
 	struct ssh_priv *p = h->priv;
 	const char *cfg = getenv("IOMMU_BENCH_SSH_CONFIG");
 
-	host_argv__push(a, "-o");
-	host_argv__push(a, "BatchMode=yes");
-	host_argv__push(a, "-o");
-	host_argv__pushf(a, "ConnectTimeout=%d", connect_s);
-	host_argv__push(a, "-o");
-	host_argv__push(a, mux ? "ControlMaster=auto" : "ControlMaster=no");
-	host_argv__push(a, "-o");
+	strvec__push(a, "-o");
+	strvec__push(a, "BatchMode=yes");
+	strvec__push(a, "-o");
+	strvec__pushf(a, "ConnectTimeout=%d", connect_s);
+	strvec__push(a, "-o");
+	strvec__push(a, mux ? "ControlMaster=auto" : "ControlMaster=no");
+	strvec__push(a, "-o");
 	if (mux) {
 		/* %C: a hash of host, port and user, short enough for a
 		 * socket path. */
-		host_argv__pushf(a, "ControlPath=%s/%%C", p->ctl_dir);
-		host_argv__push(a, "-o");
-		host_argv__push(a, "ControlPersist=60");
+		strvec__pushf(a, "ControlPath=%s/%%C", p->ctl_dir);
+		strvec__push(a, "-o");
+		strvec__push(a, "ControlPersist=60");
 	} else {
-		host_argv__push(a, "ControlPath=none");
+		strvec__push(a, "ControlPath=none");
 	}
 	if (h->m->port) {
-		host_argv__push(a, "-o");
-		host_argv__pushf(a, "Port=%u", h->m->port);
+		strvec__push(a, "-o");
+		strvec__pushf(a, "Port=%u", h->m->port);
 	}
 	if (h->m->user) {
-		host_argv__push(a, "-o");
-		host_argv__pushf(a, "User=%s", h->m->user);
+		strvec__push(a, "-o");
+		strvec__pushf(a, "User=%s", h->m->user);
 	}
 	if (cfg && *cfg) {
-		host_argv__push(a, "-F");
-		host_argv__push(a, cfg);
+		strvec__push(a, "-F");
+		strvec__push(a, cfg);
 	}
 }
 
 /* ssh OPTIONS -- ADDRESS, ready for the remote words. */
-static void ssh__argv(struct host *h, struct host_argv *a, int connect_s,
-		      bool mux)
+static void ssh__argv(struct host *h, struct strvec *a, int connect_s, bool mux)
 {
-	host_argv__push(a, "ssh");
+	strvec__push(a, "ssh");
 	ssh__options(h, a, connect_s, mux);
-	host_argv__push(a, "--");
-	host_argv__push(a, h->m->address);
+	strvec__push(a, "--");
+	strvec__push(a, h->m->address);
 }
 
 static int ssh__remote(struct host *h, const char *const *words, int timeout_ms,
 		       char **out, char **err, int *status)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	size_t i;
 	int ret;
 
 	ssh__argv(h, &a, 10, true);
 	for (i = 0; words[i]; i++)
-		host_argv__push(&a, words[i]);
-	ret = host__cmd(host_argv__get(&a), timeout_ms, out, err, status);
-	host_argv__release(&a);
+		strvec__push(&a, words[i]);
+	ret = host__cmd(strvec__argv(&a), timeout_ms, out, err, status);
+	strvec__release(&a);
 	return ret;
 }
 
@@ -104,17 +103,17 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	       json_t **hello, char **err, int *status)
 {
 	struct ssh_priv *p = h->priv;
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	json_error_t jerr;
 	char *out = NULL;
 	int ret;
 
 	ssh__argv(h, &a, connect_s, mux);
-	host_argv__push(&a, p->remote);
-	host_argv__push(&a, "agent");
-	host_argv__push(&a, "hello");
-	ret = host__cmd(host_argv__get(&a), timeout_ms, &out, err, status);
-	host_argv__release(&a);
+	strvec__push(&a, p->remote);
+	strvec__push(&a, "agent");
+	strvec__push(&a, "hello");
+	ret = host__cmd(strvec__argv(&a), timeout_ms, &out, err, status);
+	strvec__release(&a);
 	if (ret)
 		return ret;
 	*hello = json_loads(out, 0, &jerr);
@@ -131,16 +130,16 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 
 void ssh__exit_master(struct host *h)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 
-	host_argv__push(&a, "ssh");
+	strvec__push(&a, "ssh");
 	ssh__options(h, &a, 5, true);
-	host_argv__push(&a, "-O");
-	host_argv__push(&a, "exit");
-	host_argv__push(&a, "--");
-	host_argv__push(&a, h->m->address);
-	host__cmd(host_argv__get(&a), 10000, NULL, NULL, NULL);
-	host_argv__release(&a);
+	strvec__push(&a, "-O");
+	strvec__push(&a, "exit");
+	strvec__push(&a, "--");
+	strvec__push(&a, h->m->address);
+	host__cmd(strvec__argv(&a), 10000, NULL, NULL, NULL);
+	strvec__release(&a);
 }
 
 static int ssh__copy(struct host *h, const char *local)
@@ -151,7 +150,7 @@ static int ssh__copy(struct host *h, const char *local)
 	const char *mkdir_w[] = { "mkdir", "-p", dir, NULL };
 	const char *mv_w[] = { "mv", "-f", tmp, p->remote, NULL };
 	bool v6 = strchr(h->m->address, ':');
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	int ret = 0;
 
 	pr_info("host %s: copying the agent to %s", h->m->name, p->remote);
@@ -162,19 +161,19 @@ static int ssh__copy(struct host *h, const char *local)
 	}
 	if (ret)
 		goto out;
-	host_argv__push(&a, "scp");
+	strvec__push(&a, "scp");
 	ssh__options(h, &a, 10, true);
-	host_argv__push(&a, "--");
-	host_argv__push(&a, local);
-	host_argv__pushf(&a, v6 ? "[%s]:%s" : "%s:%s", h->m->address, tmp);
-	ret = host__cmd(host_argv__get(&a), COPY_TIMEOUT_MS, NULL, &err, NULL);
+	strvec__push(&a, "--");
+	strvec__push(&a, local);
+	strvec__pushf(&a, v6 ? "[%s]:%s" : "%s:%s", h->m->address, tmp);
+	ret = host__cmd(strvec__argv(&a), COPY_TIMEOUT_MS, NULL, &err, NULL);
 	if (!ret)
 		ret = ssh__remote(h, mv_w, HELLO_TIMEOUT_MS, NULL, &err, NULL);
 out:
 	if (ret)
 		pr_err("host %s: cannot copy the agent to %s: %s", h->m->name,
 		       p->remote, err);
-	host_argv__release(&a);
+	strvec__release(&a);
 	free(err);
 	free(tmp);
 	free(dir);
@@ -263,15 +262,15 @@ static int ssh_host__open(struct host *h)
 static int ssh_host__agent(struct host *h, struct agent_conn **out)
 {
 	struct ssh_priv *p = h->priv;
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	int ret;
 
 	ssh__argv(h, &a, 10, true);
-	host_argv__push(&a, p->remote);
-	host_argv__push(&a, "agent");
-	host_argv__push(&a, "serve");
-	ret = agent_conn__spawn(host_argv__get(&a), NULL, h->m->name, out);
-	host_argv__release(&a);
+	strvec__push(&a, p->remote);
+	strvec__push(&a, "agent");
+	strvec__push(&a, "serve");
+	ret = agent_conn__spawn(strvec__argv(&a), NULL, h->m->name, out);
+	strvec__release(&a);
 	return ret;
 }
 

@@ -97,48 +97,6 @@ int host__state_dir(struct host *h, const char *sub, char **out)
 	return 0;
 }
 
-void host_argv__push(struct host_argv *a, const char *s)
-{
-	ALLOC_GROW(a->v, a->nr + 2, a->alloc);
-	a->v[a->nr++] = xstrdup(s);
-	a->v[a->nr] = NULL;
-}
-
-void host_argv__pushf(struct host_argv *a, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s) {
-		pr_err("out of memory");
-		abort();
-	}
-	host_argv__push(a, s);
-	free(s);
-}
-
-void host_argv__append(struct host_argv *a, const struct host_argv *b)
-{
-	size_t i;
-
-	for (i = 0; i < b->nr; i++)
-		host_argv__push(a, b->v[i]);
-}
-
-void host_argv__release(struct host_argv *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr; i++)
-		free(a->v[i]);
-	free(a->v);
-	memset(a, 0, sizeof(*a));
-}
-
 int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
 	      int *status)
 {

@@ -24,19 +24,19 @@
 /* `ip [-n NETNS] ARGS...`: 0, or a negative errno, logged unless @quiet. */
 static int ip_exec(const char *netns, const char *const *args, bool quiet)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *err = NULL;
 	size_t i;
 	int ret;
 
-	host_argv__push(&a, "ip");
+	strvec__push(&a, "ip");
 	if (netns) {
-		host_argv__push(&a, "-n");
-		host_argv__push(&a, netns);
+		strvec__push(&a, "-n");
+		strvec__push(&a, netns);
 	}
 	for (i = 0; args[i]; i++)
-		host_argv__push(&a, args[i]);
-	ret = host__cmd(host_argv__get(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
+		strvec__push(&a, args[i]);
+	ret = host__cmd(strvec__argv(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
 	if (ret && !quiet) {
 		char *line;
 		size_t len = 0;
@@ -53,7 +53,7 @@ static int ip_exec(const char *netns, const char *const *args, bool quiet)
 		free(line);
 	}
 	free(err);
-	host_argv__release(&a);
+	strvec__release(&a);
 	return ret;
 }
 
@@ -263,29 +263,29 @@ static int veth__setup(const struct veth_end *e)
 
 int veth__create(const struct veth_end *a, const struct veth_end *b)
 {
-	struct host_argv args = { 0 };
+	struct strvec args = { 0 };
 	int ret;
 
 	/* Made straight inside the namespaces, so that two hosts' names
 	 * never meet in the root namespace. */
-	host_argv__push(&args, "link");
-	host_argv__push(&args, "add");
-	host_argv__push(&args, a->ifname);
+	strvec__push(&args, "link");
+	strvec__push(&args, "add");
+	strvec__push(&args, a->ifname);
 	if (a->netns) {
-		host_argv__push(&args, "netns");
-		host_argv__push(&args, a->netns);
+		strvec__push(&args, "netns");
+		strvec__push(&args, a->netns);
 	}
-	host_argv__push(&args, "type");
-	host_argv__push(&args, "veth");
-	host_argv__push(&args, "peer");
-	host_argv__push(&args, "name");
-	host_argv__push(&args, b->ifname);
+	strvec__push(&args, "type");
+	strvec__push(&args, "veth");
+	strvec__push(&args, "peer");
+	strvec__push(&args, "name");
+	strvec__push(&args, b->ifname);
 	if (b->netns) {
-		host_argv__push(&args, "netns");
-		host_argv__push(&args, b->netns);
+		strvec__push(&args, "netns");
+		strvec__push(&args, b->netns);
 	}
-	ret = ip_run(NULL, host_argv__get(&args));
-	host_argv__release(&args);
+	ret = ip_run(NULL, strvec__argv(&args));
+	strvec__release(&args);
 	if (!ret)
 		ret = veth__setup(a);
 	if (!ret)

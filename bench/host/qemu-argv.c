@@ -93,81 +93,78 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 }
 
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
-		struct host_argv *out)
+		struct strvec *out)
 {
 	bool kvm = b->accel == ACCEL_KVM;
 	char *e;
 
-	host_argv__push(out, QEMU_BINARY);
-	host_argv__pushf(out, "-name");
-	host_argv__pushf(out, "iommu-bench-%s", m->name);
-	host_argv__push(out, "-machine");
+	strvec__push(out, QEMU_BINARY);
+	strvec__pushf(out, "-name");
+	strvec__pushf(out, "iommu-bench-%s", m->name);
+	strvec__push(out, "-machine");
 	/* intremap under KVM needs the split irqchip. */
-	host_argv__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
-	host_argv__push(out, "-accel");
-	host_argv__push(out, kvm ? "kvm" : "tcg,thread=multi");
-	host_argv__push(out, "-cpu");
-	host_argv__push(out, kvm ? "host" : "max");
-	host_argv__push(out, "-smp");
-	host_argv__pushf(out, "%u", m->qemu.cpus);
-	host_argv__push(out, "-m");
-	host_argv__pushf(out, "%lluM",
-			 (unsigned long long)(m->qemu.memory >> 20));
+	strvec__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
+	strvec__push(out, "-accel");
+	strvec__push(out, kvm ? "kvm" : "tcg,thread=multi");
+	strvec__push(out, "-cpu");
+	strvec__push(out, kvm ? "host" : "max");
+	strvec__push(out, "-smp");
+	strvec__pushf(out, "%u", m->qemu.cpus);
+	strvec__push(out, "-m");
+	strvec__pushf(out, "%lluM", (unsigned long long)(m->qemu.memory >> 20));
 	if (m->qemu.iommu == QEMU_IOMMU_INTEL) {
-		host_argv__push(out, "-device");
-		host_argv__pushf(out, "intel-iommu,intremap=on,caching-mode=%s",
-				 m->qemu.caching_mode ? "on" : "off");
+		strvec__push(out, "-device");
+		strvec__pushf(out, "intel-iommu,intremap=on,caching-mode=%s",
+			      m->qemu.caching_mode ? "on" : "off");
 	}
-	host_argv__push(out, "-kernel");
-	host_argv__push(out, b->image);
-	host_argv__push(out, "-initrd");
-	host_argv__push(out, b->initrd);
-	host_argv__push(out, "-append");
-	host_argv__push(out, b->cmdline);
+	strvec__push(out, "-kernel");
+	strvec__push(out, b->image);
+	strvec__push(out, "-initrd");
+	strvec__push(out, b->initrd);
+	strvec__push(out, "-append");
+	strvec__push(out, b->cmdline);
 
-	host_argv__push(out, "-netdev");
+	strvec__push(out, "-netdev");
 	if (b->tap) {
-		host_argv__pushf(out,
-				 "tap,id=n0,ifname=%s,script=no,downscript=no",
-				 b->tap);
+		strvec__pushf(out,
+			      "tap,id=n0,ifname=%s,script=no,downscript=no",
+			      b->tap);
 	} else {
 		/* restrict=on: the guest cannot open anything outside. */
-		host_argv__push(out, "user,id=n0,restrict=on");
+		strvec__push(out, "user,id=n0,restrict=on");
 	}
-	host_argv__push(out, "-device");
-	host_argv__push(out, m->qemu.iommu == QEMU_IOMMU_INTEL ?
-				     "virtio-net-pci,netdev=n0,"
-				     "iommu_platform=on,disable-legacy=on" :
-				     "virtio-net-pci,netdev=n0,"
-				     "disable-legacy=on");
+	strvec__push(out, "-device");
+	strvec__push(out, m->qemu.iommu == QEMU_IOMMU_INTEL ?
+				  "virtio-net-pci,netdev=n0,"
+				  "iommu_platform=on,disable-legacy=on" :
+				  "virtio-net-pci,netdev=n0,"
+				  "disable-legacy=on");
 
 	/* The controller's root, read-only: the agent, iperf3, perf, libs. */
-	host_argv__push(out, "-fsdev");
-	host_argv__push(out,
-			"local,id=fs0,path=/,security_model=none,readonly=on,"
-			"multidevs=remap");
-	host_argv__push(out, "-device");
-	host_argv__push(out,
-			"virtio-9p-pci,fsdev=fs0,mount_tag=" TESTBED_9P_TAG);
+	strvec__push(out, "-fsdev");
+	strvec__push(out, "local,id=fs0,path=/,security_model=none,readonly=on,"
+			  "multidevs=remap");
+	strvec__push(out, "-device");
+	strvec__push(out, "virtio-9p-pci,fsdev=fs0,mount_tag=" TESTBED_9P_TAG);
 
-	host_argv__push(out, "-device");
-	host_argv__push(out, "virtio-serial-pci");
-	host_argv__push(out, "-chardev");
+	strvec__push(out, "-device");
+	strvec__push(out, "virtio-serial-pci");
+	strvec__push(out, "-chardev");
 	e = qemu__escape(b->agent_sock);
-	host_argv__pushf(out, "socket,id=agent,path=%s,server=on,wait=off", e);
+	strvec__pushf(out, "socket,id=agent,path=%s,server=on,wait=off", e);
 	free(e);
-	host_argv__push(out, "-device");
-	host_argv__push(out,
-			"virtserialport,chardev=agent,name=" TESTBED_PORT_NAME);
+	strvec__push(out, "-device");
+	strvec__push(out,
+		     "virtserialport,chardev=agent,name=" TESTBED_PORT_NAME);
 
-	host_argv__push(out, "-serial");
+	strvec__push(out, "-serial");
 	e = qemu__escape(b->console);
-	host_argv__pushf(out, "file:%s", e);
+	strvec__pushf(out, "file:%s", e);
 	free(e);
-	host_argv__push(out, "-display");
-	host_argv__push(out, "none");
-	host_argv__push(out, "-nodefaults");
-	host_argv__push(out, "-no-reboot");
+	strvec__push(out, "-display");
+	strvec__push(out, "none");
+	strvec__push(out, "-nodefaults");
+	strvec__push(out, "-no-reboot");
 }
 
 enum qemu_accel qemu__detect_accel(void)

@@ -38,7 +38,7 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 
 /* QEMU's argv for @b on host @m, appended to @out. */
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
-		struct host_argv *out);
+		struct strvec *out);
 
 /*
  * KVM where it can work: /dev/kvm opens and the CPU has vmx or svm. A

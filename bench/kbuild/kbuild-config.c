@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "bench/host/host-priv.h"
+#include "strvec.h"
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
 #include "log.h"
@@ -23,28 +23,28 @@
 /* Lines of the log in the message of a failed make. */
 #define ERROR_TAIL_LINES 20
 
-void kbuild__make_argv(const struct kbuild_ctx *c, struct host_argv *a)
+void kbuild__make_argv(const struct kbuild_ctx *c, struct strvec *a)
 {
-	host_argv__push(a, "make");
-	host_argv__push(a, "-C");
-	host_argv__push(a, c->src);
-	host_argv__pushf(a, "O=%s", c->obj);
-	host_argv__pushf(a, "ARCH=%s", c->arch->name);
+	strvec__push(a, "make");
+	strvec__push(a, "-C");
+	strvec__push(a, c->src);
+	strvec__pushf(a, "O=%s", c->obj);
+	strvec__pushf(a, "ARCH=%s", c->arch->name);
 	if (c->r->cross_compile)
-		host_argv__pushf(a, "CROSS_COMPILE=%s", c->r->cross_compile);
+		strvec__pushf(a, "CROSS_COMPILE=%s", c->r->cross_compile);
 }
 
 static int make_target(struct kbuild_ctx *c, const char *target, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *output = NULL;
 	int ret;
 
 	kbuild__make_argv(c, &a);
-	host_argv__push(&a, target);
-	ret = kbuild__run(host_argv__get(&a), CONFIG_MS, c->log_fd,
-			  &c->progress, &output);
-	host_argv__release(&a);
+	strvec__push(&a, target);
+	ret = kbuild__run(strvec__argv(&a), CONFIG_MS, c->log_fd, &c->progress,
+			  &output);
+	strvec__release(&a);
 	if (ret) {
 		c->failed_in_make = true;
 		*err = xasprintf("make %s failed (ARCH=%s%s%s); the end of "

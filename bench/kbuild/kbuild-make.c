@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/host-priv.h"
+#include "strvec.h"
 #include "bench/kbuild/kbuild.h"
 #include "log.h"
 #include "util.h"
@@ -23,19 +23,19 @@
 static int make_step(struct kbuild_ctx *c, const char *const *targets,
 		     bool parallel, int timeout_ms, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *output = NULL;
 	size_t i;
 	int ret;
 
 	kbuild__make_argv(c, &a);
 	if (parallel)
-		host_argv__pushf(&a, "-j%d", c->jobs);
+		strvec__pushf(&a, "-j%d", c->jobs);
 	for (i = 0; targets[i]; i++)
-		host_argv__push(&a, targets[i]);
-	ret = kbuild__run(host_argv__get(&a), timeout_ms, c->log_fd,
-			  &c->progress, &output);
-	host_argv__release(&a);
+		strvec__push(&a, targets[i]);
+	ret = kbuild__run(strvec__argv(&a), timeout_ms, c->log_fd, &c->progress,
+			  &output);
+	strvec__release(&a);
 	if (ret) {
 		c->failed_in_make = true;
 		*err = xasprintf("make %s failed%s; the end of the log:\n%s",
@@ -61,16 +61,16 @@ static int copy_out(struct kbuild_ctx *c, const char *from_rel,
 
 static int kernel_release(struct kbuild_ctx *c, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 	size_t len;
 	int ret;
 
 	kbuild__make_argv(c, &a);
-	host_argv__push(&a, "-s");
-	host_argv__push(&a, "kernelrelease");
-	ret = kbuild__capture(host_argv__get(&a), QUICK_MS, &out, &why);
-	host_argv__release(&a);
+	strvec__push(&a, "-s");
+	strvec__push(&a, "kernelrelease");
+	ret = kbuild__capture(strvec__argv(&a), QUICK_MS, &out, &why);
+	strvec__release(&a);
 	if (ret) {
 		*err = xasprintf("make kernelrelease: %s", why);
 		goto out;
@@ -113,25 +113,25 @@ static void drop_links(struct kbuild_ctx *c)
 
 static int pack_modules(struct kbuild_ctx *c, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *output = NULL;
 	int ret;
 
 	drop_links(c);
-	host_argv__push(&a, "tar");
+	strvec__push(&a, "tar");
 	/* The same tree packs to the same bytes, whoever built it. */
-	host_argv__push(&a, "--sort=name");
-	host_argv__push(&a, "--owner=0");
-	host_argv__push(&a, "--group=0");
-	host_argv__push(&a, "--numeric-owner");
-	host_argv__push(&a, "-C");
-	host_argv__pushf(&a, "%s/modules", c->out);
-	host_argv__push(&a, "-cf");
-	host_argv__pushf(&a, "%s/modules.tar", c->out);
-	host_argv__push(&a, ".");
-	ret = kbuild__run(host_argv__get(&a), INSTALL_MS, c->log_fd,
-			  &c->progress, &output);
-	host_argv__release(&a);
+	strvec__push(&a, "--sort=name");
+	strvec__push(&a, "--owner=0");
+	strvec__push(&a, "--group=0");
+	strvec__push(&a, "--numeric-owner");
+	strvec__push(&a, "-C");
+	strvec__pushf(&a, "%s/modules", c->out);
+	strvec__push(&a, "-cf");
+	strvec__pushf(&a, "%s/modules.tar", c->out);
+	strvec__push(&a, ".");
+	ret = kbuild__run(strvec__argv(&a), INSTALL_MS, c->log_fd, &c->progress,
+			  &output);
+	strvec__release(&a);
 	if (ret)
 		*err = xasprintf("packing the modules failed: %s",
 				 kbuild__tail(output, 3));

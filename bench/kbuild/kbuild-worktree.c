@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/host/host-priv.h"
+#include "strvec.h"
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
 #include "log.h"
@@ -31,21 +31,21 @@
  * running on our worktree) and an identity of our own for the commits
  * of the patches, so that a tree without user.email works too.
  */
-static void git_argv(struct host_argv *a, const char *dir)
+static void git_argv(struct strvec *a, const char *dir)
 {
-	host_argv__push(a, "git");
-	host_argv__push(a, "-c");
-	host_argv__push(a, "core.hooksPath=/dev/null");
-	host_argv__push(a, "-c");
-	host_argv__push(a, "user.name=iommu-bench");
-	host_argv__push(a, "-c");
-	host_argv__push(a, "user.email=iommu-bench@localhost");
-	host_argv__push(a, "-c");
-	host_argv__push(a, "commit.gpgsign=false");
-	host_argv__push(a, "-c");
-	host_argv__push(a, "advice.detachedHead=false");
-	host_argv__push(a, "-C");
-	host_argv__push(a, dir);
+	strvec__push(a, "git");
+	strvec__push(a, "-c");
+	strvec__push(a, "core.hooksPath=/dev/null");
+	strvec__push(a, "-c");
+	strvec__push(a, "user.name=iommu-bench");
+	strvec__push(a, "-c");
+	strvec__push(a, "user.email=iommu-bench@localhost");
+	strvec__push(a, "-c");
+	strvec__push(a, "commit.gpgsign=false");
+	strvec__push(a, "-c");
+	strvec__push(a, "advice.detachedHead=false");
+	strvec__push(a, "-C");
+	strvec__push(a, dir);
 }
 
 static char *trim(char *s)
@@ -60,15 +60,15 @@ static char *trim(char *s)
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL, *rev;
 	int ret;
 
 	git_argv(&a, tree);
-	host_argv__push(&a, "rev-parse");
-	host_argv__push(&a, "--git-dir");
-	ret = kbuild__capture(host_argv__get(&a), GIT_QUICK_MS, &out, &why);
-	host_argv__release(&a);
+	strvec__push(&a, "rev-parse");
+	strvec__push(&a, "--git-dir");
+	ret = kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why);
+	strvec__release(&a);
 	free(out);
 	out = NULL;
 	if (ret) {
@@ -80,12 +80,12 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	why = NULL;
 	rev = xasprintf("%s^{commit}", base);
 	git_argv(&a, tree);
-	host_argv__push(&a, "rev-parse");
-	host_argv__push(&a, "--verify");
-	host_argv__push(&a, "--quiet");
-	host_argv__push(&a, rev);
-	ret = kbuild__capture(host_argv__get(&a), GIT_QUICK_MS, &out, &why);
-	host_argv__release(&a);
+	strvec__push(&a, "rev-parse");
+	strvec__push(&a, "--verify");
+	strvec__push(&a, "--quiet");
+	strvec__push(&a, rev);
+	ret = kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why);
+	strvec__release(&a);
 	free(rev);
 	if (ret) {
 		*err = xasprintf("'%s' is not a commit in %s", base, tree);
@@ -101,21 +101,21 @@ out:
 
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *output = NULL;
 	int ret;
 
 	git_argv(&a, c->tree);
-	host_argv__push(&a, "worktree");
-	host_argv__push(&a, "add");
+	strvec__push(&a, "worktree");
+	strvec__push(&a, "add");
 	/* No "Updating files" progress for 80k files in the log. */
-	host_argv__push(&a, "--quiet");
-	host_argv__push(&a, "--detach");
-	host_argv__push(&a, c->src);
-	host_argv__push(&a, c->commit);
-	ret = kbuild__run(host_argv__get(&a), WORKTREE_MS, c->log_fd,
+	strvec__push(&a, "--quiet");
+	strvec__push(&a, "--detach");
+	strvec__push(&a, c->src);
+	strvec__push(&a, c->commit);
+	ret = kbuild__run(strvec__argv(&a), WORKTREE_MS, c->log_fd,
 			  &c->progress, &output);
-	host_argv__release(&a);
+	strvec__release(&a);
 	/* Even a failed add may have registered it: always clean up. */
 	c->worktree_added = true;
 	if (ret)
@@ -128,36 +128,36 @@ int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 
 void kbuild__worktree_prune(const char *tree)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 
 	git_argv(&a, tree);
-	host_argv__push(&a, "worktree");
-	host_argv__push(&a, "prune");
-	if (kbuild__capture(host_argv__get(&a), GIT_QUICK_MS, &out, &why))
+	strvec__push(&a, "worktree");
+	strvec__push(&a, "prune");
+	if (kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why))
 		pr_warn("kernel build: %s", why);
-	host_argv__release(&a);
+	strvec__release(&a);
 	free(out);
 	free(why);
 }
 
 void kbuild__worktree_remove(struct kbuild_ctx *c)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 	struct stat sb;
 
 	if (!c->worktree_added)
 		return;
 	git_argv(&a, c->tree);
-	host_argv__push(&a, "worktree");
-	host_argv__push(&a, "remove");
-	host_argv__push(&a, "--force");
-	host_argv__push(&a, "--force"); /* twice: even if it is locked */
-	host_argv__push(&a, c->src);
-	if (kbuild__capture(host_argv__get(&a), WORKTREE_MS, &out, &why))
+	strvec__push(&a, "worktree");
+	strvec__push(&a, "remove");
+	strvec__push(&a, "--force");
+	strvec__push(&a, "--force"); /* twice: even if it is locked */
+	strvec__push(&a, c->src);
+	if (kbuild__capture(strvec__argv(&a), WORKTREE_MS, &out, &why))
 		pr_debug("kernel build: %s", why);
-	host_argv__release(&a);
+	strvec__release(&a);
 	free(out);
 	free(why);
 	/* What git would not remove goes by hand; prune then forgets it. */
@@ -238,15 +238,15 @@ static char *hunk_text(const char *output)
  */
 static char *diagnose(struct kbuild_ctx *c, const char *patch, char *text)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *output = NULL, *hunk, *more;
 
 	git_argv(&a, c->src);
-	host_argv__push(&a, "apply");
-	host_argv__push(&a, "--check");
-	host_argv__push(&a, "--verbose");
-	host_argv__push(&a, patch);
-	if (!kbuild__run(host_argv__get(&a), PATCH_MS, c->log_fd, NULL,
+	strvec__push(&a, "apply");
+	strvec__push(&a, "--check");
+	strvec__push(&a, "--verbose");
+	strvec__push(&a, patch);
+	if (!kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, NULL,
 			 &output) ||
 	    !output)
 		goto out;
@@ -259,14 +259,14 @@ static char *diagnose(struct kbuild_ctx *c, const char *patch, char *text)
 		free(hunk);
 	}
 out:
-	host_argv__release(&a);
+	strvec__release(&a);
 	free(output);
 	return text;
 }
 
 static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 {
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *text = NULL, *output = NULL, *why, *msg, *out = NULL;
 	const char *slash;
 	bool mbox;
@@ -283,16 +283,16 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	free(text);
 	git_argv(&a, c->src);
 	if (mbox) {
-		host_argv__push(&a, "am");
-		host_argv__push(&a, "--3way");
+		strvec__push(&a, "am");
+		strvec__push(&a, "--3way");
 	} else {
-		host_argv__push(&a, "apply");
-		host_argv__push(&a, "--3way");
+		strvec__push(&a, "apply");
+		strvec__push(&a, "--3way");
 	}
-	host_argv__push(&a, patch);
-	ret = kbuild__run(host_argv__get(&a), PATCH_MS, c->log_fd, &c->progress,
+	strvec__push(&a, patch);
+	ret = kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, &c->progress,
 			  &output);
-	host_argv__release(&a);
+	strvec__release(&a);
 	if (ret) {
 		why = git_errors(output ? output : "", xstrdup(""));
 		if (mbox)
@@ -308,11 +308,10 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 		free(why);
 		/* Nothing half-applied stays, should the worktree outlive us. */
 		git_argv(&a, c->src);
-		host_argv__push(&a, mbox ? "am" : "reset");
-		host_argv__push(&a, mbox ? "--abort" : "--hard");
-		kbuild__run(host_argv__get(&a), PATCH_MS, c->log_fd, NULL,
-			    NULL);
-		host_argv__release(&a);
+		strvec__push(&a, mbox ? "am" : "reset");
+		strvec__push(&a, mbox ? "--abort" : "--hard");
+		kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, NULL, NULL);
+		strvec__release(&a);
 		goto out;
 	}
 	if (mbox)
@@ -321,14 +320,14 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	slash = strrchr(patch, '/');
 	msg = xasprintf("iommu-bench: %s", slash ? slash + 1 : patch);
 	git_argv(&a, c->src);
-	host_argv__push(&a, "commit");
-	host_argv__push(&a, "--quiet");
-	host_argv__push(&a, "--allow-empty");
-	host_argv__push(&a, "-m");
-	host_argv__push(&a, msg);
-	ret = kbuild__run(host_argv__get(&a), PATCH_MS, c->log_fd, &c->progress,
+	strvec__push(&a, "commit");
+	strvec__push(&a, "--quiet");
+	strvec__push(&a, "--allow-empty");
+	strvec__push(&a, "-m");
+	strvec__push(&a, msg);
+	ret = kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, &c->progress,
 			  &out);
-	host_argv__release(&a);
+	strvec__release(&a);
 	free(msg);
 	if (ret)
 		*err = xasprintf("cannot commit the patch %s: %s", patch,

@@ -271,9 +271,9 @@ int kbuild__apply_patches(struct kbuild_ctx *c, char **err);
 
 /* kbuild-config.c: base config, fragments, olddefconfig, verification. */
 int kbuild__configure(struct kbuild_ctx *c, char **err);
-/* make -C SRC O=OBJ ARCH= [CROSS_COMPILE=] into @argv (a host_argv). */
-struct host_argv;
-void kbuild__make_argv(const struct kbuild_ctx *c, struct host_argv *argv);
+/* make -C SRC O=OBJ ARCH= [CROSS_COMPILE=] into @argv. */
+struct strvec;
+void kbuild__make_argv(const struct kbuild_ctx *c, struct strvec *argv);
 
 /* kbuild-make.c: the image, modules and the entry's files. */
 int kbuild__compile(struct kbuild_ctx *c, char **err);

@@ -70,10 +70,10 @@ static const char *const callgraph_names[] = { "none", "fp", "dwarf", "lbr",
 
 void matrix_collect__release(struct matrix_collect *c)
 {
-	mx_free_strv(c->bpf.probes, c->bpf.nr_probes);
+	strv_free(c->bpf.probes, c->bpf.nr_probes);
 	free(c->bpf.device);
 	free(c->perf.event);
-	mx_free_strv(c->perf.counters, c->perf.nr_counters);
+	strv_free(c->perf.counters, c->perf.nr_counters);
 }
 
 static void strv_add(char ***v, size_t *nr, const char *s)
@@ -105,7 +105,7 @@ static void parse_names(struct mx *mx, const struct toml_value *tab,
 		       dflt ? " or \"default\"" : "");
 		return;
 	}
-	mx_free_strv(*out, *nr);
+	strv_free(*out, *nr);
 	*out = NULL;
 	*nr = 0;
 	for (i = 0; i < v->u.arr.n; i++) {

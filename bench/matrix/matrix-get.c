@@ -433,17 +433,6 @@ int mx_string(struct mx *mx, const struct toml_value *tab, const char *key,
 	return 1;
 }
 
-void mx_free_strv(char **v, size_t nr)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < nr; i++)
-		free(v[i]);
-	free(v);
-}
-
 int mx_strings(struct mx *mx, const struct toml_value *tab, const char *key,
 	       enum mx_kind kind, char ***out, size_t *nr)
 {
@@ -469,10 +458,10 @@ int mx_strings(struct mx *mx, const struct toml_value *tab, const char *key,
 			bad = true;
 	}
 	if (bad) {
-		mx_free_strv(strv, n);
+		strv_free(strv, n);
 		return -1;
 	}
-	mx_free_strv(*out, *nr);
+	strv_free(*out, *nr);
 	*out = strv;
 	*nr = n;
 	return 1;

@@ -79,10 +79,10 @@ void matrix_host__release(struct matrix_host *h)
 	free(h->data_address);
 	free(h->user);
 	free(h->nic);
-	mx_free_strv(h->power_cycle, h->nr_power_cycle);
+	strv_free(h->power_cycle, h->nr_power_cycle);
 	free(h->netns);
 	free(h->kernel_dir);
-	mx_free_strv(h->qemu.cmdline, h->qemu.nr_cmdline);
+	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
 }
 
 static void parse_qemu(struct mx *mx, struct matrix_host *h,

@@ -17,6 +17,7 @@
 
 #include "config-error.h"
 #include "matrix.h"
+#include "strvec.h"
 #include "toml.h"
 
 struct mx {
@@ -97,8 +98,6 @@ int mx_bitrate(struct mx *mx, const struct toml_value *tab, const char *key,
 long mx_ref(struct mx *mx, struct toml_pos pos, const char *key,
 	    const char *what, const char *name, const char *const *names,
 	    size_t nr);
-
-void mx_free_strv(char **v, size_t nr);
 
 /* One per section; each reports into mx->errs and fills mx->m. */
 void matrix__init_modes(struct matrix *m);

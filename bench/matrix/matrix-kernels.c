@@ -34,7 +34,7 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free(k->description);
 	free(k->image);
 	free(k->initrd);
-	mx_free_strv(k->cmdline, k->nr_cmdline);
+	strv_free(k->cmdline, k->nr_cmdline);
 	free(k->release);
 	free(k->package);
 	free(k->modules_dir);
@@ -43,9 +43,9 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free(k->modules_tar);
 	free(b->tree);
 	free(b->base);
-	mx_free_strv(b->patches, b->nr_patches);
+	strv_free(b->patches, b->nr_patches);
 	free(b->config);
-	mx_free_strv(b->fragments, b->nr_fragments);
+	strv_free(b->fragments, b->nr_fragments);
 	free(b->arch);
 	free(b->cross_compile);
 }

@@ -93,7 +93,7 @@ void matrix__init_modes(struct matrix *m)
 void matrix_mode__release(struct matrix_mode *md)
 {
 	free(md->name);
-	mx_free_strv(md->cmdline, md->nr_cmdline);
+	strv_free(md->cmdline, md->nr_cmdline);
 	free(md->description);
 }
 

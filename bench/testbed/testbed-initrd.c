@@ -32,29 +32,18 @@ const char *const testbed_modules[] = {
 	"9pnet_virtio", "9p",	      NULL,
 };
 
-void testbed__strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* One line of modules.dep: a module and what it needs. */
 struct moddep {
 	char *path; /* relative to the modules folder */
 	char *name; /* "virtio_net": the file's name, '-' read as '_' */
-	char **deps;
-	size_t nr_deps, alloc_deps;
+	struct strvec deps;
 	int state; /* 0 unseen, 1 on the current path, 2 ordered */
 };
 
 struct moddeps {
 	struct moddep *v;
 	size_t nr, alloc;
-	char **builtin; /* names of the modules built into the kernel */
-	size_t nr_builtin, alloc_builtin;
+	struct strvec builtin; /* names of the modules built into the kernel */
 };
 
 /* The ".ko" of a module's file name, before any ".xz"; NULL: none. */
@@ -97,19 +86,15 @@ static char *module_file(const char *path)
 
 static void moddeps__release(struct moddeps *md)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < md->nr; i++) {
 		free(md->v[i].path);
 		free(md->v[i].name);
-		for (j = 0; j < md->v[i].nr_deps; j++)
-			free(md->v[i].deps[j]);
-		free(md->v[i].deps);
+		strvec__release(&md->v[i].deps);
 	}
 	free(md->v);
-	for (i = 0; i < md->nr_builtin; i++)
-		free(md->builtin[i]);
-	free(md->builtin);
+	strvec__release(&md->builtin);
 }
 
 /* A path from modules.dep may become a file name in the initramfs. */
@@ -167,8 +152,7 @@ static int moddeps__parse(struct moddeps *md, const char *dir, char **err)
 		m->name = module_name(line);
 		for (tok = strtok_r(colon + 1, " \t", &tsave); tok;
 		     tok = strtok_r(NULL, " \t", &tsave)) {
-			ALLOC_GROW(m->deps, m->nr_deps + 1, m->alloc_deps);
-			m->deps[m->nr_deps++] = xstrdup(tok);
+			strvec__push(&m->deps, tok);
 		}
 	}
 	free(text);
@@ -181,8 +165,7 @@ static int moddeps__parse(struct moddeps *md, const char *dir, char **err)
 		goto out;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		ALLOC_GROW(md->builtin, md->nr_builtin + 1, md->alloc_builtin);
-		md->builtin[md->nr_builtin++] = module_name(line);
+		strvec__push_nodup(&md->builtin, module_name(line));
 	}
 out:
 	free(text);
@@ -212,24 +195,7 @@ static struct moddep *moddeps__by_name(struct moddeps *md, const char *name)
 
 static bool moddeps__is_builtin(const struct moddeps *md, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < md->nr_builtin; i++)
-		if (!strcmp(md->builtin[i], name))
-			return true;
-	return false;
-}
-
-struct strv {
-	char **v;
-	size_t nr, alloc;
-};
-
-static void strv__push(struct strv *s, const char *str)
-{
-	ALLOC_GROW(s->v, s->nr + 2, s->alloc);
-	s->v[s->nr++] = xstrdup(str);
-	s->v[s->nr] = NULL;
+	return strvec__contains(&md->builtin, name);
 }
 
 /*
@@ -238,7 +204,7 @@ static void strv__push(struct strv *s, const char *str)
  * keeps modprobe's order, and the recursion makes any order correct.
  */
 static int moddeps__visit(struct moddeps *md, const char *dir, struct moddep *m,
-			  struct strv *out, char **err)
+			  struct strvec *out, char **err)
 {
 	struct moddep *d;
 	size_t i;
@@ -252,12 +218,12 @@ static int moddeps__visit(struct moddeps *md, const char *dir, struct moddep *m,
 		return -ELOOP;
 	}
 	m->state = 1;
-	for (i = m->nr_deps; i-- > 0;) {
-		d = moddeps__by_path(md, m->deps[i]);
+	for (i = m->deps.nr; i-- > 0;) {
+		d = moddeps__by_path(md, m->deps.v[i]);
 		if (!d) {
 			*err = xasprintf("%s/modules.dep: %s needs %s, "
 					 "which has no line of its own",
-					 dir, m->path, m->deps[i]);
+					 dir, m->path, m->deps.v[i]);
 			return -ENOENT;
 		}
 		ret = moddeps__visit(md, dir, d, out, err);
@@ -265,15 +231,15 @@ static int moddeps__visit(struct moddeps *md, const char *dir, struct moddep *m,
 			return ret;
 	}
 	m->state = 2;
-	strv__push(out, m->path);
+	strvec__push(out, m->path);
 	return 0;
 }
 
 int testbed__module_order(const char *modules_dir, const char *const *wanted,
-			  char ***paths, char **err)
+			  struct strvec *paths, char **err)
 {
 	struct moddeps md = { 0 };
-	struct strv out = { 0 };
+	struct strvec out = { 0 };
 	struct moddep *m;
 	char *name;
 	size_t i;
@@ -300,12 +266,10 @@ int testbed__module_order(const char *modules_dir, const char *const *wanted,
 		if (ret)
 			goto out;
 	}
-	ALLOC_GROW(out.v, out.nr + 1, out.alloc);
-	out.v[out.nr] = NULL;
-	*paths = out.v;
-	out.v = NULL;
+	*paths = out;
+	out = (struct strvec){ 0 };
 out:
-	testbed__strv_free(out.v);
+	strvec__release(&out);
 	moddeps__release(&md);
 	return ret;
 }
@@ -492,7 +456,7 @@ static int kernel_part__build(struct cpio *c, const char *dir, char **paths,
 			      char **err)
 {
 	char *path, *load = NULL, *data = NULL, *p;
-	struct strv files = { 0 };
+	struct strvec files = { 0 };
 	size_t i, j, len;
 	int ret = 0;
 
@@ -509,7 +473,7 @@ static int kernel_part__build(struct cpio *c, const char *dir, char **paths,
 			ret = -EEXIST;
 			goto out;
 		}
-		strv__push(&files, p);
+		strvec__push(&files, p);
 		free(p);
 		p = load;
 		load = xasprintf("%s%s\n", p ? p : "", files.v[i]);
@@ -544,7 +508,7 @@ fail:
 		*err = xasprintf("cannot build the initramfs part of %s: %s",
 				 release, strerror(-ret));
 out:
-	testbed__strv_free(files.v);
+	strvec__release(&files);
 	free(load);
 	return ret;
 }
@@ -616,7 +580,8 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 {
 	char base_key[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE];
 	struct cpio base, part;
-	char *cache = NULL, *base_path = NULL, *path = NULL, **order = NULL;
+	char *cache = NULL, *base_path = NULL, *path = NULL;
+	struct strvec order = { 0 };
 	bool base_cached;
 	struct iovec iov[2];
 	int ret;
@@ -657,18 +622,14 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 					    &order, err);
 		if (ret)
 			goto out;
-		/* Every driver built in: no modules to load. */
-		if (!order[0]) {
-			testbed__strv_free(order);
-			order = NULL;
-		}
 	}
-	if (!order && !config) {
+	/* Every driver built in: no modules to load. */
+	if (!order.nr && !config) {
 		*initrd = base_path;
 		base_path = NULL;
 		goto out;
 	}
-	ret = initrd__key(base_key, release, modules_dir, order, config, key,
+	ret = initrd__key(base_key, release, modules_dir, order.v, config, key,
 			  err);
 	if (ret)
 		goto out;
@@ -678,7 +639,7 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 		if (cached)
 			*cached = false;
 		pr_info("testbed: building the initramfs for %s", release);
-		ret = kernel_part__build(&part, modules_dir, order, config,
+		ret = kernel_part__build(&part, modules_dir, order.v, config,
 					 release, err);
 		if (ret)
 			goto out;
@@ -691,7 +652,7 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 	*initrd = path;
 	path = NULL;
 out:
-	testbed__strv_free(order);
+	strvec__release(&order);
 	cpio__release(&base);
 	cpio__release(&part);
 	free(path);

@@ -42,6 +42,8 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "strvec.h"
+
 #define TESTBED_9P_TAG "hostfs"
 #define TESTBED_PORT_NAME "iommu-bench.agent"
 #define TESTBED_READY_LINE "iommu-bench-guest: ready"
@@ -125,12 +127,10 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
  * (NULL-terminated) and all they depend on, each once, dependencies
  * first, from @modules_dir/modules.dep. A module built into the kernel
  * (modules.builtin) is left out; one neither there nor built in is
- * -ENOENT. 0 and a NULL-terminated array in *@paths (free with
- * testbed__strv_free), or a negative errno and *@err.
+ * -ENOENT. 0 and the paths in *@paths, or a negative errno and *@err.
  */
 int testbed__module_order(const char *modules_dir, const char *const *wanted,
-			  char ***paths, char **err);
-void testbed__strv_free(char **v);
+			  struct strvec *paths, char **err);
 
 /*
  * The cache's mechanics (testbed-cache.c). Everything written is

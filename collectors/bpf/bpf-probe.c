@@ -209,8 +209,8 @@ json_t *bpf_probe__json(const struct bpf_probe *p)
 			hist, json_integer((json_int_t)p->total.hist[i]));
 	for (i = 0; i < p->nr_targets; i++)
 		json_array_append_new(targets, target__json(&p->targets[i]));
-	for (i = 0; i < p->nr_missing; i++)
-		json_array_append_new(missing, json_string(p->missing[i]));
+	for (i = 0; i < p->missing.nr; i++)
+		json_array_append_new(missing, json_string(p->missing.v[i]));
 	probe__names(p, &target, &attach);
 	o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:b, s:I}", "name",
 		      p->name, "target", target, "attach", attach, "calls",

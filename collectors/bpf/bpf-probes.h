@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "bpf/probe.h"
+#include "strvec.h"
 
 struct btf;
 struct bpf_link;
@@ -176,8 +177,7 @@ struct bpf_probe {
 	const struct bpf_probe_def *def; /* NULL for fn: and tp: */
 	struct bpf_target *targets;	 /* functions first, then the tp */
 	size_t nr_targets, alloc_targets;
-	char **missing; /* groups with no function: "a|b: why" */
-	size_t nr_missing, alloc_missing;
+	struct strvec missing; /* groups with no function: "a|b: why" */
 	struct probe_stats total;
 	__u64 missed;
 	bool timed; /* an attached target gives latency */

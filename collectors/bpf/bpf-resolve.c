@@ -207,8 +207,7 @@ static void probe__add_tp(struct bpf_probe *p, const struct bpf_env *env,
 
 static void probe__add_missing(struct bpf_probe *p, const char *what)
 {
-	ALLOC_GROW(p->missing, p->nr_missing + 1, p->alloc_missing);
-	p->missing[p->nr_missing++] = xstrdup(what);
+	strvec__push(&p->missing, what);
 }
 
 static void probe__resolve_group(struct bpf_probe *p, const struct bpf_env *env,
@@ -342,9 +341,7 @@ void bpf_probe__release(struct bpf_probe *p)
 		free(t->tp);
 		free(t->tp_end);
 	}
-	for (i = 0; i < p->nr_missing; i++)
-		free(p->missing[i]);
-	free(p->missing);
+	strvec__release(&p->missing);
 	free(p->targets);
 	free(p->name);
 	memset(p, 0, sizeof(*p));

@@ -104,7 +104,7 @@ static unsigned int cpulist(const char *root, const char *file, char **keep)
 /* Sockets and threads per core, from the online CPUs' topology. */
 static void cpu_topology(const char *root, struct hostfacts_cpu *cpu)
 {
-	struct hf_strv pkgs = { 0 };
+	struct strvec pkgs = { 0 };
 	char **cpus, *s;
 	size_t n, i, j;
 
@@ -125,19 +125,19 @@ static void cpu_topology(const char *root, struct hostfacts_cpu *cpu)
 		for (j = 0; j < pkgs.nr && strcmp(pkgs.v[j], s); j++)
 			;
 		if (j == pkgs.nr)
-			hf_strv_push(&pkgs, s);
+			strvec__push_nodup(&pkgs, s);
 		else
 			free(s);
 	}
 	cpu->sockets = pkgs.nr;
-	hf_strv_free(pkgs.v, pkgs.nr);
-	hf_strv_free(cpus, n);
+	strv_free(pkgs.v, pkgs.nr);
+	strv_free(cpus, n);
 }
 
 /* Distinct governors of the cpufreq policies, "performance,powersave". */
 static void cpu_governor(const char *root, struct hostfacts_cpu *cpu)
 {
-	struct hf_strv govs = { 0 };
+	struct strvec govs = { 0 };
 	char **pol, *s, *t;
 	size_t n, i, j;
 
@@ -158,7 +158,7 @@ static void cpu_governor(const char *root, struct hostfacts_cpu *cpu)
 		for (j = 0; j < govs.nr && strcmp(govs.v[j], s); j++)
 			;
 		if (j == govs.nr)
-			hf_strv_push(&govs, s);
+			strvec__push_nodup(&govs, s);
 		else
 			free(s);
 	}
@@ -168,8 +168,8 @@ static void cpu_governor(const char *root, struct hostfacts_cpu *cpu)
 		free(cpu->governor);
 		cpu->governor = t;
 	}
-	hf_strv_free(govs.v, govs.nr);
-	hf_strv_free(pol, n);
+	strv_free(govs.v, govs.nr);
+	strv_free(pol, n);
 }
 
 int hostfacts__cpu(const char *root, struct hostfacts_cpu *cpu)
@@ -247,7 +247,7 @@ static json_t *uint_or_null(unsigned long long v)
 	return v ? json_integer((json_int_t)v) : json_null();
 }
 
-json_t *hf_json_cpu(const char *root, struct hf_strv *warn)
+json_t *hf_json_cpu(const char *root, struct strvec *warn)
 {
 	struct hostfacts_cpu c;
 	json_t *o;
@@ -255,7 +255,7 @@ json_t *hf_json_cpu(const char *root, struct hf_strv *warn)
 
 	err = hostfacts__cpu(root, &c);
 	if (err)
-		hf_strv_pushf(warn, "cpus: /sys/devices/system/cpu/online: %s",
+		strvec__pushf(warn, "cpus: /sys/devices/system/cpu/online: %s",
 			      strerror(-err));
 	o = json_pack(
 		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
@@ -274,7 +274,7 @@ json_t *hf_json_cpu(const char *root, struct hf_strv *warn)
 	return o;
 }
 
-json_t *hf_json_memory(const char *root, struct hf_strv *warn)
+json_t *hf_json_memory(const char *root, struct strvec *warn)
 {
 	struct hostfacts_memory m;
 	json_t *o;
@@ -282,7 +282,7 @@ json_t *hf_json_memory(const char *root, struct hf_strv *warn)
 
 	err = hostfacts__memory(root, &m);
 	if (err)
-		hf_strv_pushf(warn, "memory: /proc/meminfo: %s",
+		strvec__pushf(warn, "memory: /proc/meminfo: %s",
 			      strerror(-err));
 	o = json_pack("{s:o, s:o, s:I, s:o, s:o}", "total_kib",
 		      uint_or_null(m.total_kib), "available_kib",

@@ -43,7 +43,7 @@ static json_t *collectors_json(void)
 int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 {
 	const char *root = opts->root ? opts->root : "/";
-	struct hf_strv warn = { 0 };
+	struct strvec warn = { 0 };
 	struct stat sb;
 	json_t *o;
 
@@ -71,7 +71,7 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 				    collectors_json() :
 				    json_null());
 	json_object_set_new(o, "warnings", hf_json_strv(warn.v, warn.nr));
-	hf_strv_free(warn.v, warn.nr);
+	strv_free(warn.v, warn.nr);
 	*out = o;
 	return 0;
 }

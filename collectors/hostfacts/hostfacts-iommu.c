@@ -41,7 +41,7 @@ static size_t count_dir(const char *root, const char *fmt, const char *name)
 
 	if (hf_list_dir(&v, &n, NULL, root, fmt, name))
 		return 0;
-	hf_strv_free(v, n);
+	strv_free(v, n);
 	return n;
 }
 
@@ -97,7 +97,7 @@ int hostfacts__iommu_units(const char *root,
 	for (i = 0; i < n; i++)
 		unit_read(root, names[i], &(*units)[i]);
 	*nr = n;
-	hf_strv_free(names, n);
+	strv_free(names, n);
 	return 0;
 }
 
@@ -118,13 +118,13 @@ void hostfacts__iommu_units_free(struct hostfacts_iommu_unit *units, size_t nr)
 static void device_nets(const char *root, const char *dev,
 			struct hostfacts_device *d)
 {
-	struct hf_strv sv = { 0 };
+	struct strvec sv = { 0 };
 	char **kids, **nets;
 	size_t nk, nn, i, j;
 
 	if (!hf_list_dir(&nets, &nn, NULL, root, "%s/net", dev)) {
 		for (j = 0; j < nn; j++)
-			hf_strv_push(&sv, nets[j]);
+			strvec__push_nodup(&sv, nets[j]);
 		free(nets);
 	}
 	if (!hf_list_dir(&kids, &nk, "virtio", root, "%s", dev)) {
@@ -133,10 +133,10 @@ static void device_nets(const char *root, const char *dev,
 					dev, kids[i]))
 				continue;
 			for (j = 0; j < nn; j++)
-				hf_strv_push(&sv, nets[j]);
+				strvec__push_nodup(&sv, nets[j]);
 			free(nets);
 		}
-		hf_strv_free(kids, nk);
+		strv_free(kids, nk);
 	}
 	d->net = sv.v;
 	d->nr_net = sv.nr;
@@ -185,7 +185,7 @@ static void group_read(const char *root, unsigned int id,
 	for (i = 0; i < n; i++)
 		device_read(root, id, devs[i], &g->devices[i]);
 	g->nr_devices = n;
-	hf_strv_free(devs, n);
+	strv_free(devs, n);
 }
 
 int hostfacts__iommu_groups(const char *root, struct hostfacts_group **groups,
@@ -210,7 +210,7 @@ int hostfacts__iommu_groups(const char *root, struct hostfacts_group **groups,
 		group_read(root, (unsigned int)strtoul(names[i], NULL, 10),
 			   &g[k++]);
 	}
-	hf_strv_free(names, n);
+	strv_free(names, n);
 	*groups = g;
 	*nr = k;
 	return 0;
@@ -224,7 +224,7 @@ static void device_release(struct hostfacts_device *d)
 	free(d->class);
 	free(d->vendor);
 	free(d->device);
-	hf_strv_free(d->net, d->nr_net);
+	strv_free(d->net, d->nr_net);
 }
 
 void hostfacts__iommu_groups_free(struct hostfacts_group *groups, size_t nr)
@@ -255,14 +255,14 @@ enum hostfacts_dma_mode hostfacts__group_mode(const struct hostfacts_group *g)
 }
 
 /* ACPI tables that describe an IOMMU, whether or not a driver took it. */
-void hf_firmware_tables(const char *root, struct hf_strv *tables)
+void hf_firmware_tables(const char *root, struct strvec *tables)
 {
 	static const char *const names[] = { "DMAR", "IVRS", "IORT", "VIOT" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (hf_exists(root, "/sys/firmware/acpi/tables/%s", names[i]))
-			hf_strv_push(tables, xstrdup(names[i]));
+			strvec__push(tables, names[i]);
 }
 
 static json_t *unit_json(const struct hostfacts_iommu_unit *u)
@@ -303,10 +303,10 @@ static json_t *group_json(const struct hostfacts_group *g)
 			 "devices", devs);
 }
 
-json_t *hf_json_iommu(const char *root, struct hf_strv *warn)
+json_t *hf_json_iommu(const char *root, struct strvec *warn)
 {
 	struct hostfacts_iommu_unit *units;
-	struct hf_strv tables = { 0 };
+	struct strvec tables = { 0 };
 	struct hostfacts_group *groups;
 	size_t nu, ng, i;
 	json_t *ju, *jg, *o;
@@ -315,7 +315,7 @@ json_t *hf_json_iommu(const char *root, struct hf_strv *warn)
 	ju = json_array();
 	err = hostfacts__iommu_units(root, &units, &nu);
 	if (err && err != -ENOENT)
-		hf_strv_pushf(warn, "/sys/class/iommu: %s", strerror(-err));
+		strvec__pushf(warn, "/sys/class/iommu: %s", strerror(-err));
 	for (i = 0; !err && i < nu; i++)
 		json_array_append_new(ju, unit_json(&units[i]));
 	if (!err)
@@ -326,7 +326,7 @@ json_t *hf_json_iommu(const char *root, struct hf_strv *warn)
 	jg = json_array();
 	err = hostfacts__iommu_groups(root, &groups, &ng);
 	if (err && err != -ENOENT)
-		hf_strv_pushf(warn, "/sys/kernel/iommu_groups: %s",
+		strvec__pushf(warn, "/sys/kernel/iommu_groups: %s",
 			      strerror(-err));
 	for (i = 0; !err && i < ng; i++)
 		json_array_append_new(jg, group_json(&groups[i]));
@@ -339,6 +339,6 @@ json_t *hf_json_iommu(const char *root, struct hf_strv *warn)
 	o = json_pack("{s:b, s:o, s:o, s:o}", "present", nu || ng, "units", ju,
 		      "groups", jg, "firmware_tables",
 		      hf_json_strv(tables.v, tables.nr));
-	hf_strv_free(tables.v, tables.nr);
+	strv_free(tables.v, tables.nr);
 	return o;
 }

@@ -123,7 +123,7 @@ static char *machine_id_read(const char *root)
 
 int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 {
-	struct hf_strv parts = { 0 };
+	struct strvec parts = { 0 };
 	size_t i, len = 1;
 	char *uuid;
 
@@ -142,13 +142,13 @@ int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 	id->product = dmi_read(root, "product_name");
 
 	if (id->machine_id)
-		hf_strv_pushf(&parts, "machine-id=%s", id->machine_id);
+		strvec__pushf(&parts, "machine-id=%s", id->machine_id);
 	if (id->product_uuid)
-		hf_strv_pushf(&parts, "product-uuid=%s", id->product_uuid);
+		strvec__pushf(&parts, "product-uuid=%s", id->product_uuid);
 	if (!parts.nr && id->product_serial)
-		hf_strv_pushf(&parts, "product-serial=%s", id->product_serial);
+		strvec__pushf(&parts, "product-serial=%s", id->product_serial);
 	if (!parts.nr && id->board_serial)
-		hf_strv_pushf(&parts, "board-serial=%s", id->board_serial);
+		strvec__pushf(&parts, "board-serial=%s", id->board_serial);
 	if (!parts.nr)
 		return -ENOENT;
 	for (i = 0; i < parts.nr; i++)
@@ -159,7 +159,7 @@ int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 			strcat(id->key, ";");
 		strcat(id->key, parts.v[i]);
 	}
-	hf_strv_free(parts.v, parts.nr);
+	strv_free(parts.v, parts.nr);
 	return 0;
 }
 
@@ -266,12 +266,12 @@ int hostfacts__cmdline(const char *root, char **out)
 	return hf_read_str(out, root, "/proc/cmdline");
 }
 
-static void warn_err(struct hf_strv *warn, const char *what, int err)
+static void warn_err(struct strvec *warn, const char *what, int err)
 {
-	hf_strv_pushf(warn, "%s: %s", what, strerror(-err));
+	strvec__pushf(warn, "%s: %s", what, strerror(-err));
 }
 
-json_t *hf_json_identity(const char *root, struct hf_strv *warn)
+json_t *hf_json_identity(const char *root, struct strvec *warn)
 {
 	struct hostfacts_identity id;
 	json_t *o;
@@ -279,7 +279,7 @@ json_t *hf_json_identity(const char *root, struct hf_strv *warn)
 
 	err = hostfacts__identity(root, &id);
 	if (err)
-		hf_strv_pushf(warn, "identity: no /etc/machine-id and no "
+		strvec__pushf(warn, "identity: no /etc/machine-id and no "
 				    "readable DMI uuid or serial");
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "key",
 		      hf_json_str(id.key), "machine_id",
@@ -294,9 +294,9 @@ json_t *hf_json_identity(const char *root, struct hf_strv *warn)
 }
 
 static json_t *config_json(const char *root, const char *release,
-			   struct hf_strv *warn)
+			   struct strvec *warn)
 {
-	struct hf_strv lines = { 0 };
+	struct strvec lines = { 0 };
 	json_t *o, *opts;
 	char *source = NULL, *eq;
 	size_t i;
@@ -304,7 +304,7 @@ static json_t *config_json(const char *root, const char *release,
 
 	err = hf_kernel_config(root, release, &source, &lines);
 	if (err) {
-		hf_strv_pushf(warn,
+		strvec__pushf(warn,
 			      "kernel config: neither /boot/config-%s nor "
 			      "/proc/config.gz is readable",
 			      release ? release : "RELEASE");
@@ -321,11 +321,11 @@ static json_t *config_json(const char *root, const char *release,
 	o = json_pack("{s:o, s:o}", "source", hf_json_str(source), "options",
 		      opts);
 	free(source);
-	hf_strv_free(lines.v, lines.nr);
+	strv_free(lines.v, lines.nr);
 	return o;
 }
 
-json_t *hf_json_kernel(const char *root, struct hf_strv *warn)
+json_t *hf_json_kernel(const char *root, struct strvec *warn)
 {
 	char *release = NULL, *build_id = NULL, *boot_id = NULL;
 	char *cmdline = NULL, *version = NULL, *arch = NULL;

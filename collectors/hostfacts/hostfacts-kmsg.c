@@ -51,7 +51,7 @@ static const char *kmsg_strip(const char *line)
 }
 
 static void kmsg_match(char *line, const char *const *needles,
-		       struct hf_strv *lines)
+		       struct strvec *lines)
 {
 	const char *msg;
 	size_t i;
@@ -62,7 +62,7 @@ static void kmsg_match(char *line, const char *const *needles,
 	msg = kmsg_strip(line);
 	for (i = 0; needles[i]; i++) {
 		if (strstr(msg, needles[i])) {
-			hf_strv_push(lines, xstrdup(msg));
+			strvec__push(lines, msg);
 			return;
 		}
 	}
@@ -70,7 +70,7 @@ static void kmsg_match(char *line, const char *const *needles,
 
 /* Match every complete line of @buf; what is left is moved to the front. */
 static size_t kmsg_lines(char *buf, size_t len, const char *const *needles,
-			 struct hf_strv *lines)
+			 struct strvec *lines)
 {
 	char *start = buf, *nl;
 
@@ -85,7 +85,7 @@ static size_t kmsg_lines(char *buf, size_t len, const char *const *needles,
 }
 
 static int kmsg_read_fd(int fd, const char *const *needles,
-			struct hf_strv *lines)
+			struct strvec *lines)
 {
 	size_t len = 0, alloc = 0;
 	char *buf = NULL;
@@ -116,7 +116,7 @@ static int kmsg_read_fd(int fd, const char *const *needles,
 	return err;
 }
 
-static int klogctl_grep(const char *const *needles, struct hf_strv *lines)
+static int klogctl_grep(const char *const *needles, struct strvec *lines)
 {
 	char *buf;
 	int size, n;
@@ -138,7 +138,7 @@ static int klogctl_grep(const char *const *needles, struct hf_strv *lines)
 }
 
 int hf_kmsg_grep(const char *root, const char *const *needles,
-		 struct hf_strv *lines)
+		 struct strvec *lines)
 {
 	char *path = hf_path(root, "/dev/kmsg");
 	int fd, err;
@@ -172,14 +172,14 @@ static const char *const config_names[] = {
 	"CONFIG_VIRTIO_IOMMU",
 };
 
-static void config_line(const char *line, struct hf_strv *lines)
+static void config_line(const char *line, struct strvec *lines)
 {
 	size_t i, n;
 
 	for (i = 0; i < ARRAY_SIZE(config_names); i++) {
 		n = strlen(config_names[i]);
 		if (!strncmp(line, config_names[i], n) && line[n] == '=') {
-			hf_strv_pushf(lines, "%s=%.*s", config_names[i],
+			strvec__pushf(lines, "%s=%.*s", config_names[i],
 				      (int)strcspn(line + n + 1, "\r\n"),
 				      line + n + 1);
 			return;
@@ -187,13 +187,13 @@ static void config_line(const char *line, struct hf_strv *lines)
 		if (!strncmp(line, "# ", 2) &&
 		    !strncmp(line + 2, config_names[i], n) &&
 		    !strncmp(line + 2 + n, " is not set", 11)) {
-			hf_strv_pushf(lines, "%s=n", config_names[i]);
+			strvec__pushf(lines, "%s=n", config_names[i]);
 			return;
 		}
 	}
 }
 
-static int config_read(const char *path, struct hf_strv *lines)
+static int config_read(const char *path, struct strvec *lines)
 {
 	char line[4096];
 	gzFile gz;
@@ -209,7 +209,7 @@ static int config_read(const char *path, struct hf_strv *lines)
 }
 
 int hf_kernel_config(const char *root, const char *release, char **source,
-		     struct hf_strv *lines)
+		     struct strvec *lines)
 {
 	char *path;
 

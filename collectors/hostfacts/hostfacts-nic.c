@@ -111,12 +111,12 @@ static void nic_queues(const char *root, struct hostfacts_nic *n)
 	if (!hf_list_dir(&v, &nr, "rx-", root, "/sys/class/net/%s/queues",
 			 n->name)) {
 		n->rx_queues = nr;
-		hf_strv_free(v, nr);
+		strv_free(v, nr);
 	}
 	if (!hf_list_dir(&v, &nr, "tx-", root, "/sys/class/net/%s/queues",
 			 n->name)) {
 		n->tx_queues = nr;
-		hf_strv_free(v, nr);
+		strv_free(v, nr);
 	}
 }
 
@@ -172,7 +172,7 @@ int hostfacts__nics(const char *root, struct hostfacts_nic **nics, size_t *nr)
 	}
 	if (sock >= 0)
 		close(sock);
-	hf_strv_free(names, n);
+	strv_free(names, n);
 	*nics = v;
 	*nr = k;
 	return 0;
@@ -194,7 +194,7 @@ void hostfacts__nics_free(struct hostfacts_nic *nics, size_t nr)
 	free(nics);
 }
 
-json_t *hf_json_nics(const char *root, struct hf_strv *warn)
+json_t *hf_json_nics(const char *root, struct strvec *warn)
 {
 	struct hostfacts_nic *nics;
 	json_t *a = json_array();
@@ -203,7 +203,7 @@ json_t *hf_json_nics(const char *root, struct hf_strv *warn)
 
 	err = hostfacts__nics(root, &nics, &n);
 	if (err) {
-		hf_strv_pushf(warn, "/sys/class/net: %s", strerror(-err));
+		strvec__pushf(warn, "/sys/class/net: %s", strerror(-err));
 		return a;
 	}
 	for (i = 0; i < n; i++) {

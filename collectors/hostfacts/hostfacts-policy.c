@@ -86,13 +86,13 @@ struct policy_ctx {
 	bool batching_off; /* "IOMMU batching disallowed" */
 	int kmsg_err;	   /* 0, or why the log could not be read */
 	int units_err;	   /* -ENOENT: no /sys/class/iommu at all */
-	struct hf_strv ev; /* the evidence, being written */
-	struct hf_strv tables;
+	struct strvec ev;  /* the evidence, being written */
+	struct strvec tables;
 };
 
 static void read_kmsg(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 {
-	struct hf_strv lines = { 0 };
+	struct strvec lines = { 0 };
 	const char *s;
 	size_t i;
 
@@ -114,7 +114,7 @@ static void read_kmsg(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 
 static void read_config(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 {
-	struct hf_strv lines = { 0 };
+	struct strvec lines = { 0 };
 	char *release = NULL;
 	size_t i;
 
@@ -223,21 +223,21 @@ static void weigh_witnesses(struct policy_ctx *c,
 
 	if (p->kmsg != HOSTFACTS_DMA_UNKNOWN) {
 		but = overruled(p, p->kmsg);
-		hf_strv_pushf(&c->ev, "the kernel log says '%s'%s",
+		strvec__pushf(&c->ev, "the kernel log says '%s'%s",
 			      kmsg_policy_line(p), but);
 		free(but);
 	}
 	if (p->cmdline != HOSTFACTS_DMA_UNKNOWN) {
 		keys = keys_text(p);
 		but = overruled(p, p->cmdline);
-		hf_strv_pushf(&c->ev, "the command line asks for %s (%s)%s",
+		strvec__pushf(&c->ev, "the command line asks for %s (%s)%s",
 			      hostfacts__dma_mode_name(p->cmdline), keys, but);
 		free(but);
 		free(keys);
 	}
 	if (p->config != HOSTFACTS_DMA_UNKNOWN) {
 		but = overruled(p, p->config);
-		hf_strv_pushf(&c->ev, "the kernel config defaults to %s (%s)%s",
+		strvec__pushf(&c->ev, "the kernel config defaults to %s (%s)%s",
 			      hostfacts__dma_mode_name(p->config),
 			      p->config_source, but);
 		free(but);
@@ -253,13 +253,13 @@ static void strict_reasons(struct policy_ctx *c,
 	for (i = 0; i < p->nr_units; i++)
 		if (c->units[i].kind == HOSTFACTS_IOMMU_INTEL &&
 		    c->units[i].caching_mode == 1)
-			hf_strv_pushf(&c->ev,
+			strvec__pushf(&c->ev,
 				      "%s reports caching mode (CAP.CM=1, a "
 				      "virtual IOMMU): the Intel driver forces "
 				      "strict, lazy cannot be had",
 				      c->units[i].name);
 	if (c->batching_off)
-		hf_strv_pushf(&c->ev,
+		strvec__pushf(&c->ev,
 			      "the kernel log says 'IOMMU batching disallowed "
 			      "due to virtualization': lazy cannot be had");
 }
@@ -270,7 +270,7 @@ static void decide_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 
 	p->mode = p->groups;
 	p->source = HOSTFACTS_SRC_GROUPS;
-	hf_strv_pushf(&c->ev,
+	strvec__pushf(&c->ev,
 		      "%zu IOMMU group%s: %zu DMA (strict), %zu DMA-FQ (lazy), "
 		      "%zu identity (passthrough), %zu other",
 		      n, n == 1 ? "" : "s", p->nr_strict, p->nr_lazy,
@@ -284,14 +284,14 @@ static void decide_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 	if (p->mode == HOSTFACTS_DMA_MIXED) {
 		/* A big server has hundreds: the counts above tell the rest. */
 		for (i = 0; i < n && i < MIXED_GROUPS_SHOWN; i++)
-			hf_strv_pushf(
+			strvec__pushf(
 				&c->ev, "group %u is %s (%s)", c->groups[i].id,
 				c->groups[i].type ? c->groups[i].type :
 						    "unreadable",
 				hostfacts__dma_mode_name(
 					hostfacts__group_mode(&c->groups[i])));
 		if (n > MIXED_GROUPS_SHOWN)
-			hf_strv_pushf(&c->ev, "... and %zu more groups",
+			strvec__pushf(&c->ev, "... and %zu more groups",
 				      n - MIXED_GROUPS_SHOWN);
 		p->summary = xasprintf("mixed: the groups disagree (%zu DMA, "
 				       "%zu DMA-FQ, %zu identity)",
@@ -322,7 +322,7 @@ static void decide_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 static void decide_no_groups(struct policy_ctx *c,
 			     struct hostfacts_dma_policy *p)
 {
-	hf_strv_pushf(&c->ev,
+	strvec__pushf(&c->ev,
 		      "%zu IOMMU unit%s (%s ...) but no IOMMU groups: no "
 		      "device is translated; the mode is what the boot set "
 		      "for devices that come",
@@ -375,38 +375,38 @@ static void decide_none(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 	p->source = HOSTFACTS_SRC_NONE;
 	p->summary = xstrdup("no IOMMU: DMA is not translated; iommu modes "
 			     "cannot be switched on this host");
-	hf_strv_pushf(&c->ev, c->units_err == -ENOENT ?
+	strvec__pushf(&c->ev, c->units_err == -ENOENT ?
 				      "/sys/class/iommu does not exist" :
 				      "/sys/class/iommu lists no IOMMU unit");
-	hf_strv_pushf(&c->ev, "/sys/kernel/iommu_groups holds no group");
+	strvec__pushf(&c->ev, "/sys/kernel/iommu_groups holds no group");
 	drivers = config_drivers(p, true);
 	if (drivers)
-		hf_strv_pushf(&c->ev,
+		strvec__pushf(&c->ev,
 			      "the kernel has IOMMU drivers (%s), but none "
 			      "found hardware",
 			      drivers);
 	else if ((drivers = config_drivers(p, false)))
-		hf_strv_pushf(&c->ev, "the kernel has no IOMMU driver (%s)",
+		strvec__pushf(&c->ev, "the kernel has no IOMMU driver (%s)",
 			      drivers);
 	free(drivers);
 	for (i = 0; i < c->tables.nr; i++)
-		hf_strv_pushf(&c->ev,
+		strvec__pushf(&c->ev,
 			      "the ACPI %s table describes an IOMMU that no "
 			      "driver enabled",
 			      c->tables.v[i]);
 	if (!c->tables.nr && hf_exists(c->root, "/sys/firmware/acpi/tables"))
-		hf_strv_pushf(&c->ev, "no ACPI table describes an IOMMU "
+		strvec__pushf(&c->ev, "no ACPI table describes an IOMMU "
 				      "(no DMAR, IVRS, IORT or VIOT)");
 	if (c->cmdline_off) {
 		char *keys = keys_text(p);
 
-		hf_strv_pushf(&c->ev,
+		strvec__pushf(&c->ev,
 			      "the command line turns the IOMMU off (%s)",
 			      keys);
 		free(keys);
 	}
 	if (p->kmsg != HOSTFACTS_DMA_UNKNOWN)
-		hf_strv_pushf(&c->ev,
+		strvec__pushf(&c->ev,
 			      "the kernel log says '%s': that is only the "
 			      "default for DMA domains, and there are none",
 			      kmsg_policy_line(p));
@@ -415,11 +415,11 @@ static void decide_none(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 static void kmsg_note(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 {
 	if (c->kmsg_err)
-		hf_strv_pushf(&c->ev, "the kernel log is not readable (%s)",
+		strvec__pushf(&c->ev, "the kernel log is not readable (%s)",
 			      strerror(-c->kmsg_err));
 	else if (p->kmsg == HOSTFACTS_DMA_UNKNOWN &&
 		 p->mode != HOSTFACTS_DMA_NONE)
-		hf_strv_pushf(&c->ev, "the kernel log holds no IOMMU policy "
+		strvec__pushf(&c->ev, "the kernel log holds no IOMMU policy "
 				      "line (rotated out, or an old kernel)");
 }
 
@@ -434,7 +434,7 @@ int hostfacts__dma_policy(const char *root, struct hostfacts_dma_policy *p)
 	p->nr_units = nr_units;
 	err = hostfacts__iommu_groups(root, &c.groups, &c.nr_groups);
 	if (err && err != -ENOENT)
-		hf_strv_pushf(&c.ev, "/sys/kernel/iommu_groups: %s",
+		strvec__pushf(&c.ev, "/sys/kernel/iommu_groups: %s",
 			      strerror(-err));
 	read_cmdline(&c, p);
 	read_kmsg(&c, p);
@@ -454,18 +454,18 @@ int hostfacts__dma_policy(const char *root, struct hostfacts_dma_policy *p)
 	p->nr_evidence = c.ev.nr;
 	hostfacts__iommu_units_free(c.units, nr_units);
 	hostfacts__iommu_groups_free(c.groups, c.nr_groups);
-	hf_strv_free(c.tables.v, c.tables.nr);
+	strv_free(c.tables.v, c.tables.nr);
 	return 0;
 }
 
 void hostfacts__dma_policy_release(struct hostfacts_dma_policy *p)
 {
 	free(p->summary);
-	hf_strv_free(p->evidence, p->nr_evidence);
+	strv_free(p->evidence, p->nr_evidence);
 	hostfacts__cmdline_keys_free(p->keys, p->nr_keys);
-	hf_strv_free(p->kmsg_lines, p->nr_kmsg_lines);
+	strv_free(p->kmsg_lines, p->nr_kmsg_lines);
 	free(p->config_source);
-	hf_strv_free(p->config_lines, p->nr_config_lines);
+	strv_free(p->config_lines, p->nr_config_lines);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -476,7 +476,7 @@ static json_t *witness(enum hostfacts_dma_mode m)
 		       json_string(hostfacts__dma_mode_name(m));
 }
 
-json_t *hf_json_policy(const char *root, struct hf_strv *warn)
+json_t *hf_json_policy(const char *root, struct strvec *warn)
 {
 	struct hostfacts_dma_policy p;
 	json_t *keys = json_array();

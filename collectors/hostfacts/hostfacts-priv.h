@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "collectors/hostfacts/hostfacts.h"
+#include "strvec.h"
 
 #define HF_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -37,16 +38,6 @@ char *hf_link_base(const char *root, const char *fmt, ...) HF_PRINTF(2, 3);
 int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 		const char *fmt, ...) HF_PRINTF(5, 6);
 
-/* A growing array of strings. */
-struct hf_strv {
-	char **v;
-	size_t nr, alloc;
-};
-
-void hf_strv_push(struct hf_strv *sv, char *s); /* takes @s */
-void hf_strv_pushf(struct hf_strv *sv, const char *fmt, ...) HF_PRINTF(2, 3);
-void hf_strv_free(char **v, size_t nr);
-
 /* A count of CPUs in a list such as "0-3,8-11"; 0 for junk. */
 unsigned int hf_cpulist_count(const char *list);
 
@@ -64,22 +55,22 @@ enum hostfacts_dma_mode
 hf_cmdline_mode(const struct hostfacts_cmdline_key *keys, size_t nr,
 		bool *disabled);
 /* ACPI tables that describe an IOMMU (DMAR, IVRS, IORT, VIOT). */
-void hf_firmware_tables(const char *root, struct hf_strv *tables);
+void hf_firmware_tables(const char *root, struct strvec *tables);
 
 /* The kernel config: where it was found and its lines of interest. */
 int hf_kernel_config(const char *root, const char *release, char **source,
-		     struct hf_strv *lines);
+		     struct strvec *lines);
 /* The kernel log lines that hold one of @needles, prefixes stripped. */
 int hf_kmsg_grep(const char *root, const char *const *needles,
-		 struct hf_strv *lines);
+		 struct strvec *lines);
 
 /* One section of the gathered JSON each. */
-json_t *hf_json_identity(const char *root, struct hf_strv *warn);
-json_t *hf_json_kernel(const char *root, struct hf_strv *warn);
-json_t *hf_json_iommu(const char *root, struct hf_strv *warn);
-json_t *hf_json_policy(const char *root, struct hf_strv *warn);
-json_t *hf_json_nics(const char *root, struct hf_strv *warn);
-json_t *hf_json_cpu(const char *root, struct hf_strv *warn);
-json_t *hf_json_memory(const char *root, struct hf_strv *warn);
+json_t *hf_json_identity(const char *root, struct strvec *warn);
+json_t *hf_json_kernel(const char *root, struct strvec *warn);
+json_t *hf_json_iommu(const char *root, struct strvec *warn);
+json_t *hf_json_policy(const char *root, struct strvec *warn);
+json_t *hf_json_nics(const char *root, struct strvec *warn);
+json_t *hf_json_cpu(const char *root, struct strvec *warn);
+json_t *hf_json_memory(const char *root, struct strvec *warn);
 
 #endif /* IOMMU_BENCH_HOSTFACTS_PRIV_H */

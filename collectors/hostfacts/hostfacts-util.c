@@ -152,7 +152,7 @@ static int hf_name_cmp(const void *a, const void *b)
 int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 		const char *fmt, ...)
 {
-	struct hf_strv sv = { 0 };
+	struct strvec sv = { 0 };
 	struct dirent *de;
 	va_list ap;
 	char *path;
@@ -170,7 +170,7 @@ int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 			continue;
 		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		hf_strv_push(&sv, xstrdup(de->d_name));
+		strvec__push(&sv, de->d_name);
 	}
 	closedir(dir);
 	if (sv.nr)
@@ -178,33 +178,6 @@ int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 	*names = sv.v;
 	*nr = sv.nr;
 	return 0;
-}
-
-void hf_strv_push(struct hf_strv *sv, char *s)
-{
-	ALLOC_GROW(sv->v, sv->nr + 1, sv->alloc);
-	sv->v[sv->nr++] = s;
-}
-
-void hf_strv_pushf(struct hf_strv *sv, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = xstrdup("");
-	va_end(ap);
-	hf_strv_push(sv, s);
-}
-
-void hf_strv_free(char **v, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		free(v[i]);
-	free(v);
 }
 
 unsigned int hf_cpulist_count(const char *list)

@@ -127,7 +127,7 @@ static void test_renames(void)
 	resolve_on(old_kallsyms, "unmap", &p);
 	ok(p.nr_targets == 1 && target_named(&p, "iommu_dma_unmap_page"),
 	   "unmap on 6.1: iommu_dma_unmap_page");
-	is_int(p.nr_missing, 0, "nothing missing");
+	is_int(p.missing.nr, 0, "nothing missing");
 	bpf_probe__release(&p);
 
 	resolve_on(new_kallsyms, "iova_free", &p);
@@ -145,15 +145,15 @@ static void test_renames(void)
 	resolve_on(old_kallsyms, "hw_flush", &p);
 	ok(p.nr_targets == 1 && target_named(&p, "qi_submit_sync"),
 	   "hw_flush on Intel: qi_submit_sync");
-	is_int(p.nr_missing, 3, "the AMD, SMMUv3 and virtio groups missing");
+	is_int(p.missing.nr, 3, "the AMD, SMMUv3 and virtio groups missing");
 	bpf_probe__release(&p);
 
 	resolve_on(new_kallsyms, "iotlb_sync", &p);
 	t = target_named(&p, "viommu_iotlb_sync");
 	ok(t && t->module && !strcmp(t->module, "virtio_iommu"),
 	   "iotlb_sync: the virtio-iommu callback, in its module");
-	is_int(p.nr_missing, 4, "the inline core and three drivers missing");
-	has_str(p.nr_missing ? p.missing[0] : NULL, "iommu_iotlb_sync",
+	is_int(p.missing.nr, 4, "the inline core and three drivers missing");
+	has_str(p.missing.nr ? p.missing.v[0] : NULL, "iommu_iotlb_sync",
 		"the missing names are kept");
 	bpf_probe__release(&p);
 }

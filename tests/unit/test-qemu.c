@@ -24,7 +24,7 @@
 	"[[workloads]]\nname = \"rx\"\nserver = \"vm\"\nclient = \"peer\"\n"
 
 /* The argv as one string, words joined by '|', for substring checks. */
-static char *joined(const struct host_argv *a)
+static char *joined(const struct strvec *a)
 {
 	char *s = xstrdup("|");
 	size_t i;
@@ -49,7 +49,7 @@ static void test_defaults(void)
 			       .tap = "tap-x",
 			       .agent_sock = "/run/x,y/agent.sock",
 			       .console = "/run/x/console.log" };
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *s;
 
 	if (!ok(m, "a qemu host with a package kernel loads"))
@@ -84,7 +84,7 @@ static void test_defaults(void)
 	has_str(s, "|-no-reboot|", "a guest reboot or panic ends QEMU");
 	ok(!strstr(s, "-daemonize"), "QEMU stays our child");
 	free(s);
-	host_argv__release(&a);
+	strvec__release(&a);
 
 	b.accel = ACCEL_KVM;
 	b.tap = NULL;
@@ -95,7 +95,7 @@ static void test_defaults(void)
 	has_str(s, "|-netdev|user,id=n0,restrict=on|",
 		"no link: a user-mode NIC that reaches nothing");
 	free(s);
-	host_argv__release(&a);
+	strvec__release(&a);
 	matrix__free(m);
 }
 
@@ -111,7 +111,7 @@ static void test_cmdline(void)
 			       .cmdline = "c",
 			       .agent_sock = "s",
 			       .console = "c" };
-	struct host_argv a = { 0 };
+	struct strvec a = { 0 };
 	char *c, *s;
 
 	if (!ok(m, "qemu cmdline and caching_mode load"))
@@ -135,7 +135,7 @@ static void test_cmdline(void)
 	s = joined(&a);
 	has_str(s, "caching-mode=on", "caching_mode = true reaches QEMU");
 	free(s);
-	host_argv__release(&a);
+	strvec__release(&a);
 	matrix__free(m);
 }
 

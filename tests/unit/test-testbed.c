@@ -312,7 +312,8 @@ static void test_module_order(void)
 		"virtio_pci",	"virtio_net", "virtio_console",
 		"9pnet_virtio", "9p",	      NULL
 	};
-	char *dir, *s, **order = NULL, *err = NULL;
+	char *dir, *s, *err = NULL;
+	struct strvec order = { 0 };
 	int ret;
 
 	dir = modules_tree("mods-debian", debian_dep,
@@ -320,7 +321,7 @@ static void test_module_order(void)
 			   "kernel/drivers/char/hw_random/virtio-rng.ko\n");
 	ret = testbed__module_order(dir, wanted, &order, &err);
 	is_int(ret, 0, "the module order of a Debian-shaped tree");
-	s = joined(order);
+	s = joined(order.v);
 	is_str(s,
 	       "kernel/drivers/virtio/virtio_ring.ko "
 	       "kernel/drivers/virtio/virtio.ko "
@@ -336,8 +337,7 @@ static void test_module_order(void)
 	       "dependencies first, each once, the built-in virtio_console "
 	       "left out, as modprobe --show-depends orders them");
 	free(s);
-	testbed__strv_free(order);
-	order = NULL;
+	strvec__release(&order);
 	free(dir);
 	free(err);
 	err = NULL;
@@ -355,14 +355,13 @@ static void test_module_order(void)
 		ret = testbed__module_order(dir, w, &order, &err);
 	}
 	is_int(ret, 0, "a module named with '-' is found as '_'");
-	s = joined(order);
+	s = joined(order.v);
 	is_str(s,
 	       "kernel/a/low.ko kernel/a/mid.ko kernel/a/top.ko "
 	       "kernel/a/dash-name.ko.zst",
 	       "dependencies come first whatever order modules.dep uses");
 	free(s);
-	testbed__strv_free(order);
-	order = NULL;
+	strvec__release(&order);
 	{
 		static const char *const w[] = { "nosuch", NULL };
 
