@@ -6,15 +6,12 @@
  * too few trials to tell) and one per history series (failure: a
  * regression still in effect; recovered ones in its output).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "log.h"
+#include "atomic-file.h"
 #include "markup.h"
 #include "regress.h"
 #include "util.h"
@@ -150,21 +147,16 @@ static void write_history(const struct regress_history *h, FILE *fp)
 int regress__write_junit(const struct regress_result *res,
 			 const struct regress_history *h, const char *path)
 {
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd, err = 0;
+	struct atomic_file af;
 	FILE *fp;
+	int err;
 
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) < 0 || !(fp = fdopen(fd, "w"))) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+	err = atomic_file__open(&af, path);
+	if (err) {
+		pr_err("%s: %s", path, strerror(-err));
 		return err;
 	}
+	fp = af.fp;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	      "<testsuites name=\"iommu-bench regress\">\n",
 	      fp);
@@ -173,16 +165,8 @@ int regress__write_junit(const struct regress_result *res,
 	if (h)
 		write_history(h, fp);
 	fputs("</testsuites>\n", fp);
-	if (fflush(fp) || ferror(fp))
-		err = -EIO;
-	if (fclose(fp) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
+	err = atomic_file__commit(&af);
+	if (err)
 		pr_err("%s: %s", path, strerror(-err));
-		unlink(tmp);
-	}
-	free(tmp);
 	return err;
 }

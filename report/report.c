@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The report: load, compute, and write the page section by section. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic-file.h"
 #include "log.h"
 #include "markup.h"
 #include "report-priv.h"
@@ -100,32 +98,17 @@ static void page(struct report_ctx *c)
 
 static int write_file(struct report_ctx *c, const char *path)
 {
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd, err = 0;
+	struct atomic_file af;
+	int err;
 
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) < 0 || !(c->fp = fdopen(fd, "w"))) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return err;
+	err = atomic_file__open(&af, path);
+	if (!err) {
+		c->fp = af.fp;
+		page(c);
+		err = atomic_file__commit(&af);
 	}
-	page(c);
-	if (fflush(c->fp) || ferror(c->fp))
-		err = errno ? -errno : -EIO;
-	if (fclose(c->fp) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
+	if (err)
 		pr_err("%s: %s", path, strerror(-err));
-		unlink(tmp);
-	}
-	free(tmp);
 	return err;
 }
 

@@ -5,16 +5,14 @@
  * columns are a public interface (schemas/README.md): add, never rename.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "csv.h"
+#include "atomic-file.h"
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
@@ -167,58 +165,10 @@ static int json_row(FILE *fp, const struct store_export_row *r, bool first)
  * -o FILE is written beside itself and renamed over at the end, so that
  * a failed export never leaves a truncated file where a good one was.
  */
-struct output {
-	FILE *fp;
-	const char *path; /* NULL: stdout */
-	char *tmp;
-};
 
-static int output__open(struct output *out, const char *path)
+static const char *out_name(const char *output)
 {
-	int fd, err;
-
-	out->path = path && strcmp(path, "-") ? path : NULL;
-	if (!out->path) {
-		out->fp = stdout;
-		return 0;
-	}
-	out->tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkostemp(out->tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) < 0 || !(out->fp = fdopen(fd, "w"))) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(-err));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out->tmp);
-		}
-		free(out->tmp);
-		return err;
-	}
-	return 0;
-}
-
-/* Flush and, when @ok, put the file in place; 0 or a negative errno. */
-static int output__close(struct output *out, bool ok)
-{
-	int err = 0;
-
-	if (fflush(out->fp) || ferror(out->fp))
-		err = errno ? -errno : -EIO;
-	if (!out->path) {
-		if (err)
-			pr_err("writing the export: %s", strerror(-err));
-		return err;
-	}
-	if (fclose(out->fp) && !err)
-		err = -errno;
-	if (ok && !err && rename(out->tmp, out->path) < 0)
-		err = -errno;
-	if (err)
-		pr_err("%s: %s", out->path, strerror(-err));
-	if (!ok || err)
-		unlink(out->tmp);
-	free(out->tmp);
-	return err;
+	return output && strcmp(output, "-") ? output : "standard output";
 }
 
 /* An unknown run is the caller's mistake (exit 2), told with what there is. */
@@ -309,7 +259,7 @@ int cmd_export(int argc, const char **argv)
 			"including a --run id the database does not have."),
 		OPT_END(),
 	};
-	struct output out = { 0 };
+	struct atomic_file out;
 	int64_t run_id = 0;
 	struct store *st;
 	char *end;
@@ -341,10 +291,20 @@ int cmd_export(int argc, const char **argv)
 	if (run_id && (status = check_run(st, run_id)) != EXIT_OK)
 		goto out;
 	status = EXIT_WORK_FAILED;
-	if (output__open(&out, output))
+	err = atomic_file__open(&out, output);
+	if (err) {
+		pr_err("%s: %s", out_name(output), strerror(-err));
 		goto out;
+	}
 	err = export(st, run_id, all ? STORE_EXPORT_ALL : 0, json, out.fp);
-	if (!output__close(&out, err >= 0) && err >= 0)
+	if (err < 0) {
+		atomic_file__abort(&out);
+		goto out;
+	}
+	err = atomic_file__commit(&out);
+	if (err)
+		pr_err("%s: %s", out_name(output), strerror(-err));
+	else
 		status = EXIT_OK;
 out:
 	store__close(st);

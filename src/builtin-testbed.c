@@ -14,6 +14,7 @@
 
 #include "bench/testbed/testbed.h"
 #include "builtin.h"
+#include "cache.h"
 #include "log.h"
 #include "parse-options.h"
 #include "strvec.h"
@@ -124,7 +125,7 @@ static int testbed_path(void)
 	if (args.kernels.nr || args.force)
 		usage_error(testbed_usage, testbed_options,
 			    "testbed path takes no --kernel or --force");
-	ret = testbed__cache_dir(&dir);
+	ret = cache__dir(TESTBED_CACHE_SUB, &dir);
 	if (ret) {
 		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
 		return EXIT_WORK_FAILED;

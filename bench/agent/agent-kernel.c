@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base64.h"
+#include "atomic-file.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
@@ -546,10 +547,10 @@ static int write_installed(struct kernel_install *in, const char *folder,
 			   char **err)
 {
 	char *p = xasprintf("%s/%s", folder, AGENT_KERNEL_INSTALLED);
-	char *tmp = xasprintf("%s/.%s.tmp", folder, AGENT_KERNEL_INSTALLED);
 	char *text = NULL;
+	struct iovec iov;
 	json_t *j;
-	int fd = -1, ret = 0;
+	int ret;
 
 	j = json_pack("{s:s, s:s, s:O, s:s?, s:s?, s:I}", "release",
 		      in->release, "build_id", in->build_id, "sha256",
@@ -563,32 +564,14 @@ static int write_installed(struct kernel_install *in, const char *folder,
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (unlink(tmp) && errno != ENOENT) {
-		ret = -errno;
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = write_all(fd, text, strlen(text));
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, p))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
+	iov = (struct iovec){ text, strlen(text) };
+	ret = atomic_file__write(p, &iov, 1);
 out:
 	if (ret)
 		ret = agent__err(err, ret, "%s: cannot write %s: %s", in->verb,
 				 p, strerror(-ret));
 	json_decref(j);
 	free(text);
-	free(tmp);
 	free(p);
 	return ret;
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
-#include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "log.h"
 #include "util.h"
 
@@ -27,17 +27,7 @@
 
 int kbuild__cache_dir(char **out)
 {
-	char *testbed, *slash;
-	int ret;
-
-	/* The testbed's folder sits beside ours: share its lookup. */
-	ret = testbed__cache_dir(&testbed);
-	if (ret)
-		return ret;
-	slash = strrchr(testbed, '/');
-	*out = xasprintf("%.*s/kernels", (int)(slash - testbed), testbed);
-	free(testbed);
-	return 0;
+	return cache__dir("kernels", out);
 }
 
 int kbuild__copy_file(const char *from, const char *to, char **err)
@@ -91,11 +81,11 @@ int kbuild_cache__lock(const char *dir, const char *key, int *fdp, char **err)
 	char *locks = xasprintf("%s/.locks", dir), *path = NULL;
 	int ret;
 
-	ret = testbed_cache__mkdirs(locks, err);
+	ret = cache__mkdirs(locks, err);
 	if (!ret) {
 		path = xasprintf("%s/%s", locks, key);
-		ret = testbed_cache__lock_file(path, LOCK_TIMEOUT_S * 1000LL,
-					       "kernel build", fdp, err);
+		ret = cache__lock_file(path, LOCK_TIMEOUT_S * 1000LL,
+				       "kernel build", fdp, err);
 	}
 	free(locks);
 	free(path);
@@ -118,7 +108,7 @@ void kbuild_cache__sweep(const char *dir, const char *key)
 		pr_info("kernel build: removing %s, left by a build that "
 			"was stopped",
 			path);
-		testbed_cache__remove(path);
+		cache__remove(path);
 		free(path);
 	}
 	closedir(d);

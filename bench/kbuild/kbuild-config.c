@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include "cache.h"
 #include "strvec.h"
 #include "bench/kbuild/kbuild.h"
-#include "bench/testbed/testbed.h"
 #include "log.h"
 #include "util.h"
 
@@ -62,7 +62,7 @@ static int write_text(const char *path, const char *text, char **err)
 {
 	struct iovec iov = { (void *)text, strlen(text) };
 
-	return testbed_cache__write(path, &iov, 1, err);
+	return cache__write(path, &iov, 1, err);
 }
 
 /* The fragments merged over the current .config, then olddefconfig. */

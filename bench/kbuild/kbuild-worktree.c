@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache.h"
 #include "strvec.h"
 #include "bench/kbuild/kbuild.h"
-#include "bench/testbed/testbed.h"
 #include "log.h"
 #include "util.h"
 
@@ -162,7 +162,7 @@ void kbuild__worktree_remove(struct kbuild_ctx *c)
 	free(why);
 	/* What git would not remove goes by hand; prune then forgets it. */
 	if (!lstat(c->src, &sb))
-		testbed_cache__remove(c->src);
+		cache__remove(c->src);
 	kbuild__worktree_prune(c->tree);
 	c->worktree_added = false;
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
-#include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "clock.h"
 #include "log.h"
 #include "util.h"
@@ -367,7 +367,7 @@ static int write_result(const struct resolved *rs, struct kbuild_ctx *c,
 	path = xasprintf("%s/result.json", c->out);
 	iov.iov_base = text;
 	iov.iov_len = strlen(text);
-	ret = testbed_cache__write(path, &iov, 1, err);
+	ret = cache__write(path, &iov, 1, err);
 	free(path);
 	free(text);
 	free(modules_dir);
@@ -499,7 +499,7 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 			keep_failed_log(rs, &c, err);
 		goto out;
 	}
-	ret = testbed_cache__commit(c.out, rs->entry, err);
+	ret = cache__commit(c.out, rs->entry, err);
 	if (ret)
 		goto out;
 	failed = xasprintf("%s/%s.failed.log", rs->dir, rs->key);
@@ -511,7 +511,7 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 			mono_ns() / 1e9 - c.progress.start, rs->entry);
 out:
 	if (c.tmp)
-		testbed_cache__remove(c.tmp);
+		cache__remove(c.tmp);
 	ctx__release(&c);
 	return ret;
 }
@@ -529,7 +529,7 @@ int kbuild__build(const struct kbuild_recipe *r, const char *cache_dir,
 	ret = find(&rs, out, err);
 	if (ret != -ENOENT)
 		goto out;
-	ret = testbed_cache__mkdirs(rs.dir, err);
+	ret = cache__mkdirs(rs.dir, err);
 	if (!ret)
 		ret = kbuild_cache__lock(rs.dir, rs.key, &fd, err);
 	if (ret) {

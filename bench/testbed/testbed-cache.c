@@ -1,122 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The testbed's cache on the controller. Builds take seconds and
- * downloads tens of megabytes, and a killed build must never be mistaken
- * for a finished one: whatever is built goes to a ".tmp-*" name beside
- * its final place and is renamed there only when complete, under an
- * flock() of the cache. Readers take no lock: a final name, once it
- * exists, is always whole.
+ * The testbed cache's lock: one for the whole cache, since a testbed
+ * build takes seconds; whoever takes it sweeps what killed builds left
+ * (the mechanics are cache.h's).
  */
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <pwd.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench/testbed/testbed.h"
-#include "clock.h"
+#include "cache.h"
 #include "log.h"
 #include "util.h"
 
 /* A download of a kernel package is the slowest build: minutes at worst. */
 #define TESTBED_LOCK_TIMEOUT_MS (15 * 60 * 1000)
-#define TMP_PREFIX ".tmp-"
-
-/* @base with its trailing slashes dropped, then @suffix. */
-static char *join(const char *base, const char *suffix)
-{
-	size_t len = strlen(base);
-
-	while (len > 1 && base[len - 1] == '/')
-		len--;
-	return xasprintf("%.*s%s", (int)len, base, suffix);
-}
-
-int testbed__cache_dir(char **out)
-{
-	const char *env = getenv("IOMMU_BENCH_CACHE");
-	struct passwd *pw;
-	char *cwd;
-
-	if (env && *env) {
-		if (env[0] == '/') {
-			*out = join(env, "/testbed");
-			return 0;
-		}
-		/* QEMU and the lock must see the same place from any cwd. */
-		cwd = getcwd(NULL, 0);
-		if (!cwd)
-			return -errno;
-		*out = xasprintf("%s/%s", cwd, env);
-		free(cwd);
-		cwd = *out;
-		*out = join(cwd, "/testbed");
-		free(cwd);
-		return 0;
-	}
-	/* The XDG spec: a relative XDG_CACHE_HOME is invalid, ignore it. */
-	env = getenv("XDG_CACHE_HOME");
-	if (env && env[0] == '/') {
-		*out = join(env, "/iommu-bench/testbed");
-		return 0;
-	}
-	env = getenv("HOME");
-	if (!env || env[0] != '/') {
-		pw = getpwuid(getuid());
-		env = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir :
-								 NULL;
-	}
-	if (!env)
-		return -ENOENT;
-	*out = join(env, "/.cache/iommu-bench/testbed");
-	return 0;
-}
-
-int testbed_cache__mkdirs(const char *path, char **err)
-{
-	char *p = xstrdup(path), *s;
-	struct stat sb;
-	int ret = 0;
-
-	for (s = p + 1;; s++) {
-		if (*s && *s != '/')
-			continue;
-		if (s[-1] != '/') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) && errno != EEXIST) {
-				ret = -errno;
-				goto fail;
-			}
-			if (stat(p, &sb)) {
-				ret = -errno;
-				goto fail;
-			}
-			if (!S_ISDIR(sb.st_mode)) {
-				ret = -ENOTDIR;
-				goto fail;
-			}
-			*s = c;
-		}
-		if (!*s)
-			break;
-	}
-	free(p);
-	return 0;
-fail:
-	*err = xasprintf("cannot create %s: %s", p, strerror(-ret));
-	free(p);
-	return ret;
-}
-
 /* Leftovers of builds that were killed: nobody else builds while we lock. */
 static void sweep(const char *dir, int depth)
 {
@@ -131,9 +29,10 @@ static void sweep(const char *dir, int depth)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
-		if (!strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX))) {
+		if (!strncmp(de->d_name, CACHE_TMP_PREFIX,
+			     strlen(CACHE_TMP_PREFIX))) {
 			pr_debug("testbed: removing the leftover %s", path);
-			testbed_cache__remove(path);
+			cache__remove(path);
 		} else if (depth && de->d_name[0] != '.' &&
 			   de->d_type == DT_DIR) {
 			sweep(path, depth - 1);
@@ -143,209 +42,19 @@ static void sweep(const char *dir, int depth)
 	closedir(d);
 }
 
-int testbed_cache__lock_file(const char *path, long long timeout_ms,
-			     const char *what, int *fdp, char **err)
-{
-	long long deadline = mono_ms() + timeout_ms;
-	struct timespec pause = { 0, 100 * 1000 * 1000 };
-	bool said = false;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		return ret;
-	}
-	/* Polled rather than blocking, so that a stuck build is a message. */
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			ret = -errno;
-			*err = xasprintf("cannot lock %s: %s", path,
-					 strerror(errno));
-			goto out;
-		}
-		if (mono_ms() >= deadline) {
-			ret = -ETIMEDOUT;
-			*err = xasprintf("another iommu-bench has held %s for "
-					 "%lld minutes",
-					 path, timeout_ms / 60000);
-			goto out;
-		}
-		if (!said)
-			pr_info("%s: waiting for another build (%s)", what,
-				path);
-		said = true;
-		nanosleep(&pause, NULL);
-	}
-	*fdp = fd;
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 int testbed_cache__lock(const char *dir, int *fdp, char **err)
 {
 	char *path;
 	int ret;
 
-	ret = testbed_cache__mkdirs(dir, err);
+	ret = cache__mkdirs(dir, err);
 	if (ret)
 		return ret;
 	path = xasprintf("%s/.lock", dir);
-	ret = testbed_cache__lock_file(path, TESTBED_LOCK_TIMEOUT_MS, "testbed",
-				       fdp, err);
+	ret = cache__lock_file(path, TESTBED_LOCK_TIMEOUT_MS, "testbed", fdp,
+			       err);
 	free(path);
 	if (!ret)
 		sweep(dir, 1);
 	return ret;
-}
-
-void testbed_cache__unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
-int testbed_cache__mkdtemp(const char *dir, char **tmp, char **err)
-{
-	char *path;
-	int ret;
-
-	ret = testbed_cache__mkdirs(dir, err);
-	if (ret)
-		return ret;
-	path = xasprintf("%s/" TMP_PREFIX "XXXXXX", dir);
-	/* 0755, not mkdtemp's 0700: it becomes a cache entry as it is. */
-	if (!mkdtemp(path) || chmod(path, 0755)) {
-		ret = -errno;
-		*err = xasprintf("cannot create a folder in %s: %s", dir,
-				 strerror(errno));
-		free(path);
-		return ret;
-	}
-	*tmp = path;
-	return 0;
-}
-
-int testbed_cache__commit(const char *tmp, const char *path, char **err)
-{
-	char *old = NULL, *slash;
-	int ret = 0;
-
-	if (!rename(tmp, path))
-		return 0;
-	if (errno != EEXIST && errno != ENOTEMPTY) {
-		ret = -errno;
-		goto fail;
-	}
-	/* An older build is there (--force): swap, so that it never lacks. */
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
-		testbed_cache__remove(tmp);
-		return 0;
-	}
-	/* Not every file system swaps: move the old one aside first. */
-	slash = strrchr(path, '/');
-	old = xasprintf("%.*s/" TMP_PREFIX "old-%d",
-			slash ? (int)(slash - path) : 1, slash ? path : ".",
-			(int)getpid());
-	testbed_cache__remove(old);
-	if (rename(path, old) || rename(tmp, path)) {
-		ret = -errno;
-		goto fail;
-	}
-	testbed_cache__remove(old);
-	free(old);
-	return 0;
-fail:
-	*err = xasprintf("cannot put %s in place: %s", path, strerror(-ret));
-	free(old);
-	return ret;
-}
-
-int testbed_cache__write(const char *path, const struct iovec *iov, int iovcnt,
-			 char **err)
-{
-	const char *slash = strrchr(path, '/');
-	char *tmp;
-	int fd, i, ret = 0;
-
-	tmp = xasprintf("%.*s/" TMP_PREFIX "XXXXXX",
-			slash ? (int)(slash - path) : 1, slash ? path : ".");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	for (i = 0; i < iovcnt; i++) {
-		const char *p = iov[i].iov_base;
-		size_t left = iov[i].iov_len;
-
-		while (left) {
-			ssize_t n = write(fd, p, left);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = -errno;
-				goto fail;
-			}
-			p += n;
-			left -= n;
-		}
-	}
-	/* The rename must never publish a file the disk has not got. */
-	if (fchmod(fd, 0644) || fsync(fd)) {
-		ret = -errno;
-		goto fail;
-	}
-	if (close(fd)) {
-		fd = -1;
-		ret = -errno;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto fail;
-	}
-	free(tmp);
-	return 0;
-fail:
-	*err = xasprintf("cannot write %s: %s", path, strerror(-ret));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
-static int remove_one(const char *path, const struct stat *sb, int type,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (type == FTW_DP || type == FTW_DNR ? rmdir(path) : unlink(path))
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
-}
-
-int testbed_cache__remove(const char *path)
-{
-	struct stat sb;
-
-	if (lstat(path, &sb))
-		return errno == ENOENT ? 0 : -errno;
-	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
-bool testbed_cache__has_file(const char *path)
-{
-	struct stat sb;
-
-	return !stat(path, &sb) && S_ISREG(sb.st_mode);
 }

@@ -17,6 +17,7 @@
 
 #include "bench/testbed/cpio.h"
 #include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "subprocess.h"
 #include "log.h"
 #include "sha256.h"
@@ -563,13 +564,13 @@ static int cache__put(const char *cache, const char *path,
 	ret = testbed_cache__lock(cache, &lock, err);
 	if (ret)
 		goto out;
-	if (!force && testbed_cache__has_file(path))
+	if (!force && cache__has_file(path))
 		goto out;
-	ret = testbed_cache__mkdirs(dir, err);
+	ret = cache__mkdirs(dir, err);
 	if (!ret)
-		ret = testbed_cache__write(path, iov, iovcnt, err);
+		ret = cache__write(path, iov, iovcnt, err);
 out:
-	testbed_cache__unlock(lock);
+	cache__unlock(lock);
 	free(dir);
 	return ret;
 }
@@ -595,7 +596,7 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 				 release ? release : "(none)");
 		return -EINVAL;
 	}
-	ret = testbed__cache_dir(&cache);
+	ret = cache__dir(TESTBED_CACHE_SUB, &cache);
 	if (ret) {
 		*err = xasprintf("no cache folder: set IOMMU_BENCH_CACHE or "
 				 "HOME");
@@ -606,7 +607,7 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 		goto out;
 	base_path =
 		xasprintf("%s/base/base-%.*s.cpio", cache, KEY_LEN, base_key);
-	base_cached = !force && testbed_cache__has_file(base_path);
+	base_cached = !force && cache__has_file(base_path);
 	if (!base_cached) {
 		pr_info("testbed: building the initramfs base (%s, /init)",
 			TESTBED_BUSYBOX);
@@ -635,7 +636,7 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 		goto out;
 	path = xasprintf("%s/initrd/initrd-%s-%.*s.cpio", cache, release,
 			 KEY_LEN, key);
-	if (force || !testbed_cache__has_file(path)) {
+	if (force || !cache__has_file(path)) {
 		if (cached)
 			*cached = false;
 		pr_info("testbed: building the initramfs for %s", release);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "subprocess.h"
 #include "log.h"
 #include "util.h"
@@ -333,7 +334,7 @@ static int meta__write(const char *tree, const char *package,
 		      "release", release);
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	iov = (struct iovec){ text, strlen(text) };
-	ret = testbed_cache__write(path, &iov, 1, err);
+	ret = cache__write(path, &iov, 1, err);
 	free(text);
 	json_decref(o);
 	free(path);
@@ -379,7 +380,7 @@ static int meta__read(const char *dir, const char *package,
 	k->dir = xstrdup(dir);
 	k->image = xasprintf("%s/boot/vmlinuz-%s", dir, release);
 	k->config = xasprintf("%s/boot/config-%s", dir, release);
-	if (!testbed_cache__has_file(k->image)) {
+	if (!cache__has_file(k->image)) {
 		ret = -EINVAL;
 		*err = xasprintf("%s is missing (build again with --force)",
 				 k->image);
@@ -398,7 +399,7 @@ static int kernel__build(const char *cache, const char *package,
 	char *release = NULL, *kernels = NULL, *base;
 	int ret;
 
-	ret = testbed_cache__mkdtemp(cache, &dl, err);
+	ret = cache__mkdtemp(cache, &dl, err);
 	if (ret)
 		goto out;
 	ret = download(package, dl, err);
@@ -411,7 +412,7 @@ static int kernel__build(const char *cache, const char *package,
 	if (ret)
 		goto out;
 	kernels = xasprintf("%s/kernels", cache);
-	ret = testbed_cache__mkdtemp(kernels, &tree, err);
+	ret = cache__mkdtemp(kernels, &tree, err);
 	if (ret)
 		goto out;
 	pr_info("testbed: unpacking %s %s", package, version);
@@ -423,7 +424,7 @@ static int kernel__build(const char *cache, const char *package,
 	if (ret)
 		goto out;
 	/* The package is unpacked: its 70-110 MB are not worth keeping. */
-	testbed_cache__remove(dl);
+	cache__remove(dl);
 	ret = tree_release(tree, package, &release, err);
 	if (ret)
 		goto out;
@@ -439,12 +440,12 @@ static int kernel__build(const char *cache, const char *package,
 	}
 	ret = meta__write(tree, package, version, release, err);
 	if (!ret)
-		ret = testbed_cache__commit(tree, dir, err);
+		ret = cache__commit(tree, dir, err);
 out:
 	if (ret && tree)
-		testbed_cache__remove(tree);
+		cache__remove(tree);
 	if (dl)
-		testbed_cache__remove(dl);
+		cache__remove(dl);
 	free(dl);
 	free(tree);
 	free(deb);
@@ -470,7 +471,7 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
 				 package, PACKAGE_MAX);
 		return -EINVAL;
 	}
-	ret = testbed__cache_dir(&cache);
+	ret = cache__dir(TESTBED_CACHE_SUB, &cache);
 	if (ret) {
 		*err = xasprintf("no cache folder: set IOMMU_BENCH_CACHE or "
 				 "HOME");
@@ -499,7 +500,7 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
 		} else if (!ret) {
 			kernel_cached = true;
 		}
-		testbed_cache__unlock(lock);
+		cache__unlock(lock);
 		if (ret)
 			goto out;
 	} else {
@@ -509,9 +510,10 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
 	if (base)
 		modules = xasprintf("%s/lib/modules/%s", base, k->release);
 	free(base);
-	ret = testbed__initrd_get(
-		modules, testbed_cache__has_file(k->config) ? k->config : NULL,
-		k->release, force, &k->initrd, &initrd_cached, err);
+	ret = testbed__initrd_get(modules,
+				  cache__has_file(k->config) ? k->config : NULL,
+				  k->release, force, &k->initrd, &initrd_cached,
+				  err);
 	if (ret) {
 		char *why = *err;
 

@@ -60,8 +60,8 @@ struct testbed_kernel {
 	bool cached;   /* nothing had to be downloaded or built */
 };
 
-/* The testbed cache folder (not created). 0 and a new string, or -errno. */
-int testbed__cache_dir(char **out);
+/* The testbed cache's folder, under cache__dir(). */
+#define TESTBED_CACHE_SUB "testbed"
 
 /*
  * A Debian linux-image package name: "linux-image-" and [a-z0-9.+-]
@@ -133,31 +133,9 @@ int testbed__module_order(const char *modules_dir, const char *const *wanted,
 			  struct strvec *paths, char **err);
 
 /*
- * The cache's mechanics (testbed-cache.c). Everything written is
- * written under the lock, into a temporary name beside its final place
- * (".tmp-*", swept by the next lock), then renamed into place.
+ * Create @dir and take the testbed cache's lock, waiting a bounded time
+ * for another build; leftovers of killed builds are swept (cache.h).
  */
-int testbed_cache__mkdirs(const char *path, char **err);
-/* Create @dir and take its lock, waiting a bounded time for another build. */
 int testbed_cache__lock(const char *dir, int *fd, char **err);
-/*
- * flock() @path (created) exclusively, polled so that a holder that
- * never lets go is an error after @timeout_ms, not a hang; @what names
- * the wait in the one message said while waiting. 0 and *@fd, or -errno.
- */
-int testbed_cache__lock_file(const char *path, long long timeout_ms,
-			     const char *what, int *fd, char **err);
-void testbed_cache__unlock(int fd);
-/* A new empty folder in @dir, to be committed or removed. */
-int testbed_cache__mkdtemp(const char *dir, char **tmp, char **err);
-/* Replace whatever is at @path by the folder @tmp. */
-int testbed_cache__commit(const char *tmp, const char *path, char **err);
-/* Write @iov to @path (0644), all or nothing. */
-int testbed_cache__write(const char *path, const struct iovec *iov, int iovcnt,
-			 char **err);
-/* Remove a tree, never following links nor leaving its file system. */
-int testbed_cache__remove(const char *path);
-/* @path exists and is a regular file. */
-bool testbed_cache__has_file(const char *path);
 
 #endif /* IOMMU_BENCH_TESTBED_H */

@@ -130,7 +130,7 @@ t_ok $? "the global --json before the command works too"
 t_run 0 "$B" export --run 1 -o "$T_TMP/out.csv" && [ ! -s "$T_OUT" ] &&
 	same "$T_TMP/out.csv" "$T_TMP/want-1.csv"
 t_ok $? "-o FILE writes the file, nothing on stdout"
-[ -z "$(find "$T_TMP" -name 'out.csv.*')" ]
+[ -z "$(find "$T_TMP" -name 'out.csv.*' -o -name '.tmp-out.csv.*')" ]
 t_ok $? "and leaves no temporary file"
 
 # --- errors

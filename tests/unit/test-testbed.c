@@ -20,6 +20,7 @@
 #include "bench/testbed/cpio.h"
 #include "bench/host/host-priv.h"
 #include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "log.h"
 #include "util.h"
 #include "tap.h"
@@ -504,7 +505,7 @@ static void test_initrd(void)
 	char *data;
 	int ret;
 
-	if (!testbed_cache__has_file(TESTBED_BUSYBOX)) {
+	if (!cache__has_file(TESTBED_BUSYBOX)) {
 		skip("no " TESTBED_BUSYBOX " (apt-get install busybox-static)");
 		return;
 	}
@@ -645,22 +646,23 @@ static void test_cache_dir(void)
 	char *dir = NULL, *want;
 
 	setenv("IOMMU_BENCH_CACHE", "/srv/cache/", 1);
-	is_int(testbed__cache_dir(&dir), 0, "cache dir from IOMMU_BENCH_CACHE");
+	is_int(cache__dir(TESTBED_CACHE_SUB, &dir), 0,
+	       "cache dir from IOMMU_BENCH_CACHE");
 	is_str(dir, "/srv/cache/testbed", "is its testbed/ folder");
 	free(dir);
 	setenv("IOMMU_BENCH_CACHE", "rel", 1);
-	testbed__cache_dir(&dir);
+	cache__dir(TESTBED_CACHE_SUB, &dir);
 	ok(dir[0] == '/' && strstr(dir, "/rel/testbed"),
 	   "a relative IOMMU_BENCH_CACHE is made absolute: %s", dir);
 	free(dir);
 	unsetenv("IOMMU_BENCH_CACHE");
 	setenv("XDG_CACHE_HOME", "/xdg", 1);
-	testbed__cache_dir(&dir);
+	cache__dir(TESTBED_CACHE_SUB, &dir);
 	is_str(dir, "/xdg/iommu-bench/testbed", "else $XDG_CACHE_HOME");
 	free(dir);
 	setenv("XDG_CACHE_HOME", "relative", 1);
 	setenv("HOME", "/home/someone", 1);
-	testbed__cache_dir(&dir);
+	cache__dir(TESTBED_CACHE_SUB, &dir);
 	is_str(dir, "/home/someone/.cache/iommu-bench/testbed",
 	       "a relative XDG_CACHE_HOME is ignored: $HOME/.cache");
 	free(dir);
@@ -697,31 +699,31 @@ static void test_cache(void)
 	   "another process cannot take the lock meanwhile");
 
 	final = xasprintf("%s/entry", cache);
-	testbed_cache__mkdtemp(cache, &tmp, &err);
+	cache__mkdtemp(cache, &tmp, &err);
 	p = xasprintf("%s/v", tmp);
 	write_file(p, "one", 3);
 	free(p);
-	is_int(testbed_cache__commit(tmp, final, &err), 0, "committed");
+	is_int(cache__commit(tmp, final, &err), 0, "committed");
 	free(tmp);
-	testbed_cache__mkdtemp(cache, &tmp, &err);
+	cache__mkdtemp(cache, &tmp, &err);
 	p = xasprintf("%s/v", tmp);
 	write_file(p, "two", 3);
 	free(p);
-	is_int(testbed_cache__commit(tmp, final, &err), 0,
+	is_int(cache__commit(tmp, final, &err), 0,
 	       "committed again over the first");
 	p = xasprintf("%s/v", final);
 	ok(same_file(p, "two", 3), "the second one is in place");
 	free(p);
 	ok(access(tmp, F_OK) && errno == ENOENT, "and the old one is gone");
 	free(tmp);
-	testbed_cache__unlock(lock);
+	cache__unlock(lock);
 
 	/* A build killed midway leaves a .tmp-*: the next lock sweeps it. */
 	leftover = xasprintf("%s/.tmp-killed", cache);
 	mkdir(leftover, 0755);
 	ret = testbed_cache__lock(cache, &lock, &err);
 	ok(!ret && access(leftover, F_OK), "a leftover .tmp-* is swept");
-	testbed_cache__unlock(lock);
+	cache__unlock(lock);
 	free(leftover);
 
 	setenv("IOMMU_BENCH_CACHE", cache, 1);
