@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "clock.h"
 #include "log.h"
 #include "plot.h"
+#include "subprocess.h"
 #include "util.h"
-
-extern char **environ;
 
 void plot__begin(struct plot *p, int width, int height)
 {
@@ -76,126 +67,6 @@ void plot__release(struct plot *p)
 	memset(p, 0, sizeof(*p));
 }
 
-struct buf {
-	char *s;
-	size_t len, alloc;
-};
-
-static int drain(int fd, struct buf *b)
-{
-	ssize_t n;
-
-	ALLOC_GROW(b->s, b->len + 65536, b->alloc);
-	n = read(fd, b->s + b->len, b->alloc - b->len - 1);
-	if (n > 0)
-		b->len += n;
-	b->s[b->len] = '\0';
-	return n < 0 && errno != EINTR && errno != EAGAIN ? -errno : (int)n;
-}
-
-/*
- * Feed @in to the child's stdin while reading its stdout and stderr:
- * writing everything first could deadlock against a child that writes
- * a full pipe before it reads the rest of its script.
- */
-static int pump(int fds[3], const char *in, size_t len, struct buf *out,
-		struct buf *err)
-{
-	size_t off = 0;
-	double deadline = mono_ns() / 1e9 + PLOT_TIMEOUT_S;
-	struct pollfd pfd[3];
-	int n, i, open = 3;
-	ssize_t w;
-
-	while (open) {
-		for (i = 0; i < 3; i++) {
-			pfd[i].fd = fds[i];
-			pfd[i].events = i ? POLLIN : POLLOUT;
-		}
-		n = poll(pfd, 3, 1000);
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (mono_ns() / 1e9 > deadline)
-			return -ETIMEDOUT;
-		if (fds[0] >= 0 && pfd[0].revents) {
-			w = write(fds[0], in + off, len - off);
-			if (w > 0)
-				off += w;
-			if ((w < 0 && errno != EINTR && errno != EAGAIN) ||
-			    off == len) {
-				close(fds[0]);
-				fds[0] = -1;
-				open--;
-			}
-		}
-		for (i = 1; i < 3; i++) {
-			if (fds[i] < 0 || !pfd[i].revents)
-				continue;
-			if (drain(fds[i], i == 1 ? out : err) <= 0) {
-				close(fds[i]);
-				fds[i] = -1;
-				open--;
-			}
-		}
-	}
-	return 0;
-}
-
-static int run_gnuplot(const char *script, size_t len, struct buf *out,
-		       struct buf *err, int *status)
-{
-	static char *const argv[] = { "gnuplot", "-d", NULL };
-	int in_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
-	int fds[3], rc, e, i;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-
-	if (pipe2(in_p, O_CLOEXEC) || pipe2(out_p, O_CLOEXEC) ||
-	    pipe2(err_p, O_CLOEXEC)) {
-		rc = -errno;
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in_p[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out_p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err_p[1], 2);
-	e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e) {
-		rc = -e;
-		goto out;
-	}
-	close(in_p[0]);
-	close(out_p[1]);
-	close(err_p[1]);
-	in_p[0] = out_p[1] = err_p[1] = -1;
-	fcntl(in_p[1], F_SETFL, O_NONBLOCK);
-	fds[0] = in_p[1];
-	fds[1] = out_p[0];
-	fds[2] = err_p[0];
-	in_p[1] = out_p[0] = err_p[0] = -1;
-	/* A child that died early must not kill us with SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	rc = pump(fds, script, len, out, err);
-	for (i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	if (rc == -ETIMEDOUT)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-out:
-	for (i = 0; i < 2; i++) {
-		if (in_p[i] >= 0)
-			close(in_p[i]);
-		if (out_p[i] >= 0)
-			close(out_p[i]);
-		if (err_p[i] >= 0)
-			close(err_p[i]);
-	}
-	return rc;
-}
-
 /* Copy @svg, dropping the prolog and prefixing ids and references. */
 static char *fix_svg(const char *svg, const char *id)
 {
@@ -232,12 +103,18 @@ static char *fix_svg(const char *svg, const char *id)
 
 int plot__render(struct plot *p, const char *id, char **svg)
 {
-	struct buf out = { 0 }, err = { 0 };
-	int status = 0, rc;
+	static const char *const argv[] = { "gnuplot", "-d", NULL };
+	struct spawn_opts o = {
+		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
+	};
+	struct spawn sp;
+	int rc;
 
 	*svg = NULL;
 	fflush(p->fp);
-	rc = run_gnuplot(p->script, p->len, &out, &err, &status);
+	o.in = p->script;
+	o.in_len = p->len;
+	rc = spawn__run(&sp, argv, &o, PLOT_TIMEOUT_S * 1000);
 	if (rc == -ENOENT)
 		pr_err("gnuplot not found: install gnuplot-nox for the plots");
 	else if (rc == -ETIMEDOUT)
@@ -245,14 +122,13 @@ int plot__render(struct plot *p, const char *id, char **svg)
 		       PLOT_TIMEOUT_S);
 	else if (rc)
 		pr_err("plot %s: running gnuplot: %s", id, strerror(-rc));
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) ||
-		 !(*svg = fix_svg(out.s ? out.s : "", id))) {
+	else if (!spawn__succeeded(&sp) ||
+		 !(*svg = fix_svg(sp.out ? sp.out : "", id))) {
 		pr_err("plot %s: gnuplot failed: %s", id,
-		       err.s && *err.s ? err.s : "no SVG");
+		       sp.err && *sp.err ? sp.err : "no SVG");
 		pr_debug("plot %s script:\n%s", id, p->script);
 		rc = -EIO;
 	}
-	free(out.s);
-	free(err.s);
+	spawn__release(&sp);
 	return rc;
 }

@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +28,12 @@
 #include "log.h"
 #include "parse-options.h"
 #include "strvec.h"
+#include "subprocess.h"
 #include "units.h"
 #include "util.h"
 
-extern char **environ;
+/* How long CMD has to end after our SIGTERM or SIGINT before SIGKILL. */
+#define END_GRACE_MS 3000
 
 static const char *const trace_usage[] = {
 	"iommu-bench trace [-d SECS] [-e EVENT]... [--device DEV] [--json] "
@@ -71,8 +72,7 @@ static const struct option trace_options[] = {
 };
 
 struct run {
-	pid_t child; /* 0: none, or reaped */
-	int status;  /* wait status of the child */
+	struct spawn child; /* pid 0: none */
 	bool signalled_by_us, interrupted;
 	double limit_s; /* 0: none */
 };
@@ -122,74 +122,38 @@ static json_t *trace_config(void)
 
 /*
  * CMD runs with the signal mask and handlers it would have had without
- * us. With --json its standard output goes to standard error, so that
- * ours is the JSON alone.
+ * us, and our stdin. With --json its standard output goes to standard
+ * error, so that ours is the JSON alone.
  */
-static int spawn_cmd(const char **argv, pid_t *pid)
+static int spawn_cmd(const char **argv, struct spawn *sp)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int err;
+	struct spawn_opts o = { .flags = SPAWN_INHERIT_IN };
 
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGCHLD);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
 	if (global.json)
-		posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
-						 STDOUT_FILENO);
-	fflush(NULL);
-	err = posix_spawnp(pid, argv[0], &fa, &attr, (char *const *)argv,
-			   environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	return -err;
+		o.out_to_fd = STDERR_FILENO;
+	return spawn__argv(sp, argv, &o);
 }
 
-/* Reap the child if it has exited; true when it has. */
+/* Reap the child if it has exited; true when it has (or there is none). */
 static bool reap(struct run *r)
 {
-	if (!r->child)
-		return true;
-	if (waitpid(r->child, &r->status, WNOHANG) == r->child) {
-		r->child = 0;
-		return true;
-	}
-	return false;
+	return !r->child.pid || !spawn__wait(&r->child, 0);
 }
 
 /* Ask a running child to end, then insist: it must not outlive us. */
-static void end_child(struct run *r, const sigset_t *set, int sig)
+static void end_child(struct run *r, int sig)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
-	double give_up = mono_ns() / 1e9 + 3;
-
 	if (reap(r))
 		return;
 	r->signalled_by_us = true;
-	kill(r->child, sig);
-	while (!reap(r) && mono_ns() / 1e9 < give_up)
-		sigtimedwait(set, NULL, &ts);
-	if (!reap(r)) {
-		kill(r->child, SIGKILL);
-		waitpid(r->child, &r->status, 0);
-		r->child = 0;
-	}
+	spawn__stop(&r->child, sig, END_GRACE_MS);
 }
 
 /* Until the child exits, the time is up, or SIGINT/SIGTERM. */
 static void wait_loop(struct run *r, const sigset_t *set)
 {
 	double deadline = r->limit_s > 0 ? mono_ns() / 1e9 + r->limit_s : 0;
-	bool had_child = r->child != 0;
+	bool had_child = r->child.pid != 0;
 
 	for (;;) {
 		struct timespec ts = { .tv_sec = 3600 };
@@ -208,11 +172,11 @@ static void wait_loop(struct run *r, const sigset_t *set)
 		sig = sigtimedwait(set, NULL, &ts);
 		if (sig == SIGINT || sig == SIGTERM) {
 			r->interrupted = true;
-			end_child(r, set, sig);
+			end_child(r, sig);
 			return;
 		}
 	}
-	end_child(r, set, SIGTERM);
+	end_child(r, SIGTERM);
 }
 
 /*
@@ -222,15 +186,17 @@ static void wait_loop(struct run *r, const sigset_t *set)
  */
 static int child_verdict(const struct run *r, const char *cmd)
 {
-	if (WIFEXITED(r->status) && WEXITSTATUS(r->status)) {
+	int status = r->child.status;
+
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
 		pr_err("trace: '%s' exited with status %d", cmd,
-		       WEXITSTATUS(r->status));
+		       WEXITSTATUS(status));
 		return 1;
 	}
-	if (WIFSIGNALED(r->status) && !r->signalled_by_us &&
-	    WTERMSIG(r->status) != SIGINT) {
+	if (WIFSIGNALED(status) && !r->signalled_by_us &&
+	    WTERMSIG(status) != SIGINT) {
 		pr_err("trace: '%s' was killed by signal %d (%s)", cmd,
-		       WTERMSIG(r->status), strsignal(WTERMSIG(r->status)));
+		       WTERMSIG(status), strsignal(WTERMSIG(status)));
 		return 1;
 	}
 	return 0;
@@ -247,12 +213,12 @@ static void add_run_json(json_t *res, const struct run *r, int argc,
 	json_object_set_new(res, "command", argc ? cmd : json_null());
 	if (!argc)
 		json_decref(cmd);
-	if (ran && WIFEXITED(r->status))
+	if (ran && WIFEXITED(r->child.status))
 		json_object_set_new(res, "exit_status",
-				    json_integer(WEXITSTATUS(r->status)));
+				    json_integer(WEXITSTATUS(r->child.status)));
 	else if (ran)
 		json_object_set_new(res, "signal",
-				    json_integer(WTERMSIG(r->status)));
+				    json_integer(WTERMSIG(r->child.status)));
 	json_object_set_new(res, "interrupted", json_boolean(r->interrupted));
 }
 
@@ -334,6 +300,7 @@ int cmd_trace(int argc, const char **argv)
 		return err == -EINVAL || err == -ENOENT ? EXIT_USAGE :
 							  EXIT_WORK_FAILED;
 	ret = trace_run(c, &r, argc, argv, &set);
+	spawn__release(&r.child);
 	c->ops->destroy(c);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;

@@ -25,7 +25,6 @@
 #include "log.h"
 #include "util.h"
 
-
 static char *join(const char *base, const char *suffix)
 {
 	size_t len = strlen(base);
@@ -126,8 +125,8 @@ fail:
 	return ret;
 }
 
-int cache__lock_file(const char *path, long long timeout_ms,
-			     const char *what, int *fdp, char **err)
+int cache__lock_file(const char *path, long long timeout_ms, const char *what,
+		     int *fdp, char **err)
 {
 	long long deadline = mono_ms() + timeout_ms;
 	struct timespec pause = { 0, 100 * 1000 * 1000 };

@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -89,6 +91,12 @@ static void __attribute__((noreturn)) child_fail(int xfd, int err)
 	_exit(127);
 }
 
+static void child_dup(int xfd, int from, int to)
+{
+	if (from != to && dup2(from, to) < 0)
+		child_fail(xfd, errno);
+}
+
 static void child_redirect(int xfd, const char *path, int to)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -98,7 +106,11 @@ static void child_redirect(int xfd, const char *path, int to)
 	close(fd);
 }
 
-static int child_netns(const char *name)
+/*
+ * Enter /run/netns/@name; with @sysfs, as `ip netns exec` does, in a
+ * mount namespace of its own whose /sys shows the namespace's devices.
+ */
+static int child_netns(const char *name, bool sysfs)
 {
 	char path[128];
 	int fd, err = 0;
@@ -110,7 +122,16 @@ static int child_netns(const char *name)
 	if (setns(fd, CLONE_NEWNET))
 		err = errno;
 	close(fd);
-	return err;
+	if (err || !sysfs)
+		return err;
+	if (unshare(CLONE_NEWNS) ||
+	    mount("", "/", NULL, MS_SLAVE | MS_REC, NULL))
+		return errno;
+	if (umount2("/sys", MNT_DETACH) && errno != EINVAL)
+		return errno;
+	if (mount(name, "/sys", "sysfs", 0, NULL))
+		return errno;
+	return 0;
 }
 
 /*
@@ -118,8 +139,9 @@ static int child_netns(const char *name)
  * of a possibly multi-threaded parent may safely do before exec. Any
  * failure goes back to the parent as an errno over @xfd.
  */
-static void child_setup(const struct spawn_opts *o, pid_t parent, int out_w,
-			int err_w, int xfd, int *keep, size_t nr_keep)
+static void child_setup(const struct spawn_opts *o, pid_t parent, int in_r,
+			int out_w, int err_w, int xfd, int *keep,
+			size_t nr_keep)
 {
 	unsigned int fl = o->flags;
 	sigset_t none;
@@ -138,29 +160,43 @@ static void child_setup(const struct spawn_opts *o, pid_t parent, int out_w,
 		if (getppid() != parent)
 			_exit(127);
 	}
+	if (fl & SPAWN_NEW_PGRP)
+		setpgid(0, 0);
 	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null_fd < 0 || dup2(null_fd, 0) < 0)
+	if (null_fd < 0)
 		child_fail(xfd, errno);
-	if ((out_w >= 0 && dup2(out_w, 1) < 0) ||
-	    ((fl & SPAWN_NULL_OUT) && dup2(null_fd, 1) < 0))
-		child_fail(xfd, errno);
-	if ((err_w >= 0 && dup2(err_w, 2) < 0) ||
-	    ((fl & SPAWN_NULL_ERR) && dup2(null_fd, 2) < 0))
-		child_fail(xfd, errno);
+	if (in_r >= 0)
+		child_dup(xfd, in_r, 0);
+	else if (!(fl & SPAWN_INHERIT_IN))
+		child_dup(xfd, null_fd, 0);
+	if (out_w >= 0)
+		child_dup(xfd, out_w, 1);
+	if (fl & SPAWN_NULL_OUT)
+		child_dup(xfd, null_fd, 1);
+	if (o->out_to_fd > 0)
+		child_dup(xfd, o->out_to_fd, 1);
 	if (o->out_file)
 		child_redirect(xfd, o->out_file, 1);
+	if (err_w >= 0)
+		child_dup(xfd, err_w, 2);
+	if (fl & SPAWN_NULL_ERR)
+		child_dup(xfd, null_fd, 2);
 	if (o->err_file)
 		child_redirect(xfd, o->err_file, 2);
+	if (fl & SPAWN_ERR_TO_OUT)
+		child_dup(xfd, 1, 2);
 	keep[nr_keep] = xfd;
 	child_close_others(keep, nr_keep + 1);
 	for (i = 0; i < nr_keep + 1; i++)
 		if (keep[i] != xfd && fcntl(keep[i], F_SETFD, 0))
 			child_fail(xfd, errno);
 	if (o->netns) {
-		err = child_netns(o->netns);
+		err = child_netns(o->netns, fl & SPAWN_NETNS_SYSFS);
 		if (err)
 			child_fail(xfd, err);
 	}
+	if (o->cwd && chdir(o->cwd))
+		child_fail(xfd, errno);
 	if (o->pin) {
 		cpu_set_t set;
 
@@ -177,13 +213,18 @@ struct spawn_target {
 	void *arg;
 };
 
+struct spawn_pipes {
+	int in[2], out[2], err[2];
+};
+
 static void __attribute__((noreturn))
 child_main(const struct spawn_opts *o, const struct spawn_target *t,
-	   pid_t parent, int out_w, int err_w, int xfd, int *keep)
+	   pid_t parent, const struct spawn_pipes *p, int xfd, int *keep)
 {
 	int ret;
 
-	child_setup(o, parent, out_w, err_w, xfd, keep, o->nr_keep_fds);
+	child_setup(o, parent, p->in[0], p->out[1], p->err[1], xfd, keep,
+		    o->nr_keep_fds);
 	if (t->argv) {
 		execvp(t->argv[0], (char *const *)t->argv);
 		child_fail(xfd, errno);
@@ -203,19 +244,76 @@ static void set_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+static void spawn__reset(struct spawn *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->out_fd = sp->err_fd = sp->pidfd = sp->in_fd = -1;
+	sp->stdin_fd = sp->stdout_fd = -1;
+}
+
+static void pipes__close(struct spawn_pipes *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		close_fd(&p->in[i]);
+		close_fd(&p->out[i]);
+		close_fd(&p->err[i]);
+	}
+}
+
+static int pipes__open(struct spawn_pipes *p, const struct spawn_opts *o)
+{
+	unsigned int fl = o->flags;
+
+	if (((fl & SPAWN_PIPE_IN) || o->in) && pipe2(p->in, O_CLOEXEC))
+		return -errno;
+	if ((fl & (SPAWN_CAPTURE_OUT | SPAWN_PIPE_OUT)) &&
+	    pipe2(p->out, O_CLOEXEC))
+		return -errno;
+	if ((fl & SPAWN_CAPTURE_ERR) && pipe2(p->err, O_CLOEXEC))
+		return -errno;
+	return 0;
+}
+
+/* Our ends of the child's pipes, where spawn_opts said they go. */
+static void pipes__hand_over(struct spawn_pipes *p, struct spawn *sp,
+			     const struct spawn_opts *o)
+{
+	if (o->flags & SPAWN_PIPE_IN) {
+		sp->stdin_fd = p->in[1];
+	} else if (p->in[1] >= 0) {
+		sp->in_fd = p->in[1];
+		sp->in = o->in;
+		sp->in_len = o->in_len;
+		set_nonblock(sp->in_fd);
+	}
+	if (o->flags & SPAWN_PIPE_OUT) {
+		sp->stdout_fd = p->out[0];
+	} else if (p->out[0] >= 0) {
+		sp->out_fd = p->out[0];
+		set_nonblock(sp->out_fd);
+	}
+	if (p->err[0] >= 0) {
+		sp->err_fd = p->err[0];
+		set_nonblock(sp->err_fd);
+	}
+	p->in[1] = p->out[0] = p->err[0] = -1;
+}
+
 static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 			const char *what, const struct spawn_opts *opts)
 {
 	static const struct spawn_opts none;
 	const struct spawn_opts *o = opts ? opts : &none;
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, xp[2] = { -1, -1 };
+	struct spawn_pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	pid_t parent = getpid(), pid;
+	int xp[2] = { -1, -1 };
 	int *keep = NULL, child_err;
 	ssize_t n;
 	int err = 0;
 
-	memset(sp, 0, sizeof(*sp));
-	sp->out_fd = sp->err_fd = sp->pidfd = -1;
+	spawn__reset(sp);
 	sp->max_capture = o->max_capture ? o->max_capture :
 					   SPAWN_DEFAULT_CAPTURE;
 	snprintf(sp->what, sizeof(sp->what), "%s", what);
@@ -228,11 +326,11 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 	keep = xcalloc(o->nr_keep_fds + 1, sizeof(*keep));
 	if (o->nr_keep_fds)
 		memcpy(keep, o->keep_fds, o->nr_keep_fds * sizeof(*keep));
-	if (((o->flags & SPAWN_CAPTURE_OUT) && pipe2(outp, O_CLOEXEC)) ||
-	    ((o->flags & SPAWN_CAPTURE_ERR) && pipe2(errp, O_CLOEXEC)) ||
-	    pipe2(xp, O_CLOEXEC)) {
+	err = pipes__open(&p, o);
+	if (!err && pipe2(xp, O_CLOEXEC))
 		err = -errno;
-		pr_err("%s: pipe: %s", what, strerror(errno));
+	if (err) {
+		pr_err("%s: pipe: %s", what, strerror(-err));
 		goto out;
 	}
 	fflush(NULL); /* or the child's exit would print our buffers twice */
@@ -243,10 +341,11 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 		goto out;
 	}
 	if (pid == 0)
-		child_main(o, t, parent, outp[1], errp[1], xp[1], keep);
+		child_main(o, t, parent, &p, xp[1], keep);
 	sp->pid = pid;
-	close_fd(&outp[1]);
-	close_fd(&errp[1]);
+	close_fd(&p.in[0]);
+	close_fd(&p.out[1]);
+	close_fd(&p.err[1]);
 	close_fd(&xp[1]);
 	/* EOF: exec succeeded (CLOEXEC) or the function is running. */
 	do
@@ -260,22 +359,13 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 		pr_err("%s: cannot start: %s", what, strerror(child_err));
 		goto out;
 	}
-	sp->out_fd = outp[0];
-	sp->err_fd = errp[0];
-	outp[0] = errp[0] = -1;
-	if (sp->out_fd >= 0)
-		set_nonblock(sp->out_fd);
-	if (sp->err_fd >= 0)
-		set_nonblock(sp->err_fd);
+	pipes__hand_over(&p, sp, o);
 	sp->pidfd = syscall(SYS_pidfd_open, pid, 0);
 	if (sp->pidfd < 0)
 		sp->pidfd = -1;
 	pr_debug("%s: started, pid %d", what, (int)pid);
 out:
-	close_fd(&outp[0]);
-	close_fd(&outp[1]);
-	close_fd(&errp[0]);
-	close_fd(&errp[1]);
+	pipes__close(&p);
 	close_fd(&xp[0]);
 	close_fd(&xp[1]);
 	free(keep);
@@ -288,8 +378,7 @@ int spawn__argv(struct spawn *sp, const char *const *argv,
 	struct spawn_target t = { .argv = argv };
 
 	if (!argv || !argv[0] || !*argv[0]) {
-		memset(sp, 0, sizeof(*sp));
-		sp->out_fd = sp->err_fd = sp->pidfd = -1;
+		spawn__reset(sp);
 		return -EINVAL;
 	}
 	return spawn__start(sp, &t, argv[0], opts);
@@ -341,6 +430,35 @@ static void drain(struct spawn *sp, int *fd, bool is_err)
 	}
 }
 
+/*
+ * Write what the pipe takes of spawn_opts.in; close it at the end (EOF)
+ * or when the child stopped reading. SIGPIPE, which would kill us for a
+ * child that exited early, is held for the write and taken back.
+ */
+static void feed(struct spawn *sp)
+{
+	static const struct timespec now;
+	sigset_t pipe, old;
+	ssize_t n;
+
+	if (sp->in_fd < 0)
+		return;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	do
+		n = write(sp->in_fd, sp->in + sp->in_off,
+			  sp->in_len - sp->in_off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPIPE)
+		sigtimedwait(&pipe, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (n > 0)
+		sp->in_off += n;
+	if ((n < 0 && errno != EAGAIN) || sp->in_off == sp->in_len)
+		close_fd(&sp->in_fd);
+}
+
 static bool try_reap(struct spawn *sp)
 {
 	pid_t r;
@@ -357,6 +475,7 @@ static bool try_reap(struct spawn *sp)
 	if (r < 0)
 		sp->status = 0x7f00; /* reaped elsewhere: say exit 127 */
 	sp->reaped = true;
+	close_fd(&sp->in_fd);
 	/* The writer is gone: whatever it wrote is in the pipe now. */
 	drain(sp, &sp->out_fd, false);
 	drain(sp, &sp->err_fd, true);
@@ -367,12 +486,12 @@ static bool try_reap(struct spawn *sp)
 	return true;
 }
 
-static void add_pollfd(struct pollfd *pfd, size_t *n, int fd)
+static void add_pollfd(struct pollfd *pfd, size_t *n, int fd, short events)
 {
 	if (fd < 0)
 		return;
 	pfd[*n].fd = fd;
-	pfd[*n].events = POLLIN;
+	pfd[*n].events = events;
 	pfd[*n].revents = 0;
 	(*n)++;
 }
@@ -380,7 +499,7 @@ static void add_pollfd(struct pollfd *pfd, size_t *n, int fd)
 int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
 {
 	long long deadline = mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
-	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof(*pfd));
+	struct pollfd *pfd = xcalloc(4 * n + 1, sizeof(*pfd));
 	int err = 0;
 
 	for (;;) {
@@ -393,9 +512,10 @@ int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
 			if (try_reap(sps[i]))
 				continue;
 			done = false;
-			add_pollfd(pfd, &np, sps[i]->out_fd);
-			add_pollfd(pfd, &np, sps[i]->err_fd);
-			add_pollfd(pfd, &np, sps[i]->pidfd);
+			add_pollfd(pfd, &np, sps[i]->in_fd, POLLOUT);
+			add_pollfd(pfd, &np, sps[i]->out_fd, POLLIN);
+			add_pollfd(pfd, &np, sps[i]->err_fd, POLLIN);
+			add_pollfd(pfd, &np, sps[i]->pidfd, POLLIN);
 			if (sps[i]->pidfd < 0)
 				ticking = true;
 		}
@@ -415,6 +535,7 @@ int spawn__wait_many(struct spawn *const *sps, size_t n, int timeout_ms)
 			break;
 		}
 		for (i = 0; i < n; i++) {
+			feed(sps[i]);
 			drain(sps[i], &sps[i]->out_fd, false);
 			drain(sps[i], &sps[i]->err_fd, true);
 		}
@@ -488,6 +609,9 @@ void spawn__release(struct spawn *sp)
 	close_fd(&sp->out_fd);
 	close_fd(&sp->err_fd);
 	close_fd(&sp->pidfd);
+	close_fd(&sp->in_fd);
+	close_fd(&sp->stdin_fd);
+	close_fd(&sp->stdout_fd);
 	free(sp->out);
 	free(sp->err);
 	sp->out = sp->err = NULL;

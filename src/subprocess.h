@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Child processes without a shell. The tool runs as root, so nothing is
- * ever pasted into a command string: a child runs an argument vector
- * (fork + execvp) or, for libraries with process-global state such as
- * libiperf, a function in a forked copy of this process.
+ * Child processes without a shell: the one way this tool starts a
+ * process. It runs as root, so nothing is ever pasted into a command
+ * string: a child runs an argument vector (fork + execvp) or, for
+ * libraries with process-global state such as libiperf, a function in a
+ * forked copy of this process.
  *
- * stdin is always /dev/null. stdout and stderr are inherited, sent to
- * /dev/null, or captured into memory while the caller waits. Every wait
- * has a timeout, and a child is only ever signalled by its own PID (or
- * pidfd), never by name.
+ * stdin is /dev/null unless asked otherwise: inherited, fed from a
+ * buffer while the caller waits, or a pipe the caller writes. stdout and
+ * stderr are inherited, sent to /dev/null or to a file or descriptor,
+ * captured into memory while the caller waits, or (stdout) a pipe the
+ * caller reads. Every wait has a timeout, and a child is only ever
+ * signalled by its own PID (or pidfd), never by name.
  *
  * Functions return 0 or a negative errno.
  */
@@ -24,11 +27,21 @@
 #define SPAWN_CAPTURE_ERR (1u << 1) /* stderr into spawn.err */
 #define SPAWN_NULL_OUT (1u << 2)    /* stdout to /dev/null */
 #define SPAWN_NULL_ERR (1u << 3)    /* stderr to /dev/null */
+#define SPAWN_ERR_TO_OUT (1u << 4)  /* stderr goes where stdout goes */
+#define SPAWN_INHERIT_IN (1u << 5)  /* our stdin, not /dev/null */
+#define SPAWN_PIPE_IN (1u << 6)	    /* stdin from spawn.stdin_fd */
+#define SPAWN_PIPE_OUT (1u << 7)    /* stdout into spawn.stdout_fd */
+/* Its own process group: Ctrl-C at the terminal is ours to handle. */
+#define SPAWN_NEW_PGRP (1u << 8)
+/* With netns: a mount namespace whose /sys is the namespace's own. */
+#define SPAWN_NETNS_SYSFS (1u << 9)
 
 struct spawn_opts {
 	unsigned int flags;
 	/* Enter the network namespace /run/netns/NAME first; NULL: stay. */
 	const char *netns;
+	/* Run in this folder; NULL: ours. */
+	const char *cwd;
 	/* Pin the child to this CPU when @pin (sched_setaffinity). */
 	bool pin;
 	int cpu;
@@ -45,6 +58,11 @@ struct spawn_opts {
 	 * long-running children whose output nobody reads until the end.
 	 */
 	const char *out_file, *err_file;
+	/* stdout onto this descriptor of ours when > 0 (a log, our stderr). */
+	int out_to_fd;
+	/* Fed to stdin while spawn__wait() runs, then closed: EOF. */
+	const void *in;
+	size_t in_len;
 	/* Bytes kept of each captured stream; more is read and dropped. */
 	size_t max_capture; /* 0: 16 MiB */
 };
@@ -58,8 +76,16 @@ struct spawn {
 	char *err;
 	size_t err_len;
 	bool truncated; /* some output was dropped (max_capture) */
+	/*
+	 * SPAWN_PIPE_IN, SPAWN_PIPE_OUT: our ends of the child's stdin and
+	 * stdout, the caller's to use; spawn__release() closes them unless
+	 * the caller took them (and set -1).
+	 */
+	int stdin_fd, stdout_fd;
 	/* private */
-	int out_fd, err_fd, pidfd;
+	int out_fd, err_fd, pidfd, in_fd;
+	const char *in;
+	size_t in_len, in_off;
 	size_t out_alloc, err_alloc, max_capture;
 	char what[64]; /* for messages: argv[0] or the function's name */
 };

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -101,25 +99,6 @@ int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
-}
-
-bool proc__reap_within(pid_t pid, int ms, int *status)
-{
-	struct timespec ts;
-	long long end;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + ms;
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return true;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= end)
-			return false;
-		usleep(20 * 1000);
-	}
 }
 
 int read_file(const char *path, char **bufp, size_t *lenp)

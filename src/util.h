@@ -48,11 +48,6 @@ char *xvasprintf(const char *fmt, va_list ap)
 int read_file(const char *path, char **buf, size_t *len);
 /* All of @buf to @fd, through short writes and EINTR: 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
-/*
- * Reap child @pid within @ms: true when it is gone (*@status set when
- * non-NULL and it was ours to reap), false when it still runs.
- */
-bool proc__reap_within(pid_t pid, int ms, int *status);
 
 /*
  * A name that may reach a path, a command line or a unit of the store:

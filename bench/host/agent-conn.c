@@ -6,15 +6,10 @@
  * skipped by its id, so one slow verb cannot shift every later answer.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/host/agent-conn.h"
@@ -23,15 +18,14 @@
 #include "util.h"
 
 #define CLOSE_GRACE_MS 3000
+#define KILL_GRACE_MS 1000
 
-struct agent_conn *agent_conn__new(pid_t pid, int to_fd, int from_fd,
-				   const char *host)
+struct agent_conn *agent_conn__new(int to_fd, int from_fd, const char *host)
 {
 	struct agent_conn *c = xcalloc(1, sizeof(*c));
 
 	/* A dead agent must be an error from write(), not our death. */
 	signal(SIGPIPE, SIG_IGN);
-	c->pid = pid;
 	c->to_fd = to_fd;
 	c->from_fd = from_fd;
 	c->next_id = 1;
@@ -39,103 +33,46 @@ struct agent_conn *agent_conn__new(pid_t pid, int to_fd, int from_fd,
 	return c;
 }
 
-/*
- * Enter a named network namespace as `ip netns exec` does: setns() alone
- * leaves /sys showing the old namespace's interfaces, so the child also
- * takes a private mount namespace and mounts a sysfs of its own there.
- */
-static int enter_netns(const char *netns)
+struct agent_conn *agent_conn__adopt(struct spawn *sp, const char *host)
 {
-	char *p = xasprintf("/run/netns/%s", netns);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	struct agent_conn *c =
+		agent_conn__new(sp->stdin_fd, sp->stdout_fd, host);
 
-	free(p);
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
-		return -1;
-	close(fd);
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
-		return -1;
-	if (umount2("/sys", MNT_DETACH) < 0 && errno != EINVAL)
-		return -1;
-	return mount(netns, "/sys", "sysfs", 0, NULL);
-}
-
-static void child_exec(const char *const *argv, const char *netns, int in,
-		       int out, int err_pipe)
-{
-	int e;
-
-	/* A Ctrl-C at the terminal is the controller's to handle: it lets
-	 * the current trial finish, which needs the agents alive. */
-	setpgid(0, 0);
-	/* A controller killed by SIGKILL takes its agents (and their
-	 * iperf3) along, rather than leaving them in a namespace a
-	 * resumed run deletes. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (netns && enter_netns(netns) < 0)
-		goto fail;
-	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
-		goto fail;
-	execvp(argv[0], (char *const *)argv);
-fail:
-	e = errno;
-	if (write(err_pipe, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
+	sp->stdin_fd = sp->stdout_fd = -1;
+	c->proc = *sp;
+	memset(sp, 0, sizeof(*sp));
+	return c;
 }
 
 int agent_conn__spawn(const char *const *argv, const char *netns,
 		      const char *host, struct agent_conn **out)
 {
-	int to[2], from[2], ep[2], e = 0;
-	pid_t pid;
-	ssize_t n;
+	/*
+	 * Its own process group: a Ctrl-C at the terminal is the
+	 * controller's to handle, and it lets the current trial finish,
+	 * which needs the agents alive. A controller killed by SIGKILL
+	 * takes its agents (and their iperf3) along, rather than leaving
+	 * them in a namespace a resumed run deletes. In a namespace, /sys
+	 * is the namespace's own, as under `ip netns exec`.
+	 */
+	struct spawn_opts o = {
+		.flags = SPAWN_PIPE_IN | SPAWN_PIPE_OUT | SPAWN_NEW_PGRP |
+			 SPAWN_NETNS_SYSFS,
+		.netns = netns,
+		.pdeathsig = SIGTERM,
+	};
+	struct spawn sp;
+	int err;
 
 	if (netns && !name_is_safe(netns))
 		return -EINVAL;
-	if (pipe2(to, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(from, O_CLOEXEC) < 0)
-		goto fail_to;
-	if (pipe2(ep, O_CLOEXEC) < 0)
-		goto fail_from;
-	pid = fork();
-	if (pid < 0)
-		goto fail_ep;
-	if (!pid)
-		child_exec(argv, netns, to[0], from[1], ep[1]);
-	close(to[0]);
-	close(from[1]);
-	close(ep[1]);
-	/* The error pipe closes on a successful exec: EOF, nothing read. */
-	do
-		n = read(ep[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(ep[0]);
-	if (n == sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		close(to[1]);
-		close(from[0]);
-		return -e;
+	err = spawn__argv(&sp, argv, &o);
+	if (err) {
+		spawn__release(&sp);
+		return err;
 	}
-	*out = agent_conn__new(pid, to[1], from[0], host);
+	*out = agent_conn__adopt(&sp, host);
 	return 0;
-fail_ep:
-	e = errno;
-	close(ep[0]);
-	close(ep[1]);
-	errno = e;
-fail_from:
-	e = errno;
-	close(from[0]);
-	close(from[1]);
-	errno = e;
-fail_to:
-	e = errno;
-	close(to[0]);
-	close(to[1]);
-	return -e;
 }
 
 static int send_request(struct agent_conn *c, uint64_t id, const char *verb,
@@ -301,15 +238,12 @@ void agent_conn__close(struct agent_conn *c)
 		close(c->to_fd);
 	}
 	/* Closing its stdin is EOF: a healthy agent exits by itself. */
-	if (c->pid > 0 && !proc__reap_within(c->pid, CLOSE_GRACE_MS, NULL)) {
+	if (c->proc.pid && spawn__wait(&c->proc, CLOSE_GRACE_MS)) {
 		pr_warn("agent on %s did not exit; killing PID %d", c->host,
-			(int)c->pid);
-		kill(c->pid, SIGTERM);
-		if (!proc__reap_within(c->pid, 1000, NULL)) {
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, NULL, 0);
-		}
+			(int)c->proc.pid);
+		spawn__stop(&c->proc, SIGTERM, KILL_GRACE_MS);
 	}
+	spawn__release(&c->proc);
 	if (c->from_fd >= 0)
 		close(c->from_fd);
 	free(c->buf);

@@ -11,9 +11,13 @@
 
 #include "bench/host/host.h"
 
-/* Takes ownership of @to_fd, @from_fd and the child @pid (may be 0). */
-struct agent_conn *agent_conn__new(pid_t pid, int to_fd, int from_fd,
-				   const char *host);
+/* Around descriptors of ours (a socket): takes @to_fd and @from_fd. */
+struct agent_conn *agent_conn__new(int to_fd, int from_fd, const char *host);
+/*
+ * Around an agent started with SPAWN_PIPE_IN | SPAWN_PIPE_OUT: takes
+ * the process and its pipes (*@sp is left empty).
+ */
+struct agent_conn *agent_conn__adopt(struct spawn *sp, const char *host);
 /*
  * Start @argv (argv[0] looked up in $PATH; "/proc/self/exe" works) in
  * /run/netns/@netns when non-NULL, its stdin and stdout our pipes, its

@@ -16,13 +16,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -57,7 +55,7 @@ struct qemu_priv {
 	bool tap_made;
 	enum qemu_accel accel;
 	struct qemu_kernel *kernels; /* one per matrix kernel */
-	pid_t pid;		     /* QEMU; 0: no VM */
+	struct spawn qemu;	     /* pid 0: no VM */
 	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
 	unsigned int boots;
 	int lock_fd; /* flock of @dir: one run per VM name at a time */
@@ -203,22 +201,31 @@ static int ensure_tap(struct host *h, struct qemu_priv *p)
 	return 0;
 }
 
+static bool vm_running(const struct qemu_priv *p)
+{
+	return p->qemu.pid && !p->qemu.reaped;
+}
+
+/* Kill what is left of QEMU, reap it and forget it: no VM now. */
+static void vm_forget(struct qemu_priv *p)
+{
+	spawn__release(&p->qemu);
+	memset(&p->qemu, 0, sizeof(p->qemu));
+}
+
 static void stop_vm(struct host *h, struct qemu_priv *p)
 {
 	if (p->ready) {
 		agent_conn__close(p->ready);
 		p->ready = NULL;
 	}
-	if (p->pid <= 0)
+	if (!vm_running(p))
 		return;
-	kill(p->pid, SIGTERM);
-	if (!proc__reap_within(p->pid, STOP_GRACE_MS, NULL)) {
+	spawn__signal(&p->qemu, SIGTERM);
+	if (spawn__wait(&p->qemu, STOP_GRACE_MS))
 		pr_warn("host %s: QEMU (PID %d) ignored SIGTERM; killing it",
-			h->m->name, (int)p->pid);
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-	}
-	p->pid = 0;
+			h->m->name, (int)p->qemu.pid);
+	vm_forget(p);
 	unlink(p->sock);
 }
 
@@ -253,55 +260,20 @@ static char *console_tail(const struct qemu_priv *p)
 	return out;
 }
 
-static int enter_netns(const char *netns)
-{
-	char *path = xasprintf("/run/netns/%s", netns);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
-
-	free(path);
-	if (fd >= 0) {
-		ret = setns(fd, CLONE_NEWNET);
-		close(fd);
-	}
-	return ret;
-}
-
+/*
+ * QEMU's stdout and stderr go to its log. Our death, even by SIGKILL, is
+ * QEMU's too; and a Ctrl-C at the terminal is the controller's to handle.
+ */
 static int spawn_qemu(struct qemu_priv *p, const struct strvec *argv)
 {
-	pid_t parent = getpid(), pid;
-	int out;
+	const struct spawn_opts o = {
+		.flags = SPAWN_ERR_TO_OUT | SPAWN_NEW_PGRP,
+		.out_file = p->log,
+		.pdeathsig = SIGKILL,
+		.netns = p->netns,
+	};
 
-	out = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(out);
-		return -errno;
-	}
-	if (!pid) {
-		int in = open("/dev/null", O_RDONLY);
-
-		/* Our death, even by SIGKILL, is QEMU's too. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		/* Ctrl-C at the terminal is the controller's to handle. */
-		setpgid(0, 0);
-		if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-		    dup2(out, 2) < 0)
-			_exit(127);
-		if (p->netns && enter_netns(p->netns) < 0) {
-			dprintf(2, "cannot enter namespace %s: %m\n", p->netns);
-			_exit(127);
-		}
-		execvp(argv->v[0], argv->v);
-		dprintf(2, "cannot run %s: %m\n", argv->v[0]);
-		_exit(127);
-	}
-	close(out);
-	p->pid = pid;
-	return 0;
+	return spawn__argv(&p->qemu, strvec__argv(argv), &o);
 }
 
 static int connect_sock(const char *path)
@@ -360,15 +332,15 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 	long long end = mono_ms() + timeout_ms;
 	struct agent_conn *c = NULL;
 	char *why = NULL;
-	int status, ret = -ETIMEDOUT;
+	int ret = -ETIMEDOUT;
 
 	while (mono_ms() < end) {
 		json_t *hello = NULL;
 
-		if (p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == p->pid) {
-			p->pid = 0;
+		if (vm_running(p) && !spawn__wait(&p->qemu, 0)) {
 			free(why);
-			why = qemu_exit_reason(p, status);
+			why = qemu_exit_reason(p, p->qemu.status);
+			vm_forget(p);
 			ret = -ECHILD;
 			goto fail;
 		}
@@ -379,8 +351,8 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 				usleep(100 * 1000);
 				continue;
 			}
-			c = agent_conn__new(0, fcntl(fd, F_DUPFD_CLOEXEC, 0),
-					    fd, h->m->name);
+			c = agent_conn__new(fcntl(fd, F_DUPFD_CLOEXEC, 0), fd,
+					    h->m->name);
 		}
 		free(why);
 		why = NULL;
@@ -505,7 +477,7 @@ static int qemu_host__agent(struct host *h, struct agent_conn **out)
 	char *err = NULL;
 	int ret;
 
-	if (!p || p->pid <= 0)
+	if (!p || !vm_running(p))
 		return -ENOTCONN; /* not booted: restart() first */
 	if (p->ready) {
 		*out = p->ready;
@@ -533,7 +505,7 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 	long long t0 = mono_ms();
 	int ret;
 
-	if (!p || p->pid <= 0) {
+	if (!p || !vm_running(p)) {
 		*why = xasprintf("host %s: no VM to wait for", h->m->name);
 		return -ENOTCONN;
 	}

@@ -13,13 +13,14 @@
 #include <sys/types.h>
 
 #include "bench/matrix/matrix.h"
+#include "subprocess.h"
 
 /* A running agent: the controller's end of its stdin and stdout. */
 struct agent_conn {
-	pid_t pid;   /* the local process (ssh, or the agent itself) */
-	int to_fd;   /* requests go here */
-	int from_fd; /* responses come from here */
-	char *buf;   /* partial lines read ahead */
+	struct spawn proc; /* ssh, or the agent itself; pid 0: none */
+	int to_fd;	   /* requests go here */
+	int from_fd;	   /* responses come from here */
+	char *buf;	   /* partial lines read ahead */
 	size_t len, alloc;
 	uint64_t next_id;
 	char *host; /* for messages */
@@ -32,7 +33,7 @@ struct agent_conn {
  */
 int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 		     int timeout_ms, json_t **result, char **err);
-/* bye, then wait for the process by PID (killed after a grace period). */
+/* bye, then wait for the process (killed after a grace period). */
 void agent_conn__close(struct agent_conn *c);
 
 struct host;

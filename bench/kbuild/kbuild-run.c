@@ -6,13 +6,11 @@
  * fails, and then the log's tail is the error message.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
@@ -26,24 +24,6 @@
 /* What a failed command's output may bring into an error message. */
 #define OUTPUT_MAX (64 * 1024)
 #define STOP_GRACE_MS 5000
-
-struct exec_arg {
-	const char *const *argv;
-	int log_fd;
-};
-
-/* In the child: stdout and stderr onto the log, then exec. */
-static int exec_logged(void *arg)
-{
-	const struct exec_arg *a = arg;
-
-	if (dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
-		return 127;
-	close(a->log_fd);
-	execvp(a->argv[0], (char *const *)a->argv);
-	dprintf(2, "cannot run %s: %s\n", a->argv[0], strerror(errno));
-	return 127;
-}
 
 /* The command line as the log shows it (never run through a shell). */
 static void log_command(int log_fd, const char *const *argv)
@@ -79,10 +59,9 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 		struct kbuild_progress *p, char **output)
 {
 	/* Killed with us, make takes its jobs down with it. */
-	struct spawn_opts opts = { .keep_fds = &log_fd,
-				   .nr_keep_fds = 1,
+	struct spawn_opts opts = { .flags = SPAWN_ERR_TO_OUT,
+				   .out_to_fd = log_fd,
 				   .pdeathsig = SIGTERM };
-	struct exec_arg a = { .argv = argv, .log_fd = log_fd };
 	double deadline = mono_ns() / 1e9 + timeout_ms / 1000.0;
 	off_t from = lseek(log_fd, 0, SEEK_END);
 	char how[96];
@@ -90,9 +69,11 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 	int ret;
 
 	log_command(log_fd, argv);
-	ret = spawn__fn(&sp, exec_logged, &a, argv[0], &opts);
-	if (ret)
+	ret = spawn__argv(&sp, argv, &opts);
+	if (ret) {
+		dprintf(log_fd, "cannot run %s: %s\n", argv[0], strerror(-ret));
 		goto out;
+	}
 	for (;;) {
 		ret = spawn__wait(&sp, TICK_MS);
 		if (ret != -ETIMEDOUT)
@@ -114,9 +95,7 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 	if (!spawn__succeeded(&sp)) {
 		dprintf(log_fd, "iommu-bench: %s failed (%s)\n", argv[0],
 			spawn__describe(&sp, how, sizeof(how)));
-		ret = WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 127 ?
-			      -ENOENT :
-			      -EIO;
+		ret = -EIO;
 	}
 out:
 	if (ret && output)

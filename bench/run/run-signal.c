@@ -24,8 +24,9 @@ static void on_signal(int sig)
 	if (level < 2 || !run || !run->hosts)
 		return;
 	for (i = 0; i < run->m->nr_hosts; i++)
-		if (run->hosts[i].agent && run->hosts[i].agent->pid > 0)
-			kill(run->hosts[i].agent->pid, SIGTERM);
+		if (run->hosts[i].agent && run->hosts[i].agent->proc.pid > 0 &&
+		    !run->hosts[i].agent->proc.reaped)
+			kill(run->hosts[i].agent->proc.pid, SIGTERM);
 }
 
 void run_signal__install(struct run_ctx *ctx)

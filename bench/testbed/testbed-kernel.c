@@ -122,26 +122,6 @@ static const char *apt_error(const char *text, char *buf, size_t size)
 	return spawn__last_line(text, buf, size);
 }
 
-struct in_dir {
-	const char *dir; /* NULL: stay */
-	const char *const *argv;
-};
-
-/* In the child: apt-get download writes where it runs, and only there. */
-static int exec_in_dir(void *arg)
-{
-	const struct in_dir *a = arg;
-
-	if (a->dir && chdir(a->dir)) {
-		fprintf(stderr, "cannot enter %s: %s\n", a->dir,
-			strerror(errno));
-		return 126;
-	}
-	execvp(a->argv[0], (char *const *)a->argv);
-	fprintf(stderr, "cannot run %s: %s\n", a->argv[0], strerror(errno));
-	return 127;
-}
-
 /* "apt-get download linux-image-...", for messages. */
 static char *argv_join(const char *const *argv)
 {
@@ -157,9 +137,10 @@ static char *argv_join(const char *const *argv)
 }
 
 /*
- * Run @argv, in @dir when not NULL, for at most @timeout_ms; its stdout
- * in *@out when @out is not NULL. The child dies with us: a build killed
- * midway must not go on writing into a folder the next build sweeps.
+ * Run @argv, in @dir when not NULL (apt-get download writes where it
+ * runs, and only there), for at most @timeout_ms; its stdout in *@out
+ * when @out is not NULL. The child dies with us: a build killed midway
+ * must not go on writing into a folder the next build sweeps.
  */
 static int tool__run(const char *const *argv, const char *dir, int timeout_ms,
 		     char **out, char **err)
@@ -167,13 +148,13 @@ static int tool__run(const char *const *argv, const char *dir, int timeout_ms,
 	struct spawn_opts opts = {
 		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
 		.pdeathsig = SIGKILL,
+		.cwd = dir,
 	};
-	struct in_dir a = { dir, argv };
 	char how[96], last[512], *cmd;
 	struct spawn sp;
 	int ret;
 
-	ret = spawn__fn(&sp, exec_in_dir, &a, argv[0], &opts);
+	ret = spawn__argv(&sp, argv, &opts);
 	if (ret) {
 		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
 		return ret;

@@ -61,31 +61,36 @@ static inline void fake_agent__serve(const char *host,
 	free(line);
 }
 
+struct fake_agent {
+	const char *host;
+	fake_agent_answer_fn *answer;
+};
+
+static inline int fake_agent__main(void *arg)
+{
+	const struct fake_agent *f = arg;
+
+	fake_agent__serve(f->host, f->answer);
+	return 0;
+}
+
 /* host_ops.agent for a fake host: its agent, answering with @answer. */
 static inline int fake_agent__spawn(struct host *h,
 				    fake_agent_answer_fn *answer,
 				    struct agent_conn **out)
 {
-	int to[2], from[2];
-	pid_t pid;
+	const struct spawn_opts o = { .flags = SPAWN_PIPE_IN | SPAWN_PIPE_OUT };
+	struct fake_agent f = { h->m->name, answer };
+	struct spawn sp;
+	int err;
 
-	if (pipe(to) || pipe(from))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		fake_agent__serve(h->m->name, answer);
-		_exit(0);
+	err = spawn__fn(&sp, fake_agent__main, &f, "fake agent", &o);
+	if (err) {
+		spawn__release(&sp);
+		return err;
 	}
-	close(to[0]);
-	close(from[1]);
-	*out = agent_conn__new(pid, to[1], from[0], h->m->name);
-	return *out ? 0 : -ENOMEM;
+	*out = agent_conn__adopt(&sp, h->m->name);
+	return 0;
 }
 
 #endif /* IOMMU_BENCH_TESTS_FAKE_AGENT_H */

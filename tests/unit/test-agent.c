@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/host/agent-conn.h"
@@ -182,14 +181,10 @@ static void test_errors(struct agent_conn *c)
 
 static void test_eof(struct agent_conn *c)
 {
-	int status = -1;
-
 	close(c->to_fd);
 	c->to_fd = -1;
-	ok(waitpid(c->pid, &status, 0) == c->pid && WIFEXITED(status) &&
-		   WEXITSTATUS(status) == 0,
+	ok(!spawn__wait(&c->proc, 5000) && spawn__succeeded(&c->proc),
 	   "EOF on stdin: the agent exits 0");
-	c->pid = 0;
 	agent_conn__close(c);
 }
 

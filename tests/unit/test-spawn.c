@@ -3,11 +3,15 @@
  * spawn: real children. Capture, exit status, exec failure reported as
  * an errno, timeouts that kill by PID, several children drained at
  * once, a function in a forked child, descriptors kept and closed,
- * files for output, and names refused before anything runs.
+ * files for output, stdin fed from a buffer or a pipe, stdout onto a
+ * descriptor or a pipe, a folder to run in, a process group of its own,
+ * and names refused before anything runs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,6 +178,112 @@ static void test_bad_netns(void)
 	spawn__release(&sp);
 }
 
+static void test_stdin(void)
+{
+	/* More than a pipe holds, both ways: feeding must not deadlock. */
+	size_t len = 1000000, i;
+	char *in = xmalloc(len);
+	const char *argv[] = { "cat", NULL };
+	struct spawn sp;
+	bool same;
+
+	for (i = 0; i < len; i++)
+		in[i] = 'a' + i % 26;
+	is_int(spawn__run(&sp, argv,
+			  &(struct spawn_opts){ .flags = SPAWN_CAPTURE_OUT,
+						.in = in,
+						.in_len = len },
+			  10000),
+	       0, "1 MB fed to cat's stdin");
+	same = sp.out_len == len && !memcmp(sp.out, in, len);
+	ok(same, "and all of it came back, in order");
+	spawn__release(&sp);
+
+	/* A child that reads nothing: no SIGPIPE for us, no hang. */
+	is_int(spawn__run(&sp, (const char *[]){ "true", NULL },
+			  &(struct spawn_opts){ .in = in, .in_len = len },
+			  10000),
+	       0, "input a child never reads is dropped");
+	ok(spawn__succeeded(&sp), "and the child's exit is its own");
+	spawn__release(&sp);
+	free(in);
+
+	is_int(spawn__run(&sp, (const char *[]){ "cat", NULL }, &capture, 5000),
+	       0, "without input, stdin is /dev/null");
+	is_int(sp.out_len, 0, "so cat reads nothing");
+	spawn__release(&sp);
+}
+
+static void test_pipes(void)
+{
+	const char *argv[] = { "sh", "-c", "read x; echo got $x", NULL };
+	char buf[64] = "";
+	struct spawn sp;
+	ssize_t n;
+
+	is_int(spawn__argv(&sp, argv,
+			   &(struct spawn_opts){ .flags = SPAWN_PIPE_IN |
+							  SPAWN_PIPE_OUT }),
+	       0, "a child on two pipes of ours");
+	ok(sp.stdin_fd >= 0 && sp.stdout_fd >= 0, "both ends handed over");
+	ok(!write_all(sp.stdin_fd, "hello\n", 6), "we write its stdin");
+	n = read(sp.stdout_fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	is_str(buf, "got hello\n", "and read its stdout");
+	is_int(spawn__wait(&sp, 5000), 0, "it exits");
+	spawn__release(&sp);
+	is_int(sp.stdin_fd, -1, "release closes what the caller kept");
+}
+
+static void test_redirects(void)
+{
+	char *path = xasprintf("/tmp/iommu-bench-spawn-%d", (int)getpid());
+	const char *pwd[] = { "pwd", NULL };
+	char *text = NULL;
+	struct spawn sp;
+	size_t len;
+	int fd;
+
+	spawn__run(&sp, pwd,
+		   &(struct spawn_opts){ .flags = SPAWN_CAPTURE_OUT,
+					 .cwd = "/proc" },
+		   5000);
+	is_str(sp.out, "/proc\n", "cwd: the child runs in the folder asked");
+	spawn__release(&sp);
+	ok(spawn__argv(&sp, pwd,
+		       &(struct spawn_opts){ .cwd = "/nonexistent" }) ==
+		   -ENOENT,
+	   "a folder that is not there is -ENOENT from the start");
+	spawn__release(&sp);
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	spawn__run(&sp,
+		   (const char *[]){ "sh", "-c", "echo one; echo two >&2",
+				     NULL },
+		   &(struct spawn_opts){ .flags = SPAWN_ERR_TO_OUT,
+					 .out_to_fd = fd },
+		   5000);
+	close(fd);
+	ok(!read_file(path, &text, &len) && !strcmp(text, "one\ntwo\n"),
+	   "stdout and stderr onto one descriptor of ours");
+	spawn__release(&sp);
+	unlink(path);
+	free(path);
+	free(text);
+
+	spawn__run(&sp,
+		   (const char *[]){ "sh", "-c",
+				     "read a b c d pgrp x < /proc/$$/stat; "
+				     "echo $pgrp",
+				     NULL },
+		   &(struct spawn_opts){ .flags = SPAWN_CAPTURE_OUT |
+						  SPAWN_NEW_PGRP },
+		   5000);
+	ok(sp.out && atoi(sp.out) == sp.pid,
+	   "SPAWN_NEW_PGRP: the child leads its own process group");
+	spawn__release(&sp);
+}
+
 static void test_last_line(void)
 {
 	char buf[64];
@@ -196,6 +306,9 @@ int main(void)
 	test_fn();
 	test_fds();
 	test_bad_netns();
+	test_stdin();
+	test_pipes();
+	test_redirects();
 	test_last_line();
 	return tap_done();
 }
