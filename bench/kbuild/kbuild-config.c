@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 
 #include "cache.h"
+#include "kernel-target.h"
 #include "strvec.h"
 #include "bench/kbuild/kbuild.h"
 #include "log.h"
@@ -165,7 +166,7 @@ int kbuild__configure(struct kbuild_ctx *c, char **err)
 				 strerror(errno));
 		return ret;
 	}
-	if (kbuild__config_is_target(config)) {
+	if (kernel_target__is_config(config)) {
 		ret = make_target(c, config, err);
 	} else {
 		dot = xasprintf("%s/.config", c->obj);

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "kernel-target.h"
 #include "util.h"
 
 /* Bumped when the layout of an entry changes, so old entries are unused. */
@@ -53,23 +54,6 @@ const struct kbuild_arch *kbuild__arch(const char *name)
 		if (!strcmp(name, arches[i].name))
 			return &arches[i];
 	return NULL;
-}
-
-bool kbuild__config_is_target(const char *config)
-{
-	static const char *const targets[] = {
-		"defconfig",	"tinyconfig",	"allnoconfig", "alldefconfig",
-		"allmodconfig", "allyesconfig", NULL,
-	};
-	static const char suffix[] = "_defconfig";
-	size_t i, len = strlen(config), slen = strlen(suffix);
-
-	for (i = 0; targets[i]; i++)
-		if (!strcmp(config, targets[i]))
-			return true;
-	/* x86_64_defconfig, multi_v7_defconfig: arch/.../configs/NAME. */
-	return len > slen && !strcmp(config + len - slen, suffix) &&
-	       strspn(config, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
 }
 
 static bool chars_ok(const char *s, const char *extra)
@@ -148,7 +132,7 @@ int kbuild__key(const struct kbuild_recipe *r, const char *base_commit,
 		if (ret)
 			return ret;
 	}
-	if (!r->config || kbuild__config_is_target(r->config)) {
+	if (!r->config || kernel_target__is_config(r->config)) {
 		hash_str(&s, "config-target",
 			 r->config ? r->config : "defconfig");
 	} else {

@@ -19,6 +19,7 @@
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
 #include "clock.h"
+#include "kernel-target.h"
 #include "log.h"
 #include "util.h"
 
@@ -122,7 +123,7 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 	if (ret)
 		return ret;
 	r->patches = rs->patches;
-	if (in->config && !kbuild__config_is_target(in->config)) {
+	if (in->config && !kernel_target__is_config(in->config)) {
 		ret = real_path("the config", in->config, false, &rs->config,
 				err);
 		if (ret)
@@ -293,7 +294,7 @@ static json_t *config_json(const struct kbuild_recipe *r)
 {
 	if (!r->config)
 		return json_pack("{s:s}", "target", "defconfig");
-	if (kbuild__config_is_target(r->config))
+	if (kernel_target__is_config(r->config))
 		return json_pack("{s:s}", "target", r->config);
 	return file_json(r->config);
 }

@@ -215,8 +215,6 @@ struct kbuild_arch {
 
 /* @name's entry, or NULL; NULL @name: this machine's. */
 const struct kbuild_arch *kbuild__arch(const char *name);
-/* A make target the config may name instead of a file. */
-bool kbuild__config_is_target(const char *config);
 /* A git revision: [A-Za-z0-9._/~^-], not starting with '-', no "..". */
 bool kbuild__revision_is_valid(const char *rev);
 /* A CROSS_COMPILE prefix: [A-Za-z0-9._/+-], not starting with '-'. */

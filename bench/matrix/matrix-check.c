@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/kbuild/kbuild.h"
+#include "kernel-target.h"
 #include "matrix-internal.h"
 #include "util.h"
 
@@ -309,7 +309,7 @@ void matrix__check_files(struct mx *mx)
 			  k->initrd, false);
 		want_file(mx, k, mx_val_pos(bt, "tree", bpos), "tree", b->tree,
 			  true);
-		if (!b->config || !kbuild__config_is_target(b->config))
+		if (!b->config || !kernel_target__is_config(b->config))
 			want_file(mx, k, mx_val_pos(bt, "config", bpos),
 				  "config", b->config, false);
 		for (j = 0; j < b->nr_patches; j++)

@@ -8,65 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/bpf/bpf-defs.h"
+#include "collectors/perf/perf-events.h"
+#include "collectors/procstat/procstat-limits.h"
 #include "matrix-internal.h"
 #include "suggest.h"
+#include "units.h"
 #include "util.h"
 
 /*
- * Logical probe names: each stands for a DMA-API or IOMMU path whose
- * function names differ by kernel and driver; the bpf collector resolves
- * them on the host. Keep in step with the collector's table.
+ * Logical probe names, and what "default" means, are the bpf
+ * collector's own table: each stands for a DMA-API or IOMMU path whose
+ * function names differ by kernel and driver, resolved on the host.
  */
-const char *const matrix_probe_names[] = {
-	"map",		  /* iommu_dma_map_page / _phys */
-	"unmap",	  /* iommu_dma_unmap_page / _phys */
-	"map_sg",	  /* iommu_dma_map_sg */
-	"unmap_sg",	  /* iommu_dma_unmap_sg */
-	"sync_cpu",	  /* iommu_dma_sync_single_for_cpu */
-	"sync_device",	  /* iommu_dma_sync_single_for_device */
-	"sync_sg_cpu",	  /* iommu_dma_sync_sg_for_cpu */
-	"sync_sg_device", /* iommu_dma_sync_sg_for_device */
-	"iotlb_sync",	  /* iommu_iotlb_sync, __iommu_dma_unmap's flush */
-	"flush_all",	  /* iommu_flush_iotlb_all */
-	"fq_flush",	  /* the flush queue's batched invalidation */
-	"iova_alloc",	  /* alloc_iova_fast */
-	"iova_free",	  /* free_iova_fast */
-	"hw_flush",   /* the driver's own: qi_submit_sync, arm_smmu_cmdq_* */
-	"unmap_core", /* __iommu_dma_unmap */
-	NULL,
-};
+static void probe_names(struct strvec *all, struct strvec *dflt)
+{
+	const struct bpf_probe_def *d;
 
-/* What "default" means: the paths the seeds' arguments were about. */
-const char *const matrix_default_probes[] = {
-	"map",	      "unmap",	     "map_sg",	    "unmap_sg",
-	"sync_cpu",   "sync_device", "sync_sg_cpu", "sync_sg_device",
-	"iotlb_sync", "fq_flush",    "hw_flush",    NULL,
-};
+	for (d = bpf_probe_defs; d->name; d++) {
+		strvec__push(all, d->name);
+		if (d->in_default)
+			strvec__push(dflt, d->name);
+	}
+}
 
-/* libperf takes event attributes, not perf's parser: known names only. */
-static const char *const counter_names[] = {
-	"cpu-clock",
-	"task-clock",
-	"context-switches",
-	"cpu-migrations",
-	"page-faults",
-	"major-faults",
-	"minor-faults",
-	"cycles",
-	"instructions",
-	"cache-references",
-	"cache-misses",
-	"branch-instructions",
-	"branch-misses",
-	"bus-cycles",
-	"stalled-cycles-frontend",
-	"stalled-cycles-backend",
-	"ref-cycles",
-	NULL,
-};
+/*
+ * libperf takes event attributes, not perf's parser: the counters are
+ * the perf collector's known events, by their canonical names.
+ */
+static void counter_names(struct strvec *names)
+{
+	const struct perf_event_def *d;
 
-static const char *const callgraph_names[] = { "none", "fp", "dwarf", "lbr",
-					       NULL };
+	for (d = perf_event_defs; d->name; d++)
+		strvec__push(names, d->name);
+}
 
 void matrix_collect__release(struct matrix_collect *c)
 {
@@ -190,10 +166,14 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 	static const char *const keys[] = { "enabled", "probes", "device",
 					    NULL };
 	const struct toml_value *p = toml_table__get(tab, "probes"), *d;
+	struct strvec all = { 0 }, dflt = { 0 };
 
 	mx_check_keys(mx, tab, keys, "[collect.bpf]");
-	parse_names(mx, tab, "probes", matrix_probe_names,
-		    matrix_default_probes, &c->bpf.probes, &c->bpf.nr_probes);
+	probe_names(&all, &dflt);
+	parse_names(mx, tab, "probes", strvec__argv(&all), strvec__argv(&dflt),
+		    &c->bpf.probes, &c->bpf.nr_probes);
+	strvec__release(&all);
+	strvec__release(&dflt);
 	if (p && p->type == TOML_ARRAY && !p->u.arr.n)
 		mx_err(mx, p->pos,
 		       "probes: the list is empty; leave it out "
@@ -217,15 +197,19 @@ static void parse_perf(struct mx *mx, struct matrix_collect *c,
 	static const char *const keys[] = { "enabled",	 "event",
 					    "frequency", "callgraph",
 					    "counters",	 NULL };
+	struct strvec counters = { 0 };
 	int cg;
 
 	mx_check_keys(mx, tab, keys, "[collect.perf]");
 	mx_string(mx, tab, "event", MX_EVENT, &c->perf.event);
-	mx_uint32(mx, tab, "frequency", 1, 100000, &c->perf.frequency);
-	if (mx_enum(mx, tab, "callgraph", callgraph_names, &cg) > 0)
+	mx_uint32(mx, tab, "frequency", PERF_MIN_FREQ, PERF_MAX_FREQ,
+		  &c->perf.frequency);
+	if (mx_enum(mx, tab, "callgraph", perf_callgraph_names, &cg) > 0)
 		c->perf.callgraph = cg;
-	parse_names(mx, tab, "counters", counter_names, NULL, &c->perf.counters,
-		    &c->perf.nr_counters);
+	counter_names(&counters);
+	parse_names(mx, tab, "counters", strvec__argv(&counters), NULL,
+		    &c->perf.counters, &c->perf.nr_counters);
+	strvec__release(&counters);
 }
 
 static void parse_procstat(struct mx *mx, struct matrix_collect *c,
@@ -233,12 +217,18 @@ static void parse_procstat(struct mx *mx, struct matrix_collect *c,
 {
 	static const char *const keys[] = { "enabled", "interval", NULL };
 
+	char lo[32], hi[32];
+
 	mx_check_keys(mx, tab, keys, "[collect.procstat]");
 	if (mx_duration(mx, tab, "interval", &c->procstat.interval_ms) > 0 &&
-	    (c->procstat.interval_ms < 10 ||
-	     c->procstat.interval_ms > 3600 * 1000))
+	    (c->procstat.interval_ms < PROCSTAT_MIN_INTERVAL_MS ||
+	     c->procstat.interval_ms > PROCSTAT_MAX_INTERVAL_MS))
 		mx_err(mx, mx_val_pos(tab, "interval", tab->pos),
-		       "interval: out of range (10ms..1h)");
+		       "interval: out of range (%s..%s)",
+		       units__format_duration(PROCSTAT_MIN_INTERVAL_MS, lo,
+					      sizeof(lo)),
+		       units__format_duration(PROCSTAT_MAX_INTERVAL_MS, hi,
+					      sizeof(hi)));
 }
 
 /*
@@ -247,15 +237,16 @@ static void parse_procstat(struct mx *mx, struct matrix_collect *c,
  */
 static void set_defaults(struct matrix_collect *c)
 {
-	const char *const *k;
+	const struct bpf_probe_def *d;
 
-	for (k = matrix_default_probes; *k; k++)
-		strv_add(&c->bpf.probes, &c->bpf.nr_probes, *k);
+	for (d = bpf_probe_defs; d->name; d++)
+		if (d->in_default)
+			strv_add(&c->bpf.probes, &c->bpf.nr_probes, d->name);
 	/* NULL: the collector takes cycles where countable, else cpu-clock. */
-	c->perf.frequency = 999;
+	c->perf.frequency = PERF_DEFAULT_FREQ;
 	c->perf.callgraph = CALLGRAPH_FP;
 	c->procstat.enabled = true;
-	c->procstat.interval_ms = 1000;
+	c->procstat.interval_ms = PROCSTAT_DEFAULT_INTERVAL_MS;
 }
 
 void matrix__parse_collect(struct mx *mx, const struct toml_value *v)

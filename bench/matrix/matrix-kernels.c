@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/kbuild/kbuild.h"
+#include "kernel-target.h"
 #include "matrix-internal.h"
 #include "util.h"
 
@@ -96,7 +96,7 @@ static void parse_build(struct mx *mx, struct matrix_kernel *k,
 		const struct toml_value *c = toml_table__get(tab, "config");
 
 		if (c && c->type == TOML_STRING &&
-		    kbuild__config_is_target(c->u.str.ptr))
+		    kernel_target__is_config(c->u.str.ptr))
 			mx_string(mx, tab, "config", MX_NAME, &b->config);
 		else
 			mx_string(mx, tab, "config", MX_PATH, &b->config);

@@ -257,6 +257,7 @@ struct workload_type_ops {
 	uint64_t (*trial_ms)(const struct matrix_workload *w);
 };
 
+/* In the order of perf_callgraph_names (collectors/perf/perf-events.h). */
 enum perf_callgraph {
 	CALLGRAPH_NONE,
 	CALLGRAPH_FP,
@@ -341,13 +342,5 @@ const char *group_type__name(enum group_type g);
 const char *mode_method__name(enum mode_method m);
 const char *mode_apply__name(enum mode_apply a);
 const char *kernel_kind__name(enum kernel_kind k);
-
-/*
- * The logical bpf probe names a matrix may ask for, and the "default" set;
- * NULL-terminated. The bpf collector resolves them on the host; a unit
- * test keeps the two lists in step.
- */
-extern const char *const matrix_probe_names[];
-extern const char *const matrix_default_probes[];
 
 #endif /* IOMMU_BENCH_MATRIX_H */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bench/matrix/plan.h"
+#include "collectors/perf/perf-events.h"
 
 static json_t *strv(char *const *v, size_t nr)
 {
@@ -161,9 +162,6 @@ static json_t *collect_json(const struct matrix *m)
 {
 	const struct matrix_collect *c = &m->collect;
 
-	static const char *const callgraphs[] = { "none", "fp", "dwarf",
-						  "lbr" };
-
 	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o}, "
 			 "s:{s:b, s:o}}",
 			 "bpf", "enabled", c->bpf.enabled, "probes",
@@ -171,7 +169,7 @@ static json_t *collect_json(const struct matrix *m)
 			 opt_str(c->bpf.device), "perf", "enabled",
 			 c->perf.enabled, "event", opt_str(c->perf.event),
 			 "frequency", (int)c->perf.frequency, "callgraph",
-			 callgraphs[c->perf.callgraph], "counters",
+			 perf_callgraph_names[c->perf.callgraph], "counters",
 			 strv(c->perf.counters, c->perf.nr_counters),
 			 "procstat", "enabled", c->procstat.enabled,
 			 "interval_seconds", seconds(c->procstat.interval_ms));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/run/run.h"
+#include "collectors/perf/perf-events.h"
 
 static json_t *cpus_json(const struct iperf3_affinity *a)
 {
@@ -64,8 +65,6 @@ static json_t *strv(char *const *v, size_t nr)
 
 static json_t *perf_json(const struct matrix_collect *c)
 {
-	static const char *const callgraphs[] = { "none", "fp", "dwarf",
-						  "lbr" };
 	json_t *o = json_object();
 
 	if (c->perf.event)
@@ -73,8 +72,9 @@ static json_t *perf_json(const struct matrix_collect *c)
 	if (c->perf.frequency)
 		json_object_set_new(o, "frequency",
 				    json_integer(c->perf.frequency));
-	json_object_set_new(o, "callgraph",
-			    json_string(callgraphs[c->perf.callgraph]));
+	json_object_set_new(
+		o, "callgraph",
+		json_string(perf_callgraph_names[c->perf.callgraph]));
 	if (c->perf.nr_counters)
 		json_object_set_new(o, "counters",
 				    strv(c->perf.counters,

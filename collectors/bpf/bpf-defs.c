@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The logical probes and the event syntax of `trace -e` and of
- * [collect.bpf] probes. The names are the matrix's (bench/matrix-
- * collect.c keeps the same list); each maps to the functions that
- * implement the path on the kernels we know, newest name first.
+ * [collect.bpf] probes. The matrix takes its names from this table;
+ * each maps to the functions that implement the path on the kernels we
+ * know, newest name first.
  *
  * iommu_iotlb_sync() and iommu_flush_iotlb_all() are static inlines in
  * include/linux/iommu.h, so the functions to probe for them are the

@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "bpf/probe.h"
+#include "collectors/bpf/bpf-defs.h"
 #include "strvec.h"
 
 struct btf;
@@ -51,28 +52,6 @@ struct ksym_match {
  * ".cold" split-off, which is not an entry point). -ENOENT if neither.
  */
 int ksyms__find(const struct ksyms *ks, const char *name, struct ksym_match *m);
-
-/* ---- logical probes ---- */
-
-#define BPF_PROBE_MAX_GROUPS 6
-#define BPF_PROBE_MAX_TPS 3
-
-struct bpf_probe_def {
-	const char *name;
-	bool in_default;
-	const char *what; /* one line for people */
-	/*
-	 * Function groups, NULL-terminated. Each group is alternatives
-	 * split by '|', newest name first: the first one this kernel has
-	 * is taken (renames). Every group is probed (one per driver).
-	 */
-	const char *groups[BPF_PROBE_MAX_GROUPS + 1];
-	/* Tracepoints that count the same calls, first found wins. */
-	const char *tps[BPF_PROBE_MAX_TPS + 1];
-};
-
-extern const struct bpf_probe_def bpf_probe_defs[];
-const struct bpf_probe_def *bpf_probe_def__find(const char *name);
 
 /* ---- what is asked for ---- */
 

@@ -12,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/perf/perf-events.h"
+
 struct store;
 
-#define PERF_DEFAULT_FREQ 999
 #define PERF_DEFAULT_PERCENT_LIMIT 0.01
 
 struct perf_config {

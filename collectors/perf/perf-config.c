@@ -15,8 +15,6 @@
 #include "log.h"
 #include "util.h"
 
-static const char *const callgraphs[] = { "none", "fp", "dwarf", "lbr" };
-
 static int want_string(const char *key, const json_t *v, const char *what)
 {
 	if (json_is_string(v))
@@ -46,9 +44,10 @@ static int parse_freq(const json_t *v, struct perf_config *c)
 {
 	json_int_t f = json_integer_value(v);
 
-	if (!json_is_integer(v) || f < 1 || f > 100000) {
-		pr_err("perf: frequency must be an integer 1..100000 (samples "
-		       "per second per CPU)");
+	if (!json_is_integer(v) || f < PERF_MIN_FREQ || f > PERF_MAX_FREQ) {
+		pr_err("perf: frequency must be an integer %d..%d (samples "
+		       "per second per CPU)",
+		       PERF_MIN_FREQ, PERF_MAX_FREQ);
 		return -EINVAL;
 	}
 	c->freq = (unsigned int)f;
@@ -62,8 +61,8 @@ static int parse_callgraph(const json_t *v, struct perf_config *c)
 
 	if (want_string("callgraph", v, "none, fp, dwarf or lbr"))
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(callgraphs); i++)
-		if (!strcmp(s, callgraphs[i])) {
+	for (i = 0; perf_callgraph_names[i]; i++)
+		if (!strcmp(s, perf_callgraph_names[i])) {
 			free(c->callgraph);
 			c->callgraph = xstrdup(s);
 			return 0;

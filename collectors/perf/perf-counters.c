@@ -19,47 +19,9 @@
 #include <perf/threadmap.h>
 
 #include "collectors/perf/perf-counters.h"
+#include "collectors/perf/perf-events.h"
 #include "log.h"
 #include "util.h"
-
-struct counter_def {
-	const char *name;
-	const char *alias;
-	uint32_t type;
-	uint64_t config;
-	const char *unit;
-};
-
-#define SW(n, a, c, u)                                         \
-	{                                                      \
-		n, a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, u \
-	}
-#define HW(n, a, c)                                                  \
-	{                                                            \
-		n, a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, "count" \
-	}
-
-static const struct counter_def defs[] = {
-	SW("cpu-clock", NULL, CPU_CLOCK, "ns"),
-	SW("task-clock", NULL, TASK_CLOCK, "ns"),
-	SW("context-switches", "cs", CONTEXT_SWITCHES, "count"),
-	SW("cpu-migrations", "migrations", CPU_MIGRATIONS, "count"),
-	SW("page-faults", "faults", PAGE_FAULTS, "count"),
-	SW("major-faults", NULL, PAGE_FAULTS_MAJ, "count"),
-	SW("minor-faults", NULL, PAGE_FAULTS_MIN, "count"),
-	HW("cycles", "cpu-cycles", CPU_CYCLES),
-	HW("instructions", NULL, INSTRUCTIONS),
-	HW("cache-references", NULL, CACHE_REFERENCES),
-	HW("cache-misses", NULL, CACHE_MISSES),
-	HW("branch-instructions", "branches", BRANCH_INSTRUCTIONS),
-	HW("branch-misses", NULL, BRANCH_MISSES),
-	HW("bus-cycles", NULL, BUS_CYCLES),
-	HW("stalled-cycles-frontend", "idle-cycles-frontend",
-	   STALLED_CYCLES_FRONTEND),
-	HW("stalled-cycles-backend", "idle-cycles-backend",
-	   STALLED_CYCLES_BACKEND),
-	HW("ref-cycles", NULL, REF_CPU_CYCLES),
-};
 
 const char *const perf_counters_default[] = {
 	"cpu-clock", "task-clock",   "context-switches",
@@ -67,7 +29,7 @@ const char *const perf_counters_default[] = {
 };
 
 struct counter {
-	const struct counter_def *def;
+	const struct perf_event_def *def;
 	struct perf_evsel *evsel; /* NULL: unsupported */
 	char *error;
 	struct perf_counts_values *counts; /* per CPU index */
@@ -104,20 +66,10 @@ static void libperf_setup(void)
 	done = true;
 }
 
-static const struct counter_def *find_def(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(defs); i++)
-		if (!strcmp(defs[i].name, name) ||
-		    (defs[i].alias && !strcmp(defs[i].alias, name)))
-			return &defs[i];
-	return NULL;
-}
-
 const char *perf_counters__canonical(const char *name)
 {
-	const struct counter_def *d = name ? find_def(name) : NULL;
+	const struct perf_event_def *d = name ? perf_event_def__find(name) :
+						NULL;
 
 	return d ? d->name : NULL;
 }
@@ -129,13 +81,13 @@ const char *perf_counters__known(void)
 
 	if (buf[0])
 		return buf;
-	for (i = 0; i < ARRAY_SIZE(defs); i++)
+	for (i = 0; perf_event_defs[i].name; i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
-				i ? ", " : "", defs[i].name);
+				i ? ", " : "", perf_event_defs[i].name);
 	return buf;
 }
 
-static struct perf_evsel *new_evsel(const struct counter_def *d)
+static struct perf_evsel *new_evsel(const struct perf_event_def *d)
 {
 	struct perf_event_attr attr = {
 		.type = d->type,
@@ -150,7 +102,7 @@ static struct perf_evsel *new_evsel(const struct counter_def *d)
 }
 
 /* Open @d alone on @cpus to learn whether the machine can count it. */
-static int try_open(const struct counter_def *d, struct perf_cpu_map *cpus,
+static int try_open(const struct perf_event_def *d, struct perf_cpu_map *cpus,
 		    struct perf_thread_map *threads)
 {
 	struct perf_evsel *e = new_evsel(d);
@@ -175,7 +127,7 @@ static char *reason(int err)
 
 bool perf_counters__supported(const char *name, char **why)
 {
-	const struct counter_def *d = find_def(name);
+	const struct perf_event_def *d = perf_event_def__find(name);
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	int err;
@@ -204,7 +156,7 @@ static int resolve(struct perf_counters *pc, const char *const *names, size_t n)
 
 	pc->ev = xcalloc(n ? n : 1, sizeof(*pc->ev));
 	for (i = 0; i < n; i++) {
-		const struct counter_def *d = find_def(names[i]);
+		const struct perf_event_def *d = perf_event_def__find(names[i]);
 
 		if (!d) {
 			pr_err("perf: unknown counter '%s' (expected one of: "

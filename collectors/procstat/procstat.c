@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collectors/collector.h"
+#include "collectors/procstat/procstat-limits.h"
 #include "collectors/procstat/procstat-priv.h"
 #include "collectors/procstat/procstat.h"
 #include "log.h"
@@ -19,9 +20,9 @@
 #include "units.h"
 #include "util.h"
 
-#define PROCSTAT_DEFAULT_INTERVAL_S 1.0
-#define PROCSTAT_MIN_INTERVAL_S 0.01
-#define PROCSTAT_MAX_INTERVAL_S 3600.0
+#define PROCSTAT_DEFAULT_INTERVAL_S (PROCSTAT_DEFAULT_INTERVAL_MS / 1000.0)
+#define PROCSTAT_MIN_INTERVAL_S (PROCSTAT_MIN_INTERVAL_MS / 1000.0)
+#define PROCSTAT_MAX_INTERVAL_S (PROCSTAT_MAX_INTERVAL_MS / 1000.0)
 
 struct procstat_collector {
 	struct collector c;

@@ -19,6 +19,7 @@
 #include "bench/host/host-priv.h"
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
+#include "kernel-target.h"
 #include "log.h"
 #include "util.h"
 #include "tap.h"
@@ -228,16 +229,16 @@ static void test_names(void)
 {
 	const struct kbuild_arch *a;
 
-	ok(kbuild__config_is_target("defconfig") &&
-		   kbuild__config_is_target("tinyconfig") &&
-		   kbuild__config_is_target("allnoconfig") &&
-		   kbuild__config_is_target("x86_64_defconfig"),
+	ok(kernel_target__is_config("defconfig") &&
+		   kernel_target__is_config("tinyconfig") &&
+		   kernel_target__is_config("allnoconfig") &&
+		   kernel_target__is_config("x86_64_defconfig"),
 	   "defconfig, tinyconfig, allnoconfig and NAME_defconfig are targets");
-	ok(!kbuild__config_is_target("./defconfig") &&
-		   !kbuild__config_is_target("/boot/config-6.1") &&
-		   !kbuild__config_is_target("_defconfig") &&
-		   !kbuild__config_is_target("x;_defconfig") &&
-		   !kbuild__config_is_target("randconfig"),
+	ok(!kernel_target__is_config("./defconfig") &&
+		   !kernel_target__is_config("/boot/config-6.1") &&
+		   !kernel_target__is_config("_defconfig") &&
+		   !kernel_target__is_config("x;_defconfig") &&
+		   !kernel_target__is_config("randconfig"),
 	   "paths, bare suffixes and randconfig are not");
 	ok(kbuild__revision_is_valid("v6.1") &&
 		   kbuild__revision_is_valid("HEAD~2") &&
