@@ -38,6 +38,116 @@ for c in $cmds; do
 	t_ok $? "README mentions '$c'"
 done
 
+# The layering of the folders, as the README's layout table states it:
+# data flows one way, from the matrix to the report. Each include is
+# resolved as the compiler does (the including file's folder, then the
+# top, then src/) and judged by the rules below; an include the tree
+# does not hold (a system header, a generated skeleton) is not ours.
+layering_awk='
+function dirname(p) { sub(/\/[^\/]*$/, "", p); return p }
+function rule(f, t) {
+	if (t ~ /^src\/(builtin\.h|main\.c)$/ && f !~ /^src\/(builtin-[a-z0-9-]*\.c|main\.c)$/)
+		return "only the commands include the command table"
+	if (f ~ /^collectors\// && t ~ /^(bench|report)\//)
+		return "collectors/ know nothing of bench/ or report/: an instrument measures where it runs"
+	if (f ~ /^report\// && t !~ /^(report|src)\//)
+		return "report/ reads the store and uses src/ helpers, nothing else"
+	if (f ~ /^bench\/matrix\// && t ~ /^bench\// && t !~ /^bench\/matrix\//)
+		return "the matrix model includes nothing of what executes it"
+	if (f ~ /^bench\/agent\// && t ~ /^bench\/(run|host|matrix)\//)
+		return "the agent holds none of the controller run state"
+	if (f ~ /^bench\/(kbuild|testbed|workload)\// && t ~ /^bench\/(run|host|agent|matrix)\//)
+		return "builders and workloads drive no host and no run"
+	if (f ~ /^src\/store\// && t ~ /^(bench|collectors|report)\//)
+		return "the store knows no command and no subsystem"
+	if (f ~ /^src\/[^\/]*$/ && f !~ /^src\/(builtin-[a-z0-9-]*\.c|main\.c)$/ && t ~ /^(bench|collectors|report)\//)
+		return "src/ helpers depend on nothing above them"
+	if (f ~ /^bpf\// && t !~ /^bpf\//)
+		return "bpf/ shares only plain type headers"
+	return ""
+}
+{ have[$0] = 1; files[++n] = $0 }
+END {
+	for (i = 1; i <= n; i++) {
+		f = files[i]
+		line = 0
+		while ((getline s < f) > 0) {
+			line++
+			if (s !~ /^[ \t]*#[ \t]*include[ \t]*"/)
+				continue
+			x = s
+			sub(/^[^"]*"/, "", x)
+			sub(/".*/, "", x)
+			if ((dirname(f) "/" x) in have)
+				t = dirname(f) "/" x
+			else if (x in have)
+				t = x
+			else if (("src/" x) in have)
+				t = "src/" x
+			else
+				continue
+			r = rule(f, t)
+			if (r != "")
+				printf "%s:%d: includes %s: %s\n", f, line, t, r
+		}
+		close(f)
+	}
+}'
+
+# layering ROOT: every include under ROOT that crosses the layering.
+layering() {
+	(cd "$1" && find src bench collectors report bpf -name '*.[ch]' \
+		2>/dev/null | sort | awk "$layering_awk")
+}
+
+bad=$(layering "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "includes that cross the layering:" "$bad"
+t_ok $st "no include crosses the layering"
+
+# Each rule, tried on a planted include in a scratch tree: the check
+# must name the file, the line and the include it refuses.
+plant() {
+	root="$T_TMP/plant-$1"
+	mkdir -p "$root/$(dirname "$2")" "$root/$(dirname "$3")"
+	printf '// x\n#include "%s"\n' "$4" >"$root/$2"
+	: >"$root/$3"
+	layering "$root"
+}
+for p in \
+	"coll collectors/bpf/x.c bench/run/run.h bench/run/run.h" \
+	"rep report/x.c collectors/collector.h collectors/collector.h" \
+	"mx bench/matrix/x.c bench/run/run.h bench/run/run.h" \
+	"agent bench/agent/x.c bench/run/run.h bench/run/run.h" \
+	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
+	"store src/store/x.c report/rdb.h report/rdb.h" \
+	"helper src/x.c bench/matrix/matrix.h bench/matrix/matrix.h" \
+	"cmd collectors/x.c src/builtin.h builtin.h" \
+	"bpf bpf/x.bpf.c collectors/bpf/bpf-defs.h collectors/bpf/bpf-defs.h"; do
+	# shellcheck disable=SC2086 # the fields are words
+	set -- $p
+	out=$(plant "$1" "$2" "$3" "$4")
+	echo "$out" | grep -q "^$2:2: includes $3: "
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "got: $out"
+	t_ok $st "a planted include of $3 in $2 is refused"
+done
+out=$(plant ok report/x.c src/store/store.h store/store.h)
+[ -z "$out" ]
+t_ok $? "and report/ including the store is not"
+
+# A newcomer finds each subsystem from the folder names alone: every
+# folder of code has its line in the README's layout table.
+missing=""
+for d in $(find src bench collectors report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
+	grep -q "^| \`$d/\` | " README.md || missing="$missing $d/"
+done
+[ -z "$missing" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "folders missing from the README's layout table:$missing"
+t_ok $st "the README's layout table has a line for every folder of code"
+
 if command -v clang-format >/dev/null 2>&1; then
 	out=$(git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>&1)
 	st=$?
