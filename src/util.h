@@ -30,7 +30,7 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
 
-/* Grow @ptr so that it holds at least @nr elements of @size bytes. */
+/* Grow @ptr (of @alloc elements) so that it holds at least @nr. */
 #define ALLOC_GROW(ptr, nr, alloc)                                         \
 	do {                                                               \
 		if ((nr) > (alloc)) {                                      \

@@ -16,7 +16,7 @@
  *   hello            {} -> {"protocol", "version", "exe_sha256",
  *                           "boot_id", "kernel_release", "build_id"}
  *   facts            {"collectors"?: bool, default true} ->
- *                     hostfacts__gather() JSON (`probe --json`); false
+ *                     hostfacts__gather_opts() JSON (`probe --json`); false
  *                     leaves out what each collector can attach to
  *   policy           {"nic"?} -> {"mode", "source", "summary",
  *                           "evidence": [...], "group"?, "group_type"?,

@@ -13,8 +13,6 @@
 static const char *const transport_names[] = { "local", "netns", "ssh", "qemu",
 					       NULL };
 static const char *const role_names[] = { "peer", "sut", NULL };
-static const char *const reboot_names[] = { "none", "kexec", "grub", "restart",
-					    NULL };
 /* What a file may write: qemu hosts restart, or kexec inside the VM. */
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
 static const char *const qemu_reboot_values[] = { "restart", "kexec", NULL };
@@ -29,11 +27,6 @@ const char *host_transport__name(enum host_transport t)
 const char *host_role__name(enum host_role r)
 {
 	return role_names[r];
-}
-
-const char *host_reboot__name(enum host_reboot r)
-{
-	return reboot_names[r];
 }
 
 /* Every key any transport knows, so that a typo gets a suggestion. */

@@ -337,7 +337,6 @@ uint64_t matrix_workload__trial_ms(const struct matrix_workload *w);
 const char *matrix_order__name(enum matrix_order o);
 const char *host_transport__name(enum host_transport t);
 const char *host_role__name(enum host_role r);
-const char *host_reboot__name(enum host_reboot r);
 const char *group_type__name(enum group_type g);
 const char *mode_method__name(enum mode_method m);
 const char *mode_apply__name(enum mode_apply a);

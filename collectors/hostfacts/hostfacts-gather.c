@@ -25,8 +25,8 @@ static json_t *collectors_json(void)
 	for (k = collector_kinds; *k; k++) {
 		info = NULL;
 		if (!(*k)->support) {
-			info = unavailable("this iommu-bench has no support "
-					   "check for it (not built yet)");
+			info = unavailable("this collector has no support "
+					   "check");
 		} else {
 			err = (*k)->support(&info);
 			if (err || !info) {
@@ -74,11 +74,4 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 	strv_free(warn.v, warn.nr);
 	*out = o;
 	return 0;
-}
-
-int hostfacts__gather(json_t **out)
-{
-	const struct hostfacts_opts opts = { .root = "/", .collectors = true };
-
-	return hostfacts__gather_opts(&opts, out);
 }

@@ -51,19 +51,6 @@ const char *hostfacts__dma_mode_name(enum hostfacts_dma_mode m)
 	return (size_t)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "unknown";
 }
 
-int hostfacts__dma_mode_parse(const char *name, enum hostfacts_dma_mode *m)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(mode_names); i++) {
-		if (!strcmp(name, mode_names[i])) {
-			*m = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 const char *hostfacts__dma_source_name(enum hostfacts_dma_source s)
 {
 	return (size_t)s < ARRAY_SIZE(source_names) ? source_names[s] : "none";

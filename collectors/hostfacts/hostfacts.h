@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The version of the JSON that hostfacts__gather() returns (docs/probe.md). */
+/* The version of hostfacts__gather_opts()'s JSON (docs/probe.md). */
 #define HOSTFACTS_FORMAT 1
 
 struct hostfacts_opts {
@@ -34,8 +34,6 @@ struct hostfacts_opts {
  * out of the root itself (no procfs) fails.
  */
 int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out);
-/* The real host, collectors included. */
-int hostfacts__gather(json_t **out);
 
 /* ---- identity and kernel ---- */
 
@@ -135,8 +133,6 @@ enum hostfacts_dma_mode {
 };
 
 const char *hostfacts__dma_mode_name(enum hostfacts_dma_mode m);
-/* "strict", "lazy" ... back to the enum; -EINVAL for anything else. */
-int hostfacts__dma_mode_parse(const char *name, enum hostfacts_dma_mode *m);
 /* What a group's type means: DMA strict, DMA-FQ lazy, identity ... */
 enum hostfacts_dma_mode hostfacts__group_mode(const struct hostfacts_group *g);
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# iommu-bench export: a database filled with the sqlite3 CLI (there is no
-# `run` command yet; tests/unit/test-store.c round-trips through the C
-# API), exported as CSV and JSON and compared exactly.
+# iommu-bench export: a database filled with the sqlite3 CLI, so that
+# every value (and every odd one) is known to the byte, exported as CSV
+# and JSON and compared exactly. tests/unit/test-store.c round-trips
+# through the C API, run.t through a real run.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

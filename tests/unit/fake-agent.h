@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/agent/agent-proto.h"
 #include "bench/host/agent-conn.h"
 #include "bench/host/host.h"
 
@@ -92,5 +93,51 @@ static inline int fake_agent__spawn(struct host *h,
 	*out = agent_conn__adopt(&sp, h->m->name);
 	return 0;
 }
+
+/*
+ * What any fake host answers: its facts, a lazy policy, and an iperf3
+ * client that fails ("fake: no traffic", proof that the trial was
+ * tried); {} to anything else. hello is the test's own.
+ */
+static inline json_t *fake_agent__answer(const char *host, const char *verb)
+{
+	if (!strcmp(verb, "facts"))
+		return json_pack("{s:{s:s}, s:{s:s}}", "identity", "key", host,
+				 "kernel", "cmdline", "ro");
+	if (!strcmp(verb, "policy"))
+		return json_pack("{s:s}", "mode", "lazy");
+	if (!strcmp(verb, "iperf3.client"))
+		return NULL;
+	return json_object();
+}
+
+/*
+ * host_ops for fake hosts: open and close have nothing to do, the agent
+ * answers with the test's fake_answer(); wait_boot is the test's.
+ */
+static json_t *fake_answer(const char *host, const char *verb, json_t *args);
+
+static inline int fake_host__open(struct host *h)
+{
+	(void)h;
+	return 0;
+}
+
+static inline int fake_host__agent(struct host *h, struct agent_conn **out)
+{
+	return fake_agent__spawn(h, fake_answer, out);
+}
+
+static inline void fake_host__close(struct host *h)
+{
+	(void)h;
+}
+
+#define FAKE_HOST_OPS(wait_boot_fn)                                     \
+	{                                                               \
+		.name = "fake", .open = fake_host__open,                \
+		.agent = fake_host__agent, .wait_boot = (wait_boot_fn), \
+		.close = fake_host__close,                              \
+	}
 
 #endif /* IOMMU_BENCH_TESTS_FAKE_AGENT_H */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "store/store.h"
@@ -81,6 +83,33 @@ static inline void fake_run__release(struct run_ctx *ctx)
 	plan__release(&ctx->plan);
 	matrix__free(ctx->m);
 	ctx->m = NULL;
+}
+
+/*
+ * The rows of @query on @db, its first column one a line; @param, when
+ * not NULL, is bound to ?1. "" when the database cannot be read.
+ */
+static inline char *fake_run__dump(const char *db, const char *query,
+				   const char *param)
+{
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = xstrdup(""), *n;
+
+	if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) ||
+	    sqlite3_prepare_v2(s, query, -1, &st, NULL) ||
+	    (param && sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC)))
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = xasprintf("%s%s\n", out,
+			      (const char *)sqlite3_column_text(st, 0));
+		free(out);
+		out = n;
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return out;
 }
 
 #endif /* IOMMU_BENCH_TESTS_FAKE_RUN_H */

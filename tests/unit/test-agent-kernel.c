@@ -43,12 +43,6 @@ static char modroot[PATH_MAX + 32];
 static char bootdir[PATH_MAX + 32];
 static char grub_log[PATH_MAX + 32];
 
-static void skip(const char *why)
-{
-	tap__n++;
-	printf("ok %d # SKIP %s\n", tap__n, why);
-}
-
 static int write_file(const char *path, const void *buf, size_t len,
 		      mode_t mode)
 {
@@ -561,7 +555,7 @@ static void test_other_fs(void)
 
 	if (stat("/dev/shm", &a) || stat(scratch, &b) || a.st_dev == b.st_dev ||
 	    !mkdtemp(tmpl)) {
-		skip("no /dev/shm on another filesystem than /tmp");
+		tap_skip("no /dev/shm on another filesystem than /tmp");
 		free(tar);
 		return;
 	}
@@ -888,7 +882,7 @@ static void test_generate_real(void)
 		why = xasprintf("no %s for the running kernel", mods);
 	free(p);
 	if (why) {
-		skip(why);
+		tap_skip(why);
 		free(why);
 		free(mods);
 		return;

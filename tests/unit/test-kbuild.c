@@ -26,12 +26,6 @@
 
 static char scratch[] = "/tmp/iommu-bench-test-kbuild.XXXXXX";
 
-static void skip(const char *why)
-{
-	tap__n++;
-	printf("ok %d # SKIP %s\n", tap__n, why);
-}
-
 static int write_text(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -399,7 +393,7 @@ static void test_build_id(void)
 	int fd, ret;
 
 	if (!have("cc")) {
-		skip("no cc to make ELF files with");
+		tap_skip("no cc to make ELF files with");
 		return;
 	}
 	elf = cc_elf("fixed", "-Wl,--build-id=0x0123456789abcdef");
@@ -684,13 +678,13 @@ static void test_pipeline(void)
 	int ret;
 
 	if (!have("git") || !have("make") || !have("gcc") || !have("tar")) {
-		skip("no git, make, gcc or tar");
+		tap_skip("no git, make, gcc or tar");
 		return;
 	}
 	tree = path_in("tree");
 	cache = path_in("cache");
 	if (make_tree()) {
-		skip("cannot make a scratch git tree");
+		tap_skip("cannot make a scratch git tree");
 		return;
 	}
 	r.tree = tree;

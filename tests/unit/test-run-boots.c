@@ -13,12 +13,9 @@
  * reboot.now rewrites. The plan, the store and the trial loop are real.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench/host/agent-conn.h"
 #include "bench/agent/agent-file.h"
@@ -136,7 +133,7 @@ static void log_prepare(const char *host, json_t *args)
 	free(p);
 }
 
-static json_t *fake__answer(const char *host, const char *verb, json_t *args)
+static json_t *fake_answer(const char *host, const char *verb, json_t *args)
 {
 	struct fake_state s;
 
@@ -153,11 +150,6 @@ static json_t *fake__answer(const char *host, const char *verb, json_t *args)
 		free(id);
 		return r;
 	}
-	if (!strcmp(verb, "facts"))
-		return json_pack("{s:{s:s}, s:{s:s}}", "identity", "key", host,
-				 "kernel", "cmdline", "ro");
-	if (!strcmp(verb, "policy"))
-		return json_pack("{s:s}", "mode", "lazy");
 	if (!strcmp(verb, "kernel.find"))
 		return json_pack("{s:b, s:s, s:s}", "installed", 1, "image",
 				 "/kd/6.9-built-0123456789ab/vmlinuz", "initrd",
@@ -186,20 +178,7 @@ static json_t *fake__answer(const char *host, const char *verb, json_t *args)
 		state_save(host, &s);
 		return json_object();
 	}
-	if (!strcmp(verb, "iperf3.client"))
-		return NULL; /* a failure that proves the trial was tried */
-	return json_object();
-}
-
-static int fake__open(struct host *h)
-{
-	(void)h;
-	return 0;
-}
-
-static int fake__agent(struct host *h, struct agent_conn **out)
-{
-	return fake_agent__spawn(h, fake__answer, out);
+	return fake_agent__answer(host, verb);
 }
 
 /* reboot.now has rewritten the state already: the new boot is there. */
@@ -213,18 +192,7 @@ static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo,
 	return 0;
 }
 
-static void fake__close(struct host *h)
-{
-	(void)h;
-}
-
-static const struct host_ops fake_ops = {
-	.name = "fake",
-	.open = fake__open,
-	.agent = fake__agent,
-	.wait_boot = fake__wait_boot,
-	.close = fake__close,
-};
+static const struct host_ops fake_ops = FAKE_HOST_OPS(fake__wait_boot);
 
 /* @resume: the run @ctx->run_id again, as `run --resume` would. */
 static int ctx__open(struct run_ctx *ctx, const char *db, bool resume)
@@ -250,31 +218,16 @@ static int ctx__open(struct run_ctx *ctx, const char *db, bool resume)
 /* "kernel:release:status:error" of host @h's trials, in order, one a line. */
 static char *trials__dump(const char *db, const char *h)
 {
-	const char *q = "SELECT k.name || ':' || coalesce(b.kernel_release, "
-			"'-') || ':' || t.status || ':' || coalesce(t.error, "
-			"'') FROM trials t JOIN cells c ON c.id = t.cell_id "
-			"JOIN hosts h ON h.id = c.host_id "
-			"JOIN kernels k ON k.id = c.kernel_id "
-			"LEFT JOIN boots b ON b.id = t.boot_id "
-			"WHERE h.name = ?1 ORDER BY t.id";
-	sqlite3 *s = NULL;
-	sqlite3_stmt *st = NULL;
-	char *out = xstrdup(""), *n;
-
-	if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) ||
-	    sqlite3_prepare_v2(s, q, -1, &st, NULL) ||
-	    sqlite3_bind_text(st, 1, h, -1, SQLITE_STATIC))
-		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		n = xasprintf("%s%s\n", out,
-			      (const char *)sqlite3_column_text(st, 0));
-		free(out);
-		out = n;
-	}
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-	return out;
+	return fake_run__dump(db,
+			      "SELECT k.name || ':' || "
+			      "coalesce(b.kernel_release, '-') || ':' || "
+			      "t.status || ':' || coalesce(t.error, '') "
+			      "FROM trials t JOIN cells c ON c.id = t.cell_id "
+			      "JOIN hosts h ON h.id = c.host_id "
+			      "JOIN kernels k ON k.id = c.kernel_id "
+			      "LEFT JOIN boots b ON b.id = t.boot_id "
+			      "WHERE h.name = ?1 ORDER BY t.id",
+			      h);
 }
 
 static char *file_text(const char *name)

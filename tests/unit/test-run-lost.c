@@ -9,12 +9,9 @@
  * the trial loop are the real ones.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench/host/agent-conn.h"
 #include "bench/agent/agent-file.h"
@@ -64,32 +61,14 @@ static const char matrix_toml[] = "[modes.lazy]\n"
 static int nr_wait_boot_a, nr_wait_boot_b;
 
 /* The agent's side of the protocol, enough for a trial to get going. */
-static json_t *fake__answer(const char *host, const char *verb, json_t *args)
+static json_t *fake_answer(const char *host, const char *verb, json_t *args)
 {
 	(void)args;
 	if (!strcmp(verb, "hello"))
 		return json_pack("{s:i, s:s, s:s}", "protocol", AGENT_PROTOCOL,
 				 "boot_id", "boot-1", "kernel_release",
 				 "6.0-fake");
-	if (!strcmp(verb, "facts"))
-		return json_pack("{s:{s:s}, s:{s:s}}", "identity", "key", host,
-				 "kernel", "cmdline", "ro");
-	if (!strcmp(verb, "policy"))
-		return json_pack("{s:s}", "mode", "lazy");
-	if (!strcmp(verb, "iperf3.client"))
-		return NULL; /* a failure that proves the trial was tried */
-	return json_object();
-}
-
-static int fake__open(struct host *h)
-{
-	(void)h;
-	return 0;
-}
-
-static int fake__agent(struct host *h, struct agent_conn **out)
-{
-	return fake_agent__spawn(h, fake__answer, out);
+	return fake_agent__answer(host, verb);
 }
 
 /* Host a never comes back; b does. */
@@ -107,43 +86,17 @@ static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo,
 	return 0;
 }
 
-static void fake__close(struct host *h)
-{
-	(void)h;
-}
-
-static const struct host_ops fake_ops = {
-	.name = "fake",
-	.open = fake__open,
-	.agent = fake__agent,
-	.wait_boot = fake__wait_boot,
-	.close = fake__close,
-};
+static const struct host_ops fake_ops = FAKE_HOST_OPS(fake__wait_boot);
 
 /* "host:status:error" of every trial, in plan order, joined by '\n'. */
 static char *trials__dump(const char *db)
 {
-	const char *q = "SELECT h.name || ':' || t.status || ':' || "
-			"coalesce(t.error, '') FROM trials t "
-			"JOIN cells c ON c.id = t.cell_id "
-			"JOIN hosts h ON h.id = c.host_id ORDER BY t.id";
-	sqlite3 *s = NULL;
-	sqlite3_stmt *st = NULL;
-	char *out = xstrdup(""), *n;
-
-	if (sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL) ||
-	    sqlite3_prepare_v2(s, q, -1, &st, NULL))
-		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		n = xasprintf("%s%s\n", out,
-			      (const char *)sqlite3_column_text(st, 0));
-		free(out);
-		out = n;
-	}
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-	return out;
+	return fake_run__dump(db,
+			      "SELECT h.name || ':' || t.status || ':' || "
+			      "coalesce(t.error, '') FROM trials t "
+			      "JOIN cells c ON c.id = t.cell_id "
+			      "JOIN hosts h ON h.id = c.host_id ORDER BY t.id",
+			      NULL);
 }
 
 int main(void)

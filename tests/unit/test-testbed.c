@@ -27,12 +27,6 @@
 
 static char scratch[] = "/tmp/iommu-bench-test-testbed.XXXXXX";
 
-static void skip(const char *why)
-{
-	tap__n++;
-	printf("ok %d # SKIP %s\n", tap__n, why);
-}
-
 static int write_file(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -156,7 +150,8 @@ static void test_cpio_roundtrip(void)
 	is_int(write_file(arch, c.buf, c.len), 0, "archive written");
 
 	if (!have("cpio")) {
-		skip("no cpio to read the archive back (apt-get install cpio)");
+		tap_skip(
+			"no cpio to read the archive back (apt-get install cpio)");
 		goto out;
 	}
 	{
@@ -429,7 +424,7 @@ static void test_init_script(void)
 	has_str(s, " " TESTBED_9P_TAG " /host", "it mounts the 9p tag");
 	has_str(s, "0<>\"$P\" 1>&0", "the port is opened once, read-write");
 	if (!have("busybox")) {
-		skip("no busybox (apt-get install busybox-static)");
+		tap_skip("no busybox (apt-get install busybox-static)");
 		return;
 	}
 	path = xasprintf("%s/init", scratch);
@@ -506,11 +501,12 @@ static void test_initrd(void)
 	int ret;
 
 	if (!cache__has_file(TESTBED_BUSYBOX)) {
-		skip("no " TESTBED_BUSYBOX " (apt-get install busybox-static)");
+		tap_skip("no " TESTBED_BUSYBOX
+			 " (apt-get install busybox-static)");
 		return;
 	}
 	if (!have("xz") || !have("zstd") || !have("cpio")) {
-		skip("needs xz, zstd and cpio");
+		tap_skip("needs xz, zstd and cpio");
 		return;
 	}
 	cache = xasprintf("%s/cache", scratch);
