@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
+#include "output.h"
 #include "store/db-merge.h"
 #include "log.h"
 #include "parse-options.h"
@@ -38,13 +39,6 @@ static const struct option db_options[] = {
 		"schema migrations, each in its own transaction."),
 	OPT_END(),
 };
-
-static void print_json(json_t *o)
-{
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(o);
-}
 
 /* -1 when the file is not there (no WAL, say). */
 static json_int_t file_size(const char *path)
@@ -95,7 +89,7 @@ static int db_info(const char *path)
 			      "file_size", size, "wal_size", wal < 0 ? 0 : wal,
 			      "counts", counts ? counts : json_null());
 		counts = NULL;
-		print_json(o);
+		output__json(o);
 		goto out;
 	}
 	printf("%-16s%s\n", "path", path);
@@ -142,10 +136,10 @@ static int db_migrate(const char *path)
 			json_array_append_new(
 				applied, json_string(store_migrations[i].name));
 	if (global.json) {
-		print_json(json_pack("{s:s, s:b, s:I, s:I, s:o}", "path", path,
-				     "created", created, "from",
-				     (json_int_t)from, "to", (json_int_t)to,
-				     "applied", applied));
+		output__json(json_pack("{s:s, s:b, s:I, s:I, s:o}", "path",
+				       path, "created", created, "from",
+				       (json_int_t)from, "to", (json_int_t)to,
+				       "applied", applied));
 	} else {
 		if (created)
 			printf("created %s\n", path);

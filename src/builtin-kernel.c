@@ -13,7 +13,9 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "builtin.h"
+#include "json-util.h"
 #include "log.h"
+#include "output.h"
 #include "parse-options.h"
 #include "strvec.h"
 #include "suggest.h"
@@ -88,20 +90,6 @@ static const struct option kernel_options[] = {
 	OPT_END(),
 };
 
-static void print_json(json_t *o)
-{
-	json_dumpf(o, stdout,
-		   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			   JSON_REAL_PRECISION(6));
-	putchar('\n');
-	json_decref(o);
-}
-
-static json_t *string_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* The entry's result.json with absolute paths and whether it was cached. */
 static json_t *result_json(const struct kbuild_result *res)
 {
@@ -109,13 +97,16 @@ static json_t *result_json(const struct kbuild_result *res)
 
 	json_object_del(o, "files");
 	json_object_set_new(o, "cached", json_boolean(res->cached));
-	json_object_set_new(o, "dir", string_or_null(res->dir));
-	json_object_set_new(o, "image", string_or_null(res->image));
-	json_object_set_new(o, "system_map", string_or_null(res->system_map));
-	json_object_set_new(o, "config", string_or_null(res->config));
-	json_object_set_new(o, "modules_tar", string_or_null(res->modules_tar));
-	json_object_set_new(o, "modules_dir", string_or_null(res->modules_dir));
-	json_object_set_new(o, "log", string_or_null(res->log));
+	json_object_set_new(o, "dir", json_string_or_null(res->dir));
+	json_object_set_new(o, "image", json_string_or_null(res->image));
+	json_object_set_new(o, "system_map",
+			    json_string_or_null(res->system_map));
+	json_object_set_new(o, "config", json_string_or_null(res->config));
+	json_object_set_new(o, "modules_tar",
+			    json_string_or_null(res->modules_tar));
+	json_object_set_new(o, "modules_dir",
+			    json_string_or_null(res->modules_dir));
+	json_object_set_new(o, "log", json_string_or_null(res->log));
 	return o;
 }
 
@@ -183,7 +174,7 @@ static int kernel_build(void)
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_WORK_FAILED;
 	}
 	if (global.json)
-		print_json(result_json(&res));
+		output__json(result_json(&res));
 	else
 		print_text(&res);
 	kbuild_result__release(&res);
@@ -203,10 +194,7 @@ static int kernel_path(void)
 		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
 		return EXIT_WORK_FAILED;
 	}
-	if (global.json)
-		print_json(json_pack("{s:s}", "path", dir));
-	else
-		printf("%s\n", dir);
+	output__path(dir, global.json);
 	free(dir);
 	return EXIT_OK;
 }

@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "cache.h"
 #include "log.h"
+#include "output.h"
 #include "parse-options.h"
 #include "strvec.h"
 #include "suggest.h"
@@ -55,13 +56,6 @@ static const struct option testbed_options[] = {
 		"~/.cache/iommu-bench, then testbed/)."),
 	OPT_END(),
 };
-
-static void print_json(json_t *o)
-{
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(o);
-}
 
 static int testbed_build(void)
 {
@@ -111,7 +105,7 @@ static int testbed_build(void)
 		testbed_kernel__release(&k);
 	}
 	if (global.json)
-		print_json(out);
+		output__json(out);
 	else
 		json_decref(out);
 	return failed ? EXIT_WORK_FAILED : EXIT_OK;
@@ -130,10 +124,7 @@ static int testbed_path(void)
 		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
 		return EXIT_WORK_FAILED;
 	}
-	if (global.json)
-		print_json(json_pack("{s:s}", "path", dir));
-	else
-		printf("%s\n", dir);
+	output__path(dir, global.json);
 	free(dir);
 	return EXIT_OK;
 }

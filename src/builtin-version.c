@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "builtin.h"
+#include "output.h"
 #include "parse-options.h"
 #include "store/store-schema.h"
 #include "util.h"
@@ -38,8 +39,6 @@ int cmd_version(int argc, const char **argv)
 	o = json_pack("{s:s, s:i, s:s, s:s}", "version", iommu_bench_version,
 		      "schema", (int)schema, "sqlite", sqlite3_libversion(),
 		      "jansson", JANSSON_VERSION);
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(o);
+	output__json(o);
 	return EXIT_OK;
 }

@@ -10,21 +10,7 @@
 
 #include "bench/matrix/plan.h"
 #include "collectors/perf/perf-events.h"
-
-static json_t *strv(char *const *v, size_t nr)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-static json_t *opt_str(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
+#include "json-util.h"
 
 static json_t *seconds(uint64_t ms)
 {
@@ -42,7 +28,7 @@ static json_t *run_json(const struct matrix *m, const char *db)
 				      json_string(m->modes[r->modes[i]].name));
 	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:s, s:o, s:o, s:s, s:o}",
 			 "name", r->name, "file", m->path, "description",
-			 opt_str(r->description), "repetitions",
+			 json_string_or_null(r->description), "repetitions",
 			 (int)r->repetitions, "warmup", (int)r->warmup, "order",
 			 matrix_order__name(r->order), "seed",
 			 r->order == ORDER_RANDOM ? json_integer(r->seed) :
@@ -66,9 +52,10 @@ static json_t *hosts_json(const struct matrix *m)
 				  "name", h->name, "transport",
 				  host_transport__name(h->transport), "role",
 				  host_role__name(h->role), "address",
-				  opt_str(h->address), "nic", opt_str(h->nic),
-				  "link",
-				  opt_str(h->has_link ? m->hosts[h->link].name :
+				  json_string_or_null(h->address), "nic",
+				  json_string_or_null(h->nic), "link",
+				  json_string_or_null(
+					  h->has_link ? m->hosts[h->link].name :
 							NULL),
 				  "allow_reboot", h->allow_reboot, "reboot",
 				  mode_apply__name(matrix__boot_method(h)),
@@ -87,14 +74,16 @@ static json_t *kernels_json(const struct matrix *m)
 		const struct matrix_kernel *k = &m->kernels[i];
 
 		json_array_append_new(
-			a,
-			json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "name",
-				  k->name, "kind", kernel_kind__name(k->kind),
-				  "package", opt_str(k->package), "image",
-				  opt_str(k->image), "release",
-				  opt_str(k->release), "cmdline",
-				  strv(k->cmdline, k->nr_cmdline), "patches",
-				  strv(k->build.patches, k->build.nr_patches)));
+			a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+				     "name", k->name, "kind",
+				     kernel_kind__name(k->kind), "package",
+				     json_string_or_null(k->package), "image",
+				     json_string_or_null(k->image), "release",
+				     json_string_or_null(k->release), "cmdline",
+				     json_strings(k->cmdline, k->nr_cmdline),
+				     "patches",
+				     json_strings(k->build.patches,
+						  k->build.nr_patches)));
 	}
 	return a;
 }
@@ -119,7 +108,7 @@ static json_t *modes_json(const struct matrix *m)
 			a,
 			json_pack("{s:s, s:b, s:o, s:o, s:s, s:o}", "name",
 				  md->name, "builtin", md->builtin, "cmdline",
-				  strv(md->cmdline, md->nr_cmdline),
+				  json_strings(md->cmdline, md->nr_cmdline),
 				  "group_type",
 				  md->group_type == GROUP_TYPE_UNSET ?
 					  json_null() :
@@ -165,12 +154,13 @@ static json_t *collect_json(const struct matrix *m)
 	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o}, "
 			 "s:{s:b, s:o}}",
 			 "bpf", "enabled", c->bpf.enabled, "probes",
-			 strv(c->bpf.probes, c->bpf.nr_probes), "device",
-			 opt_str(c->bpf.device), "perf", "enabled",
-			 c->perf.enabled, "event", opt_str(c->perf.event),
-			 "frequency", (int)c->perf.frequency, "callgraph",
+			 json_strings(c->bpf.probes, c->bpf.nr_probes),
+			 "device", json_string_or_null(c->bpf.device), "perf",
+			 "enabled", c->perf.enabled, "event",
+			 json_string_or_null(c->perf.event), "frequency",
+			 (int)c->perf.frequency, "callgraph",
 			 perf_callgraph_names[c->perf.callgraph], "counters",
-			 strv(c->perf.counters, c->perf.nr_counters),
+			 json_strings(c->perf.counters, c->perf.nr_counters),
 			 "procstat", "enabled", c->procstat.enabled,
 			 "interval_seconds", seconds(c->procstat.interval_ms));
 }

@@ -9,6 +9,7 @@
 
 #include "bench/run/run.h"
 #include "collectors/perf/perf-events.h"
+#include "json-util.h"
 
 static json_t *cpus_json(const struct iperf3_affinity *a)
 {
@@ -53,16 +54,6 @@ json_t *run_args__iperf3(const struct matrix *m,
 	return o;
 }
 
-static json_t *strv(char *const *v, size_t nr)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
 static json_t *perf_json(const struct matrix_collect *c)
 {
 	json_t *o = json_object();
@@ -77,8 +68,8 @@ static json_t *perf_json(const struct matrix_collect *c)
 		json_string(perf_callgraph_names[c->perf.callgraph]));
 	if (c->perf.nr_counters)
 		json_object_set_new(o, "counters",
-				    strv(c->perf.counters,
-					 c->perf.nr_counters));
+				    json_strings(c->perf.counters,
+						 c->perf.nr_counters));
 	return o;
 }
 
@@ -90,7 +81,7 @@ json_t *run_args__collect(const struct matrix *m, const char *nic,
 
 	if (c->bpf.enabled) {
 		o = json_pack("{s:o}", "probes",
-			      strv(c->bpf.probes, c->bpf.nr_probes));
+			      json_strings(c->bpf.probes, c->bpf.nr_probes));
 		if (c->bpf.device)
 			json_object_set_new(o, "device",
 					    json_string(c->bpf.device));

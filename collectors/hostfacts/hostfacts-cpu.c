@@ -257,19 +257,20 @@ json_t *hf_json_cpu(const char *root, struct strvec *warn)
 	if (err)
 		strvec__pushf(warn, "cpus: /sys/devices/system/cpu/online: %s",
 			      strerror(-err));
-	o = json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-		"s:o, s:o}",
-		"model", hf_json_str(c.model), "vendor", hf_json_str(c.vendor),
-		"possible", uint_or_null(c.possible), "present",
-		uint_or_null(c.present), "online", uint_or_null(c.online),
-		"online_list", hf_json_str(c.online_list), "sockets",
-		uint_or_null(c.sockets), "threads_per_core",
-		uint_or_null(c.threads_per_core), "smt_control",
-		hf_json_str(c.smt_control), "smt_active",
-		c.smt_active < 0 ? json_null() : json_boolean(c.smt_active),
-		"governor", hf_json_str(c.governor), "cpufreq_driver",
-		hf_json_str(c.cpufreq_driver));
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+		      "s:o, s:o}",
+		      "model", json_string_or_null(c.model), "vendor",
+		      json_string_or_null(c.vendor), "possible",
+		      uint_or_null(c.possible), "present",
+		      uint_or_null(c.present), "online", uint_or_null(c.online),
+		      "online_list", json_string_or_null(c.online_list),
+		      "sockets", uint_or_null(c.sockets), "threads_per_core",
+		      uint_or_null(c.threads_per_core), "smt_control",
+		      json_string_or_null(c.smt_control), "smt_active",
+		      c.smt_active < 0 ? json_null() :
+					 json_boolean(c.smt_active),
+		      "governor", json_string_or_null(c.governor),
+		      "cpufreq_driver", json_string_or_null(c.cpufreq_driver));
 	hostfacts__cpu_release(&c);
 	return o;
 }
@@ -289,7 +290,7 @@ json_t *hf_json_memory(const char *root, struct strvec *warn)
 		      uint_or_null(m.available_kib), "hugepages",
 		      (json_int_t)m.hugepages, "hugepage_kib",
 		      uint_or_null(m.hugepage_kib), "numa_nodes",
-		      hf_json_str(m.numa_nodes));
+		      json_string_or_null(m.numa_nodes));
 	hostfacts__memory_release(&m);
 	return o;
 }

@@ -57,7 +57,7 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 
 	o = json_object();
 	json_object_set_new(o, "format", json_integer(HOSTFACTS_FORMAT));
-	json_object_set_new(o, "root", hf_json_str(root));
+	json_object_set_new(o, "root", json_string_or_null(root));
 	json_object_set_new(o, "identity", hf_json_identity(root, &warn));
 	json_object_set_new(o, "kernel", hf_json_kernel(root, &warn));
 	json_object_set_new(o, "iommu", hf_json_iommu(root, &warn));
@@ -70,7 +70,7 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 			    opts->collectors && hf_root_is_real(root) ?
 				    collectors_json() :
 				    json_null());
-	json_object_set_new(o, "warnings", hf_json_strv(warn.v, warn.nr));
+	json_object_set_new(o, "warnings", json_strings(warn.v, warn.nr));
 	strv_free(warn.v, warn.nr);
 	*out = o;
 	return 0;

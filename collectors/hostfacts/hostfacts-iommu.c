@@ -268,11 +268,12 @@ void hf_firmware_tables(const char *root, struct strvec *tables)
 static json_t *unit_json(const struct hostfacts_iommu_unit *u)
 {
 	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:I}", "name",
-			 hf_json_str(u->name), "kind",
+			 json_string_or_null(u->name), "kind",
 			 hostfacts__iommu_kind_name(u->kind), "label",
 			 hostfacts__iommu_kind_label(u->kind), "driver",
-			 hf_json_str(u->driver), "cap", hf_json_str(u->cap),
-			 "ecap", hf_json_str(u->ecap), "caching_mode",
+			 json_string_or_null(u->driver), "cap",
+			 json_string_or_null(u->cap), "ecap",
+			 json_string_or_null(u->ecap), "caching_mode",
 			 u->caching_mode < 0 ? json_null() :
 					       json_boolean(u->caching_mode),
 			 "devices", (json_int_t)u->nr_devices);
@@ -281,13 +282,14 @@ static json_t *unit_json(const struct hostfacts_iommu_unit *u)
 static json_t *device_json(const struct hostfacts_device *d)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
-			 hf_json_str(d->name), "bus", hf_json_str(d->bus),
-			 "driver", hf_json_str(d->driver), "class",
-			 hf_json_str(d->class), "vendor",
-			 hf_json_str(d->vendor), "device",
-			 hf_json_str(d->device), "numa_node",
+			 json_string_or_null(d->name), "bus",
+			 json_string_or_null(d->bus), "driver",
+			 json_string_or_null(d->driver), "class",
+			 json_string_or_null(d->class), "vendor",
+			 json_string_or_null(d->vendor), "device",
+			 json_string_or_null(d->device), "numa_node",
 			 hf_json_int_or_null(d->numa_node), "net",
-			 hf_json_strv(d->net, d->nr_net));
+			 json_strings(d->net, d->nr_net));
 }
 
 static json_t *group_json(const struct hostfacts_group *g)
@@ -298,7 +300,7 @@ static json_t *group_json(const struct hostfacts_group *g)
 	for (i = 0; i < g->nr_devices; i++)
 		json_array_append_new(devs, device_json(&g->devices[i]));
 	return json_pack("{s:I, s:o, s:s, s:o}", "id", (json_int_t)g->id,
-			 "type", hf_json_str(g->type), "mode",
+			 "type", json_string_or_null(g->type), "mode",
 			 hostfacts__dma_mode_name(hostfacts__group_mode(g)),
 			 "devices", devs);
 }
@@ -338,7 +340,7 @@ json_t *hf_json_iommu(const char *root, struct strvec *warn)
 	hf_firmware_tables(root, &tables);
 	o = json_pack("{s:b, s:o, s:o, s:o}", "present", nu || ng, "units", ju,
 		      "groups", jg, "firmware_tables",
-		      hf_json_strv(tables.v, tables.nr));
+		      json_strings(tables.v, tables.nr));
 	strv_free(tables.v, tables.nr);
 	return o;
 }

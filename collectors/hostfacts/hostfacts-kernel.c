@@ -282,13 +282,13 @@ json_t *hf_json_identity(const char *root, struct strvec *warn)
 		strvec__pushf(warn, "identity: no /etc/machine-id and no "
 				    "readable DMI uuid or serial");
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "key",
-		      hf_json_str(id.key), "machine_id",
-		      hf_json_str(id.machine_id), "product_uuid",
-		      hf_json_str(id.product_uuid), "product_serial",
-		      hf_json_str(id.product_serial), "board_serial",
-		      hf_json_str(id.board_serial), "vendor",
-		      hf_json_str(id.vendor), "product",
-		      hf_json_str(id.product));
+		      json_string_or_null(id.key), "machine_id",
+		      json_string_or_null(id.machine_id), "product_uuid",
+		      json_string_or_null(id.product_uuid), "product_serial",
+		      json_string_or_null(id.product_serial), "board_serial",
+		      json_string_or_null(id.board_serial), "vendor",
+		      json_string_or_null(id.vendor), "product",
+		      json_string_or_null(id.product));
 	hostfacts__identity_release(&id);
 	return o;
 }
@@ -316,10 +316,11 @@ static json_t *config_json(const char *root, const char *release,
 		if (!eq)
 			continue;
 		*eq = '\0';
-		json_object_set_new(opts, lines.v[i], hf_json_str(eq + 1));
+		json_object_set_new(opts, lines.v[i],
+				    json_string_or_null(eq + 1));
 	}
-	o = json_pack("{s:o, s:o}", "source", hf_json_str(source), "options",
-		      opts);
+	o = json_pack("{s:o, s:o}", "source", json_string_or_null(source),
+		      "options", opts);
 	free(source);
 	strv_free(lines.v, lines.nr);
 	return o;
@@ -353,10 +354,12 @@ json_t *hf_json_kernel(const char *root, struct strvec *warn)
 		hf_read_str(&arch, root, "/proc/sys/kernel/arch");
 
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "release",
-		      hf_json_str(release), "version", hf_json_str(version),
-		      "arch", hf_json_str(arch), "build_id",
-		      hf_json_str(build_id), "boot_id", hf_json_str(boot_id),
-		      "cmdline", hf_json_str(cmdline), "config",
+		      json_string_or_null(release), "version",
+		      json_string_or_null(version), "arch",
+		      json_string_or_null(arch), "build_id",
+		      json_string_or_null(build_id), "boot_id",
+		      json_string_or_null(boot_id), "cmdline",
+		      json_string_or_null(cmdline), "config",
 		      config_json(root, release, warn));
 	free(release);
 	free(build_id);

@@ -210,24 +210,26 @@ json_t *hf_json_nics(const char *root, struct strvec *warn)
 		const struct hostfacts_nic *c = &nics[i];
 
 		json_array_append_new(
-			a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I, "
-				     "s:I, s:o, s:o, s:o, s:I, s:o}",
-				     "name", hf_json_str(c->name), "driver",
-				     hf_json_str(c->driver), "driver_version",
-				     hf_json_str(c->driver_version), "firmware",
-				     hf_json_str(c->firmware), "bus_info",
-				     hf_json_str(c->bus_info), "pci",
-				     hf_json_str(c->pci), "virtual",
-				     c->is_virtual, "rx_queues",
-				     (json_int_t)c->rx_queues, "tx_queues",
-				     (json_int_t)c->tx_queues, "numa_node",
-				     hf_json_int_or_null(c->numa_node),
-				     "iommu_group",
-				     hf_json_int_or_null(c->iommu_group),
-				     "speed_mbps",
-				     hf_json_int_or_null(c->speed_mbps), "mtu",
-				     (json_int_t)c->mtu, "operstate",
-				     hf_json_str(c->operstate)));
+			a,
+			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I, "
+				  "s:I, s:o, s:o, s:o, s:I, s:o}",
+				  "name", json_string_or_null(c->name),
+				  "driver", json_string_or_null(c->driver),
+				  "driver_version",
+				  json_string_or_null(c->driver_version),
+				  "firmware", json_string_or_null(c->firmware),
+				  "bus_info", json_string_or_null(c->bus_info),
+				  "pci", json_string_or_null(c->pci), "virtual",
+				  c->is_virtual, "rx_queues",
+				  (json_int_t)c->rx_queues, "tx_queues",
+				  (json_int_t)c->tx_queues, "numa_node",
+				  hf_json_int_or_null(c->numa_node),
+				  "iommu_group",
+				  hf_json_int_or_null(c->iommu_group),
+				  "speed_mbps",
+				  hf_json_int_or_null(c->speed_mbps), "mtu",
+				  (json_int_t)c->mtu, "operstate",
+				  json_string_or_null(c->operstate)));
 	}
 	hostfacts__nics_free(nics, n);
 	return a;

@@ -477,16 +477,16 @@ json_t *hf_json_policy(const char *root, struct strvec *warn)
 		json_array_append_new(
 			keys,
 			json_pack("{s:o, s:o, s:s, s:b}", "key",
-				  hf_json_str(p.keys[i].key), "value",
-				  hf_json_str(p.keys[i].value), "means",
+				  json_string_or_null(p.keys[i].key), "value",
+				  json_string_or_null(p.keys[i].value), "means",
 				  hostfacts__dma_mode_name(p.keys[i].means),
 				  "disables", p.keys[i].disables));
 	o = json_pack("{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
 		      "s:{s:I, s:I, s:I, s:I}, s:I, s:o, s:o, s:o}",
 		      "mode", hostfacts__dma_mode_name(p.mode), "source",
 		      hostfacts__dma_source_name(p.source), "summary",
-		      hf_json_str(p.summary), "evidence",
-		      hf_json_strv(p.evidence, p.nr_evidence), "witnesses",
+		      json_string_or_null(p.summary), "evidence",
+		      json_strings(p.evidence, p.nr_evidence), "witnesses",
 		      "groups", witness(p.groups), "kmsg", witness(p.kmsg),
 		      "cmdline", witness(p.cmdline), "config",
 		      witness(p.config), "groups", "strict",
@@ -494,8 +494,8 @@ json_t *hf_json_policy(const char *root, struct strvec *warn)
 		      "passthrough", (json_int_t)p.nr_passthrough, "other",
 		      (json_int_t)p.nr_other, "units", (json_int_t)p.nr_units,
 		      "cmdline_keys", keys, "kmsg",
-		      hf_json_strv(p.kmsg_lines, p.nr_kmsg_lines),
-		      "config_source", hf_json_str(p.config_source));
+		      json_strings(p.kmsg_lines, p.nr_kmsg_lines),
+		      "config_source", json_string_or_null(p.config_source));
 	hostfacts__dma_policy_release(&p);
 	return o;
 }

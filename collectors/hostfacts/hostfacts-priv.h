@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "collectors/hostfacts/hostfacts.h"
+#include "json-util.h"
 #include "strvec.h"
 
 #define HF_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -41,12 +42,6 @@ int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 /* A count of CPUs in a list such as "0-3,8-11"; 0 for junk. */
 unsigned int hf_cpulist_count(const char *list);
 
-/*
- * A JSON string that never fails: null for NULL, and bytes that are not
- * UTF-8 (a cmdline may hold anything) replaced by '?'.
- */
-json_t *hf_json_str(const char *s);
-json_t *hf_json_strv(char *const *v, size_t nr);
 /* -1 means "none" in the typed structs, null in JSON. */
 json_t *hf_json_int_or_null(long long v);
 

@@ -207,36 +207,6 @@ unsigned int hf_cpulist_count(const char *list)
 	return n > UINT_MAX ? 0 : (unsigned int)n;
 }
 
-json_t *hf_json_str(const char *s)
-{
-	json_t *j;
-	char *copy;
-	size_t i;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	copy = xstrdup(s);
-	for (i = 0; copy[i]; i++)
-		if ((unsigned char)copy[i] >= 0x80)
-			copy[i] = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
-}
-
-json_t *hf_json_strv(char *const *v, size_t nr)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		json_array_append_new(a, hf_json_str(v[i]));
-	return a;
-}
-
 json_t *hf_json_int_or_null(long long v)
 {
 	return v < 0 ? json_null() : json_integer(v);
