@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
 #include "compare.h"
+#include "csv.h"
 #include "format.h"
 #include "util.h"
 

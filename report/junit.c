@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "atomic-file.h"
+#include "log.h"
 #include "markup.h"
 #include "regress.h"
 #include "util.h"

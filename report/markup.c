@@ -79,13 +79,10 @@ void markup__escapef(FILE *fp, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
 	markup__escape(fp, s);
 	free(s);
 }

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
-#include "output.h"
-#include "store/db-merge.h"
 #include "log.h"
+#include "output.h"
 #include "parse-options.h"
+#include "store/db-merge.h"
 #include "store/store-schema.h"
 #include "store/store.h"
 #include "suggest.h"

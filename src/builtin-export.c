@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
 #include "atomic-file.h"
 #include "builtin.h"
+#include "csv.h"
 #include "log.h"
 #include "parse-options.h"
 #include "store/store.h"

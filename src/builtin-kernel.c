@@ -200,10 +200,9 @@ static int kernel_path(void)
 }
 
 static const struct subcommand subcommands[] = {
-	{ "build", "kernel build" },
-	{ "path", "kernel path" },
+	{ "build", "kernel build", kernel_build },
+	{ "path", "kernel path", kernel_path },
 };
-static int (*const subcommand_fns[])(void) = { kernel_build, kernel_path };
 
 int cmd_kernel(int argc, const char **argv)
 {
@@ -212,7 +211,7 @@ int cmd_kernel(int argc, const char **argv)
 	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
 			     kernel_options, kernel_usage, "kernel");
 	if (i >= 0)
-		ret = subcommand_fns[i]();
+		ret = subcommands[i].fn();
 	strvec__release(&args.patches);
 	strvec__release(&args.fragments);
 	return ret;

@@ -130,10 +130,9 @@ static int testbed_path(void)
 }
 
 static const struct subcommand subcommands[] = {
-	{ "build", "testbed build" },
-	{ "path", "testbed path" },
+	{ "build", "testbed build", testbed_build },
+	{ "path", "testbed path", testbed_path },
 };
-static int (*const subcommand_fns[])(void) = { testbed_build, testbed_path };
 
 int cmd_testbed(int argc, const char **argv)
 {
@@ -142,7 +141,7 @@ int cmd_testbed(int argc, const char **argv)
 	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
 			     testbed_options, testbed_usage, "testbed");
 	if (i >= 0)
-		ret = subcommand_fns[i]();
+		ret = subcommands[i].fn();
 	strvec__release(&args.kernels);
 	return ret;
 }

@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "clock.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
-#include "clock.h"
 #include "log.h"
 #include "parse-options.h"
 #include "strvec.h"

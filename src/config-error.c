@@ -42,8 +42,7 @@ static void add(struct config_errors *e, enum config_severity sev,
 		return;
 	}
 	e->last_dropped = false;
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	ALLOC_GROW(e->items, e->nr + 1, e->alloc);
 	d = &e->items[e->nr];
 	memset(d, 0, sizeof(*d));
@@ -86,8 +85,7 @@ void config_errors__note(struct config_errors *e, struct toml_pos pos,
 	free(d->note);
 	d->note_pos = pos;
 	va_start(ap, fmt);
-	if (vasprintf(&d->note, fmt, ap) < 0)
-		d->note = NULL;
+	d->note = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 

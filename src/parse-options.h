@@ -97,10 +97,14 @@ void __attribute__((noreturn, format(printf, 3, 4)))
 usage_error(const char *const *usage, const struct option *opts,
 	    const char *fmt, ...);
 
-/* A subcommand of a command: its word, and "CMD WORD" for option hints. */
+/*
+ * A subcommand of a command: its word, "CMD WORD" for option hints, and
+ * what runs it (its exit status).
+ */
 struct subcommand {
 	const char *name;
 	const char *full;
+	int (*fn)(void);
 };
 
 /*

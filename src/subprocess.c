@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 #ifndef SYS_pidfd_open

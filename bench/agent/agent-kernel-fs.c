@@ -16,8 +16,8 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 /* mkdir -p: parents 0755, @dir itself @mode, then checked as private. */

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base64.h"
 #include "atomic-file.h"
+#include "base64.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"

@@ -15,8 +15,8 @@
 
 #include "bench/agent/agent.h"
 #include "collectors/hostfacts/hostfacts.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 /*

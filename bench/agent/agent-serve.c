@@ -54,11 +54,8 @@ int agent__err(char **err, int ret, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!s)
-		return ret;
 	if (err) {
 		free(*err);
 		*err = s;

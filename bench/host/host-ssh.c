@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/agent-conn.h"
 #include "bench/agent/agent-proto.h"
+#include "bench/host/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "log.h"

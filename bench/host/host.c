@@ -15,8 +15,8 @@
 
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define STATE_DIR "/run/iommu-bench"

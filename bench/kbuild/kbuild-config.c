@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include "bench/kbuild/kbuild.h"
 #include "cache.h"
 #include "kernel-target.h"
-#include "strvec.h"
-#include "bench/kbuild/kbuild.h"
 #include "log.h"
+#include "strvec.h"
 #include "util.h"
 
 #define CONFIG_MS (15 * 60 * 1000)

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strvec.h"
 #include "bench/kbuild/kbuild.h"
 #include "log.h"
+#include "strvec.h"
 #include "util.h"
 
 #define BUILD_MS (8 * 60 * 60 * 1000)

@@ -15,8 +15,8 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "clock.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 /* How often a running command is checked on (and progress printed). */

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache.h"
-#include "strvec.h"
 #include "bench/kbuild/kbuild.h"
+#include "cache.h"
 #include "log.h"
+#include "strvec.h"
 #include "util.h"
 
 #define GIT_QUICK_MS (60 * 1000)

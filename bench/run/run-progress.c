@@ -31,13 +31,10 @@ void run_progress__msg(struct run_ctx *ctx, const char *fmt, ...)
 	struct run_progress *p = &ctx->progress;
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
 	if (p->json)
 		emit(json_pack("{s:s, s:s}", "event", "message", "text", s));
 	else if (!p->quiet)

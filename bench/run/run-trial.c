@@ -13,10 +13,10 @@
 
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
-#include "collectors/collector.h"
 #include "bench/workload/iperf3.h"
-#include "collectors/procstat/procstat.h"
 #include "clock.h"
+#include "collectors/collector.h"
+#include "collectors/procstat/procstat.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"

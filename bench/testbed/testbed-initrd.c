@@ -18,9 +18,9 @@
 #include "bench/testbed/cpio.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
-#include "subprocess.h"
 #include "log.h"
 #include "sha256.h"
+#include "subprocess.h"
 #include "util.h"
 
 /* Hex digits of a content hash in a cache file name: 64 bits is plenty. */

@@ -18,8 +18,8 @@
 
 #include "bench/testbed/testbed.h"
 #include "cache.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define PACKAGE_PREFIX "linux-image-"

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "bench/workload/iperf3-priv.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 /* How long a server may take to listen, and to finish after its client. */

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
-#include "clock.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"

@@ -34,8 +34,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (log_verbosity < LOG_DEBUG || level == LIBBPF_DEBUG)
 		return 0;
 	/* Whole: a verifier log's last lines say why it refused. */
-	if (vasprintf(&buf, fmt, ap) < 0)
-		return 0;
+	buf = xvasprintf(fmt, ap);
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';

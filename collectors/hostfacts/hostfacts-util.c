@@ -34,10 +34,7 @@ static char *hf_vpath(const char *root, const char *fmt, va_list ap)
 	/* "/" and "dir/" must not double the slash of the absolute part. */
 	while (rlen && root[rlen - 1] == '/')
 		rlen--;
-	if (vasprintf(&rel, fmt, ap) < 0)
-		rel = NULL;
-	if (!rel)
-		return xstrdup("");
+	rel = xvasprintf(fmt, ap);
 	p = xasprintf("%.*s%s", (int)rlen, rlen ? root : "", rel);
 	free(rel);
 	return p;

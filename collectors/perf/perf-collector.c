@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collectors/collector.h"
 #include "collectors/perf/perf-collector.h"
 #include "collectors/perf/perf-counters.h"
 #include "collectors/perf/perf-record.h"
-#include "clock.h"
 #include "log.h"
 #include "util.h"
 

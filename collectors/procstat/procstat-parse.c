@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/procstat/procstat-parse.h"
 #include "clock.h"
+#include "collectors/procstat/procstat-parse.h"
 #include "log.h"
 #include "util.h"
 

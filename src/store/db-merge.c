@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/db-merge.h"
 #include "log.h"
+#include "store/db-merge.h"
 #include "store/store.h"
 #include "util.h"
 

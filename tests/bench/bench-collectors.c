@@ -17,11 +17,11 @@
  */
 #include <math.h>
 
-#include "collectors/collector.h"
 #include "bench/workload/iperf3.h"
+#include "clock.h"
+#include "collectors/collector.h"
 #include "collectors/perf/perf-report.h"
 #include "collectors/procstat/procstat-parse.h"
-#include "clock.h"
 #include "log.h"
 #include "tests/unit/collectors-test.h"
 

@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/bpf/bpf-probes.h"
 #include "clock.h"
+#include "collectors/bpf/bpf-probes.h"
 #include "log.h"
 #include "util.h"
 

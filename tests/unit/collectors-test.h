@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "subprocess.h"
-#include "store/store.h"
-#include "tap.h"
 #include "capture.h"
+#include "store/store.h"
+#include "subprocess.h"
+#include "tap.h"
 #include "util.h"
 
 static char ct_tmpdir[] = "/tmp/iommu-bench-ct.XXXXXX";

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-hostfacts.XXXXXX";
 

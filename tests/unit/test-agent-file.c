@@ -18,15 +18,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent-test.h"
 #include "base64.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-proto.h"
-#include "bench/host/agent-conn.h"
 #include "bench/agent/agent.h"
+#include "bench/host/agent-conn.h"
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
 #include "log.h"
-#include "agent-test.h"
 #include "tap.h"
 #include "util.h"
 

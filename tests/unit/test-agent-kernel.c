@@ -23,14 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent-test.h"
 #include "base64.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel.h"
 #include "bench/agent/agent.h"
-#include "subprocess.h"
 #include "log.h"
 #include "sha256.h"
-#include "agent-test.h"
+#include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 

@@ -16,8 +16,8 @@
 
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 

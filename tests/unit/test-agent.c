@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
 #include "bench/agent/agent-proto.h"
+#include "bench/host/agent-conn.h"
 #include "log.h"
 #include "sha256.h"
 #include "tap.h"

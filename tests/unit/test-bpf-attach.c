@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "collectors/bpf/bpf-probes.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 #define CALLS 20000
 

@@ -15,12 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
 #include "store/store.h"
-#include "util.h"
-#include "capture.h"
 #include "tap.h"
+#include "util.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-bpf.XXXXXX";
 static const struct collector_ops *ops = &bpf_collector_ops;

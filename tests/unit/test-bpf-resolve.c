@@ -15,8 +15,8 @@
 #include <bpf/btf.h>
 
 #include "collectors/bpf/bpf-probes.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 /* A 6.18-like kernel: _phys names, an isra clone, a module, a dup. */
 static const char new_kallsyms[] =

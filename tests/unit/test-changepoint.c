@@ -11,8 +11,8 @@
 #include <stdlib.h>
 
 #include "report/changepoint.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static gsl_rng *rng;
 

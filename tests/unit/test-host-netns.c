@@ -21,8 +21,8 @@
 #include "bench/host/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/matrix/matrix.h"
 #include "bench/host/netns.h"
+#include "bench/matrix/matrix.h"
 #include "tap.h"
 #include "util.h"
 

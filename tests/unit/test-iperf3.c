@@ -7,8 +7,8 @@
  */
 #include <math.h>
 
-#include "collectors-test.h"
 #include "bench/workload/iperf3.h"
+#include "collectors-test.h"
 
 /* Far from iperf3's 5201, so that a stray iperf3 -s cannot answer. */
 #define PORT (20000 + getpid() % 10000)

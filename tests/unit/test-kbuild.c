@@ -21,8 +21,8 @@
 #include "bench/testbed/testbed.h"
 #include "kernel-target.h"
 #include "log.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static char scratch[] = "/tmp/iommu-bench-test-kbuild.XXXXXX";
 

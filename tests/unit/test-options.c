@@ -6,8 +6,8 @@
 
 #include "parse-options.h"
 #include "suggest.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static const char *const usage[] = { "test [options] <file>", NULL };
 

@@ -11,8 +11,8 @@
 
 #include "bench/host/qemu.h"
 #include "matrix-load.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 #define MATRIX(qemu_extra)                                                  \
 	"[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"                \

@@ -11,15 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "report/compare.h"
 #include "report/dataset.h"
 #include "report/format.h"
 #include "report/keymap.h"
 #include "report/markup.h"
 #include "report/plot.h"
-#include "log.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static char *escaped(const char *s)
 {

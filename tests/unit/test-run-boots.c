@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/agent-conn.h"
 #include "bench/agent/agent-file.h"
+#include "bench/host/agent-conn.h"
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "fake-agent.h"

@@ -19,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "agent-test.h"
 #include "bench/agent/agent-file.h"
+#include "bench/host/agent-conn.h"
 #include "bench/host/host.h"
 #include "bench/run/run-install.h"
 #include "bench/run/run.h"
 #include "log.h"
-#include "agent-test.h"
 #include "tap.h"
 #include "util.h"
 

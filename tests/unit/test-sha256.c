@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "sha256.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static void hex_of(struct sha256 *s, char out[SHA256_HEX_SIZE])
 {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "subprocess.h"
 #include "log.h"
+#include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "report/stats.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static int near(double got, double want, double tol)
 {

@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "sha256.h"
 #include "store/store-schema.h"
 #include "store/store.h"
-#include "util.h"
-#include "capture.h"
 #include "tap.h"
+#include "util.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-store.XXXXXX";
 static char stderr_path[4200];

@@ -17,13 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/testbed/cpio.h"
 #include "bench/host/host-priv.h"
+#include "bench/testbed/cpio.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "log.h"
-#include "util.h"
 #include "tap.h"
+#include "util.h"
 
 static char scratch[] = "/tmp/iommu-bench-test-testbed.XXXXXX";
 
