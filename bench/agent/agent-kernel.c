@@ -7,7 +7,7 @@
  * kernel.find first and skips the upload. Nothing is installed until
  * every staged file matches its sha256; the modules tree and the copies
  * grub boots have their own files, bench/agent/agent-kernel-modules.c and
- * bench/agent-kernel-boot.c.
+ * bench/agent/agent-kernel-boot.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
 /*
  * A host of the matrix, as the orchestrator drives it: a transport (one
  * ops table per kind) that starts the agent there and hands back a
- * connection speaking bench/agent-proto.h. Reboots are the agent's verbs
- * plus waiting for a new boot_id through the transport.
+ * connection speaking bench/agent/agent-proto.h. Reboots are the agent's
+ * verbs plus waiting for a new boot_id through the transport.
  */
 #ifndef IOMMU_BENCH_HOST_H
 #define IOMMU_BENCH_HOST_H
