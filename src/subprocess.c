@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fork/exec with capture, timeouts and kill by PID. See spawn.h.
+ * fork/exec with capture, timeouts and kill by PID. See subprocess.h.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -24,22 +24,19 @@
  * environment prints every round's figures on stderr.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define CALLS 40000 /* per chunk */
@@ -104,30 +101,21 @@ static double measure(void)
 
 /* bpftrace, started and waited for until its BEGIN ran (after attach). */
 struct bt {
-	pid_t pid;
-	int fd;
-	char out[65536]; /* everything it printed */
-	size_t len;
+	struct spawn sp; /* sp.out: everything it printed */
 };
 
 static int bt_read_until(struct bt *bt, const char *word, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = bt->fd, .events = POLLIN };
-	ssize_t n;
+	int64_t end = mono_ms() + timeout_ms;
 
-	while (!strstr(bt->out, word)) {
-		if (bt->len >= sizeof(bt->out) - 1)
-			return -ENOSPC;
-		if (poll(&pfd, 1, timeout_ms) <= 0)
+	while (!bt->sp.out || !strstr(bt->sp.out, word)) {
+		if (mono_ms() >= end)
 			return -ETIMEDOUT;
-		n = read(bt->fd, bt->out + bt->len,
-			 sizeof(bt->out) - 1 - bt->len);
-		if (n <= 0) {
-			fprintf(stderr, "bpftrace said: %s\n", bt->out);
+		if (!spawn__wait(&bt->sp, 100)) {
+			fprintf(stderr, "bpftrace said: %s\n",
+				bt->sp.out ? bt->sp.out : "");
 			return -EIO;
 		}
-		bt->len += n;
-		bt->out[bt->len] = '\0';
 	}
 	return 0;
 }
@@ -137,30 +125,22 @@ static void bt_stop(struct bt *bt);
 static int bt_start(const char *prog, struct bt *bt)
 {
 	const char *argv[] = { "bpftrace", "-B", "line", "-e", prog, NULL };
-	int p[2];
+	const struct spawn_opts o = {
+		.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT,
+		.max_capture = 65536,
+	};
+	int err;
 
-	bt->len = 0;
-	bt->out[0] = '\0';
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	bt->pid = fork();
-	if (bt->pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
+	err = spawn__argv(&bt->sp, argv, &o);
+	if (err) {
+		spawn__release(&bt->sp);
+		return err;
 	}
-	if (!bt->pid) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(p[1]);
-	bt->fd = p[0];
 	/* "Attaching N probes..." comes before attaching; BEGIN after. */
 	if (bt_read_until(bt, "Attaching", 30000) ||
 	    bt_read_until(bt, "ready", 30000)) {
 		bt_stop(bt);
+		spawn__release(&bt->sp);
 		return -EIO;
 	}
 	return 0;
@@ -189,25 +169,10 @@ static unsigned long long bt_counted(const char *out)
 /* Stop it, keeping what it prints as it ends. */
 static void bt_stop(struct bt *bt)
 {
-	int i, status;
-	ssize_t n;
-
-	fcntl(bt->fd, F_SETFL, O_NONBLOCK);
-	kill(bt->pid, SIGINT);
-	for (i = 0; i < 50; i++) {
-		while ((n = read(bt->fd, bt->out + bt->len,
-				 sizeof(bt->out) - 1 - bt->len)) > 0) {
-			bt->len += n;
-			bt->out[bt->len] = '\0';
-		}
-		if (waitpid(bt->pid, &status, WNOHANG) == bt->pid)
-			goto out;
-		usleep(100 * 1000);
-	}
-	kill(bt->pid, SIGKILL);
-	waitpid(bt->pid, &status, 0);
-out:
-	close(bt->fd);
+	/* SIGINT: it prints its maps and exits. */
+	spawn__signal(&bt->sp, SIGINT);
+	if (spawn__wait(&bt->sp, 5000))
+		spawn__stop(&bt->sp, SIGKILL, 1000);
 }
 
 static int ours(const char *event, struct bpf_probe *p)
@@ -266,14 +231,16 @@ static int run(enum config c, double *out)
 		*out = measure();
 		bt_stop(&bt);
 		/* A measurement bpftrace did not see whole is no measurement. */
-		if (bt_counted(bt.out) <
+		if (bt_counted(bt.sp.out ? bt.sp.out : "") <
 		    (CHUNKS + 1) * (unsigned long long)CALLS) {
 			fprintf(stderr,
 				"probe-cost: bpftrace counted %llu of our %d "
 				"calls: round left out\n",
-				bt_counted(bt.out), (CHUNKS + 1) * CALLS);
+				bt_counted(bt.sp.out ? bt.sp.out : ""),
+				(CHUNKS + 1) * CALLS);
 			*out = NAN;
 		}
+		spawn__release(&bt.sp);
 		return 0;
 	case NR:
 		break;
