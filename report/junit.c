@@ -151,7 +151,7 @@ int regress__write_junit(const struct regress_result *res,
 	FILE *fp;
 	int err;
 
-	err = atomic_file__open(&af, path);
+	err = atomic_file__open(&af, path, 0644);
 	if (err) {
 		pr_err("%s: %s", path, strerror(-err));
 		return err;

@@ -101,7 +101,7 @@ static int write_file(struct report_ctx *c, const char *path)
 	struct atomic_file af;
 	int err;
 
-	err = atomic_file__open(&af, path);
+	err = atomic_file__open(&af, path, 0644);
 	if (!err) {
 		c->fp = af.fp;
 		page(c);

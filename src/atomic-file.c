@@ -22,7 +22,7 @@ static char *tmp_name(const char *path)
 			 TMP_NAME_MAX, base);
 }
 
-int atomic_file__open(struct atomic_file *af, const char *path)
+int atomic_file__open(struct atomic_file *af, const char *path, mode_t mode)
 {
 	int fd, err;
 
@@ -33,7 +33,7 @@ int atomic_file__open(struct atomic_file *af, const char *path)
 	}
 	af->tmp = tmp_name(path);
 	fd = mkostemp(af->tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) || !(af->fp = fdopen(fd, "w"))) {
+	if (fd < 0 || fchmod(fd, mode) || !(af->fp = fdopen(fd, "w"))) {
 		err = -errno;
 		if (fd >= 0) {
 			close(fd);
@@ -93,7 +93,7 @@ int atomic_file__write(const char *path, const struct iovec *iov, int iovcnt)
 	struct atomic_file af;
 	int i, err;
 
-	err = atomic_file__open(&af, path);
+	err = atomic_file__open(&af, path, 0644);
 	if (err)
 		return err;
 	for (i = 0; i < iovcnt; i++)

@@ -13,6 +13,7 @@
 #define IOMMU_BENCH_ATOMIC_FILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 struct atomic_file {
@@ -21,8 +22,8 @@ struct atomic_file {
 	char *tmp;
 };
 
-/* Start @path, mode 0644; NULL or "-" is standard output. */
-int atomic_file__open(struct atomic_file *af, const char *path);
+/* Start @path, to be created with @mode; NULL or "-" is standard output. */
+int atomic_file__open(struct atomic_file *af, const char *path, mode_t mode);
 /*
  * Flush, sync and put the file in place; the temporary is gone either
  * way. For standard output, a flush and its error.
@@ -31,7 +32,7 @@ int atomic_file__commit(struct atomic_file *af);
 /* Drop what was written: @path stays as it was. */
 void atomic_file__abort(struct atomic_file *af);
 
-/* @iov, all of it, as @path. */
+/* @iov, all of it, as @path (0644). */
 int atomic_file__write(const char *path, const struct iovec *iov, int iovcnt);
 
 #endif /* IOMMU_BENCH_ATOMIC_FILE_H */

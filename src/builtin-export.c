@@ -291,7 +291,7 @@ int cmd_export(int argc, const char **argv)
 	if (run_id && (status = check_run(st, run_id)) != EXIT_OK)
 		goto out;
 	status = EXIT_WORK_FAILED;
-	err = atomic_file__open(&out, output);
+	err = atomic_file__open(&out, output, 0644);
 	if (err) {
 		pr_err("%s: %s", out_name(output), strerror(-err));
 		goto out;

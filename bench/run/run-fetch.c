@@ -9,12 +9,12 @@
  * already in hand.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic-file.h"
 #include "base64.h"
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
@@ -88,30 +88,28 @@ static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 }
 
 /*
- * @remote into @local through a ".part" file renamed at the end, so a
- * fetch that breaks off never leaves what looks like a whole perf.data.
+ * @remote into @local, whole or not at all (atomic-file.h): a fetch that
+ * breaks off never leaves what looks like a whole perf.data.
  */
 static int fetch_file(struct run_host *h, const char *remote, const char *local,
 		      char **why)
 {
 	unsigned char *buf = xmalloc(CHUNK_BUF);
-	char *part = xasprintf("%s.part", local);
 	json_int_t off = 0, size = 0;
+	struct atomic_file af;
 	bool eof = false;
 	size_t n;
-	int fd, ret = 0;
+	int ret;
 
 	/* 0600, as perf leaves perf.data where it writes it itself. */
-	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0) {
-		ret = -errno;
-		*why = xasprintf("%s: %s", part, strerror(errno));
+	ret = atomic_file__open(&af, local, 0600);
+	if (ret) {
+		*why = xasprintf("%s: %s", local, strerror(-ret));
 		goto out;
 	}
 	while (!ret && !eof) {
-		ret = fetch_chunk(h, remote, off, fd, buf, &n, &eof, &size,
-				  why);
+		ret = fetch_chunk(h, remote, off, fileno(af.fp), buf, &n, &eof,
+				  &size, why);
 		off += (json_int_t)n;
 	}
 	if (!ret && off != size) {
@@ -120,18 +118,14 @@ static int fetch_file(struct run_host *h, const char *remote, const char *local,
 				 (long long)off, (long long)size);
 		ret = -EIO;
 	}
-	if (close(fd) && !ret) {
-		ret = -errno;
-		*why = xasprintf("%s: %s", part, strerror(errno));
+	if (ret) {
+		atomic_file__abort(&af);
+		goto out;
 	}
-	if (!ret && rename(part, local)) {
-		ret = -errno;
-		*why = xasprintf("%s: %s", local, strerror(errno));
-	}
+	ret = atomic_file__commit(&af);
 	if (ret)
-		unlink(part);
+		*why = xasprintf("%s: %s", local, strerror(-ret));
 out:
-	free(part);
 	free(buf);
 	return ret;
 }
