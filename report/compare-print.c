@@ -108,13 +108,15 @@ static char *delta_text(const struct cmp_cell *base, const struct cmp_cell *c)
 	fmt__p(c->mw.p, p, sizeof(p));
 	if (c->verdict == CMP_INCONCLUSIVE)
 		return xasprintf("? (n=%zu+%zu) ²", base->s.n, c->s.n);
-	if (c->verdict == CMP_SAME)
-		return xasprintf("~ (%s n=%zu+%zu)", p, base->s.n, c->s.n);
 	ci[0] = '\0';
-	if (!isnan(c->delta_lo))
+	if (cmp__has_interval(c))
 		snprintf(ci, sizeof(ci), " [%s, %s]",
 			 fmt__pct(c->delta_lo, lo, sizeof(lo)),
 			 fmt__pct(c->delta_hi, hi, sizeof(hi)));
+	/* "~" with the interval: the changes these trials cannot tell. */
+	if (c->verdict == CMP_SAME)
+		return xasprintf("~%s (%s n=%zu+%zu)", ci, p, base->s.n,
+				 c->s.n);
 	return xasprintf(
 		"%s%s (%s n=%zu+%zu)%s%s", fmt__pct(c->delta, d, sizeof(d)), ci,
 		p, base->s.n, c->s.n, c->verdict == CMP_CHANGED ? "" : " ",
@@ -285,9 +287,9 @@ static const char *better_name(enum store_better b)
 static json_t *json_vs(const struct cmp_cell *c)
 {
 	return json_pack("{s:o, s:o, s:s?, s:o, s:o, s:o, s:o, s:s, s:s, s:o}",
-			 "ratio", report_json_num(c->ratio.ratio), "ratio_ci",
-			 json_pair(c->ratio.lo, c->ratio.hi), "ci_method",
-			 c->ratio.method, "delta_pct",
+			 "ratio", report_json_num(c->ratio), "ratio_ci",
+			 json_pair(c->ratio_lo, c->ratio_hi), "ci_method",
+			 c->shift.method, "delta_pct",
 			 report_json_num(c->delta), "delta_ci_pct",
 			 json_pair(c->delta_lo, c->delta_hi), "p",
 			 report_json_num(c->mw.p), "u",
@@ -445,9 +447,9 @@ static void csv_cell(const struct cmp_table *t, const struct cmp_row *row,
 	csv_num(fp, c->s.min, false);
 	csv_num(fp, c->s.max, false);
 	csv__field(fp, ds__str(t->ds, t->cols[0]), false);
-	csv_num(fp, col ? c->ratio.ratio : NAN, false);
-	csv_num(fp, col ? c->ratio.lo : NAN, false);
-	csv_num(fp, col ? c->ratio.hi : NAN, false);
+	csv_num(fp, col ? c->ratio : NAN, false);
+	csv_num(fp, col ? c->ratio_lo : NAN, false);
+	csv_num(fp, col ? c->ratio_hi : NAN, false);
 	csv_num(fp, col ? c->delta : NAN, false);
 	csv_num(fp, col ? c->mw.p : NAN, false);
 	csv__field(fp, col ? cmp__verdict_name(c->verdict) : "", true);

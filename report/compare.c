@@ -33,32 +33,63 @@ void cmp__describe(const struct cmp_opts *o, double *v, size_t n,
 	if (n && c->s.cv > o->cv_max)
 		c->warn |= CMP_WARN_HIGH_CV;
 	c->verdict = CMP_NONE;
+	c->ratio = c->ratio_lo = c->ratio_hi = NAN;
 	c->delta = c->delta_lo = c->delta_hi = NAN;
 }
 
+bool cmp__has_interval(const struct cmp_cell *c)
+{
+	return !isnan(c->delta_lo);
+}
+
+/* The shift as a ratio and in percent of the baseline. */
+static void express(const struct cmp_cell *base, struct cmp_cell *c)
+{
+	const struct stats_shift *s = &c->shift;
+	double ref = fabs(base->s.median);
+	bool bounded = isfinite(s->lo) && isfinite(s->hi);
+
+	if (s->log) {
+		c->ratio = exp(s->est);
+		c->ratio_lo = exp(s->lo);
+		c->ratio_hi = exp(s->hi);
+		c->delta = (c->ratio - 1) * 100;
+		c->delta_lo = (c->ratio_lo - 1) * 100;
+		c->delta_hi = (c->ratio_hi - 1) * 100;
+	} else if (ref > 0) {
+		/* A zero among the values: no ratio, the shift in percent. */
+		c->delta = s->est / ref * 100;
+		c->delta_lo = s->lo / ref * 100;
+		c->delta_hi = s->hi / ref * 100;
+	}
+	/* Too few trials for any interval at this level: none shown. */
+	if (!bounded)
+		c->ratio_lo = c->ratio_hi = c->delta_lo = c->delta_hi = NAN;
+}
+
 void cmp__compare(const struct cmp_opts *o, enum store_better better,
-		  const struct cmp_cell *base, struct cmp_cell *c)
+		  const struct cmp_cell *base, struct cmp_cell *c, double alpha)
 {
 	double up;
 
+	(void)o;
 	c->verdict = CMP_NONE;
 	if (!base->present || !c->present)
 		return;
-	stats__mann_whitney(base->v, base->s.n, c->v, c->s.n, &c->mw);
-	stats__ratio_ci(base->v, base->s.n, c->v, c->s.n, o->conf, &c->ratio);
-	c->delta = (c->ratio.ratio - 1) * 100;
-	c->delta_lo = (c->ratio.lo - 1) * 100;
-	c->delta_hi = (c->ratio.hi - 1) * 100;
-	if (stats__mw_min_p(base->s.n, c->s.n) >= o->alpha) {
+	stats__shift(base->v, base->s.n, c->v, c->s.n, alpha, &c->shift);
+	c->mw = c->shift.mw;
+	express(base, c);
+	if (stats__mw_min_p(base->s.n, c->s.n) >= alpha) {
 		c->warn |= CMP_WARN_FEW_TEST;
 		c->verdict = CMP_INCONCLUSIVE;
 		return;
 	}
-	if (!(c->mw.p < o->alpha)) {
+	if (!c->shift.significant) {
 		c->verdict = CMP_SAME;
 		return;
 	}
-	up = c->s.median - base->s.median;
+	/* The interval's side of zero, which is the estimate's. */
+	up = c->shift.est;
 	if (better == STORE_BETTER_NONE || up == 0)
 		c->verdict = CMP_CHANGED;
 	else if ((up > 0) == (better == STORE_BETTER_HIGHER))
@@ -272,8 +303,8 @@ static void fill_geomeans(const struct dataset *ds, struct cmp_table *t)
 				if (full)
 					med[nm++] = row->cells[col].s.median;
 				if (row->cells[col].verdict != CMP_NONE &&
-				    row->cells[col].ratio.ratio > 0)
-					rat[nr++] = row->cells[col].ratio.ratio;
+				    row->cells[col].ratio > 0)
+					rat[nr++] = row->cells[col].ratio;
 			}
 			g->rows = nm;
 			g->median[col] = stats__geomean(med, nm);
@@ -314,7 +345,7 @@ int cmp__build(const struct dataset *ds, const struct cmp_opts *o,
 				      &row->cells[col]);
 		for (col = 1; col < t->nr_cols; col++)
 			cmp__compare(o, better, &row->cells[0],
-				     &row->cells[col]);
+				     &row->cells[col], o->alpha);
 		for (col = 0; col < t->nr_cols; col++)
 			t->warn |= row->cells[col].warn;
 	}

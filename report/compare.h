@@ -3,10 +3,11 @@
  * The benchstat-style table: a row per metric and group (workload, and
  * host, kernel or mode where they vary), a column per value of the axis
  * being compared (--by mode|kernel|host|run), each cell's median with its
- * confidence interval, and every column against the baseline column:
- * ratio with interval, Mann-Whitney p, and a verdict that knows whether
- * the metric is better higher or lower. Trials of several runs pool into
- * one cell unless the axis is the run.
+ * confidence interval, and every column against the baseline column: the
+ * Hodges-Lehmann ratio with the interval that inverts the Mann-Whitney
+ * test, its p, and a verdict that knows whether the metric is better
+ * higher or lower and never disagrees with the interval. Trials of
+ * several runs pool into one cell unless the axis is the run.
  */
 #ifndef IOMMU_BENCH_REPORT_COMPARE_H
 #define IOMMU_BENCH_REPORT_COMPARE_H
@@ -22,9 +23,9 @@
 struct cmp_opts {
 	enum ds_dim by;
 	const char *baseline; /* a value of @by; NULL: the first seen */
-	double alpha;	      /* significance, 0.05 */
-	double conf;	      /* confidence level of intervals, 0.95 */
-	double cv_max;	      /* warn above this coefficient of variation */
+	double alpha; /* significance, 0.05; comparisons' intervals 1 - alpha */
+	double conf;  /* confidence level of a cell's median, 0.95 */
+	double cv_max; /* warn above this coefficient of variation */
 };
 
 #define CMP_OPTS_DEFAULT                                                   \
@@ -55,9 +56,12 @@ struct cmp_cell {
 	unsigned int warn;
 	/* Against the baseline column of the same row: */
 	enum cmp_verdict verdict;
-	struct stats_mw mw;
-	struct stats_ratio ratio;
-	double delta, delta_lo, delta_hi; /* percent; NAN when unknown */
+	struct stats_mw mw;	  /* the test, from @shift */
+	struct stats_shift shift; /* Hodges-Lehmann, interval at 1 - alpha */
+	/* exp of the shift's log ratio; NAN when a value is not positive */
+	double ratio, ratio_lo, ratio_hi;
+	/* percent, of the ratio, or of the shift over the baseline's median */
+	double delta, delta_lo, delta_hi; /* NAN when unknown */
 };
 
 struct cmp_row {
@@ -104,9 +108,16 @@ void cmp__print_text(const struct cmp_table *t, FILE *fp);
 int cmp__print_json(const struct cmp_table *t, FILE *fp);
 void cmp__print_csv(const struct cmp_table *t, FILE *fp);
 
-/* Shared with regress: compare two sorted samples (x the baseline). */
+/* The comparison has a bounded interval to show (delta_lo, delta_hi). */
+bool cmp__has_interval(const struct cmp_cell *c);
+
+/*
+ * Shared with regress: compare two sorted samples (x the baseline), the
+ * interval and the verdict at significance @alpha.
+ */
 void cmp__compare(const struct cmp_opts *o, enum store_better better,
-		  const struct cmp_cell *base, struct cmp_cell *c);
+		  const struct cmp_cell *base, struct cmp_cell *c,
+		  double alpha);
 /* Summarize @v (sorted in place) into @c, with its warnings. */
 void cmp__describe(const struct cmp_opts *o, double *v, size_t n,
 		   struct cmp_cell *c);

@@ -42,22 +42,18 @@ static void write_item(const struct regress_result *res,
 	fputs("\" name=\"", fp);
 	markup__escape(fp, label);
 	fputs("\" time=\"0\">\n", fp);
-	switch (it->status) {
-	case REG_REGRESSION:
-	case REG_MISSING:
+	if (regress__item_fails(res, it)) {
 		fprintf(fp, "      <failure type=\"%s\" message=\"",
 			regress__status_name(it->status));
 		markup__escape(fp, text);
 		fputs("\">", fp);
 		markup__escape(fp, text);
 		fputs("</failure>\n", fp);
-		break;
-	case REG_INCONCLUSIVE:
+	} else if (it->status == REG_INCONCLUSIVE) {
 		fputs("      <skipped message=\"", fp);
 		markup__escape(fp, text);
 		fputs("\"/>\n", fp);
-		break;
-	default:
+	} else {
 		fputs("      <system-out>", fp);
 		markup__escape(fp, text);
 		fputs("</system-out>\n", fp);
@@ -69,15 +65,20 @@ static void write_item(const struct regress_result *res,
 
 static void write_pairwise(const struct regress_result *res, FILE *fp)
 {
-	size_t i,
-		failures = res->count[REG_REGRESSION] + res->count[REG_MISSING];
+	size_t i, failures = 0, skipped = 0;
+
+	for (i = 0; i < res->nr_items; i++) {
+		failures += regress__item_fails(res, &res->items[i]);
+		skipped += !regress__item_fails(res, &res->items[i]) &&
+			   res->items[i].status == REG_INCONCLUSIVE;
+	}
 
 	fprintf(fp,
 		"  <testsuite name=\"regress: run %lld against run %lld\" "
 		"tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
 		"skipped=\"%zu\">\n",
 		(long long)res->cand.run, (long long)res->base.run,
-		res->nr_items, failures, res->count[REG_INCONCLUSIVE]);
+		res->nr_items, failures, skipped);
 	for (i = 0; i < res->nr_items; i++)
 		write_item(res, &res->items[i], fp);
 	fputs("  </testsuite>\n", fp);

@@ -24,7 +24,7 @@
 #define MW_EXACT_MAX 50
 
 /* The whole null distribution of U for sizes @m, @n: m*n + 1 values. */
-static double *mw_pmf(size_t m, size_t n)
+double *stats__mw_pmf(size_t m, size_t n)
 {
 	size_t width = m * n + 1, i, j, u;
 	double *prev, *cur, *out, *tmp;
@@ -63,7 +63,7 @@ static double *mw_pmf(size_t m, size_t n)
 /* P(U <= u) and P(U >= u), from one pass of the recursion. */
 static void mw_tails(size_t m, size_t n, double u, double *lower, double *upper)
 {
-	double *pmf = mw_pmf(m, n);
+	double *pmf = stats__mw_pmf(m, n);
 	size_t k;
 
 	*lower = *upper = 0;

@@ -50,7 +50,7 @@ void regress__print_item(const struct regress_result *res,
 	fmt__num(it->cand.s.median * sc.mul, c, sizeof(c));
 	fprintf(fp, "%s -> %s%s%s %s", b, c, *sc.unit ? " " : "", sc.unit,
 		fmt__pct(it->cand.delta, d, sizeof(d)));
-	if (!isnan(it->cand.delta_lo))
+	if (cmp__has_interval(&it->cand))
 		fprintf(fp, " [%s, %s]",
 			fmt__pct(it->cand.delta_lo, lo, sizeof(lo)),
 			fmt__pct(it->cand.delta_hi, hi, sizeof(hi)));
@@ -63,7 +63,28 @@ void regress__print_item(const struct regress_result *res,
 		fprintf(fp, " (threshold %g%%)", it->threshold);
 	if (it->status == REG_INCONCLUSIVE)
 		fprintf(fp, " (too few trials to tell)");
+	if (!it->gated && it->status != REG_INFO)
+		fprintf(fp, " (not gated)");
 	fputc('\n', fp);
+}
+
+static void print_gated(const struct regress_result *res, FILE *fp)
+{
+	const size_t *g = res->gated;
+	size_t i, n = 0;
+	int s;
+
+	for (s = REG_OK; s <= REG_INFO; s++)
+		n += g[s];
+	fprintf(fp, "gated (");
+	for (i = 0; i < res->nr_metrics; i++)
+		fprintf(fp, "%s%s", i ? ", " : "", res->metrics[i]);
+	fprintf(fp,
+		"): %zu compared, %zu regression%s, %zu improvement%s, %zu "
+		"ok, %zu inconclusive, %zu missing, %zu new\n",
+		n, g[REG_REGRESSION], g[REG_REGRESSION] == 1 ? "" : "s",
+		g[REG_IMPROVEMENT], g[REG_IMPROVEMENT] == 1 ? "" : "s",
+		g[REG_OK], g[REG_INCONCLUSIVE], g[REG_MISSING], g[REG_NEW]);
 }
 
 static void print_pairwise(const struct regress_result *res, bool all, FILE *fp)
@@ -82,14 +103,17 @@ static void print_pairwise(const struct regress_result *res, bool all, FILE *fp)
 	for (i = 0; i < res->nr_items; i++) {
 		const struct regress_item *it = &res->items[i];
 
-		if (!all && (it->status == REG_OK || it->status == REG_INFO))
+		/* Not ok, unless -v: what fails, or what changed. */
+		if (!all && (it->status == REG_OK || it->status == REG_INFO ||
+			     (!it->gated && it->status == REG_INCONCLUSIVE)))
 			continue;
 		regress__print_item(res, it, fp);
 		shown++;
 	}
+	print_gated(res, fp);
 	fprintf(fp,
-		"%zu compared: %zu regression%s, %zu improvement%s, %zu ok, "
-		"%zu inconclusive, %zu missing, %zu new, %zu without "
+		"all metrics, %zu compared: %zu regression%s, %zu improvement%s, "
+		"%zu ok, %zu inconclusive, %zu missing, %zu new, %zu without "
 		"direction%s\n",
 		res->nr_items, res->count[REG_REGRESSION],
 		res->count[REG_REGRESSION] == 1 ? "" : "s",
@@ -190,6 +214,7 @@ static json_t *json_key(const struct dataset *ds, const uint32_t *key,
 static json_t *json_pairwise(const struct regress_result *res)
 {
 	json_t *items = json_array(), *counts = json_object();
+	json_t *gated = json_object(), *metrics = json_array();
 	const struct regress_item *it;
 	const struct cmp_cell *c;
 	size_t i;
@@ -200,34 +225,49 @@ static json_t *json_pairwise(const struct regress_result *res)
 		c = &it->cand;
 		json_array_append_new(
 			items,
-			json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, "
-				  "s:o, s:f}",
-				  "metric",
-				  report_json_str(ds__str(&res->cds,
-							  it->key[DS_NR_DIMS])),
-				  "key",
-				  json_key(&res->cds, it->key, res->keyed),
-				  "status", regress__status_name(it->status),
-				  "baseline", json_side(&it->base), "candidate",
-				  json_side(c), "delta_pct",
-				  report_json_num(c->delta), "delta_ci_pct",
-				  isnan(c->delta_lo) ?
-					  json_null() :
-					  json_pack("[ff]", c->delta_lo,
-						    c->delta_hi),
-				  "p", report_json_num(c->mw.p), "p_adjusted",
-				  report_json_num(it->p_adj), "threshold_pct",
-				  it->threshold));
+			json_pack(
+				"{s:o, s:o, s:s, s:b, s:f, s:o, s:o, s:o, s:o, "
+				"s:o, s:o, s:f}",
+				"metric",
+				report_json_str(ds__str(&res->cds,
+							it->key[DS_NR_DIMS])),
+				"key", json_key(&res->cds, it->key, res->keyed),
+				"status", regress__status_name(it->status),
+				"gated", it->gated, "ci_level", 1 - it->alpha,
+				"baseline", json_side(&it->base), "candidate",
+				json_side(c), "delta_pct",
+				report_json_num(c->delta), "delta_ci_pct",
+				!cmp__has_interval(c) ?
+					json_null() :
+					json_pack("[ff]", c->delta_lo,
+						  c->delta_hi),
+				"p", report_json_num(c->mw.p), "p_adjusted",
+				report_json_num(it->p_adj), "threshold_pct",
+				it->threshold));
 	}
-	for (s = REG_OK; s <= REG_INFO; s++)
+	for (s = REG_OK; s <= REG_INFO; s++) {
 		json_object_set_new(counts, regress__status_name(s),
 				    json_integer(res->count[s]));
-	return json_pack("{s:{s:s, s:I, s:s?}, s:{s:s, s:I, s:s?}, s:o, s:o}",
-			 "baseline", "arg", res->base.arg, "run",
-			 (json_int_t)res->base.run, "kernel", res->base.kernel,
-			 "candidate", "arg", res->cand.arg, "run",
-			 (json_int_t)res->cand.run, "kernel", res->cand.kernel,
-			 "items", items, "counts", counts);
+		json_object_set_new(gated, regress__status_name(s),
+				    json_integer(res->gated[s]));
+	}
+	for (i = 0; i < res->nr_metrics; i++)
+		json_array_append_new(metrics, json_string(res->metrics[i]));
+	return json_pack(
+		"{s:{s:s, s:I, s:s?}, s:{s:s, s:I, s:s?}, s:o, s:o, s:o, s:o, "
+		"s:o}",
+		"baseline", "arg", res->base.arg, "run",
+		(json_int_t)res->base.run, "kernel", res->base.kernel,
+		"candidate", "arg", res->cand.arg, "run",
+		(json_int_t)res->cand.run, "kernel", res->cand.kernel,
+		"gated_metrics", metrics, "items", items, "counts", counts,
+		"gated_counts", gated, "cannot_judge",
+		res->gated[REG_INCONCLUSIVE] ?
+			json_pack("{s:I, s:I, s:I}", "comparisons",
+				  (json_int_t)res->gated[REG_INCONCLUSIVE],
+				  "trials", (json_int_t)res->short_n,
+				  "trials_needed", (json_int_t)res->need_n) :
+			json_null());
 }
 
 static json_t *json_series(const struct regress_history *h,

@@ -7,6 +7,8 @@
 
 #include "log.h"
 #include "regress.h"
+#include "strvec.h"
+#include "toml.h"
 #include "util.h"
 
 const char *regress__status_name(enum regress_status s)
@@ -33,6 +35,16 @@ double regress__threshold(const struct regress_opts *o, const char *metric)
 		if (!strcmp(o->thresholds[i].metric, metric))
 			return o->thresholds[i].pct;
 	return o->default_pct;
+}
+
+size_t regress__min_trials(size_t m, double alpha)
+{
+	size_t n;
+
+	for (n = 1; n < 1000; n++)
+		if (stats__mw_min_p(n, n) * (double)(m ? m : 1) < alpha)
+			return n;
+	return n;
 }
 
 static int kernel_names(struct rdb *r, const char *given, const char *name)
@@ -243,16 +255,96 @@ static void fill_items(struct regress_result *res)
 	keymap__release(&items);
 }
 
+/* The candidate run's own gate: its matrix's [regress] metrics. */
+static void matrix_metrics(struct rdb *r, int64_t run, struct strvec *out)
+{
+	static const char sql[] = "SELECT config FROM runs WHERE id = ?1";
+	const struct toml_value *reg, *m, *e;
+	struct toml_value *root = NULL;
+	struct toml_error err;
+	sqlite3_stmt *s;
+	size_t i;
+
+	if (rdb__prepare(r, sql, &s))
+		return;
+	sqlite3_bind_int64(s, 1, run);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) != SQLITE_NULL)
+		root = toml__parse((const char *)sqlite3_column_blob(s, 0),
+				   (size_t)sqlite3_column_bytes(s, 0), &err);
+	sqlite3_finalize(s);
+	reg = toml_table__get(root, "regress");
+	m = toml_table__get(reg, "metrics");
+	for (i = 0; m && m->type == TOML_ARRAY && i < m->u.arr.n; i++) {
+		e = m->u.arr.items[i];
+		if (e->type == TOML_STRING)
+			strvec__push(out, e->u.str.ptr);
+	}
+	toml_value__free(root);
+}
+
+/*
+ * The gated metrics: --metric, else the candidate's matrix, else
+ * throughput. A name that neither side measured is a typo, not a pass.
+ */
+static int pick_metrics(struct rdb *r, const struct regress_opts *o,
+			struct regress_result *res)
+{
+	struct strvec names = { 0 }, seen = { 0 };
+	const char *const *m;
+	const char *given;
+	size_t i;
+	int err = 0;
+
+	for (m = o->metrics; m && *m; m++)
+		strvec__push(&names, *m);
+	if (!names.nr)
+		matrix_metrics(r, res->cand.run, &names);
+	if (!names.nr)
+		strvec__push(&names, REGRESS_DEFAULT_METRIC);
+	for (i = 0; i < res->nr_items; i++) {
+		const char *name =
+			ds__str(&res->cds, res->items[i].key[DS_NR_DIMS]);
+
+		if (!strvec__contains(&seen, name))
+			strvec__push(&seen, name);
+	}
+	for (i = 0; !err && i < names.nr; i++) {
+		if (strvec__contains(&seen, names.v[i]))
+			continue;
+		given = o->metrics ? "--metric" : "[regress] metrics";
+		report_unknown_value(given, "metric", names.v[i],
+				     strvec__argv(&seen));
+		err = -EINVAL;
+	}
+	res->metrics = names.v;
+	res->nr_metrics = names.nr;
+	strvec__release(&seen);
+	return err;
+}
+
+static bool is_gated(const struct regress_result *res, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_metrics; i++)
+		if (!strcmp(res->metrics[i], name))
+			return true;
+	return false;
+}
+
 /* Describe and test one item; what needs no test gets its status now. */
 static void prepare(const struct regress_opts *o, struct regress_item *it,
-		    const struct ds_metric *m, const char *name)
+		    const struct ds_metric *m, const char *name, bool gated)
 {
 	it->threshold = regress__threshold(o, name);
 	it->better = m->better;
+	it->gated = gated && m->better != STORE_BETTER_NONE;
 	it->p_adj = NAN;
+	it->alpha = o->cmp.alpha;
 	cmp__describe(&o->cmp, it->base.v, it->base.s.n, &it->base);
 	cmp__describe(&o->cmp, it->cand.v, it->cand.s.n, &it->cand);
-	cmp__compare(&o->cmp, m->better, &it->base, &it->cand);
+	cmp__compare(&o->cmp, m->better, &it->base, &it->cand, it->alpha);
 	if (!it->cand.present)
 		it->status = REG_MISSING;
 	else if (!it->base.present)
@@ -272,25 +364,38 @@ static int cmp_p(const void *a, const void *b)
 }
 
 /*
- * A night compares dozens of metrics and cells at once; at alpha 0.05
- * some would differ by chance alone. Holm's step-down adjustment keeps
- * the chance that pure noise fails the gate at alpha per invocation,
- * and is uniformly more powerful than plain Bonferroni.
+ * A night compares several cells at once; at alpha 0.05 some would
+ * differ by chance alone. Holm's step-down adjustment keeps the chance
+ * that pure noise fails the gate at alpha per invocation and is
+ * uniformly more powerful than Bonferroni. It is taken over the gated
+ * comparisons alone, so that the gate keeps its power however many
+ * other metrics are measured; the others, reported beside them, get
+ * their own. Each comparison's interval is then taken again at the
+ * level its step of the procedure tested it at (alpha / (m - i); after
+ * the first that holds, that one's), so that the interval excludes no
+ * change exactly when the adjusted p is below alpha.
  */
-static void holm(struct regress_result *res, double alpha)
+static void holm(const struct regress_opts *o, struct regress_result *res,
+		 bool gated)
 {
 	struct regress_item **v = xcalloc(res->nr_items + 1, sizeof(*v));
+	double run = 0, adj, level = 0, alpha = o->cmp.alpha;
 	size_t i, m = 0;
-	double run = 0, adj;
 
 	for (i = 0; i < res->nr_items; i++)
-		if (res->items[i].status == REG_PENDING)
+		if (res->items[i].status == REG_PENDING &&
+		    res->items[i].gated == gated)
 			v[m++] = &res->items[i];
 	qsort(v, m, sizeof(*v), cmp_p);
 	for (i = 0; i < m; i++) {
 		adj = fmin(1, (m - i) * v[i]->cand.mw.p);
 		run = fmax(run, adj);
 		v[i]->p_adj = run;
+		if (!level && !(v[i]->cand.mw.p < alpha / (m - i)))
+			level = alpha / (m - i);
+		v[i]->alpha = level ? level : alpha / (m - i);
+		cmp__compare(&o->cmp, v[i]->better, &v[i]->base, &v[i]->cand,
+			     v[i]->alpha);
 		/* Even complete separation could not get below alpha/m. */
 		if (stats__mw_min_p(v[i]->base.s.n, v[i]->cand.s.n) * m >=
 		    alpha)
@@ -302,18 +407,31 @@ static void holm(struct regress_result *res, double alpha)
 static void judge(struct regress_result *res, struct regress_item *it,
 		  double alpha)
 {
-	double up;
-	bool worse;
+	const struct cmp_cell *c = &it->cand;
+	bool significant, worse;
 
 	if (it->status == REG_PENDING) {
 		it->status = REG_OK;
-		up = it->cand.s.median - it->base.s.median;
-		worse = (up > 0) != (it->better == STORE_BETTER_HIGHER);
-		if (it->p_adj < alpha && up != 0 &&
-		    fabs(it->cand.delta) >= it->threshold)
+		/* The verdict is the interval's, at the item's own level. */
+		significant = c->shift.significant && it->p_adj < alpha;
+		worse = (c->shift.est > 0) !=
+			(it->better == STORE_BETTER_HIGHER);
+		if (c->verdict == CMP_INCONCLUSIVE)
+			it->status = REG_INCONCLUSIVE;
+		else if (significant && c->shift.est != 0 &&
+			 fabs(c->delta) >= it->threshold)
 			it->status = worse ? REG_REGRESSION : REG_IMPROVEMENT;
 	}
 	res->count[it->status]++;
+	if (!it->gated)
+		return;
+	res->gated[it->status]++;
+	if (it->status == REG_INCONCLUSIVE) {
+		size_t n = it->base.s.n < c->s.n ? it->base.s.n : c->s.n;
+
+		if (!res->short_n || n < res->short_n)
+			res->short_n = n;
+	}
 }
 
 /* For qsort: the result whose items are sorted. */
@@ -369,6 +487,9 @@ int regress__pairwise(struct rdb *r, const struct regress_opts *o,
 		return err;
 	pick_keyed(res);
 	fill_items(res);
+	err = pick_metrics(r, o, res);
+	if (err)
+		return err;
 	for (i = 0; i < res->nr_items; i++) {
 		struct regress_item *it = &res->items[i];
 		const char *name = ds__str(&res->cds, it->key[DS_NR_DIMS]);
@@ -378,14 +499,31 @@ int regress__pairwise(struct rdb *r, const struct regress_opts *o,
 			m = &res->cds.metrics[it->metric];
 		else if (it->base_metric != UINT32_MAX)
 			m = &res->bds.metrics[it->base_metric];
-		prepare(o, it, m, name);
+		prepare(o, it, m, name, is_gated(res, name));
 	}
-	holm(res, o->cmp.alpha);
+	res->inconclusive_fails = !o->inconclusive_pass;
+	holm(o, res, true);
+	holm(o, res, false);
 	for (i = 0; i < res->nr_items; i++)
 		judge(res, &res->items[i], o->cmp.alpha);
+	if (res->gated[REG_INCONCLUSIVE])
+		res->need_n = regress__min_trials(
+			res->gated[REG_INCONCLUSIVE] + res->gated[REG_OK] +
+				res->gated[REG_REGRESSION] +
+				res->gated[REG_IMPROVEMENT],
+			o->cmp.alpha);
 	sort_res = res;
 	qsort(res->items, res->nr_items, sizeof(*res->items), cmp_items);
 	return 0;
+}
+
+bool regress__item_fails(const struct regress_result *res,
+			 const struct regress_item *it)
+{
+	if (!it->gated)
+		return false;
+	return it->status == REG_REGRESSION || it->status == REG_MISSING ||
+	       (it->status == REG_INCONCLUSIVE && res->inconclusive_fails);
 }
 
 void regress__release(struct regress_result *res)
@@ -397,6 +535,9 @@ void regress__release(struct regress_result *res)
 		free(res->items[i].cand.v);
 	}
 	free(res->items);
+	strv_free(res->metrics, res->nr_metrics);
+	res->metrics = NULL;
+	res->nr_metrics = 0;
 	dataset__release(&res->bds);
 	dataset__release(&res->cds);
 	res->items = NULL;

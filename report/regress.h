@@ -2,10 +2,16 @@
 /*
  * The nightly gate. Pairwise: the candidate's trials against the
  * baseline's, per workload and metric, a regression being a change in
- * the metric's bad direction that is both significant (Mann-Whitney,
- * alpha) and at least the metric's threshold. History: E-divisive change
- * points over each series of the last N runs, so that a regression that
- * later recovered is still reported, and one still in effect fails.
+ * the metric's bad direction that is both significant (the
+ * Hodges-Lehmann interval of the Mann-Whitney test excludes no change)
+ * and at least the metric's threshold. Only the primary metrics
+ * (throughput unless told otherwise) are gated, with Holm's correction
+ * over them alone; the others are reported beside them. A gate whose
+ * trials are too few to reach significance at any effect size says so
+ * and fails, rather than pass for want of power. History: E-divisive
+ * change points over each series of the last N runs, so that a
+ * regression that later recovered is still reported, and one still in
+ * effect fails.
  */
 #ifndef IOMMU_BENCH_REPORT_REGRESS_H
 #define IOMMU_BENCH_REPORT_REGRESS_H
@@ -47,7 +53,38 @@ struct regress_opts {
 	size_t nr_thresholds;
 	double default_pct;
 	struct cp_opts cp;
+	/*
+	 * The metrics the gate judges; NULL: the candidate run's matrix
+	 * ([regress] metrics), else REGRESS_DEFAULT_METRIC.
+	 */
+	const char *const *metrics;
+	bool inconclusive_pass; /* a gate without power passes, warned */
 };
+
+#define REGRESS_DEFAULT_METRIC "throughput"
+/* The gate's significance unless --alpha says otherwise. */
+#define REGRESS_ALPHA 0.05
+
+/*
+ * The fewest trials a side (both sides alike) with which @m gated
+ * comparisons can reach significance at @alpha after Holm's correction,
+ * however large the change: 2 / C(2n, n) < alpha / m.
+ */
+size_t regress__min_trials(size_t m, double alpha);
+
+/* What a gate can detect before it runs (plan). */
+struct regress_power {
+	size_t comparisons, trials; /* m gated comparisons, n a side */
+	double min_p;		    /* the smallest p n a side can reach */
+	double first_alpha;	    /* what Holm's first step asks: alpha / m */
+	bool can_detect;	    /* min_p < first_alpha */
+	size_t trials_needed;	    /* the fewest a side that can */
+	/* The shift detected 8 times in 10, in standard deviations of a
+	 * trial (normal noise); NAN when nothing can be detected. */
+	double smallest_sd;
+};
+
+void regress__power(size_t m, size_t n, double alpha, struct regress_power *pw);
 
 /* The threshold in percent for @metric. */
 double regress__threshold(const struct regress_opts *o, const char *metric);
@@ -73,7 +110,9 @@ struct regress_item {
 	struct cmp_cell base, cand;
 	enum store_better better;
 	enum regress_status status;
-	double p_adj; /* Holm-adjusted across the invocation's tests */
+	bool gated;   /* a primary metric: its regression fails the gate */
+	double p_adj; /* Holm-adjusted across the gated tests */
+	double alpha; /* the level its interval and verdict are taken at */
 	double threshold;
 };
 
@@ -83,8 +122,18 @@ struct regress_result {
 	bool keyed[DS_NR_DIMS]; /* the dims items are matched on */
 	struct regress_item *items;
 	size_t nr_items;
-	size_t count[REG_PENDING + 1];
+	size_t count[REG_PENDING + 1]; /* every item */
+	size_t gated[REG_PENDING + 1]; /* the gated ones */
+	char **metrics;		       /* the gated metrics' names */
+	size_t nr_metrics;
+	/* Gated and too few trials: the fewest a side, and what it needs. */
+	size_t short_n, need_n;
+	bool inconclusive_fails; /* not --inconclusive pass */
 };
+
+/* Whether @it fails the gate on its own. */
+bool regress__item_fails(const struct regress_result *res,
+			 const struct regress_item *it);
 
 /* 0, or a negative errno with the reason printed. */
 int regress__pairwise(struct rdb *r, const struct regress_opts *o,

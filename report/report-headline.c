@@ -47,11 +47,11 @@ static void sentence(struct report_ctx *c, const struct cmp_row *row,
 					"");
 	} else {
 		markup__escapef(c->fp, "%s is %.2fx %s on %s", c->cols[col],
-				x->ratio.ratio, c->cols[0], label);
-		if (!isnan(x->ratio.lo))
+				x->ratio, c->cols[0], label);
+		if (!isnan(x->ratio_lo))
 			markup__escapef(c->fp, ", %g%% CI [%.2f, %.2f]",
-					100 * c->t->o.conf, x->ratio.lo,
-					x->ratio.hi);
+					100 * (1 - c->t->o.alpha), x->ratio_lo,
+					x->ratio_hi);
 		fmt__p(x->mw.p, p, sizeof(p));
 		markup__escapef(c->fp, ", p %s %s, n = %zu+%zu",
 				x->mw.p < 0.001 ? "<" : "=",
@@ -91,7 +91,7 @@ static void td_ratio(FILE *fp, const struct cmp_cell *x)
 	fprintf(fp,
 		"<td class=\"%s\">%.2fx <span class=\"small\">%s</span>"
 		"</td>",
-		html__verdict_class(x->verdict), x->ratio.ratio,
+		html__verdict_class(x->verdict), x->ratio,
 		fmt__p(x->mw.p, p, sizeof(p)));
 }
 

@@ -35,7 +35,7 @@
 	OPT_STRING(0, "alpha", (alpha), "A",             \
 		   "significance level (default 0.05)"), \
 		OPT_STRING(0, "confidence", (conf), "C", \
-			   "confidence level of intervals (default 0.95)")
+			   "confidence of a median's interval (default 0.95)")
 
 #define OPT_CV_MAX(cv_max)                       \
 	OPT_STRING(0, "cv-max", (cv_max), "PCT", \

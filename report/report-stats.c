@@ -212,7 +212,7 @@ static void stats_delta(FILE *fp, const struct cmp_cell *x)
 		fputs("?", fp);
 	else
 		fputs(fmt__pct(x->delta, d, sizeof(d)), fp);
-	if (!isnan(x->delta_lo) && x->verdict != CMP_SAME)
+	if (cmp__has_interval(x) && x->verdict != CMP_SAME)
 		fprintf(fp, " <span class=\"small\">[%s, %s]</span>",
 			fmt__pct(x->delta_lo, lo, sizeof(lo)),
 			fmt__pct(x->delta_hi, hi, sizeof(hi)));

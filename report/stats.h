@@ -5,14 +5,16 @@
  * Benchmark samples are small (5-30 trials), often skewed and sometimes
  * bimodal, so everything here is distribution-free where it can be: the
  * median with an order-statistic confidence interval, the Mann-Whitney U
- * test, and a percentile bootstrap for the ratio of two medians. Means
- * and standard deviations are reported for the coefficient of variation
- * (how noisy a cell is), not for inference. The change-point t-test is
- * the one parametric exception, as in Apache Otava. GSL provides the
- * distribution functions; what no library does (the exact U
- * distribution, the order-statistic interval, E-divisive) is written
- * here. Every result is deterministic: the bootstrap has a fixed seed,
- * so the same database always gives the same report.
+ * test, and the Hodges-Lehmann shift (a ratio, on log values) with the
+ * interval that inverts that same test, so that an interval and a
+ * verdict can never disagree. Means and standard deviations are
+ * reported for the coefficient of variation (how noisy a cell is), not
+ * for inference. The change-point t-test is the one parametric
+ * exception, as in Apache Otava. GSL provides the distribution
+ * functions; what no library does (the exact U distribution, the
+ * order-statistic interval, the inverted test, E-divisive) is written
+ * here. Nothing is random: the same database always gives the same
+ * report.
  *
  * Arrays documented as "sorted" must be sorted ascending and hold no
  * NaN; stats__sort() makes them so.
@@ -83,32 +85,36 @@ double stats__mw_cdf(size_t m, size_t n, double u);
  */
 double stats__mw_min_p(size_t nx, size_t ny);
 
-/* ---- the ratio of two medians ---- */
+/* P(U = u) for u = 0..m*n under the null hypothesis; the caller frees it. */
+double *stats__mw_pmf(size_t m, size_t n);
 
-struct stats_ratio {
-	double ratio; /* median(y) / median(x): candidate over baseline */
-	double lo, hi;
-	/* "bootstrap" or "delta" (large samples); NULL: no interval */
-	const char *method;
+/* ---- the shift between two samples (Hodges-Lehmann) ---- */
+
+struct stats_shift {
+	/*
+	 * The median of the differences y - x, and the interval of the
+	 * shifts the Mann-Whitney test does not reject at alpha (infinite
+	 * where no shift, however large, could be rejected). On log values
+	 * (every value positive) these are log ratios: exp() of them is
+	 * candidate over baseline.
+	 */
+	double est, lo, hi;
+	double level;	    /* the interval's real coverage */
+	struct stats_mw mw; /* the test of no shift */
+	bool log;
+	/* The interval excludes 0 and the test rejects: one verdict. */
+	bool significant;
+	const char *method; /* "exact" or "normal", as the test */
 };
 
-/* Resamples in the bootstrap, and its seed, fixed for reproducibility. */
-#define STATS_BOOTSTRAP_B 2000
-#define STATS_BOOTSTRAP_SEED 20240229UL
-/* Beyond this many values in all, the delta method replaces resampling. */
-#define STATS_BOOTSTRAP_MAX_N 100
-
 /*
- * Ratio and its interval at @conf. The percentile bootstrap resamples
- * both samples; past STATS_BOOTSTRAP_MAX_N values it would cost too much
- * and is not needed: the log of each median is then taken as normal with
- * the spread of its order-statistic interval (delta method). The
- * interval is NAN when either sample has no median interval at @conf or
- * a median is not positive; the ratio itself is NAN when the baseline
- * median is 0.
+ * Hodges-Lehmann's estimate and the interval got by inverting the same
+ * test that gives the p-value (R's wilcox.test(conf.int = TRUE)): exact
+ * for fewer than 50 values a side and no ties, else normal with the tie
+ * and continuity corrections. -EDOM when either sample is empty.
  */
-void stats__ratio_ci(const double *x_sorted, size_t nx, const double *y_sorted,
-		     size_t ny, double conf, struct stats_ratio *r);
+int stats__shift(const double *x_sorted, size_t nx, const double *y_sorted,
+		 size_t ny, double alpha, struct stats_shift *r);
 
 /* ---- two-sample t-tests, two-sided, from summary statistics ---- */
 double stats__welch_p(double mean1, double var1, size_t n1, double mean2,

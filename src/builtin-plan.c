@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"
+#include "log.h"
 #include "parse-options.h"
+#include "report/regress.h"
 #include "units.h"
 #include "util.h"
 
@@ -332,6 +335,72 @@ static void print_text(const struct plan *p, bool all)
 	       PLAN_TRIAL_OVERHEAD_MS / 1000);
 }
 
+/*
+ * What the nightly gate can tell from this matrix's runs: its metrics
+ * over every cell, each a comparison, at the repetitions there are.
+ */
+static void gate_power(const struct plan *p, struct regress_power *pw)
+{
+	const struct matrix *m = p->m;
+	size_t metrics = m->regress.nr_metrics ? m->regress.nr_metrics : 1;
+
+	regress__power(p->summary.cells * metrics, m->run.repetitions,
+		       REGRESS_ALPHA, pw);
+}
+
+static const char *gate_metric(const struct matrix *m, size_t i)
+{
+	return m->regress.nr_metrics ? m->regress.metrics[i] :
+				       REGRESS_DEFAULT_METRIC;
+}
+
+static json_t *gate_json(const struct plan *p, const struct regress_power *pw)
+{
+	const struct matrix *m = p->m;
+	json_t *names = json_array();
+	size_t i;
+
+	for (i = 0; i < (m->regress.nr_metrics ? m->regress.nr_metrics : 1);
+	     i++)
+		json_array_append_new(names, json_string(gate_metric(m, i)));
+	return json_pack("{s:o, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:o}",
+			 "metrics", names, "comparisons",
+			 (json_int_t)pw->comparisons, "trials",
+			 (json_int_t)pw->trials, "alpha", REGRESS_ALPHA,
+			 "min_p", pw->min_p, "first_alpha", pw->first_alpha,
+			 "can_detect", pw->can_detect, "trials_needed",
+			 (json_int_t)pw->trials_needed, "smallest_change_sd",
+			 isnan(pw->smallest_sd) ? json_null() :
+						  json_real(pw->smallest_sd));
+}
+
+static void print_gate(const struct plan *p, const struct regress_power *pw)
+{
+	const struct matrix *m = p->m;
+	size_t i;
+
+	printf("\ngate (regress, alpha %g, Holm)\n  ", REGRESS_ALPHA);
+	for (i = 0; i < (m->regress.nr_metrics ? m->regress.nr_metrics : 1);
+	     i++)
+		printf("%s%s", i ? ", " : "", gate_metric(m, i));
+	printf(": %zu comparison%s (every cell), %zu trial%s a side\n",
+	       pw->comparisons, pw->comparisons == 1 ? "" : "s", pw->trials,
+	       pw->trials == 1 ? "" : "s");
+	if (!pw->can_detect) {
+		printf("  detects no change, however large: %zu a side reach "
+		       "at best p = %.2g, Holm's first step asks p < %.2g; "
+		       "it needs at least %zu repetitions\n",
+		       pw->trials, pw->min_p, pw->first_alpha,
+		       pw->trials_needed);
+		return;
+	}
+	printf("  detects 8 times in 10 a change of %.1f standard deviations "
+	       "of a trial:\n  %.0f%% where trials vary by 10%%, %.1f%% where "
+	       "by 1%% (best p %.2g, Holm's first step asks < %.2g)\n",
+	       pw->smallest_sd, pw->smallest_sd * 10, pw->smallest_sd,
+	       pw->min_p, pw->first_alpha);
+}
+
 int cmd_plan(int argc, const char **argv)
 {
 	bool all = false;
@@ -342,6 +411,7 @@ int cmd_plan(int argc, const char **argv)
 		OPT_END(),
 	};
 	struct config_errors errs;
+	struct regress_power pw;
 	struct matrix *m = NULL;
 	struct plan p;
 	int ret;
@@ -366,10 +436,20 @@ int cmd_plan(int argc, const char **argv)
 							 EXIT_WORK_FAILED;
 	}
 	config_errors__release(&errs);
-	if (global.json)
-		ret = plan__print_json(&p, db_of(m), stdout);
-	else
+	gate_power(&p, &pw);
+	if (!pw.can_detect)
+		pr_warn("%s: the gate cannot detect any change with %u "
+			"repetitions over %zu comparisons: set [run] "
+			"repetitions to at least %zu",
+			argv[0], m->run.repetitions, pw.comparisons,
+			pw.trials_needed);
+	if (global.json) {
+		ret = plan__print_json(&p, db_of(m), gate_json(&p, &pw),
+				       stdout);
+	} else {
 		print_text(&p, all);
+		print_gate(&p, &pw);
+	}
 	plan__release(&p);
 	matrix__free(m);
 	if (ret || fflush(stdout)) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * iommu-bench regress: the nightly CI gate. Exit 0 when the candidate
- * holds up against the baseline, 1 on a regression (significant, in the
- * metric's bad direction, beyond its threshold) or a cell the candidate
- * lost, 2 for bad usage. --history N adds change-point detection over
- * the last N runs; --junit FILE writes what CI systems display.
+ * holds up against the baseline, 1 on a regression of a gated metric
+ * (significant, in the metric's bad direction, beyond its threshold), a
+ * cell the candidate lost, or too few trials to judge at all; 2 for bad
+ * usage. --history N adds change-point detection over the last N runs;
+ * --junit FILE writes what CI systems display.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "log.h"
 #include "parse-options.h"
 #include "report/regress.h"
 #include "report/report-opts.h"
@@ -25,6 +27,7 @@ static const char *const regress_usage[] = {
 
 struct regress_args {
 	const char *baseline, *candidate, *alpha, *conf, *junit, *max_p;
+	const char *inconclusive;
 	struct strvec thresholds, only, metrics;
 	long history, min_segment;
 };
@@ -68,7 +71,6 @@ static int parse_thresholds(const struct regress_args *a,
 static int parse_args(const struct regress_args *a, struct regress_opts *o,
 		      struct ds_filter *f)
 {
-	char *m;
 	size_t i;
 	int err = 0;
 
@@ -93,13 +95,18 @@ static int parse_args(const struct regress_args *a, struct regress_opts *o,
 		return -EINVAL;
 	}
 	o->cp.min_size = a->min_segment;
+	if (a->inconclusive && strcmp(a->inconclusive, "pass") &&
+	    strcmp(a->inconclusive, "fail")) {
+		pr_err("--inconclusive wants pass or fail, got '%s'",
+		       a->inconclusive);
+		return -EINVAL;
+	}
+	o->inconclusive_pass = a->inconclusive &&
+			       !strcmp(a->inconclusive, "pass");
+	if (a->metrics.nr)
+		o->metrics = strvec__argv(&a->metrics);
 	for (i = 0; !err && i < a->only.nr; i++)
 		err = ds_filter__add(f, a->only.v[i]);
-	for (i = 0; !err && i < a->metrics.nr; i++) {
-		m = xasprintf("metric=%s", a->metrics.v[i]);
-		err = ds_filter__add(f, m);
-		free(m);
-	}
 	return err ? err : parse_thresholds(a, o);
 }
 
@@ -131,6 +138,34 @@ static int run_pairwise(struct rdb *r, const struct rdb_runs *runs,
 	return EXIT_OK;
 }
 
+/*
+ * A gate that cannot reach significance at any effect size would pass
+ * whatever the candidate did: say so, and fail unless told to pass.
+ */
+static bool powerless(const struct regress_result *res,
+		      const struct regress_opts *o)
+{
+	size_t n = res->gated[REG_INCONCLUSIVE], m;
+	char *why;
+
+	if (!n)
+		return false;
+	m = n + res->gated[REG_OK] + res->gated[REG_REGRESSION] +
+	    res->gated[REG_IMPROVEMENT];
+	why = xasprintf("cannot judge %zu of %zu gated comparison%s: %zu "
+			"trial%s a side, where %zu at alpha %g (Holm) need at "
+			"least %zu a side",
+			n, m, m == 1 ? "" : "s", res->short_n,
+			res->short_n == 1 ? "" : "s", m, o->cmp.alpha,
+			res->need_n);
+	if (o->inconclusive_pass)
+		pr_warn("%s (--inconclusive pass: not a failure)", why);
+	else
+		pr_err("%s (--inconclusive pass lets it pass)", why);
+	free(why);
+	return !o->inconclusive_pass;
+}
+
 /* Warnings, the verdict and the outputs; the exit status. */
 static int finish(const struct regress_result *res,
 		  const struct regress_history *h, const struct regress_opts *o,
@@ -139,17 +174,8 @@ static int finish(const struct regress_result *res,
 	bool failed;
 	int status;
 
-	if (res && res->count[REG_INCONCLUSIVE])
-		pr_warn("%zu comparison%s could not be judged: too few trials "
-			"per cell for alpha %g across %zu tests (see "
-			"docs/report.md)",
-			res->count[REG_INCONCLUSIVE],
-			res->count[REG_INCONCLUSIVE] == 1 ? "" : "s",
-			o->cmp.alpha,
-			res->nr_items - res->count[REG_INFO] -
-				res->count[REG_MISSING] - res->count[REG_NEW]);
-	failed = (res &&
-		  (res->count[REG_REGRESSION] || res->count[REG_MISSING])) ||
+	failed = (res && (res->gated[REG_REGRESSION] ||
+			  res->gated[REG_MISSING] || powerless(res, o))) ||
 		 (h && h->unrecovered);
 	status = failed ? EXIT_WORK_FAILED : EXIT_OK;
 	if (global.json)
@@ -190,8 +216,12 @@ int cmd_regress(int argc, const char **argv)
 			     parse_opt_strvec),
 		OPT_LEVELS(&a.alpha, &a.conf),
 		OPT_CALLBACK(0, "metric", &a.metrics, "NAME",
-			     "judge only this metric; repeatable",
+			     "gate on this metric (default: the matrix's "
+			     "[regress] metrics, else throughput); repeatable",
 			     parse_opt_strvec),
+		OPT_STRING(0, "inconclusive", &a.inconclusive, "pass|fail",
+			   "too few trials to judge a gated metric at all "
+			   "(default: fail)"),
 		OPT_CALLBACK(0, "only", &a.only, "KEY=VALUE",
 			     "keep host, kernel, mode, workload or metric "
 			     "VALUE; repeatable",
@@ -206,13 +236,15 @@ int cmd_regress(int argc, const char **argv)
 		OPT_INTEGER(0, "min-segment", &a.min_segment, "N",
 			    "runs each side of a change point (default 3)"),
 		OPT_GROUP(
-			"A regression is a change in the metric's bad direction that is\n"
-			"significant (Mann-Whitney U, Holm-adjusted across the comparisons,\n"
-			"p < alpha) and at least the threshold.\n"
+			"A regression is a change of a gated metric in its bad direction that\n"
+			"is significant (the Hodges-Lehmann interval of the Mann-Whitney test,\n"
+			"Holm-adjusted across the gated comparisons, excludes no change) and\n"
+			"at least the threshold. Other metrics are reported, not gated.\n"
 			"With -v every comparison is listed, not only the notable ones.\n"
-			"Exit status: 0 pass; 1 a regression, a cell the candidate lost, a\n"
-			"regression still in effect in --history, or the database could not\n"
-			"be read; 2 bad usage, including a selection that names nothing."),
+			"Exit status: 0 pass; 1 a regression, a cell the candidate lost, too\n"
+			"few trials to judge at all, a regression still in effect in\n"
+			"--history, or the database could not be read; 2 bad usage,\n"
+			"including a selection or a metric that names nothing."),
 		OPT_END(),
 	};
 	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,

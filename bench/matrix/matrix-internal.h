@@ -106,6 +106,7 @@ void matrix__parse_hosts(struct mx *mx, const struct toml_value *v);
 void matrix__parse_kernels(struct mx *mx, const struct toml_value *v);
 void matrix__parse_workloads(struct mx *mx, const struct toml_value *v);
 void matrix__parse_collect(struct mx *mx, const struct toml_value *v);
+void matrix__parse_regress(struct mx *mx, const struct toml_value *tab);
 void matrix__parse_run(struct mx *mx, const struct toml_value *v);
 /* Checks across sections, after all of them are parsed. */
 void matrix__check(struct mx *mx);
@@ -117,6 +118,7 @@ void matrix_kernel__release(struct matrix_kernel *k);
 void matrix_mode__release(struct matrix_mode *md);
 void matrix_workload__release(struct matrix_workload *w);
 void matrix_collect__release(struct matrix_collect *c);
+void matrix_regress__release(struct matrix_regress *r);
 
 extern const struct workload_type_ops iperf3_workload_ops;
 

@@ -11,9 +11,10 @@
 #include "matrix-internal.h"
 #include "util.h"
 
-static const char *const sections[] = { "run",	 "hosts",     "kernels",
-					"modes", "workloads", "collect",
-					NULL };
+static const char *const sections[] = {
+	"run",	     "hosts",	"kernels", "modes",
+	"workloads", "collect", "regress", NULL,
+};
 
 static char *dir_of(const char *path)
 {
@@ -45,6 +46,7 @@ void matrix__free(struct matrix *m)
 		matrix_workload__release(&m->workloads[i]);
 	free(m->workloads);
 	matrix_collect__release(&m->collect);
+	matrix_regress__release(&m->regress);
 	free(m->run.name);
 	free(m->run.description);
 	free(m->run.db);
@@ -81,6 +83,7 @@ static void parse_sections(struct mx *mx)
 		       "to run");
 	matrix__parse_collect(mx, toml_table__get(root, "collect"));
 	matrix__parse_run(mx, toml_table__get(root, "run"));
+	matrix__parse_regress(mx, toml_table__get(root, "regress"));
 }
 
 int matrix__load_buf(const char *path, const char *buf, size_t len,

@@ -286,6 +286,12 @@ struct matrix_collect {
 	} procstat;
 };
 
+/* [regress]: what the nightly gate judges; none: throughput. */
+struct matrix_regress {
+	char **metrics;
+	size_t nr_metrics;
+};
+
 struct matrix {
 	char *path; /* as given */
 	char *dir;  /* its folder, for relative paths */
@@ -300,6 +306,7 @@ struct matrix {
 	struct matrix_workload *workloads;
 	size_t nr_workloads;
 	struct matrix_collect collect;
+	struct matrix_regress regress;
 };
 
 /*

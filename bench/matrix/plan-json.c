@@ -218,7 +218,8 @@ static int member(FILE *fp, const char *key, json_t *v, const char *sep)
 	return ret ? -EIO : 0;
 }
 
-int plan__print_json(const struct plan *p, const char *db, FILE *fp)
+int plan__print_json(const struct plan *p, const char *db, json_t *gate,
+		     FILE *fp)
 {
 	const struct matrix *m = p->m;
 	int ret = 0;
@@ -241,7 +242,9 @@ int plan__print_json(const struct plan *p, const char *db, FILE *fp)
 		fputs(i + 1 < p->nr_trials ? ",\n" : "\n", fp);
 	}
 	fputs("  ],\n", fp);
-	ret |= member(fp, "summary", summary_json(p), "\n");
+	ret |= member(fp, "summary", summary_json(p), gate ? ",\n" : "\n");
+	if (gate)
+		ret |= member(fp, "gate", gate, "\n");
 	fputs("}\n", fp);
 	return ret || ferror(fp) ? -EIO : 0;
 }

@@ -12,6 +12,7 @@
 #ifndef IOMMU_BENCH_PLAN_H
 #define IOMMU_BENCH_PLAN_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,7 +84,9 @@ int plan_trial__key(const struct matrix *m, const struct plan_trial *t,
  * The plan as JSON on @fp, every trial listed (docs/matrix.md has the
  * format); @db is the database the run would write. Returns 0 or -EIO.
  */
-int plan__print_json(const struct plan *p, const char *db, FILE *fp);
+/* @gate (may be NULL, a reference taken) is added as "gate". */
+int plan__print_json(const struct plan *p, const char *db, json_t *gate,
+		     FILE *fp);
 
 /* The deterministic generator behind order = "random": [0, @bound). */
 uint64_t plan__random(uint64_t *state, uint64_t bound);

@@ -165,6 +165,36 @@ sed 's/seed = 7/seed = 8/' "$T_TMP/big.toml" >"$T_TMP/big8.toml"
 	! cmp -s "$T_TMP/a.json" "$T_TMP/c.json"
 t_ok $? "another seed, another order"
 
+# --- the gate's power: what the nightly regress can tell from these runs
+t_run 0 "$B" plan "$T_TMP/big.toml" &&
+	t_grep "$T_OUT" "throughput: 6 comparisons (every cell), 20 trials a side" &&
+	grep -E '^  detects 8 times in 10 a change of 1\.[0-9] standard deviations' "$T_OUT" >/dev/null
+t_ok $? "plan: what the gate can detect with 20 repetitions"
+
+sed 's/repetitions = 20/repetitions = 3/' "$T_TMP/big.toml" >"$T_TMP/three.toml"
+t_run 0 "$B" plan "$T_TMP/three.toml" &&
+	t_grep "$T_OUT" "detects no change, however large: 3 a side reach at best p = 0.1" &&
+	t_grep "$T_OUT" "it needs at least 5 repetitions" &&
+	t_grep "$T_ERR" "the gate cannot detect any change with 3 repetitions over 6 comparisons"
+t_ok $? "plan: too few repetitions for the gate are flagged, with how many it needs"
+
+printf '[regress]\nmetrics = ["throughput", "retransmits", "cpu_util_pct", "busy_cores"]\n' |
+	cat "$T_TMP/big.toml" - | sed 's/repetitions = 20/repetitions = 5/' >"$T_TMP/four.toml"
+t_run 0 "$B" plan --json "$T_TMP/four.toml" &&
+	python3 - "$T_OUT" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))["gate"]
+assert g["metrics"] == ["throughput", "retransmits", "cpu_util_pct", "busy_cores"], g
+assert g["comparisons"] == 24 and g["trials"] == 5 and not g["can_detect"], g
+assert g["trials_needed"] == 7 and g["smallest_change_sd"] is None, g
+assert abs(g["min_p"] - 2 / 252) < 1e-12, g
+PY
+t_ok $? "plan --json: [regress] metrics set the gate; 24 comparisons need 7 a side"
+
+printf '[regress]\nmetric = ["throughput"]\n' | cat "$T_TMP/big.toml" - >"$T_TMP/typo.toml"
+t_run 2 "$B" plan "$T_TMP/typo.toml" && t_grep "$T_ERR" "did you mean 'metrics'?"
+t_ok $? "[regress]: a misspelt key is an error with a suggestion"
+
 sed 's/repetitions = 20/repetitions = 10000/' "$T_TMP/big.toml" |
 	sed 's/^seed = 7/seed = 7\nwarmup = 100/' >"$T_TMP/huge.toml"
 t_run 2 "$B" plan "$T_TMP/huge.toml" && t_grep "$T_ERR" "split it"

@@ -92,6 +92,52 @@ t_ok $? "a bad threshold names the metric and the value"
 t_run 2 "$B" --db bad.db regress --run 1
 t_ok $? "an unknown option is a usage error"
 
+# --- a gate with power, and honest when it has none
+t_gendb --out cap.db --runs 2 --reps 6 --workloads 4 --regress 94 --from 1 &&
+	t_gendb --out few.db --runs 2 --reps 3 --workloads 2
+t_ok $? "generated a 94% drop at 6 trials, and a run of 3 trials"
+
+t_run 1 "$B" --db cap.db regress &&
+	grep -E '^regression +throughput tcp-rx mode=lazy: 39\.[0-9]+ -> 2\.[0-9]+ Gbit/s -9[0-9]\.[0-9]+% \[' "$T_OUT" >/dev/null &&
+	t_grep "$T_OUT" "gated (throughput): 12 compared, 4 regressions" && t_grep "$T_OUT" "FAIL"
+t_ok $? "a 94% drop at 6 trials a side fails the gate: 12 gated comparisons, Holm over them"
+
+t_run 1 "$B" --db cap.db regress --metric throughput --metric retransmits \
+	--metric cpu_util_pct --metric cpu_user_pct --metric gbit_per_core \
+	--metric cpu_softirq_pct --metric cpu_sys_pct &&
+	t_grep "$T_ERR" "cannot judge 84 of 84 gated comparisons: 6 trials a side, where 84 at alpha 0.05 (Holm) need at least 7 a side"
+t_ok $? "gating every metric at 6 trials cannot judge: said, exit 1, not PASS"
+
+t_run 1 "$B" --db few.db regress && t_grep "$T_ERR" "need at least 5 a side" &&
+	t_grep "$T_OUT" "FAIL" &&
+	t_run 0 "$B" --db few.db regress --inconclusive pass &&
+	t_grep "$T_ERR" "not a failure" && t_grep "$T_OUT" "PASS"
+t_ok $? "3 trials a side: the gate fails for want of power; --inconclusive pass lets it pass"
+
+t_run 0 "$B" --db noise.db regress --json &&
+	python3 - "$T_OUT" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["pairwise"]
+assert p["gated_metrics"] == ["throughput"] and p["cannot_judge"] is None
+gated = [i for i in p["items"] if i["gated"]]
+assert len(gated) == 12 and all(i["metric"] == "throughput" for i in gated)
+# Each interval at its Holm level: excludes no change <=> adjusted p < 0.05.
+for i in p["items"]:
+    if i["delta_ci_pct"] and i["p_adjusted"] is not None:
+        lo, hi = i["delta_ci_pct"]
+        assert (lo > 0 or hi < 0) == (i["p_adjusted"] < 0.05), i
+PY
+t_ok $? "--json: the gated metrics, and every interval agreeing with its adjusted p"
+
+t_run 2 "$B" --db cap.db regress --metric thruput &&
+	t_grep "$T_ERR" "--metric: no metric 'thruput' here"
+t_ok $? "a gated metric that names nothing is a usage error"
+
+cp cap.db cfg.db
+sqlite3 cfg.db "UPDATE runs SET config = config || char(10) || '[regress]' || char(10) || 'metrics = [\"cpu_util_pct\"]' || char(10) WHERE id = 2"
+t_run 0 "$B" --db cfg.db regress && t_grep "$T_OUT" "gated (cpu_util_pct): 12 compared"
+t_ok $? "the candidate run's matrix names the gated metrics ([regress] metrics)"
+
 # The CI templates' gate script, as a nightly job runs it.
 mkdir -p state gate
 gate() {

@@ -5,6 +5,7 @@
  * distribution, hand-computed order-statistic intervals and tie-corrected
  * normal scores, and synthetic shifts that must and must not be flagged.
  */
+#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -218,40 +219,169 @@ static void test_shifts(void)
 	gsl_rng_free(rng);
 }
 
-static void test_ratio(void)
+/*
+ * Fixtures: R 4.2.2's wilcox.test(y, x, conf.int = TRUE) (on log(y),
+ * log(x) where every value is positive), its estimate, interval and p
+ * written down by hand. Where R uses the normal approximation it finds
+ * the interval's ends and the estimate with uniroot(), to about 1e-4 of
+ * the range; ours are the exact ends of the set of shifts the test does
+ * not reject, so those are compared to that tolerance.
+ */
+struct shift_fixture {
+	const char *name;
+	const double *x, *y;
+	size_t nx, ny;
+	double alpha, est, lo, hi, p;
+	bool log;
+	const char *method;
+};
+
+static const double hw_x[] = { 0.80, 0.83, 1.89, 1.04, 1.45,
+			       1.38, 1.91, 1.64, 0.73, 1.46 };
+static const double hw_y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+static const double seed_x[] = { 14.2, 15.1, 14.9, 14.7, 15.3, 14.8 };
+static const double seed_y[] = { 39.1, 40.2, 39.8, 38.9, 40.5, 39.6 };
+static const double tie_x[] = { 3.1, 3.4, 3.4, 3.6, 3.7, 3.7, 3.9, 4.0 };
+static const double tie_y[] = { 3.6, 3.7, 3.9, 3.9, 4.1, 4.2, 4.2, 4.5, 4.6 };
+static const double zero_x[] = { 0, 0, 1, 2, 0, 1, 3 };
+static const double zero_y[] = { 2, 4, 3, 5, 1, 6, 4 };
+/* set.seed(3); round(rlnorm(60, 0, 0.2), 6), then (60, 0.05, 0.2) */
+static const double n60_x[] = {
+	0.824988, 0.943173, 1.05312,  0.794195, 1.039933, 1.006043, 1.01723,
+	1.250223, 0.783667, 1.288494, 0.861607, 0.797524, 0.866519, 1.051829,
+	1.030876, 0.940324, 0.82646,  0.878404, 1.277446, 1.040772, 0.890745,
+	0.828234, 0.960073, 0.716559, 0.907655, 0.862246, 1.261275, 1.224354,
+	0.985688, 0.796637, 1.197367, 1.185725, 1.156668, 1.158702, 0.931997,
+	1.151543, 1.297023, 1.00768,  0.82213,	1.172048, 1.170348, 0.939796,
+	1.404634, 0.853066, 1.072173, 0.635667, 0.96808,  1.253793, 0.912918,
+	0.835409, 1.156465, 0.850536, 1.054869, 0.706485, 0.754059, 0.913282,
+	0.81294,  1.31315,  1.201405, 0.85468,
+};
+static const double n60_y[] = {
+	1.179044, 1.263189, 1.106561, 1.12794,	1.329586, 0.95488,  0.966798,
+	1.27255,  0.812368, 1.091158, 1.044705, 1.154214, 1.290255, 1.109014,
+	1.101161, 1.220815, 1.340997, 1.135044, 0.862767, 1.018804, 1.487515,
+	0.979748, 1.206505, 1.342967, 1.232272, 1.049926, 1.098373, 0.880476,
+	1.147921, 0.880489, 0.886243, 0.862432, 0.922954, 1.297954, 0.972218,
+	1.036534, 0.958477, 1.171379, 1.266588, 1.008178, 1.189425, 0.969461,
+	1.297735, 1.185846, 1.288517, 1.187243, 1.095649, 0.719251, 0.91712,
+	1.157506, 0.958289, 0.994069, 0.967792, 1.453179, 0.910091, 0.960195,
+	1.054273, 1.09763,  1.091741, 1.04078,
+};
+
+#define FX(a, b) a, b, ARRAY_SIZE(a), ARRAY_SIZE(b)
+
+static const struct shift_fixture shift_fixtures[] = {
+	/* ?wilcox.test's two-sample example (Hollander & Wolfe, p. 69) */
+	{ "H&W p. 69", FX(hw_x, hw_y), 0.05, -0.271375187786, -0.672668649216,
+	  0.151399646455, 0.254412254412, true, "exact" },
+	{ "the seed's 14.9 vs 39.8", FX(seed_x, seed_y), 0.05, 0.980838975572,
+	  0.956014083892, 1.01288050238, 0.0021645021645, true, "exact" },
+	{ "ties", FX(tie_x, tie_y), 0.05, 0.126773374331, 0.0487335533625,
+	  0.21132854457, 0.0154350825609, true, "normal" },
+	{ "ties at 90%", FX(tie_x, tie_y), 0.10, 0.126773374331,
+	  0.0526102369003, 0.211267135024, 0.0154350825609, true, "normal" },
+	{ "zeros: a shift, not a ratio", FX(zero_x, zero_y), 0.05,
+	  2.99996067935, 0.999970968361, 4.00003300636, 0.0139860998847, false,
+	  "normal" },
+	{ "60 + 60", FX(n60_x, n60_y), 0.05, 0.10254612137, 0.035419718748,
+	  0.164417926537, 0.0021943726422, true, "normal" },
+};
+
+static void test_shift_fixtures(void)
+{
+	const struct shift_fixture *f;
+	struct stats_shift r;
+	double *x, *y, tol;
+
+	for (f = shift_fixtures;
+	     f < shift_fixtures + ARRAY_SIZE(shift_fixtures); f++) {
+		x = xmalloc(f->nx * sizeof(*x));
+		y = xmalloc(f->ny * sizeof(*y));
+		memcpy(x, f->x, f->nx * sizeof(*x));
+		memcpy(y, f->y, f->ny * sizeof(*y));
+		stats__sort(x, f->nx);
+		stats__sort(y, f->ny);
+		stats__shift(x, f->nx, y, f->ny, f->alpha, &r);
+		tol = strcmp(f->method, "exact") ? 1e-3 * (f->hi - f->lo) :
+						   1e-9;
+		ok(r.method && !strcmp(r.method, f->method) && r.log == f->log,
+		   "%s: %s test%s", f->name, f->method,
+		   f->log ? ", on log values" : "");
+		ok(near(r.mw.p, f->p, 1e-9), "%s: p as R's", f->name);
+		ok(near(r.est, f->est, tol) && near(r.lo, f->lo, tol) &&
+			   near(r.hi, f->hi, tol),
+		   "%s: estimate and interval as R's", f->name);
+		is_int(r.significant, f->p < f->alpha,
+		       "%s: significant exactly when p < alpha", f->name);
+		free(x);
+		free(y);
+	}
+}
+
+/*
+ * The property the verdicts rest on, over random samples of every kind
+ * the tool meets (continuous, rounded into ties, with zeros, exact and
+ * normal sizes): significant <=> the interval excludes 0 <=> p < alpha.
+ */
+static void test_shift_property(void)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	double x[10], y[10], *bx, *by;
-	struct stats_ratio r, again;
-	size_t n = 150;
+	double x[80], y[80], shift, alpha;
+	int i, bad = 0, sig = 0, tried = 0;
+	struct stats_shift r;
+	size_t nx, ny, k;
 
-	gsl_rng_set(rng, 7);
-	draw(rng, x, 10, 14.9, 0.3);
-	draw(rng, y, 10, 39.8, 0.6);
-	stats__ratio_ci(x, 10, y, 10, 0.95, &r);
-	ok(r.method && !strcmp(r.method, "bootstrap"), "n=10: bootstrap");
-	ok(near(r.ratio, stats__median(y, 10) / stats__median(x, 10), 1e-12),
-	   "ratio of the medians (%.3f)", r.ratio);
-	ok(r.lo < r.ratio && r.ratio < r.hi && r.lo > 2.5 && r.hi < 2.85,
-	   "interval [%.3f, %.3f] holds the ratio and 2.67", r.lo, r.hi);
-	stats__ratio_ci(x, 10, y, 10, 0.95, &again);
-	ok(again.lo == r.lo && again.hi == r.hi,
-	   "fixed seed: the same interval every time");
-	stats__ratio_ci(x, 5, y, 5, 0.95, &r);
-	ok(isnan(r.lo) && !r.method, "n=5: no interval");
-
-	bx = xmalloc(n * sizeof(*bx));
-	by = xmalloc(n * sizeof(*by));
-	draw(rng, bx, n, 100, 2);
-	draw(rng, by, n, 105, 2);
-	stats__ratio_ci(bx, n, by, n, 0.95, &r);
-	ok(r.method && !strcmp(r.method, "delta") && r.lo < 1.05 &&
-		   r.hi > 1.05 && r.hi - r.lo < 0.02,
-	   "n=150+150: delta method, an interval around 1.05 [%.4f, %.4f]",
-	   r.lo, r.hi);
-	free(bx);
-	free(by);
+	gsl_rng_set(rng, 13);
+	for (i = 0; i < 2000; i++) {
+		nx = 2 + gsl_rng_uniform_int(rng, 70);
+		ny = 2 + gsl_rng_uniform_int(rng, 70);
+		shift = gsl_rng_uniform(rng) * 0.4;
+		alpha = i % 3 ? 0.05 : 0.01;
+		for (k = 0; k < nx; k++)
+			x[k] = gsl_ran_lognormal(rng, 0, 0.2);
+		for (k = 0; k < ny; k++)
+			y[k] = gsl_ran_lognormal(rng, shift, 0.2);
+		/* A third rounded (ties), a sixth with zeros. */
+		for (k = 0; i % 3 == 1 && k < nx; k++)
+			x[k] = round(x[k] * 10) / 10 - (i % 6 == 1 ? 0.5 : 0);
+		for (k = 0; i % 3 == 1 && k < ny; k++)
+			y[k] = round(y[k] * 10) / 10 - (i % 6 == 1 ? 0.5 : 0);
+		stats__sort(x, nx);
+		stats__sort(y, ny);
+		stats__shift(x, nx, y, ny, alpha, &r);
+		tried++;
+		sig += r.significant;
+		if (r.significant != (r.lo > 0 || r.hi < 0) ||
+		    r.significant != (r.mw.p < alpha) ||
+		    !(r.lo <= r.est && r.est <= r.hi)) {
+			if (bad++ < 5)
+				tap_diag("n=%zu+%zu alpha %g: est %g [%g, %g] "
+					 "p %g significant %d",
+					 nx, ny, alpha, r.est, r.lo, r.hi,
+					 r.mw.p, r.significant);
+		}
+	}
+	is_int(bad, 0,
+	       "%d random comparisons: significant <=> interval excludes 0 "
+	       "<=> p < alpha, the estimate inside",
+	       tried);
+	ok(sig > tried / 4 && sig < tried,
+	   "and both verdicts occur (%d significant)", sig);
 	gsl_rng_free(rng);
+}
+
+static void test_shift_edges(void)
+{
+	double a[] = { 1, 2, 3 }, b[] = { 10, 20, 30 }, same[] = { 5, 5, 5 };
+	struct stats_shift r;
+
+	stats__shift(a, 3, b, 3, 0.05, &r);
+	ok(isinf(r.lo) && isinf(r.hi) && !r.significant,
+	   "3+3, complete separation: no interval at 5%%, no verdict");
+	stats__shift(same, 3, same, 3, 0.05, &r);
+	ok(r.est == 0 && !r.significant, "all values equal: no shift");
+	ok(stats__shift(a, 0, b, 3, 0.05, &r) == -EDOM, "an empty side: -EDOM");
 }
 
 static void test_welch(void)
@@ -277,7 +407,9 @@ int main(void)
 	test_mw_exact();
 	test_mw_normal();
 	test_shifts();
-	test_ratio();
+	test_shift_fixtures();
+	test_shift_property();
+	test_shift_edges();
 	test_welch();
 	return tap_done();
 }

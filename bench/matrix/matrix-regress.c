@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * [regress]: what the nightly gate judges this matrix's runs on. regress
+ * reads it back from the run's stored matrix, so a CI job's gate follows
+ * the file it ran rather than flags repeated in a script.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix-internal.h"
+#include "util.h"
+
+void matrix_regress__release(struct matrix_regress *r)
+{
+	strv_free(r->metrics, r->nr_metrics);
+	memset(r, 0, sizeof(*r));
+}
+
+void matrix__parse_regress(struct mx *mx, const struct toml_value *tab)
+{
+	static const char *const keys[] = { "metrics", NULL };
+	struct matrix_regress *r = &mx->m->regress;
+	const struct toml_value *v;
+
+	if (!tab || !mx_is(mx, tab, TOML_TABLE, "regress"))
+		return;
+	mx_check_keys(mx, tab, keys, "[regress]");
+	if (mx_strings(mx, tab, "metrics", MX_NAME, &r->metrics,
+		       &r->nr_metrics) > 0 &&
+	    !r->nr_metrics) {
+		v = toml_table__get(tab, "metrics");
+		mx_err(mx, v->pos,
+		       "metrics: the list is empty; leave it out for the "
+		       "default (throughput)");
+	}
+}
