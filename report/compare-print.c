@@ -99,7 +99,7 @@ static char *cell_text(const struct cmp_cell *c, const struct fmt_scale *sc)
 			 c->warn & CMP_WARN_HIGH_CV ? " ³" : "");
 }
 
-static char *delta_text(const struct cmp_cell *base, const struct cmp_cell *c)
+char *cmp__delta_text(const struct cmp_cell *base, const struct cmp_cell *c)
 {
 	char d[FMT_MAX], lo[FMT_MAX], hi[FMT_MAX], p[FMT_MAX], ci[3 * FMT_MAX];
 
@@ -172,8 +172,8 @@ static void print_metric(const struct cmp_table *t, size_t from, size_t to,
 			grid__add(&g, vcol(c), cell_text(&row->cells[c], &sc));
 			if (c)
 				grid__add(&g, 2 * c + 1,
-					  delta_text(&row->cells[0],
-						     &row->cells[c]));
+					  cmp__delta_text(&row->cells[0],
+							  &row->cells[c]));
 		}
 	}
 	if (gm && to - from > 1 && gm->rows) {

@@ -103,6 +103,12 @@ void cmp__release(struct cmp_table *t);
 /* The row's name: its workload, then "dim=value" for each shown dim. */
 char *cmp__row_label(const struct cmp_table *t, const struct cmp_row *row);
 
+/*
+ * "+168% [+165%, +170%] (p<0.001 n=10+9) better", "~ [...] (...)", or
+ * "? (n=3+3) ²": a comparison as the text table shows it (new string).
+ */
+char *cmp__delta_text(const struct cmp_cell *base, const struct cmp_cell *c);
+
 /* Outputs (compare-print.c). */
 void cmp__print_text(const struct cmp_table *t, FILE *fp);
 int cmp__print_json(const struct cmp_table *t, FILE *fp);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "noise.h"
 #include "plot.h"
 #include "report-data.h"
 #include "report.h"
@@ -16,6 +17,7 @@ struct report_ctx {
 	const struct dataset *ds;
 	const struct cmp_table *t;
 	const struct report_data *d;
+	const struct noise *noise; /* throughput's; may be NULL */
 	const struct rdb_runs *all;
 	const int64_t *runs;
 	size_t nr_runs;
@@ -47,6 +49,7 @@ void report__warnings(struct report_ctx *c);
 void report__plots(struct report_ctx *c);
 void report__profile(struct report_ctx *c);
 void report__stats(struct report_ctx *c);
+void report__noise(struct report_ctx *c);
 void report__verification(struct report_ctx *c);
 void report__environment(struct report_ctx *c);
 

@@ -8,6 +8,7 @@
 #include "atomic-file.h"
 #include "log.h"
 #include "markup.h"
+#include "regress.h"
 #include "report-priv.h"
 #include "util.h"
 
@@ -90,6 +91,7 @@ static void page(struct report_ctx *c)
 	report__plots(c);
 	report__profile(c);
 	report__stats(c);
+	report__noise(c);
 	report__verification(c);
 	report__environment(c);
 	html__foot(c->fp);
@@ -124,6 +126,7 @@ int report__write(struct rdb *r, const struct rdb_runs *all,
 	struct report_data d;
 	struct cmp_table t;
 	struct dataset ds;
+	struct noise n;
 	int err;
 
 	dataset__init(&ds);
@@ -142,15 +145,22 @@ int report__write(struct rdb *r, const struct rdb_runs *all,
 				o->series_per_cell);
 	if (err)
 		goto out_t;
+	err = noise__load(r, runs, nr_runs, REGRESS_DEFAULT_METRIC, f, &o->cmp,
+			  &n);
+	if (err)
+		goto out_d;
 	c.ds = &ds;
 	c.t = &t;
 	c.d = &d;
+	c.noise = &n;
 	pick_cols(&c);
 	err = write_file(&c, o->output);
 	if (!err && c.plot_failures)
 		pr_warn("%s: %zu plot%s could not be drawn", o->output,
 			c.plot_failures, c.plot_failures == 1 ? "" : "s");
 	free(c.cols);
+	noise__release(&n);
+out_d:
 	report_data__release(&d);
 out_t:
 	cmp__release(&t);

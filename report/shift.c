@@ -89,7 +89,8 @@ static double median_diff(const double *x, size_t m, const double *y, size_t n)
 
 	if (mn % 2)
 		return kth_diff(x, m, y, n, mn / 2 + 1);
-	return (kth_diff(x, m, y, n, mn / 2) + kth_diff(x, m, y, n, mn / 2 + 1)) /
+	return (kth_diff(x, m, y, n, mn / 2) +
+		kth_diff(x, m, y, n, mn / 2 + 1)) /
 	       2;
 }
 
@@ -128,11 +129,11 @@ static double tie_term(const double *x, size_t m, const double *y, size_t n,
 	int c;
 
 	while (i < m || j < n) {
-		c = i >= m			? -1 :
-		    j >= n			? 1 :
-		    y[j] - x[i] < d		? -1 :
-		    y[j] - x[i] > d		? 1 :
-						  0;
+		c = i >= m	    ? -1 :
+		    j >= n	    ? 1 :
+		    y[j] - x[i] < d ? -1 :
+		    y[j] - x[i] > d ? 1 :
+				      0;
 		a = b = 0;
 		if (c >= 0)
 			for (v = x[i]; i < m && x[i] == v; i++)
@@ -173,8 +174,8 @@ static double normal_p(const double *x, size_t m, const double *y, size_t n,
  * extreme difference @outside, taken one step further (rejected, or
  * accepted: then the interval is unbounded on that side).
  */
-static double normal_bound(const double *x, size_t m, const double *y,
-			   size_t n, double alpha, double inside, double outside,
+static double normal_bound(const double *x, size_t m, const double *y, size_t n,
+			   double alpha, double inside, double outside,
 			   bool upper)
 {
 	uint64_t in = key_of(inside), out;

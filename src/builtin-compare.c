@@ -12,14 +12,18 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "output.h"
 #include "parse-options.h"
 #include "report/compare.h"
 #include "report/dataset.h"
+#include "report/noise.h"
+#include "report/regress.h"
 #include "report/report-opts.h"
 #include "util.h"
 
 static const char *const compare_usage[] = {
 	"iommu-bench compare [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]... [--json | --csv]",
+	"iommu-bench compare --aa [--run <ID>]... [--only <KEY=VALUE>]... [--json]",
 	"iommu-bench compare [--better higher|lower] [--json | --csv] <FILE.csv>...",
 	NULL,
 };
@@ -27,7 +31,7 @@ static const char *const compare_usage[] = {
 struct compare_args {
 	struct strvec runs, only, files;
 	const char *by, *baseline, *alpha, *conf, *cv_max, *better, *unit;
-	bool csv;
+	bool csv, aa;
 };
 
 static int parse_better(const char *s, enum store_better *b)
@@ -63,7 +67,45 @@ static int parse_stats(const struct compare_args *a, struct cmp_opts *o)
 	return 0;
 }
 
-static int load_db(const struct compare_args *a, struct dataset *ds)
+/*
+ * --aa: the noise floor of each metric --only names (throughput by
+ * default), pooled over the selected runs.
+ */
+static int print_noise(struct rdb *r, const int64_t *ids, size_t nr,
+		       const struct ds_filter *f, const struct cmp_opts *o)
+{
+	json_t *all = json_array();
+	struct noise n;
+	bool named = false;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i <= f->nr; i++) {
+		const char *metric;
+
+		if (i < f->nr && f->v[i].key != DS_FILTER_METRIC)
+			continue;
+		if (i == f->nr && named)
+			break;
+		metric = i < f->nr ? f->v[i].value : REGRESS_DEFAULT_METRIC;
+		named = true;
+		err = noise__load(r, ids, nr, metric, f, o, &n);
+		if (err)
+			break;
+		if (global.json)
+			json_array_append_new(all, noise__json(&n));
+		else
+			noise__print_text(&n, stdout);
+		noise__release(&n);
+	}
+	if (!err && global.json)
+		output__json(json_incref(all));
+	json_decref(all);
+	return err ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static int load_db(const struct compare_args *a, const struct cmp_opts *o,
+		   struct dataset *ds)
 {
 	struct ds_filter f = { 0 };
 	struct rdb_runs runs;
@@ -88,6 +130,10 @@ static int load_db(const struct compare_args *a, struct dataset *ds)
 	if (err) {
 		status = err == -EINVAL || runs.nr ? EXIT_USAGE :
 						     EXIT_WORK_FAILED;
+		goto out_runs;
+	}
+	if (a->aa) {
+		status = print_noise(&r, ids, nr, &f, o);
 		goto out_runs;
 	}
 	status = EXIT_WORK_FAILED;
@@ -161,6 +207,9 @@ int cmd_compare(int argc, const char **argv)
 		OPT_SELECTION(&a.runs, &a.by, &a.baseline, &a.only),
 		OPT_LEVELS(&a.alpha, &a.conf),
 		OPT_CV_MAX(&a.cv_max),
+		OPT_BOOLEAN(0, "aa", &a.aa,
+			    "the noise floor instead: per cell, the CV within "
+			    "and between boots, and the cell against itself"),
 		OPT_GROUP("CSV input (files of label,value lines)"),
 		OPT_STRING(0, "better", &a.better, "DIR",
 			   "higher, lower or none (default): the direction "
@@ -168,12 +217,13 @@ int cmd_compare(int argc, const char **argv)
 		OPT_STRING(0, "unit", &a.unit, "UNIT",
 			   "the unit of the CSV numbers (e.g. bit/s)"),
 		OPT_GROUP(
-			"Cells are 'median ± CI'; the delta column is the change of the\n"
-			"median against the baseline with its interval, the Mann-Whitney\n"
-			"p-value and n; '~' means no significant difference. Trials of\n"
-			"several runs pool unless --by run. Exit status: 0 ok; 1 the\n"
-			"database could not be read or holds no matching trials; 2 bad\n"
-			"usage, including an unknown run, --only value or --baseline."),
+			"Cells are 'median ± CI'; the delta column is the Hodges-Lehmann\n"
+			"change against the baseline with the interval of the Mann-Whitney\n"
+			"test, its p-value and n; '~' means no significant difference, and\n"
+			"the interval then holds no change. Trials of several runs pool\n"
+			"unless --by run. Exit status: 0 ok; 1 the database could not be\n"
+			"read or holds no matching trials; 2 bad usage, including an\n"
+			"unknown run, --only value or --baseline."),
 		OPT_END(),
 	};
 	struct cmp_opts o = CMP_OPTS_DEFAULT;
@@ -190,6 +240,10 @@ int cmd_compare(int argc, const char **argv)
 		usage_error(NULL, NULL,
 			    "CSV files are compared by label: --run, --only "
 			    "and --by are for the database");
+	if (a.aa && a.files.nr)
+		usage_error(NULL, NULL,
+			    "--aa reads the trials' boots from the database, "
+			    "not CSV files");
 	if (!a.files.nr && (a.better || a.unit))
 		usage_error(NULL, NULL,
 			    "--better and --unit describe CSV input; stored "
@@ -209,8 +263,8 @@ int cmd_compare(int argc, const char **argv)
 	status = EXIT_USAGE;
 	if (parse_stats(&a, &o))
 		goto out;
-	status = a.files.nr ? load_csv(&a, &ds) : load_db(&a, &ds);
-	if (status != EXIT_OK)
+	status = a.files.nr ? load_csv(&a, &ds) : load_db(&a, &o, &ds);
+	if (status != EXIT_OK || a.aa)
 		goto out;
 	status = cmp__build(&ds, &o, &t);
 	if (status) {

@@ -36,6 +36,13 @@ struct gendb_opts {
 	/* lazy throughput drops by regress_pct in runs [from, until) */
 	double regress_pct;
 	unsigned int regress_from, regress_until;
+	/*
+	 * A boot every per_boot trials of a cell (0: one boot per kernel
+	 * and mode), each shifting throughput by its own factor of
+	 * relative stddev boot_noise: the testbed's noise between boots.
+	 */
+	unsigned int per_boot;
+	double boot_noise;
 	bool details;	    /* intervals, probes, profiles, facts */
 	bool plant_trouble; /* a failed trial, hostile strings, a mismatch */
 };
@@ -75,6 +82,8 @@ struct gendb_ctx {
 	gsl_rng *rng;
 	int64_t host;
 	unsigned int run_index;
+	double boot_factor; /* the current boot's level, 1 by default */
+	unsigned int boots; /* boots made so far, for their ids */
 };
 
 static const char gendb_config[] =
@@ -115,6 +124,9 @@ static int gendb__boot(struct gendb_ctx *c, unsigned int kernel,
 
 	snprintf(boot_id, sizeof(boot_id), "boot-%u-%u-%u", c->run_index,
 		 kernel, mode);
+	if (c->o->per_boot)
+		snprintf(boot_id, sizeof(boot_id), "boot-%u-%u-%u-%u",
+			 c->run_index, kernel, mode, c->boots++);
 	snprintf(release, sizeof(release), "6.12.%u%s", 70 + c->run_index,
 		 kernel ? "+skip-sync" : "");
 	snprintf(cmdline, sizeof(cmdline),
@@ -299,7 +311,7 @@ static int gendb__metrics(struct gendb_ctx *c, int64_t trial,
 	if (mode == 1 && c->run_index >= o->regress_from &&
 	    c->run_index < o->regress_until)
 		gbps *= 1 - o->regress_pct / 100;
-	gbps = gendb__noisy(c->rng, gbps, o->noise);
+	gbps = gendb__noisy(c->rng, gbps * c->boot_factor, o->noise);
 	cpu = gendb__noisy(c->rng, m->cpu - (kernel ? 12 : 0), 0.02);
 	sys = cpu * 0.55;
 	soft = cpu * 0.3;
@@ -367,6 +379,13 @@ static int gendb__cell(struct gendb_ctx *c, int64_t run, int64_t kernel_id,
 		bool fail = c->o->plant_trouble && mode == 2 && rep == 0;
 		bool wrong = c->o->plant_trouble && mode == 1 && rep == 1;
 
+		if (c->o->per_boot && rep % c->o->per_boot == 0) {
+			err = gendb__boot(c, kernel, mode, &boot);
+			c->boot_factor =
+				gendb__noisy(c->rng, 1, c->o->boot_noise);
+			if (err)
+				break;
+		}
 		err = store__trial_find_or_insert(c->st, cell_id, rep, false,
 						  &trial, &status);
 		if (!err)
@@ -418,7 +437,7 @@ static int gendb__run(struct gendb_ctx *c)
 /* Write the database; 0 or a negative errno (the store printed why). */
 static inline int gendb__write(const struct gendb_opts *o)
 {
-	struct gendb_ctx c = { .o = o };
+	struct gendb_ctx c = { .o = o, .boot_factor = 1 };
 	int err;
 
 	if (o->nr_workloads < 1 || o->nr_workloads > 4 || o->nr_kernels < 1 ||

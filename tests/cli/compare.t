@@ -128,4 +128,37 @@ t_ok $? "an unknown axis is a usage error"
 t_run 1 "$B" --db "$T_TMP/missing.db" compare && t_grep "$T_ERR" "missing.db"
 t_ok $? "a missing database is exit 1, named"
 
+# --- the noise floor: trials in boots of 4, 2% noise within a boot, a
+# 10% level per boot; compare --aa must tell the two apart.
+t_gendb --out boots.db --runs 1 --reps 40 --workloads 2 --per-boot 4 \
+	--boot-noise 10 --noise 2
+t_ok $? "generated 40 trials a cell in boots of 4"
+
+t_run 0 "$B" --db boots.db compare --aa &&
+	t_grep "$T_OUT" "throughput [bit/s]: noise, and each cell against itself" &&
+	grep -E '^sut +mainline +strict +tcp-rx +40 +10 ' "$T_OUT" >/dev/null &&
+	grep -E '^host sut, the median cell: CV [0-9.]+%, within a boot [12]\.[0-9]%, between boots ([7-9]|1[0-3])\.[0-9]%' "$T_OUT" >/dev/null
+t_ok $? "--aa: within a boot ~2%, between boots ~10%, per cell and per host"
+
+t_run 0 "$B" --db boots.db compare --aa --json --only metric=throughput --only mode=lazy &&
+	python3 - "$T_OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d) == 1 and d[0]["metric"] == "throughput", d
+cells = d[0]["cells"]
+assert len(cells) == 2 and all(c["mode"] == "lazy" for c in cells), cells
+for c in cells:
+    assert c["n"] == 40 and c["boots"] == 10 and c["boots_multi"] == 10, c
+    assert 0.01 < c["cv_within_boot"] < 0.03, c
+    assert c["cv_between_boots"] > 2 * c["cv_within_boot"], c
+    aa = c["aa"]
+    assert aa["odd"]["n"] == 20 and aa["even"]["n"] == 20, aa
+    lo, hi = aa["delta_ci_pct"]
+    assert (lo > 0 or hi < 0) == (aa["verdict"] != "same"), aa
+PY
+t_ok $? "--aa --json: the cells --only keeps, CVs, the A/A halves and a consistent verdict"
+
+t_run 2 "$B" compare --aa tcp-rx.csv && t_grep "$T_ERR" "--aa reads the trials' boots"
+t_ok $? "--aa on CSV files is a usage error"
+
 t_done

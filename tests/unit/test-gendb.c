@@ -57,6 +57,10 @@ static int parse(int argc, char **argv, struct gendb_opts *o)
 			o->seed = strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--noise"))
 			o->noise = atof(v) / 100;
+		else if (!strcmp(a, "--per-boot"))
+			o->per_boot = atoi(v);
+		else if (!strcmp(a, "--boot-noise"))
+			o->boot_noise = atof(v) / 100;
 		else if (!strcmp(a, "--regress"))
 			o->regress_pct = atof(v);
 		else if (!strcmp(a, "--from"))

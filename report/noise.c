@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The noise floor: CVs within and between boots, and A/A per cell. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "noise.h"
+#include "util.h"
+
+/* One measured trial of the metric, in the run's order. */
+struct noise_row {
+	unsigned int rep;
+	int64_t boot; /* 0: not known */
+	double v;
+};
+
+struct noise_acc {
+	struct noise_row *rows;
+	size_t nr, alloc;
+};
+
+static const char *col(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+
+	return t ? t : "";
+}
+
+static struct noise_cell *find_cell(struct noise *out, struct noise_acc **acc,
+				    sqlite3_stmt *s, size_t *alloc)
+{
+	size_t i;
+
+	for (i = 0; i < out->nr; i++) {
+		struct noise_cell *c = &out->cells[i];
+
+		if (!strcmp(c->host, col(s, 0)) &&
+		    !strcmp(c->kernel, col(s, 1)) &&
+		    !strcmp(c->mode, col(s, 2)) &&
+		    !strcmp(c->workload, col(s, 3)))
+			return c;
+	}
+	if (out->nr == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 8;
+		out->cells = xrealloc(out->cells, *alloc * sizeof(*out->cells));
+		*acc = xrealloc(*acc, *alloc * sizeof(**acc));
+	}
+	memset(&out->cells[out->nr], 0, sizeof(out->cells[out->nr]));
+	memset(&(*acc)[out->nr], 0, sizeof((*acc)[out->nr]));
+	out->cells[out->nr].host = xstrdup(col(s, 0));
+	out->cells[out->nr].kernel = xstrdup(col(s, 1));
+	out->cells[out->nr].mode = xstrdup(col(s, 2));
+	out->cells[out->nr].workload = xstrdup(col(s, 3));
+	return &out->cells[out->nr++];
+}
+
+static bool keep(const struct ds_filter *f, sqlite3_stmt *s)
+{
+	static const int dims[] = { DS_HOST, DS_KERNEL, DS_MODE, DS_WORKLOAD };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dims); i++)
+		if (f && !ds_filter__match(f, dims[i], col(s, (int)i)))
+			return false;
+	return true;
+}
+
+static int load_run(struct rdb *r, int64_t run, const char *metric,
+		    const struct ds_filter *f, struct noise *out,
+		    struct noise_acc **acc, size_t *alloc)
+{
+	static const char sql[] =
+		"SELECT h.name, k.name, c.mode, c.workload, t.repetition,"
+		" coalesce(t.boot_id, 0), m.value, m.unit"
+		" FROM cells c JOIN hosts h ON h.id = c.host_id"
+		" JOIN kernels k ON k.id = c.kernel_id"
+		" JOIN trials t ON t.cell_id = c.id"
+		" JOIN metrics m ON m.trial_id = t.id"
+		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.status = 'ok'"
+		" AND m.name = ?2 ORDER BY c.id, t.repetition";
+	struct noise_cell *cell;
+	struct noise_acc *a;
+	sqlite3_stmt *s;
+	int rc, err;
+
+	err = rdb__prepare(r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!keep(f, s))
+			continue;
+		cell = find_cell(out, acc, s, alloc);
+		a = &(*acc)[cell - out->cells];
+		ALLOC_GROW(a->rows, a->nr + 1, a->alloc);
+		a->rows[a->nr].rep = (unsigned int)sqlite3_column_int(s, 4);
+		a->rows[a->nr].boot = sqlite3_column_int64(s, 5);
+		a->rows[a->nr++].v = sqlite3_column_double(s, 6);
+		if (!out->unit)
+			out->unit = xstrdup(col(s, 7));
+	}
+	err = rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading the noise");
+	sqlite3_finalize(s);
+	return err;
+}
+
+static int by_boot(const void *a, const void *b)
+{
+	const struct noise_row *x = a, *y = b;
+
+	return (x->boot > y->boot) - (x->boot < y->boot);
+}
+
+/* Mean, CV overall, pooled CV within boots, CV of the boots' means. */
+static void spread(struct noise_cell *c, struct noise_row *rows, size_t n)
+{
+	double sum = 0, ss = 0, within = 0, *means, m, d;
+	size_t i, j, k, dof = 0, nb = 0;
+
+	c->n = n;
+	c->boots = c->boots_multi = 0;
+	c->cv = c->cv_within = c->cv_between = NAN;
+	for (i = 0; i < n; i++)
+		sum += rows[i].v;
+	c->mean = n ? sum / n : NAN;
+	for (i = 0; i < n; i++)
+		ss += (rows[i].v - c->mean) * (rows[i].v - c->mean);
+	if (n > 1 && c->mean != 0)
+		c->cv = sqrt(ss / (n - 1)) / fabs(c->mean);
+	qsort(rows, n, sizeof(*rows), by_boot);
+	means = xcalloc(n + 1, sizeof(*means));
+	for (i = 0; i < n; i = j) {
+		for (j = i, sum = 0; j < n && rows[j].boot == rows[i].boot;
+		     j++)
+			sum += rows[j].v;
+		if (!rows[i].boot)
+			continue; /* boots not recorded: nothing to split by */
+		m = sum / (j - i);
+		means[nb++] = m;
+		for (k = i; k < j; k++) {
+			d = rows[k].v - m;
+			within += d * d;
+		}
+		/* Boots of two or more trials carry the within-boot spread. */
+		if (j - i > 1) {
+			c->boots_multi++;
+			dof += j - i - 1;
+		}
+	}
+	c->boots = nb;
+	if (dof && c->mean != 0)
+		c->cv_within = sqrt(within / dof) / fabs(c->mean);
+	if (nb > 1 && c->mean != 0) {
+		m = stats__mean(means, nb);
+		c->cv_between = stats__stddev(means, nb, m) / fabs(c->mean);
+	}
+	free(means);
+}
+
+/* The A/A comparison: odd repetitions as the baseline, even ones after. */
+static void aa(struct noise_cell *c, const struct noise_row *rows, size_t n,
+	       const struct cmp_opts *o)
+{
+	double *odd = xcalloc(n + 1, sizeof(*odd));
+	double *even = xcalloc(n + 1, sizeof(*even));
+	size_t i, no = 0, ne = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].rep % 2)
+			odd[no++] = rows[i].v;
+		else
+			even[ne++] = rows[i].v;
+	}
+	cmp__describe(o, odd, no, &c->odd);
+	cmp__describe(o, even, ne, &c->even);
+	cmp__compare(o, STORE_BETTER_NONE, &c->odd, &c->even, o->alpha);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the values of @v that are numbers; NAN when none. */
+static double median_of(double *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof(*v), cmp_double);
+	return stats__median(v, k);
+}
+
+static void per_host(struct noise *out)
+{
+	double *cv = xcalloc(out->nr + 1, sizeof(*cv));
+	double *in = xcalloc(out->nr + 1, sizeof(*in));
+	double *bt = xcalloc(out->nr + 1, sizeof(*bt));
+	size_t i, j, k;
+
+	out->hosts = xcalloc(out->nr + 1, sizeof(*out->hosts));
+	for (i = 0; i < out->nr; i++) {
+		for (j = 0; j < out->nr_hosts; j++)
+			if (!strcmp(out->hosts[j].host, out->cells[i].host))
+				break;
+		if (j < out->nr_hosts)
+			continue;
+		for (j = k = 0; j < out->nr; j++) {
+			const struct noise_cell *c = &out->cells[j];
+
+			if (strcmp(c->host, out->cells[i].host))
+				continue;
+			cv[k] = c->cv;
+			in[k] = c->cv_within;
+			bt[k++] = c->cv_between;
+		}
+		out->hosts[out->nr_hosts].host = xstrdup(out->cells[i].host);
+		out->hosts[out->nr_hosts].cv = median_of(cv, k);
+		out->hosts[out->nr_hosts].cv_within = median_of(in, k);
+		out->hosts[out->nr_hosts++].cv_between = median_of(bt, k);
+	}
+	free(cv);
+	free(in);
+	free(bt);
+}
+
+int noise__load(struct rdb *r, const int64_t *runs, size_t nr_runs,
+		const char *metric, const struct ds_filter *f,
+		const struct cmp_opts *o, struct noise *out)
+{
+	struct noise_acc *acc = NULL;
+	size_t i, alloc = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->metric = xstrdup(metric);
+	for (i = 0; !err && i < nr_runs; i++)
+		err = load_run(r, runs[i], metric, f, out, &acc, &alloc);
+	for (i = 0; !err && i < out->nr; i++) {
+		aa(&out->cells[i], acc[i].rows, acc[i].nr, o);
+		spread(&out->cells[i], acc[i].rows, acc[i].nr);
+	}
+	if (!err)
+		per_host(out);
+	for (i = 0; i < out->nr; i++)
+		free(acc[i].rows);
+	free(acc);
+	if (!out->unit)
+		out->unit = xstrdup("");
+	return err;
+}
+
+void noise__release(struct noise *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		struct noise_cell *c = &n->cells[i];
+
+		free(c->host);
+		free(c->kernel);
+		free(c->mode);
+		free(c->workload);
+		free(c->odd.v);
+		free(c->even.v);
+	}
+	for (i = 0; i < n->nr_hosts; i++)
+		free(n->hosts[i].host);
+	free(n->hosts);
+	free(n->cells);
+	free(n->metric);
+	free(n->unit);
+	memset(n, 0, sizeof(*n));
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's noise section: how much throughput varies between trials
+ * of one boot and between boots, per host and per cell, and each cell
+ * against itself, so that a reader can put an effect beside the noise
+ * it must stand out of.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "markup.h"
+#include "noise.h"
+#include "report-priv.h"
+
+static void td_pct(FILE *fp, double v)
+{
+	char buf[32];
+
+	if (isnan(v))
+		snprintf(buf, sizeof(buf), "-");
+	else
+		snprintf(buf, sizeof(buf), "%.1f%%", 100 * v);
+	html__td(fp, "num", buf);
+}
+
+void report__noise(struct report_ctx *c)
+{
+	const struct noise *n = c->noise;
+	size_t i;
+
+	if (!n || !n->nr)
+		return;
+	html__h2(c->fp, "noise", "Noise");
+	fputs("<p class=\"small\">The coefficient of variation of ", c->fp);
+	markup__escape(c->fp, n->metric);
+	fputs(" over every trial of a cell, pooled within the boots that ran "
+	      "two or more of them, and of the boots' means; then the cell "
+	      "against itself (its even repetitions against its odd ones), "
+	      "whose interval is the smallest change half the trials could "
+	      "tell apart. A change smaller than the noise needs more "
+	      "repetitions, not a verdict.</p>\n<table>\n<tr>",
+	      c->fp);
+	html__th(c->fp, "host");
+	html__th(c->fp, "CV");
+	html__th(c->fp, "within a boot");
+	html__th(c->fp, "between boots");
+	fputs("</tr>\n", c->fp);
+	for (i = 0; i < n->nr_hosts; i++) {
+		fputs("<tr>", c->fp);
+		html__td(c->fp, NULL, n->hosts[i].host);
+		td_pct(c->fp, n->hosts[i].cv);
+		td_pct(c->fp, n->hosts[i].cv_within);
+		td_pct(c->fp, n->hosts[i].cv_between);
+		fputs("</tr>\n", c->fp);
+	}
+	fputs("</table>\n<table>\n<tr>", c->fp);
+	html__th(c->fp, "host");
+	html__th(c->fp, "kernel");
+	html__th(c->fp, "mode");
+	html__th(c->fp, "workload");
+	html__th(c->fp, "trials");
+	html__th(c->fp, "boots");
+	html__th(c->fp, "CV");
+	html__th(c->fp, "within a boot");
+	html__th(c->fp, "between boots");
+	html__th(c->fp, "A/A");
+	fputs("</tr>\n", c->fp);
+	for (i = 0; i < n->nr; i++) {
+		const struct noise_cell *x = &n->cells[i];
+		char *aa = cmp__delta_text(&x->odd, &x->even), num[32];
+
+		fputs("<tr>", c->fp);
+		html__td(c->fp, NULL, x->host);
+		html__td(c->fp, NULL, x->kernel);
+		html__td(c->fp, NULL, x->mode);
+		html__td(c->fp, NULL, x->workload);
+		snprintf(num, sizeof(num), "%zu", x->n);
+		html__td(c->fp, "num", num);
+		snprintf(num, sizeof(num), "%zu", x->boots);
+		html__td(c->fp, "num", num);
+		td_pct(c->fp, x->cv);
+		td_pct(c->fp, x->cv_within);
+		td_pct(c->fp, x->cv_between);
+		html__td(c->fp, html__verdict_class(x->even.verdict), aa);
+		fputs("</tr>\n", c->fp);
+		free(aa);
+	}
+	fputs("</table>\n", c->fp);
+}
