@@ -26,9 +26,9 @@ void noise__print_text(const struct noise *n, FILE *fp)
 		"%s%s%s%s: noise, and each cell against itself (A/A: its "
 		"even repetitions against its odd ones)\n",
 		n->metric, *n->unit ? " [" : "", n->unit, *n->unit ? "]" : "");
-	fprintf(fp, "%-10s %-12s %-12s %-12s %4s %5s %7s %9s %9s  %s\n",
-		"host", "kernel", "mode", "workload", "n", "boots", "CV",
-		"in a boot", "of boots", "A/A");
+	fprintf(fp, "%-10s %-12s %-12s %-12s %4s %5s %7s %9s %9s  %s\n", "host",
+		"kernel", "mode", "workload", "n", "boots", "CV", "in a boot",
+		"of boots", "A/A");
 	for (i = 0; i < n->nr; i++) {
 		const struct noise_cell *x = &n->cells[i];
 		char *aa = cmp__delta_text(&x->odd, &x->even);

@@ -132,8 +132,7 @@ static void spread(struct noise_cell *c, struct noise_row *rows, size_t n)
 	qsort(rows, n, sizeof(*rows), by_boot);
 	means = xcalloc(n + 1, sizeof(*means));
 	for (i = 0; i < n; i = j) {
-		for (j = i, sum = 0; j < n && rows[j].boot == rows[i].boot;
-		     j++)
+		for (j = i, sum = 0; j < n && rows[j].boot == rows[i].boot; j++)
 			sum += rows[j].v;
 		if (!rows[i].boot)
 			continue; /* boots not recorded: nothing to split by */

@@ -311,6 +311,12 @@ static void print_text(const struct plan *p, bool all)
 		printf(" (seed %" PRIu64 ")", m->run.seed);
 	printf(", cooldown %s\n",
 	       units__format_duration(m->run.cooldown_ms, cd, sizeof(cd)));
+	if (m->run.until_max)
+		printf("until    rounds of repetitions until every headline "
+		       "interval is within %g%%,\n         up to %u "
+		       "repetitions (up to %.1fx the trials' time below)\n",
+		       m->run.until_width_pct, m->run.until_max,
+		       (double)m->run.until_max / m->run.repetitions);
 	printf("db       %s\n", db_of(m));
 	print_hosts(m);
 	print_kernels(m);
@@ -374,6 +380,25 @@ static json_t *gate_json(const struct plan *p, const struct regress_power *pw)
 						  json_real(pw->smallest_sd));
 }
 
+/* What until's rounds can add, when they are all run: it may stop sooner. */
+static void print_gate_until(const struct matrix *m,
+			     const struct regress_power *pw)
+{
+	struct regress_power most;
+
+	if (m->run.until_max <= m->run.repetitions)
+		return;
+	regress__power(pw->comparisons, m->run.until_max, REGRESS_ALPHA, &most);
+	if (most.can_detect)
+		printf("  where until adds rounds up to %u a side: a change of "
+		       "%.1f standard deviations\n",
+		       m->run.until_max, most.smallest_sd);
+	else
+		printf("  where until adds rounds up to %u a side: still "
+		       "none\n",
+		       m->run.until_max);
+}
+
 static void print_gate(const struct plan *p, const struct regress_power *pw)
 {
 	const struct matrix *m = p->m;
@@ -392,6 +417,7 @@ static void print_gate(const struct plan *p, const struct regress_power *pw)
 		       "it needs at least %zu repetitions\n",
 		       pw->trials, pw->min_p, pw->first_alpha,
 		       pw->trials_needed);
+		print_gate_until(m, pw);
 		return;
 	}
 	printf("  detects 8 times in 10 a change of %.1f standard deviations "
@@ -399,6 +425,7 @@ static void print_gate(const struct plan *p, const struct regress_power *pw)
 	       "by 1%% (best p %.2g, Holm's first step asks < %.2g)\n",
 	       pw->smallest_sd, pw->smallest_sd * 10, pw->smallest_sd,
 	       pw->min_p, pw->first_alpha);
+	print_gate_until(m, pw);
 }
 
 int cmd_plan(int argc, const char **argv)

@@ -16,6 +16,8 @@
 #include "config-error.h"
 #include "log.h"
 #include "parse-options.h"
+#include "report/adaptive.h"
+#include "report/regress.h"
 #include "sha256.h"
 #include "store/store.h"
 #include "util.h"
@@ -148,6 +150,103 @@ static int setup(struct run_ctx *ctx, const struct run_args *a,
 	return run_open(ctx, a, path);
 }
 
+/* The comparisons [run] until watches: the modes', else the kernels'. */
+static void until_opts(const struct matrix *m, struct adaptive_opts *o)
+{
+	static const char *const fallback[] = { REGRESS_DEFAULT_METRIC, NULL };
+
+	o->by = m->run.nr_modes > 1 || m->nr_kernels == 1 ? DS_MODE : DS_KERNEL;
+	o->baseline = o->by == DS_MODE ? m->modes[m->run.modes[0]].name :
+					 m->kernels[0].name;
+	o->metrics = m->regress.nr_metrics ?
+			     (const char *const *)m->regress.metrics :
+			     fallback;
+	o->width_pct = m->run.until_width_pct;
+}
+
+/* Whether another round is wanted; 0 no, 1 yes, or -errno. */
+static int until_open(struct run_ctx *ctx)
+{
+	struct adaptive_status st;
+	struct adaptive_opts o;
+	struct rdb r;
+	int ret;
+
+	until_opts(ctx->m, &o);
+	if (rdb__open(ctx->db_path, &r))
+		return -EIO;
+	ret = adaptive__check(&r, ctx->run_id, &o, &st);
+	rdb__close(&r);
+	if (ret)
+		return ret;
+	if (!st.open) {
+		run_progress__msg(ctx,
+				  "until: all %zu headline comparison%s within "
+				  "%g%% at %u repetitions",
+				  st.comparisons,
+				  st.comparisons == 1 ? " is" : "s are",
+				  o.width_pct, ctx->m->run.repetitions);
+	} else {
+		run_progress__msg(ctx,
+				  "until: %zu of %zu headline comparisons "
+				  "wider than %g%% (%s: %.0f%%); round %u of "
+				  "at most %u",
+				  st.open, st.comparisons, o.width_pct,
+				  st.widest ? st.widest : "?", st.widest_pct,
+				  ctx->m->run.repetitions + 1,
+				  ctx->m->run.until_max);
+	}
+	ret = st.open > 0;
+	adaptive_status__release(&st);
+	return ret;
+}
+
+/* One more repetition of every selected cell: the plan, then its rows. */
+static int until_extend(struct run_ctx *ctx)
+{
+	struct config_errors errs;
+	int ret;
+
+	ctx->m->run.repetitions++;
+	plan__release(&ctx->plan);
+	config_errors__init(&errs, ctx->m->path);
+	ret = plan__build(&ctx->plan, ctx->m, &errs);
+	if (ret)
+		config_errors__print(&errs, stderr);
+	config_errors__release(&errs);
+	if (ret)
+		return ret;
+	free(ctx->trial_ids);
+	free(ctx->trial_done);
+	ctx->trial_ids = NULL;
+	ctx->trial_done = NULL;
+	return run_store__plan(ctx);
+}
+
+/*
+ * [run] until: rounds of repetitions until every headline comparison is
+ * as precise as asked, judged blind to the verdicts (report/adaptive.c).
+ */
+static int until(struct run_ctx *ctx)
+{
+	const struct matrix_run *r = &ctx->m->run;
+	int ret = 0;
+
+	while (r->until_max && r->repetitions < r->until_max) {
+		if (run_signal__level())
+			return -EINTR;
+		ret = until_open(ctx);
+		if (ret <= 0)
+			return ret;
+		ret = until_extend(ctx);
+		if (!ret)
+			ret = run__execute(ctx);
+		if (ret)
+			return ret;
+	}
+	return ret;
+}
+
 static int execute(struct run_ctx *ctx)
 {
 	int ret;
@@ -162,6 +261,8 @@ static int execute(struct run_ctx *ctx)
 		ret = run_store__plan(ctx);
 	if (!ret)
 		ret = run__execute(ctx);
+	if (!ret)
+		ret = until(ctx);
 	run_hosts__close(ctx);
 	run_signal__restore();
 	return ret;

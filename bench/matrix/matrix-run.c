@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* [run]: the name, how often, in which order, and which modes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,11 +103,80 @@ static void set_name(struct mx *mx, const struct toml_value *tab)
 		       r->name);
 }
 
+/* "5%", or a number of percent; > 0 and at most 1000. */
+static int parse_pct(struct mx *mx, const struct toml_value *tab,
+		     const char *key, double *out)
+{
+	const struct toml_value *v = toml_table__get(tab, key);
+	char *end;
+	double pct;
+
+	if (!v)
+		return 0;
+	if (v->type == TOML_INTEGER) {
+		pct = (double)v->u.i;
+	} else if (v->type == TOML_FLOAT) {
+		pct = v->u.f;
+	} else if (v->type == TOML_STRING) {
+		pct = strtod(v->u.str.ptr, &end);
+		if (end == v->u.str.ptr || strcmp(end, "%"))
+			pct = NAN;
+	} else {
+		pct = NAN;
+	}
+	if (!(pct > 0 && pct <= 1000)) {
+		mx_err(mx, v->pos,
+		       "%s: expected a percentage above 0 and at most 1000 "
+		       "(\"5%%\" or 5)",
+		       key);
+		return -1;
+	}
+	*out = pct;
+	return 1;
+}
+
+/*
+ * until = { ci_width = "5%", max_repetitions = 20 }: adaptive rounds
+ * (builtin-run.c and report/adaptive.c run them).
+ */
+static void parse_until(struct mx *mx, const struct toml_value *tab)
+{
+	static const char *const keys[] = { "ci_width", "max_repetitions",
+					    NULL };
+	const struct toml_value *v = toml_table__get(tab, "until");
+	struct matrix_run *r = &mx->m->run;
+	size_t i;
+
+	if (!v || !mx_is(mx, v, TOML_TABLE, "until"))
+		return;
+	mx_check_keys(mx, v, keys, "until");
+	for (i = 0; keys[i]; i++) {
+		if (toml_table__get(v, keys[i]))
+			continue;
+		mx_err(mx, v->pos,
+		       "until: %s is missing; both are needed, as in "
+		       "{ ci_width = \"5%%\", max_repetitions = 20 }",
+		       keys[i]);
+		return;
+	}
+	if (parse_pct(mx, v, "ci_width", &r->until_width_pct) <= 0 ||
+	    mx_uint32(mx, v, "max_repetitions", 2, MATRIX_MAX_REPETITIONS,
+		      &r->until_max) <= 0)
+		return;
+	if (r->until_max < r->repetitions) {
+		mx_err(mx, mx_val_pos(v, "max_repetitions", v->pos),
+		       "until: max_repetitions %u is below repetitions %u",
+		       r->until_max, r->repetitions);
+		r->until_max = 0;
+	}
+}
+
 void matrix__parse_run(struct mx *mx, const struct toml_value *tab)
 {
 	static const char *const keys[] = {
-		"name", "description", "repetitions", "warmup", "order",
-		"seed", "cooldown",    "db",	      "modes",	NULL,
+		"name",	 "description", "repetitions", "warmup",
+		"order", "seed",	"cooldown",    "db",
+		"modes", "until",	NULL,
 	};
 	struct matrix_run *r = &mx->m->run;
 	const struct toml_value *modes = NULL;
@@ -141,6 +211,7 @@ void matrix__parse_run(struct mx *mx, const struct toml_value *tab)
 		mx_duration(mx, tab, "cooldown", &r->cooldown_ms);
 		mx_string(mx, tab, "db", MX_PATH, &r->db);
 		modes = toml_table__get(tab, "modes");
+		parse_until(mx, tab);
 	}
 	set_name(mx, tab);
 	if (modes)

@@ -46,6 +46,13 @@ struct matrix_run {
 	/* The modes to run, in order: indexes into matrix.modes. */
 	size_t *modes;
 	size_t nr_modes;
+	/*
+	 * until = { ci_width, max_repetitions }: rounds of repetitions
+	 * added until every headline comparison's interval is this narrow
+	 * (in percent of the baseline), at most max_repetitions; 0: none.
+	 */
+	double until_width_pct;
+	unsigned int until_max;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

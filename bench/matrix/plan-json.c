@@ -26,15 +26,20 @@ static json_t *run_json(const struct matrix *m, const char *db)
 	for (i = 0; i < r->nr_modes; i++)
 		json_array_append_new(modes,
 				      json_string(m->modes[r->modes[i]].name));
-	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:s, s:o, s:o, s:s, s:o}",
-			 "name", r->name, "file", m->path, "description",
-			 json_string_or_null(r->description), "repetitions",
-			 (int)r->repetitions, "warmup", (int)r->warmup, "order",
-			 matrix_order__name(r->order), "seed",
-			 r->order == ORDER_RANDOM ? json_integer(r->seed) :
-						    json_null(),
-			 "cooldown_seconds", seconds(r->cooldown_ms), "db", db,
-			 "modes", modes);
+	return json_pack(
+		"{s:s, s:s, s:o, s:i, s:i, s:s, s:o, s:o, s:s, s:o, "
+		"s:o}",
+		"name", r->name, "file", m->path, "description",
+		json_string_or_null(r->description), "repetitions",
+		(int)r->repetitions, "warmup", (int)r->warmup, "order",
+		matrix_order__name(r->order), "seed",
+		r->order == ORDER_RANDOM ? json_integer(r->seed) : json_null(),
+		"cooldown_seconds", seconds(r->cooldown_ms), "db", db, "modes",
+		modes, "until",
+		r->until_max ? json_pack("{s:f, s:i}", "ci_width_pct",
+					 r->until_width_pct, "max_repetitions",
+					 (int)r->until_max) :
+			       json_null());
 }
 
 static json_t *hosts_json(const struct matrix *m)

@@ -178,6 +178,16 @@ t_run 0 "$B" plan "$T_TMP/three.toml" &&
 	t_grep "$T_ERR" "the gate cannot detect any change with 3 repetitions over 6 comparisons"
 t_ok $? "plan: too few repetitions for the gate are flagged, with how many it needs"
 
+sed 's/^seed = 7/seed = 7\nuntil = { ci_width = "5%", max_repetitions = 8 }/' \
+	"$T_TMP/three.toml" >"$T_TMP/until.toml"
+t_run 0 "$B" plan "$T_TMP/until.toml" &&
+	t_grep "$T_OUT" "until    rounds of repetitions until every headline interval is within 5%," &&
+	t_grep "$T_OUT" "up to 8 repetitions (up to 2.7x the trials' time below)" &&
+	grep -E '^  where until adds rounds up to 8 a side: a change of [0-9.]+ standard deviations$' "$T_OUT" >/dev/null &&
+	t_run 0 "$B" plan --json "$T_TMP/until.toml" &&
+	python3 -c 'import json,sys; u = json.load(open(sys.argv[1]))["run"]["until"]; assert u == {"ci_width_pct": 5.0, "max_repetitions": 8}, u' "$T_OUT"
+t_ok $? "plan: [run] until, its cap, and what the gate could detect at the cap"
+
 printf '[regress]\nmetrics = ["throughput", "retransmits", "cpu_util_pct", "busy_cores"]\n' |
 	cat "$T_TMP/big.toml" - | sed 's/repetitions = 20/repetitions = 5/' >"$T_TMP/four.toml"
 t_run 0 "$B" plan --json "$T_TMP/four.toml" &&

@@ -6,7 +6,9 @@
 # (the test-only IOMMU_BENCH_TEST_PAUSE=commit hook stops it there).
 # Each time: exactly the planned trials in the end, none twice, the
 # database sound, and the namespaces the dead run left behind coped
-# with and removed.
+# with and removed. Then [run] until: rounds added while the cell's
+# interval is wider than asked, none once it is narrow enough, and a
+# run killed inside an added round resumes inside it.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -44,15 +46,16 @@ for tool in ip sqlite3; do
 	fi
 done
 
-# matrix FILE COOLDOWN: 3 repetitions of a 1 s trial.
+# matrix FILE COOLDOWN [REPETITIONS [UNTIL]]: 1 s trials, 3 of them.
 matrix() {
 	cat >"$1" <<EOT
 [run]
 name = "resume-t"
-repetitions = 3
+repetitions = ${3:-3}
 warmup = 0
 cooldown = "$2"
 modes = ["current"]
+${4:+until = $4}
 
 [hosts.sut]
 transport = "netns"
@@ -153,5 +156,52 @@ scenario() {
 scenario trial 0s
 scenario cooldown 3s
 scenario commit 0s IOMMU_BENCH_TEST_PAUSE=commit
+
+# until: a width no trial of veth throughput is as narrow as (a
+# millionth) takes the cell from 2 repetitions to the cap of 4, a
+# round at a time; a width every interval is narrower than stops at 2.
+DB=$T_TMP/results/until-wide.db
+matrix "$T_TMP/m.toml" 0s 2 '{ ci_width = "1000%", max_repetitions = 4 }'
+t_run 0 timeout 40 "$B" --db "$DB" run "$T_TMP/m.toml" &&
+	[ "$(ok_trials)" = 2 ] &&
+	t_grep "$T_ERR" "until: all 1 headline comparison is within 1000% at 2 repetitions"
+t_ok $? "(until) an interval narrower than asked: no round added"
+
+DB=$T_TMP/results/until-narrow.db
+matrix "$T_TMP/m.toml" 0s 2 '{ ci_width = "0.0001%", max_repetitions = 4 }'
+t_run 0 timeout 60 "$B" --db "$DB" run "$T_TMP/m.toml" &&
+	[ "$(ok_trials)" = 4 ] &&
+	[ "$(sqlite3 "$DB" "SELECT group_concat(repetition) FROM (SELECT repetition FROM trials ORDER BY repetition)")" = 1,2,3,4 ] &&
+	t_grep "$T_ERR" "until: 1 of 1 headline comparisons wider than 0.0001%" &&
+	t_grep "$T_ERR" "round 3 of at most 4" &&
+	t_grep "$T_ERR" "round 4 of at most 4" &&
+	[ "$(sqlite3 "$DB" "SELECT status FROM runs")" = done ]
+t_ok $? "(until) wider than asked: rounds 3 and 4 added, then the cap"
+
+# Killed while round 3's trial runs; the resume finishes round 3 and
+# adds round 4, each once.
+DB=$T_TMP/results/until-kill.db
+"$B" --db "$DB" run "$T_TMP/m.toml" >"$T_TMP/out1" 2>"$T_TMP/err1" &
+RUN_PID=$!
+i=0
+while [ $i -lt 400 ] && ! { [ "$(ok_trials)" = 2 ] && iperf3_running; }; do
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(ok_trials)" = 2 ] && iperf3_running && kill -9 "$RUN_PID" &&
+	t_grep "$T_TMP/err1" "round 3 of at most 4"
+t_ok $? "(until) the controller is killed inside round 3"
+wait "$RUN_PID" 2>/dev/null
+RUN_PID=
+t_run 0 timeout 60 "$B" --db "$DB" run "$T_TMP/m.toml" &&
+	t_grep "$T_ERR" "resuming run 1" &&
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM trials")" = 4 ] &&
+	[ "$(ok_trials)" = 4 ] &&
+	[ -z "$(sqlite3 "$DB" "SELECT repetition FROM trials GROUP BY cell_id, repetition HAVING count(*) > 1")" ] &&
+	[ "$(sqlite3 "$DB" "SELECT status FROM runs")" = done ]
+t_ok $? "(until) the resume runs round 3 and round 4 once each, and is done"
+! ip netns list | grep -q -e "$NS_S" -e "$NS_P"
+t_ok $? "(until) no namespace is left behind"
 
 t_done

@@ -3,7 +3,8 @@
  * The statistics against known answers: published Mann-Whitney critical
  * values, R's documented example, brute-force enumeration of the exact
  * distribution, hand-computed order-statistic intervals and tie-corrected
- * normal scores, and synthetic shifts that must and must not be flagged.
+ * normal scores, and synthetic shifts that must and must not be flagged;
+ * and the width [run] until predicts, against hand-computed values.
  */
 #include <errno.h>
 #include <gsl/gsl_randist.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/adaptive.h"
 #include "report/stats.h"
 #include "tap.h"
 #include "util.h"
@@ -400,6 +402,34 @@ static void test_welch(void)
 	   "zero variance: p is 1 for equal means, 0 otherwise");
 }
 
+/* Worked by hand (python): 1.96 sigma sqrt((1/m + 1/n) pi / 3), as a ratio. */
+static void test_adaptive(void)
+{
+	double lo = exp(-0.1), hi = exp(0.1), x[] = { lo, hi },
+	       zero[] = { 0, 1 };
+	double a[4], b[4], big[40];
+	int i;
+
+	/* logs -0.1, 0.1 twice: halves without spread, so the pool's 0.1155. */
+	ok(near(adaptive__width_pct(x, 2, x, 2), 58.913964, 1e-4),
+	   "until: 2 + 2 values at +-10%%: a 58.9%% wide interval");
+	/* x around 1, y around 2, +-1%: a change, not noise, splits them. */
+	for (i = 0; i < 4; i++) {
+		a[i] = exp(i % 2 ? 0.01 : -0.01);
+		b[i] = 2 * a[i];
+	}
+	ok(near(adaptive__width_pct(a, 4, b, 4), 3.329495, 1e-4),
+	   "until: a 2x change is not noise: the halves' 1%% spread, 3.3%%");
+	for (i = 0; i < 40; i++)
+		big[i] = i % 2 ? hi : lo;
+	ok(adaptive__width_pct(big, 20, big + 20, 20) <
+		   adaptive__width_pct(x, 2, x, 2) / 3,
+	   "until: 20 a side, the same noise: much narrower");
+	ok(isinf(adaptive__width_pct(zero, 2, x, 2)) &&
+		   isinf(adaptive__width_pct(x, 1, x, 2)),
+	   "until: a value at 0, or one value a side: no width");
+}
+
 int main(void)
 {
 	test_describe();
@@ -411,5 +441,6 @@ int main(void)
 	test_shift_property();
 	test_shift_edges();
 	test_welch();
+	test_adaptive();
 	return tap_done();
 }
