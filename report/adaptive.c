@@ -58,9 +58,9 @@ double adaptive__width_pct(const double *x, size_t nx, const double *y,
 	}
 	stats__sort(v, n);
 	h = n / 2;
-	inside = sqrt((sd(v, h) * sd(v, h) + sd(v + n - h, h) *
-						     sd(v + n - h, h)) /
-		      2);
+	inside = sqrt(
+		(sd(v, h) * sd(v, h) + sd(v + n - h, h) * sd(v + n - h, h)) /
+		2);
 	gap = stats__mean(v + n - h, h) - stats__mean(v, h);
 	sigma = inside > 0 && gap / inside > ADAPTIVE_SPLIT_GAP ? inside :
 								  sd(v, n);
@@ -78,8 +78,8 @@ static bool wanted(const char *const *metrics, const char *name)
 	return false;
 }
 
-int adaptive__check(struct rdb *r, int64_t run,
-		    const struct adaptive_opts *o, struct adaptive_status *st)
+int adaptive__check(struct rdb *r, int64_t run, const struct adaptive_opts *o,
+		    struct adaptive_status *st)
 {
 	struct cmp_opts co = CMP_OPTS_DEFAULT;
 	struct dataset ds;
@@ -109,7 +109,8 @@ int adaptive__check(struct rdb *r, int64_t run,
 		const struct cmp_row *row = &t.rows[i];
 		const struct cmp_cell *b = &row->cells[0];
 
-		if (!wanted(o->metrics, ds__str(&ds, ds.metrics[row->metric].name)))
+		if (!wanted(o->metrics,
+			    ds__str(&ds, ds.metrics[row->metric].name)))
 			continue;
 		/* One column: the precision a comparison of the cell would have. */
 		for (c = t.nr_cols > 1 ? 1 : 0; c < t.nr_cols; c++) {
@@ -117,7 +118,8 @@ int adaptive__check(struct rdb *r, int64_t run,
 
 			if (!b->present || !x->present)
 				continue;
-			w = c ? adaptive__width_pct(b->v, b->s.n, x->v, x->s.n) :
+			w = c ? adaptive__width_pct(b->v, b->s.n, x->v,
+						    x->s.n) :
 				adaptive__width_pct(b->v, b->s.n, b->v, b->s.n);
 			st->comparisons++;
 			if (w > o->width_pct)

@@ -14,10 +14,10 @@
 #include "rdb.h"
 
 struct adaptive_opts {
-	enum ds_dim by;		     /* the columns compared: mode, kernel */
-	const char *baseline;	     /* their baseline; NULL: the first */
-	const char *const *metrics;  /* the headline ones, NULL-terminated */
-	double width_pct;	     /* the precision asked for */
+	enum ds_dim by;		    /* the columns compared: mode, kernel */
+	const char *baseline;	    /* their baseline; NULL: the first */
+	const char *const *metrics; /* the headline ones, NULL-terminated */
+	double width_pct;	    /* the precision asked for */
 };
 
 struct adaptive_status {

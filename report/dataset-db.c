@@ -175,7 +175,7 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		" t.requested_mode <> 'current'"
 		" FROM cells c JOIN trials t ON t.cell_id = c.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' ORDER BY t.id";
+		" AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
 	sqlite3_stmt *s;
 	int64_t cell;
 	int rc, err;

@@ -77,7 +77,8 @@ static int load_run(struct rdb *r, int64_t run, const char *metric,
 		" JOIN kernels k ON k.id = c.kernel_id"
 		" JOIN trials t ON t.cell_id = c.id"
 		" JOIN metrics m ON m.trial_id = t.id"
-		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.status = 'ok'"
+		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.profile = 0"
+		" AND t.status = 'ok'"
 		" AND m.name = ?2 ORDER BY c.id, t.repetition";
 	struct noise_cell *cell;
 	struct noise_acc *a;

@@ -23,7 +23,8 @@ static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 		" FROM cells c JOIN trials t ON t.cell_id = c.id"
 		" JOIN intervals i ON i.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' AND i.metric = 'throughput'"
+		" AND t.profile = 0 AND t.status = 'ok'"
+		" AND i.metric = 'throughput'"
 		" AND i.unit = 'bit/s' GROUP BY i.trial_id ORDER BY i.trial_id";
 	sqlite3_stmt *s;
 	int rc, err;
@@ -119,7 +120,7 @@ int rd__load_probes(struct rd_ctx *c)
 		" JOIN trials t ON t.cell_id = c.id"
 		" JOIN probes p ON p.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok'";
+		" AND t.profile = 0 AND t.status = 'ok'";
 	struct keymap map, seen;
 	struct bytes_map bytes;
 	struct rd_cell *cell;
@@ -320,8 +321,8 @@ int rd__load_series(struct rd_ctx *c, size_t per_cell)
 	static const char sql[] =
 		"SELECT t.id, t.cell_id FROM cells c"
 		" JOIN trials t ON t.cell_id = c.id"
-		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.status = 'ok'"
-		" AND EXISTS (SELECT 1 FROM intervals i WHERE"
+		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.profile = 0"
+		" AND t.status = 'ok' AND EXISTS (SELECT 1 FROM intervals i WHERE"
 		"  i.trial_id = t.id AND i.metric = 'throughput')"
 		" ORDER BY t.id";
 	struct report_data *d = c->d;

@@ -32,5 +32,8 @@ int rd__load_failures(struct rd_ctx *c);
 int rd__load_probes(struct rd_ctx *c);
 int rd__load_profile(struct rd_ctx *c);
 int rd__load_series(struct rd_ctx *c, size_t per_cell);
+/* report-data-carried.c */
+int rd__load_carried(struct rd_ctx *c);
+int rd__load_perturbation(struct rd_ctx *c);
 
 #endif /* IOMMU_BENCH_REPORT_DATA_PRIV_H */

@@ -119,10 +119,10 @@ int rd__load_cells(struct rd_ctx *c)
 {
 	static const char sql[] =
 		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload,"
-		" total(t.warmup = 0 AND t.status = 'ok'),"
+		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok'),"
 		" total(t.warmup = 0 AND t.status = 'failed'),"
 		" total(t.warmup = 0 AND t.status NOT IN ('ok', 'failed')),"
-		" total(t.warmup = 0 AND t.status = 'ok' AND"
+		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok' AND"
 		"  t.effective_mode IS NOT NULL AND"
 		"  t.effective_mode <> t.requested_mode AND"
 		"  t.requested_mode <> 'current'),"
@@ -351,6 +351,10 @@ int report_data__load(struct report_data *d, struct rdb *r, const int64_t *runs,
 		err = rd__load_profile(&c);
 	if (!err)
 		err = rd__load_series(&c, per_cell);
+	if (!err)
+		err = rd__load_carried(&c);
+	if (!err)
+		err = rd__load_perturbation(&c);
 	free(c.cell_of);
 	keymap__release(&c.cell_map);
 	return err;
@@ -378,6 +382,7 @@ void report_data__release(struct report_data *d)
 	free(d->series);
 	free(d->failures);
 	free(d->configs);
+	free(d->carried);
 	intern__release(&d->str);
 	memset(d, 0, sizeof(*d));
 }

@@ -26,6 +26,18 @@ struct rd_cell {
 	size_t runs, ok, failed, other, mismatched;
 	uint32_t effective; /* "lazy, strict": the modes verified */
 	uint32_t releases;  /* kernel releases booted */
+	/* Throughput's median, measured and in profile trials; NAN: none. */
+	double tp_measured, tp_profile;
+	uint32_t tp_unit;
+	size_t profile_trials;
+};
+
+/* Trials of one kind that ran with one set of collectors. */
+struct rd_carried {
+	bool profile;	     /* profile trials, outside the statistics */
+	bool records;	     /* perf record was on */
+	uint32_t collectors; /* in words, interned */
+	size_t trials;
 };
 
 struct rd_boot {
@@ -92,6 +104,8 @@ struct report_data {
 	size_t nr_failures, total_failures;
 	struct rd_config *configs;
 	size_t nr_configs;
+	struct rd_carried *carried; /* measured ones first */
+	size_t nr_carried;
 };
 
 /*

@@ -48,6 +48,7 @@ void report__headline(struct report_ctx *c);
 void report__warnings(struct report_ctx *c);
 void report__plots(struct report_ctx *c);
 void report__profile(struct report_ctx *c);
+void report__collectors(struct report_ctx *c);
 void report__stats(struct report_ctx *c);
 void report__noise(struct report_ctx *c);
 void report__verification(struct report_ctx *c);

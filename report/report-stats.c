@@ -80,6 +80,27 @@ static void warn_modes(struct report_ctx *c)
 	}
 }
 
+/* Measured trials that ran perf record: their numbers carry its cost. */
+static void warn_sampled(struct report_ctx *c)
+{
+	const struct report_data *d = c->d;
+	size_t i, n = 0;
+
+	for (i = 0; i < d->nr_carried; i++)
+		if (d->carried[i].records && !d->carried[i].profile)
+			n += d->carried[i].trials;
+	if (!n)
+		return;
+	fprintf(c->fp,
+		"<li class=\"warn\">%zu measured trial%s ran perf record "
+		"([collect.perf] record = \"every\"): sampling takes "
+		"throughput from the workload (make bench: a quarter of it on "
+		"a veth pair at 999 Hz with call graphs), and these numbers "
+		"carry that cost. See <a href=\"#collectors\">Collectors</a>."
+		"</li>\n",
+		n, n == 1 ? "" : "s");
+}
+
 /* Every (row, column) with the warning @bit, as one list item. */
 static void warn_cells(struct report_ctx *c, unsigned int bit, const char *what)
 {
@@ -129,6 +150,7 @@ void report__warnings(struct report_ctx *c)
 	pos = ftell(c->fp);
 	warn_failures(c);
 	warn_modes(c);
+	warn_sampled(c);
 	if (c->ds->mode_mismatch)
 		fprintf(c->fp,
 			"<li class=\"warn\">%zu trial%s left out because "

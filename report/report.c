@@ -82,6 +82,7 @@ static void page(struct report_ctx *c)
 	      "<a href=\"#warnings\">Warnings</a><a href=\"#plots\">Plots</a>"
 	      "<a href=\"#probes\">Probes</a>"
 	      "<a href=\"#profile\">Profile diff</a>"
+	      "<a href=\"#collectors\">Collectors</a>"
 	      "<a href=\"#stats\">Every metric</a>"
 	      "<a href=\"#verification\">Verification</a>"
 	      "<a href=\"#environment\">Environment</a></nav>\n",
@@ -90,6 +91,7 @@ static void page(struct report_ctx *c)
 	report__warnings(c);
 	report__plots(c);
 	report__profile(c);
+	report__collectors(c);
 	report__stats(c);
 	report__noise(c);
 	report__verification(c);

@@ -25,25 +25,11 @@ static const char *const export_usage[] = {
 };
 
 static const char *const columns[] = {
-	"run",
-	"run_name",
-	"cell",
-	"host",
-	"kernel",
-	"kernel_release",
-	"requested_mode",
-	"effective_mode",
-	"workload",
-	"trial",
-	"repetition",
-	"warmup",
-	"status",
-	"metric",
-	"value",
-	"unit",
-	"better",
-	"started_at",
-	NULL,
+	"run",	    "run_name",	      "cell",		"host",
+	"kernel",   "kernel_release", "requested_mode", "effective_mode",
+	"workload", "trial",	      "repetition",	"warmup",
+	"status",   "metric",	      "value",		"unit",
+	"better",   "started_at",     "profile",	NULL,
 };
 
 /*
@@ -95,7 +81,8 @@ static void csv_row(FILE *fp, const struct store_export_row *r)
 	csv__field(fp, value, false);
 	csv__field(fp, r->unit, false);
 	csv__field(fp, r->better, false);
-	csv__field(fp, r->started_at, true);
+	csv__field(fp, r->started_at, false);
+	csv__field(fp, r->profile ? "1" : "0", true);
 }
 
 /*
@@ -148,6 +135,7 @@ static int json_row(FILE *fp, const struct store_export_row *r, bool first)
 	json_object_set_new(o, "unit", jstr(r->unit, false, &bad));
 	json_object_set_new(o, "better", jstr(r->better, false, &bad));
 	json_object_set_new(o, "started_at", jstr(r->started_at, true, &bad));
+	json_object_set_new(o, "profile", json_boolean(r->profile));
 	err = bad ? -EILSEQ : 0;
 	if (!err) {
 		fputs(first ? "\n" : ",\n", fp);
@@ -245,14 +233,15 @@ int cmd_export(int argc, const char **argv)
 			'o', "output", &output, "FILE",
 			"write FILE, replaced only on success (default: stdout)"),
 		OPT_BOOLEAN(0, "all", &all,
-			    "also warmup trials and trials not 'ok'"),
+			    "also warmup and profile trials, and trials not "
+			    "'ok'"),
 		OPT_GROUP(
 			"columns (CSV header, JSON keys), one row per trial metric:\n"
 			"  run run_name cell host kernel kernel_release requested_mode\n"
 			"  effective_mode workload trial repetition warmup status metric\n"
-			"  value unit better started_at\n"
-			"Without --all only measured trials (not warmup) whose status is\n"
-			"'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
+			"  value unit better started_at profile\n"
+			"Without --all only measured trials (not warmup, not profile)\n"
+			"whose status is 'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
 			"objects, null for an unknown kernel_release, effective_mode or\n"
 			"started_at. See schemas/README.md. Exit status: 0 ok; 1 the\n"
 			"database could not be read or the output written; 2 bad usage,\n"

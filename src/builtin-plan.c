@@ -195,10 +195,10 @@ static void print_workloads(const struct matrix *m)
 	}
 }
 
-/* A run of consecutive trials of one cell: "1 warmup + reps 1-10". */
+/* Consecutive trials of one cell: "1 warmup + reps 1-10 + 1 profile". */
 struct step {
 	size_t first, n;
-	unsigned int warmups, rep_lo, rep_hi;
+	unsigned int warmups, rep_lo, rep_hi, profiles;
 };
 
 static bool step__extends(const struct step *s, const struct plan_trial *a,
@@ -207,6 +207,10 @@ static bool step__extends(const struct step *s, const struct plan_trial *a,
 	if (t->host != a->host || t->kernel != a->kernel ||
 	    t->mode != a->mode || t->workload != a->workload ||
 	    t->reboot_before || t->mode_switch || t->warmup)
+		return false;
+	if (t->profile)
+		return true;
+	if (s->profiles)
 		return false;
 	return s->n == s->warmups || t->repetition == s->rep_hi + 1;
 }
@@ -231,6 +235,10 @@ static size_t steps__build(const struct plan *p, struct step **out)
 			s->warmups++;
 			continue;
 		}
+		if (t->profile) {
+			s->profiles++;
+			continue;
+		}
 		if (s->n == s->warmups + 1)
 			s->rep_lo = t->repetition;
 		s->rep_hi = t->repetition;
@@ -243,7 +251,7 @@ static void print_step(const struct plan *p, const struct step *s)
 {
 	const struct matrix *m = p->m;
 	const struct plan_trial *t = &p->trials[s->first];
-	char idx[48], what[64], before[48] = "";
+	char idx[48], what[80], before[48] = "";
 	int n = 0;
 
 	if (s->n == 1)
@@ -255,11 +263,14 @@ static void print_step(const struct plan *p, const struct step *s)
 		n = snprintf(what, sizeof(what), "%u warmup%s%s", s->warmups,
 			     s->warmups == 1 ? "" : "s",
 			     s->n > s->warmups ? " + " : "");
-	if (s->n > s->warmups && s->rep_lo == s->rep_hi)
-		snprintf(what + n, sizeof(what) - n, "rep %u", s->rep_lo);
-	else if (s->n > s->warmups)
-		snprintf(what + n, sizeof(what) - n, "reps %u-%u", s->rep_lo,
-			 s->rep_hi);
+	if (s->rep_lo && s->rep_lo == s->rep_hi)
+		n += snprintf(what + n, sizeof(what) - n, "rep %u", s->rep_lo);
+	else if (s->rep_lo)
+		n += snprintf(what + n, sizeof(what) - n, "reps %u-%u",
+			      s->rep_lo, s->rep_hi);
+	if (s->profiles)
+		snprintf(what + n, sizeof(what) - n, "%s%u profile",
+			 s->rep_lo ? " + " : "", s->profiles);
 	if (t->reboot_before)
 		snprintf(before, sizeof(before), "%s boot",
 			 mode_apply__name(
@@ -324,10 +335,13 @@ static void print_text(const struct plan *p, bool all)
 	print_workloads(m);
 	print_steps(p, all);
 	printf("\nsummary\n");
-	printf("  %zu cell%s, %zu trials + %zu warmups, %zu reboot%s, "
-	       "%zu mode switch%s (%zu by sysfs)\n",
-	       s->cells, s->cells == 1 ? "" : "s", s->trials, s->warmup_trials,
-	       s->reboots, s->reboots == 1 ? "" : "s", s->mode_switches,
+	printf("  %zu cell%s, %zu trials + %zu warmups", s->cells,
+	       s->cells == 1 ? "" : "s", s->trials, s->warmup_trials);
+	if (s->profile_trials)
+		printf(" + %zu profile trial%s", s->profile_trials,
+		       s->profile_trials == 1 ? "" : "s");
+	printf(", %zu reboot%s, %zu mode switch%s (%zu by sysfs)\n", s->reboots,
+	       s->reboots == 1 ? "" : "s", s->mode_switches,
 	       s->mode_switches == 1 ? "" : "es", s->sysfs_switches);
 	printf("  estimated %s: trials %s, reboots %s, switches %s, "
 	       "cooldowns %s\n",

@@ -46,6 +46,23 @@ const char *const *strvec__argv(const struct strvec *sv)
 	return sv->v ? (const char *const *)sv->v : empty;
 }
 
+char *strvec__join(const struct strvec *sv, const char *sep)
+{
+	size_t i, len = 1, slen = strlen(sep);
+	char *s, *p;
+
+	for (i = 0; i < sv->nr; i++)
+		len += strlen(sv->v[i]) + (i ? slen : 0);
+	p = s = xmalloc(len);
+	for (i = 0; i < sv->nr; i++) {
+		if (i)
+			p = stpcpy(p, sep);
+		p = stpcpy(p, sv->v[i]);
+	}
+	*p = '\0';
+	return s;
+}
+
 void strvec__release(struct strvec *sv)
 {
 	strv_free(sv->v, sv->nr);

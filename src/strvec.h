@@ -24,6 +24,8 @@ void strvec__pushf(struct strvec *sv, const char *fmt, ...)
 bool strvec__contains(const struct strvec *sv, const char *s);
 /* v as an argv: never NULL, NULL-terminated, even when empty. */
 const char *const *strvec__argv(const struct strvec *sv);
+/* The strings with @sep between them; "" when empty. free() it. */
+char *strvec__join(const struct strvec *sv, const char *sep);
 void strvec__release(struct strvec *sv);
 
 /* Free @nr strings and the array that holds them (a vector's v, kept). */

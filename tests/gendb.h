@@ -386,8 +386,9 @@ static int gendb__cell(struct gendb_ctx *c, int64_t run, int64_t kernel_id,
 			if (err)
 				break;
 		}
-		err = store__trial_find_or_insert(c->st, cell_id, rep, false,
-						  &trial, &status);
+		err = store__trial_find_or_insert(c->st, cell_id, rep,
+						  STORE_TRIAL_MEASURED, &trial,
+						  &status);
 		if (!err)
 			err = store__trial_start(c->st, trial, boot,
 						 wrong ? "strict" :

@@ -191,14 +191,17 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 	}
 }
 
+const char *const matrix_record_names[] = { "separate", "every", "off", NULL };
+
 static void parse_perf(struct mx *mx, struct matrix_collect *c,
 		       const struct toml_value *tab)
 {
-	static const char *const keys[] = { "enabled",	 "event",
-					    "frequency", "callgraph",
-					    "counters",	 NULL };
+	static const char *const keys[] = {
+		"enabled",  "event",  "frequency",	"callgraph",
+		"counters", "record", "profile_trials", NULL,
+	};
 	struct strvec counters = { 0 };
-	int cg;
+	int cg, rec;
 
 	mx_check_keys(mx, tab, keys, "[collect.perf]");
 	mx_string(mx, tab, "event", MX_EVENT, &c->perf.event);
@@ -210,6 +213,15 @@ static void parse_perf(struct mx *mx, struct matrix_collect *c,
 	parse_names(mx, tab, "counters", strvec__argv(&counters), NULL,
 		    &c->perf.counters, &c->perf.nr_counters);
 	strvec__release(&counters);
+	if (mx_enum(mx, tab, "record", matrix_record_names, &rec) > 0)
+		c->perf.record = rec;
+	if (mx_uint32(mx, tab, "profile_trials", 1, MATRIX_MAX_PROFILE_TRIALS,
+		      &c->perf.profile_trials) > 0 &&
+	    c->perf.record != RECORD_SEPARATE)
+		mx_err(mx, mx_val_pos(tab, "profile_trials", tab->pos),
+		       "profile_trials: only with record = \"separate\" "
+		       "(record is \"%s\")",
+		       matrix_record_names[c->perf.record]);
 }
 
 static void parse_procstat(struct mx *mx, struct matrix_collect *c,
@@ -245,6 +257,8 @@ static void set_defaults(struct matrix_collect *c)
 	/* NULL: the collector takes cycles where countable, else cpu-clock. */
 	c->perf.frequency = PERF_DEFAULT_FREQ;
 	c->perf.callgraph = CALLGRAPH_FP;
+	c->perf.record = RECORD_SEPARATE;
+	c->perf.profile_trials = 1;
 	c->procstat.enabled = true;
 	c->procstat.interval_ms = PROCSTAT_DEFAULT_INTERVAL_MS;
 }

@@ -26,6 +26,7 @@
 
 /* Generous limits that still catch a runaway generated file. */
 #define MATRIX_MAX_REPETITIONS 10000
+#define MATRIX_MAX_PROFILE_TRIALS 100
 #define MATRIX_MAX_WARMUP 100
 
 enum matrix_order {
@@ -272,6 +273,15 @@ enum perf_callgraph {
 	CALLGRAPH_LBR
 };
 
+enum perf_record_where {
+	RECORD_SEPARATE, /* in profile trials of their own */
+	RECORD_EVERY,	 /* in every measured trial, which it bends */
+	RECORD_OFF,	 /* never: counters only */
+};
+
+/* "separate", "every", "off": matrix_record_names[where]. */
+extern const char *const matrix_record_names[];
+
 struct matrix_collect {
 	struct {
 		bool enabled;
@@ -286,6 +296,13 @@ struct matrix_collect {
 		enum perf_callgraph callgraph;
 		char **counters;
 		size_t nr_counters;
+		/*
+		 * Which trials sample (perf record): it costs throughput
+		 * (make bench), so by default only extra ones, left out of
+		 * the statistics; counting runs on every trial.
+		 */
+		enum perf_record_where record;
+		unsigned int profile_trials; /* per cell, with SEPARATE */
 	} perf;
 	struct {
 		bool enabled;

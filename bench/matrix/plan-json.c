@@ -156,8 +156,8 @@ static json_t *collect_json(const struct matrix *m)
 {
 	const struct matrix_collect *c = &m->collect;
 
-	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o}, "
-			 "s:{s:b, s:o}}",
+	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o, s:s, "
+			 "s:i}, s:{s:b, s:o}}",
 			 "bpf", "enabled", c->bpf.enabled, "probes",
 			 json_strings(c->bpf.probes, c->bpf.nr_probes),
 			 "device", json_string_or_null(c->bpf.device), "perf",
@@ -166,6 +166,8 @@ static json_t *collect_json(const struct matrix *m)
 			 (int)c->perf.frequency, "callgraph",
 			 perf_callgraph_names[c->perf.callgraph], "counters",
 			 json_strings(c->perf.counters, c->perf.nr_counters),
+			 "record", matrix_record_names[c->perf.record],
+			 "profile_trials", (int)plan__profile_trials(m),
 			 "procstat", "enabled", c->procstat.enabled,
 			 "interval_seconds", seconds(c->procstat.interval_ms));
 }
@@ -177,28 +179,29 @@ static json_t *trial_json(const struct plan *p, size_t i)
 	char key[PLAN_KEY_MAX];
 
 	plan_trial__key(m, t, key, sizeof(key));
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:b, "
-			 "s:b, s:o}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:s, "
+			 "s:b, s:b, s:o}",
 			 "index", (json_int_t)i, "key", key, "host",
 			 m->hosts[t->host].name, "kernel",
 			 m->kernels[t->kernel].name, "mode",
 			 m->modes[t->mode].name, "workload",
 			 m->workloads[t->workload].name, "repetition",
-			 (int)t->repetition, "warmup", t->warmup, "apply",
-			 mode_apply__name(t->apply), "reboot_before",
-			 t->reboot_before, "mode_switch", t->mode_switch,
-			 "start_seconds", seconds(t->start_ms));
+			 (int)t->repetition, "warmup", t->warmup, "profile",
+			 t->profile, "apply", mode_apply__name(t->apply),
+			 "reboot_before", t->reboot_before, "mode_switch",
+			 t->mode_switch, "start_seconds", seconds(t->start_ms));
 }
 
 static json_t *summary_json(const struct plan *p)
 {
 	const struct plan_summary *s = &p->summary;
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:o, s:o, "
-			 "s:o, s:o}}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:o, "
+			 "s:o, s:o, s:o}}",
 			 "cells", (json_int_t)s->cells, "trials",
 			 (json_int_t)s->trials, "warmup_trials",
-			 (json_int_t)s->warmup_trials, "reboots",
+			 (json_int_t)s->warmup_trials, "profile_trials",
+			 (json_int_t)s->profile_trials, "reboots",
 			 (json_int_t)s->reboots, "mode_switches",
 			 (json_int_t)s->mode_switches, "sysfs_switches",
 			 (json_int_t)s->sysfs_switches, "estimated_seconds",

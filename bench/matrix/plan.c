@@ -17,6 +17,7 @@
 struct unit {
 	size_t kernel, mode, workload;
 	unsigned int repetition;
+	bool profile;
 };
 
 struct units {
@@ -63,10 +64,34 @@ static bool runs_on(const struct matrix *m, size_t w, size_t h)
 }
 
 static void units__add(struct units *u, size_t k, size_t md, size_t w,
-		       unsigned int rep)
+		       unsigned int rep, bool profile)
 {
 	ALLOC_GROW(u->v, u->nr + 1, u->alloc);
-	u->v[u->nr++] = (struct unit){ k, md, w, rep };
+	u->v[u->nr++] = (struct unit){ k, md, w, rep, profile };
+}
+
+/*
+ * A cell's profile trials come right after its last measured one, in
+ * the state that one ran in: no boot of their own. A workload that runs
+ * without collectors has nothing to profile.
+ */
+static void units__add_profiles(const struct matrix *m, struct units *u,
+				size_t k, size_t md, size_t w)
+{
+	unsigned int j;
+
+	for (j = 1; m->workloads[w].collect && j <= plan__profile_trials(m);
+	     j++)
+		units__add(u, k, md, w, j, true);
+}
+
+unsigned int plan__profile_trials(const struct matrix *m)
+{
+	const struct matrix_collect *c = &m->collect;
+
+	return c->perf.enabled && c->perf.record == RECORD_SEPARATE ?
+		       c->perf.profile_trials :
+		       0;
 }
 
 /*
@@ -128,12 +153,21 @@ static void units__expand(const struct matrix *m, size_t h, struct units *u,
 						continue;
 					if (!grouped) {
 						units__add(u, kernels[k],
-							   modes[i], w, rep);
+							   modes[i], w, rep,
+							   false);
+						if (rep == reps)
+							units__add_profiles(
+								m, u,
+								kernels[k],
+								modes[i], w);
 						continue;
 					}
 					for (j = 1; j <= r->repetitions; j++)
 						units__add(u, kernels[k],
-							   modes[i], w, j);
+							   modes[i], w, j,
+							   false);
+					units__add_profiles(m, u, kernels[k],
+							    modes[i], w);
 				}
 	free(kernels);
 	free(modes);
@@ -195,6 +229,7 @@ static void walk_one(struct plan *p, size_t h, struct host_state *s,
 		.kernel = u->kernel,
 		.mode = u->mode,
 		.workload = u->workload,
+		.profile = u->profile,
 	};
 	uint64_t trial_ms =
 		matrix_workload__trial_ms(&m->workloads[u->workload]) +
@@ -244,12 +279,14 @@ static void walk_one(struct plan *p, size_t h, struct host_state *s,
 		if (i)
 			tick(p, s, &p->summary.cooldown_ms, m->run.cooldown_ms);
 		t.warmup = warm;
+		t.profile = !warm && u->profile;
 		t.repetition = warm ? i + 1 : u->repetition;
 		t.start_ms = s->clock_ms;
 		push(p, &t);
 		tick(p, s, &p->summary.trial_ms, trial_ms);
 		p->summary.warmup_trials += warm;
-		p->summary.trials += !warm;
+		p->summary.trials += !warm && !t.profile;
+		p->summary.profile_trials += !warm && t.profile;
 		/* The changes happen once, before the first of them. */
 		t.reboot_before = false;
 		t.mode_switch = false;
@@ -289,7 +326,8 @@ static int count(struct plan *p, struct config_errors *errs)
 
 	for (w = 0; w < m->nr_workloads; w++)
 		p->summary.cells += m->nr_kernels * m->run.nr_modes;
-	bound = (unsigned __int128)p->summary.cells * m->run.repetitions *
+	bound = (unsigned __int128)p->summary.cells *
+		(m->run.repetitions + plan__profile_trials(m)) *
 		(1 + m->run.warmup);
 	if (bound <= PLAN_MAX_TRIALS)
 		return 0;

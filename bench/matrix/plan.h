@@ -34,6 +34,7 @@ struct plan_trial {
 	size_t host, kernel, mode, workload; /* matrix indexes */
 	unsigned int repetition;	     /* 1-based; a warmup's own count */
 	bool warmup;			     /* run, not recorded */
+	bool profile; /* recorded apart: perf record, outside the statistics */
 	enum mode_apply apply; /* how the mode gets in place here */
 	bool reboot_before;    /* a boot precedes this trial */
 	bool mode_switch;      /* the mode changes before it */
@@ -44,6 +45,7 @@ struct plan_summary {
 	size_t cells;  /* distinct host x kernel x mode x workload */
 	size_t trials; /* recorded: cells x repetitions */
 	size_t warmup_trials;
+	size_t profile_trials; /* cells x [collect.perf] profile_trials */
 	size_t reboots;
 	size_t mode_switches; /* by sysfs or by a boot's cmdline */
 	size_t sysfs_switches;
@@ -69,6 +71,9 @@ struct plan {
 int plan__build(struct plan *p, const struct matrix *m,
 		struct config_errors *errs);
 void plan__release(struct plan *p);
+
+/* Profile trials per cell: [collect.perf] record = "separate" ones. */
+unsigned int plan__profile_trials(const struct matrix *m);
 
 /*
  * A cell's key into @buf; returns its length (as snprintf: cut short if

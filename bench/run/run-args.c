@@ -54,9 +54,12 @@ json_t *run_args__iperf3(const struct matrix *m,
 	return o;
 }
 
-static json_t *perf_json(const struct matrix_collect *c)
+/* Sampling only where the matrix wants it: see enum perf_record_where. */
+static json_t *perf_json(const struct matrix_collect *c, bool profile)
 {
-	json_t *o = json_object();
+	bool record = c->perf.record == RECORD_EVERY ||
+		      (c->perf.record == RECORD_SEPARATE && profile);
+	json_t *o = json_pack("{s:b}", "record", record);
 
 	if (c->perf.event)
 		json_object_set_new(o, "event", json_string(c->perf.event));
@@ -74,7 +77,7 @@ static json_t *perf_json(const struct matrix_collect *c)
 }
 
 json_t *run_args__collect(const struct matrix *m, const char *nic,
-			  const char *outdir)
+			  const char *outdir, bool profile)
 {
 	const struct matrix_collect *c = &m->collect;
 	json_t *cols = json_object(), *o;
@@ -88,7 +91,7 @@ json_t *run_args__collect(const struct matrix *m, const char *nic,
 		json_object_set_new(cols, "bpf", o);
 	}
 	if (c->perf.enabled)
-		json_object_set_new(cols, "perf", perf_json(c));
+		json_object_set_new(cols, "perf", perf_json(c, profile));
 	if (c->procstat.enabled)
 		json_object_set_new(
 			cols, "procstat",

@@ -65,7 +65,7 @@ static json_t *trial_event(struct run_ctx *ctx, size_t i, const char *status,
 	const struct plan_trial *t = &ctx->plan.trials[i];
 
 	return json_pack(
-		"{s:s, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:i, s:b, "
+		"{s:s, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:i, s:b, s:b, "
 		"s:s, s:s?, s:f, s:I, s:I}",
 		"event", "trial", "trial", (json_int_t)ctx->trial_ids[i],
 		"done", (json_int_t)ctx->progress.done, "total",
@@ -73,9 +73,9 @@ static json_t *trial_event(struct run_ctx *ctx, size_t i, const char *status,
 		"kernel", m->kernels[t->kernel].name, "mode",
 		m->modes[t->mode].name, "workload",
 		m->workloads[t->workload].name, "repetition",
-		(int)t->repetition, "warmup", t->warmup, "status", status,
-		"error", error, "gbps", gbps, "wall_ms", (json_int_t)wall_ms,
-		"eta_ms", (json_int_t)eta_ms(ctx, i));
+		(int)t->repetition, "warmup", t->warmup, "profile", t->profile,
+		"status", status, "error", error, "gbps", gbps, "wall_ms",
+		(json_int_t)wall_ms, "eta_ms", (json_int_t)eta_ms(ctx, i));
 }
 
 void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
@@ -114,7 +114,10 @@ void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
 		"Gbit/s, ETA %" PRIu64 "s%s",
 		p->tty ? "\r\033[K" : "", p->done, p->total,
 		m->hosts[t->host].name, m->kernels[t->kernel].name,
-		m->modes[t->mode].name, w->name, t->warmup ? "warmup " : "rep ",
+		m->modes[t->mode].name, w->name,
+		t->warmup  ? "warmup " :
+		t->profile ? "profile " :
+			     "rep ",
 		t->repetition, status, error ? 0.0 : p->last_gbps,
 		(eta + 999) / 1000, p->tty ? "" : "\n");
 	fflush(stderr);

@@ -44,8 +44,10 @@ static int trial__row(struct run_ctx *ctx, size_t i, char *last_key,
 		strcpy(last_key, key);
 	}
 	ret = store__trial_find_or_insert(ctx->st, *cell_id, t->repetition,
-					  t->warmup, &ctx->trial_ids[i],
-					  &status);
+					  t->warmup  ? STORE_TRIAL_WARMUP :
+					  t->profile ? STORE_TRIAL_PROFILE :
+						       STORE_TRIAL_MEASURED,
+					  &ctx->trial_ids[i], &status);
 	if (ret)
 		return ret;
 	if (status == STORE_TRIAL_OK) {

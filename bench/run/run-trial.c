@@ -27,7 +27,8 @@
 
 struct trial_out {
 	char *effective;
-	json_t *client; /* iperf3 results */
+	char *collectors; /* what ran during the trial, for trials.collectors */
+	json_t *client;	  /* iperf3 results */
 	json_t *collected;
 	struct run_fetch fetched; /* artifacts brought from the SUT */
 	char *err;
@@ -141,8 +142,11 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	}
 	if (w->collect) {
 		outdir = trial_outdir(ctx, sut, trial_id);
-		args = run_args__collect(ctx->m, sut->h.m->nic, outdir);
+		args = run_args__collect(ctx->m, sut->h.m->nic, outdir,
+					 t->profile);
 		free(outdir);
+		o->collectors = json_dumps(json_object_get(args, "collectors"),
+					   JSON_COMPACT | JSON_SORT_KEYS);
 		ret = run_host__call(sut, "collect.start", args,
 				     COLLECT_TIMEOUT_MS, &res, &o->err);
 		remote = ret ? NULL : remote_outdir(sut, res);
@@ -151,6 +155,7 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 			return ret;
 	} else {
 		remote = NULL;
+		o->collectors = xstrdup("{}");
 	}
 	ret = run_host__call(srv, "iperf3.server",
 			     run_args__iperf3(ctx->m, w, false), tmo, &res,
@@ -316,6 +321,8 @@ static int trial__store(struct run_ctx *ctx, const struct plan_trial *t,
 		return ret;
 	ret = store__trial_start(ctx->st, trial_id,
 				 ctx->hosts[t->host].boot_row, o->effective);
+	if (!ret && o->collectors)
+		ret = store__trial_collectors(ctx->st, trial_id, o->collectors);
 	if (!ret && ok)
 		ret = results__store(ctx, trial_id, o);
 	if (!ret)
@@ -364,6 +371,7 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	wall = mono_ms() - t0;
 	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
 	free(o.effective);
+	free(o.collectors);
 	free(o.err);
 	json_decref(o.client);
 	json_decref(o.collected);

@@ -93,8 +93,9 @@ bool run_filter__match(const struct run_filter *f, const struct matrix *m,
 /* run-args.c: what the agents are asked, as JSON */
 json_t *run_args__iperf3(const struct matrix *m,
 			 const struct matrix_workload *w, bool client);
+/* @profile: a profile trial, the one kind that samples by default. */
 json_t *run_args__collect(const struct matrix *m, const char *nic,
-			  const char *outdir);
+			  const char *outdir, bool profile);
 /* The IP part of a host's data address (CIDR cut off), in @buf. */
 int run_args__data_ip(const struct matrix_host *h, char *buf, size_t size);
 

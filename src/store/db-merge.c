@@ -3,7 +3,7 @@
  * iommu-bench db merge OUT IN...: the databases of a sharded run (or of
  * any runs) combined into OUT, each IN in one transaction, so that a
  * merge repeated or interrupted never duplicates a row: runs match by
- * name and config sha256, cells by key, trials by (cell key, warmup,
+ * name and config sha256, cells by key, trials by (cell key, warmup, profile,
  * repetition); hosts, kernels and boots by their UNIQUE keys. A trial
  * OUT already has 'ok' stays; one OUT has in any other state yields to
  * an 'ok' one from IN.
@@ -69,22 +69,23 @@ static const char *const merge_sql[] = {
 	/* trials: OUT's non-ok ones give way to IN's ok ones */
 	"DELETE FROM main.trials WHERE status <> 'ok' AND id IN (SELECT m.id "
 	"FROM src.trials t JOIN m_cell c ON c.s = t.cell_id JOIN main.trials "
-	"m ON m.cell_id = c.d AND m.warmup = t.warmup AND m.repetition = "
-	"t.repetition WHERE t.status = 'ok')",
+	"m ON m.cell_id = c.d AND m.warmup = t.warmup AND m.profile = "
+	"t.profile AND m.repetition = t.repetition WHERE t.status = 'ok')",
 	"INSERT INTO m_trial (s) SELECT t.id FROM src.trials t JOIN m_cell c "
 	"ON c.s = t.cell_id WHERE NOT EXISTS (SELECT 1 FROM main.trials m "
-	"WHERE m.cell_id = c.d AND m.warmup = t.warmup AND m.repetition = "
-	"t.repetition)",
-	"INSERT INTO main.trials (cell_id, repetition, warmup, requested_mode, "
-	"effective_mode, boot_id, status, error, started_at, finished_at) "
-	"SELECT c.d, t.repetition, t.warmup, t.requested_mode, "
-	"t.effective_mode, b.d, t.status, t.error, t.started_at, t.finished_at "
+	"WHERE m.cell_id = c.d AND m.warmup = t.warmup AND m.profile = "
+	"t.profile AND m.repetition = t.repetition)",
+	"INSERT INTO main.trials (cell_id, repetition, warmup, profile, "
+	"requested_mode, effective_mode, boot_id, status, error, started_at, "
+	"finished_at, collectors) SELECT c.d, t.repetition, t.warmup, "
+	"t.profile, t.requested_mode, t.effective_mode, b.d, t.status, "
+	"t.error, t.started_at, t.finished_at, t.collectors "
 	"FROM src.trials t JOIN m_trial x ON x.s = t.id JOIN m_cell c ON c.s = "
 	"t.cell_id LEFT JOIN m_boot b ON b.s = t.boot_id ORDER BY t.id",
 	"UPDATE m_trial SET d = (SELECT m.id FROM src.trials t JOIN m_cell c "
 	"ON c.s = t.cell_id JOIN main.trials m ON m.cell_id = c.d AND "
-	"m.warmup = t.warmup AND m.repetition = t.repetition WHERE t.id = "
-	"m_trial.s)",
+	"m.warmup = t.warmup AND m.profile = t.profile AND m.repetition = "
+	"t.repetition WHERE t.id = m_trial.s)",
 	/* what the copied trials measured */
 	"INSERT INTO main.metrics (trial_id, name, value, unit, better) SELECT "
 	"x.d, name, value, unit, better FROM src.metrics JOIN m_trial x ON x.s "

@@ -103,10 +103,11 @@ int store__export_open(struct store *st, int64_t run_id, unsigned int flags,
 	static const char sql[] =
 		"SELECT run, run_name, cell, host, kernel, kernel_release,"
 		" requested_mode, effective_mode, workload, trial, repetition,"
-		" warmup, status, metric, value, unit, better, started_at"
-		" FROM trial_metrics WHERE (?1 = 0 OR run = ?1) AND"
-		" (?2 OR (warmup = 0 AND status = 'ok'))"
-		" ORDER BY run, cell_id, warmup DESC, repetition, trial, metric";
+		" warmup, status, metric, value, unit, better, started_at,"
+		" profile FROM trial_metrics WHERE (?1 = 0 OR run = ?1) AND"
+		" (?2 OR (warmup = 0 AND profile = 0 AND status = 'ok'))"
+		" ORDER BY run, cell_id, warmup DESC, profile, repetition, trial,"
+		" metric";
 	struct store_export *it;
 	int rc;
 
@@ -152,6 +153,7 @@ int store__export_next(struct store_export *it, struct store_export_row *row)
 	row->unit = column_str(s, 15);
 	row->better = column_str(s, 16);
 	row->started_at = column_str(s, 17);
+	row->profile = sqlite3_column_int(s, 18);
 	return 1;
 }
 

@@ -293,18 +293,19 @@ out:
 }
 
 int store__trial_find_or_insert(struct store *st, int64_t cell_id,
-				unsigned int repetition, bool warmup,
-				int64_t *trial_id,
+				unsigned int repetition,
+				enum store_trial_kind kind, int64_t *trial_id,
 				enum store_trial_status *status)
 {
 	/* "WHERE" before "ON CONFLICT" keeps SQLite's parser unambiguous. */
 	static const char ins[] =
-		"INSERT INTO trials (cell_id, repetition, warmup, requested_mode)"
-		" SELECT id, ?2, ?3, mode FROM cells WHERE id = ?1"
-		" ON CONFLICT (cell_id, warmup, repetition) DO NOTHING";
+		"INSERT INTO trials (cell_id, repetition, warmup, profile,"
+		" requested_mode) SELECT id, ?2, ?3, ?4, mode FROM cells"
+		" WHERE id = ?1"
+		" ON CONFLICT (cell_id, warmup, profile, repetition) DO NOTHING";
 	static const char sel[] =
 		"SELECT id, status FROM trials WHERE cell_id = ?1 AND"
-		" repetition = ?2 AND warmup = ?3";
+		" repetition = ?2 AND warmup = ?3 AND profile = ?4";
 	enum store_trial_status s;
 	sqlite3_stmt *stmt;
 	int i, rc, err;
@@ -315,7 +316,8 @@ int store__trial_find_or_insert(struct store *st, int64_t cell_id,
 			return err;
 		sqlite3_bind_int64(stmt, 1, cell_id);
 		sqlite3_bind_int64(stmt, 2, repetition);
-		sqlite3_bind_int(stmt, 3, warmup);
+		sqlite3_bind_int(stmt, 3, kind == STORE_TRIAL_WARMUP);
+		sqlite3_bind_int(stmt, 4, kind == STORE_TRIAL_PROFILE);
 		if (!i) {
 			err = store__step_done(st, stmt, "adding a trial");
 			if (err)
@@ -359,6 +361,23 @@ int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
 		sqlite3_bind_int64(stmt, 2, boot_row_id);
 	store__bind_text(stmt, 3, effective_mode);
 	return step_changes_one(st, stmt, "starting a trial", trial_id);
+}
+
+int store__trial_collectors(struct store *st, int64_t trial_id,
+			    const char *json)
+{
+	static const char sql[] =
+		"UPDATE trials SET collectors = ?2 WHERE id = ?1";
+	sqlite3_stmt *stmt;
+	int err;
+
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	store__bind_text(stmt, 2, json);
+	return step_changes_one(st, stmt, "recording a trial's collectors",
+				trial_id);
 }
 
 int store__trial_finish(struct store *st, int64_t trial_id,

@@ -176,14 +176,30 @@ int store__cell_upsert(struct store *st, const struct store_cell *cell,
 /* ---- trials ---- */
 
 /*
- * Find trial (cell, warmup, repetition) or add it as pending, with the
+ * What a trial is for: measured, a warmup (run, never in statistics) or
+ * a profile trial (perf record on; its numbers are kept apart too).
+ */
+enum store_trial_kind {
+	STORE_TRIAL_MEASURED,
+	STORE_TRIAL_WARMUP,
+	STORE_TRIAL_PROFILE,
+};
+
+/*
+ * Find trial (cell, kind, repetition) or add it as pending, with the
  * cell's mode as its requested mode. @status (may be NULL) tells a
  * resumed run what the trial already is: 'ok' ones need no rerun.
  */
 int store__trial_find_or_insert(struct store *st, int64_t cell_id,
-				unsigned int repetition, bool warmup,
-				int64_t *trial_id,
+				unsigned int repetition,
+				enum store_trial_kind kind, int64_t *trial_id,
 				enum store_trial_status *status);
+/*
+ * What ran during the trial: @json, the collectors object the SUT's
+ * agent was started with (NULL: not known).
+ */
+int store__trial_collectors(struct store *st, int64_t trial_id,
+			    const char *json);
 /*
  * The trial is running on @boot_row_id (0: unknown) with @effective_mode
  * (NULL: not verified) in effect.
@@ -247,7 +263,7 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 
 struct store_export;
 
-/* Warmup trials and trials that did not finish 'ok' too. */
+/* Warmup and profile trials, and trials that did not finish 'ok', too. */
 #define STORE_EXPORT_ALL (1u << 0)
 
 struct store_export_row {
@@ -269,6 +285,7 @@ struct store_export_row {
 	const char *unit;
 	const char *better;
 	const char *started_at; /* "" when never started */
+	bool profile;		/* a profile trial: perf record was on */
 };
 
 /* Rows of run @run_id (0: every run) in run, cell, trial, metric order. */

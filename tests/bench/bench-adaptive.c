@@ -42,8 +42,8 @@ struct rule {
 	double width_pct;
 	enum stop stop;
 	double cv;
-	double shift;	   /* a real change (log ratio); 0: none */
-	bool two;	   /* two comparisons against one baseline */
+	double shift; /* a real change (log ratio); 0: none */
+	bool two;     /* two comparisons against one baseline */
 };
 
 static void judge(double *x, double *y, size_t n, struct stats_shift *r)
@@ -116,9 +116,8 @@ static void simulate(gsl_rng *rng, const struct rule *u)
 		verdict = "above its test";
 	else
 		verdict = "ok";
-	printf("%-46s %6.2f%% %6.2f%% %5.1f %5.1f%%  %s\n", u->name,
-	       100 * rate, 100 * size, mean_n / SIMS, 100.0 * capped / SIMS,
-	       verdict);
+	printf("%-46s %6.2f%% %6.2f%% %5.1f %5.1f%%  %s\n", u->name, 100 * rate,
+	       100 * size, mean_n / SIMS, 100.0 * capped / SIMS, verdict);
 }
 
 int main(void)
@@ -136,14 +135,14 @@ int main(void)
 		  0.10 },
 		{ "until 15% wide, two comparisons, CV 10%", 6, 20, 15,
 		  STOP_ADAPTIVE, 0.10, 0, true },
-		{ "wrong: until significant, 6..20", 6, 20, 0,
-		  STOP_SIGNIFICANT, 0.10 },
+		{ "wrong: until significant, 6..20", 6, 20, 0, STOP_SIGNIFICANT,
+		  0.10 },
 		{ "wrong: until its interval is 15% wide, 6..20", 6, 20, 15,
 		  STOP_INTERVAL, 0.10 },
 	};
 	static const struct rule real[] = {
-		{ "2x, until 15% wide, 6..20, CV 10%", 6, 20, 15,
-		  STOP_ADAPTIVE, 0.10, 0.6931 },
+		{ "2x, until 15% wide, 6..20, CV 10%", 6, 20, 15, STOP_ADAPTIVE,
+		  0.10, 0.6931 },
 		{ "+10%, fixed 6 a side, CV 10%", 6, 6, 0, STOP_NEVER, 0.10,
 		  0.0953 },
 		{ "+10%, until 15% wide, 6..20, CV 10%", 6, 20, 15,
@@ -162,8 +161,8 @@ int main(void)
 	printf("size: what the exact test rejects at the sizes where each "
 	       "stopped (below alpha: its discreteness);\nok: not above "
 	       "alpha's band nor above the size's own band\n");
-	printf("%-46s %7s %7s %5s %6s\n", "rule", "false+", "size",
-	       "n", "capped");
+	printf("%-46s %7s %7s %5s %6s\n", "rule", "false+", "size", "n",
+	       "capped");
 	for (i = 0; i < ARRAY_SIZE(none); i++)
 		simulate(rng, &none[i]);
 	printf("\nwith a real change, lognormal noise\n");

@@ -111,7 +111,7 @@ t_ok $? "and left unchanged"
 # --- pending migrations: info shows them, export refuses, migrate applies
 OLD=$T_TMP/old.db
 sqlite3 "$OLD" "CREATE TABLE t (x); DROP TABLE t"
-t_run 0 "$B" --db "$OLD" db info && t_grep "$T_OUT" "migration pending: run 'iommu-bench db migrate'"
+t_run 0 "$B" --db "$OLD" db info && t_grep "$T_OUT" "migrations pending: run 'iommu-bench db migrate'"
 t_ok $? "db info on an old schema shows the pending migration"
 t_run 0 "$B" --db "$OLD" db info --json &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"] == 0 and d["pending_migrations"] >= 1 and d["counts"] is None, d' "$T_OUT" &&

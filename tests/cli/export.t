@@ -20,7 +20,7 @@ same() {
 Z=0000000000000000000000000000000000000000000000000000000000000000
 
 "$B" db migrate >/dev/null
-t_run 0 "$B" export && [ "$(cat "$T_OUT")" = "$(printf 'run,run_name,cell,host,kernel,kernel_release,requested_mode,effective_mode,workload,trial,repetition,warmup,status,metric,value,unit,better,started_at\r')" ]
+t_run 0 "$B" export && [ "$(cat "$T_OUT")" = "$(printf 'run,run_name,cell,host,kernel,kernel_release,requested_mode,effective_mode,workload,trial,repetition,warmup,status,metric,value,unit,better,started_at,profile\r')" ]
 t_ok $? "an empty database exports the CSV header alone"
 t_run 0 "$B" export --json && [ "$(cat "$T_OUT")" = "[]" ]
 t_ok $? "and an empty JSON array"
@@ -46,24 +46,28 @@ VALUES (1, 1, 0, 1, 'strict', 'strict', 1, 'ok', NULL, '2025-01-01T00:00:01.000Z
        (3, 2, 0, 0, 'lazy', 'lazy', 1, 'ok', NULL, '2025-01-01T00:00:03.000Z'),
        (4, 2, 1, 0, 'lazy', NULL, NULL, 'failed', 'boot timed out', NULL),
        (5, 3, 0, 0, 'lazy', 'lazy', 1, 'ok', NULL, '2025-01-02T00:00:05.000Z');
+INSERT INTO trials (id, cell_id, repetition, warmup, profile, requested_mode, effective_mode, boot_id, status, started_at, collectors)
+VALUES (6, 1, 1, 0, 1, 'strict', 'strict', 1, 'ok', '2025-01-01T00:00:06.000Z', '{"perf":{"record":true}}');
 INSERT INTO metrics (trial_id, name, value, unit, better)
 VALUES (1, 'throughput', 14.0, 'Gbit/s', 'higher'),
        (2, 'throughput', 14.9, 'Gbit/s', 'higher'),
        (2, 'cpu', 72.5, '%', 'lower'),
        (3, 'throughput', 39.8, 'Gbit/s', 'higher'),
        (4, 'throughput', 0.5, 'Gbit/s', 'higher'),
-       (5, 'throughput', 40000000000, 'bit/s', 'higher');
+       (5, 'throughput', 40000000000, 'bit/s', 'higher'),
+       (6, 'throughput', 11.2, 'Gbit/s', 'higher');
 EOF
 t_ok $? "fill the database with the sqlite3 CLI"
 dbsha=$(sha "$DB")
 
-H='run,run_name,cell,host,kernel,kernel_release,requested_mode,effective_mode,workload,trial,repetition,warmup,status,metric,value,unit,better,started_at'
-R1='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,2,0,0,ok,cpu,72.5,%,lower,2025-01-01T00:00:02.000Z'
-R2='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,2,0,0,ok,throughput,14.9,Gbit/s,higher,2025-01-01T00:00:02.000Z'
-R3='1,seed,sut/debian-6.1/lazy/iperf3,sut,debian-6.1,6.1.0-57-amd64,lazy,lazy,iperf3,3,0,0,ok,throughput,39.8,Gbit/s,higher,2025-01-01T00:00:03.000Z'
-R4='2,"nightly, ""quoted""",k3,sut,debian-6.1,6.1.0-57-amd64,lazy,lazy,"iperf3, ""8 streams""",5,0,0,ok,throughput,40000000000,bit/s,higher,2025-01-02T00:00:05.000Z'
-W='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,1,0,1,ok,throughput,14,Gbit/s,higher,2025-01-01T00:00:01.000Z'
-F='1,seed,sut/debian-6.1/lazy/iperf3,sut,debian-6.1,,lazy,,iperf3,4,1,0,failed,throughput,0.5,Gbit/s,higher,'
+H='run,run_name,cell,host,kernel,kernel_release,requested_mode,effective_mode,workload,trial,repetition,warmup,status,metric,value,unit,better,started_at,profile'
+R1='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,2,0,0,ok,cpu,72.5,%,lower,2025-01-01T00:00:02.000Z,0'
+R2='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,2,0,0,ok,throughput,14.9,Gbit/s,higher,2025-01-01T00:00:02.000Z,0'
+R3='1,seed,sut/debian-6.1/lazy/iperf3,sut,debian-6.1,6.1.0-57-amd64,lazy,lazy,iperf3,3,0,0,ok,throughput,39.8,Gbit/s,higher,2025-01-01T00:00:03.000Z,0'
+R4='2,"nightly, ""quoted""",k3,sut,debian-6.1,6.1.0-57-amd64,lazy,lazy,"iperf3, ""8 streams""",5,0,0,ok,throughput,40000000000,bit/s,higher,2025-01-02T00:00:05.000Z,0'
+W='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,1,0,1,ok,throughput,14,Gbit/s,higher,2025-01-01T00:00:01.000Z,0'
+P='1,seed,sut/debian-6.1/strict/iperf3,sut,debian-6.1,6.1.0-57-amd64,strict,strict,iperf3,6,1,0,ok,throughput,11.2,Gbit/s,higher,2025-01-01T00:00:06.000Z,1'
+F='1,seed,sut/debian-6.1/lazy/iperf3,sut,debian-6.1,,lazy,,iperf3,4,1,0,failed,throughput,0.5,Gbit/s,higher,,0'
 
 printf '%s\r\n' "$H" "$R1" "$R2" "$R3" "$R4" >"$T_TMP/want-all.csv"
 t_run 0 "$B" export --format csv && same "$T_OUT" "$T_TMP/want-all.csv"
@@ -88,18 +92,19 @@ printf '%s\r\n' "$H" "$R4" >"$T_TMP/want-2.csv"
 t_run 0 "$B" export --run=2 && same "$T_OUT" "$T_TMP/want-2.csv"
 t_ok $? "--run=2 exports only run 2"
 
-printf '%s\r\n' "$H" "$W" "$R1" "$R2" "$R3" "$F" >"$T_TMP/want-1all.csv"
+printf '%s\r\n' "$H" "$W" "$R1" "$R2" "$P" "$R3" "$F" >"$T_TMP/want-1all.csv"
 t_run 0 "$B" export --run 1 --all && same "$T_OUT" "$T_TMP/want-1all.csv"
-t_ok $? "--all adds warmup and failed trials, unknowns empty"
+t_ok $? "--all adds warmup, profile and failed trials, unknowns empty"
 
 t_run 0 "$B" export --json --all &&
 	python3 - "$T_OUT" <<'EOF'
 import json, sys
 rows = json.load(open(sys.argv[1]))
-assert isinstance(rows, list) and len(rows) == 6, rows
+assert isinstance(rows, list) and len(rows) == 7, rows
 keys = ["run", "run_name", "cell", "host", "kernel", "kernel_release",
         "requested_mode", "effective_mode", "workload", "trial", "repetition",
-        "warmup", "status", "metric", "value", "unit", "better", "started_at"]
+        "warmup", "status", "metric", "value", "unit", "better", "started_at",
+        "profile"]
 assert all(list(r) == keys for r in rows), list(rows[0])
 by = {(r["trial"], r["metric"]): r for r in rows}
 assert by[(2, "throughput")]["value"] == 14.9
@@ -109,6 +114,8 @@ assert by[(5, "throughput")]["value"] == 40000000000
 assert by[(5, "throughput")]["run_name"] == 'nightly, "quoted"'
 assert by[(1, "throughput")]["warmup"] is True
 assert by[(2, "throughput")]["warmup"] is False
+assert by[(6, "throughput")]["profile"] is True
+assert by[(2, "throughput")]["profile"] is False
 f = by[(4, "throughput")]
 assert f["status"] == "failed" and f["effective_mode"] is None
 assert f["kernel_release"] is None and f["started_at"] is None

@@ -21,10 +21,12 @@ d = json.load(open(sys.argv[1]))
 run, cells, s = d["run"], d["cells"], d["summary"]
 kernels, modes = len(d["kernels"]), len(run["modes"])
 want_cells = kernels * modes * len(d["workloads"])
-rec = [c for c in cells if not c["warmup"]]
+rec = [c for c in cells if not c["warmup"] and not c["profile"]]
+prof = [c for c in cells if c["profile"]]
+assert len(prof) == s["profile_trials"] == want_cells * d["collect"]["perf"]["profile_trials"], s
 assert s["cells"] == want_cells, (s["cells"], want_cells)
 assert s["trials"] == len(rec) == want_cells * run["repetitions"], s
-assert s["warmup_trials"] == len(cells) - len(rec), s
+assert s["warmup_trials"] == len(cells) - len(rec) - len(prof), s
 assert [c["index"] for c in cells] == list(range(len(cells)))
 assert len({(c["key"], c["repetition"]) for c in rec}) == len(rec)
 assert len({c["key"] for c in cells}) == s["cells"]
@@ -32,7 +34,8 @@ for c in cells:
     assert c["key"] == "host=%s/kernel=%s/mode=%s/workload=%s" % (
         c["host"], c["kernel"], c["mode"], c["workload"]), c
     assert c["apply"] in ("none", "sysfs", "kexec", "grub", "restart"), c
-    assert 1 <= c["repetition"] <= max(run["repetitions"], run["warmup"])
+    assert 1 <= c["repetition"] <= max(run["repetitions"], run["warmup"],
+                                       d["collect"]["perf"]["profile_trials"])
 assert s["reboots"] == sum(c["reboot_before"] for c in cells), s
 assert s["mode_switches"] == sum(c["mode_switch"] for c in cells), s
 assert s["estimated_seconds"] > 0

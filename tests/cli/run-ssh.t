@@ -96,6 +96,9 @@ if [ -n "$PERF" ]; then
 [collect.perf]
 enabled = true
 event = "cpu-clock"
+# Both trials sample, so that both have a perf.data to fetch (profile
+# trials of their own, the default, are run.t's).
+record = "every"
 EOT
 fi
 

@@ -171,6 +171,60 @@ t_run 1 "$B" db merge "$T_TMP/all.db" "$T_TMP/m.toml" &&
 	t_grep "$T_ERR" "m.toml"
 t_ok $? "db merge of a file that is not a database is an error naming it"
 
+# [collect.perf]: measured trials count, one profile trial per cell
+# samples; the statistics leave it out and the report sets its
+# throughput beside the measured ones.
+if command -v perf >/dev/null 2>&1 &&
+	perf record -q -e cpu-clock -a -o "$T_TMP/probe.data" -- true \
+		>/dev/null 2>&1; then
+	PDB=$T_TMP/prof.db
+	sed -e 's/^duration = "2s"/duration = "1s"/' -e 's/^name = "run-t"/name = "prof"/' \
+		-e 's/^repetitions = 3/repetitions = 2/' "$M" >"$T_TMP/prof.toml"
+	printf '\n[collect.perf]\nevent = "cpu-clock"\nfrequency = 199\n' >>"$T_TMP/prof.toml"
+	t_run 0 "$B" --db "$PDB" run "$T_TMP/prof.toml" &&
+		t_grep "$T_ERR" "tcp-rx profile 1: ok" &&
+		[ "$(sqlite3 "$PDB" "SELECT group_concat(profile || ':' || json_extract(collectors, '$.perf.record'), ' ') FROM (SELECT * FROM trials ORDER BY id)")" = "0:0 0:0 1:1 0:0 0:0 1:1" ] &&
+		[ "$(sqlite3 "$PDB" "SELECT count(DISTINCT t.id) FROM profile p JOIN trials t ON t.id = p.trial_id WHERE t.profile = 1")" = 2 ] &&
+		[ "$(sqlite3 "$PDB" "SELECT count(*) FROM profile p JOIN trials t ON t.id = p.trial_id WHERE t.profile = 0")" = 0 ]
+	t_ok $? "perf record: one profile trial per cell samples, the measured ones only count"
+
+	t_run 0 "$B" --db "$PDB" export --json &&
+		python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); t = {x["trial"] for x in r}; assert len(t) == 4 and not any(x["profile"] for x in r), t' "$T_OUT" &&
+		t_run 0 "$B" --db "$PDB" export --json --all &&
+		python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert len({x["trial"] for x in r if x["profile"]}) == 2' "$T_OUT" &&
+		t_run 0 "$B" --db "$PDB" compare --json &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); n = {c["n"] for m in j["metrics"] for r in m["rows"] for c in r["cells"] if c}; assert n == {2}, n' "$T_OUT"
+	st=$?
+	t_ok $st "export and compare leave the profile trials out (export --all has them)"
+	[ $st -eq 0 ] || t_diag "$(head -c 600 "$T_OUT")"
+
+	t_run 0 "$B" --db "$PDB" report -o "$T_TMP/prof.html" &&
+		python3 - "$T_TMP/prof.html" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+sec = s[s.index('id="collectors"'):]
+sec = re.sub(r"<[^>]+>", " ", sec[:sec.index("<h2")])
+assert re.search(r"\b4\s+measured\s+perf counters, procstat", sec), sec
+assert re.search(r"\b2\s+profile, not in the statistics\s+perf record \(cpu-clock, 199 Hz, fp call graphs\)", sec), sec
+ratios = re.findall(r"(\d+\.\d+)x", sec)
+assert len(ratios) == 2 and all(0.2 < float(r) < 2 for r in ratios), ratios
+assert "ran perf record" not in s
+PY
+	t_ok $? "the report says which trials carried which collectors, and what profiling cost per cell"
+
+	sed 's/^frequency = 199/frequency = 199\nrecord = "every"/' "$T_TMP/prof.toml" >"$T_TMP/every.toml"
+	t_run 0 "$B" --db "$T_TMP/every.db" run -q "$T_TMP/every.toml" &&
+		[ "$(sqlite3 "$T_TMP/every.db" "SELECT count(*) FROM trials WHERE profile = 0 AND json_extract(collectors, '$.perf.record') = 1")" = 4 ] &&
+		t_run 0 "$B" --db "$T_TMP/every.db" report -o "$T_TMP/every.html" &&
+		grep -q "4 measured trials ran perf record" "$T_TMP/every.html"
+	t_ok $? "record = \"every\": every measured trial samples, and the report warns that its numbers carry the cost"
+else
+	for i in 1 2 3 4; do
+		T_N=$((T_N + 1))
+		echo "ok $T_N # SKIP perf cannot record system-wide here"
+	done
+fi
+
 cat >"$T_TMP/ssh.toml" <<EOT
 [run]
 name = "unreachable"

@@ -174,7 +174,8 @@ static inline struct store *ct_store(int64_t *run_id, int64_t *trial_id)
 			       &(struct store_cell){ *run_id, host, kernel,
 						     "lazy", "w", "key-1" },
 			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, false, trial_id, NULL) ||
+	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
+					trial_id, NULL) ||
 	    store__trial_start(st, *trial_id, boot_row, "lazy")) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);

@@ -96,7 +96,8 @@ static struct store *scratch_store(int64_t *trial)
 			       &(struct store_cell){ run, host, kernel, "lazy",
 						     "w", "key-1" },
 			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, false, trial, NULL) ||
+	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
+					trial, NULL) ||
 	    store__trial_start(st, *trial, boot_row, "lazy")) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);

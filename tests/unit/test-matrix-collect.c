@@ -5,16 +5,20 @@
  * the bpf collector knows is accepted, "default" is exactly its default
  * set in its order, and a name it does not know is refused with a
  * suggestion; the perf counters, call graphs and frequencies and the
- * procstat interval keep the collectors' limits.
+ * procstat interval keep the collectors' limits; and perf samples in
+ * profile trials of their own unless told otherwise, which the plan
+ * places after each cell's last measured trial.
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "collectors/bpf/bpf-defs.h"
 #include "collectors/perf/perf-events.h"
+#include "bench/matrix/plan.h"
 #include "collectors/procstat/procstat-limits.h"
 #include "matrix-load.h"
 #include "tap.h"
+#include "util.h"
 
 #define BASE                                                          \
 	"[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"          \
@@ -147,6 +151,81 @@ static void test_procstat(void)
 	free(msg);
 }
 
+/* "m" a measured trial, "p" a profile one, "w" a warmup, per trial. */
+static char *kinds(const struct plan *p)
+{
+	char *s = xcalloc(p->nr_trials + 1, 1);
+	size_t i;
+
+	for (i = 0; i < p->nr_trials; i++)
+		s[i] = p->trials[i].warmup  ? 'w' :
+		       p->trials[i].profile ? 'p' :
+					      'm';
+	return s;
+}
+
+static void test_record(void)
+{
+	struct matrix *m;
+	struct plan p;
+	char *msg, *k;
+
+	m = load(BASE "[collect.perf]\n");
+	ok(m && m->collect.perf.record == RECORD_SEPARATE &&
+		   m->collect.perf.profile_trials == 1 &&
+		   plan__profile_trials(m) == 1,
+	   "perf samples in one profile trial per cell by default");
+	matrix__free(m);
+	m = load(BASE "[collect.perf]\nrecord = \"every\"\n");
+	ok(m && m->collect.perf.record == RECORD_EVERY &&
+		   !plan__profile_trials(m),
+	   "record = \"every\": no profile trials");
+	matrix__free(m);
+	m = load(BASE "[collect.perf]\nrecord = \"off\"\n");
+	ok(m && m->collect.perf.record == RECORD_OFF &&
+		   !plan__profile_trials(m),
+	   "record = \"off\": counters only, no profile trials");
+	matrix__free(m);
+	m = load(BASE);
+	ok(m && !plan__profile_trials(m), "no perf, no profile trials");
+	matrix__free(m);
+
+	msg = load_bad(BASE "[collect.perf]\nrecord = \"evrey\"\n");
+	has_str(msg, "did you mean 'every'?", "a misspelt record is refused");
+	free(msg);
+	msg = load_bad(BASE "[collect.perf]\nrecord = \"every\"\n"
+			    "profile_trials = 2\n");
+	has_str(msg, "profile_trials: only with record = \"separate\"",
+		"profile_trials without profile trials is refused");
+	free(msg);
+	msg = load_bad(BASE "[collect.perf]\nprofile_trials = 0\n");
+	has_str(msg, "profile_trials", "profile_trials = 0 is refused");
+	free(msg);
+
+	m = load(BASE "[collect.perf]\nprofile_trials = 2\n"
+		      "[[workloads]]\nname = \"tcp-tx\"\nserver = \"sut\"\n"
+		      "client = \"peer\"\nreverse = true\n");
+	m->run.repetitions = 3;
+	m->run.warmup = 1;
+	ok(!plan__build(&p, m, &errs), "a plan with profile trials");
+	k = kinds(&p);
+	is_str(k, "wmmmppwmmmpp",
+	       "grouped: each cell's profile trials after its last rep");
+	ok(p.summary.trials == 6 && p.summary.profile_trials == 4 &&
+		   p.summary.warmup_trials == 2,
+	   "the summary counts them apart");
+	free(k);
+	plan__release(&p);
+	m->run.order = ORDER_INTERLEAVED;
+	ok(!plan__build(&p, m, &errs), "interleaved");
+	k = kinds(&p);
+	is_str(k, "wmwmmmmppmpp",
+	       "interleaved: after the cell's trial of the last round");
+	free(k);
+	plan__release(&p);
+	matrix__free(m);
+}
+
 int main(void)
 {
 	test_each_name();
@@ -154,6 +233,7 @@ int main(void)
 	test_unknown();
 	test_perf();
 	test_procstat();
+	test_record();
 	config_errors__release(&errs);
 	return tap_done();
 }

@@ -484,9 +484,11 @@ static void test_run(void)
 	for (i = 0; i < ARRAY_SIZE(trials); i++) {
 		int64_t c = f.cell[strcmp(trials[i].mode, "strict") ? 1 : 0];
 
-		all_ok &= !store__trial_find_or_insert(st, c, trials[i].rep,
-						       trials[i].warmup,
-						       &f.trial[i], &ts);
+		all_ok &= !store__trial_find_or_insert(
+			st, c, trials[i].rep,
+			trials[i].warmup ? STORE_TRIAL_WARMUP :
+					   STORE_TRIAL_MEASURED,
+			&f.trial[i], &ts);
 		all_ok &= ts == STORE_TRIAL_PENDING;
 	}
 	ok(all_ok, "add six pending trials");
@@ -501,16 +503,19 @@ static void test_run(void)
 	ok(all_ok, "write every trial in its own transaction");
 
 	/* Resume: what is done is found, not added. */
-	is_int(store__trial_find_or_insert(st, f.cell[0], 1, false, &id, &ts),
+	is_int(store__trial_find_or_insert(st, f.cell[0], 1,
+					   STORE_TRIAL_MEASURED, &id, &ts),
 	       0, "find a finished trial");
 	ok(id == f.trial[2] && ts == STORE_TRIAL_OK, "same id, status ok");
-	is_int(store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts),
+	is_int(store__trial_find_or_insert(st, f.cell[1], 1,
+					   STORE_TRIAL_MEASURED, &id, &ts),
 	       0, "find the failed trial");
 	ok(id == f.trial[4] && ts == STORE_TRIAL_FAILED, "status failed");
 	is_int(raw_int(path, "SELECT count(*) FROM trials"), 6,
 	       "no trial was added twice");
 	capture_begin();
-	is_int(store__trial_find_or_insert(st, 999, 0, false, &id, &ts),
+	is_int(store__trial_find_or_insert(st, 999, 0, STORE_TRIAL_MEASURED,
+					   &id, &ts),
 	       -ENOENT, "a trial of no cell is refused");
 	free(capture_end());
 
@@ -665,7 +670,8 @@ static void test_run(void)
 	       0, "its metrics are gone");
 	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE trial_id = 5"),
 	       0, "its probes are gone");
-	store__trial_find_or_insert(st, f.cell[1], 1, false, &id, &ts);
+	store__trial_find_or_insert(st, f.cell[1], 1, STORE_TRIAL_MEASURED, &id,
+				    &ts);
 	ok(id == f.trial[4] && ts == STORE_TRIAL_PENDING, "and it is pending");
 
 	/* Resume finds the unfinished run by name and config. */
@@ -715,7 +721,8 @@ static void test_crash(void)
 	store__host_upsert(st, "h", "id", &cell.host_id);
 	store__kernel_upsert(st, &k, &cell.kernel_id);
 	store__cell_upsert(st, &cell, &cell_id);
-	store__trial_find_or_insert(st, cell_id, 0, false, &trial, &ts);
+	store__trial_find_or_insert(st, cell_id, 0, STORE_TRIAL_MEASURED,
+				    &trial, &ts);
 	store__close(st);
 
 	pid = fork();
@@ -730,11 +737,83 @@ static void test_crash(void)
 	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 42,
 	       "a child wrote half a trial and died");
 	is_int(store__open(path, 0, &st), 0, "the database opens after it");
-	store__trial_find_or_insert(st, cell_id, 0, false, &trial, &ts);
+	store__trial_find_or_insert(st, cell_id, 0, STORE_TRIAL_MEASURED,
+				    &trial, &ts);
 	is_int(ts, STORE_TRIAL_PENDING, "the trial is still pending");
 	store__close(st);
 	is_int(raw_int(path, "SELECT count(*) FROM metrics"), 0,
 	       "and no metric of it survived");
+	free(path);
+}
+
+/*
+ * 0002 rebuilds trials: a version 1 database with a run in it keeps every
+ * row and reference, its trials become measured ones (profile 0) whose
+ * collectors are not known, and a profile trial can then sit beside a
+ * measured one of the same repetition.
+ */
+static void test_migrate_profile(void)
+{
+	char *path = path_in("v1.db"), *sql, *s;
+	struct store *st;
+	int64_t id, prof;
+	enum store_trial_status ts;
+
+	sql = xasprintf(
+		"%s; PRAGMA user_version = 1;"
+		"INSERT INTO runs (name, config, config_sha256, tool_version,"
+		" started_at) VALUES ('r', '', '%064d', 'v', 'now');"
+		"INSERT INTO hosts (name, identity, first_seen)"
+		" VALUES ('sut', 'm', 'now');"
+		"INSERT INTO kernels (name) VALUES ('k');"
+		"INSERT INTO cells (run_id, host_id, kernel_id, mode, workload,"
+		" cell_key) VALUES (1, 1, 1, 'strict', 'w', 'key');"
+		"INSERT INTO trials (cell_id, repetition, warmup,"
+		" requested_mode, status) VALUES (1, 1, 0, 'strict', 'ok'),"
+		" (1, 1, 1, 'strict', 'ok');"
+		"INSERT INTO metrics (trial_id, name, value, unit, better)"
+		" VALUES (1, 'throughput', 9.5, 'Gbit/s', 'higher');",
+		store_migrations[0].sql, 0);
+	is_int(raw_exec(path, sql), SQLITE_OK, "v1: a database with a run");
+	free(sql);
+	is_int(store__open(path, STORE_MIGRATE, &st), 0, "v1: migrated");
+	is_int(raw_int(path, "PRAGMA user_version"),
+	       store_migrations[store_migrations_count - 1].version,
+	       "v1: at the newest version");
+	is_int(raw_int(path, "SELECT count(*) FROM trials WHERE profile = 0"
+			     " AND collectors IS NULL AND status = 'ok'"),
+	       2, "v1: both trials kept, measured, collectors unknown");
+	is_int(raw_int(path, "SELECT count(*) FROM trial_metrics WHERE"
+			     " profile = 0 AND value = 9.5 AND warmup = 0"),
+	       1, "v1: the view reads the metric, with profile at its end");
+	is_int(store__trial_find_or_insert(st, 1, 1, STORE_TRIAL_MEASURED, &id,
+					   &ts),
+	       0, "v1: the measured trial is found");
+	ok(id == 1 && ts == STORE_TRIAL_OK, "v1: by its old id, still ok");
+	is_int(store__trial_find_or_insert(st, 1, 1, STORE_TRIAL_PROFILE, &prof,
+					   &ts),
+	       0, "a profile trial of the same repetition");
+	ok(prof != id && prof != 2 && ts == STORE_TRIAL_PENDING,
+	   "is a trial of its own, pending");
+	is_int(store__trial_collectors(st, prof,
+				       "{\"perf\":{\"record\":true}}"),
+	       0, "its collectors are recorded");
+	capture_begin();
+	ok(store__trial_collectors(st, prof, "{not json") < 0,
+	   "collectors that are not JSON are refused");
+	free(capture_end());
+	store__close(st);
+	s = raw_text(path, "SELECT json_extract(collectors, '$.perf.record')"
+			   " || '/' || profile FROM trials WHERE profile = 1");
+	is_str(s, "1/1", "and read back");
+	free(s);
+	is_int(raw_int(path, "SELECT count(*) FROM pragma_foreign_key_check"),
+	       0, "v1: no reference broken");
+	is_int(raw_exec(path, "INSERT INTO trials (cell_id, repetition, warmup,"
+			      " profile, requested_mode) VALUES (1, 9, 1, 1,"
+			      " 'strict')"),
+	       SQLITE_CONSTRAINT,
+	       "a trial is not a warmup and a profile at once");
 	free(path);
 }
 
@@ -750,6 +829,7 @@ int main(void)
 	test_refusals();
 	test_run();
 	test_crash();
+	test_migrate_profile();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		tap_diag("could not remove %s", tmpdir);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which trials carried which collectors, and what a profile cost: each
+ * trial stores the collectors it ran with (trials.collectors), and a
+ * profile trial's throughput, kept out of the statistics, set beside
+ * the measured trials' of its cell is the perturbation perf record
+ * caused there.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-data-priv.h"
+#include "stats.h"
+#include "strvec.h"
+#include "util.h"
+
+/* perf's part: "perf record (cpu-clock, 999 Hz, fp)" or "perf counters". */
+static void describe_perf(const json_t *p, struct strvec *out)
+{
+	const char *ev = json_string_value(json_object_get(p, "event"));
+	const char *cg = json_string_value(json_object_get(p, "callgraph"));
+	json_int_t hz = json_integer_value(json_object_get(p, "frequency"));
+
+	if (!json_is_true(json_object_get(p, "record"))) {
+		strvec__push(out, "perf counters");
+		return;
+	}
+	strvec__pushf(out, "perf record (%s, %lld Hz, %s call graphs) and counters",
+		      ev ? ev : "cycles or cpu-clock", (long long)hz,
+		      cg ? cg : "fp");
+}
+
+/*
+ * The collectors object as words, and whether it sampled. NULL JSON is
+ * a trial stored before the column existed.
+ */
+static char *describe(const char *text, bool *records)
+{
+	struct strvec parts = { 0 };
+	const char *name;
+	json_t *o, *v;
+	char *s;
+
+	*records = false;
+	if (!*text)
+		return xstrdup("not recorded (stored before schema version 2)");
+	o = json_loads(text, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return xstrdup("not readable");
+	}
+	json_object_foreach(o, name, v) {
+		if (!strcmp(name, "perf")) {
+			describe_perf(v, &parts);
+			*records |= json_is_true(json_object_get(v, "record"));
+		} else if (!strcmp(name, "bpf")) {
+			strvec__pushf(&parts, "bpf (%zu probes)",
+				      json_array_size(json_object_get(v,
+								      "probes")));
+		} else {
+			strvec__push(&parts, name);
+		}
+	}
+	json_decref(o);
+	s = parts.nr ? strvec__join(&parts, ", ") : xstrdup("none");
+	strvec__release(&parts);
+	return s;
+}
+
+static struct rd_carried *carried_for(struct report_data *d, bool profile,
+				      uint32_t what, bool records)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_carried; i++)
+		if (d->carried[i].profile == profile &&
+		    d->carried[i].collectors == what)
+			return &d->carried[i];
+	d->carried = xrealloc(d->carried,
+			      (d->nr_carried + 1) * sizeof(*d->carried));
+	d->carried[d->nr_carried] = (struct rd_carried){
+		.profile = profile, .collectors = what, .records = records
+	};
+	return &d->carried[d->nr_carried++];
+}
+
+int rd__load_carried(struct rd_ctx *c)
+{
+	static const char sql[] =
+		"SELECT t.cell_id, t.profile, coalesce(t.collectors, ''),"
+		" count(*) FROM cells c JOIN trials t ON t.cell_id = c.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok' GROUP BY t.cell_id, t.profile,"
+		" t.collectors ORDER BY t.profile, t.cell_id";
+	struct rd_carried *k;
+	sqlite3_stmt *s;
+	bool records;
+	char *what;
+	int rc, err;
+
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!rd__cell(c, sqlite3_column_int64(s, 0)))
+			continue;
+		what = describe(rd__col(s, 2), &records);
+		k = carried_for(c->d, sqlite3_column_int(s, 1),
+				intern__id(&c->d->str, what), records);
+		k->trials += sqlite3_column_int64(s, 3);
+		free(what);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading which collectors ran");
+	sqlite3_finalize(s);
+	return err;
+}
+
+struct tp_values {
+	double *v[2]; /* measured, profile */
+	size_t n[2];
+};
+
+static void median_of(double *v, size_t n, double *out)
+{
+	if (!n)
+		return;
+	stats__sort(v, n);
+	*out = stats__median(v, n);
+}
+
+int rd__load_perturbation(struct rd_ctx *c)
+{
+	static const char sql[] =
+		"SELECT t.cell_id, t.profile, m.value, m.unit FROM cells c"
+		" JOIN trials t ON t.cell_id = c.id"
+		" JOIN metrics m ON m.trial_id = t.id"
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+		" AND t.status = 'ok' AND m.name = 'throughput'";
+	struct report_data *d = c->d;
+	struct tp_values *tv;
+	struct rd_cell *cell;
+	sqlite3_stmt *s;
+	size_t i, k;
+	int rc, err;
+
+	for (i = 0; i < d->nr_cells; i++)
+		d->cells[i].tp_measured = d->cells[i].tp_profile = NAN;
+	err = rdb__prepare(c->r, sql, &s);
+	if (err)
+		return err;
+	tv = xcalloc(d->nr_cells ? d->nr_cells : 1, sizeof(*tv));
+	sqlite3_bind_int64(s, 1, c->runs[0]);
+	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (!cell)
+			continue;
+		i = cell - d->cells;
+		k = !!sqlite3_column_int(s, 1);
+		tv[i].v[k] = xrealloc(tv[i].v[k],
+				      (tv[i].n[k] + 1) * sizeof(double));
+		tv[i].v[k][tv[i].n[k]++] = sqlite3_column_double(s, 2);
+		cell->tp_unit = intern__id(&d->str, rd__col(s, 3));
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, "reading the profile trials' "
+					   "throughput");
+	sqlite3_finalize(s);
+	for (i = 0; i < d->nr_cells; i++) {
+		median_of(tv[i].v[0], tv[i].n[0], &d->cells[i].tp_measured);
+		median_of(tv[i].v[1], tv[i].n[1], &d->cells[i].tp_profile);
+		d->cells[i].profile_trials = tv[i].n[1];
+		free(tv[i].v[0]);
+		free(tv[i].v[1]);
+	}
+	free(tv);
+	return err;
+}
