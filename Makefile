@@ -38,11 +38,12 @@ LIBPERF_LIBS := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
 
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Wstrict-prototypes \
-	-D_GNU_SOURCE -I. -Isrc -I.output/gen -I$(LIBPERF_DIR)/include \
+	-D_GNU_SOURCE -I. -Isrc -I$(SKEL_DIR) -I.output/gen \
+	-I$(LIBPERF_DIR)/include \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) $(SAN_FLAGS)
 # libiperf ships no .pc file.
 LDLIBS += $(LIBPERF_LIBS) -liperf $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) \
-	-lelf -lz -lm
+	$(EXTRA_LDLIBS) -lelf -lz -lm
 override LDFLAGS += $(SAN_FLAGS)
 
 # Every C file under these folders (and their subsystem folders) is part
@@ -57,10 +58,14 @@ LIB := $(OUT)/libiommu-bench.a
 
 # BPF programs: compiled once (not per sanitizer build), CO-RE against the
 # build machine's BTF, and turned into skeleton headers, as libbpf-tools do.
-BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+# A cross build (agent-ARCH below) gives them their own folders: the
+# kprobe program reads the registers of the arch it is built for.
+BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_OUT ?= .output/bpf
+SKEL_DIR ?= .output/gen
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,.output/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(patsubst bpf/%.bpf.c,.output/gen/%.skel.h,$(BPF_SRCS))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BPF_OUT)/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(SKEL_DIR)/%.skel.h,$(BPF_SRCS))
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
@@ -77,11 +82,40 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(OUT)/tests/%,$(BENCH_SRCS))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
-.PHONY: all bench check demo demo-netns fuzz install uninstall clean format format-check FORCE
+.PHONY: all agent-arm64 bench check demo demo-netns fuzz install uninstall \
+	clean format format-check FORCE
 all: $(BIN)
 
 $(BIN): $(OUT)/src/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The agent of an arm64 guest (the testbed's Arm machine): this tool
+# cross-built, linked against Debian's arm64 libraries (multiarch, from
+# scripts/install-deps.sh), its BPF programs built for arm64. The guest
+# runs it from this machine's root, where those libraries are.
+ARM64_OUT := .output/arm64
+ARM64_AGENT := $(ARM64_OUT)/iommu-bench
+ARM64_TRIPLET := aarch64-linux-gnu
+# libgsl-dev is not co-installable for two arches; its arm64 runtime is,
+# and its headers are the same: link the runtime through names of our own.
+ARM64_LIB := /usr/lib/$(ARM64_TRIPLET)
+agent-arm64: $(BIN)
+	@mkdir -p $(ARM64_OUT)/lib
+	ln -sf $(ARM64_LIB)/libgsl.so.27 $(ARM64_OUT)/lib/libgsl.so
+	ln -sf $(ARM64_LIB)/libgslcblas.so.0 $(ARM64_OUT)/lib/libgslcblas.so
+	$(MAKE) OUT=$(ARM64_OUT) BIN=$(ARM64_AGENT) \
+		CC=$(ARM64_TRIPLET)-gcc AR=$(ARM64_TRIPLET)-ar \
+		PKG_CONFIG='PKG_CONFIG_LIBDIR=$(ARM64_LIB)/pkgconfig:/usr/share/pkgconfig pkg-config' \
+		LIBS_PC='sqlite3 jansson libbpf' \
+		EXTRA_LDLIBS='-L$(ARM64_OUT)/lib -lgsl -lgslcblas' \
+		BPF_ARCH=arm64 BPF_OUT=$(ARM64_OUT)/bpf \
+		SKEL_DIR=$(ARM64_OUT)/gen LIBPERF_DIR=$(ARM64_OUT)/libperf \
+		LIBPERF_CROSS=$(ARM64_TRIPLET)- $(ARM64_AGENT)
+
+# make check boots an arm64 guest where its agent can be built here.
+CHECK_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
+	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
+	echo agent-arm64)
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -92,7 +126,7 @@ $(OUT)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIBPERF_STAMP): scripts/build-libperf.sh
-	sh scripts/build-libperf.sh $(LIBPERF_DIR)
+	sh scripts/build-libperf.sh $(LIBPERF_DIR) $(LIBPERF_CROSS)
 	@touch $@
 
 .output/gen/vmlinux.h:
@@ -101,7 +135,7 @@ $(LIBPERF_STAMP): scripts/build-libperf.sh
 		"this kernel lacks CONFIG_DEBUG_INFO_BTF" >&2; exit 1; }
 	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-.output/bpf/%.bpf.o: bpf/%.bpf.c .output/gen/vmlinux.h $(wildcard bpf/*.h)
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c .output/gen/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I.output/gen -Ibpf -I. -c $< -o $@
@@ -109,7 +143,8 @@ $(LIBPERF_STAMP): scripts/build-libperf.sh
 # Generated headers are inputs to the C build, not intermediates to delete.
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
 
-.output/gen/%.skel.h: .output/bpf/%.bpf.o
+$(SKEL_DIR)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	@mkdir -p $(@D)
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # The schema migrations are compiled into the binary so that a user's
@@ -141,7 +176,7 @@ $(DECODER): tests/toml-decoder.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-check: $(BIN) $(UNIT_BINS) $(DECODER)
+check: $(BIN) $(UNIT_BINS) $(DECODER) $(CHECK_AGENTS)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_RUN) tests/toml-test.t \
 		$(CLI_TESTS)
@@ -185,10 +220,17 @@ install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/iommu-bench
 	install -m 0644 docs/iommu-bench.1 $(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+	@# Where host__agent_exe() looks: ../lib/iommu-bench/ARCH beside bin/.
+	if [ -f $(ARM64_AGENT) ]; then \
+		install -d $(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64 && \
+		install -m 0755 $(ARM64_AGENT) \
+			$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
-		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1 \
+		$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

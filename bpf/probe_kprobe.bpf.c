@@ -11,7 +11,22 @@
 const volatile int dev_arg = -1;
 const volatile int size_arg = -1;
 
+/*
+ * arm64's struct pt_regs begins with the uapi struct user_pt_regs, whose
+ * layout is ABI: declared here, the arm64 build needs no arm64
+ * vmlinux.h (the kernel types it reads are relocated by CO-RE).
+ */
+#if defined(bpf_target_arm64)
+struct arm64_user_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+#define REG(ctx, r) CTX_U64(ctx, __builtin_offsetof(struct arm64_user_regs, r))
+#else
 #define REG(ctx, r) CTX_U64(ctx, __builtin_offsetof(struct pt_regs, r))
+#endif
 
 static __always_inline __u64 arg(struct pt_regs *ctx, int n)
 {

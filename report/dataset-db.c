@@ -117,13 +117,20 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		      struct cell_dims *cd)
 {
 	static const char sql[] =
-		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload"
+		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload,"
+		/* What "current" and "default" turned out to be. */
+		" CASE WHEN c.mode IN ('current', 'default') THEN"
+		"  (SELECT group_concat(e, ', ') FROM (SELECT DISTINCT"
+		"   t.effective_mode AS e FROM trials t WHERE t.cell_id = c.id"
+		"   AND t.status = 'ok' AND t.warmup = 0 AND t.profile = 0"
+		"   AND ifnull(t.effective_mode, '') <> '' ORDER BY e))"
+		" END"
 		" FROM cells c JOIN hosts h ON h.id = c.host_id"
 		" JOIN kernels k ON k.id = c.kernel_id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	size_t alloc = 0;
-	char run[24];
+	char run[24], *shown;
 	sqlite3_stmt *s;
 	int rc, err, d;
 	bool keep;
@@ -149,9 +156,18 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 			if (f && f->nr)
 				see(ds, d, val[d]);
 		}
-		if (keep)
-			keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0),
-				  val);
+		if (!keep)
+			continue;
+		/* Filtered by the mode asked for, shown with what it was:
+		 * "default (strict)". */
+		shown = sqlite3_column_type(s, 6) == SQLITE_NULL ?
+				NULL :
+				xasprintf("%s (%s)", val[DS_MODE],
+					  col_str(s, 6));
+		if (shown)
+			val[DS_MODE] = shown;
+		keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0), val);
+		free(shown);
 	}
 	if (rc != SQLITE_DONE)
 		err = rdb__error(r, rc, "reading cells");
@@ -172,7 +188,7 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 	static const char sql[] =
 		"SELECT t.id, t.cell_id, t.effective_mode IS NOT NULL AND"
 		" t.effective_mode <> t.requested_mode AND"
-		" t.requested_mode <> 'current'"
+		" t.requested_mode NOT IN ('current', 'default')"
 		" FROM cells c JOIN trials t ON t.cell_id = c.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
 		" AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";

@@ -22,8 +22,8 @@ static void td_tp(struct report_ctx *c, double v, uint32_t unit)
 		return;
 	}
 	fmt__scale(rd__str(c->d, unit), v, &sc);
-	snprintf(buf, sizeof(buf), "%s %s", fmt__num(v * sc.mul, num,
-						      sizeof(num)), sc.unit);
+	snprintf(buf, sizeof(buf), "%s %s",
+		 fmt__num(v * sc.mul, num, sizeof(num)), sc.unit);
 	html__td(c->fp, "num", buf);
 }
 

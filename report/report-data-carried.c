@@ -27,7 +27,8 @@ static void describe_perf(const json_t *p, struct strvec *out)
 		strvec__push(out, "perf counters");
 		return;
 	}
-	strvec__pushf(out, "perf record (%s, %lld Hz, %s call graphs) and counters",
+	strvec__pushf(out,
+		      "perf record (%s, %lld Hz, %s call graphs) and counters",
 		      ev ? ev : "cycles or cpu-clock", (long long)hz,
 		      cg ? cg : "fp");
 }
@@ -56,9 +57,9 @@ static char *describe(const char *text, bool *records)
 			describe_perf(v, &parts);
 			*records |= json_is_true(json_object_get(v, "record"));
 		} else if (!strcmp(name, "bpf")) {
-			strvec__pushf(&parts, "bpf (%zu probes)",
-				      json_array_size(json_object_get(v,
-								      "probes")));
+			strvec__pushf(
+				&parts, "bpf (%zu probes)",
+				json_array_size(json_object_get(v, "probes")));
 		} else {
 			strvec__push(&parts, name);
 		}
@@ -78,11 +79,11 @@ static struct rd_carried *carried_for(struct report_data *d, bool profile,
 		if (d->carried[i].profile == profile &&
 		    d->carried[i].collectors == what)
 			return &d->carried[i];
-	d->carried = xrealloc(d->carried,
-			      (d->nr_carried + 1) * sizeof(*d->carried));
-	d->carried[d->nr_carried] = (struct rd_carried){
-		.profile = profile, .collectors = what, .records = records
-	};
+	d->carried =
+		xrealloc(d->carried, (d->nr_carried + 1) * sizeof(*d->carried));
+	d->carried[d->nr_carried] = (struct rd_carried){ .profile = profile,
+							 .collectors = what,
+							 .records = records };
 	return &d->carried[d->nr_carried++];
 }
 
@@ -162,14 +163,15 @@ int rd__load_perturbation(struct rd_ctx *c)
 			continue;
 		i = cell - d->cells;
 		k = !!sqlite3_column_int(s, 1);
-		tv[i].v[k] = xrealloc(tv[i].v[k],
-				      (tv[i].n[k] + 1) * sizeof(double));
+		tv[i].v[k] =
+			xrealloc(tv[i].v[k], (tv[i].n[k] + 1) * sizeof(double));
 		tv[i].v[k][tv[i].n[k]++] = sqlite3_column_double(s, 2);
 		cell->tp_unit = intern__id(&d->str, rd__col(s, 3));
 	}
 	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading the profile trials' "
-					   "throughput");
+		err = rdb__error(c->r, rc,
+				 "reading the profile trials' "
+				 "throughput");
 	sqlite3_finalize(s);
 	for (i = 0; i < d->nr_cells; i++) {
 		median_of(tv[i].v[0], tv[i].n[0], &d->cells[i].tp_measured);

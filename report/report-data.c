@@ -125,7 +125,7 @@ int rd__load_cells(struct rd_ctx *c)
 		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok' AND"
 		"  t.effective_mode IS NOT NULL AND"
 		"  t.effective_mode <> t.requested_mode AND"
-		"  t.requested_mode <> 'current'),"
+		"  t.requested_mode NOT IN ('current', 'default')),"
 		" group_concat(DISTINCT t.effective_mode),"
 		" group_concat(DISTINCT b.kernel_release)"
 		" FROM cells c JOIN hosts h ON h.id = c.host_id"

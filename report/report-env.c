@@ -26,8 +26,10 @@ static void verdict_cell(struct report_ctx *c, const struct rd_cell *cell)
 		fputs("<td class=\"worse\">MISMATCH</td>", c->fp);
 	else if (!*eff)
 		fputs("<td class=\"warn\">not verified</td>", c->fp);
-	else if (!strcmp(mode, "current"))
+	else if (!strncmp(mode, "current", 7))
 		fputs("<td class=\"same\">as found</td>", c->fp);
+	else if (!strncmp(mode, "default", 7))
+		fputs("<td class=\"same\">the kernel's choice</td>", c->fp);
 	else if (!strcmp(eff, mode))
 		fputs("<td class=\"better\">verified</td>", c->fp);
 	else
@@ -104,14 +106,14 @@ static void policy(FILE *fp, json_t *facts)
 static void boots_table(struct report_ctx *c)
 {
 	const struct report_data *d = c->d;
+	char buf[64], *platform;
 	json_t *facts;
-	char buf[64];
 	size_t i;
 
 	fputs("<table>\n<tr><th>host</th><th>kernel release</th>"
 	      "<th>build id</th><th>modes run</th><th>boots</th>"
-	      "<th>trials</th><th>command line</th><th>DMA policy, as the "
-	      "host saw it</th></tr>\n",
+	      "<th>trials</th><th>platform</th><th>command line</th>"
+	      "<th>DMA policy, as the host saw it</th></tr>\n",
 	      c->fp);
 	for (i = 0; i < d->nr_boots && i < MAX_BOOTS; i++) {
 		const struct rd_boot *b = &d->boots[i];
@@ -125,6 +127,9 @@ static void boots_table(struct report_ctx *c)
 		html__td(c->fp, "num", buf);
 		snprintf(buf, sizeof(buf), "%zu", b->trials);
 		html__td(c->fp, "num", buf);
+		platform = report__platform(b->facts);
+		html__td(c->fp, "small", platform ? platform : "");
+		free(platform);
 		fputs("<td><code>", c->fp);
 		markup__escape(c->fp, rd__str(d, b->cmdline));
 		fputs("</code></td><td>", c->fp);

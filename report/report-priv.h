@@ -45,6 +45,14 @@ const char *html__verdict_class(enum cmp_verdict v);
 
 /* The sections, in page order. */
 void report__headline(struct report_ctx *c);
+/*
+ * A boot's platform in one line, from its facts JSON: "aarch64, Arm
+ * Cortex-A57, 2 CPUs, Arm SMMUv3, QEMU virt (cortex-a57) under TCG".
+ * A new string; NULL without facts.
+ */
+char *report__platform(const char *facts_json);
+/* "Platform: HOST: ...; HOST: ...", one paragraph, each host once. */
+void report__platforms(struct report_ctx *c);
 void report__warnings(struct report_ctx *c);
 void report__plots(struct report_ctx *c);
 void report__profile(struct report_ctx *c);

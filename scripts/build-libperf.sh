@@ -5,12 +5,20 @@
 # ships perf but not its library, and the user asked for libperf. Only the
 # few folders libperf needs are unpacked, into OUT, once.
 #
-#	scripts/build-libperf.sh OUT
+#	scripts/build-libperf.sh OUT [CROSS_COMPILE]
 #
+# With a cross prefix (aarch64-linux-gnu-) the libraries are built for
+# that arch, as the arm64 agent needs them.
 # Leaves OUT/lib/libperf.a, OUT/lib/libapi.a and OUT/include/perf/*.h.
 set -eu
 
 out=$1
+cross=${2:-}
+case $cross in
+'') karch= ;;
+aarch64-*) karch=arm64 ;;
+*) echo "build-libperf: no kernel arch known for '$cross'" >&2; exit 2 ;;
+esac
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
 if [ -z "$tarball" ]; then
 	echo "build-libperf: no /usr/src/linux-source-*.tar.xz;" \
@@ -27,6 +35,7 @@ if [ ! -f "$src/$top/tools/lib/perf/Makefile" ]; then
 		"$top/tools/lib" "$top/tools/include" "$top/tools/build" \
 		"$top/tools/scripts" "$top/tools/arch" "$top/scripts" \
 		"$top/include/uapi" "$top/arch/x86/include/uapi" \
+		"$top/arch/arm64/include/uapi" \
 		"$top/Makefile" 2>/dev/null || true
 	[ -f "$src/$top/tools/lib/perf/Makefile" ] || {
 		echo "build-libperf: $tarball has no tools/lib/perf" >&2
@@ -37,6 +46,7 @@ fi
 # libperf calls into libapi (sysfs and procfs helpers): build both.
 for lib in api perf; do
 	make -s -C "$src/$top/tools/lib/$lib" -j"$(nproc)" \
+		${cross:+CROSS_COMPILE=$cross ARCH=$karch} \
 		EXTRA_CFLAGS="-fPIC -O2 -g -Wno-error" "lib$lib.a" >&2
 done
 mkdir -p "$out/lib" "$out/include"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "builtin.h"
 #include "cache.h"
@@ -22,17 +23,20 @@
 #include "suggest.h"
 #include "util.h"
 
-/* The testbed's reference kernel: Debian 12's, measured by hand first. */
+/* The testbed's reference kernels: Debian 12's, measured by hand first. */
 #define TESTBED_DEFAULT_KERNEL "linux-image-6.1.0-57-amd64"
+#define TESTBED_DEFAULT_KERNEL_ARM64 "linux-image-6.1.0-57-arm64"
 
 static const char *const testbed_usage[] = {
-	"iommu-bench testbed build [--kernel <PKG>]... [--force] [--json]",
+	"iommu-bench testbed build [--kernel <PKG>]... [--arch <ARCH>] "
+	"[--force] [--json]",
 	"iommu-bench testbed path [--json]",
 	NULL,
 };
 
 struct testbed_args {
 	struct strvec kernels;
+	const char *arch;
 	bool force;
 };
 
@@ -46,6 +50,10 @@ static const struct option testbed_options[] = {
 		"a Debian kernel package (repeatable; default " TESTBED_DEFAULT_KERNEL
 		")",
 		parse_opt_strvec),
+	OPT_STRING(0, "arch", &args.arch, "ARCH",
+		   "without --kernel: the reference kernel of this guest "
+		   "arch (x86_64: " TESTBED_DEFAULT_KERNEL
+		   ", arm64: " TESTBED_DEFAULT_KERNEL_ARM64 ")"),
 	OPT_BOOLEAN(0, "force", &args.force,
 		    "download and build again even what the cache holds"),
 	OPT_GROUP(
@@ -59,15 +67,32 @@ static const struct option testbed_options[] = {
 
 static int testbed_build(void)
 {
-	static const char *const fallback[] = { TESTBED_DEFAULT_KERNEL };
+	const char *fallback[] = { TESTBED_DEFAULT_KERNEL };
 	const char *const *pkgs =
 		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
+	const struct arch *a;
 	size_t i, nr = args.kernels.nr ? args.kernels.nr : 1;
 	json_t *out = json_array();
 	struct testbed_kernel k;
 	bool failed = false;
 	char *err;
 
+	if (args.arch && args.kernels.nr)
+		usage_error(testbed_usage, testbed_options,
+			    "--arch picks a reference kernel; with --kernel "
+			    "the package's name says its arch");
+	if (args.arch && !strcmp(args.arch, "arm64"))
+		fallback[0] = TESTBED_DEFAULT_KERNEL_ARM64;
+	else if (args.arch && strcmp(args.arch, "x86_64"))
+		usage_error(testbed_usage, testbed_options,
+			    "--arch %s: the testbed has guests for x86_64 and "
+			    "arm64%s",
+			    args.arch,
+			    !strcmp(args.arch, "aarch64") ? " (aarch64 is "
+							    "arm64)" :
+			    !strcmp(args.arch, "amd64")	  ? " (amd64 is "
+							    "x86_64)" :
+							    "");
 	for (i = 0; i < nr; i++)
 		if (!testbed__package_is_valid(pkgs[i]))
 			usage_error(testbed_usage, testbed_options,
@@ -89,16 +114,22 @@ static int testbed_build(void)
 		if (global.json) {
 			json_array_append_new(
 				out,
-				json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, "
-					  "s:s, s:s}",
-					  "package", k.package, "version",
-					  k.version, "release", k.release,
-					  "image", k.image, "initrd", k.initrd,
-					  "cached", k.cached, "config",
-					  k.config, "dir", k.dir));
+				json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, "
+					  "s:b, s:s, s:s}",
+					  "package", k.package, "arch",
+					  (a = arch__of_package(k.package)) ?
+						  a->name :
+						  NULL,
+					  "version", k.version, "release",
+					  k.release, "image", k.image, "initrd",
+					  k.initrd, "cached", k.cached,
+					  "config", k.config, "dir", k.dir));
 		} else {
-			printf("%s %s (release %s): %s\n", k.package, k.version,
-			       k.release, k.cached ? "cached" : "built");
+			a = arch__of_package(k.package);
+			printf("%s %s (release %s, %s): %s\n", k.package,
+			       k.version, k.release,
+			       a ? a->name : "arch not in its name",
+			       k.cached ? "cached" : "built");
 			printf("  image   %s\n  initrd  %s\n", k.image,
 			       k.initrd);
 		}
@@ -116,9 +147,10 @@ static int testbed_path(void)
 	char *dir;
 	int ret;
 
-	if (args.kernels.nr || args.force)
-		usage_error(testbed_usage, testbed_options,
-			    "testbed path takes no --kernel or --force");
+	if (args.kernels.nr || args.force || args.arch)
+		usage_error(
+			testbed_usage, testbed_options,
+			"testbed path takes no --kernel, --arch or --force");
 	ret = cache__dir(TESTBED_CACHE_SUB, &dir);
 	if (ret) {
 		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");

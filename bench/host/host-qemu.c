@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bench/host/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
@@ -50,6 +51,7 @@ struct qemu_kernel {
 struct qemu_priv {
 	char *dir; /* /run/iommu-bench/qemu-NAME: sockets, console, log */
 	char *sock, *console, *log;
+	char *agent;	   /* the agent binary, of the guest's arch */
 	const char *netns; /* where QEMU and the tap live; NULL: root */
 	char tap[NETNS_IFNAME_MAX + 1];
 	bool tap_made;
@@ -93,8 +95,8 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 			break;
 		case KERNEL_IMAGE:
 			/* Drivers built in: the base initramfs serves. */
-			ret = testbed__initrd(NULL, k->release, &q->initrd,
-					      &err);
+			ret = testbed__initrd(h->m->qemu.arch, NULL, k->release,
+					      &q->initrd, &err);
 			if (!ret)
 				q->image = xstrdup(k->image);
 			break;
@@ -103,7 +105,8 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 			 * go into the initramfs. */
 			if (!k->image)
 				break;
-			ret = testbed__initrd_get(k->modules_dir,
+			ret = testbed__initrd_get(h->m->qemu.arch,
+						  k->modules_dir,
 						  k->built_config, k->release,
 						  false, &q->initrd, NULL,
 						  &err);
@@ -169,8 +172,32 @@ static int qemu_host__open(struct host *h)
 		p->accel = h->m->qemu.accel;
 		break;
 	}
-	pr_info("host %s: QEMU with %s", h->m->name,
+	if (!qemu__machine(h->m)) {
+		pr_err("host %s: the testbed has no %s guest", h->m->name,
+		       h->m->qemu.arch ? h->m->qemu.arch->name : "unknown");
+		return -EINVAL;
+	}
+	if (p->accel == ACCEL_KVM && h->m->qemu.arch != arch__native()) {
+		pr_info("host %s: an %s guest on this machine: TCG", h->m->name,
+			h->m->qemu.arch->name);
+		p->accel = ACCEL_TCG;
+	}
+	pr_info("host %s: QEMU (%s) with %s", h->m->name,
+		qemu__machine(h->m)->binary,
 		p->accel == ACCEL_KVM ? "KVM" : "TCG (no usable KVM)");
+	{
+		char *err = NULL;
+
+		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &err);
+		if (ret) {
+			pr_err("host %s: %s", h->m->name, err);
+			free(err);
+			return ret;
+		}
+	}
+	ret = qemu__check_affinity(h->m);
+	if (ret)
+		return ret;
 	return prepare_kernels(h, p);
 }
 
@@ -264,13 +291,17 @@ static char *console_tail(const struct qemu_priv *p)
  * QEMU's stdout and stderr go to its log. Our death, even by SIGKILL, is
  * QEMU's too; and a Ctrl-C at the terminal is the controller's to handle.
  */
-static int spawn_qemu(struct qemu_priv *p, const struct strvec *argv)
+static int spawn_qemu(const struct host *h, struct qemu_priv *p,
+		      const struct strvec *argv)
 {
 	const struct spawn_opts o = {
 		.flags = SPAWN_ERR_TO_OUT | SPAWN_NEW_PGRP,
 		.out_file = p->log,
 		.pdeathsig = SIGKILL,
 		.netns = p->netns,
+		/* Every thread QEMU makes inherits it; vCPUs move later. */
+		.pin = h->m->qemu.io_cpu >= 0,
+		.cpu = h->m->qemu.io_cpu,
 	};
 
 	return spawn__argv(&p->qemu, strvec__argv(argv), &o);
@@ -432,7 +463,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	}
 	unlink(p->sock);
 	unlink(p->console);
-	cmdline = qemu__cmdline(h->m, host__self_exe(), args, nr_args);
+	cmdline = qemu__cmdline(h->m, p->agent, args, nr_args);
 	b.accel = p->accel;
 	b.image = qk->image;
 	b.initrd = qk->initrd;
@@ -446,12 +477,16 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
 			 argv.v[i]);
 	t0 = mono_ms();
-	ret = spawn_qemu(p, &argv);
+	ret = spawn_qemu(h, p, &argv);
 	strvec__release(&argv);
 	free(cmdline);
 	if (ret) {
-		*err = xasprintf("host %s: cannot start %s: %s", h->m->name,
-				 QEMU_BINARY, strerror(-ret));
+		*err = xasprintf("host %s: cannot start %s: %s%s", h->m->name,
+				 qemu__machine(h->m)->binary, strerror(-ret),
+				 ret == -ENOENT ? " (Debian's qemu-system-x86 "
+						  "and qemu-system-arm have "
+						  "it)" :
+						  "");
 		return ret;
 	}
 	ret = wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
@@ -468,6 +503,14 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	p->boots++;
 	pr_info("host %s: boot %u answered after %lld ms", h->m->name, p->boots,
 		mono_ms() - t0);
+	ret = qemu__pin_vcpus(h->m, (int)p->qemu.pid);
+	if (ret) {
+		*err = xasprintf("host %s: cannot pin the vCPUs' threads as "
+				 "affinity.vcpus says: %s",
+				 h->m->name, strerror(-ret));
+		stop_vm(h, p);
+		return ret;
+	}
 	return 0;
 }
 
@@ -564,6 +607,7 @@ static void qemu_host__close(struct host *h)
 	}
 	free(p->kernels);
 	free(p->sock);
+	free(p->agent);
 	free(p->console);
 	free(p->log);
 	free(p->dir);
@@ -573,6 +617,50 @@ static void qemu_host__close(struct host *h)
 	h->priv = NULL;
 }
 
+/* utime + stime of the whole process, live threads and gone ones. */
+static int qemu_host__cpu_ns(struct host *h, uint64_t *ns)
+{
+	struct qemu_priv *p = h->priv;
+	unsigned long long ut, st;
+	char path[64], *buf = NULL, *s;
+	size_t len;
+	int ret;
+
+	if (!p || !vm_running(p))
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->qemu.pid);
+	ret = read_file(path, &buf, &len);
+	if (ret < 0)
+		return ret;
+	/* comm may hold spaces and parentheses: fields follow the last ')'. */
+	s = strrchr(buf, ')');
+	if (!s ||
+	    sscanf(s + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st) != 2) {
+		free(buf);
+		return -EPROTO;
+	}
+	free(buf);
+	*ns = (ut + st) * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+	return 0;
+}
+
+static json_t *qemu_host__platform(struct host *h)
+{
+	const struct qemu_machine *qm = qemu__machine(h->m);
+	struct qemu_priv *p = h->priv;
+	bool kvm = p && p->accel == ACCEL_KVM;
+
+	if (!qm)
+		return NULL;
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "emulator",
+			 qm->binary, "arch", qm->arch, "machine", qm->machine,
+			 "cpu", kvm ? "host" : qm->tcg_cpu, "accel",
+			 kvm ? "kvm" : "tcg", "viommu",
+			 qemu_iommu__name(h->m->qemu.iommu));
+}
+
 const struct host_ops host_qemu_ops = {
 	.name = "qemu",
 	.open = qemu_host__open,
@@ -580,5 +668,7 @@ const struct host_ops host_qemu_ops = {
 	.wait_boot = qemu_host__wait_boot,
 	.restart = qemu_host__restart,
 	.kernel_files = qemu_host__kernel_files,
+	.cpu_ns = qemu_host__cpu_ns,
+	.platform = qemu_host__platform,
 	.close = qemu_host__close,
 };

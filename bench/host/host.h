@@ -73,6 +73,21 @@ struct host_ops {
 	 */
 	int (*kernel_files)(struct host *h, const struct matrix_kernel *k,
 			    const char **image, const char **initrd);
+	/*
+	 * The CPU time the machine has used so far, in ns, where the
+	 * controller can see it (a VM: its QEMU process, every thread);
+	 * NULL op where it cannot. Read around a workload: a guest's own
+	 * clock cannot tell work from waiting for a host CPU, so under
+	 * emulation on a busy host this is the steadier measure of cost.
+	 */
+	int (*cpu_ns)(struct host *h, uint64_t *ns);
+	/*
+	 * What the controller knows of the machine and its agent cannot
+	 * see from inside: for a VM, its emulator, machine, accelerator
+	 * and vIOMMU ({"emulator", "machine", "cpu", "accel", "viommu"}),
+	 * stored with each boot's facts as "testbed". NULL op: nothing.
+	 */
+	json_t *(*platform)(struct host *h);
 	/* Undo open(): namespaces and veths removed, masters closed. */
 	void (*close)(struct host *h);
 };
@@ -99,6 +114,17 @@ const struct host_ops *host_ops__find(enum host_transport t);
  * process's executable.
  */
 const char *host__self_exe(void);
+/*
+ * The agent for a host of @arch: host__self_exe() for this machine's
+ * arch; for another, the same tool cross-built for it (`make
+ * agent-arm64`): .output/ARCH/iommu-bench beside a binary in its build
+ * tree, or ../lib/iommu-bench/ARCH/iommu-bench beside an installed one.
+ * Its ELF header must say @arch and its dynamic loader must exist here
+ * (a guest runs it from this machine's root, where multiarch puts the
+ * libraries). 0 and a new string in *@path, or -ENOENT and *@err.
+ */
+struct arch;
+int host__agent_exe(const struct arch *arch, char **path, char **err);
 /*
  * @h->state_dir/@sub (default /run/iommu-bench/@sub), created 0700.
  * 0 and a new string in *@out, or a negative errno (logged).

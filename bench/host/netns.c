@@ -174,6 +174,35 @@ static int netns__delete(const char *name)
 	return ip_run(NULL, args);
 }
 
+/*
+ * Every connection in the namespace starts from the same TCP state: no
+ * ssthresh or RTT cached from the last one to the same address (the
+ * kernel's tcp_metrics). With them, consecutive trials of one cell fell
+ * into regimes 40% apart (docs/testbed-noise.md). The namespace is the
+ * tool's own, so its sysctls are too.
+ */
+static int fresh_tcp(const char *name)
+{
+	const char *argv[] = { "ip",
+			       "netns",
+			       "exec",
+			       name,
+			       "sysctl",
+			       "-qw",
+			       "net.ipv4.tcp_no_metrics_save=1",
+			       NULL };
+	char *err = NULL;
+	int ret;
+
+	ret = host__cmd(argv, IP_TIMEOUT_MS, NULL, &err, NULL);
+	if (ret)
+		pr_err("network namespace '%s': cannot set "
+		       "net.ipv4.tcp_no_metrics_save: %s",
+		       name, err);
+	free(err);
+	return ret;
+}
+
 int netns__claim(const char *name)
 {
 	const char *add[] = { "netns", "add", name, NULL };
@@ -225,6 +254,8 @@ int netns__claim(const char *name)
 		return ret;
 	}
 	ret = ip_run(name, lo);
+	if (!ret)
+		ret = fresh_tcp(name);
 	if (ret)
 		netns__release(name);
 	return ret;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * QEMU's argument vector for one boot of the testbed VM. What was
- * measured by hand decides the devices: q35 with an Intel vIOMMU whose
- * caching mode is off unless asked (on, the guest driver forces strict),
- * a virtio-net NIC that goes through it (iommu_platform), and the
+ * measured by hand decides the devices: on x86, q35 with an Intel vIOMMU
+ * whose caching mode is off unless asked (on, the guest driver forces
+ * strict); on arm64, virt with an SMMUv3 in front of its PCIe root and a
+ * GICv3 (its ITS carries the MSIs); a virtio-net NIC that goes through
+ * the vIOMMU (iommu_platform), and the
  * controller's root shared read-only over 9p so that the guest runs this
  * very binary as its agent, on a virtio-serial port wired to a unix
  * socket.
@@ -18,6 +20,29 @@
 #include "bench/testbed/testbed.h"
 #include "sha256.h"
 #include "util.h"
+
+static const struct qemu_machine machines[] = {
+	/* "max" is as fast as any model on x86 and has every feature. */
+	{ "x86_64", "qemu-system-x86_64", "q35", "ttyS0", "max" },
+	/* "max" emulates pointer authentication with QARMA, 5x slower to
+	 * boot (measured); the A57 has none and boots Debian's kernels. */
+	{ "arm64", "qemu-system-aarch64", "virt", "ttyAMA0", "cortex-a57" },
+};
+
+const struct qemu_machine *qemu__machine(const struct matrix_host *m)
+{
+	size_t i;
+
+	for (i = 0; m->qemu.arch && i < ARRAY_SIZE(machines); i++)
+		if (!strcmp(m->qemu.arch->name, machines[i].arch))
+			return &machines[i];
+	return NULL;
+}
+
+static bool is_arm64(const struct matrix_host *m)
+{
+	return m->qemu.arch && !strcmp(m->qemu.arch->name, "arm64");
+}
 
 char *qemu__escape(const char *value)
 {
@@ -59,12 +84,15 @@ static void append(char **s, size_t *len, const char *word)
 char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 		    const char *const *args, size_t nr_args)
 {
+	const struct qemu_machine *qm = qemu__machine(m);
 	char *s = NULL, *w, id[33];
 	size_t len = 0, i;
 
+	w = xasprintf("console=%s", qm ? qm->console : "ttyS0");
+	append(&s, &len, w);
+	free(w);
 	/* panic=-1 with -no-reboot: a guest that panics ends QEMU at once,
 	 * so a broken boot is seen in seconds, not at the boot timeout. */
-	append(&s, &len, "console=ttyS0");
 	append(&s, &len, "panic=-1");
 	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
 		append(&s, &len, "intel_iommu=on");
@@ -95,19 +123,27 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		struct strvec *out)
 {
+	const struct qemu_machine *qm = qemu__machine(m);
 	bool kvm = b->accel == ACCEL_KVM;
 	char *e;
 
-	strvec__push(out, QEMU_BINARY);
+	strvec__push(out, qm ? qm->binary : "qemu-system-x86_64");
 	strvec__pushf(out, "-name");
-	strvec__pushf(out, "iommu-bench-%s", m->name);
+	/* Named threads ("CPU 0/TCG"): how qemu-pin.c finds the vCPUs. */
+	strvec__pushf(out, "iommu-bench-%s,debug-threads=on", m->name);
 	strvec__push(out, "-machine");
-	/* intremap under KVM needs the split irqchip. */
-	strvec__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
+	if (is_arm64(m))
+		strvec__pushf(out, "virt,gic-version=%s%s", kvm ? "host" : "3",
+			      m->qemu.iommu == QEMU_IOMMU_SMMUV3 ?
+				      ",iommu=smmuv3" :
+				      "");
+	else
+		/* intremap under KVM needs the split irqchip. */
+		strvec__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
 	strvec__push(out, "-accel");
 	strvec__push(out, kvm ? "kvm" : "tcg,thread=multi");
 	strvec__push(out, "-cpu");
-	strvec__push(out, kvm ? "host" : "max");
+	strvec__push(out, kvm ? "host" : qm ? qm->tcg_cpu : "max");
 	strvec__push(out, "-smp");
 	strvec__pushf(out, "%u", m->qemu.cpus);
 	strvec__push(out, "-m");
@@ -134,7 +170,7 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		strvec__push(out, "user,id=n0,restrict=on");
 	}
 	strvec__push(out, "-device");
-	strvec__push(out, m->qemu.iommu == QEMU_IOMMU_INTEL ?
+	strvec__push(out, m->qemu.iommu != QEMU_IOMMU_NONE ?
 				  "virtio-net-pci,netdev=n0,"
 				  "iommu_platform=on,disable-legacy=on" :
 				  "virtio-net-pci,netdev=n0,"

@@ -14,7 +14,21 @@
 #include "bench/host/host-priv.h"
 #include "bench/matrix/matrix.h"
 
-#define QEMU_BINARY "qemu-system-x86_64"
+/*
+ * What differs between the guests the testbed boots: QEMU's binary, its
+ * machine and CPU, the serial console's name in the guest.
+ */
+struct qemu_machine {
+	const char *arch;    /* struct arch's name */
+	const char *binary;  /* "qemu-system-aarch64" */
+	const char *machine; /* QEMU's -machine type: "q35", "virt" */
+	const char *console; /* "ttyAMA0" */
+	/* -cpu under TCG: the fastest model that boots Debian's kernels */
+	const char *tcg_cpu;
+};
+
+/* @m's guest; NULL when the testbed has none for its arch. */
+const struct qemu_machine *qemu__machine(const struct matrix_host *m);
 
 /* One boot of the VM. */
 struct qemu_boot {
@@ -46,6 +60,17 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
  * in early boot (measured here), so TCG is chosen for it.
  */
 enum qemu_accel qemu__detect_accel(void);
+
+/*
+ * [hosts.NAME.qemu] affinity: every CPU it names is one this process may
+ * run on (the VM's threads inherit that), or -EINVAL, said.
+ */
+int qemu__check_affinity(const struct matrix_host *m);
+/*
+ * Each vCPU thread of QEMU @pid onto its CPU of affinity.vcpus; 0, or
+ * -ESRCH when not every vCPU's thread was found by its name.
+ */
+int qemu__pin_vcpus(const struct matrix_host *m, int pid);
 
 /* Commas doubled, as QEMU's option syntax wants in a value. New string. */
 char *qemu__escape(const char *value);

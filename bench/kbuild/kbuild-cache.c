@@ -190,6 +190,8 @@ int kbuild_cache__load(const char *dir, const char *key,
 			dup_or_null(json_object_get(m, "actual"));
 		res->missing[i].fragment =
 			dup_or_null(json_object_get(m, "fragment"));
+		res->missing[i].reason =
+			dup_or_null(json_object_get(m, "reason"));
 		if (!res->missing[i].option)
 			res->missing[i].option = xstrdup("?");
 		if (!res->missing[i].fragment)

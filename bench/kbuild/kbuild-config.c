@@ -67,8 +67,9 @@ static int write_text(const char *path, const char *text, char **err)
 }
 
 /* The fragments merged over the current .config, then olddefconfig. */
-static int merge_fragments(struct kbuild_ctx *c, struct kconfig *wanted,
-			   char **err)
+static int merge_fragments(struct kbuild_ctx *c,
+			   const struct kconfig_tree *tree,
+			   struct kconfig *wanted, char **err)
 {
 	const struct kbuild_recipe *r = c->r;
 	char **texts = xcalloc(r->nr_fragments + 1, sizeof(*texts));
@@ -92,7 +93,7 @@ static int merge_fragments(struct kbuild_ctx *c, struct kconfig *wanted,
 	}
 	ret = kconfig__merge(base, (const char *const *)texts,
 			     (const char *const *)r->fragments, r->nr_fragments,
-			     &merged, wanted, err);
+			     tree, &merged, wanted, err);
 	if (ret)
 		goto out;
 	ret = write_text(path, merged, err);
@@ -109,8 +110,8 @@ out:
 	return ret;
 }
 
-static int check_final(struct kbuild_ctx *c, const struct kconfig *wanted,
-		       char **err)
+static int check_final(struct kbuild_ctx *c, const struct kconfig_tree *tree,
+		       const struct kconfig *wanted, char **err)
 {
 	char *path = xasprintf("%s/.config", c->obj), *text = NULL, *list;
 	struct kconfig final = { 0 };
@@ -126,7 +127,7 @@ static int check_final(struct kbuild_ctx *c, const struct kconfig *wanted,
 	kconfig__parse(&final, text, path, false, err);
 	o = kconfig__get(&final, "CONFIG_MODULES");
 	c->modules = o && o->value && !strcmp(o->value, "y");
-	kconfig__verify(wanted, &final, &c->missing, &c->nr_missing);
+	kconfig__verify(wanted, &final, tree, &c->missing, &c->nr_missing);
 	if (!c->nr_missing)
 		goto out;
 	list = kbuild_missing__describe(c->missing, c->nr_missing);
@@ -140,8 +141,7 @@ static int check_final(struct kbuild_ctx *c, const struct kconfig *wanted,
 	/* -EDOM: the config is not what was asked for; not a usage error. */
 	ret = -EDOM;
 	*err = xasprintf("%zu option%s from the fragments did not land in "
-			 "the final .config (a dependency is off, or there is "
-			 "no such option):\n%s\n(allow it with "
+			 "the final .config:\n%s\n(allow it with "
 			 "--allow-missing-config to build anyway)",
 			 c->nr_missing, c->nr_missing == 1 ? "" : "s", list);
 	free(list);
@@ -155,6 +155,7 @@ out:
 int kbuild__configure(struct kbuild_ctx *c, char **err)
 {
 	const char *config = c->r->config ? c->r->config : "defconfig";
+	struct kconfig_tree tree = { 0 };
 	struct kconfig wanted = { 0 };
 	char *dot = NULL, *to = NULL;
 	int ret;
@@ -177,11 +178,13 @@ int kbuild__configure(struct kbuild_ctx *c, char **err)
 	if (ret)
 		goto out;
 	if (c->r->nr_fragments) {
-		ret = merge_fragments(c, &wanted, err);
+		ret = kconfig_tree__load(&tree, c->src, c->arch->srcarch, err);
+		if (!ret)
+			ret = merge_fragments(c, &tree, &wanted, err);
 		if (ret)
 			goto out;
 	}
-	ret = check_final(c, &wanted, err);
+	ret = check_final(c, &tree, &wanted, err);
 	if (ret)
 		goto out;
 	free(dot);
@@ -189,6 +192,7 @@ int kbuild__configure(struct kbuild_ctx *c, char **err)
 	to = xasprintf("%s/config", c->out);
 	ret = kbuild__copy_file(dot, to, err);
 out:
+	kconfig_tree__release(&tree);
 	kconfig__release(&wanted);
 	free(dot);
 	free(to);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "strvec.h"
 #include "util.h"
 
 #define NOT_SET_SUFFIX " is not set"
@@ -162,8 +163,40 @@ void kconfig__release(struct kconfig *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
+/*
+ * A fragment's CONFIG_X=y for a member of a choice picks that member:
+ * the siblings the fragments leave alone are unset, or the base's
+ * member would win in olddefconfig.
+ */
+static void pick_choices(struct kconfig *kc, const struct kconfig *wanted,
+			 const struct kconfig_tree *tree)
+{
+	struct strvec sibs = { 0 };
+	size_t i, j;
+
+	for (i = 0; tree && i < wanted->nr; i++) {
+		const struct kconfig_opt *w = &wanted->opts[i];
+		const struct kconfig_sym *s;
+		char *why;
+
+		if (!w->value || strcmp(w->value, "y"))
+			continue;
+		s = kconfig_tree__find(tree, w->name);
+		if (!s || !s->choice)
+			continue;
+		kconfig_tree__siblings(tree, s, &sibs);
+		why = xasprintf("%s (%s picks its choice)", w->origin, w->name);
+		for (j = 0; j < sibs.nr; j++)
+			if (!kconfig__get(wanted, sibs.v[j]))
+				kconfig__set(kc, sibs.v[j], NULL, why);
+		free(why);
+		strvec__release(&sibs);
+	}
+}
+
 int kconfig__merge(const char *base, const char *const *fragments,
-		   const char *const *names, size_t nr, char **merged,
+		   const char *const *names, size_t nr,
+		   const struct kconfig_tree *tree, char **merged,
 		   struct kconfig *wanted, char **err)
 {
 	struct kconfig kc = { 0 }, frag;
@@ -188,13 +221,102 @@ int kconfig__merge(const char *base, const char *const *fragments,
 		}
 		kconfig__release(&frag);
 	}
+	pick_choices(&kc, wanted, tree);
 	*merged = kconfig__format(&kc);
 out:
 	kconfig__release(&kc);
 	return ret;
 }
 
+static bool is_set(const struct kconfig *kc, const char *name)
+{
+	const struct kconfig_opt *o = kconfig__get(kc, name);
+
+	return o && o->value && strcmp(o->value, "n");
+}
+
+/*
+ * The symbols a dependency names that are off in @final, "CONFIG_A,
+ * CONFIG_B"; NULL when none is (the expression is off for another
+ * reason, a "!" or a comparison).
+ */
+static char *off_symbols(const char *expr, const struct kconfig *final,
+			 const struct kconfig_tree *tree)
+{
+	struct strvec off = { 0 };
+	const char *p = expr;
+	char *name, *list = NULL;
+	size_t n;
+
+	while (*p) {
+		n = strspn(
+			p,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			"0123456789_");
+		if (!n) {
+			p++;
+			continue;
+		}
+		bool negated = p > expr && p[-1] == '!';
+
+		name = xasprintf("CONFIG_%.*s", (int)n, p);
+		/* y, m, n and numbers are constants, not symbols; a symbol
+		 * that must be off is not the one in the way. */
+		if (!negated && kconfig_tree__find(tree, name) &&
+		    !is_set(final, name) && !strvec__contains(&off, name))
+			strvec__push(&off, name);
+		free(name);
+		p += n;
+	}
+	if (off.nr)
+		list = strvec__join(&off, ", ");
+	strvec__release(&off);
+	return list;
+}
+
+/* Why @w did not land, from the Kconfig files; NULL: they do not say. */
+static char *missing_reason(const struct kconfig_opt *w,
+			    const struct kconfig *final,
+			    const struct kconfig_tree *tree)
+{
+	const struct kconfig_sym *s = kconfig_tree__find(tree, w->name);
+	struct strvec sibs = { 0 };
+	char *why = NULL, *off;
+	size_t i;
+
+	if (!tree)
+		return NULL;
+	if (!s)
+		return xstrdup("no Kconfig file of this tree defines it");
+	if (!w->value)
+		return xstrdup("another option selects it (a select wins "
+			       "over a fragment)");
+	if (s->choice) {
+		kconfig_tree__siblings(tree, s, &sibs);
+		for (i = 0; i < sibs.nr && !why; i++)
+			if (is_set(final, sibs.v[i]))
+				why = xasprintf("%s, another member of its "
+						"choice, is set",
+						sibs.v[i]);
+		strvec__release(&sibs);
+		if (why)
+			return why;
+	}
+	for (i = 0; i < s->depends.nr && !why; i++) {
+		off = off_symbols(s->depends.v[i], final, tree);
+		if (off)
+			why = xasprintf("it depends on %s, and %s %s off",
+					s->depends.v[i], off,
+					strchr(off, ',') ? "are" : "is");
+		free(off);
+	}
+	if (!why && w->value && s->depends.nr)
+		why = xasprintf("it depends on %s", s->depends.v[0]);
+	return why;
+}
+
 void kconfig__verify(const struct kconfig *wanted, const struct kconfig *final,
+		     const struct kconfig_tree *tree,
 		     struct kbuild_missing **missing, size_t *nr)
 {
 	size_t i, alloc = 0;
@@ -215,6 +337,7 @@ void kconfig__verify(const struct kconfig *wanted, const struct kconfig *final,
 		m->wanted = w->value ? xstrdup(w->value) : NULL;
 		m->actual = got ? xstrdup(got) : NULL;
 		m->fragment = xstrdup(w->origin ? w->origin : "?");
+		m->reason = missing_reason(w, final, tree);
 	}
 }
 
@@ -227,6 +350,7 @@ void kbuild_missing__free(struct kbuild_missing *m, size_t nr)
 		free(m[i].wanted);
 		free(m[i].actual);
 		free(m[i].fragment);
+		free(m[i].reason);
 	}
 	free(m);
 }
@@ -237,11 +361,12 @@ char *kbuild_missing__describe(const struct kbuild_missing *m, size_t nr)
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		line = xasprintf("%s%s  %s: wanted %s, got %s (from %s)", text,
-				 i ? "\n" : "", m[i].option,
+		line = xasprintf("%s%s  %s: wanted %s, got %s (from %s)%s%s",
+				 text, i ? "\n" : "", m[i].option,
 				 m[i].wanted ? m[i].wanted : "not set",
 				 m[i].actual ? m[i].actual : "not set",
-				 m[i].fragment);
+				 m[i].fragment, m[i].reason ? ": " : "",
+				 m[i].reason ? m[i].reason : "");
 		free(text);
 		text = line;
 	}

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
+#include "arch.h"
 #include "bench/kbuild/kbuild.h"
 #include "kernel-target.h"
 #include "util.h"
@@ -25,30 +25,16 @@ static const struct kbuild_arch arches[] = {
 	{ "powerpc", "powerpc", "zImage" }, { "s390", "s390", "bzImage" },
 };
 
-/* uname -m as the kernel's ARCH= names it. */
-static const struct {
-	const char *machine, *arch;
-} machines[] = {
-	{ "x86_64", "x86_64" },	  { "i686", "i386" },
-	{ "i386", "i386" },	  { "aarch64", "arm64" },
-	{ "armv7l", "arm" },	  { "riscv64", "riscv" },
-	{ "ppc64le", "powerpc" }, { "ppc64", "powerpc" },
-	{ "s390x", "s390" },
-};
-
 const struct kbuild_arch *kbuild__arch(const char *name)
 {
-	struct utsname u;
+	const struct arch *native;
 	size_t i;
 
 	if (!name) {
-		if (uname(&u))
+		native = arch__native();
+		if (!native)
 			return NULL;
-		for (i = 0; i < ARRAY_SIZE(machines); i++)
-			if (!strcmp(u.machine, machines[i].machine))
-				name = machines[i].arch;
-		if (!name)
-			return NULL;
+		name = native->name;
 	}
 	for (i = 0; i < ARRAY_SIZE(arches); i++)
 		if (!strcmp(name, arches[i].name))

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
 #include "clock.h"
@@ -95,6 +96,7 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 			char **err)
 {
 	struct kbuild_recipe *r = &rs->r;
+	const struct kbuild_arch *native;
 	long cpus;
 	int ret;
 
@@ -152,6 +154,18 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 				 r->cross_compile);
 		return -EINVAL;
 	}
+	native = kbuild__arch(NULL);
+	if (!r->cross_compile && native &&
+	    strcmp(native->srcarch, rs->arch->srcarch)) {
+		const struct arch *a = arch__find(rs->arch->name);
+
+		*err = xasprintf("building for %s on this %s machine needs a "
+				 "cross compiler: give its prefix (--cross-"
+				 "compile %s-, cross_compile in a matrix)",
+				 rs->arch->name, native->name,
+				 a ? a->triplet : "TRIPLET");
+		return -EINVAL;
+	}
 	if (r->jobs < 0 || r->jobs > JOBS_MAX) {
 		*err = xasprintf("-j %d: expected 1..%d", r->jobs, JOBS_MAX);
 		return -EINVAL;
@@ -173,7 +187,16 @@ static int cc_version(const struct kbuild_recipe *r, char **line, char **err)
 
 	ret = kbuild__capture(argv, CC_VERSION_MS, &out, &why);
 	if (ret) {
-		*err = xasprintf("no compiler %s: %s", cc, why);
+		/* Debian's cross compilers are packaged as gcc-TRIPLET. */
+		size_t n = r->cross_compile ? strlen(r->cross_compile) : 0;
+
+		if (n && r->cross_compile[n - 1] == '-' &&
+		    !strchr(r->cross_compile, '/'))
+			*err = xasprintf("no compiler %s: %s (Debian's package "
+					 "gcc-%.*s has it)",
+					 cc, why, (int)n - 1, r->cross_compile);
+		else
+			*err = xasprintf("no compiler %s: %s", cc, why);
 		goto out;
 	}
 	nl = strchr(out, '\n');
@@ -322,9 +345,10 @@ static json_t *missing_json(const struct kbuild_ctx *c)
 		const struct kbuild_missing *m = &c->missing[i];
 
 		json_array_append_new(
-			a, json_pack("{s:s, s:s?, s:s?, s:s}", "option",
+			a, json_pack("{s:s, s:s?, s:s?, s:s, s:s?}", "option",
 				     m->option, "wanted", m->wanted, "actual",
-				     m->actual, "fragment", m->fragment));
+				     m->actual, "fragment", m->fragment,
+				     "reason", m->reason));
 	}
 	return a;
 }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "sha256.h"
+#include "strvec.h"
 
 /* Maps 1:1 from struct matrix_build, plus what only a command line says. */
 struct kbuild_recipe {
@@ -59,6 +60,7 @@ struct kbuild_missing {
 	char *wanted;	/* the value as written ("y", "\"x\""); NULL: unset */
 	char *actual;	/* NULL: not set in the final .config */
 	char *fragment; /* the file that asked for it */
+	char *reason;	/* why, from the Kconfig files; NULL: not known */
 };
 
 struct kbuild_result {
@@ -177,14 +179,42 @@ void kconfig__set(struct kconfig *kc, const char *name, const char *value,
 char *kconfig__format(const struct kconfig *kc);
 void kconfig__release(struct kconfig *kc);
 
+/* A symbol of the tree's Kconfig files (kbuild-kconfig-tree.c). */
+struct kconfig_sym {
+	char *name;	       /* without CONFIG_ */
+	int choice;	       /* the choice it is a member of; 0: none */
+	struct strvec depends; /* its "depends on" and enclosing "if"s */
+};
+
+struct kconfig_tree {
+	struct kconfig_sym *syms;
+	size_t nr, alloc;
+	size_t *index, index_size; /* by name: 1 + the symbol's place */
+	int nr_choices;
+};
+
+/* The Kconfig files of @src (of arch @srcarch only, under arch/). */
+int kconfig_tree__load(struct kconfig_tree *t, const char *src,
+		       const char *srcarch, char **err);
+/* "CONFIG_X" or "X"; NULL: no Kconfig file defines it. */
+const struct kconfig_sym *kconfig_tree__find(const struct kconfig_tree *t,
+					     const char *option);
+/* The other members of @s's choice, as CONFIG_ names, into @out. */
+void kconfig_tree__siblings(const struct kconfig_tree *t,
+			    const struct kconfig_sym *s, struct strvec *out);
+void kconfig_tree__release(struct kconfig_tree *t);
+
 /*
  * merge_config.sh in C: @base with every option of the @fragments
  * (texts, with their file names in @names for messages) set over it in
  * order. 0 with the merged .config text in *@merged and what the
- * fragments ask for, the last word of each, in @wanted.
+ * fragments ask for, the last word of each, in @wanted. With @tree, a
+ * choice member a fragment sets to y unsets its siblings the fragments
+ * leave alone: the fragment picks that member.
  */
 int kconfig__merge(const char *base, const char *const *fragments,
-		   const char *const *names, size_t nr, char **merged,
+		   const char *const *names, size_t nr,
+		   const struct kconfig_tree *tree, char **merged,
 		   struct kconfig *wanted, char **err);
 
 /*
@@ -193,9 +223,14 @@ int kconfig__merge(const char *base, const char *const *fragments,
  * in *@missing (*@nr of them; free with kbuild_missing__free).
  */
 void kconfig__verify(const struct kconfig *wanted, const struct kconfig *final,
+		     const struct kconfig_tree *tree,
 		     struct kbuild_missing **missing, size_t *nr);
 void kbuild_missing__free(struct kbuild_missing *m, size_t nr);
-/* "CONFIG_X: wanted y, got not set (from FILE)", one per line. */
+/*
+ * "CONFIG_X: wanted y, got not set (from FILE): REASON", one per line.
+ * With @tree, verify says why: no such symbol, a sibling of its choice
+ * set, or the dependencies that are off.
+ */
 char *kbuild_missing__describe(const struct kbuild_missing *m, size_t nr);
 
 /*

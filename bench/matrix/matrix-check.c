@@ -103,6 +103,43 @@ static void check_mode(struct mx *mx, const struct matrix_host *h, size_t idx)
 	}
 }
 
+/*
+ * The kernel's arch, where the matrix says it: a package's flavour, a
+ * build's arch (the controller's when not given). NULL: not said (an
+ * image, whose arch only its bytes tell).
+ */
+static const struct arch *kernel_arch(const struct matrix_kernel *k)
+{
+	const char *a;
+
+	if (k->kind == KERNEL_PACKAGE)
+		return arch__of_package(k->package);
+	if (k->kind != KERNEL_BUILD)
+		return NULL;
+	a = k->build.arch;
+	if (!a)
+		return arch__native();
+	/* ARCH=x86 builds the 64-bit kernel on a 64-bit machine. */
+	return arch__find(!strcmp(a, "x86") ? "x86_64" : a);
+}
+
+/* A guest boots only kernels of its own arch. */
+static void check_kernel_arch(struct mx *mx, const struct matrix_host *h,
+			      const struct matrix_kernel *k, struct toml_pos at)
+{
+	const struct arch *ka = kernel_arch(k);
+	const char *key = k->kind == KERNEL_PACKAGE ? "package" : "build";
+
+	if (!ka || !h->qemu.arch || ka == h->qemu.arch)
+		return;
+	mx_err(mx, mx_val_pos(k->src, key, at),
+	       "kernel '%s' is an %s kernel, but host '%s' is an %s guest; "
+	       "set arch = \"%s\" in [hosts.%s.qemu], or give the host a "
+	       "kernel of its arch",
+	       k->name, ka->name, h->name, h->qemu.arch->name, ka->name,
+	       h->name);
+}
+
 static void check_kernel(struct mx *mx, const struct matrix_host *h,
 			 const struct matrix_kernel *k)
 {
@@ -121,6 +158,8 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 			       "testbed's own initramfs (it starts the agent); "
 			       "leave initrd out for kernel '%s'",
 			       h->name, k->name);
+		else
+			check_kernel_arch(mx, h, k, at);
 		return;
 	}
 	if (k->kind == KERNEL_PACKAGE) {

@@ -189,6 +189,68 @@ int mx_uint32(struct mx *mx, const struct toml_value *tab, const char *key,
 	return ret;
 }
 
+static int cpu_of(struct mx *mx, const struct toml_value *v, const char *key)
+{
+	if (!mx_is(mx, v, TOML_INTEGER, key))
+		return -1;
+	if (v->u.i < 0 || v->u.i > MATRIX_MAX_CPU) {
+		mx_err(mx, v->pos, "%s: CPU %lld is out of range (0..%d)", key,
+		       (long long)v->u.i, MATRIX_MAX_CPU);
+		return -1;
+	}
+	return v->u.i;
+}
+
+int mx_cpus(struct mx *mx, const struct toml_value *tab, const char *key,
+	    unsigned int count, const char *one, const char *many, int **cpus,
+	    size_t *nr)
+{
+	const struct toml_value *v = toml_table__get(tab, key);
+	size_t i, n;
+	int cpu;
+
+	if (!v)
+		return 0;
+	if (v->type == TOML_INTEGER) {
+		cpu = cpu_of(mx, v, key);
+		if (cpu < 0)
+			return -1;
+		if (count > 1) {
+			mx_err(mx, v->pos,
+			       "%s: %u %s need one CPU each, like [2, 3]", key,
+			       count, many);
+			return -1;
+		}
+		*cpus = xcalloc(1, sizeof(int));
+		(*cpus)[0] = cpu;
+		*nr = 1;
+		return 1;
+	}
+	if (v->type != TOML_ARRAY) {
+		mx_err(mx, v->pos,
+		       "%s: expected a CPU number or a list of them", key);
+		return -1;
+	}
+	n = v->u.arr.n;
+	if (n != count) {
+		mx_err(mx, v->pos, "%s: %zu CPUs for %u %s; give one per %s",
+		       key, n, count, count == 1 ? one : many, one);
+		return -1;
+	}
+	*cpus = xcalloc(n, sizeof(int));
+	for (i = 0; i < n; i++) {
+		cpu = cpu_of(mx, v->u.arr.items[i], key);
+		if (cpu < 0) {
+			free(*cpus);
+			*cpus = NULL;
+			return -1;
+		}
+		(*cpus)[i] = cpu;
+	}
+	*nr = n;
+	return 1;
+}
+
 int mx_enum(struct mx *mx, const struct toml_value *tab, const char *key,
 	    const char *const *names, int *out)
 {

@@ -17,7 +17,10 @@ static const char *const role_names[] = { "peer", "sut", NULL };
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
 static const char *const qemu_reboot_values[] = { "restart", "kexec", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
-static const char *const iommu_names[] = { "intel", "none", NULL };
+/* In the order of enum qemu_iommu. */
+static const char *const iommu_names[] = { "intel", "none", "smmuv3", NULL };
+/* The guests the testbed knows how to build and boot. */
+static const char *const qemu_arch_names[] = { "x86_64", "arm64", NULL };
 
 const char *host_transport__name(enum host_transport t)
 {
@@ -76,14 +79,102 @@ void matrix_host__release(struct matrix_host *h)
 	free(h->netns);
 	free(h->kernel_dir);
 	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
+	free(h->qemu.vcpu_cpus);
+}
+
+/* affinity = { vcpus = [1], io = 0 }: which host CPU runs what. */
+static void parse_qemu_affinity(struct mx *mx, struct matrix_host *h,
+				const struct toml_value *a)
+{
+	static const char *const keys[] = { "vcpus", "io", NULL };
+	size_t nr = 0;
+	int *io = NULL;
+
+	if (!a || !mx_is(mx, a, TOML_TABLE, "affinity"))
+		return;
+	mx_check_keys(mx, a, keys, "affinity");
+	mx_cpus(mx, a, "vcpus", h->qemu.cpus, "vCPU", "vCPUs",
+		&h->qemu.vcpu_cpus, &h->qemu.nr_vcpu_cpus);
+	if (mx_cpus(mx, a, "io", 1, "thread", "threads", &io, &nr) > 0)
+		h->qemu.io_cpu = io[0];
+	free(io);
+}
+
+/* This machine's, where the testbed has a guest for it. */
+static const struct arch *qemu_arch__default(void)
+{
+	const struct arch *a = arch__native();
+	size_t i;
+
+	for (i = 0; a && qemu_arch_names[i]; i++)
+		if (!strcmp(a->name, qemu_arch_names[i]))
+			return a;
+	return arch__find("x86_64");
+}
+
+const char *qemu_iommu__name(enum qemu_iommu iommu)
+{
+	return iommu_names[iommu];
+}
+
+enum qemu_iommu qemu_iommu__default(const struct arch *arch)
+{
+	return arch && !strcmp(arch->name, "arm64") ? QEMU_IOMMU_SMMUV3 :
+						      QEMU_IOMMU_INTEL;
+}
+
+/* arch = "arm64": the kernel's names, with the toolchains' pointed at. */
+static void parse_qemu_arch(struct mx *mx, struct matrix_host *h,
+			    const struct toml_value *tab)
+{
+	const struct toml_value *v = toml_table__get(tab, "arch");
+	const struct arch *by_machine;
+	int arch;
+
+	if (v && v->type == TOML_STRING && !arch__find(v->u.str.ptr)) {
+		by_machine = arch__by_machine(v->u.str.ptr);
+		if (!by_machine)
+			by_machine = arch__find(v->u.str.ptr);
+		if (by_machine && !strcmp(v->u.str.ptr, by_machine->machine)) {
+			mx_err(mx, v->pos,
+			       "arch: '%s' is uname's name; the kernel's, "
+			       "which the matrix uses, is '%s'",
+			       v->u.str.ptr, by_machine->name);
+			return;
+		}
+	}
+	if (v && v->type == TOML_STRING && !strcmp(v->u.str.ptr, "amd64")) {
+		mx_err(mx, v->pos,
+		       "arch: 'amd64' is Debian's name; the kernel's, which "
+		       "the matrix uses, is 'x86_64'");
+		return;
+	}
+	if (mx_enum(mx, tab, "arch", qemu_arch_names, &arch) > 0)
+		h->qemu.arch = arch__find(qemu_arch_names[arch]);
+}
+
+/* Each vIOMMU exists on one machine type only. */
+static void check_qemu_iommu(struct mx *mx, struct matrix_host *h,
+			     const struct toml_value *tab)
+{
+	enum qemu_iommu want = qemu_iommu__default(h->qemu.arch);
+
+	if (h->qemu.iommu == QEMU_IOMMU_NONE || h->qemu.iommu == want)
+		return;
+	mx_err(mx, mx_val_pos(tab, "iommu", h->pos),
+	       "iommu: \"%s\" is not emulated on an %s guest (host '%s'); "
+	       "it has \"%s\" or \"none\"",
+	       iommu_names[h->qemu.iommu], h->qemu.arch->name, h->name,
+	       iommu_names[want]);
 }
 
 static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		       const struct toml_value *tab)
 {
-	static const char *const keys[] = { "memory", "cpus",	      "accel",
-					    "iommu",  "caching_mode", "cmdline",
-					    NULL };
+	static const char *const keys[] = {
+		"memory",	"cpus",	   "arch",     "accel", "iommu",
+		"caching_mode", "cmdline", "affinity", NULL,
+	};
 	char where[96];
 	int accel, iommu;
 
@@ -96,16 +187,27 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		mx_err(mx, mx_val_pos(tab, "memory", h->pos),
 		       "memory: out of range (128M..1T)");
 	mx_uint32(mx, tab, "cpus", 1, 256, &h->qemu.cpus);
+	parse_qemu_arch(mx, h, tab);
 	if (mx_enum(mx, tab, "accel", accel_names, &accel) > 0)
 		h->qemu.accel = accel;
+	if (h->qemu.accel == ACCEL_KVM && h->qemu.arch != arch__native())
+		mx_err(mx, mx_val_pos(tab, "accel", h->pos),
+		       "accel: KVM runs only guests of this machine's arch "
+		       "(%s), and host '%s' is %s; use \"tcg\" or \"auto\"",
+		       arch__native() ? arch__native()->name : "unknown",
+		       h->name, h->qemu.arch->name);
 	if (mx_enum(mx, tab, "iommu", iommu_names, &iommu) > 0)
 		h->qemu.iommu = iommu;
+	else
+		h->qemu.iommu = qemu_iommu__default(h->qemu.arch);
+	check_qemu_iommu(mx, h, tab);
 	mx_bool(mx, tab, "caching_mode", &h->qemu.caching_mode);
 	if (h->qemu.caching_mode && h->qemu.iommu != QEMU_IOMMU_INTEL)
 		mx_err(mx, mx_val_pos(tab, "caching_mode", h->pos),
 		       "caching_mode: only the intel vIOMMU has it");
 	mx_strings(mx, tab, "cmdline", MX_KARG, &h->qemu.cmdline,
 		   &h->qemu.nr_cmdline);
+	parse_qemu_affinity(mx, h, toml_table__get(tab, "affinity"));
 }
 
 static void parse_reboot(struct mx *mx, struct matrix_host *h,
@@ -198,6 +300,9 @@ static void set_defaults(struct matrix_host *h)
 		h->boot_timeout_ms = 5 * 60 * 1000;
 		h->qemu.memory = 2ULL << 30;
 		h->qemu.cpus = 2;
+		h->qemu.io_cpu = -1;
+		h->qemu.arch = qemu_arch__default();
+		h->qemu.iommu = qemu_iommu__default(h->qemu.arch);
 		break;
 	default:
 		h->reboot = REBOOT_NONE;

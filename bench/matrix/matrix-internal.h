@@ -52,6 +52,14 @@ int mx_uint(struct mx *mx, const struct toml_value *tab, const char *key,
 	    uint64_t min, uint64_t max, uint64_t *out);
 int mx_uint32(struct mx *mx, const struct toml_value *tab, const char *key,
 	      unsigned int min, unsigned int max, unsigned int *out);
+/*
+ * A CPU number, or a list of exactly @count, one per process or vCPU
+ * (@one, @many name them in messages); a single number only when
+ * @count is 1. *@cpus is allocated.
+ */
+int mx_cpus(struct mx *mx, const struct toml_value *tab, const char *key,
+	    unsigned int count, const char *one, const char *many, int **cpus,
+	    size_t *nr);
 /* A string from @names; *@out is its index. */
 int mx_enum(struct mx *mx, const struct toml_value *tab, const char *key,
 	    const char *const *names, int *out);

@@ -18,7 +18,6 @@
 #define IPERF3_MAX_DURATION (86400 * 1000ULL) /* MAX_TIME */
 #define IPERF3_MAX_OMIT (600 * 1000ULL)	      /* MAX_OMIT_TIME */
 #define MAX_PROCESSES 64
-#define MAX_CPU 4095
 
 static const char *const iperf3_keys[] = {
 	"protocol",   "streams",  "processes", "duration", "omit",
@@ -41,72 +40,6 @@ static uint64_t iperf3__trial_ms(const struct matrix_workload *w)
 	return w->u.iperf3.omit_ms + w->u.iperf3.duration_ms;
 }
 
-static int cpu_of(struct mx *mx, const struct toml_value *v, const char *key)
-{
-	if (!mx_is(mx, v, TOML_INTEGER, key))
-		return -1;
-	if (v->u.i < 0 || v->u.i > MAX_CPU) {
-		mx_err(mx, v->pos, "%s: CPU %lld is out of range (0..%d)", key,
-		       (long long)v->u.i, MAX_CPU);
-		return -1;
-	}
-	return v->u.i;
-}
-
-/* One CPU number, or one per process: process i runs on cpus[i]. */
-static void parse_cpus(struct mx *mx, const struct toml_value *tab,
-		       const char *key, unsigned int processes,
-		       struct iperf3_affinity *out)
-{
-	const struct toml_value *v = toml_table__get(tab, key);
-	size_t i, n;
-
-	if (!v)
-		return;
-	if (v->type == TOML_INTEGER) {
-		int cpu = cpu_of(mx, v, key);
-
-		if (cpu < 0)
-			return;
-		if (processes > 1) {
-			mx_err(mx, v->pos,
-			       "%s: %u processes need one CPU each, "
-			       "like [2, 3]",
-			       key, processes);
-			return;
-		}
-		out->cpus = xcalloc(1, sizeof(int));
-		out->cpus[0] = cpu;
-		out->nr = 1;
-		return;
-	}
-	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos,
-		       "%s: expected a CPU number or a list of them", key);
-		return;
-	}
-	n = v->u.arr.n;
-	if (n != processes) {
-		mx_err(mx, v->pos,
-		       "%s: %zu CPUs for %u process%s; give one "
-		       "per process",
-		       key, n, processes, processes == 1 ? "" : "es");
-		return;
-	}
-	out->cpus = xcalloc(n, sizeof(int));
-	for (i = 0; i < n; i++) {
-		int cpu = cpu_of(mx, v->u.arr.items[i], key);
-
-		if (cpu < 0) {
-			free(out->cpus);
-			out->cpus = NULL;
-			return;
-		}
-		out->cpus[i] = cpu;
-	}
-	out->nr = n;
-}
-
 static void parse_affinity(struct mx *mx, struct matrix_iperf3 *p,
 			   const struct toml_value *tab)
 {
@@ -116,8 +49,10 @@ static void parse_affinity(struct mx *mx, struct matrix_iperf3 *p,
 	if (!a || !mx_is(mx, a, TOML_TABLE, "affinity"))
 		return;
 	mx_check_keys(mx, a, keys, "affinity");
-	parse_cpus(mx, a, "server", p->processes, &p->server_cpus);
-	parse_cpus(mx, a, "client", p->processes, &p->client_cpus);
+	mx_cpus(mx, a, "server", p->processes, "process", "processes",
+		&p->server_cpus.cpus, &p->server_cpus.nr);
+	mx_cpus(mx, a, "client", p->processes, "process", "processes",
+		&p->client_cpus.cpus, &p->client_cpus.nr);
 }
 
 /* iperf3 3.12 takes -t and -O in whole seconds. */

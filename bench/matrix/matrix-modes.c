@@ -61,6 +61,14 @@ static const struct {
 	  "identity mapping: DMA bypasses translation" },
 	{ "current", NULL, GROUP_TYPE_UNSET,
 	  "whatever the host runs now: nothing applied, the mode recorded" },
+	/*
+	 * How a Kconfig default is measured: a boot whose command line has
+	 * none of the keys the other modes set (the agent drops them), and
+	 * whatever the kernel then chose, recorded as the effective mode.
+	 */
+	{ "default", NULL, GROUP_TYPE_UNSET,
+	  "the kernel's own choice: booted with no iommu.strict or "
+	  "iommu.passthrough argument, the mode it chose recorded" },
 };
 
 #define NR_BUILTINS ARRAY_SIZE(builtins)
@@ -83,6 +91,8 @@ void matrix__init_modes(struct matrix *m)
 			md->nr_cmdline = 1;
 			md->sysfs_equivalent = true;
 			md->method = METHOD_AUTO;
+		} else if (matrix_mode__is_default(md)) {
+			md->method = METHOD_REBOOT;
 		} else {
 			md->method = METHOD_NONE;
 		}
@@ -95,6 +105,16 @@ void matrix_mode__release(struct matrix_mode *md)
 	free(md->name);
 	strv_free(md->cmdline, md->nr_cmdline);
 	free(md->description);
+}
+
+bool matrix_mode__is_default(const struct matrix_mode *md)
+{
+	return md->builtin && !strcmp(md->name, "default");
+}
+
+bool matrix_mode__records_only(const struct matrix_mode *md)
+{
+	return md->builtin && md->group_type == GROUP_TYPE_UNSET;
 }
 
 static void parse_builtin(struct mx *mx, struct matrix_mode *md,
@@ -111,6 +131,31 @@ static void parse_builtin(struct mx *mx, struct matrix_mode *md,
 		static const char *const none[] = { "description", NULL };
 
 		mx_check_keys(mx, tab, none, where);
+		mx_text(mx, tab, "description", &md->description);
+		return;
+	}
+	if (matrix_mode__is_default(md)) {
+		/* Only how it boots: an argument would not be the default. */
+		static const char *const dkeys[] = { "method", "description",
+						     NULL };
+		static const char *const boots[] = { "reboot", "kexec", "grub",
+						     NULL };
+		const struct toml_value *c = toml_table__get(tab, "cmdline");
+		int b;
+
+		if (c) {
+			mx_err(mx, c->pos,
+			       "cmdline: mode 'default' boots with no "
+			       "DMA-policy argument, which is what it "
+			       "measures; define a mode of another name for "
+			       "arguments of its own");
+			return;
+		}
+		mx_check_keys(mx, tab, dkeys, where);
+		if (mx_enum(mx, tab, "method", boots, &b) > 0)
+			md->method = b == 0 ? METHOD_REBOOT :
+				     b == 1 ? METHOD_KEXEC :
+					      METHOD_GRUB;
 		mx_text(mx, tab, "description", &md->description);
 		return;
 	}

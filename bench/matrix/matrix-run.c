@@ -30,8 +30,9 @@ static char *name_from_path(const char *path)
 
 /*
  * Without a list: the three built-in modes, then every mode the file
- * defines, in its order. "current" is left out: it is a baseline for
- * hosts whose mode cannot change, asked for by name.
+ * defines, in its order. "current" and "default" are left out: a
+ * baseline for hosts whose mode cannot change, and a kernel's own
+ * choice, each asked for by name.
  */
 static void default_modes(struct matrix *m)
 {
@@ -39,7 +40,8 @@ static void default_modes(struct matrix *m)
 
 	m->run.modes = xcalloc(m->nr_modes, sizeof(*m->run.modes));
 	for (i = 0; i < m->nr_modes; i++) {
-		if (!strcmp(m->modes[i].name, "current"))
+		if (!strcmp(m->modes[i].name, "current") ||
+		    !strcmp(m->modes[i].name, "default"))
 			continue;
 		m->run.modes[m->run.nr_modes++] = i;
 	}

@@ -21,12 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "config-error.h"
 #include "toml.h"
 
 /* Generous limits that still catch a runaway generated file. */
 #define MATRIX_MAX_REPETITIONS 10000
 #define MATRIX_MAX_PROFILE_TRIALS 100
+/* CPU numbers in affinities (iperf3 -A, QEMU threads). */
+#define MATRIX_MAX_CPU 4095
 #define MATRIX_MAX_WARMUP 100
 
 enum matrix_order {
@@ -62,14 +65,20 @@ enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU };
 enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
 enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
-enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE };
+enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE, QEMU_IOMMU_SMMUV3 };
 
 /* The VM a qemu host is: bench/host/host-qemu.c makes it QEMU's argv. */
 struct matrix_qemu {
 	uint64_t memory; /* bytes */
 	unsigned int cpus;
+	/*
+	 * The guest's machine: "x86_64" (q35) or "arm64" (virt), this
+	 * machine's by default; another arch than the controller's runs
+	 * under TCG, its agent cross-built (Makefile: agent-arm64).
+	 */
+	const struct arch *arch;
 	enum qemu_accel accel;
-	enum qemu_iommu iommu;
+	enum qemu_iommu iommu; /* default: the arch's own (intel, smmuv3) */
 	/*
 	 * The vIOMMU reports caching mode (what vfio in the guest needs).
 	 * Intel's driver then forces strict: a lazy mode asked for fails
@@ -78,6 +87,15 @@ struct matrix_qemu {
 	bool caching_mode;
 	char **cmdline; /* kernel arguments of every boot */
 	size_t nr_cmdline;
+	/*
+	 * affinity = { vcpus = [..], io = CPU }: host CPUs for each vCPU's
+	 * thread and for the rest of QEMU; NULL / -1: not pinned. On a
+	 * small host, a vCPU that competes with QEMU's I/O and the peer's
+	 * iperf3 for a CPU makes most of the testbed's noise.
+	 */
+	int *vcpu_cpus;
+	size_t nr_vcpu_cpus;
+	int io_cpu;
 };
 
 struct matrix_host {
@@ -368,8 +386,15 @@ uint64_t matrix_workload__trial_ms(const struct matrix_workload *w);
 const char *matrix_order__name(enum matrix_order o);
 const char *host_transport__name(enum host_transport t);
 const char *host_role__name(enum host_role r);
+const char *qemu_iommu__name(enum qemu_iommu iommu);
+/* The vIOMMU a guest of @arch has: intel on x86_64, smmuv3 on arm64. */
+enum qemu_iommu qemu_iommu__default(const struct arch *arch);
 const char *group_type__name(enum group_type g);
 const char *mode_method__name(enum mode_method m);
+/* The built-in mode "default": a boot with no DMA-policy argument. */
+bool matrix_mode__is_default(const struct matrix_mode *md);
+/* "current" and "default": nothing asked of the kernel, only recorded. */
+bool matrix_mode__records_only(const struct matrix_mode *md);
 const char *mode_apply__name(enum mode_apply a);
 const char *kernel_kind__name(enum kernel_kind k);
 

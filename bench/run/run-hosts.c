@@ -113,6 +113,12 @@ static int host__record(struct run_ctx *ctx, struct run_host *h)
 		h->found_release = xstrdup(h->kernel_release);
 		h->found_build_id = h->build_id ? xstrdup(h->build_id) : NULL;
 	}
+	if (h->h.ops->platform) {
+		json_t *pl = h->h.ops->platform(&h->h);
+
+		if (pl)
+			json_object_set_new(facts, "testbed", pl);
+	}
 	facts_s = json_dumps(facts, JSON_COMPACT);
 	b.boot_id = h->boot_id;
 	b.kernel_release = h->kernel_release;

@@ -32,6 +32,9 @@ struct trial_out {
 	json_t *collected;
 	struct run_fetch fetched; /* artifacts brought from the SUT */
 	char *err;
+	/* The SUT's own CPU time over the workload, where the host has it. */
+	bool vm_cpu;
+	double vm_cores; /* CPU-seconds per second of the workload */
 };
 
 static int mkdir_p(char *path)
@@ -122,6 +125,31 @@ static void host__reset(struct run_ctx *ctx, struct run_host *h)
 		pr_warn("host %s: the agent did not come back", h->h.m->name);
 }
 
+/* The SUT's CPU time and the wall clock when the workload began. */
+struct vm_cpu {
+	bool ok;
+	uint64_t cpu_ns, wall_ns;
+};
+
+static void vm_cpu__begin(struct run_host *sut, struct vm_cpu *vc)
+{
+	vc->ok = sut->h.ops->cpu_ns &&
+		 !sut->h.ops->cpu_ns(&sut->h, &vc->cpu_ns);
+	vc->wall_ns = mono_ns();
+}
+
+static void vm_cpu__end(struct run_host *sut, const struct vm_cpu *vc,
+			struct trial_out *o)
+{
+	uint64_t cpu, wall = mono_ns() - vc->wall_ns;
+
+	if (!vc->ok || sut->h.ops->cpu_ns(&sut->h, &cpu) || cpu < vc->cpu_ns ||
+	    !wall)
+		return;
+	o->vm_cpu = true;
+	o->vm_cores = (double)(cpu - vc->cpu_ns) / (double)wall;
+}
+
 static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 			 int64_t trial_id, struct trial_out *o)
 {
@@ -132,6 +160,7 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	int tmo = matrix_workload__trial_ms(w) + IPERF3_SLACK_MS;
 	json_t *args, *res = NULL;
 	char ip[64], *outdir, *remote;
+	struct vm_cpu vc;
 	int ret;
 
 	ret = run_args__data_ip(&ctx->m->hosts[w->server], ip, sizeof(ip));
@@ -165,8 +194,11 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 		goto stop_collect;
 	args = run_args__iperf3(ctx->m, w, true);
 	json_object_set_new(args, "host", json_string(ip));
+	vm_cpu__begin(sut, &vc);
 	ret = run_host__call(cli, "iperf3.client", args, tmo, &o->client,
 			     &o->err);
+	if (!ret)
+		vm_cpu__end(sut, &vc, o);
 	if (ret) {
 		host__reset(ctx, srv);
 		goto stop_collect;
@@ -253,6 +285,31 @@ static void fetched__store(struct run_ctx *ctx, int64_t trial_id,
 	}
 }
 
+/*
+ * What the VM cost its host: QEMU's CPU-seconds per second over the
+ * workload, and the throughput per such core. Under TCG the guest's
+ * clock runs on while its vCPU waits for a host CPU, so its own busy
+ * time (busy_cores) reads contention as work; the host's count of the
+ * VM's CPU time does not (docs/collectors.md).
+ */
+static int vm_cpu__store(struct run_ctx *ctx, int64_t trial_id,
+			 const struct trial_out *o)
+{
+	double tput =
+		json_number_value(json_object_get(o->client, "throughput_bps"));
+	int ret;
+
+	if (!o->vm_cpu || !(o->vm_cores > 0))
+		return 0;
+	ret = store__metric_add(ctx->st, trial_id, "vm_cores", o->vm_cores,
+				"cores", STORE_BETTER_LOWER, NULL);
+	if (!ret && tput > 0)
+		ret = store__metric_add(ctx->st, trial_id, "vm_gbit_per_core",
+					tput / 1e9 / o->vm_cores, "Gbit/s/core",
+					STORE_BETTER_HIGHER, NULL);
+	return ret;
+}
+
 static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			  struct trial_out *o)
 {
@@ -281,6 +338,9 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			return ret;
 	}
 	fetched__store(ctx, trial_id, &o->fetched);
+	ret = vm_cpu__store(ctx, trial_id, o);
+	if (ret)
+		return ret;
 	/* Throughput per busy core needs both sides: iperf3 and procstat. */
 	v = json_object_get(o->collected, "procstat");
 	if (v)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "bench/testbed/cpio.h"
+#include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "log.h"
@@ -328,34 +329,48 @@ static bool elf_is_static(const char *data, size_t len)
 }
 
 /* The base archive in @c, and its content hash in @key. */
-static int base__build(struct cpio *c, char key[SHA256_HEX_SIZE], char **err)
+static int base__build(struct cpio *c, const struct arch *arch,
+		       char key[SHA256_HEX_SIZE], char **err)
 {
 	/* Mount points of /init, and what busybox --install fills. */
 	static const char *const dirs[] = {
 		"bin",	       "boot", "dev",  "etc", "host", "lib",
 		"lib/modules", "proc", "root", "run", "sys",  "tmp",
 	};
-	char *busybox = NULL;
+	const struct arch *found;
+	char *busybox = NULL, *path = NULL;
 	size_t len, i;
 	int ret;
 
-	ret = read_file(TESTBED_BUSYBOX, &busybox, &len);
+	ret = testbed__busybox(arch, &path, err);
+	if (ret)
+		return ret;
+	ret = read_file(path, &busybox, &len);
 	if (ret == -ENOENT) {
 		*err = xasprintf("no %s: install the package busybox-static "
 				 "(the guest's initramfs is built around it)",
-				 TESTBED_BUSYBOX);
-		return ret;
+				 path);
+		goto out;
 	}
 	if (ret) {
-		*err = xasprintf("cannot read %s: %s", TESTBED_BUSYBOX,
-				 strerror(-ret));
-		return ret;
+		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		goto out;
 	}
 	if (!elf_is_static(busybox, len)) {
 		*err = xasprintf("%s is not a static executable, and the "
 				 "initramfs has no libraries: install the "
 				 "package busybox-static",
-				 TESTBED_BUSYBOX);
+				 path);
+		ret = -ENOEXEC;
+		goto out;
+	}
+	found = arch__of_elf(busybox, len);
+	if (arch && found != arch) {
+		*err = xasprintf("%s is %s busybox, not the %s one the guest "
+				 "needs",
+				 path,
+				 found ? found->name : "an unknown arch's",
+				 arch->name);
 		ret = -ENOEXEC;
 		goto out;
 	}
@@ -381,6 +396,7 @@ static int base__build(struct cpio *c, char key[SHA256_HEX_SIZE], char **err)
 	sha256__hex(c->buf, c->len, key);
 out:
 	free(busybox);
+	free(path);
 	return ret;
 }
 
@@ -575,9 +591,9 @@ out:
 	return ret;
 }
 
-int testbed__initrd_get(const char *modules_dir, const char *config,
-			const char *release, bool force, char **initrd,
-			bool *cached, char **err)
+int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
+			const char *config, const char *release, bool force,
+			char **initrd, bool *cached, char **err)
 {
 	char base_key[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE];
 	struct cpio base, part;
@@ -602,15 +618,16 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
 				 "HOME");
 		return ret;
 	}
-	ret = base__build(&base, base_key, err);
+	ret = base__build(&base, arch ? arch : arch__native(), base_key, err);
 	if (ret)
 		goto out;
 	base_path =
 		xasprintf("%s/base/base-%.*s.cpio", cache, KEY_LEN, base_key);
 	base_cached = !force && cache__has_file(base_path);
 	if (!base_cached) {
-		pr_info("testbed: building the initramfs base (%s, /init)",
-			TESTBED_BUSYBOX);
+		pr_info("testbed: building the initramfs base (%s busybox, "
+			"/init)",
+			arch ? arch->name : "this machine's");
 		iov[0] = (struct iovec){ base.buf, base.len };
 		ret = cache__put(cache, base_path, iov, 1, force, err);
 		if (ret)
@@ -662,9 +679,9 @@ out:
 	return ret;
 }
 
-int testbed__initrd(const char *modules_dir, const char *release, char **initrd,
-		    char **err)
+int testbed__initrd(const struct arch *arch, const char *modules_dir,
+		    const char *release, char **initrd, char **err)
 {
-	return testbed__initrd_get(modules_dir, NULL, release, false, initrd,
-				   NULL, err);
+	return testbed__initrd_get(arch, modules_dir, NULL, release, false,
+				   initrd, NULL, err);
 }

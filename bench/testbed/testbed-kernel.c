@@ -9,24 +9,21 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "log.h"
-#include "subprocess.h"
 #include "util.h"
 
 #define PACKAGE_PREFIX "linux-image-"
 #define PACKAGE_MAX 100
 #define RELEASE_MAX 100
-#define DOWNLOAD_TIMEOUT_MS (10 * 60 * 1000)
-#define UNPACK_TIMEOUT_MS (5 * 60 * 1000)
 #define DEPMOD_TIMEOUT_MS (2 * 60 * 1000)
 #define META_NAME "testbed.json"
 
@@ -64,24 +61,6 @@ bool testbed__release_is_valid(const char *release)
 	return true;
 }
 
-/* Debian's version syntax, as far as it may reach a file name. */
-static bool version_is_valid(const char *version)
-{
-	size_t len = strlen(version), i;
-
-	if (!len || len > 100 || !(version[0] >= '0' && version[0] <= '9'))
-		return false;
-	for (i = 0; i < len; i++) {
-		char c = version[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '+' ||
-		      c == '~' || c == ':' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
 void testbed_kernel__release(struct testbed_kernel *k)
 {
 	free(k->package);
@@ -99,147 +78,6 @@ static bool is_dir(const char *path)
 	struct stat sb;
 
 	return !stat(path, &sb) && S_ISDIR(sb.st_mode);
-}
-
-/*
- * apt's own error, else the last line. Its first "E:" line is the cause
- * ("E: Unable to locate package ..."); later ones are its fallbacks
- * failing too (by glob, by regex).
- */
-static const char *apt_error(const char *text, char *buf, size_t size)
-{
-	const char *line, *end;
-
-	for (line = text; line && *line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (!strncmp(line, "E: ", 3)) {
-			end = strchrnul(line, '\n');
-			snprintf(buf, size, "%.*s", (int)(end - line), line);
-			return buf;
-		}
-	}
-	return spawn__last_line(text, buf, size);
-}
-
-/* "apt-get download linux-image-...", for messages. */
-static char *argv_join(const char *const *argv)
-{
-	char *s = xstrdup(argv[0]), *p;
-	size_t i;
-
-	for (i = 1; argv[i]; i++) {
-		p = s;
-		s = xasprintf("%s %s", p, argv[i]);
-		free(p);
-	}
-	return s;
-}
-
-/*
- * Run @argv, in @dir when not NULL (apt-get download writes where it
- * runs, and only there), for at most @timeout_ms; its stdout in *@out
- * when @out is not NULL. The child dies with us: a build killed midway
- * must not go on writing into a folder the next build sweeps.
- */
-static int tool__run(const char *const *argv, const char *dir, int timeout_ms,
-		     char **out, char **err)
-{
-	struct spawn_opts opts = {
-		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
-		.pdeathsig = SIGKILL,
-		.cwd = dir,
-	};
-	char how[96], last[512], *cmd;
-	struct spawn sp;
-	int ret;
-
-	ret = spawn__argv(&sp, argv, &opts);
-	if (ret) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
-		return ret;
-	}
-	ret = spawn__wait(&sp, timeout_ms);
-	if (ret == -ETIMEDOUT) {
-		spawn__stop(&sp, SIGTERM, 2000);
-		*err = xasprintf("%s %s did not finish in %d s", argv[0],
-				 argv[1], timeout_ms / 1000);
-	} else if (ret) {
-		*err = xasprintf("%s %s: %s", argv[0], argv[1], strerror(-ret));
-	} else if (!spawn__succeeded(&sp)) {
-		ret = -EIO;
-		cmd = argv_join(argv);
-		/* apt warns about its _apt sandbox as root: keep its E: line. */
-		*err = xasprintf("%s failed (%s): %s", cmd,
-				 spawn__describe(&sp, how, sizeof(how)),
-				 apt_error(sp.err, last, sizeof(last)));
-		free(cmd);
-	} else if (out) {
-		*out = sp.out ? sp.out : xstrdup("");
-		sp.out = NULL;
-	}
-	spawn__release(&sp);
-	return ret;
-}
-
-static int download(const char *package, const char *dir, char **err)
-{
-	/* No "--": a valid name starts with "linux-image-", not '-'. */
-	const char *argv[] = { "apt-get", "download", package, NULL };
-
-	pr_info("testbed: downloading %s", package);
-	return tool__run(argv, dir, DOWNLOAD_TIMEOUT_MS, NULL, err);
-}
-
-/* The one *.deb that apt-get put in @dir. */
-static int find_deb(const char *dir, const char *package, char **deb,
-		    char **err)
-{
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		*err = xasprintf("cannot read %s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 4 && !strcmp(de->d_name + len - 4, ".deb") && !n++)
-			*deb = xasprintf("%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (n == 1)
-		return 0;
-	if (n)
-		free(*deb);
-	*err = xasprintf("apt-get download %s left %d .deb files, not one",
-			 package, n);
-	return -EIO;
-}
-
-static int deb_version(const char *deb, char **version, char **err)
-{
-	const char *argv[] = { "dpkg-deb", "-f", deb, "Version", NULL };
-	char *out = NULL;
-	size_t len;
-	int ret;
-
-	ret = tool__run(argv, NULL, UNPACK_TIMEOUT_MS, &out, err);
-	if (ret)
-		return ret;
-	len = strcspn(out, "\r\n");
-	out[len] = '\0';
-	if (!version_is_valid(out)) {
-		*err = xasprintf("%s: '%.40s' is not a package version", deb,
-				 out);
-		free(out);
-		return -EINVAL;
-	}
-	*version = out;
-	return 0;
 }
 
 /* The release a package's kernel boots as: its boot/vmlinuz-RELEASE. */
@@ -347,7 +185,7 @@ static int meta__read(const char *dir, const char *package,
 	version = json_string_value(json_object_get(o, "version"));
 	release = json_string_value(json_object_get(o, "release"));
 	if (!name || strcmp(name, package) || !version ||
-	    !version_is_valid(version) || !release ||
+	    !testbed__version_is_valid(version) || !release ||
 	    !testbed__release_is_valid(release)) {
 		ret = -EINVAL;
 		*err = xasprintf("%s does not describe %s (remove it, or build "
@@ -383,13 +221,11 @@ static int kernel__build(const char *cache, const char *package,
 	ret = cache__mkdtemp(cache, &dl, err);
 	if (ret)
 		goto out;
-	ret = download(package, dl, err);
+	ret = testbed__deb_fetch(package, arch__of_package(package), dl, &deb,
+				 err);
 	if (ret)
 		goto out;
-	ret = find_deb(dl, package, &deb, err);
-	if (ret)
-		goto out;
-	ret = deb_version(deb, &version, err);
+	ret = testbed__deb_version(deb, &version, err);
 	if (ret)
 		goto out;
 	kernels = xasprintf("%s/kernels", cache);
@@ -397,11 +233,7 @@ static int kernel__build(const char *cache, const char *package,
 	if (ret)
 		goto out;
 	pr_info("testbed: unpacking %s %s", package, version);
-	{
-		const char *argv[] = { "dpkg", "-x", deb, tree, NULL };
-
-		ret = tool__run(argv, NULL, UNPACK_TIMEOUT_MS, NULL, err);
-	}
+	ret = testbed__deb_unpack(deb, tree, err);
 	if (ret)
 		goto out;
 	/* The package is unpacked: its 70-110 MB are not worth keeping. */
@@ -414,7 +246,7 @@ static int kernel__build(const char *cache, const char *package,
 		const char *argv[] = { "depmod", "-b", base, release, NULL };
 
 		pr_info("testbed: depmod %s", release);
-		ret = tool__run(argv, NULL, DEPMOD_TIMEOUT_MS, NULL, err);
+		ret = testbed__run(argv, NULL, DEPMOD_TIMEOUT_MS, NULL, err);
 		free(base);
 		if (ret)
 			goto out;
@@ -491,7 +323,7 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
 	if (base)
 		modules = xasprintf("%s/lib/modules/%s", base, k->release);
 	free(base);
-	ret = testbed__initrd_get(modules,
+	ret = testbed__initrd_get(arch__of_package(package), modules,
 				  cache__has_file(k->config) ? k->config : NULL,
 				  k->release, force, &k->initrd, &initrd_cached,
 				  err);

@@ -44,6 +44,8 @@
 
 #include "strvec.h"
 
+struct arch;
+
 #define TESTBED_9P_TAG "hostfs"
 #define TESTBED_PORT_NAME "iommu-bench.agent"
 #define TESTBED_READY_LINE "iommu-bench-guest: ready"
@@ -84,13 +86,14 @@ void testbed_kernel__release(struct testbed_kernel *k);
 
 /*
  * An initramfs for a kernel that is not a package (an image of the
- * matrix, a `kernel build` output): the base, plus the modules under
+ * matrix, a `kernel build` output) of @arch (NULL: this machine's):
+ * the base, plus the modules under
  * @modules_dir (a lib/modules/<release> folder) when not NULL. 0 and a
  * new path in *@initrd (cached by the content of its inputs), or a
  * negative errno and *@err.
  */
-int testbed__initrd(const char *modules_dir, const char *release, char **initrd,
-		    char **err);
+int testbed__initrd(const struct arch *arch, const char *modules_dir,
+		    const char *release, char **initrd, char **err);
 
 /*
  * Internals, shared by the testbed-*.c files, the testbed command and
@@ -118,9 +121,16 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
  * as the initramfs's boot/config-<release>; with @force, built again
  * regardless. *@cached (may be NULL): nothing had to be built.
  */
-int testbed__initrd_get(const char *modules_dir, const char *config,
-			const char *release, bool force, char **initrd,
-			bool *cached, char **err);
+int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
+			const char *config, const char *release, bool force,
+			char **initrd, bool *cached, char **err);
+
+/*
+ * The path of the busybox for a guest of @arch (NULL: this machine's):
+ * TESTBED_BUSYBOX, or busybox-static of that arch fetched into the
+ * cache. 0 and a new string in *@path, or a negative errno and *@err.
+ */
+int testbed__busybox(const struct arch *arch, char **path, char **err);
 
 /*
  * The paths, relative to @modules_dir, of the modules named in @wanted
@@ -131,6 +141,29 @@ int testbed__initrd_get(const char *modules_dir, const char *config,
  */
 int testbed__module_order(const char *modules_dir, const char *const *wanted,
 			  struct strvec *paths, char **err);
+
+/* Debian's version syntax, as far as it may reach a file name. */
+bool testbed__version_is_valid(const char *version);
+
+/*
+ * Run @argv, in @dir when not NULL (apt-get download writes where it
+ * runs, and only there), for at most @timeout_ms; its stdout in *@out
+ * when @out is not NULL. The child dies with us: a build killed midway
+ * must not go on writing into a folder the next build sweeps. apt's
+ * "E:" line, when it has one, is what *@err quotes.
+ */
+int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
+		 char **out, char **err);
+/*
+ * `apt-get download` @package (of @arch; NULL: this machine's) into the
+ * empty folder @dir; the .deb's path in *@deb.
+ */
+int testbed__deb_fetch(const char *package, const struct arch *arch,
+		       const char *dir, char **deb, char **err);
+/* The package's Version field, checked. */
+int testbed__deb_version(const char *deb, char **version, char **err);
+/* `dpkg -x @deb @dir`. */
+int testbed__deb_unpack(const char *deb, const char *dir, char **err);
 
 /*
  * Create @dir and take the testbed cache's lock, waiting a bounded time

@@ -26,7 +26,7 @@ TAP=tk$$
 T_LOG=
 
 qemu_pids() {
-	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G " 2>/dev/null || :
+	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
 }
 
 cleanup() {

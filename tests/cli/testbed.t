@@ -31,7 +31,7 @@ LEFT_PIDS=
 
 # QEMU processes of our guest, whoever their parent is now.
 qemu_pids() {
-	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G " 2>/dev/null || :
+	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
 }
 
 # alive PID: running, not a zombie its new parent has yet to reap.

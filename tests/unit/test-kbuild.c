@@ -136,7 +136,7 @@ static void test_merge(void)
 
 	ret = kconfig__merge("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\n"
 			     "CONFIG_S=\"one\"\nCONFIG_KEEP=y\n",
-			     frags, names, 2, &merged, &wanted, &err);
+			     frags, names, 2, NULL, &merged, &wanted, &err);
 	is_int(ret, 0, "a base and two fragments merge");
 	is_str(merged,
 	       "# CONFIG_A is not set\nCONFIG_B=y\nCONFIG_C=y\n"
@@ -161,7 +161,7 @@ static void test_merge(void)
 
 	merged = NULL;
 	ret = kconfig__merge("CONFIG_A=y\n", (const char *[]){ "oops\n" },
-			     (const char *[]){ "bad.config" }, 1, &merged,
+			     (const char *[]){ "bad.config" }, 1, NULL, &merged,
 			     &wanted, &err);
 	is_int(ret, -EINVAL, "a bad fragment fails the merge");
 	has_str(err, "bad.config:1", "naming it");
@@ -190,7 +190,7 @@ static void test_verify(void)
 		       "CONFIG_STR=\"abc\"\nCONFIG_STR2=\"abd\"\n"
 		       "CONFIG_HEX=0x10\nCONFIG_FORCED=y\n",
 		       ".config", false, &err);
-	kconfig__verify(&wanted, &final, &m, &nr);
+	kconfig__verify(&wanted, &final, NULL, &m, &nr);
 	is_int(nr, 4, "four options did not land");
 	if (nr == 4) {
 		is_str(m[0].option, "CONFIG_GONE", "a =y that became unset");
@@ -217,6 +217,103 @@ static void test_verify(void)
 	kbuild_missing__free(m, nr);
 	kconfig__release(&wanted);
 	kconfig__release(&final);
+}
+
+/*
+ * A tree's Kconfig files: choices, dependencies and enclosing ifs, help
+ * texts that read like keywords, and another arch's folder left out.
+ */
+static void test_kconfig_tree(void)
+{
+	struct kconfig wanted = { 0 }, final = { 0 };
+	const struct kconfig_sym *sym;
+	struct kconfig_tree tree;
+	struct strvec sibs = { 0 };
+	struct kbuild_missing *m;
+	char *top = path_in("ktree"), *p, *err = NULL, *merged = NULL;
+	size_t nr;
+	int ret;
+
+	mkdir(top, 0755);
+	for (int i = 0; i < 3; i++) {
+		static const char *const sub[] = { "arch", "arch/x86",
+						   "arch/arm64" };
+
+		p = xasprintf("%s/%s", top, sub[i]);
+		mkdir(p, 0755);
+		free(p);
+	}
+	write_text(path_in("ktree/Kconfig"),
+		   "config PCI\n\tbool \"PCI\"\n\thelp\n"
+		   "\t  choice of words, in a help text\n"
+		   "\t  config NOTREAL\n\n"
+		   "config INTEL_IOMMU\n\tbool \"VT-d\"\n"
+		   "\tdepends on PCI && X86 && !BROKEN\n"
+		   "choice\n\tprompt \"default DMA mode\"\n"
+		   "config DMA_STRICT\n\tbool \"strict\"\n"
+		   "config DMA_LAZY\n\tbool \"lazy\"\n"
+		   "endchoice\n"
+		   "if PCI\nconfig UNDER_IF\n\tbool\nendif\n"
+		   "config BROKEN\n\tbool\n");
+	write_text(path_in("ktree/arch/x86/Kconfig"),
+		   "config X86\n\tdef_bool y\n");
+	write_text(path_in("ktree/arch/arm64/Kconfig"),
+		   "choice\nconfig ARM_ONLY\n\tbool \"a\"\nendchoice\n");
+
+	ret = kconfig_tree__load(&tree, top, "x86", &err);
+	is_int(ret, 0, "a tree's Kconfig files load");
+	sym = kconfig_tree__find(&tree, "CONFIG_DMA_STRICT");
+	ok(sym && sym->choice, "DMA_STRICT is a member of a choice");
+	kconfig_tree__siblings(&tree, sym, &sibs);
+	ok(sibs.nr == 1 && !strcmp(sibs.v[0], "CONFIG_DMA_LAZY"),
+	   "its sibling: CONFIG_DMA_LAZY");
+	strvec__release(&sibs);
+	ok(!kconfig_tree__find(&tree, "NOTREAL"),
+	   "a help text's 'config NOTREAL' is no symbol");
+	sym = kconfig_tree__find(&tree, "PCI");
+	ok(sym && !sym->choice, "PCI is no choice's (help text skipped)");
+	sym = kconfig_tree__find(&tree, "UNDER_IF");
+	ok(sym && sym->depends.nr == 1 && !strcmp(sym->depends.v[0], "PCI"),
+	   "an enclosing if is a dependency");
+	ok(kconfig_tree__find(&tree, "X86"), "the built arch's folder is read");
+	ok(!kconfig_tree__find(&tree, "ARM_ONLY"), "another arch's is not");
+
+	ret = kconfig__merge("CONFIG_PCI=y\nCONFIG_DMA_LAZY=y\n"
+			     "# CONFIG_DMA_STRICT is not set\n",
+			     (const char *[]){ "CONFIG_DMA_STRICT=y\n" },
+			     (const char *[]){ "strict.config" }, 1, &tree,
+			     &merged, &wanted, &err);
+	is_int(ret, 0, "a fragment picking a choice member merges");
+	has_str(merged, "# CONFIG_DMA_LAZY is not set\nCONFIG_DMA_STRICT=y",
+		"its sibling is unset, so the fragment's member wins");
+	free(merged);
+	kconfig__release(&wanted);
+
+	kconfig__parse(&wanted,
+		       "CONFIG_INTEL_IOMMU=y\nCONFIG_NOSUCH=y\n"
+		       "CONFIG_DMA_STRICT=y\n",
+		       "want.config", true, &err);
+	kconfig__parse(&final, "CONFIG_PCI=y\nCONFIG_DMA_LAZY=y\n", ".config",
+		       false, &err);
+	kconfig__verify(&wanted, &final, &tree, &m, &nr);
+	is_int(nr, 3, "three options did not land");
+	if (nr == 3) {
+		is_str(m[0].reason,
+		       "it depends on PCI && X86 && !BROKEN, and CONFIG_X86 "
+		       "is off",
+		       "a dependency that is off, by name (not the negated "
+		       "one)");
+		is_str(m[1].reason, "no Kconfig file of this tree defines it",
+		       "no such symbol");
+		is_str(m[2].reason,
+		       "CONFIG_DMA_LAZY, another member of its choice, is set",
+		       "a sibling that won the choice");
+	}
+	kbuild_missing__free(m, nr);
+	kconfig__release(&wanted);
+	kconfig__release(&final);
+	kconfig_tree__release(&tree);
+	free(top);
 }
 
 static void test_names(void)
@@ -877,6 +974,7 @@ int main(void)
 	test_parse();
 	test_merge();
 	test_verify();
+	test_kconfig_tree();
 	test_names();
 	test_tail();
 	test_key();

@@ -3,13 +3,16 @@
  * The testbed VM's QEMU argv and guest command line from a matrix: the
  * arguments that decide what the guest's IOMMU does (caching mode off
  * unless asked, the NIC behind the vIOMMU, the mode's words last), and
- * the matrix keys that reach them.
+ * the matrix keys that reach them; and the vCPU threads pinned to the
+ * CPUs affinity names, on a real QEMU when there is one.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/host/qemu.h"
+#include "capture.h"
 #include "matrix-load.h"
 #include "tap.h"
 #include "util.h"
@@ -65,7 +68,7 @@ static void test_defaults(void)
 
 	qemu__argv(h, &b, &a);
 	s = joined(&a);
-	is_str(a.v[0], QEMU_BINARY, "argv[0]");
+	is_str(a.v[0], "qemu-system-x86_64", "argv[0]");
 	has_str(s, "|-device|intel-iommu,intremap=on,caching-mode=off|",
 		"an Intel vIOMMU, caching mode off");
 	has_str(s,
@@ -82,6 +85,8 @@ static void test_defaults(void)
 		"comma in a path is doubled, not an option separator");
 	has_str(s, "readonly=on", "the host's root is shared read-only");
 	has_str(s, "|-no-reboot|", "a guest reboot or panic ends QEMU");
+	has_str(s, "|-name|iommu-bench-vm,debug-threads=on|",
+		"named threads: how the vCPUs are found to pin them");
 	ok(!strstr(s, "-daemonize"), "QEMU stays our child");
 	free(s);
 	strvec__release(&a);
@@ -94,6 +99,74 @@ static void test_defaults(void)
 	has_str(s, "|-accel|kvm|-cpu|host|", "KVM: host CPU");
 	has_str(s, "|-netdev|user,id=n0,restrict=on|",
 		"no link: a user-mode NIC that reaches nothing");
+	free(s);
+	strvec__release(&a);
+	matrix__free(m);
+}
+
+#define MATRIX_ARM64(qemu_extra)                                            \
+	"[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"                \
+	"address = \"10.77.0.2/24\"\nlink = \"peer\"\n"                     \
+	"[hosts.vm.qemu]\narch = \"arm64\"\n" qemu_extra                    \
+	"[hosts.peer]\ntransport = \"netns\"\naddress = \"10.77.0.1/24\"\n" \
+	"[[kernels]]\nname = \"deb\"\npackage = "                           \
+	"\"linux-image-6.1.0-57-arm64\"\n"                                  \
+	"[[workloads]]\nname = \"rx\"\nserver = \"vm\"\nclient = \"peer\"\n"
+
+/* The Arm guest: virt, GICv3, SMMUv3, an A57 under TCG, ttyAMA0. */
+static void test_arm64(void)
+{
+	struct matrix *m = load(MATRIX_ARM64(""));
+	const struct matrix_host *h;
+	struct qemu_boot b = { .accel = ACCEL_TCG,
+			       .image = "/c/vmlinuz",
+			       .initrd = "/c/initrd",
+			       .cmdline = "console=ttyAMA0",
+			       .tap = "tap-x",
+			       .agent_sock = "/run/x/agent.sock",
+			       .console = "/run/x/console.log" };
+	struct strvec a = { 0 };
+	char *s, *c;
+
+	if (!ok(m, "an arm64 qemu host loads"))
+		return;
+	h = &m->hosts[matrix__find_host(m, "vm")];
+	is_str(h->qemu.arch->name, "arm64", "arch");
+	ok(h->qemu.iommu == QEMU_IOMMU_SMMUV3, "arm64's vIOMMU by default: "
+					       "the SMMUv3");
+	is_str(qemu__machine(h)->binary, "qemu-system-aarch64", "its QEMU");
+	qemu__argv(h, &b, &a);
+	s = joined(&a);
+	is_str(a.v[0], "qemu-system-aarch64", "argv[0]");
+	has_str(s, "|-machine|virt,gic-version=3,iommu=smmuv3|",
+		"virt with a GICv3 and an SMMUv3 before its PCIe root");
+	has_str(s, "|-accel|tcg,thread=multi|-cpu|cortex-a57|",
+		"an A57 under TCG (max emulates pointer authentication, 5x "
+		"slower)");
+	has_str(s,
+		"virtio-net-pci,netdev=n0,iommu_platform=on,"
+		"disable-legacy=on|",
+		"the NIC's DMA goes through the SMMU");
+	ok(!strstr(s, "intel-iommu"), "no Intel vIOMMU");
+	free(s);
+	strvec__release(&a);
+	c = qemu__cmdline(h, "/x/.output/arm64/iommu-bench", NULL, 0);
+	has_str(c, "console=ttyAMA0 panic=-1 ", "the PL011 console");
+	ok(!strstr(c, "intel_iommu"), "no intel_iommu=on");
+	has_str(c, "iommu_bench.exe=/x/.output/arm64/iommu-bench",
+		"the agent named is the arm64 one");
+	free(c);
+	matrix__free(m);
+
+	m = load(MATRIX_ARM64("iommu = \"none\"\n"));
+	if (!ok(m, "an arm64 host without a vIOMMU loads"))
+		return;
+	h = &m->hosts[matrix__find_host(m, "vm")];
+	qemu__argv(h, &b, &a);
+	s = joined(&a);
+	has_str(s, "|-machine|virt,gic-version=3|", "no SMMUv3");
+	has_str(s, "|virtio-net-pci,netdev=n0,disable-legacy=on|",
+		"no iommu_platform without an IOMMU");
 	free(s);
 	strvec__release(&a);
 	matrix__free(m);
@@ -179,6 +252,64 @@ static void test_errors(void)
 	free(e);
 }
 
+static void test_affinity(void)
+{
+	struct matrix *m;
+	char *e;
+
+	m = load(MATRIX("affinity = { vcpus = [1, 2, 3], io = 0 }\n"));
+	if (ok(m, "affinity loads")) {
+		const struct matrix_host *h =
+			&m->hosts[matrix__find_host(m, "vm")];
+
+		ok(h->qemu.nr_vcpu_cpus == 3 && h->qemu.vcpu_cpus[0] == 1 &&
+			   h->qemu.vcpu_cpus[2] == 3 && h->qemu.io_cpu == 0,
+		   "one CPU per vCPU, and QEMU's own");
+	}
+	matrix__free(m);
+	m = load(MATRIX(""));
+	ok(m && !m->hosts[0].qemu.nr_vcpu_cpus && m->hosts[0].qemu.io_cpu == -1,
+	   "not pinned by default");
+	matrix__free(m);
+	e = load_bad(MATRIX("affinity = { vcpus = [1, 2] }\n"));
+	has_str(e, "vcpus: 2 CPUs for 3 vCPUs; give one per vCPU",
+		"a CPU for each vCPU");
+	free(e);
+	e = load_bad(MATRIX("affinity = { vcpus = 1 }\n"));
+	has_str(e, "vcpus: 3 vCPUs need one CPU each",
+		"a number only for one vCPU");
+	free(e);
+	e = load_bad(MATRIX("affinity = { vcpus = [1, 2, 3], i0 = 0 }\n"));
+	has_str(e, "did you mean 'io'?", "a misspelt key");
+	free(e);
+	e = load_bad(MATRIX("affinity = { io = -1 }\n"));
+	has_str(e, "io: CPU -1 is out of range", "a negative CPU");
+	free(e);
+
+	/* The check at open: CPU 4095 is no CPU this machine runs us on. */
+	m = load(MATRIX("affinity = { vcpus = [0, 0, 4095] }\n"));
+	if (m) {
+		char path[] = "/tmp/iommu-bench-test-qemu.XXXXXX";
+		int fd = mkstemp(path);
+
+		if (fd >= 0)
+			close(fd);
+		capture__begin(path);
+		is_int(qemu__check_affinity(&m->hosts[0]), -EINVAL,
+		       "a CPU the controller may not run on is refused");
+		e = capture__end();
+		has_str(e, "CPU 4095 is not one this controller may run on",
+			"and named");
+		free(e);
+		unlink(path);
+	}
+	matrix__free(m);
+	m = load(MATRIX("affinity = { vcpus = [0, 0, 0], io = 0 }\n"));
+	ok(m && !qemu__check_affinity(&m->hosts[0]),
+	   "CPU 0 is one it may run on");
+	matrix__free(m);
+}
+
 static void test_escape(void)
 {
 	char *e = qemu__escape("a,b,,c");
@@ -190,8 +321,10 @@ static void test_escape(void)
 int main(void)
 {
 	test_defaults();
+	test_arm64();
 	test_cmdline();
 	test_errors();
+	test_affinity();
 	test_escape();
 	config_errors__release(&errs);
 	return tap_done();
