@@ -166,15 +166,30 @@ EOF
 	grep -qx 'CONFIG_IOMMU_DEFAULT_DMA_LAZY=y' "$CFG" &&
 		grep -qx '# CONFIG_IOMMU_DEFAULT_DMA_STRICT is not set' "$CFG"
 	t_ok $? "with it: CONFIG_IOMMU_DEFAULT_DMA_LAZY=y"
+	# The patched default, and a fragment that picks the other member
+	# of the choice: the fragment's member must land.
+	t_run 0 kb --arch arm64 --cross-compile aarch64-linux-gnu- \
+		--config defconfig --patch "$RFC" \
+		--fragment "$FX/dma-strict.config" --config-only --json &&
+		python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"])' \
+			"$T_OUT" >"$T_TMP/cfg"
+	st=$?
+	t_ok $st "the patch and a fragment picking STRICT: the config is made"
+	[ $st -eq 0 ] || t_diag "$(tail -5 "$T_ERR")"
+	CFG=$(cat "$T_TMP/cfg" 2>/dev/null || true)
+	grep -qx 'CONFIG_IOMMU_DEFAULT_DMA_STRICT=y' "$CFG" &&
+		grep -qx '# CONFIG_IOMMU_DEFAULT_DMA_LAZY is not set' "$CFG"
+	t_ok $? "the fragment's member of the choice wins over the patched default"
 else
 	t_skip "no aarch64-linux-gnu-gcc (gcc-aarch64-linux-gnu)"
 fi
 
 # A fragment option without its dependency, fast with --config-only.
 t_run 1 tiny --fragment "$FX/intel-iommu.config" --config-only &&
-	t_grep "$T_ERR" "CONFIG_INTEL_IOMMU: wanted y, got not set (from $FX/intel-iommu.config)" &&
+	t_grep "$T_ERR" "CONFIG_INTEL_IOMMU: wanted y, got not set (from $FX/intel-iommu.config): it depends on" &&
+	t_grep "$T_ERR" "CONFIG_PCI" &&
 	t_grep "$T_ERR" "--allow-missing-config"
-t_ok $? "CONFIG_INTEL_IOMMU on tinyconfig is reported by name, exit 1"
+t_ok $? "CONFIG_INTEL_IOMMU on tinyconfig is reported by name with the dependency that is off, exit 1"
 
 wait "$BUILD_PID"
 st=$?
