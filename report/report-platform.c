@@ -40,7 +40,8 @@ char *report__platform(const char *facts_json)
 	if (online)
 		strvec__pushf(&parts, "%lld CPU%s", (long long)online,
 			      online == 1 ? "" : "s");
-	if (json_is_true(json_object_get(iommu, "present")) && str(unit, "label"))
+	if (json_is_true(json_object_get(iommu, "present")) &&
+	    str(unit, "label"))
 		strvec__push(&parts, str(unit, "label"));
 	else
 		strvec__push(&parts, "no IOMMU");
@@ -48,7 +49,8 @@ char *report__platform(const char *facts_json)
 		strvec__pushf(&parts, "QEMU %s (%s) under %s",
 			      str(tb, "machine") ? str(tb, "machine") : "?",
 			      str(tb, "cpu") ? str(tb, "cpu") : "?",
-			      str(tb, "accel") && !strcmp(str(tb, "accel"), "kvm") ?
+			      str(tb, "accel") &&
+					      !strcmp(str(tb, "accel"), "kvm") ?
 				      "KVM" :
 				      "TCG");
 	s = strvec__join(&parts, ", ");

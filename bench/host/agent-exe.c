@@ -48,8 +48,7 @@ static int elf_interp(int fd, char *buf, size_t size)
 }
 
 /* 0: @path is an executable of @arch whose loader is here; else why. */
-static int agent__check(const char *path, const struct arch *arch,
-			char **why)
+static int agent__check(const char *path, const struct arch *arch, char **why)
 {
 	unsigned char head[64];
 	const struct arch *found;

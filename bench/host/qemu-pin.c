@@ -20,7 +20,8 @@
 
 static bool allowed(const cpu_set_t *set, size_t size, int cpu)
 {
-	return cpu >= 0 && (size_t)cpu < size * 8 && CPU_ISSET_S(cpu, size, set);
+	return cpu >= 0 && (size_t)cpu < size * 8 &&
+	       CPU_ISSET_S(cpu, size, set);
 }
 
 static int check_cpu(const struct matrix_host *m, const cpu_set_t *set,

@@ -236,40 +236,144 @@ static bool is_set(const struct kconfig *kc, const char *name)
 }
 
 /*
- * The symbols a dependency names that are off in @final, "CONFIG_A,
- * CONFIG_B"; NULL when none is (the expression is off for another
- * reason, a "!" or a comparison).
+ * A "depends on" expression against @final: symbols, !, &&, || and
+ * parentheses; a comparison (A = y, X >= 116) counts as true, since
+ * only a false operand that is a plain symbol can be named as the one in
+ * the way. Symbols that are off and make the expression false are
+ * collected in @off.
  */
+struct dep_eval {
+	const char *p;
+	const struct kconfig *final;
+	const struct kconfig_tree *tree;
+	struct strvec *off;
+};
+
+static bool dep_or(struct dep_eval *e);
+
+static void dep_skip(struct dep_eval *e)
+{
+	while (*e->p == ' ' || *e->p == '\t')
+		e->p++;
+}
+
+static bool dep_atom(struct dep_eval *e)
+{
+	static const char ident[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789_";
+	size_t n;
+	char *name;
+	bool v;
+
+	dep_skip(e);
+	if (*e->p == '!') {
+		struct strvec *off = e->off;
+
+		e->p++;
+		/* What must be off is not what is in the way. */
+		e->off = NULL;
+		v = !dep_atom(e);
+		e->off = off;
+		return v;
+	}
+	if (*e->p == '(') {
+		e->p++;
+		v = dep_or(e);
+		dep_skip(e);
+		if (*e->p == ')')
+			e->p++;
+		return v;
+	}
+	if (*e->p == '"') {
+		e->p = strchrnul(e->p + 1, '"');
+		if (*e->p)
+			e->p++;
+		return true;
+	}
+	n = strspn(e->p, ident);
+	if (!n) {
+		if (*e->p)
+			e->p++;
+		return true;
+	}
+	name = xasprintf("CONFIG_%.*s", (int)n, e->p);
+	e->p += n;
+	dep_skip(e);
+	/* A comparison: not judged here. */
+	if (*e->p == '=' || *e->p == '<' || *e->p == '>' ||
+	    (*e->p == '!' && e->p[1] == '=')) {
+		e->p += strspn(e->p, "!=<>");
+		dep_skip(e);
+		e->p += *e->p == '"' ? 0 : strspn(e->p, ident);
+		if (*e->p == '"') {
+			e->p = strchrnul(e->p + 1, '"');
+			if (*e->p)
+				e->p++;
+		}
+		free(name);
+		return true;
+	}
+	/* y, m, n and numbers are constants; a symbol no Kconfig file
+	 * defines is off, and so is one the final .config does not set. */
+	if (n == 1 && (name[7] == 'y' || name[7] == 'm'))
+		v = true;
+	else if (n == 1 && name[7] == 'n')
+		v = false;
+	else
+		v = is_set(e->final, name);
+	if (!v && e->off && !strvec__contains(e->off, name) &&
+	    kconfig_tree__find(e->tree, name))
+		strvec__push(e->off, name);
+	free(name);
+	return v;
+}
+
+static bool dep_and(struct dep_eval *e)
+{
+	bool v = dep_atom(e);
+
+	for (;;) {
+		dep_skip(e);
+		if (e->p[0] != '&' || e->p[1] != '&')
+			return v;
+		e->p += 2;
+		v = dep_atom(e) && v;
+	}
+}
+
+static bool dep_or(struct dep_eval *e)
+{
+	struct strvec *off = e->off, mine = { 0 };
+	bool v;
+
+	/* An alternative that holds clears what the others left off. */
+	e->off = &mine;
+	v = dep_and(e);
+	for (;;) {
+		dep_skip(e);
+		if (e->p[0] != '|' || e->p[1] != '|')
+			break;
+		e->p += 2;
+		v = dep_and(e) || v;
+	}
+	e->off = off;
+	for (size_t i = 0; !v && off && i < mine.nr; i++)
+		if (!strvec__contains(off, mine.v[i]))
+			strvec__push(off, mine.v[i]);
+	strvec__release(&mine);
+	return v;
+}
+
+/* "CONFIG_A, CONFIG_B" when @expr is false in @final; else NULL. */
 static char *off_symbols(const char *expr, const struct kconfig *final,
 			 const struct kconfig_tree *tree)
 {
 	struct strvec off = { 0 };
-	const char *p = expr;
-	char *name, *list = NULL;
-	size_t n;
+	struct dep_eval e = { expr, final, tree, &off };
+	char *list = NULL;
 
-	while (*p) {
-		n = strspn(
-			p,
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			"0123456789_");
-		if (!n) {
-			p++;
-			continue;
-		}
-		bool negated = p > expr && p[-1] == '!';
-
-		name = xasprintf("CONFIG_%.*s", (int)n, p);
-		/* y, m, n and numbers are constants, not symbols; a symbol
-		 * that must be off is not the one in the way. */
-		if (!negated && kconfig_tree__find(tree, name) &&
-		    !is_set(final, name) && !strvec__contains(&off, name))
-			strvec__push(&off, name);
-		free(name);
-		p += n;
-	}
-	if (off.nr)
-		list = strvec__join(&off, ", ");
+	if (!dep_or(&e))
+		list = off.nr ? strvec__join(&off, ", ") : xstrdup("");
 	strvec__release(&off);
 	return list;
 }
@@ -304,10 +408,13 @@ static char *missing_reason(const struct kconfig_opt *w,
 	}
 	for (i = 0; i < s->depends.nr && !why; i++) {
 		off = off_symbols(s->depends.v[i], final, tree);
-		if (off)
+		if (off && *off)
 			why = xasprintf("it depends on %s, and %s %s off",
 					s->depends.v[i], off,
 					strchr(off, ',') ? "are" : "is");
+		else if (off)
+			why = xasprintf("it depends on %s, which is false",
+					s->depends.v[i]);
 		free(off);
 	}
 	if (!why && w->value && s->depends.nr)

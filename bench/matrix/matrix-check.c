@@ -140,11 +140,28 @@ static void check_kernel_arch(struct mx *mx, const struct matrix_host *h,
 	       h->name);
 }
 
+/* A build for another arch than this machine's needs a cross compiler. */
+static void check_cross(struct mx *mx, const struct matrix_kernel *k,
+			struct toml_pos at)
+{
+	const struct arch *ka = kernel_arch(k), *native = arch__native();
+
+	if (k->kind != KERNEL_BUILD || !ka || !native || ka == native ||
+	    k->build.cross_compile)
+		return;
+	mx_err(mx, mx_val_pos(k->src, "build", at),
+	       "kernel '%s' is built for %s on this %s machine, which needs "
+	       "a cross compiler: cross_compile = \"%s-\" in its build "
+	       "(Debian's gcc-%s)",
+	       k->name, ka->name, native->name, ka->triplet, ka->triplet);
+}
+
 static void check_kernel(struct mx *mx, const struct matrix_host *h,
 			 const struct matrix_kernel *k)
 {
 	struct toml_pos at = k->pos.line ? k->pos : h->pos;
 
+	check_cross(mx, k, at);
 	if (h->transport == HOST_QEMU) {
 		if (k->kind == KERNEL_RUNNING)
 			mx_err(mx, at,

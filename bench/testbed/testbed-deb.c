@@ -74,7 +74,7 @@ static char *argv_join(const char *const *argv)
 }
 
 int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
-		     char **out, char **err)
+		 char **out, char **err)
 {
 	struct spawn_opts opts = {
 		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
@@ -194,7 +194,6 @@ int testbed__deb_version(const char *deb, char **version, char **err)
 	*version = out;
 	return 0;
 }
-
 
 int testbed__deb_fetch(const char *package, const struct arch *arch,
 		       const char *dir, char **deb, char **err)

@@ -92,6 +92,12 @@ static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
 		target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ESRCH);
 		return -ESRCH;
 	}
+	/* BTF would pick one of the functions of this name, maybe not
+	 * the one meant: an ambiguous name goes by address. */
+	if (t->addr) {
+		target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ENOTUNIQ);
+		return -ENOTUNIQ;
+	}
 	o = probe_fentry_bpf__open();
 	if (!o) {
 		err = -errno;
@@ -130,6 +136,22 @@ fail:
 	return err;
 }
 
+/*
+ * By name, or by address for one of several functions of a name: the
+ * perf kprobe PMU takes an address where the name is left out.
+ */
+static struct bpf_link *kprobe__attach(const struct bpf_program *prog,
+				       bool retprobe,
+				       const struct bpf_target *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
+		    .offset = t->addr);
+
+	if (!t->addr)
+		return bpf_program__attach_kprobe(prog, retprobe, t->symbol);
+	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
+}
+
 static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
@@ -154,12 +176,10 @@ static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 		target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
-	t->links[1] =
-		bpf_program__attach_kprobe(o->progs.kp_exit, true, t->symbol);
+	t->links[1] = kprobe__attach(o->progs.kp_exit, true, t);
 	err = link_err(t->links[1]);
 	if (!err) {
-		t->links[0] = bpf_program__attach_kprobe(o->progs.kp_entry,
-							 false, t->symbol);
+		t->links[0] = kprobe__attach(o->progs.kp_entry, false, t);
 		err = link_err(t->links[0]);
 	}
 	if (err) {

@@ -8,8 +8,9 @@
  * iommu_iotlb_sync() and iommu_flush_iotlb_all() are static inlines in
  * include/linux/iommu.h, so the functions to probe for them are the
  * drivers' iotlb_sync and flush_iotlb_all callbacks, one group per
- * driver. Some arm-smmu names exist in both the v2 and v3 drivers; the
- * groups use names unique to v3 where the duplicate would be ambiguous.
+ * driver. Some arm-smmu names exist in both the v2 and v3 drivers, built
+ * in together on Debian's arm64 kernels, and a kprobe by such a name is
+ * refused: "name@near" takes the one beside v3's unique near, by address.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,7 +66,8 @@ const struct bpf_probe_def bpf_probe_defs[] = {
 	  true,
 	  "IOTLB sync after unmap (strict mode)",
 	  { "iommu_iotlb_sync", "intel_iommu_tlb_sync", "amd_iommu_iotlb_sync",
-	    "arm_smmu_iotlb_sync", "viommu_iotlb_sync" } },
+	    "arm_smmu_iotlb_sync@arm_smmu_cmdq_issue_cmdlist",
+	    "viommu_iotlb_sync" } },
 	{ "fq_flush",
 	  true,
 	  "the flush queue's batched invalidation (lazy)",
@@ -80,7 +82,8 @@ const struct bpf_probe_def bpf_probe_defs[] = {
 	  false,
 	  "flush a whole domain's IOTLB",
 	  { "iommu_flush_iotlb_all", "intel_flush_iotlb_all",
-	    "amd_iommu_flush_iotlb_all", "arm_smmu_flush_iotlb_all",
+	    "amd_iommu_flush_iotlb_all",
+	    "arm_smmu_flush_iotlb_all@arm_smmu_cmdq_issue_cmdlist",
 	    "viommu_flush_iotlb_all" } },
 	{ "iova_alloc",
 	  false,

@@ -144,7 +144,11 @@ bool bpf_env__has_tp(const struct bpf_env *env, const char *cat,
 static const char *explain_fentry(const char *stage, int err)
 {
 	if (!strcmp(stage, "resolve"))
-		return "not in the kernel's BTF, which a trampoline needs";
+		return err == ENOTUNIQ ? "several functions have this name: "
+					 "a kprobe takes the one meant by "
+					 "its address" :
+					 "not in the kernel's BTF, which a "
+					 "trampoline needs";
 	switch (err) {
 	case EPERM:
 		return "the kernel refuses fentry/fexit programs (no BPF "

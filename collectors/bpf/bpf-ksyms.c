@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Function names from /proc/kallsyms. Only names matter (addresses read
- * as zeros without CAP_SYSLOG, and kprobes attach by name), so the index
- * is the text file itself, its names pointed into and sorted.
+ * Function names from /proc/kallsyms. Names are what kprobes attach by,
+ * so the index is the text file itself, its names pointed into and
+ * sorted. Addresses (zeros without CAP_SYSLOG) and the order of the
+ * lines serve one case: a name two drivers both define (arm-smmu and
+ * arm-smmu-v3 built in together), where a kprobe by name is refused and
+ * the one to probe is the one beside its own driver's other functions.
  *
  * GCC renames the functions it specialises: "foo.isra.0" (scalar
  * replacement of aggregates), "foo.constprop.0", "foo.part.0". Such a
@@ -19,6 +22,8 @@
 struct ksym {
 	const char *name;
 	const char *module; /* NULL: vmlinux */
+	unsigned long long addr;
+	size_t line; /* in the file: a driver's functions sit together */
 };
 
 struct ksyms {
@@ -41,7 +46,7 @@ static bool type_is_text(char c)
 }
 
 /* "ffffffff81d8f0f0 t name\t[module]" */
-static void ksyms__add_line(struct ksyms *ks, char *line)
+static void ksyms__add_line(struct ksyms *ks, char *line, size_t lineno)
 {
 	char *type, *name, *mod, *end;
 
@@ -64,6 +69,8 @@ static void ksyms__add_line(struct ksyms *ks, char *line)
 	ALLOC_GROW(ks->syms, ks->nr + 1, ks->alloc);
 	ks->syms[ks->nr].name = name;
 	ks->syms[ks->nr].module = mod;
+	ks->syms[ks->nr].addr = strtoull(line, NULL, 16);
+	ks->syms[ks->nr].line = lineno;
 	ks->nr++;
 }
 
@@ -71,13 +78,14 @@ int ksyms__parse(const char *text, struct ksyms **out)
 {
 	struct ksyms *ks = xcalloc(1, sizeof(*ks));
 	char *line, *next;
+	size_t n = 0;
 
 	ks->text = xstrdup(text);
-	for (line = ks->text; line && *line; line = next) {
+	for (line = ks->text; line && *line; line = next, n++) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		ksyms__add_line(ks, line);
+		ksyms__add_line(ks, line, n);
 	}
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), ksym__cmp);
 	*out = ks;
@@ -177,5 +185,43 @@ int ksyms__find(const struct ksyms *ks, const char *name, struct ksym_match *m)
 	m->symbol = clone->name;
 	m->module = clone->module;
 	m->count = clones;
+	return 0;
+}
+
+int ksyms__nearest(const struct ksyms *ks, const char *name, const char *near,
+		   unsigned long long *addr)
+{
+	const struct ksym *best = NULL, *anchor = NULL;
+	size_t i, d, best_d = 0;
+
+	for (i = ksyms__lower_bound(ks, near); i < ks->nr; i++) {
+		if (strcmp(ks->syms[i].name, near))
+			break;
+		if (anchor)
+			return -ENOTUNIQ; /* the anchor must be unique */
+		anchor = &ks->syms[i];
+	}
+	if (!anchor)
+		return -ENOENT;
+	for (i = ksyms__lower_bound(ks, name); i < ks->nr; i++) {
+		const struct ksym *s = &ks->syms[i];
+
+		if (strcmp(s->name, name))
+			break;
+		if ((s->module == NULL) != (anchor->module == NULL) ||
+		    (s->module && strcmp(s->module, anchor->module)))
+			continue;
+		d = s->line > anchor->line ? s->line - anchor->line :
+					     anchor->line - s->line;
+		if (!best || d < best_d) {
+			best = s;
+			best_d = d;
+		}
+	}
+	if (!best)
+		return -ENOENT;
+	if (!best->addr)
+		return -EPERM; /* kallsyms hides addresses from us */
+	*addr = best->addr;
 	return 0;
 }

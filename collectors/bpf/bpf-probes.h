@@ -52,6 +52,14 @@ struct ksym_match {
  * ".cold" split-off, which is not an entry point). -ENOENT if neither.
  */
 int ksyms__find(const struct ksyms *ks, const char *name, struct ksym_match *m);
+/*
+ * Of the functions named @name (several drivers may define one), the
+ * address of the one nearest in kallsyms to the function @near, which
+ * must be unique and in the same module: 0, -ENOENT, -ENOTUNIQ (@near is
+ * not unique), -EPERM (addresses hidden).
+ */
+int ksyms__nearest(const struct ksyms *ks, const char *name, const char *near,
+		   unsigned long long *addr);
 
 /* ---- what is asked for ---- */
 
@@ -127,7 +135,9 @@ struct bpf_target {
 	char *symbol; /* kallsyms name (may be "foo.isra.0"); NULL: none */
 	char *module; /* NULL: vmlinux */
 	bool in_btf;
-	unsigned int nr_syms;  /* kallsyms entries that matched */
+	unsigned int nr_syms; /* kallsyms entries that matched */
+	/* Of an ambiguous name, the one to probe: kprobes by address. */
+	unsigned long long addr;
 	int dev_arg, size_arg; /* of the function, or the raw tracepoint */
 	/* tracepoints */
 	char *cat, *tp, *tp_end; /* tp_end: NULL unless a pair */

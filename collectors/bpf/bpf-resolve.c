@@ -152,24 +152,37 @@ static struct bpf_target *probe__add_target(struct bpf_probe *p)
 	return t;
 }
 
-/* Is function @name on this kernel? Fills a target if so. */
+/*
+ * Is function @spec on this kernel? Fills a target if so. A table's
+ * "name@near" names, of several functions called name, the one beside
+ * the unique function near (the same driver's).
+ */
 static bool probe__try_fn(struct bpf_probe *p, const struct bpf_env *env,
-			  const char *name)
+			  const char *spec)
 {
 	struct bpf_target probe_t = { 0 }, *t;
 	struct ksym_match m = { 0 };
+	const char *near = strchr(spec, '@');
+	unsigned long long addr = 0;
+	char *name = near ? xstrndup(spec, near - spec) : xstrdup(spec);
 	bool in_ksyms;
 
 	in_ksyms = env->ksyms && !ksyms__find(env->ksyms, name, &m);
+	if (in_ksyms && near && m.count > 1 &&
+	    ksyms__nearest(env->ksyms, name, near + 1, &addr))
+		addr = 0;
 	probe_t.name = (char *)name;
 	probe_t.module = (char *)m.module;
 	probe_t.dev_arg = probe_t.size_arg = -1;
 	target__btf(&probe_t, env);
-	if (!in_ksyms && !probe_t.in_btf)
+	if (!in_ksyms && !probe_t.in_btf) {
+		free(name);
 		return false;
+	}
 	t = probe__add_target(p);
 	t->kind = BPF_TARGET_FN;
-	t->name = xstrdup(name);
+	t->name = name;
+	t->addr = addr;
 	t->symbol = in_ksyms ? xstrdup(m.symbol) : NULL;
 	t->module = m.module ? xstrdup(m.module) : NULL;
 	t->nr_syms = m.count;

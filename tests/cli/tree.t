@@ -26,6 +26,13 @@ extra=$(git ls-files results | grep -v '^results/README.md$' || true)
 [ -z "$extra" ]
 t_ok $? "results/ tracks only its README"
 
+# prove runs each test file itself: one without its x bit ends the
+# suite at that file, every test after it unrun.
+noexec=$(git ls-files -s -- 'tests/cli/*.t' 'tests/*.t' |
+	awk '$1 != "100755" { print $4 }')
+[ -z "$noexec" ]
+t_ok $? "every test script is committed executable${noexec:+: not $noexec}"
+
 # Every command in the table has a section in the man page and a line in
 # the README, so that neither can silently fall behind.
 cmds=$("$IOMMU_BENCH" --help | sed -n '/^commands:/,/^$/p' | awk 'NF>1 {print $1}')

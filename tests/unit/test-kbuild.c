@@ -254,7 +254,9 @@ static void test_kconfig_tree(void)
 		   "config DMA_LAZY\n\tbool \"lazy\"\n"
 		   "endchoice\n"
 		   "if PCI\nconfig UNDER_IF\n\tbool\nendif\n"
-		   "config BROKEN\n\tbool\n");
+		   "config BROKEN\n\tbool\n"
+		   "config ORDEP\n\tbool\n\tdepends on (BROKEN || PCI)\n"
+		   "\tdepends on X86 || (BROKEN && PCI)\n");
 	write_text(path_in("ktree/arch/x86/Kconfig"),
 		   "config X86\n\tdef_bool y\n");
 	write_text(path_in("ktree/arch/arm64/Kconfig"),
@@ -291,13 +293,13 @@ static void test_kconfig_tree(void)
 
 	kconfig__parse(&wanted,
 		       "CONFIG_INTEL_IOMMU=y\nCONFIG_NOSUCH=y\n"
-		       "CONFIG_DMA_STRICT=y\n",
+		       "CONFIG_DMA_STRICT=y\nCONFIG_ORDEP=y\n",
 		       "want.config", true, &err);
 	kconfig__parse(&final, "CONFIG_PCI=y\nCONFIG_DMA_LAZY=y\n", ".config",
 		       false, &err);
 	kconfig__verify(&wanted, &final, &tree, &m, &nr);
-	is_int(nr, 3, "three options did not land");
-	if (nr == 3) {
+	is_int(nr, 4, "four options did not land");
+	if (nr == 4) {
 		is_str(m[0].reason,
 		       "it depends on PCI && X86 && !BROKEN, and CONFIG_X86 "
 		       "is off",
@@ -308,6 +310,11 @@ static void test_kconfig_tree(void)
 		is_str(m[2].reason,
 		       "CONFIG_DMA_LAZY, another member of its choice, is set",
 		       "a sibling that won the choice");
+		is_str(m[3].reason,
+		       "it depends on X86 || (BROKEN && PCI), and CONFIG_X86, "
+		       "CONFIG_BROKEN are off",
+		       "the line that is false, not an || that holds; the "
+		       "off symbols of each alternative");
 	}
 	kbuild_missing__free(m, nr);
 	kconfig__release(&wanted);
