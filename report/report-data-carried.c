@@ -101,11 +101,9 @@ int rd__load_carried(struct rd_ctx *c)
 	char *what;
 	int rc, err;
 
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!rd__cell(c, sqlite3_column_int64(s, 0)))
 			continue;
@@ -151,12 +149,10 @@ int rd__load_perturbation(struct rd_ctx *c)
 
 	for (i = 0; i < d->nr_cells; i++)
 		d->cells[i].tp_measured = d->cells[i].tp_profile = NAN;
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
 	tv = xcalloc(d->nr_cells ? d->nr_cells : 1, sizeof(*tv));
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)

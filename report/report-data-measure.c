@@ -30,11 +30,9 @@ static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 	int rc, err;
 
 	memset(m, 0, sizeof(*m));
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ALLOC_GROW(m->trial, m->nr + 1, m->alloc);
 		m->bytes = xrealloc(m->bytes, m->alloc * sizeof(*m->bytes));
@@ -135,13 +133,11 @@ int rd__load_probes(struct rd_ctx *c)
 
 	err = load_bytes(c, &bytes);
 	if (!err)
-		err = rdb__prepare(c->r, sql, &s);
+		err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		goto out_bytes;
 	keymap__init(&map, 2);
 	keymap__init(&seen, 3);
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)
@@ -199,11 +195,9 @@ static int load_profiled(struct rd_ctx *c, struct keymap *map)
 	bool added;
 	int rc, err;
 
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)
@@ -252,11 +246,9 @@ int rd__load_profile(struct rd_ctx *c)
 	keymap__init(&syms, 4);
 	err = load_profiled(c, &groups);
 	if (!err)
-		err = rdb__prepare(c->r, sql, &s);
+		err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		goto out;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)

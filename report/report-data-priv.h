@@ -19,6 +19,8 @@ struct rd_ctx {
 
 /* The aggregated cell of store cell @id, or NULL when it is left out. */
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id);
+/* @sql prepared with ?1 and ?2 bound to the first and last run read. */
+int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s);
 bool rd__run_selected(const struct rd_ctx *c, int64_t run);
 /* Column @col as text, "" for NULL. */
 const char *rd__col(sqlite3_stmt *s, int col);

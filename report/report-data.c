@@ -44,6 +44,17 @@ struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
 	return &c->d->cells[c->cell_of[id]];
 }
 
+int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s)
+{
+	int err = rdb__prepare(c->r, sql, s);
+
+	if (err)
+		return err;
+	sqlite3_bind_int64(*s, 1, c->runs[0]);
+	sqlite3_bind_int64(*s, 2, c->runs[c->nr_runs - 1]);
+	return 0;
+}
+
 uint32_t rd__merge_set(struct report_data *d, uint32_t old, const char *more)
 {
 	char *set = xstrdup(rd__str(d, old)), *copy, *tok, *save, *n;
@@ -141,11 +152,9 @@ int rd__load_cells(struct rd_ctx *c)
 	int rc, err, d;
 
 	keymap__init(&c->cell_map, 5);
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!rd__run_selected(c, sqlite3_column_int64(s, 1)))
 			continue;
@@ -199,11 +208,9 @@ int rd__load_boots(struct rd_ctx *c)
 	int rc, err;
 
 	keymap__init(&map, 4);
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!rd__run_selected(c, sqlite3_column_int64(s, 8)) ||
 		    !ds_filter__match(c->f, DS_HOST, rd__col(s, 1)))
@@ -251,11 +258,9 @@ int rd__load_configs(struct rd_ctx *c)
 	size_t i;
 	int rc, err;
 
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		run = sqlite3_column_int64(s, 0);
 		if (!rd__run_selected(c, run))
@@ -298,11 +303,9 @@ int rd__load_failures(struct rd_ctx *c)
 	sqlite3_stmt *s;
 	int rc, err;
 
-	err = rdb__prepare(c->r, sql, &s);
+	err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[0]);
-	sqlite3_bind_int64(s, 2, c->runs[c->nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 1));
 		if (!cell || !rd__run_selected(c, sqlite3_column_int64(s, 2)))

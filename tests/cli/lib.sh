@@ -91,3 +91,66 @@ t_testbed_require() {
 		exit 0
 	fi
 }
+
+# The testbed tests name their guest $G (QEMU's -name, its state folder)
+# and the peer's namespace $NS, both with the test's PID, so that a
+# concurrent run (make demo) is never mistaken for theirs; $QEMU is the
+# guest's QEMU binary and $DB the test's database.
+
+# QEMU processes of the guest $G, whoever their parent is now.
+t_qemu_pids() {
+	pgrep -f "^$QEMU -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
+}
+
+# The guest's QEMU, the namespace's processes and the namespace itself,
+# the VM's state folder, then the test's own files.
+t_testbed_cleanup() {
+	for p in $(t_qemu_pids); do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in $(ip netns pids "$NS" 2>/dev/null); do
+		kill "$p" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
+	t_cleanup
+}
+
+# No QEMU of the guest and no namespace of the test left.
+t_testbed_gone() {
+	[ -z "$(t_qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
+}
+
+# t_q SQL: a query on $DB.
+t_q() {
+	sqlite3 "$DB" "$1" 2>/dev/null
+}
+
+# t_trial MODE COLUMN: a column of the mode's one measured trial.
+t_trial() {
+	t_q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
+	     WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0"
+}
+
+# t_calls MODE PROBE: the probe's call count in the mode's trial.
+t_calls() {
+	t_q "SELECT p.calls FROM probes p JOIN trials t ON t.id = p.trial_id
+	     JOIN cells c ON c.id = t.cell_id
+	     WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0
+	     AND p.name = '$2'"
+}
+
+# t_flush_ratio MODE: the driver's IOTLB flushes per unmap, 3 decimals.
+t_flush_ratio() {
+	t_q "SELECT printf('%.3f', 1.0 * h.calls / u.calls)
+	     FROM probes h JOIN probes u ON u.trial_id = h.trial_id
+	     JOIN trials t ON t.id = h.trial_id JOIN cells c ON c.id = t.cell_id
+	     WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0
+	     AND h.name = 'hw_flush' AND u.name = 'unmap' AND u.calls > 0"
+}
+
+# t_between X LO HI: LO <= X <= HI, X a decimal.
+t_between() {
+	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \
+		'BEGIN { exit !(x >= lo && x <= hi) }'
+}

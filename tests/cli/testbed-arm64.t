@@ -16,34 +16,20 @@
 #
 # Needs root, qemu-system-aarch64, the arm64 agent (make agent-arm64)
 # and the arm64 testbed kernel (downloaded once); skipped with the
-# reason otherwise. About 3 minutes under TCG.
+# reason otherwise. About a minute under TCG.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-arm64
-NET=10.197.$(($$ % 250))
+NET=10.195.$(($$ % 250))
 G=tba-$$
 NS=iba-$$
 TAP=ta$$
 AGENT=$(dirname "$B")/.output/arm64/iommu-bench
 
-qemu_pids() {
-	pgrep -f "^qemu-system-aarch64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
-}
-
-cleanup() {
-	for p in $(qemu_pids); do
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
-	t_cleanup
-}
-trap cleanup EXIT INT TERM
+QEMU=qemu-system-aarch64
+trap t_testbed_cleanup EXIT INT TERM
 
 if [ "$(id -u)" -eq 0 ] && command -v qemu-system-aarch64 >/dev/null &&
 	[ ! -x "$AGENT" ]; then
@@ -104,35 +90,6 @@ omit = "0s"
 probes = ["unmap", "hw_flush", "fq_flush"]
 EOT
 
-q() {
-	sqlite3 "$DB" "$1" 2>/dev/null
-}
-
-trial() {
-	q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0"
-}
-
-calls() {
-	q "SELECT p.calls FROM probes p JOIN trials t ON t.id = p.trial_id
-	   JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0
-	   AND p.name = '$2'"
-}
-
-ratio() {
-	q "SELECT printf('%.3f', 1.0 * h.calls / u.calls)
-	   FROM probes h JOIN probes u ON u.trial_id = h.trial_id
-	   JOIN trials t ON t.id = h.trial_id JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0
-	   AND h.name = 'hw_flush' AND u.name = 'unmap' AND u.calls > 0"
-}
-
-between() {
-	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \
-		'BEGIN { exit !(x >= lo && x <= hi) }'
-}
-
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
@@ -149,7 +106,7 @@ t_ok $st "the arm64 run finishes, 4 trials, none failed"
 [ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
 
 boot() {
-	q "SELECT $2 FROM boots WHERE id = $(trial "$1" boot_id)"
+	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"
 }
 [ "$(boot strict kernel_release)" = 6.1.0-57-arm64 ] &&
 	[ "$(boot strict "json_extract(facts, '\$.kernel.arch')")" = \
@@ -158,7 +115,7 @@ t_ok $? "the boots ran Debian's arm64 kernel on an aarch64 machine"
 boot strict facts | grep -q '"arm-smmu-v3"'
 t_ok $? "the guest's facts name its IOMMU: an Arm SMMUv3"
 
-[ "$(trial default status)/$(trial default effective_mode)" = ok/strict ]
+[ "$(t_trial default status)/$(t_trial default effective_mode)" = ok/strict ]
 t_ok $? "stock kernel, no iommu argument: strict is its default"
 ! boot default cmdline | grep -q 'iommu\.'
 t_ok $? "... and its command line has no iommu argument"
@@ -169,36 +126,36 @@ t_run 0 "$B" --db "$DB" compare --by mode --only metric=throughput &&
 	t_grep "$T_OUT" "default (strict)"
 t_ok $? "compare shows the mode asked for beside the one in effect"
 
-[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ]
+[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = ok/strict ]
 t_ok $? "strict: ok, strict in effect"
-q "SELECT p.attach FROM probes p JOIN trials t ON t.id = p.trial_id
+t_q "SELECT p.attach FROM probes p JOIN trials t ON t.id = p.trial_id
    JOIN cells c ON c.id = t.cell_id WHERE c.mode = 'strict'
    AND p.name = 'unmap'" | grep -qx kprobe
 t_ok $? "the probes attached by kprobe (fentry is refused on arm64 6.1)"
-n=$(calls strict unmap)
+n=$(t_calls strict unmap)
 [ "${n:-0}" -gt 0 ]
 t_ok $? "strict: the guest's unmap probe fired ($n calls)"
-r=$(ratio strict)
-between "$r" 0.5 3
+r=$(t_flush_ratio strict)
+t_between "$r" 0.5 3
 t_ok $? "strict: an SMMU command submission per unmap (hw_flush/unmap = $r)"
 
-[ "$(trial lazy status)/$(trial lazy effective_mode)" = ok/lazy ] &&
-	[ "$(trial lazy boot_id)" = "$(trial strict boot_id)" ]
+[ "$(t_trial lazy status)/$(t_trial lazy effective_mode)" = ok/lazy ] &&
+	[ "$(t_trial lazy boot_id)" = "$(t_trial strict boot_id)" ]
 t_ok $? "lazy: ok, lazy in effect, on the strict boot (sysfs)"
-r=$(ratio lazy)
-between "$r" 0 0.1
+r=$(t_flush_ratio lazy)
+t_between "$r" 0 0.1
 t_ok $? "lazy: submissions batched (hw_flush/unmap = $r)"
-n=$(calls lazy fq_flush)
+n=$(t_calls lazy fq_flush)
 [ "${n:-0}" -gt 0 ]
 t_ok $? "lazy: the flush queue flushed ($n times)"
 
-[ "$(trial passthrough status)/$(trial passthrough effective_mode)" = \
+[ "$(t_trial passthrough status)/$(t_trial passthrough effective_mode)" = \
 	ok/passthrough ]
 t_ok $? "passthrough: ok, passthrough in effect"
-[ "$(calls passthrough unmap)" = 0 ]
+[ "$(t_calls passthrough unmap)" = 0 ]
 t_ok $? "passthrough: no iommu_dma_unmap calls"
 
-[ -z "$(qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
+t_testbed_gone
 t_ok $? "no QEMU and no namespace left after the run"
 
 t_done

@@ -25,22 +25,8 @@ NS=ibk-$$
 TAP=tk$$
 T_LOG=
 
-qemu_pids() {
-	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
-}
-
-cleanup() {
-	for p in $(qemu_pids); do
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
-	t_cleanup
-}
-trap cleanup EXIT INT TERM
+QEMU=qemu-system-x86_64
+trap t_testbed_cleanup EXIT INT TERM
 
 t_testbed_require "$PKG" qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3
 
@@ -101,23 +87,10 @@ omit = "0s"
 EOT
 }
 
-q() {
-	sqlite3 "$DB" "$1" 2>/dev/null
-}
-
-trial() {
-	q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0"
-}
-
 boot_of() {
-	q "SELECT b.$2 FROM boots b WHERE b.id = (SELECT t.boot_id FROM trials t
+	t_q "SELECT b.$2 FROM boots b WHERE b.id = (SELECT t.boot_id FROM trials t
 	   JOIN cells c ON c.id = t.cell_id WHERE c.mode = '$1'
 	   AND t.warmup = 0)"
-}
-
-no_leftovers() {
-	[ -z "$(qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
 }
 
 # --- A. one VM: strict booted, lazy by sysfs, passthrough by kexec ----
@@ -142,9 +115,9 @@ t_ok $st "(A) the run finishes, 3 trials, none failed"
 cp "$T_ERR" "$T_TMP/a.err"
 E=$T_TMP/a.err
 
-[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ] &&
-	[ "$(trial lazy status)/$(trial lazy effective_mode)" = ok/lazy ] &&
-	[ "$(trial lazy boot_id)" = "$(trial strict boot_id)" ]
+[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = ok/strict ] &&
+	[ "$(t_trial lazy status)/$(t_trial lazy effective_mode)" = ok/lazy ] &&
+	[ "$(t_trial lazy boot_id)" = "$(t_trial strict boot_id)" ]
 t_ok $? "(A) strict on the first boot, lazy by sysfs on that same boot"
 
 [ "$(grep -c "booting debian-6.1:" "$E")" = 1 ]
@@ -160,7 +133,7 @@ st=$?
 t_ok $st "(A) passthrough: the kernel sent, installed, kexec'd into, answered"
 [ $st -eq 0 ] || t_diag "$(grep -i "kernel\|kexec\|boot" "$E" | tail -12)"
 
-[ "$(trial passthrough status)/$(trial passthrough effective_mode)" = \
+[ "$(t_trial passthrough status)/$(t_trial passthrough effective_mode)" = \
 	ok/passthrough ] &&
 	[ "$(boot_of passthrough boot_id)" != "$(boot_of strict boot_id)" ] &&
 	[ "$(boot_of passthrough host_id)" = "$(boot_of strict host_id)" ]
@@ -177,7 +150,7 @@ esac && case $C in
 esac
 t_ok $? "(A) the kexec'd command line: the mode's argument swapped, the guest's kept ($C)"
 
-no_leftovers
+t_testbed_gone
 t_ok $? "(A) no QEMU and no namespace left after the run"
 
 # --- B. a kexec that panics; the next trial starts a fresh VM --------
@@ -192,21 +165,21 @@ t_ok $st "(B) the run ends, exit 1: 3 trials, 1 failed"
 [ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
 cp "$T_ERR" "$T_TMP/b.err"
 
-trial panic error >"$T_TMP/b.terr"
-[ "$(trial panic status)" = failed ] &&
+t_trial panic error >"$T_TMP/b.terr"
+[ "$(t_trial panic status)" = failed ] &&
 	t_grep "$T_TMP/b.terr" "no new boot after the kexec" &&
 	t_grep "$T_TMP/b.terr" "Kernel panic - not syncing"
 st=$?
 t_ok $st "(B) panic: the trial failed with the console's panic as evidence"
 [ $st -eq 0 ] || t_diag "$(cat "$T_TMP/b.terr")"
-[ -z "$(trial panic boot_id)" ]
+[ -z "$(t_trial panic boot_id)" ]
 t_ok $? "(B) panic: the failed trial is filed under no boot"
 
-[ "$(trial strict2 status)/$(trial strict2 effective_mode)" = ok/strict ] &&
+[ "$(t_trial strict2 status)/$(t_trial strict2 effective_mode)" = ok/strict ] &&
 	[ "$(grep -c "booting debian-6.1:" "$T_TMP/b.err")" = 2 ]
 t_ok $? "(B) the next trial starts a fresh VM and is ok"
 
-no_leftovers
+t_testbed_gone
 t_ok $? "(B) no QEMU and no namespace left after the run"
 
 t_done

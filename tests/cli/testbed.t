@@ -29,11 +29,6 @@ TAP=tq$$
 RUN_PID=
 LEFT_PIDS=
 
-# QEMU processes of our guest, whoever their parent is now.
-qemu_pids() {
-	pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null || :
-}
-
 # alive PID: running, not a zombie its new parent has yet to reap.
 alive() {
 	case $(ps -o stat= -p "$1" 2>/dev/null) in
@@ -42,20 +37,14 @@ alive() {
 	return 0
 }
 
+QEMU=qemu-system-x86_64
+
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -9 "$RUN_PID" 2>/dev/null
 	for p in $LEFT_PIDS; do
 		alive "$p" && kill "$p" 2>/dev/null
 	done
-	for p in $(qemu_pids); do
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
-	t_cleanup
+	t_testbed_cleanup
 }
 trap cleanup EXIT INT TERM
 
@@ -114,42 +103,6 @@ bpf = $5
 EOT
 }
 
-q() {
-	sqlite3 "$DB" "$1" 2>/dev/null
-}
-
-# trial MODE COLUMN: a column of the mode's recorded trial.
-trial() {
-	q "SELECT ifnull(t.$2, '') FROM trials t JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0"
-}
-
-# calls MODE PROBE: the probe's call count in the mode's trial.
-calls() {
-	q "SELECT p.calls FROM probes p JOIN trials t ON t.id = p.trial_id
-	   JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0 AND p.name = '$2'"
-}
-
-# ratio MODE: IOTLB flushes by the driver per unmap, 3 decimals.
-ratio() {
-	q "SELECT printf('%.3f', 1.0 * h.calls / u.calls)
-	   FROM probes h JOIN probes u ON u.trial_id = h.trial_id
-	   JOIN trials t ON t.id = h.trial_id JOIN cells c ON c.id = t.cell_id
-	   WHERE c.mode = '$1' AND t.warmup = 0 AND h.name = 'hw_flush'
-	   AND u.name = 'unmap' AND u.calls > 0"
-}
-
-# between X LO HI: LO <= X <= HI, X a decimal.
-between() {
-	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \
-		'BEGIN { exit !(x >= lo && x <= hi) }'
-}
-
-no_leftovers() {
-	[ -z "$(qemu_pids)" ] && ! ip netns list | grep -qw "$NS"
-}
-
 # --- A. strict by boot, lazy by sysfs on it, passthrough by boot ------
 DB=$T_TMP/a.db
 M=$T_TMP/a.toml
@@ -170,43 +123,43 @@ st=$?
 t_ok $st "(A) the run finishes, 3 trials, none failed"
 [ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
 
-[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ]
+[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = ok/strict ]
 t_ok $? "(A) strict: ok, strict in effect"
-n=$(calls strict unmap)
+n=$(t_calls strict unmap)
 [ "${n:-0}" -gt 0 ] &&
-	[ -n "$(q "SELECT 1 FROM probes p JOIN trials t ON t.id = p.trial_id
+	[ -n "$(t_q "SELECT 1 FROM probes p JOIN trials t ON t.id = p.trial_id
 		   JOIN cells c ON c.id = t.cell_id WHERE c.mode = 'strict'
 		   AND p.name = 'unmap' AND p.attach IN ('fentry', 'kprobe')")" ]
 t_ok $? "(A) strict: the guest's unmap probe fired ($n calls) by fentry or kprobe"
-r=$(ratio strict)
-between "$r" 0.5 3
+r=$(t_flush_ratio strict)
+t_between "$r" 0.5 3
 t_ok $? "(A) strict: one IOTLB flush per unmap (hw_flush/unmap = $r)"
-q "SELECT cmdline FROM boots WHERE id = $(trial strict boot_id)" |
+t_q "SELECT cmdline FROM boots WHERE id = $(t_trial strict boot_id)" |
 	grep -q 'iommu\.strict=1'
 t_ok $? "(A) strict: its boot's command line has iommu.strict=1"
 
-[ "$(trial lazy status)/$(trial lazy effective_mode)" = ok/lazy ]
+[ "$(t_trial lazy status)/$(t_trial lazy effective_mode)" = ok/lazy ]
 t_ok $? "(A) lazy: ok, lazy in effect"
-[ -n "$(trial lazy boot_id)" ] &&
-	[ "$(trial lazy boot_id)" = "$(trial strict boot_id)" ]
+[ -n "$(t_trial lazy boot_id)" ] &&
+	[ "$(t_trial lazy boot_id)" = "$(t_trial strict boot_id)" ]
 t_ok $? "(A) lazy: on the strict trial's boot (a sysfs switch, no reboot)"
-r=$(ratio lazy)
-between "$r" 0 0.2
+r=$(t_flush_ratio lazy)
+t_between "$r" 0 0.2
 t_ok $? "(A) lazy: flushes batched (hw_flush/unmap = $r)"
 
-[ "$(trial passthrough status)/$(trial passthrough effective_mode)" = \
+[ "$(t_trial passthrough status)/$(t_trial passthrough effective_mode)" = \
 	ok/passthrough ]
 t_ok $? "(A) passthrough: ok, passthrough in effect"
-[ -n "$(trial passthrough boot_id)" ] &&
-	[ -n "$(q "SELECT 1 FROM boots a, boots b
-		   WHERE a.id = $(trial strict boot_id)
-		   AND b.id = $(trial passthrough boot_id)
+[ -n "$(t_trial passthrough boot_id)" ] &&
+	[ -n "$(t_q "SELECT 1 FROM boots a, boots b
+		   WHERE a.id = $(t_trial strict boot_id)
+		   AND b.id = $(t_trial passthrough boot_id)
 		   AND a.boot_id <> b.boot_id")" ]
 t_ok $? "(A) passthrough: a new boot (another boot_id)"
-[ "$(calls passthrough unmap)" = 0 ]
-t_ok $? "(A) passthrough: no iommu_dma_unmap calls ($(calls passthrough unmap))"
+[ "$(t_calls passthrough unmap)" = 0 ]
+t_ok $? "(A) passthrough: no iommu_dma_unmap calls ($(t_calls passthrough unmap))"
 
-no_leftovers
+t_testbed_gone
 t_ok $? "(A) no QEMU and no namespace left after the run"
 
 # --- B. caching mode refuses lazy; a panicking guest; the run goes on -
@@ -233,8 +186,8 @@ t_ok $st "(B) the run ends, exit 1: 3 trials, 2 failed"
 [ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
 
 E=$T_TMP/b.err
-trial lazyboot error >"$E"
-[ "$(trial lazyboot status)/$(trial lazyboot effective_mode)" = \
+t_trial lazyboot error >"$E"
+[ "$(t_trial lazyboot status)/$(t_trial lazyboot effective_mode)" = \
 	failed/strict ] &&
 	t_grep "$E" "mode 'lazyboot' asked for, but 'strict' is in effect"
 t_ok $? "(B) caching mode: lazy asked for, strict in effect, the trial failed"
@@ -242,22 +195,22 @@ t_grep "$E" "reports caching mode" &&
 	t_grep "$E" "IOMMU batching disallowed due to virtualization"
 t_ok $? "(B) its error carries the evidence: caching mode, batching disallowed"
 
-trial panic error >"$E"
-[ "$(trial panic status)" = failed ] &&
+t_trial panic error >"$E"
+[ "$(t_trial panic status)" = failed ] &&
 	t_grep "$E" "host $G: boot 2 (kernel 'debian-6.1') failed" &&
 	t_grep "$E" "QEMU exited" && t_grep "$E" "Kernel panic - not syncing"
 st=$?
 t_ok $st "(B) panic: the trial failed, naming the boot, the console's panic"
 [ $st -eq 0 ] || t_diag "$(cat "$E")"
 # A trial whose boot never came up ran on no boot, not the previous VM's.
-[ -z "$(trial panic boot_id)" ]
+[ -z "$(t_trial panic boot_id)" ]
 t_ok $? "(B) panic: the failed trial is not filed under an earlier boot"
 
-[ "$(trial strict status)/$(trial strict effective_mode)" = ok/strict ] &&
-	[ "$(trial strict boot_id)" != "$(trial lazyboot boot_id)" ]
+[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = ok/strict ] &&
+	[ "$(t_trial strict boot_id)" != "$(t_trial lazyboot boot_id)" ]
 t_ok $? "(B) the run goes on: the next mode boots afresh and its trial is ok"
 
-no_leftovers
+t_testbed_gone
 t_ok $? "(B) no QEMU and no namespace left after the run"
 
 # --- C. SIGKILL the controller mid-trial, then resume ----------------
@@ -279,7 +232,7 @@ while [ $i -lt 1200 ] && ! iperf3_running; do
 	sleep 0.1
 	i=$((i + 1))
 done
-QPID=$(qemu_pids)
+QPID=$(t_qemu_pids)
 [ -n "$QPID" ] && [ "$(ps -o ppid= -p "$QPID" | tr -d ' ')" = "$RUN_PID" ] &&
 	iperf3_running && kill -9 "$RUN_PID"
 st=$?
@@ -297,11 +250,11 @@ while [ $i -lt 50 ] && alive "${QPID:-0}"; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ -n "$QPID" ] && ! alive "$QPID" && [ -z "$(qemu_pids)" ]
+[ -n "$QPID" ] && ! alive "$QPID" && [ -z "$(t_qemu_pids)" ]
 t_ok $? "(C) the dead controller's QEMU is gone too"
 
-[ "$(q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 0 ] &&
-	[ "$(q "PRAGMA integrity_check")" = ok ]
+[ "$(t_q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 0 ] &&
+	[ "$(t_q "PRAGMA integrity_check")" = ok ]
 t_ok $? "(C) nothing stored for the killed trial, the database sound"
 
 t_run 0 timeout 300 "$B" --db "$DB" run --resume "$M" &&
@@ -310,15 +263,15 @@ st=$?
 t_ok $st "(C) run --resume resumes the killed run (and copes with its namespace and tap)"
 [ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
 
-[ "$(q "SELECT count(*) FROM trials")" = 2 ] &&
-	[ "$(q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 2 ] &&
-	[ "$(q "SELECT count(*) FROM runs")" = 1 ] &&
-	[ "$(q "SELECT status FROM runs")" = "done" ] &&
-	[ "$(trial strict effective_mode)/$(trial lazy effective_mode)" = \
+[ "$(t_q "SELECT count(*) FROM trials")" = 2 ] &&
+	[ "$(t_q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 2 ] &&
+	[ "$(t_q "SELECT count(*) FROM runs")" = 1 ] &&
+	[ "$(t_q "SELECT status FROM runs")" = "done" ] &&
+	[ "$(t_trial strict effective_mode)/$(t_trial lazy effective_mode)" = \
 		strict/lazy ]
 t_ok $? "(C) both planned trials ok, verified, in the one run, done"
 
-no_leftovers
+t_testbed_gone
 t_ok $? "(C) no QEMU and no namespace left after the resumed run"
 
 t_done
