@@ -228,6 +228,16 @@ void cmp__print_text(const struct cmp_table *t, FILE *fp)
 		print_metric(t, i, j, g < t->nr_gm ? &t->gm[g] : NULL, fp);
 		g++;
 	}
+	if (t->ds->nr_effective) {
+		fputs("\nin effect where the mode asked nothing of the kernel:\n",
+		      fp);
+		for (i = 0; i < t->ds->nr_effective; i++) {
+			char *e = ds__effective_text(t->ds, i);
+
+			fprintf(fp, "  %s\n", e);
+			free(e);
+		}
+	}
 	if (t->warn) {
 		fputc('\n', fp);
 		print_footnotes(t, fp);
@@ -361,7 +371,8 @@ static json_t *json_geomean(const struct cmp_table *t,
 
 int cmp__print_json(const struct cmp_table *t, FILE *fp)
 {
-	json_t *root, *metrics = json_array(), *cols = json_array(), *rows;
+	json_t *root, *metrics = json_array(), *cols = json_array(), *rows,
+		      *eff;
 	const struct ds_metric *m;
 	size_t i, j, c, g = 0;
 	int err;
@@ -386,11 +397,28 @@ int cmp__print_json(const struct cmp_table *t, FILE *fp)
 				  rows, "geomean",
 				  json_geomean(t, &t->gm[g++])));
 	}
-	root = json_pack("{s:s, s:o, s:f, s:f, s:f, s:o, s:o}", "by",
+	eff = json_array();
+	for (i = 0; i < t->ds->nr_effective; i++) {
+		const struct ds_effective *e = &t->ds->effective[i];
+
+		json_array_append_new(
+			eff,
+			json_pack(
+				"{s:o, s:o, s:o, s:o}", "host",
+				report_json_str(ds__str(t->ds, e->host)),
+				"kernel",
+				report_json_str(ds__str(t->ds, e->kernel)),
+				"mode",
+				report_json_str(ds__str(t->ds, e->mode)),
+				"effective",
+				report_json_str(ds__str(t->ds, e->effective))));
+	}
+	root = json_pack("{s:s, s:o, s:f, s:f, s:f, s:o, s:o, s:o}", "by",
 			 ds_dim_names[t->o.by], "baseline",
 			 report_json_str(ds__str(t->ds, t->cols[0])), "alpha",
 			 t->o.alpha, "confidence", t->o.conf, "cv_max",
-			 t->o.cv_max, "columns", cols, "metrics", metrics);
+			 t->o.cv_max, "columns", cols, "metrics", metrics,
+			 "effective_modes", eff);
 	err = json_dumpf(root, fp,
 			 JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 				 JSON_REAL_PRECISION(10));

@@ -112,6 +112,28 @@ static void keep_cell(struct dataset *ds, struct cell_dims *cd, size_t *alloc,
 	cd->keep[id] = true;
 }
 
+/* A "default" or "current" cell's modes in effect, once per host, kernel. */
+static void see_effective(struct dataset *ds, const char *const *val,
+			  const char *effective)
+{
+	struct ds_effective e = {
+		.host = intern__id(&ds->str, val[DS_HOST]),
+		.kernel = intern__id(&ds->str, val[DS_KERNEL]),
+		.mode = intern__id(&ds->str, val[DS_MODE]),
+		.effective = intern__id(&ds->str, effective),
+	};
+	size_t i;
+
+	for (i = 0; i < ds->nr_effective; i++)
+		if (ds->effective[i].host == e.host &&
+		    ds->effective[i].kernel == e.kernel &&
+		    ds->effective[i].mode == e.mode &&
+		    ds->effective[i].effective == e.effective)
+			return;
+	ALLOC_GROW(ds->effective, ds->nr_effective + 1, ds->alloc_effective);
+	ds->effective[ds->nr_effective++] = e;
+}
+
 static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		      size_t nr_runs, const struct ds_filter *f,
 		      struct cell_dims *cd)
@@ -130,7 +152,7 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		" WHERE c.run_id BETWEEN ?1 AND ?2 ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	size_t alloc = 0;
-	char run[24], *shown;
+	char run[24];
 	sqlite3_stmt *s;
 	int rc, err, d;
 	bool keep;
@@ -158,16 +180,9 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		}
 		if (!keep)
 			continue;
-		/* Filtered by the mode asked for, shown with what it was:
-		 * "default (strict)". */
-		shown = sqlite3_column_type(s, 6) == SQLITE_NULL ?
-				NULL :
-				xasprintf("%s (%s)", val[DS_MODE],
-					  col_str(s, 6));
-		if (shown)
-			val[DS_MODE] = shown;
 		keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0), val);
-		free(shown);
+		if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+			see_effective(ds, val, col_str(s, 6));
 	}
 	if (rc != SQLITE_DONE)
 		err = rdb__error(r, rc, "reading cells");

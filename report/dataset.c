@@ -91,6 +91,7 @@ void dataset__release(struct dataset *ds)
 		free(ds->series[i].v);
 	free(ds->series);
 	free(ds->metrics);
+	free(ds->effective);
 	keymap__release(&ds->metric_map);
 	keymap__release(&ds->series_map);
 	keymap__release(&ds->seen);
@@ -150,4 +151,21 @@ void dataset__add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 {
 	dataset__add_value(ds, dim,
 			   dataset__metric_id(ds, metric, unit, better), value);
+}
+
+char *ds__effective_text(const struct dataset *ds, size_t i)
+{
+	const struct ds_effective *e = &ds->effective[i];
+	bool hosts = false;
+	size_t j;
+
+	for (j = 0; j < ds->nr_effective; j++)
+		hosts = hosts || ds->effective[j].host != e->host;
+	if (hosts)
+		return xasprintf("%s on host %s, kernel %s: %s",
+				 ds__str(ds, e->mode), ds__str(ds, e->host),
+				 ds__str(ds, e->kernel),
+				 ds__str(ds, e->effective));
+	return xasprintf("%s on kernel %s: %s", ds__str(ds, e->mode),
+			 ds__str(ds, e->kernel), ds__str(ds, e->effective));
 }

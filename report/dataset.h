@@ -71,6 +71,17 @@ struct dataset {
 	struct keymap series_map; /* dims + metric -> series index */
 	/* Trials left out: the mode in effect was not the one asked for. */
 	size_t mode_mismatch;
+	/*
+	 * What the modes that ask nothing of the kernel ("current",
+	 * "default") turned out to be, per host and kernel: the rows stay
+	 * keyed by the mode asked for, so that a "default" of two kernels
+	 * is compared, and this says what each one was.
+	 */
+	struct ds_effective {
+		uint32_t host, kernel, mode; /* interned */
+		uint32_t effective;	     /* "strict", "lazy, strict" */
+	} * effective;
+	size_t nr_effective, alloc_effective;
 	/* (filter key, interned value) of everything the runs hold. */
 	struct keymap seen;
 };
@@ -78,6 +89,11 @@ struct dataset {
 void dataset__init(struct dataset *ds);
 void dataset__release(struct dataset *ds);
 const char *ds__str(const struct dataset *ds, uint32_t id);
+/*
+ * ds->effective[@i] in words: "default on kernel rfc: lazy" (the host
+ * named too when the dataset has several). A new string.
+ */
+char *ds__effective_text(const struct dataset *ds, size_t i);
 
 /*
  * Add the measured trials of the runs @runs (sorted ascending) that

@@ -244,6 +244,17 @@ void report__headline(struct report_ctx *c)
 
 	html__h2(c->fp, "headline", "Headline");
 	report__platforms(c);
+	if (c->ds->nr_effective) {
+		fputs("<p>Where the mode asked nothing of the kernel, it chose: ",
+		      c->fp);
+		for (i = 0; i < c->ds->nr_effective; i++) {
+			char *e = ds__effective_text(c->ds, i);
+
+			markup__escapef(c->fp, "%s%s", i ? "; " : "", e);
+			free(e);
+		}
+		fputs(".</p>\n", c->fp);
+	}
 	if (tput < 0) {
 		fputs("<p>No trial measured <code>throughput</code>; see the "
 		      "statistics of every metric below.</p>\n",
