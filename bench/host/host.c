@@ -55,6 +55,17 @@ const char *host__self_exe(void)
 	if (n <= 0)
 		return "/proc/self/exe";
 	path[n] = '\0';
+	/*
+	 * Rebuilt or reinstalled while a run goes on: the new binary at the
+	 * same path serves (hello checks its protocol), else this very one.
+	 */
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)")) {
+		path[n - 10] = '\0';
+		if (access(path, X_OK)) {
+			path[0] = '\0';
+			return "/proc/self/exe";
+		}
+	}
 	return path;
 }
 

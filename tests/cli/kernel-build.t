@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # iommu-bench kernel build, for real, on Debian's linux-source-6.1: the
 # tarball unpacked and committed once as a scratch git tree in the
-# DEFAULT cache (kernel-src/linux-6.1, kept: a minute to make, reused by
-# every later run), then the seeds' RFC patch on arm64's defconfig, a
+# DEFAULT cache by scripts/linux-source-tree.sh (kernel-src/linux-6.1,
+# kept: a minute to make, reused by every later run and by the shipped
+# configs that build kernels), then the seeds' RFC patch on arm64's defconfig, a
 # real x86_64 tinyconfig build and its cache hit, a fragment option whose
 # dependency is missing, and a patch that does not apply. Builds go to a
 # scratch cache on tmpfs when there is room: checking out 80k files is
@@ -77,30 +78,13 @@ if [ $st -ne 0 ]; then
 fi
 KROOT=$(dirname "$KPATH")/kernel-src
 KSRC=$KROOT/linux-6.1
-MARK=$KSRC/.git/iommu-bench-prepared
-STAMP=$(stat -c '%s %Y' "$TARBALL")
-prepare_tree() {
-	tmp=$KSRC.tmp
-	rm -rf "$tmp" "$KSRC"
-	mkdir -p "$tmp"
-	tar -xJf "$TARBALL" -C "$tmp" --strip-components=1 &&
-		git -C "$tmp" init -q &&
-		git -C "$tmp" add -A -f &&
-		git -C "$tmp" -c user.name=iommu-bench \
-			-c user.email=iommu-bench@localhost \
-			-c commit.gpgsign=false commit -q -m "linux-source-6.1" &&
-		echo "$STAMP" >"$tmp/.git/iommu-bench-prepared" &&
-		mv "$tmp" "$KSRC"
-}
-mkdir -p "$KROOT"
 start=$(now)
-(
-	flock 9
-	[ "$(cat "$MARK" 2>/dev/null)" = "$STAMP" ] || prepare_tree
-) 9>"$KROOT/.lock"
-t_ok $? "the scratch tree $KSRC is ready"
+st=0
+IOMMU_BENCH_KERNEL_SOURCE=$TARBALL sh "$SRCDIR/scripts/linux-source-tree.sh" \
+	"$KSRC" >/dev/null || st=$?
+t_ok $st "the scratch tree $KSRC is ready"
 t_diag "tree prep: $(($(now) - start)) s (about a minute when made, 0 reused)"
-if [ "$(cat "$MARK" 2>/dev/null)" != "$STAMP" ]; then
+if [ $st -ne 0 ]; then
 	t_done
 	exit
 fi
