@@ -82,13 +82,6 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(OUT)/tests/%,$(BENCH_SRCS))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9][0-9]-*.sql))
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
-.PHONY: all agent-arm64 bench check demo demo-netns fuzz install uninstall \
-	clean format format-check FORCE
-all: $(BIN)
-
-$(BIN): $(OUT)/src/main.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
 # The agent of an arm64 guest (the testbed's Arm machine): this tool
 # cross-built, linked against Debian's arm64 libraries (multiarch, from
 # scripts/install-deps.sh), its BPF programs built for arm64. The guest
@@ -96,6 +89,19 @@ $(BIN): $(OUT)/src/main.o $(LIB)
 ARM64_OUT := .output/arm64
 ARM64_AGENT := $(ARM64_OUT)/iommu-bench
 ARM64_TRIPLET := aarch64-linux-gnu
+# Built by make (and so by make check, which boots an arm64 guest) where
+# the cross toolchain and the arm64 libraries are here.
+CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
+	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
+	echo agent-arm64)
+
+.PHONY: all agent-arm64 bench check demo demo-netns fuzz install uninstall \
+	clean format format-check FORCE
+all: $(BIN) $(CROSS_AGENTS)
+
+$(BIN): $(OUT)/src/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # libgsl-dev is not co-installable for two arches; its arm64 runtime is,
 # and its headers are the same: link the runtime through names of our own.
 ARM64_LIB := /usr/lib/$(ARM64_TRIPLET)
@@ -103,7 +109,7 @@ agent-arm64: $(BIN)
 	@mkdir -p $(ARM64_OUT)/lib
 	ln -sf $(ARM64_LIB)/libgsl.so.27 $(ARM64_OUT)/lib/libgsl.so
 	ln -sf $(ARM64_LIB)/libgslcblas.so.0 $(ARM64_OUT)/lib/libgslcblas.so
-	$(MAKE) OUT=$(ARM64_OUT) BIN=$(ARM64_AGENT) \
+	$(MAKE) SANITIZE= OUT=$(ARM64_OUT) BIN=$(ARM64_AGENT) \
 		CC=$(ARM64_TRIPLET)-gcc AR=$(ARM64_TRIPLET)-ar \
 		PKG_CONFIG='PKG_CONFIG_LIBDIR=$(ARM64_LIB)/pkgconfig:/usr/share/pkgconfig pkg-config' \
 		LIBS_PC='sqlite3 jansson libbpf' \
@@ -111,11 +117,6 @@ agent-arm64: $(BIN)
 		BPF_ARCH=arm64 BPF_OUT=$(ARM64_OUT)/bpf \
 		SKEL_DIR=$(ARM64_OUT)/gen LIBPERF_DIR=$(ARM64_OUT)/libperf \
 		LIBPERF_CROSS=$(ARM64_TRIPLET)- $(ARM64_AGENT)
-
-# make check boots an arm64 guest where its agent can be built here.
-CHECK_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
-	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
-	echo agent-arm64)
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -176,7 +177,7 @@ $(DECODER): tests/toml-decoder.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-check: $(BIN) $(UNIT_BINS) $(DECODER) $(CHECK_AGENTS)
+check: $(BIN) $(UNIT_BINS) $(DECODER) $(CROSS_AGENTS)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_RUN) tests/toml-test.t \
 		$(CLI_TESTS)

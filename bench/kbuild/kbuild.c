@@ -108,6 +108,15 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 		return -EINVAL;
 	}
 	ret = real_path("the kernel tree", in->tree, true, &rs->tree, err);
+	if (ret) {
+		char *why = *err;
+
+		/* The shipped configs name the one this script makes. */
+		*err = xasprintf("%s (scripts/linux-source-tree.sh makes a 6.1 "
+				 "tree from Debian's linux-source-6.1)",
+				 why);
+		free(why);
+	}
 	if (ret)
 		return ret;
 	r->tree = rs->tree;
