@@ -116,6 +116,7 @@ static int db_migrate(const char *path)
 {
 	struct stat sb;
 	unsigned int from, to, i;
+	uint64_t mine;
 	struct store *st;
 	bool created;
 	json_t *applied;
@@ -125,14 +126,15 @@ static int db_migrate(const char *path)
 	err = store__open(path, STORE_CREATE | STORE_ANY_OLD, &st);
 	if (err)
 		return EXIT_WORK_FAILED;
-	err = store__migrate(st, &from, &to);
+	err = store__migrate(st, &from, &to, &mine);
 	store__close(st);
 
 	/* What did apply is worth saying even when a later one failed. */
 	applied = json_array();
+	/* Another process may have applied some of from..to at once. */
 	for (i = 0; i < store_migrations_count; i++)
-		if (store_migrations[i].version > from &&
-		    store_migrations[i].version <= to)
+		if (store_migrations[i].version <= 64 &&
+		    (mine & (1ULL << (store_migrations[i].version - 1))))
 			json_array_append_new(
 				applied, json_string(store_migrations[i].name));
 	if (global.json) {

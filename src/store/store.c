@@ -269,18 +269,67 @@ static int make_parent(const char *path)
 	return err;
 }
 
+/*
+ * The version, the application id and whether the file holds anything,
+ * read in one statement and so from one snapshot: read one by one, a
+ * process that creates the database between the reads would leave us
+ * with objects and no version, a foreign database.
+ */
+static int read_identity(struct store *st, int64_t *ver, int64_t *app,
+			 int64_t *objects)
+{
+	static const char sql[] =
+		"SELECT (SELECT user_version FROM pragma_user_version),"
+		" (SELECT application_id FROM pragma_application_id),"
+		" (SELECT count(*) FROM sqlite_master)";
+	sqlite3_stmt *stmt;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlerr(st, rc, "reading its identity");
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*ver = sqlite3_column_int64(stmt, 0);
+		*app = sqlite3_column_int64(stmt, 1);
+		*objects = sqlite3_column_int64(stmt, 2);
+	} else {
+		err = store__sqlerr(st, rc, "reading its identity");
+	}
+	sqlite3_finalize(stmt);
+	return err;
+}
+
+/*
+ * exec_sql() for statements SQLite does not retry on a lock: switching
+ * a new database to WAL while another process migrates it is refused
+ * at once ("database is locked"), busy timeout or not. Retried for as
+ * long as a busy wait would be.
+ */
+static int exec_sql_waiting(struct store *st, const char *sql, const char *what)
+{
+	long long waited = 0;
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		if (waited >= STORE_BUSY_TIMEOUT_MS)
+			break;
+		usleep(10 * 1000);
+		waited += 10;
+	}
+	return rc == SQLITE_OK ? 0 : store__sqlerr(st, rc, what);
+}
+
 /* Ours, a new one, or someone else's that we must not write to? */
 static int check_identity(struct store *st)
 {
-	int64_t ver, app, objects;
+	int64_t ver = 0, app = 0, objects = 0;
 	int err;
 
-	err = exec_int(st, "PRAGMA user_version", &ver);
-	if (!err)
-		err = exec_int(st, "PRAGMA application_id", &app);
-	if (!err)
-		err = exec_int(st, "SELECT count(*) FROM sqlite_master",
-			       &objects);
+	err = read_identity(st, &ver, &app, &objects);
 	if (err)
 		return err;
 	if ((ver && app != STORE_APPLICATION_ID) || (!ver && objects)) {
@@ -307,11 +356,11 @@ static int set_pragmas(struct store *st)
 	 * synchronous=FULL: the controller may be one of the hosts it
 	 * kexecs, and a trial committed must survive that, not just a crash.
 	 */
-	return exec_sql(st,
-			"PRAGMA foreign_keys = ON;"
-			"PRAGMA journal_mode = WAL;"
-			"PRAGMA synchronous = FULL;",
-			"setting pragmas");
+	return exec_sql_waiting(st,
+				"PRAGMA foreign_keys = ON;"
+				"PRAGMA journal_mode = WAL;"
+				"PRAGMA synchronous = FULL;",
+				"setting pragmas");
 }
 
 int store__open(const char *path, unsigned int flags, struct store **out)
@@ -362,7 +411,7 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 		flags |= STORE_MIGRATE;
 	if (st->version < store__latest_version()) {
 		if (flags & STORE_MIGRATE) {
-			err = store__migrate(st, NULL, NULL);
+			err = store__migrate(st, NULL, NULL, NULL);
 			if (err)
 				goto fail;
 		} else if (!(flags & STORE_ANY_OLD)) {
@@ -420,7 +469,12 @@ static int check_foreign_keys(struct store *st, const char *name)
 	return err;
 }
 
-static int apply_one(struct store *st, const struct store_migration *m)
+/*
+ * @m under the write lock; 1 when applied, 0 when another process had
+ * (*@seen: the version found then), or a negative errno.
+ */
+static int apply_one(struct store *st, const struct store_migration *m,
+		     int64_t *seen)
 {
 	char what[128], sql[48];
 	int64_t ver;
@@ -432,7 +486,12 @@ static int apply_one(struct store *st, const struct store_migration *m)
 		return err;
 	/* Another process may have migrated while we waited for the lock. */
 	err = exec_int(st, "PRAGMA user_version", &ver);
-	if (err || ver >= m->version)
+	*seen = ver;
+	if (!err && ver >= m->version) {
+		err = exec_sql(st, "COMMIT", what);
+		return err ? err : 0;
+	}
+	if (err)
 		goto out;
 	err = exec_sql(st, m->sql, what);
 	if (!err)
@@ -447,11 +506,14 @@ out:
 		store__rollback(st);
 		return err;
 	}
-	return exec_sql(st, "COMMIT", what);
+	err = exec_sql(st, "COMMIT", what);
+	return err ? err : 1;
 }
 
-int store__migrate(struct store *st, unsigned int *from, unsigned int *to)
+int store__migrate(struct store *st, unsigned int *from, unsigned int *to,
+		   uint64_t *applied)
 {
+	int64_t seen;
 	unsigned int i;
 	int err = 0;
 
@@ -459,6 +521,8 @@ int store__migrate(struct store *st, unsigned int *from, unsigned int *to)
 		*from = st->version;
 	if (to)
 		*to = st->version;
+	if (applied)
+		*applied = 0;
 	if (st->version >= store__latest_version())
 		return 0;
 	if (st->flags & STORE_READONLY) {
@@ -483,11 +547,19 @@ int store__migrate(struct store *st, unsigned int *from, unsigned int *to)
 		}
 		if (m->version <= st->version)
 			continue;
-		err = apply_one(st, m);
-		if (err)
+		err = apply_one(st, m, &seen);
+		if (err < 0)
 			break;
+		if (!err) {
+			/* Someone else's: not ours to report as applied. */
+			st->version = seen;
+			continue;
+		}
+		err = 0;
 		pr_debug("%s: applied %s", st->path, m->name);
 		st->version = m->version;
+		if (applied && m->version <= 64)
+			*applied |= 1ULL << (m->version - 1);
 	}
 	if (exec_sql(st, "PRAGMA foreign_keys = ON", "foreign keys") && !err)
 		err = -EIO;

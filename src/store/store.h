@@ -46,10 +46,14 @@ unsigned int store__version(const struct store *st);
 /* The newest schema version this binary carries. */
 unsigned int store__latest_version(void);
 /*
- * Apply pending migrations, each in its own transaction; @from and @to
- * (either may be NULL) say where the database started and ended.
+ * Apply pending migrations, each in its own transaction under the write
+ * lock, each skipped when another process applied it meanwhile. @from
+ * and @to (either may be NULL): the version at open and at the end;
+ * @applied (may be NULL): bit (version - 1) set for each migration this
+ * process applied, for it alone may say so.
  */
-int store__migrate(struct store *st, unsigned int *from, unsigned int *to);
+int store__migrate(struct store *st, unsigned int *from, unsigned int *to,
+		   uint64_t *applied);
 
 /* One write transaction (BEGIN IMMEDIATE: the lock is taken up front). */
 int store__begin(struct store *st);

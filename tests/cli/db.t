@@ -131,6 +131,29 @@ t_run 0 "$B" --db "$EMPTY" db migrate &&
 	[ "$(sqlite3 "$EMPTY" 'PRAGMA user_version')" = "$latest" ]
 t_ok $? "db migrate turns a zero-length file into a database"
 
+# --- first use by several processes at once (a CI job's parallel steps)
+bad=0
+for round in $(seq 1 20); do
+	P=$T_TMP/race-$round.db
+	pids=
+	for i in 1 2 3 4; do
+		"$B" --db "$P" db migrate >"$T_TMP/race-$round-$i.out" \
+			2>"$T_TMP/race-$round-$i.err" &
+		pids="$pids $!"
+	done
+	for p in $pids; do
+		wait "$p" || bad=$((bad + 1))
+	done
+	n=$(cat "$T_TMP"/race-$round-*.out | grep -c "^applied 0001-initial" || :)
+	[ "$n" = 1 ] || bad=$((bad + 1))
+	[ "$(sqlite3 "$P" 'PRAGMA user_version')" = "$latest" ] ||
+		bad=$((bad + 1))
+done
+[ "$bad" = 0 ]
+st=$?
+t_ok $st "4 db migrate at once on a new path, 20 times: all succeed, the schema applied once each time"
+[ $st -eq 0 ] || t_diag "$(cat "$T_TMP"/race-*.err | sort | uniq -c | head -5)"
+
 # --- usage
 t_run 2 "$B" db inof && t_grep "$T_ERR" "did you mean 'info'?"
 t_ok $? "a misspelt subcommand suggests (exit 2)"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "log.h"
 #include "sha256.h"
 #include "store/store-schema.h"
 #include "store/store.h"
@@ -141,10 +142,10 @@ static void test_create_reopen(void)
 	is_int(store__open(path, STORE_CREATE | STORE_ANY_OLD, &st), 0,
 	       "create (and its missing directory)");
 	is_int(store__version(st), 0, "a new db is at version 0");
-	is_int(store__migrate(st, &from, &to), 0, "migrate");
+	is_int(store__migrate(st, &from, &to, NULL), 0, "migrate");
 	is_int(from, 0, "migrated from 0");
 	is_int(to, store__latest_version(), "to the latest");
-	is_int(store__migrate(st, &from, &to), 0, "migrate again");
+	is_int(store__migrate(st, &from, &to, NULL), 0, "migrate again");
 	ok(from == to && to == store__latest_version(), "second is a no-op");
 	store__close(st);
 
@@ -161,7 +162,7 @@ static void test_create_reopen(void)
 	is_str(store__path(st), path, "path is kept");
 	store__close(st);
 	is_int(store__open(path, STORE_READONLY, &st), 0, "reopen read-only");
-	is_int(store__migrate(st, NULL, NULL), 0,
+	is_int(store__migrate(st, NULL, NULL, NULL), 0,
 	       "migrate read-only with nothing pending is fine");
 	store__close(st);
 	free(path);
@@ -266,7 +267,7 @@ static void test_refusals(void)
 	       "read-only with ANY_OLD opens it");
 	is_int(store__version(st), 0, "at version 0");
 	capture_begin();
-	is_int(store__migrate(st, NULL, NULL), -EROFS,
+	is_int(store__migrate(st, NULL, NULL, NULL), -EROFS,
 	       "and a read-only store does not migrate");
 	free(capture_end());
 	store__close(st);
@@ -817,6 +818,75 @@ static void test_migrate_profile(void)
 	free(path);
 }
 
+/* A child's first use of @path: 100 + migrations it applied, or 1. */
+static int first_use(const char *path, bool like_run)
+{
+	uint64_t mine = 0;
+	struct store *st;
+
+	if (like_run) {
+		if (store__open(path, STORE_CREATE | STORE_MIGRATE, &st))
+			return 1;
+	} else if (store__open(path, STORE_CREATE | STORE_ANY_OLD, &st) ||
+		   store__migrate(st, NULL, NULL, &mine)) {
+		return 1;
+	}
+	store__close(st);
+	return 100 + __builtin_popcountll(mine);
+}
+
+/*
+ * Several processes meet a database path that does not exist yet, as a
+ * CI job's parallel steps do: every one succeeds, and the schema is
+ * applied once in all. Rounds of `db migrate`-like opens (which say what
+ * they applied) and of `run`-like ones (which migrate on open).
+ */
+static void test_concurrent_first_use(void)
+{
+	enum { ROUNDS = 50, CHILDREN = 6 };
+	int failed = 0, twice = 0, never = 0, round, i, status;
+	pid_t pids[CHILDREN];
+	int applied;
+	char *path;
+
+	for (round = 0; round < ROUNDS; round++) {
+		bool like_run = round % 2;
+
+		path = xasprintf("%s/first-use-%d.db", tmpdir, round);
+		for (i = 0; i < CHILDREN; i++) {
+			pids[i] = fork();
+			if (!pids[i]) {
+				log_verbosity = LOG_ERR;
+				_exit(first_use(path, like_run));
+			}
+		}
+		applied = 0;
+		for (i = 0; i < CHILDREN; i++) {
+			waitpid(pids[i], &status, 0);
+			if (!WIFEXITED(status) || WEXITSTATUS(status) < 100)
+				failed++;
+			else
+				applied += WEXITSTATUS(status) - 100;
+		}
+		if (!like_run && applied > (int)store__latest_version())
+			twice++;
+		if (!like_run && applied < (int)store__latest_version())
+			never++;
+		if (raw_int(path, "PRAGMA user_version") !=
+		    store__latest_version())
+			never++;
+		free(path);
+	}
+	is_int(failed, 0,
+	       "%d processes in %d rounds opened a new database "
+	       "at once: none failed",
+	       ROUNDS * CHILDREN, ROUNDS);
+	is_int(twice, 0, "no migration was reported applied twice");
+	is_int(never, 0,
+	       "every database ends at the latest schema, each "
+	       "migration reported once");
+}
+
 int main(void)
 {
 	char *cmd;
@@ -830,6 +900,7 @@ int main(void)
 	test_run();
 	test_crash();
 	test_migrate_profile();
+	test_concurrent_first_use();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		tap_diag("could not remove %s", tmpdir);
