@@ -95,6 +95,13 @@
 /* Bumped on any incompatible change; hello tells the controller. */
 #define AGENT_PROTOCOL 1
 
+/*
+ * The longest request line the agent reads: the largest a controller
+ * sends, kernel.stage's 1 MiB chunk in base64, fits ten times over. A
+ * longer one is answered with an error, never allocated.
+ */
+#define AGENT_MAX_LINE (16u << 20)
+
 /* file.read's chunk: a base64 line of 1.4 MB at most on the wire. */
 #define AGENT_FILE_READ_MAX (1u << 20)
 

@@ -5,6 +5,7 @@
  * on: one malformed request must not cost a run its host.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,24 +172,64 @@ static int reply(int out_fd, json_t *o)
 	return ret;
 }
 
+/*
+ * The next line of @in, without its newline, in *@buf: 0, or 1 when it
+ * was longer than AGENT_MAX_LINE (read to its end and dropped: a broken
+ * or hostile controller must not make the agent allocate what it
+ * sends), or -1 at the end of input.
+ */
+static int read_line(FILE *in, char **buf, size_t *cap, size_t *len)
+{
+	bool too_long = false;
+	int c;
+
+	*len = 0;
+	while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+		if (too_long)
+			continue;
+		if (*len + 2 > *cap) {
+			if (*cap >= AGENT_MAX_LINE) {
+				too_long = true;
+				continue;
+			}
+			*cap = *cap ? 2 * *cap : 4096;
+			if (*cap > AGENT_MAX_LINE)
+				*cap = AGENT_MAX_LINE;
+			*buf = xrealloc(*buf, *cap);
+		}
+		(*buf)[(*len)++] = (char)c;
+	}
+	if (*cap)
+		(*buf)[*len] = '\0';
+	if (c == EOF && !*len && !too_long)
+		return -1;
+	return too_long;
+}
+
 int agent__serve(struct agent *a, int in_fd, int out_fd)
 {
 	FILE *in = fdopen(dup(in_fd), "r");
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int ret = 0;
+	size_t cap = 0, n;
+	int ret = 0, r;
 
 	if (!in)
 		return -errno;
-	while (!a->quit && (n = getline(&line, &cap, in)) >= 0) {
+	while (!a->quit && (r = read_line(in, &line, &cap, &n)) >= 0) {
 		json_t *o;
 
+		if (r) {
+			o = error_reply(-1, -E2BIG,
+					"request line longer than 16 MiB "
+					"(AGENT_MAX_LINE): refused");
+			goto answer;
+		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
 		if (!n)
 			continue;
 		o = agent__handle_line(a, line);
+answer:
 		ret = reply(out_fd, o);
 		json_decref(o);
 		if (ret < 0) {

@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/agent/agent-proto.h"
@@ -179,6 +181,86 @@ static void test_errors(struct agent_conn *c)
 	free(err);
 }
 
+/* One reply line straight from the agent (nothing is buffered ahead). */
+static char *raw_reply(struct agent_conn *c, int timeout_ms)
+{
+	struct pollfd p = { .fd = c->from_fd, .events = POLLIN };
+	char *line = NULL;
+	size_t len = 0;
+	char ch;
+
+	while (poll(&p, 1, timeout_ms) > 0 && read(c->from_fd, &ch, 1) == 1 &&
+	       ch != '\n') {
+		line = xrealloc(line, len + 2);
+		line[len++] = ch;
+		line[len] = '\0';
+	}
+	return line ? line : xstrdup("");
+}
+
+static bool send_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			return false;
+		s += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/*
+ * Untrusted in size too: a line longer than AGENT_MAX_LINE, a value
+ * nested deeper than any parser should follow, arguments of the wrong
+ * type: each answered with an error, and the agent serves on.
+ */
+static void test_limits(struct agent_conn *c)
+{
+	size_t big = AGENT_MAX_LINE + (1u << 20), depth = 100000, i;
+	char *s = xmalloc(big + 2), *r;
+	json_t *res = NULL;
+	char *err = NULL;
+	pid_t pid;
+
+	ok(c->len == 0, "nothing read ahead");
+	memset(s, 'x', big);
+	s[big] = '\n';
+	/* The agent answers only once the line is read: write from aside. */
+	pid = fork();
+	if (!pid)
+		_exit(send_all(c->to_fd, s, big + 1) ? 0 : 1);
+	r = raw_reply(c, 60000);
+	waitpid(pid, NULL, 0);
+	has_str(r, "longer than 16 MiB", "a 17 MiB line is refused, unread");
+	has_str(r, "\"ok\":false", "... as an error reply");
+	free(r);
+
+	for (i = 0; i < depth; i++)
+		s[i] = '[';
+	s[depth] = '\n';
+	ok(send_all(c->to_fd, s, depth + 1), "a value 100000 deep is sent");
+	r = raw_reply(c, 10000);
+	has_str(r, "not a JSON object", "it is refused, not recursed into");
+	free(r);
+
+	ok(send_all(c->to_fd, "{\"id\":7,\"verb\":\"hello\",\"args\":[1]}\n",
+		    strlen("{\"id\":7,\"verb\":\"hello\",\"args\":[1]}\n")),
+	   "arguments of the wrong type are sent");
+	r = raw_reply(c, 10000);
+	has_str(r, "(an object)\",\"errno\":22",
+		"they are refused, saying "
+		"what args must be");
+	free(r);
+
+	is_int(agent_conn__call(c, "hello", NULL, 10000, &res, &err), 0,
+	       "the agent still serves after all three");
+	json_decref(res);
+	free(err);
+	free(s);
+}
+
 static void test_eof(struct agent_conn *c)
 {
 	close(c->to_fd);
@@ -203,6 +285,7 @@ int main(int argc, char **argv)
 	test_collect(a);
 	test_iperf3(a, b);
 	test_errors(a);
+	test_limits(a);
 	test_eof(a);
 	agent_conn__close(b);
 	return tap_done();
