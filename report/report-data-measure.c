@@ -9,7 +9,11 @@
 #include "report-data-priv.h"
 #include "util.h"
 
-/* Trial id -> bytes moved, from its throughput interval series. */
+/*
+ * Trial id -> bytes moved: the workload's own count ("bytes": what the
+ * receiving end got over the whole trial, what the probes counted
+ * over), or for trials stored before it, the throughput series.
+ */
 struct bytes_map {
 	int64_t *trial;
 	double *bytes;
@@ -19,13 +23,16 @@ struct bytes_map {
 static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 {
 	static const char sql[] =
-		"SELECT i.trial_id, total(i.value * (i.t_end - i.t_start)) / 8"
+		"SELECT t.id, coalesce("
+		" (SELECT m.value FROM metrics m WHERE m.trial_id = t.id"
+		"  AND m.name = 'bytes' AND m.unit = 'bytes'),"
+		" (SELECT total(i.value * (i.t_end - i.t_start)) / 8"
+		"  FROM intervals i WHERE i.trial_id = t.id"
+		"  AND i.metric = 'throughput' AND i.unit = 'bit/s'"
+		"  HAVING count(*) > 0))"
 		" FROM cells c JOIN trials t ON t.cell_id = c.id"
-		" JOIN intervals i ON i.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.profile = 0 AND t.status = 'ok'"
-		" AND i.metric = 'throughput'"
-		" AND i.unit = 'bit/s' GROUP BY i.trial_id ORDER BY i.trial_id";
+		" AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
 	sqlite3_stmt *s;
 	int rc, err;
 
@@ -36,6 +43,8 @@ static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ALLOC_GROW(m->trial, m->nr + 1, m->alloc);
 		m->bytes = xrealloc(m->bytes, m->alloc * sizeof(*m->bytes));
+		if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+			continue;
 		m->trial[m->nr] = sqlite3_column_int64(s, 0);
 		m->bytes[m->nr++] = sqlite3_column_double(s, 1);
 	}

@@ -53,6 +53,24 @@ char *report__platform(const char *facts_json)
 					      !strcmp(str(tb, "accel"), "kvm") ?
 				      "KVM" :
 				      "TCG");
+	/* The device under test decides which DMA calls happen at all. */
+	if (str(tb, "nic")) {
+		json_int_t mtu = json_integer_value(json_object_get(tb, "mtu"));
+
+		if (mtu)
+			strvec__pushf(&parts, "%s NIC at MTU %lld",
+				      str(tb, "nic"), (long long)mtu);
+		else
+			strvec__pushf(&parts, "%s NIC", str(tb, "nic"));
+	}
+	for (size_t i = 0; i < json_array_size(json_object_get(tb, "disks"));
+	     i++) {
+		json_t *d = json_array_get(json_object_get(tb, "disks"), i);
+
+		strvec__pushf(&parts, "%s disk %s",
+			      str(d, "model") ? str(d, "model") : "?",
+			      str(d, "name") ? str(d, "name") : "?");
+	}
 	s = strvec__join(&parts, ", ");
 	strvec__release(&parts);
 	json_decref(f);

@@ -105,7 +105,8 @@ static int testbed_build(void)
 		log_verbosity = LOG_INFO;
 	for (i = 0; i < nr; i++) {
 		err = NULL;
-		if (testbed__kernel_get(pkgs[i], true, args.force, &k, &err)) {
+		if (testbed__kernel_get(pkgs[i], NULL, true, args.force, &k,
+					&err)) {
 			pr_err("%s", err ? err : pkgs[i]);
 			free(err);
 			failed = true;

@@ -270,6 +270,21 @@ fail:
 	return ret;
 }
 
+/* iperf3's own words for a server that failed, where its JSON has them. */
+static const char *reports_error(const json_t *reports)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(reports, i, r) {
+		const char *e = json_string_value(json_object_get(r, "error"));
+
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
 int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 			    char **err)
 {
@@ -288,10 +303,12 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 		a->iperf3, t ? (int)json_integer_value(t) : -1, &reports);
 	agent_iperf3__release(a);
 	if (ret < 0) {
+		const char *why = reports_error(reports);
+
+		ret = agent__err(err, ret, "iperf3.wait: the server failed: %s",
+				 why ? why : strerror(-ret));
 		json_decref(reports);
-		return agent__err(err, ret,
-				  "iperf3.wait: the server failed: %s",
-				  strerror(-ret));
+		return ret;
 	}
 	*res = json_pack("{s:o}", "reports", reports ? reports : json_array());
 	return 0;

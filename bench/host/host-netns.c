@@ -22,6 +22,7 @@ static int netns__end(const struct matrix_host *m, char *ifname, size_t size,
 	e->netns = m->transport == HOST_NETNS ? m->netns : NULL;
 	e->ifname = ifname;
 	e->cidr = m->address;
+	e->mtu = 0;
 	return ret;
 }
 

@@ -57,6 +57,7 @@ struct qemu_priv {
 	bool tap_made;
 	enum qemu_accel accel;
 	struct qemu_kernel *kernels; /* one per matrix kernel */
+	struct strvec disks;	     /* the scratch images, per qemu.disks */
 	struct spawn qemu;	     /* pid 0: no VM */
 	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
 	unsigned int boots;
@@ -74,9 +75,11 @@ static const struct matrix_host *link_peer(const struct host *h)
 static int prepare_kernels(struct host *h, struct qemu_priv *p)
 {
 	const struct matrix *m = h->matrix;
+	struct strvec mods = { 0 };
 	size_t i;
 	int ret = 0;
 
+	qemu__guest_modules(h->m, &mods);
 	p->kernels = xcalloc(m->nr_kernels, sizeof(*p->kernels));
 	for (i = 0; i < m->nr_kernels && !ret; i++) {
 		const struct matrix_kernel *k = &m->kernels[i];
@@ -86,7 +89,8 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 
 		switch (k->kind) {
 		case KERNEL_PACKAGE:
-			ret = testbed__kernel(k->package, true, &tk, &err);
+			ret = testbed__kernel_with(
+				k->package, strvec__argv(&mods), &tk, &err);
 			if (!ret) {
 				q->image = xstrdup(tk.image);
 				q->initrd = xstrdup(tk.initrd);
@@ -105,11 +109,10 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 			 * go into the initramfs. */
 			if (!k->image)
 				break;
-			ret = testbed__initrd_get(h->m->qemu.arch,
-						  k->modules_dir,
-						  k->built_config, k->release,
-						  false, &q->initrd, NULL,
-						  &err);
+			ret = testbed__initrd_get(
+				h->m->qemu.arch, k->modules_dir,
+				strvec__argv(&mods), k->built_config,
+				k->release, false, &q->initrd, NULL, &err);
 			if (!ret)
 				q->image = xstrdup(k->image);
 			break;
@@ -122,7 +125,42 @@ static int prepare_kernels(struct host *h, struct qemu_priv *p)
 			       err ? err : strerror(-ret));
 		free(err);
 	}
+	strvec__release(&mods);
 	return ret;
+}
+
+/*
+ * Each disk a sparse image of its size, made empty for every run: what
+ * a run wrote is never what the next one reads. Beside the VM's socket,
+ * where nothing of the user's lives.
+ */
+static int disks__make(struct host *h, struct qemu_priv *p)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < h->m->qemu.nr_disks; i++) {
+		const struct matrix_disk *d = &h->m->qemu.disks[i];
+		char *path = xasprintf("%s/disk-%s.img", p->dir, d->name);
+
+		fd = open(path,
+			  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+			  0600);
+		if (fd < 0 || ftruncate(fd, (off_t)d->size)) {
+			int ret = -errno;
+
+			pr_err("host %s: cannot make the image of disk %s (%s): "
+			       "%s",
+			       h->m->name, d->name, path, strerror(-ret));
+			if (fd >= 0)
+				close(fd);
+			free(path);
+			return ret;
+		}
+		close(fd);
+		strvec__push_nodup(&p->disks, path);
+	}
+	return 0;
 }
 
 static int qemu_host__open(struct host *h)
@@ -195,6 +233,9 @@ static int qemu_host__open(struct host *h)
 			return ret;
 		}
 	}
+	ret = disks__make(h, p);
+	if (ret)
+		return ret;
 	ret = qemu__check_affinity(h->m);
 	if (ret)
 		return ret;
@@ -218,6 +259,8 @@ static int ensure_tap(struct host *h, struct qemu_priv *p)
 	e.netns = p->netns;
 	e.ifname = p->tap;
 	e.cidr = peer->address;
+	/* Both ends: a jumbo frame the tap cannot take is dropped. */
+	e.mtu = h->m->qemu.mtu;
 	ret = tap__create(&e);
 	if (ret) {
 		pr_err("host %s: cannot make tap %s for its link to %s",
@@ -471,6 +514,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	b.tap = p->tap_made ? p->tap : NULL;
 	b.agent_sock = p->sock;
 	b.console = p->console;
+	b.disks = p->disks.nr ? strvec__argv(&p->disks) : NULL;
 	qemu__argv(h->m, &b, &argv);
 	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
 	for (size_t i = 0; i < argv.nr; i++)
@@ -606,6 +650,9 @@ static void qemu_host__close(struct host *h)
 		free(p->kernels[i].initrd);
 	}
 	free(p->kernels);
+	for (i = 0; i < p->disks.nr; i++)
+		unlink(p->disks.v[i]);
+	strvec__release(&p->disks);
 	free(p->sock);
 	free(p->agent);
 	free(p->console);
@@ -652,13 +699,30 @@ static json_t *qemu_host__platform(struct host *h)
 	struct qemu_priv *p = h->priv;
 	bool kvm = p && p->accel == ACCEL_KVM;
 
-	if (!qm)
+	json_t *disks = json_array();
+	size_t i;
+
+	if (!qm) {
+		json_decref(disks);
 		return NULL;
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "emulator",
-			 qm->binary, "arch", qm->arch, "machine", qm->machine,
-			 "cpu", kvm ? "host" : qm->tcg_cpu, "accel",
-			 kvm ? "kvm" : "tcg", "viommu",
-			 qemu_iommu__name(h->m->qemu.iommu));
+	}
+	for (i = 0; i < h->m->qemu.nr_disks; i++) {
+		const struct matrix_disk *d = &h->m->qemu.disks[i];
+
+		json_array_append_new(disks,
+				      json_pack("{s:s, s:s, s:I}", "name",
+						d->name, "model",
+						qemu_disk_model__name(d->model),
+						"size", (json_int_t)d->size));
+	}
+	return json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "emulator",
+		qm->binary, "arch", qm->arch, "machine", qm->machine, "cpu",
+		kvm ? "host" : qm->tcg_cpu, "accel", kvm ? "kvm" : "tcg",
+		"viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
+		qemu_nic__name(h->m->qemu.nic), "mtu",
+		h->m->qemu.mtu ? json_integer(h->m->qemu.mtu) : json_null(),
+		"disks", disks);
 }
 
 const struct host_ops host_qemu_ops = {

@@ -283,9 +283,15 @@ static int veth__setup(const struct veth_end *e)
 	const char *addr[] = { "addr", "add",	  e->cidr,
 			       "dev",  e->ifname, v6 ? "nodad" : NULL,
 			       NULL };
+	char mtu[16];
+	const char *set_mtu[] = { "link", "set", e->ifname, "mtu", mtu, NULL };
 	int ret = 0;
 
-	if (e->cidr)
+	if (e->mtu) {
+		snprintf(mtu, sizeof(mtu), "%u", e->mtu);
+		ret = ip_run(e->netns, set_mtu);
+	}
+	if (!ret && e->cidr)
 		ret = ip_run(e->netns, addr);
 	if (!ret)
 		ret = ip_run(e->netns, up);

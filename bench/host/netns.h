@@ -36,6 +36,7 @@ struct veth_end {
 	const char *netns;
 	const char *ifname;
 	const char *cidr; /* NULL: no address */
+	unsigned int mtu; /* 0: the kernel's default */
 };
 
 /* Create the pair, each end in its namespace, addressed and up. */

@@ -5,7 +5,7 @@
  * whose caching mode is off unless asked (on, the guest driver forces
  * strict); on arm64, virt with an SMMUv3 in front of its PCIe root and a
  * GICv3 (its ITS carries the MSIs); a virtio-net NIC that goes through
- * the vIOMMU (iommu_platform), and the
+ * the vIOMMU (iommu_platform) or an e1000e, NVMe scratch disks, and the
  * controller's root shared read-only over 9p so that the guest runs this
  * very binary as its agent, on a virtio-serial port wired to a unix
  * socket.
@@ -106,6 +106,11 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 		append(&s, &len, w);
 		free(w);
 	}
+	if (m->qemu.mtu) {
+		w = xasprintf("iommu_bench.mtu=%u", m->qemu.mtu);
+		append(&s, &len, w);
+		free(w);
+	}
 	w = xasprintf("iommu_bench.exe=%s", exe);
 	append(&s, &len, w);
 	free(w);
@@ -118,6 +123,72 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	for (i = 0; i < nr_args; i++)
 		append(&s, &len, args[i]);
 	return s;
+}
+
+/*
+ * A PCI device behind the vIOMMU is translated by it; virtio alone
+ * bypasses it unless told (iommu_platform), like a device that trusts
+ * its hypervisor.
+ */
+static void nic__push(const struct matrix_host *m, struct strvec *out)
+{
+	switch (m->qemu.nic) {
+	case QEMU_NIC_E1000E:
+		strvec__push(out, "e1000e,netdev=n0");
+		break;
+	case QEMU_NIC_VIRTIO:
+		strvec__push(out,
+			     m->qemu.iommu != QEMU_IOMMU_NONE ?
+				     "virtio-net-pci,netdev=n0,"
+				     "iommu_platform=on,disable-legacy=on" :
+				     "virtio-net-pci,netdev=n0,"
+				     "disable-legacy=on");
+		break;
+	}
+}
+
+/*
+ * The guest finds a disk by its serial number, the matrix's name: what
+ * order the kernel probes them in does not matter then. cache=unsafe:
+ * a scratch image need not survive the host, and the host's page cache
+ * keeps the disk's speed out of what the guest's DMA path measures.
+ */
+static void disks__push(const struct matrix_host *m, const struct qemu_boot *b,
+			struct strvec *out)
+{
+	size_t i;
+	char *e;
+
+	for (i = 0; b->disks && i < m->qemu.nr_disks; i++) {
+		const struct matrix_disk *d = &m->qemu.disks[i];
+
+		e = qemu__escape(b->disks[i]);
+		strvec__push(out, "-drive");
+		strvec__pushf(out,
+			      "file=%s,if=none,id=disk%zu,format=raw,"
+			      "cache=unsafe",
+			      e, i);
+		free(e);
+		strvec__push(out, "-device");
+		switch (d->model) {
+		case QEMU_DISK_NVME:
+			strvec__pushf(out, "nvme,drive=disk%zu,serial=%s", i,
+				      d->name);
+			break;
+		}
+	}
+}
+
+void qemu__guest_modules(const struct matrix_host *m, struct strvec *out)
+{
+	size_t i;
+
+	if (m->qemu.nic == QEMU_NIC_E1000E)
+		strvec__push(out, "e1000e");
+	for (i = 0; i < m->qemu.nr_disks; i++)
+		if (m->qemu.disks[i].model == QEMU_DISK_NVME &&
+		    !strvec__contains(out, "nvme"))
+			strvec__push(out, "nvme");
 }
 
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
@@ -170,11 +241,8 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		strvec__push(out, "user,id=n0,restrict=on");
 	}
 	strvec__push(out, "-device");
-	strvec__push(out, m->qemu.iommu != QEMU_IOMMU_NONE ?
-				  "virtio-net-pci,netdev=n0,"
-				  "iommu_platform=on,disable-legacy=on" :
-				  "virtio-net-pci,netdev=n0,"
-				  "disable-legacy=on");
+	nic__push(m, out);
+	disks__push(m, b, out);
 
 	/* The controller's root, read-only: the agent, iperf3, perf, libs. */
 	strvec__push(out, "-fsdev");

@@ -39,6 +39,8 @@ struct qemu_boot {
 	const char *tap;     /* NULL: a user-mode NIC that reaches nothing */
 	const char *agent_sock;
 	const char *console;
+	/* The scratch image of each of the host's qemu.disks, in order. */
+	const char *const *disks;
 };
 
 /*
@@ -71,6 +73,12 @@ int qemu__check_affinity(const struct matrix_host *m);
  * -ESRCH when not every vCPU's thread was found by its name.
  */
 int qemu__pin_vcpus(const struct matrix_host *m, int pid);
+
+/*
+ * The drivers @m's guest needs beyond the testbed's own (its NIC's,
+ * its disks'), appended to @out by module name.
+ */
+void qemu__guest_modules(const struct matrix_host *m, struct strvec *out);
 
 /* Commas doubled, as QEMU's option syntax wants in a value. New string. */
 char *qemu__escape(const char *value);

@@ -19,6 +19,14 @@ static const char *const qemu_reboot_values[] = { "restart", "kexec", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
 /* In the order of enum qemu_iommu. */
 static const char *const iommu_names[] = { "intel", "none", "smmuv3", NULL };
+/* In the order of enum qemu_nic and enum qemu_disk_model. */
+static const char *const nic_names[] = { "virtio", "e1000e", NULL };
+static const char *const disk_model_names[] = { "nvme", NULL };
+/*
+ * The largest MTU each NIC model takes: virtio-net's MAX_MTU, and the
+ * 82574's 9018-byte jumbo frame less its Ethernet header and FCS.
+ */
+static const unsigned int nic_max_mtu[] = { 65535, 9000 };
 /* The guests the testbed knows how to build and boot. */
 static const char *const qemu_arch_names[] = { "x86_64", "arm64", NULL };
 
@@ -80,6 +88,9 @@ void matrix_host__release(struct matrix_host *h)
 	free(h->kernel_dir);
 	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
 	free(h->qemu.vcpu_cpus);
+	for (size_t i = 0; i < h->qemu.nr_disks; i++)
+		free(h->qemu.disks[i].name);
+	free(h->qemu.disks);
 }
 
 /* affinity = { vcpus = [1], io = 0 }: which host CPU runs what. */
@@ -154,6 +165,118 @@ static void parse_qemu_arch(struct mx *mx, struct matrix_host *h,
 }
 
 /* Each vIOMMU exists on one machine type only. */
+const char *qemu_nic__name(enum qemu_nic nic)
+{
+	return nic_names[nic];
+}
+
+const char *qemu_disk_model__name(enum qemu_disk_model model)
+{
+	return disk_model_names[model];
+}
+
+const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->qemu.nr_disks; i++)
+		if (!strcmp(h->qemu.disks[i].name, name))
+			return &h->qemu.disks[i];
+	return NULL;
+}
+
+static void parse_qemu_disk(struct mx *mx, struct matrix_host *h,
+			    const struct toml_value *tab)
+{
+	static const char *const keys[] = { "name", "model", "size", NULL };
+	struct matrix_disk *d = &h->qemu.disks[h->qemu.nr_disks];
+	char where[96];
+	int model;
+	size_t i;
+
+	snprintf(where, sizeof(where), "a disk of [hosts.%s.qemu]", h->name);
+	mx_check_keys(mx, tab, keys, where);
+	d->pos = tab->pos;
+	if (mx_string(mx, tab, "name", MX_NAME, &d->name) <= 0) {
+		if (!toml_table__get(tab, "name"))
+			mx_err(mx, tab->pos,
+			       "disks: a disk of host '%s' has no name "
+			       "(name = \"nvme0\")",
+			       h->name);
+		return;
+	}
+	if (strlen(d->name) > MATRIX_DISK_NAME_MAX) {
+		mx_err(mx, mx_val_pos(tab, "name", tab->pos),
+		       "name: '%s' is longer than %d characters (it is the "
+		       "disk's serial number in the guest)",
+		       d->name, MATRIX_DISK_NAME_MAX);
+		free(d->name);
+		d->name = NULL;
+		return;
+	}
+	for (i = 0; i < h->qemu.nr_disks; i++) {
+		if (strcmp(h->qemu.disks[i].name, d->name))
+			continue;
+		mx_err(mx, mx_val_pos(tab, "name", tab->pos),
+		       "name: host '%s' has two disks named '%s'", h->name,
+		       d->name);
+		free(d->name);
+		d->name = NULL;
+		return;
+	}
+	if (mx_enum(mx, tab, "model", disk_model_names, &model) > 0)
+		d->model = model;
+	if (!toml_table__get(tab, "size"))
+		mx_err(mx, tab->pos,
+		       "disks: disk '%s' of host '%s' has no size "
+		       "(size = \"1G\")",
+		       d->name, h->name);
+	else if (mx_size(mx, tab, "size", &d->size) > 0 &&
+		 (d->size < (1ULL << 20) || d->size > (1ULL << 40) ||
+		  d->size % 4096))
+		mx_err(mx, mx_val_pos(tab, "size", tab->pos),
+		       "size: %llu bytes is out of range: 1M..1T, a "
+		       "multiple of 4K",
+		       (unsigned long long)d->size);
+	h->qemu.nr_disks++;
+}
+
+static void parse_qemu_disks(struct mx *mx, struct matrix_host *h,
+			     const struct toml_value *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	if (v->type != TOML_ARRAY) {
+		mx_err(mx, v->pos,
+		       "disks: expected a list of tables, [{ name = "
+		       "\"nvme0\", model = \"nvme\", size = \"1G\" }]");
+		return;
+	}
+	h->qemu.disks = xcalloc(v->u.arr.n + 1, sizeof(*h->qemu.disks));
+	for (i = 0; i < v->u.arr.n; i++)
+		if (mx_is(mx, v->u.arr.items[i], TOML_TABLE, "disks"))
+			parse_qemu_disk(mx, h, v->u.arr.items[i]);
+}
+
+static void parse_qemu_nic(struct mx *mx, struct matrix_host *h,
+			   const struct toml_value *tab)
+{
+	unsigned int max;
+	int nic;
+
+	if (mx_enum(mx, tab, "nic", nic_names, &nic) > 0)
+		h->qemu.nic = nic;
+	max = nic_max_mtu[h->qemu.nic];
+	if (mx_uint32(mx, tab, "mtu", 68, 65535, &h->qemu.mtu) > 0 &&
+	    h->qemu.mtu > max)
+		mx_err(mx, mx_val_pos(tab, "mtu", h->pos),
+		       "mtu: %u is more than an %s NIC takes (68..%u)",
+		       h->qemu.mtu, nic_names[h->qemu.nic], max);
+}
+
 static void check_qemu_iommu(struct mx *mx, struct matrix_host *h,
 			     const struct toml_value *tab)
 {
@@ -172,8 +295,8 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		       const struct toml_value *tab)
 {
 	static const char *const keys[] = {
-		"memory",	"cpus",	   "arch",     "accel", "iommu",
-		"caching_mode", "cmdline", "affinity", NULL,
+		"memory",  "cpus",     "arch", "accel", "iommu", "caching_mode",
+		"cmdline", "affinity", "nic",  "mtu",	"disks", NULL,
 	};
 	char where[96];
 	int accel, iommu;
@@ -208,6 +331,8 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 	mx_strings(mx, tab, "cmdline", MX_KARG, &h->qemu.cmdline,
 		   &h->qemu.nr_cmdline);
 	parse_qemu_affinity(mx, h, toml_table__get(tab, "affinity"));
+	parse_qemu_nic(mx, h, tab);
+	parse_qemu_disks(mx, h, toml_table__get(tab, "disks"));
 }
 
 static void parse_reboot(struct mx *mx, struct matrix_host *h,

@@ -66,6 +66,29 @@ enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
 enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
 enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE, QEMU_IOMMU_SMMUV3 };
+/*
+ * The guest's NIC. virtio-net never calls the DMA sync functions; an
+ * e1000e at a jumbo MTU receives small packets into buffers it syncs
+ * instead of unmapping (its packet-split path), which is where 6.1 and
+ * 6.12 differ (DMA_F_CAN_SKIP_SYNC).
+ */
+enum qemu_nic { QEMU_NIC_VIRTIO, QEMU_NIC_E1000E };
+enum qemu_disk_model { QEMU_DISK_NVME };
+
+/* Longest disk name: it is the NVMe serial number, 20 bytes. */
+#define MATRIX_DISK_NAME_MAX 20
+
+/*
+ * A scratch disk of a qemu host: an image the tool makes per host in
+ * its state folder, zero-filled, never a file of the user's; the guest
+ * sees it as the device whose serial number is @name.
+ */
+struct matrix_disk {
+	char *name;
+	enum qemu_disk_model model;
+	uint64_t size; /* bytes */
+	struct toml_pos pos;
+};
 
 /* The VM a qemu host is: bench/host/host-qemu.c makes it QEMU's argv. */
 struct matrix_qemu {
@@ -96,6 +119,11 @@ struct matrix_qemu {
 	int *vcpu_cpus;
 	size_t nr_vcpu_cpus;
 	int io_cpu;
+	enum qemu_nic nic;
+	/* The link's MTU, set on the guest's NIC and the peer's tap; 0: 1500. */
+	unsigned int mtu;
+	struct matrix_disk *disks;
+	size_t nr_disks;
 };
 
 struct matrix_host {
@@ -387,6 +415,11 @@ const char *matrix_order__name(enum matrix_order o);
 const char *host_transport__name(enum host_transport t);
 const char *host_role__name(enum host_role r);
 const char *qemu_iommu__name(enum qemu_iommu iommu);
+const char *qemu_nic__name(enum qemu_nic nic);
+const char *qemu_disk_model__name(enum qemu_disk_model model);
+/* The disk of @h named @name, or NULL. */
+const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
+					    const char *name);
 /* The vIOMMU a guest of @arch has: intel on x86_64, smmuv3 on arm64. */
 enum qemu_iommu qemu_iommu__default(const struct arch *arch);
 const char *group_type__name(enum group_type g);

@@ -204,6 +204,10 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 		goto stop_collect;
 	}
 	ret = run_host__call(srv, "iperf3.wait", NULL, tmo, &res, &o->err);
+	/* The servers' share of the bytes received, for per-GB figures. */
+	if (!ret)
+		iperf3__add_received(o->client,
+				     json_object_get(res, "reports"));
 	json_decref(res);
 	if (ret)
 		goto stop_collect;
@@ -338,7 +342,11 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			return ret;
 	}
 	fetched__store(ctx, trial_id, &o->fetched);
-	ret = vm_cpu__store(ctx, trial_id, o);
+	ret = store__probe_rates(
+		ctx->st, trial_id,
+		json_number_value(json_object_get(o->client, "bytes")));
+	if (!ret)
+		ret = vm_cpu__store(ctx, trial_id, o);
 	if (ret)
 		return ret;
 	/* Throughput per busy core needs both sides: iperf3 and procstat. */

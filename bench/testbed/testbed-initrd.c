@@ -592,9 +592,11 @@ out:
 }
 
 int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
-			const char *config, const char *release, bool force,
-			char **initrd, bool *cached, char **err)
+			const char *const *extra, const char *config,
+			const char *release, bool force, char **initrd,
+			bool *cached, char **err)
 {
+	struct strvec wanted = { 0 };
 	char base_key[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE];
 	struct cpio base, part;
 	char *cache = NULL, *base_path = NULL, *path = NULL;
@@ -636,7 +638,13 @@ int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 	if (cached)
 		*cached = base_cached;
 	if (modules_dir) {
-		ret = testbed__module_order(modules_dir, testbed_modules,
+		for (size_t i = 0; testbed_modules[i]; i++)
+			strvec__push(&wanted, testbed_modules[i]);
+		for (size_t i = 0; extra && extra[i]; i++)
+			if (!strvec__contains(&wanted, extra[i]))
+				strvec__push(&wanted, extra[i]);
+		ret = testbed__module_order(modules_dir,
+					    (const char *const *)wanted.v,
 					    &order, err);
 		if (ret)
 			goto out;
@@ -670,6 +678,7 @@ int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 	*initrd = path;
 	path = NULL;
 out:
+	strvec__release(&wanted);
 	strvec__release(&order);
 	cpio__release(&base);
 	cpio__release(&part);
@@ -682,6 +691,6 @@ out:
 int testbed__initrd(const struct arch *arch, const char *modules_dir,
 		    const char *release, char **initrd, char **err)
 {
-	return testbed__initrd_get(arch, modules_dir, NULL, release, false,
-				   initrd, NULL, err);
+	return testbed__initrd_get(arch, modules_dir, NULL, NULL, release,
+				   false, initrd, NULL, err);
 }

@@ -268,8 +268,9 @@ out:
 	return ret;
 }
 
-int testbed__kernel_get(const char *package, bool fetch, bool force,
-			struct testbed_kernel *k, char **err)
+int testbed__kernel_get(const char *package, const char *const *extra,
+			bool fetch, bool force, struct testbed_kernel *k,
+			char **err)
 {
 	char *cache = NULL, *dir = NULL, *modules = NULL, *base;
 	bool kernel_cached = false, initrd_cached = false;
@@ -323,7 +324,7 @@ int testbed__kernel_get(const char *package, bool fetch, bool force,
 	if (base)
 		modules = xasprintf("%s/lib/modules/%s", base, k->release);
 	free(base);
-	ret = testbed__initrd_get(arch__of_package(package), modules,
+	ret = testbed__initrd_get(arch__of_package(package), modules, extra,
 				  cache__has_file(k->config) ? k->config : NULL,
 				  k->release, force, &k->initrd, &initrd_cached,
 				  err);
@@ -347,5 +348,11 @@ out:
 int testbed__kernel(const char *package, bool fetch, struct testbed_kernel *k,
 		    char **err)
 {
-	return testbed__kernel_get(package, fetch, false, k, err);
+	return testbed__kernel_get(package, NULL, fetch, false, k, err);
+}
+
+int testbed__kernel_with(const char *package, const char *const *extra,
+			 struct testbed_kernel *k, char **err)
+{
+	return testbed__kernel_get(package, extra, true, false, k, err);
 }

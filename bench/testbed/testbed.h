@@ -82,6 +82,9 @@ bool testbed__package_is_valid(const char *package);
  */
 int testbed__kernel(const char *package, bool fetch, struct testbed_kernel *k,
 		    char **err);
+/* The same with the modules @extra in its initramfs (see initrd_get). */
+int testbed__kernel_with(const char *package, const char *const *extra,
+			 struct testbed_kernel *k, char **err);
 void testbed_kernel__release(struct testbed_kernel *k);
 
 /*
@@ -113,17 +116,21 @@ extern const char *const testbed_modules[];
 bool testbed__release_is_valid(const char *release);
 
 /* testbed__kernel(); with @force, downloaded and built again regardless. */
-int testbed__kernel_get(const char *package, bool fetch, bool force,
-			struct testbed_kernel *k, char **err);
+int testbed__kernel_get(const char *package, const char *const *extra,
+			bool fetch, bool force, struct testbed_kernel *k,
+			char **err);
 
 /*
- * testbed__initrd(), and the kernel's config (@config, when not NULL)
+ * testbed__initrd() with the modules @extra (NULL-terminated, may be
+ * NULL: a host's NIC and disk drivers) beside testbed_modules, and the
+ * kernel's config (@config, when not NULL)
  * as the initramfs's boot/config-<release>; with @force, built again
  * regardless. *@cached (may be NULL): nothing had to be built.
  */
 int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
-			const char *config, const char *release, bool force,
-			char **initrd, bool *cached, char **err);
+			const char *const *extra, const char *config,
+			const char *release, bool force, char **initrd,
+			bool *cached, char **err);
 
 /*
  * The path of the busybox for a guest of @arch (NULL: this machine's):

@@ -119,6 +119,43 @@ static json_t *intervals(json_t *const *reports, size_t n, double omit)
 	return out;
 }
 
+/* Bytes of @report's receiving streams, every interval; NAN: none. */
+static double received_one(const json_t *report)
+{
+	const json_t *iv, *st;
+	double bytes = NAN;
+	size_t k, j;
+
+	json_array_foreach(json_object_get(report, "intervals"), k, iv) {
+		json_array_foreach(json_object_get(iv, "streams"), j, st) {
+			double b = num(st, "bytes");
+
+			if (json_is_false(json_object_get(st, "sender")) &&
+			    !isnan(b))
+				bytes = isnan(bytes) ? b : bytes + b;
+		}
+	}
+	return bytes;
+}
+
+static void add_bytes(json_t *results, double b)
+{
+	double had = num(results, "bytes");
+
+	if (!isnan(b))
+		json_object_set_new(results, "bytes",
+				    json_real(isnan(had) ? b : had + b));
+}
+
+void iperf3__add_received(json_t *results, const json_t *reports)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(reports, i, r)
+		add_bytes(results, received_one(r));
+}
+
 static void add(double *acc, double v)
 {
 	if (!isnan(v))
@@ -183,6 +220,10 @@ int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
 		num_or_null(tot.cpu_client), "cpu_server_pct",
 		num_or_null(tot.cpu_server), "udp", udp, "per_process", per,
 		"intervals", intervals(reports, n, (double)o->omit_s));
+	/* What this end received; the servers' share is added by whoever
+	 * waits for them (iperf3__add_received). */
+	for (i = 0; i < n; i++)
+		add_bytes(*results, received_one(reports[i]));
 	return 0;
 fail:
 	json_decref(per);
@@ -205,6 +246,7 @@ static const struct metric_def metrics[] = {
 	{ "udp.lost_pct", "udp_lost_pct", "%", STORE_BETTER_LOWER },
 	{ "udp.jitter_ms", "udp_jitter_ms", "ms", STORE_BETTER_LOWER },
 	{ "udp.packets", "udp_packets", "count", STORE_BETTER_NONE },
+	{ "bytes", "bytes", "bytes", STORE_BETTER_NONE },
 };
 
 static int store_intervals(struct store *st, int64_t trial_id,

@@ -104,19 +104,31 @@ static unsigned int run_timeout_ms(const struct iperf3_opts *o)
 }
 
 /* iperf3's words for a failed end: its JSON error, else its stderr. */
-static void report_failure(const char *side, unsigned int port,
-			   const struct spawn *sp)
+/*
+ * Every number as a double: iperf3 3.12's UDP server reports its
+ * sum_sent.packets as a negative count printed unsigned (2^64 - n),
+ * which an integer parse refuses, and with it the whole report. The
+ * results read numbers as doubles anyway (iperf3-results.c).
+ */
+#define IPERF3_JSON_FLAGS JSON_DECODE_INT_AS_REAL
+
+/* Said, and returned as a new string for whoever asked. */
+static char *report_failure(const char *side, unsigned int port,
+			    const struct spawn *sp)
 {
-	char line[512], how[96];
-	json_t *j = sp->out ? json_loads(sp->out, 0, NULL) : NULL;
+	char line[512], how[96], *why;
+	json_t *j = sp->out ? json_loads(sp->out, IPERF3_JSON_FLAGS, NULL) :
+			      NULL;
 	const char *e = json_string_value(json_object_get(j, "error"));
 
 	if (!e && sp->err)
 		e = *spawn__last_line(sp->err, line, sizeof(line)) ? line :
 								     NULL;
-	pr_err("iperf3 %s on port %u failed: %s", side, port,
-	       e ? e : spawn__describe(sp, how, sizeof(how)));
+	why = xasprintf("iperf3 %s on port %u: %s", side, port,
+			e ? e : spawn__describe(sp, how, sizeof(how)));
+	pr_err("%s", why);
 	json_decref(j);
+	return why;
 }
 
 static int start_ends(const struct iperf3_opts *o, bool server,
@@ -225,7 +237,7 @@ static int wait_listening(struct iperf3_server *s)
 			continue;
 		}
 		if (!spawn__wait(&s->sp[i], 0)) {
-			report_failure("server", port + i, &s->sp[i]);
+			free(report_failure("server", port + i, &s->sp[i]));
 			return -EIO;
 		}
 		if (waited >= IPERF3_LISTEN_TIMEOUT_MS) {
@@ -270,7 +282,7 @@ static json_t *parse_report(const struct spawn *sp)
 {
 	if (!sp->out || !sp->out_len)
 		return NULL;
-	return json_loadb(sp->out, sp->out_len, 0, NULL);
+	return json_loadb(sp->out, sp->out_len, IPERF3_JSON_FLAGS, NULL);
 }
 
 int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
@@ -296,7 +308,19 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 			       port + i);
 		} else if (!r || json_object_get(r, "error") ||
 			   !spawn__succeeded(&s->sp[i])) {
-			report_failure("server", port + i, &s->sp[i]);
+			char *why =
+				report_failure("server", port + i, &s->sp[i]);
+
+			/* The caller learns why from the report. */
+			if (!json_object_get(r, "error")) {
+				if (!json_is_object(r)) {
+					json_decref(r);
+					r = json_object();
+				}
+				json_object_set_new(r, "error",
+						    json_string(why));
+			}
+			free(why);
 			err = err ? err : -EIO;
 		}
 		json_array_append_new(arr, r ? r : json_null());
@@ -336,7 +360,7 @@ static int collect_clients(const struct iperf3_opts *o, struct spawn *sp,
 			continue;
 		if (!reports[i] || json_object_get(reports[i], "error") ||
 		    !spawn__succeeded(&sp[i])) {
-			report_failure("client", port + i, &sp[i]);
+			free(report_failure("client", port + i, &sp[i]));
 			err = -EIO;
 		}
 	}
@@ -397,6 +421,7 @@ int iperf3__run(const struct iperf3_opts *server,
 		const struct iperf3_opts *client, json_t **results)
 {
 	struct iperf3_server *s;
+	json_t *reports = NULL;
 	int err;
 
 	*results = NULL;
@@ -416,10 +441,13 @@ int iperf3__run(const struct iperf3_opts *server,
 	if (err)
 		return err;
 	err = iperf3__client_run(client, results);
-	/* The servers' reports say nothing the clients' do not. */
-	if (!err && iperf3__server_wait(s, IPERF3_SERVER_GRACE_MS, NULL))
+	if (!err && iperf3__server_wait(s, IPERF3_SERVER_GRACE_MS, &reports))
 		pr_warn("iperf3: the clients succeeded but a server did not "
 			"end cleanly");
+	/* The servers received what the clients sent (unless reversed). */
+	if (!err)
+		iperf3__add_received(*results, reports);
+	json_decref(reports);
 	iperf3__server_stop(s);
 	return err;
 }

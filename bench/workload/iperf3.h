@@ -99,6 +99,15 @@ int iperf3__run(const struct iperf3_opts *server,
 int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
 		      size_t n, const struct iperf3_opts *o, json_t **results);
 
+/*
+ * Add to @results' "bytes" what the receiving streams of @reports (a
+ * JSON array of one end's reports) got over the whole test, omitted
+ * seconds included: the probes count over all of it, so this is what
+ * their calls per GB divide by, and for UDP it is what arrived, not
+ * what was sent. iperf3__summarize() counts the clients' own share.
+ */
+void iperf3__add_received(json_t *results, const json_t *reports);
+
 /* Results into the store: metrics and interval series of @trial_id. */
 int iperf3__store(struct store *st, int64_t trial_id, const json_t *results);
 

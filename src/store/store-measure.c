@@ -129,6 +129,27 @@ int store__probe_add(struct store *st, int64_t trial_id,
 	return err;
 }
 
+int store__probe_rates(struct store *st, int64_t trial_id, double bytes)
+{
+	static const char sql[] =
+		"INSERT INTO metrics (trial_id, name, value, unit, better)"
+		" SELECT trial_id, name || '" STORE_PER_GB_SUFFIX "',"
+		" calls * 1e9 / ?2, 'calls/GB', 'lower' FROM probes"
+		" WHERE trial_id = ?1 AND attach <> 'none' AND attach <> ''"
+		" ORDER BY id";
+	sqlite3_stmt *stmt;
+	int err;
+
+	if (!(bytes > 0) || !isfinite(bytes))
+		return 0;
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, trial_id);
+	sqlite3_bind_double(stmt, 2, bytes);
+	return step_insert(st, stmt, "adding the probes' calls per GB", NULL);
+}
+
 int store__profile_add(struct store *st, int64_t trial_id,
 		       const struct store_profile_row *row, int64_t *id)
 {

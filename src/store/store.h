@@ -239,6 +239,15 @@ struct store_probe {
 int store__probe_add(struct store *st, int64_t trial_id,
 		     const struct store_probe *p, int64_t *id);
 
+/*
+ * Each probe of @trial_id that attached, as a metric NAME_per_gb: its
+ * calls per 1e9 of the @bytes the workload moved (lower is better), so
+ * that compare, regress and export treat a call rate like any metric.
+ * A probe that could not attach gets none: no figure is not zero.
+ */
+int store__probe_rates(struct store *st, int64_t trial_id, double bytes);
+#define STORE_PER_GB_SUFFIX "_per_gb"
+
 struct store_profile_row {
 	const char *event; /* perf event sampled, e.g. cpu-clock */
 	const char *symbol;

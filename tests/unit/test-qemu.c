@@ -310,6 +310,118 @@ static void test_affinity(void)
 	matrix__free(m);
 }
 
+/* The second seed's devices: an e1000e at a jumbo MTU, an NVMe disk. */
+static void test_devices(void)
+{
+	struct matrix *m = load(MATRIX(
+		"nic = \"e1000e\"\nmtu = 9000\n"
+		"disks = [{ name = \"nvme0\", model = \"nvme\", size = "
+		"\"64M\" }, { name = \"scratch-b\", size = \"1G\" }]\n"));
+	const char *disks[] = { "/run/q/disk-nvme0.img", "/run/q,x/b.img" };
+	struct qemu_boot b = { .accel = ACCEL_TCG,
+			       .image = "/c/vmlinuz",
+			       .initrd = "/c/initrd",
+			       .cmdline = "console=ttyS0",
+			       .tap = "tap-x",
+			       .agent_sock = "/run/x/agent.sock",
+			       .console = "/run/x/console.log",
+			       .disks = disks };
+	const struct matrix_host *h;
+	struct strvec a = { 0 };
+	char *s;
+
+	if (!ok(m, "nic, mtu and disks load"))
+		return;
+	h = &m->hosts[matrix__find_host(m, "vm")];
+	ok(h->qemu.nic == QEMU_NIC_E1000E, "nic e1000e");
+	is_int(h->qemu.mtu, 9000, "mtu");
+	is_int(h->qemu.nr_disks, 2, "two disks");
+	is_int(h->qemu.disks[0].size, 64 << 20, "a disk's size");
+	ok(h->qemu.disks[1].model == QEMU_DISK_NVME, "nvme by default");
+	ok(matrix_host__disk(h, "scratch-b") == &h->qemu.disks[1],
+	   "a disk found by name");
+	ok(!matrix_host__disk(h, "nvme1"), "an unknown disk is not found");
+	qemu__argv(h, &b, &a);
+	s = joined(&a);
+	has_str(s, "|-device|e1000e,netdev=n0|", "an e1000e NIC");
+	ok(!strstr(s, "virtio-net"), "and no virtio NIC");
+	has_str(s,
+		"|-drive|file=/run/q/disk-nvme0.img,if=none,id=disk0,"
+		"format=raw,cache=unsafe|-device|nvme,drive=disk0,"
+		"serial=nvme0|",
+		"an NVMe disk whose serial is its name");
+	has_str(s, "file=/run/q,,x/b.img,", "a comma in its image doubled");
+	free(s);
+	strvec__release(&a);
+	qemu__guest_modules(h, &a);
+	s = joined(&a);
+	is_str(s, "|e1000e|nvme|", "the guest gets their drivers, once each");
+	free(s);
+	strvec__release(&a);
+	s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
+	has_str(s, " iommu_bench.mtu=9000 ", "the guest sets the MTU");
+	free(s);
+	matrix__free(m);
+
+	m = load(MATRIX(""));
+	if (m) {
+		h = &m->hosts[0];
+		ok(h->qemu.nic == QEMU_NIC_VIRTIO && !h->qemu.mtu &&
+			   !h->qemu.nr_disks,
+		   "virtio, the default MTU and no disks by default");
+		s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
+		ok(!strstr(s, "mtu"), "no MTU asked of the guest");
+		free(s);
+		qemu__guest_modules(h, &a);
+		is_int(a.nr, 0, "no drivers beyond the testbed's own");
+		strvec__release(&a);
+		matrix__free(m);
+	}
+}
+
+static void test_device_errors(void)
+{
+	char *e;
+
+	e = load_bad(MATRIX("nic = \"e1000\"\n"));
+	has_str(e, "did you mean 'e1000e'", "nic e1000: did you mean");
+	has_str(e, ":9:7:", "at the value's line and column");
+	free(e);
+	e = load_bad(MATRIX("nic = \"e1000e\"\nmtu = 9216\n"));
+	has_str(e, "mtu: 9216 is more than an e1000e NIC takes (68..9000)",
+		"an e1000e's jumbo limit");
+	free(e);
+	e = load_bad(MATRIX("mtu = 70000\n"));
+	has_str(e, "mtu", "an MTU out of range");
+	has_str(e, "70000", "names the value");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\" }]\n"));
+	has_str(e, "has no size", "a disk without a size");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\", "
+			    "model = \"nmve\" }]\n"));
+	has_str(e, "did you mean 'nvme'", "a model typo");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }, "
+			    "{ name = \"d\", size = \"1G\" }]\n"));
+	has_str(e, "two disks named 'd'", "two disks of one name");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"../x\", size = \"1G\" "
+			    "}]\n"));
+	has_str(e, "name", "a disk name that is not a safe name");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"a23456789012345678901\", "
+			    "size = \"1G\" }]\n"));
+	has_str(e, "longer than 20", "a name too long for a serial number");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1K\" }]\n"));
+	has_str(e, "out of range", "a disk too small");
+	free(e);
+	e = load_bad(MATRIX("disks = { name = \"d\" }\n"));
+	has_str(e, "expected a list of tables", "disks not a list");
+	free(e);
+}
+
 static void test_escape(void)
 {
 	char *e = qemu__escape("a,b,,c");
@@ -325,6 +437,8 @@ int main(void)
 	test_cmdline();
 	test_errors();
 	test_affinity();
+	test_devices();
+	test_device_errors();
 	test_escape();
 	config_errors__release(&errs);
 	return tap_done();

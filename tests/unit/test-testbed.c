@@ -539,7 +539,7 @@ static void test_initrd(void)
 	config = xasprintf("%s/config", scratch);
 	write_file(config, "CONFIG_INTEL_IOMMU=y\n", 21);
 
-	ret = testbed__initrd_get(NULL, dir, config, "6.1.0-test", false,
+	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", false,
 				  &initrd, &cached, &err);
 	is_int(ret, 0, "an initramfs from a scratch modules tree");
 	if (ret) {
@@ -552,8 +552,8 @@ static void test_initrd(void)
 	   "it lives in the cache: %s", initrd);
 
 	/* The base is the initramfs's first part, byte for byte. */
-	ret = testbed__initrd_get(NULL, NULL, NULL, NULL, false, &base, &cached,
-				  &err);
+	ret = testbed__initrd_get(NULL, NULL, NULL, NULL, NULL, false, &base,
+				  &cached, &err);
 	is_int(ret, 0, "the base alone, for a kernel with everything built in");
 	ok(cached, "the base came from the cache");
 	read_file(base, &data, &base_len);
@@ -597,14 +597,14 @@ static void test_initrd(void)
 	   "the kernel's config is /boot/config-RELEASE");
 	free(p);
 
-	ret = testbed__initrd_get(NULL, dir, config, "6.1.0-test", false,
+	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", false,
 				  &again, &cached, &err);
 	ok(!ret && cached && !strcmp(again, initrd),
 	   "a second build is a cache hit, at the same path");
 	free(again);
 	again = NULL;
-	ret = testbed__initrd_get(NULL, dir, config, "6.1.0-test", true, &again,
-				  &cached, &err);
+	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", true,
+				  &again, &cached, &err);
 	ok(!ret && !cached && !strcmp(again, initrd),
 	   "--force builds it again, at the same path");
 	free(again);
@@ -612,12 +612,12 @@ static void test_initrd(void)
 	p = xasprintf("%s/kernel/9p.ko", dir);
 	write_file(p, "a patched 9p", 12);
 	free(p);
-	ret = testbed__initrd_get(NULL, dir, config, "6.1.0-test", false,
+	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", false,
 				  &again, &cached, &err);
 	ok(!ret && !cached && strcmp(again, initrd),
 	   "a changed module gives a new initramfs");
 
-	ret = testbed__initrd_get(NULL, dir, NULL, "../x", false, &again,
+	ret = testbed__initrd_get(NULL, dir, NULL, NULL, "../x", false, &again,
 				  &cached, &err);
 	is_int(ret, -EINVAL, "a bad release is refused");
 	free(err);
