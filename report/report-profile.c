@@ -45,6 +45,37 @@ static void td_attach(struct report_ctx *c, uint32_t name)
 	fputs("</td>", c->fp);
 }
 
+/*
+ * What a probe's count means: it found nothing to attach to on that
+ * kernel (unknown, not zero), it attached and the kernel never called
+ * it (a real zero: the seed's "vanished"), or it counted calls.
+ */
+enum probe_state { PROBE_ABSENT, PROBE_UNATTACHED, PROBE_ZERO, PROBE_CALLED };
+
+static enum probe_state probe__state(const struct report_ctx *c,
+				     const struct rd_probe *p)
+{
+	if (!p)
+		return PROBE_ABSENT;
+	/* "none " alone: every trial's probe found no target. */
+	if (!strncmp(rd__str(c->d, p->attach), "none", 4) &&
+	    !strchr(rd__str(c->d, p->attach), ','))
+		return PROBE_UNATTACHED;
+	return p->calls ? PROBE_CALLED : PROBE_ZERO;
+}
+
+/* The function the probe attached to: "fentry X" -> "X". */
+static const char *probe__target(const struct report_ctx *c,
+				 const struct rd_probe *p, char *buf,
+				 size_t size)
+{
+	const char *a = rd__str(c->d, p->attach), *sp = strchr(a, ' ');
+
+	snprintf(buf, size, "%.*s", (int)strcspn(sp ? sp + 1 : a, ","),
+		 sp ? sp + 1 : a);
+	return buf;
+}
+
 static void td_probe(struct report_ctx *c, const struct rd_probe *p)
 {
 	char buf[2 * FMT_MAX + 16], num[FMT_MAX];
@@ -53,6 +84,10 @@ static void td_probe(struct report_ctx *c, const struct rd_probe *p)
 
 	if (!p)
 		snprintf(buf, sizeof(buf), "-");
+	else if (probe__state(c, p) == PROBE_UNATTACHED)
+		snprintf(buf, sizeof(buf), "not attachable");
+	else if (probe__state(c, p) == PROBE_ZERO)
+		snprintf(buf, sizeof(buf), "0, never called");
 	else if (isnan(v))
 		snprintf(buf, sizeof(buf), "%s per trial",
 			 fmt__num((double)p->calls / p->trials, num,
@@ -68,6 +103,70 @@ static void td_probe(struct report_ctx *c, const struct rd_probe *p)
 			 fmt__num(ns * sc.mul, num, sizeof(num)), sc.unit);
 	}
 	html__td(c->fp, "num", buf);
+}
+
+/*
+ * In words, where the columns disagree: a function one column calls and
+ * another never does (attached there all the same), and a probe with no
+ * target on some column's kernel.
+ */
+static void probes__explain(struct report_ctx *c, const uint32_t *names,
+			    size_t n)
+{
+	char target[128], num[FMT_MAX];
+	const struct rd_probe *p, *called;
+	size_t i, col, said = 0, called_col = 0;
+
+	for (i = 0; i < n; i++) {
+		called = NULL;
+		for (col = 0; col < c->nr_cols && !called; col++) {
+			p = report__probe(c, names[i], col);
+			if (probe__state(c, p) == PROBE_CALLED) {
+				called = p;
+				called_col = col;
+			}
+		}
+		for (col = 0; col < c->nr_cols; col++) {
+			p = report__probe(c, names[i], col);
+			switch (probe__state(c, p)) {
+			case PROBE_ZERO:
+				if (!called)
+					break;
+				fputs(said++ ? "<li>" : "<ul>\n<li>", c->fp);
+				probe__target(c, p, target, sizeof(target));
+				markup__escapef(
+					c->fp,
+					"%s no longer calls %s on this path: "
+					"the probe %s was attached and counted "
+					"0 calls, where %s made %s",
+					c->cols[col], target,
+					rd__str(c->d, names[i]),
+					c->cols[called_col],
+					isnan(report__per_gb(called)) ?
+						"some" :
+						fmt__num(report__per_gb(called),
+							 num, sizeof(num)));
+				markup__escape(c->fp,
+					       isnan(report__per_gb(called)) ?
+						       ".\n" :
+						       " per GB.\n");
+				break;
+			case PROBE_UNATTACHED:
+				fputs(said++ ? "<li>" : "<ul>\n<li>", c->fp);
+				markup__escapef(
+					c->fp,
+					"On %s the probe %s found no function "
+					"to attach to: what it would count "
+					"there is unknown, not zero.\n",
+					c->cols[col], rd__str(c->d, names[i]));
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	if (said)
+		fputs("</ul>\n", c->fp);
 }
 
 void report__probe_table(struct report_ctx *c, const uint32_t *names, size_t n)
@@ -92,10 +191,15 @@ void report__probe_table(struct report_ctx *c, const uint32_t *names, size_t n)
 		td_attach(c, names[i]);
 		fputs("</tr>\n", c->fp);
 	}
-	fputs("</table>\n<p class=\"small\">Calls per GB use the bytes "
-	      "iperf3's interval series account for; a probe attached as "
-	      "<code>none</code> found no target on that kernel and counts "
-	      "nothing, which is not the same as never called.</p>\n",
+	fputs("</table>\n", c->fp);
+	probes__explain(c, names, n);
+	fputs("<p class=\"small\">Calls per GB divide by the bytes the "
+	      "workload's receiving end counted (iperf3's receiver, fio's "
+	      "I/O), over the whole trial as the probes count. <em>0, never "
+	      "called</em>: the probe was attached and the kernel did not "
+	      "call the function. <em>not attachable</em>: there was no "
+	      "function to attach to on that kernel (renamed, inlined, or "
+	      "gone), so its count there is unknown, not zero.</p>\n",
 	      c->fp);
 }
 

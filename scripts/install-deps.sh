@@ -8,7 +8,8 @@ set -eu
 # Build: compilers, the libraries we link, the BPF toolchain, and the
 # kernel source package that libperf is built from (Debian ships no libperf).
 # Run and test: iperf3, perf, iproute2 for network namespaces, gnuplot for
-# plots, chromium to render reports, bpftrace as the probe-cost yardstick.
+# plots, chromium to render reports, bpftrace as the probe-cost yardstick,
+# fio for the storage workload (also run inside the testbed's guests).
 # Kernel builds: the toolchain a kernel needs, and an arm64 cross compiler
 # (the seeds' platform), pahole for BTF.
 # The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
@@ -31,6 +32,7 @@ libelf-dev
 zlib1g-dev
 libiperf-dev
 iperf3
+fio
 linux-perf
 linux-source-6.1
 xz-utils

@@ -56,22 +56,6 @@ static const char *db_of(const struct matrix *m)
 	return m->run.db;
 }
 
-static const char *data_arrow(const struct matrix *m,
-			      const struct matrix_workload *w, char *buf,
-			      size_t size)
-{
-	const struct matrix_iperf3 *p = &w->u.iperf3;
-	const char *s = m->hosts[w->server].name, *c = m->hosts[w->client].name;
-
-	if (p->bidir)
-		snprintf(buf, size, "%s <-> %s", c, s);
-	else if (p->reverse)
-		snprintf(buf, size, "%s -> %s", s, c);
-	else
-		snprintf(buf, size, "%s -> %s", c, s);
-	return buf;
-}
-
 static void print_hosts(const struct matrix *m)
 {
 	size_t i;
@@ -176,22 +160,10 @@ static void print_workloads(const struct matrix *m)
 	printf("\nworkloads\n");
 	for (i = 0; i < m->nr_workloads; i++) {
 		const struct matrix_workload *w = &m->workloads[i];
-		const struct matrix_iperf3 *p = &w->u.iperf3;
-		char arrow[160], d[UNITS_FMT_MAX], o[UNITS_FMT_MAX];
+		char what[256];
 
-		printf("  %-12s %s %s %s, %u stream%s", w->name, w->ops->name,
-		       p->protocol == PROTO_UDP ? "udp" : "tcp",
-		       data_arrow(m, w, arrow, sizeof(arrow)), p->streams,
-		       p->streams == 1 ? "" : "s");
-		if (p->processes > 1)
-			printf(" x %u processes", p->processes);
-		printf(", %s",
-		       units__format_duration(p->duration_ms, d, sizeof(d)));
-		if (p->omit_ms)
-			printf(" (+%s omitted)",
-			       units__format_duration(p->omit_ms, o,
-						      sizeof(o)));
-		putchar('\n');
+		w->ops->describe(m, w, what, sizeof(what));
+		printf("  %-12s %s %s\n", w->name, w->ops->name, what);
 	}
 }
 

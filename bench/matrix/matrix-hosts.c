@@ -42,21 +42,24 @@ const char *host_role__name(enum host_role r)
 
 /* Every key any transport knows, so that a typo gets a suggestion. */
 static const char *const all_keys[] = {
-	"transport",   "role",	       "description",	"address",
-	"nic",	       "link",	       "netns",		"data_address",
-	"user",	       "port",	       "allow_reboot",	"reboot",
-	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
-	"kernel_dir",  NULL,
+	"transport",   "role",	       "description",
+	"address",     "nic",	       "link",
+	"netns",       "data_address", "user",
+	"port",	       "allow_reboot", "reboot",
+	"power_cycle", "boot_timeout", "boot_estimate",
+	"qemu",	       "kernel_dir",   "disks",
+	NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
-static const char *const transport_keys[][12] = {
-	[HOST_LOCAL] = { "address", "nic", "link", "allow_reboot", "reboot" },
+static const char *const transport_keys[][13] = {
+	[HOST_LOCAL] = { "address", "nic", "link", "allow_reboot", "reboot",
+			 "disks" },
 	[HOST_NETNS] = { "address", "nic", "link", "netns", "allow_reboot",
 			 "reboot" },
 	[HOST_SSH] = { "address", "nic", "data_address", "user", "port",
 		       "allow_reboot", "reboot", "power_cycle", "boot_timeout",
-		       "boot_estimate", "kernel_dir" },
+		       "boot_estimate", "kernel_dir", "disks" },
 	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot", "reboot",
 			"boot_timeout", "boot_estimate", "qemu", "kernel_dir" },
 };
@@ -91,6 +94,11 @@ void matrix_host__release(struct matrix_host *h)
 	for (size_t i = 0; i < h->qemu.nr_disks; i++)
 		free(h->qemu.disks[i].name);
 	free(h->qemu.disks);
+	for (size_t i = 0; i < h->nr_disks; i++) {
+		free(h->disks[i].name);
+		free(h->disks[i].path);
+	}
+	free(h->disks);
 }
 
 /* affinity = { vcpus = [1], io = 0 }: which host CPU runs what. */
@@ -175,35 +183,54 @@ const char *qemu_disk_model__name(enum qemu_disk_model model)
 	return disk_model_names[model];
 }
 
+const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
+					     size_t *nr)
+{
+	if (h->transport == HOST_QEMU) {
+		*nr = h->qemu.nr_disks;
+		return h->qemu.disks;
+	}
+	*nr = h->nr_disks;
+	return h->disks;
+}
+
 const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
 					    const char *name)
 {
-	size_t i;
+	const struct matrix_disk *d;
+	size_t i, nr;
 
-	for (i = 0; i < h->qemu.nr_disks; i++)
-		if (!strcmp(h->qemu.disks[i].name, name))
-			return &h->qemu.disks[i];
+	d = matrix_host__disks(h, &nr);
+	for (i = 0; i < nr; i++)
+		if (!strcmp(d[i].name, name))
+			return &d[i];
 	return NULL;
 }
 
-static void parse_qemu_disk(struct mx *mx, struct matrix_host *h,
-			    const struct toml_value *tab)
+/* qemu: a scratch image of a size; ssh, local: a block device by path. */
+static void parse_disk(struct mx *mx, struct matrix_host *h,
+		       const struct toml_value *tab, struct matrix_disk *disks,
+		       size_t *nr)
 {
-	static const char *const keys[] = { "name", "model", "size", NULL };
-	struct matrix_disk *d = &h->qemu.disks[h->qemu.nr_disks];
+	static const char *const vm_keys[] = { "name", "model", "size", NULL };
+	static const char *const dev_keys[] = { "name", "path", NULL };
+	bool vm = h->transport == HOST_QEMU;
+	struct matrix_disk *d = &disks[*nr];
 	char where[96];
 	int model;
 	size_t i;
 
-	snprintf(where, sizeof(where), "a disk of [hosts.%s.qemu]", h->name);
-	mx_check_keys(mx, tab, keys, where);
+	snprintf(where, sizeof(where), "a disk of [hosts.%s%s]", h->name,
+		 vm ? ".qemu" : "");
+	mx_check_keys(mx, tab, vm ? vm_keys : dev_keys, where);
 	d->pos = tab->pos;
 	if (mx_string(mx, tab, "name", MX_NAME, &d->name) <= 0) {
 		if (!toml_table__get(tab, "name"))
 			mx_err(mx, tab->pos,
 			       "disks: a disk of host '%s' has no name "
-			       "(name = \"nvme0\")",
-			       h->name);
+			       "(name = \"%s\")",
+			       h->name, vm ? "nvme0" : "data");
+		d->name = NULL;
 		return;
 	}
 	if (strlen(d->name) > MATRIX_DISK_NAME_MAX) {
@@ -215,14 +242,30 @@ static void parse_qemu_disk(struct mx *mx, struct matrix_host *h,
 		d->name = NULL;
 		return;
 	}
-	for (i = 0; i < h->qemu.nr_disks; i++) {
-		if (strcmp(h->qemu.disks[i].name, d->name))
+	for (i = 0; i < *nr; i++) {
+		if (strcmp(disks[i].name, d->name))
 			continue;
 		mx_err(mx, mx_val_pos(tab, "name", tab->pos),
 		       "name: host '%s' has two disks named '%s'", h->name,
 		       d->name);
 		free(d->name);
 		d->name = NULL;
+		return;
+	}
+	(*nr)++;
+	if (!vm) {
+		if (!toml_table__get(tab, "path"))
+			mx_err(mx, tab->pos,
+			       "disks: disk '%s' of host '%s' has no path "
+			       "(path = \"/dev/nvme1n1\")",
+			       d->name, h->name);
+		else if (mx_string(mx, tab, "path", MX_HOSTPATH, &d->path) >
+				 0 &&
+			 strncmp(d->path, "/dev/", 5))
+			mx_err(mx, mx_val_pos(tab, "path", tab->pos),
+			       "path: '%s' is not under /dev: a disk is a "
+			       "block device",
+			       d->path);
 		return;
 	}
 	if (mx_enum(mx, tab, "model", disk_model_names, &model) > 0)
@@ -239,11 +282,11 @@ static void parse_qemu_disk(struct mx *mx, struct matrix_host *h,
 		       "size: %llu bytes is out of range: 1M..1T, a "
 		       "multiple of 4K",
 		       (unsigned long long)d->size);
-	h->qemu.nr_disks++;
 }
 
-static void parse_qemu_disks(struct mx *mx, struct matrix_host *h,
-			     const struct toml_value *v)
+static void parse_disks(struct mx *mx, struct matrix_host *h,
+			const struct toml_value *v, struct matrix_disk **disks,
+			size_t *nr)
 {
 	size_t i;
 
@@ -251,14 +294,16 @@ static void parse_qemu_disks(struct mx *mx, struct matrix_host *h,
 		return;
 	if (v->type != TOML_ARRAY) {
 		mx_err(mx, v->pos,
-		       "disks: expected a list of tables, [{ name = "
-		       "\"nvme0\", model = \"nvme\", size = \"1G\" }]");
+		       "disks: expected a list of tables, [{ name = %s }]",
+		       h->transport == HOST_QEMU ?
+			       "\"nvme0\", model = \"nvme\", size = \"1G\"" :
+			       "\"data\", path = \"/dev/nvme1n1\"");
 		return;
 	}
-	h->qemu.disks = xcalloc(v->u.arr.n + 1, sizeof(*h->qemu.disks));
+	*disks = xcalloc(v->u.arr.n + 1, sizeof(**disks));
 	for (i = 0; i < v->u.arr.n; i++)
 		if (mx_is(mx, v->u.arr.items[i], TOML_TABLE, "disks"))
-			parse_qemu_disk(mx, h, v->u.arr.items[i]);
+			parse_disk(mx, h, v->u.arr.items[i], *disks, nr);
 }
 
 static void parse_qemu_nic(struct mx *mx, struct matrix_host *h,
@@ -332,7 +377,8 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		   &h->qemu.nr_cmdline);
 	parse_qemu_affinity(mx, h, toml_table__get(tab, "affinity"));
 	parse_qemu_nic(mx, h, tab);
-	parse_qemu_disks(mx, h, toml_table__get(tab, "disks"));
+	parse_disks(mx, h, toml_table__get(tab, "disks"), &h->qemu.disks,
+		    &h->qemu.nr_disks);
 }
 
 static void parse_reboot(struct mx *mx, struct matrix_host *h,
@@ -535,6 +581,9 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	/* The testbed's guest has no udev to rename its one NIC. */
 	if (!h->nic && h->transport == HOST_QEMU)
 		h->nic = xstrdup("eth0");
+	if (h->transport == HOST_LOCAL || h->transport == HOST_SSH)
+		parse_disks(mx, h, toml_table__get(tab, "disks"), &h->disks,
+			    &h->nr_disks);
 	if (h->transport == HOST_LOCAL || h->transport == HOST_NETNS) {
 		int reboot;
 

@@ -129,5 +129,6 @@ void matrix_collect__release(struct matrix_collect *c);
 void matrix_regress__release(struct matrix_regress *r);
 
 extern const struct workload_type_ops iperf3_workload_ops;
+extern const struct workload_type_ops fio_workload_ops;
 
 #endif /* IOMMU_BENCH_MATRIX_INTERNAL_H */

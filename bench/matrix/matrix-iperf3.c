@@ -3,6 +3,7 @@
  * The iperf3 workload's keys. Ranges are iperf3 3.12's own limits, so
  * that a matrix which passes `plan` does not fail at the first trial.
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,10 +176,57 @@ static void iperf3__parse(struct mx *mx, struct matrix_workload *w,
 	parse_affinity(mx, p, tab);
 }
 
+/* Which way the data flows: "peer -> guest", "<->" for bidir. */
+static void iperf3__describe(const struct matrix *m,
+			     const struct matrix_workload *w, char *buf,
+			     size_t size)
+{
+	const struct matrix_iperf3 *p = &w->u.iperf3;
+	const char *s = m->hosts[w->server].name, *c = m->hosts[w->client].name;
+	char d[UNITS_FMT_MAX], o[UNITS_FMT_MAX], procs[32] = "";
+
+	if (p->processes > 1)
+		snprintf(procs, sizeof(procs), " x %u processes", p->processes);
+	snprintf(buf, size, "%s %s %s %s, %u stream%s%s, %s%s%s%s",
+		 p->protocol == PROTO_UDP ? "udp" : "tcp",
+		 p->bidir   ? c :
+		 p->reverse ? s :
+			      c,
+		 p->bidir ? "<->" : "->", p->reverse && !p->bidir ? c : s,
+		 p->streams, p->streams == 1 ? "" : "s", procs,
+		 units__format_duration(p->duration_ms, d, sizeof(d)),
+		 p->omit_ms ? " (+" : "",
+		 p->omit_ms ? units__format_duration(p->omit_ms, o, sizeof(o)) :
+			      "",
+		 p->omit_ms ? " omitted)" : "");
+}
+
+static void iperf3__plan_json(const struct matrix *m,
+			      const struct matrix_workload *w, json_t *o)
+{
+	const struct matrix_iperf3 *p = &w->u.iperf3;
+
+	json_object_set_new(o, "server", json_string(m->hosts[w->server].name));
+	json_object_set_new(o, "client", json_string(m->hosts[w->client].name));
+	json_object_set_new(o, "protocol",
+			    json_string(p->protocol == PROTO_UDP ? "udp" :
+								   "tcp"));
+	json_object_set_new(o, "streams", json_integer(p->streams));
+	json_object_set_new(o, "processes", json_integer(p->processes));
+	json_object_set_new(o, "duration_seconds",
+			    json_real(p->duration_ms / 1000.0));
+	json_object_set_new(o, "omit_seconds", json_real(p->omit_ms / 1000.0));
+	json_object_set_new(o, "reverse", json_boolean(p->reverse));
+	json_object_set_new(o, "bidir", json_boolean(p->bidir));
+}
+
 const struct workload_type_ops iperf3_workload_ops = {
 	.name = "iperf3",
 	.keys = iperf3_keys,
 	.parse = iperf3__parse,
 	.release = iperf3__release,
 	.trial_ms = iperf3__trial_ms,
+	.describe = iperf3__describe,
+	.plan_json = iperf3__plan_json,
+	.two_ends = true,
 };

@@ -11,10 +11,13 @@
 
 static const struct workload_type_ops *const types[] = {
 	[WORKLOAD_IPERF3] = &iperf3_workload_ops,
+	[WORKLOAD_FIO] = &fio_workload_ops,
 };
 
-static const char *const common_keys[] = { "name",   "type",   "description",
-					   "server", "client", "collect" };
+/* Every type's; server and client only where there are two ends. */
+static const char *const common_keys[] = { "name", "type", "description",
+					   "collect" };
+static const char *const end_keys[] = { "server", "client" };
 
 uint64_t matrix_workload__trial_ms(const struct matrix_workload *w)
 {
@@ -32,16 +35,19 @@ void matrix_workload__release(struct matrix_workload *w)
 /* The common keys and the type's own, NULL-terminated; free() it. */
 static const char **keys_of(const struct workload_type_ops *ops)
 {
-	size_t n = 0, i, nr = ARRAY_SIZE(common_keys);
+	size_t n = 0, i, k = 0;
 	const char **keys;
 
 	while (ops->keys[n])
 		n++;
-	keys = xcalloc(nr + n + 1, sizeof(*keys));
-	for (i = 0; i < nr; i++)
-		keys[i] = common_keys[i];
+	keys = xcalloc(ARRAY_SIZE(common_keys) + ARRAY_SIZE(end_keys) + n + 1,
+		       sizeof(*keys));
+	for (i = 0; i < ARRAY_SIZE(common_keys); i++)
+		keys[k++] = common_keys[i];
+	for (i = 0; ops->two_ends && i < ARRAY_SIZE(end_keys); i++)
+		keys[k++] = end_keys[i];
 	for (i = 0; i < n; i++)
-		keys[nr + i] = ops->keys[i];
+		keys[k++] = ops->keys[i];
 	return keys;
 }
 
@@ -122,16 +128,36 @@ static void check_ends(struct mx *mx, struct matrix_workload *w,
 	w->sut = hs->role == ROLE_SUT ? s : c;
 }
 
+/* A workload of one host: fio on its disk. The host must be the SUT. */
+static bool one_host(struct mx *mx, struct matrix_workload *w,
+		     const struct toml_value *tab)
+{
+	long h = host_ref(mx, tab, "host", w);
+
+	if (h < 0)
+		return false;
+	if (mx->m->hosts[h].role != ROLE_SUT) {
+		mx_err(mx, mx_val_pos(tab, "host", w->pos),
+		       "host: '%s' is a peer; workload '%s' measures the "
+		       "host it runs on, which must have role = \"sut\"",
+		       mx->m->hosts[h].name, w->name);
+		return false;
+	}
+	w->server = w->client = w->sut = h;
+	return true;
+}
+
 static void parse_workload(struct mx *mx, struct matrix_workload *w,
 			   const struct toml_value *tab)
 {
-	static const char *const type_names[] = { "iperf3", NULL };
+	/* In the order of enum workload_type. */
+	static const char *const type_names[] = { "iperf3", "fio", NULL };
 	const char **keys;
 	char where[96];
 	long s, c;
 	int type = WORKLOAD_IPERF3;
 
-	/* iperf3 is the only type yet: the default, until there are two. */
+	/* iperf3 by default: the files written before fio came. */
 	mx_enum(mx, tab, "type", type_names, &type);
 	w->type = type;
 	w->ops = types[w->type];
@@ -142,6 +168,12 @@ static void parse_workload(struct mx *mx, struct matrix_workload *w,
 	mx_text(mx, tab, "description", &w->description);
 	w->collect = true;
 	mx_bool(mx, tab, "collect", &w->collect);
+	if (!w->ops->two_ends) {
+		/* The type's keys refer to its host: none without one. */
+		if (one_host(mx, w, tab))
+			w->ops->parse(mx, w, tab);
+		return;
+	}
 	s = host_ref(mx, tab, "server", w);
 	c = host_ref(mx, tab, "client", w);
 	if (s >= 0 && c >= 0)

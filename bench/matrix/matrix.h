@@ -86,7 +86,8 @@ enum qemu_disk_model { QEMU_DISK_NVME };
 struct matrix_disk {
 	char *name;
 	enum qemu_disk_model model;
-	uint64_t size; /* bytes */
+	uint64_t size; /* bytes; 0 on an ssh or local host */
+	char *path;    /* ssh, local: the block device; NULL on qemu */
 	struct toml_pos pos;
 };
 
@@ -156,6 +157,9 @@ struct matrix_host {
 	size_t link; /* netns/local/qemu: index of the veth peer */
 	bool has_link;
 	struct matrix_qemu qemu;
+	/* ssh, local: disks = [{ name, path }] a fio workload may target */
+	struct matrix_disk *disks;
+	size_t nr_disks;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };
@@ -246,7 +250,7 @@ enum mode_apply {
 	APPLY_RESTART, /* restart the VM (qemu) with the cmdline */
 };
 
-enum workload_type { WORKLOAD_IPERF3 };
+enum workload_type { WORKLOAD_IPERF3, WORKLOAD_FIO };
 enum iperf3_protocol { PROTO_TCP, PROTO_UDP };
 
 struct iperf3_affinity {
@@ -274,6 +278,32 @@ struct matrix_iperf3 {
 	struct iperf3_affinity server_cpus, client_cpus;
 };
 
+/* In the order of fio_rw_names (matrix-fio.c): fio's own --rw values. */
+enum fio_rw {
+	FIO_READ,
+	FIO_WRITE,
+	FIO_RANDREAD,
+	FIO_RANDWRITE,
+	FIO_READWRITE,
+	FIO_RANDRW,
+};
+
+/* fio on one host against one of its disks; no peer, no network. */
+struct matrix_fio {
+	size_t disk; /* index into the host's disks */
+	enum fio_rw rw;
+	uint64_t bs;	      /* bytes */
+	unsigned int iodepth; /* per job */
+	unsigned int numjobs;
+	bool direct;	  /* O_DIRECT: every I/O reaches the device's DMA */
+	bool destructive; /* a write may hit a disk that holds data */
+	/*
+	 * No ramp_time: fio would not count its I/O, and the probes would,
+	 * so calls per GB would be off by the ramp's share.
+	 */
+	uint64_t duration_ms;
+};
+
 struct matrix_workload {
 	char *name;
 	char *description;
@@ -289,12 +319,15 @@ struct matrix_workload {
 	bool collect;
 	union {
 		struct matrix_iperf3 iperf3;
+		struct matrix_fio fio;
 	} u;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };
 
 struct mx;
+struct matrix;
+struct json_t;
 
 /*
  * One per workload type. The matrix knows how to read and check a type's
@@ -309,7 +342,26 @@ struct workload_type_ops {
 	void (*release)(struct matrix_workload *w);
 	/* Wall time of one trial as the workload itself sees it. */
 	uint64_t (*trial_ms)(const struct matrix_workload *w);
+	/* One line for `plan`: "udp peer -> guest, 1 stream, 5s". */
+	void (*describe)(const struct matrix *m,
+			 const struct matrix_workload *w, char *buf,
+			 size_t size);
+	/* The type's own keys into `plan --json`'s workload object @o. */
+	void (*plan_json)(const struct matrix *m,
+			  const struct matrix_workload *w, struct json_t *o);
+	/*
+	 * false: the workload runs on one host (w->server == w->client ==
+	 * w->sut), and takes `host` where the others take server, client.
+	 */
+	bool two_ends;
 };
+
+/* The disk a fio workload targets, on its host. */
+const struct matrix_disk *matrix_fio__disk(const struct matrix *m,
+					   const struct matrix_workload *w);
+/* fio's --rw value of @rw; whether it writes. */
+const char *fio_rw__name(enum fio_rw rw);
+bool fio_rw__writes(enum fio_rw rw);
 
 /* In the order of perf_callgraph_names (collectors/perf/perf-events.h). */
 enum perf_callgraph {
@@ -417,9 +469,12 @@ const char *host_role__name(enum host_role r);
 const char *qemu_iommu__name(enum qemu_iommu iommu);
 const char *qemu_nic__name(enum qemu_nic nic);
 const char *qemu_disk_model__name(enum qemu_disk_model model);
-/* The disk of @h named @name, or NULL. */
+/* The disk of @h named @name (its qemu.disks on a VM), or NULL. */
 const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
 					    const char *name);
+/* @h's disks: qemu.disks on a VM, disks elsewhere. */
+const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
+					     size_t *nr);
 /* The vIOMMU a guest of @arch has: intel on x86_64, smmuv3 on arm64. */
 enum qemu_iommu qemu_iommu__default(const struct arch *arch);
 const char *group_type__name(enum group_type g);

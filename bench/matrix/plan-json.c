@@ -127,27 +127,18 @@ static json_t *modes_json(const struct matrix *m)
 
 static json_t *workloads_json(const struct matrix *m)
 {
-	json_t *a = json_array();
+	json_t *a = json_array(), *o;
 	size_t i;
 
 	for (i = 0; i < m->nr_workloads; i++) {
 		const struct matrix_workload *w = &m->workloads[i];
-		const struct matrix_iperf3 *p = &w->u.iperf3;
 
-		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, "
-				     "s:o, s:o, s:b, s:b, s:o}",
-				     "name", w->name, "type", w->ops->name,
-				     "server", m->hosts[w->server].name,
-				     "client", m->hosts[w->client].name, "sut",
-				     m->hosts[w->sut].name, "protocol",
-				     p->protocol == PROTO_UDP ? "udp" : "tcp",
-				     "streams", (int)p->streams, "processes",
-				     (int)p->processes, "duration_seconds",
-				     seconds(p->duration_ms), "omit_seconds",
-				     seconds(p->omit_ms), "reverse", p->reverse,
-				     "bidir", p->bidir, "trial_seconds",
-				     seconds(matrix_workload__trial_ms(w))));
+		o = json_pack("{s:s, s:s, s:s, s:o}", "name", w->name, "type",
+			      w->ops->name, "sut", m->hosts[w->sut].name,
+			      "trial_seconds",
+			      seconds(matrix_workload__trial_ms(w)));
+		w->ops->plan_json(m, w, o);
+		json_array_append_new(a, o);
 	}
 	return a;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The arguments of the agent verbs a trial uses, built from the matrix:
- * the iperf3 keys of a workload (as the plan's workload JSON names them)
- * and the enabled [collect] tables.
+ * the iperf3 keys of a workload (as the plan's workload JSON names them),
+ * a fio workload's, and the enabled [collect] tables.
  */
 #include <errno.h>
 #include <string.h>
@@ -54,13 +54,37 @@ json_t *run_args__iperf3(const struct matrix *m,
 	return o;
 }
 
+json_t *run_args__fio(const struct matrix *m, const struct matrix_workload *w)
+{
+	const struct matrix_fio *p = &w->u.fio;
+	const struct matrix_disk *d = matrix_fio__disk(m, w);
+
+	/* A VM's disk by the serial the testbed gave it; elsewhere by path. */
+	return json_pack("{s:s, s:s, s:I, s:i, s:i, s:i, s:b, s:b}",
+			 d->path ? "path" : "serial",
+			 d->path ? d->path : d->name, "rw", fio_rw__name(p->rw),
+			 "bs", (json_int_t)p->bs, "iodepth", (int)p->iodepth,
+			 "numjobs", (int)p->numjobs, "runtime_s",
+			 (int)(p->duration_ms / 1000), "direct", p->direct,
+			 "destructive", p->destructive);
+}
+
 /* Sampling only where the matrix wants it: see enum perf_record_where. */
-static json_t *perf_json(const struct matrix_collect *c, bool profile)
+static json_t *perf_json(const struct matrix_collect *c, bool profile,
+			 const struct matrix_host *h)
 {
 	bool record = c->perf.record == RECORD_EVERY ||
 		      (c->perf.record == RECORD_SEPARATE && profile);
 	json_t *o = json_pack("{s:b}", "record", record);
 
+	/*
+	 * A testbed guest runs the controller's own binaries, and under
+	 * TCG each perf process costs it tens of seconds: perf report
+	 * runs here instead, on the fetched perf.data with the guest's
+	 * kallsyms (docs/collectors.md).
+	 */
+	if (record && h->transport == HOST_QEMU)
+		json_object_set_new(o, "report", json_string("controller"));
 	if (c->perf.event)
 		json_object_set_new(o, "event", json_string(c->perf.event));
 	if (c->perf.frequency)
@@ -76,9 +100,10 @@ static json_t *perf_json(const struct matrix_collect *c, bool profile)
 	return o;
 }
 
-json_t *run_args__collect(const struct matrix *m, const char *nic,
+json_t *run_args__collect(const struct matrix *m, const struct matrix_host *h,
 			  const char *outdir, bool profile)
 {
+	const char *nic = h->nic;
 	const struct matrix_collect *c = &m->collect;
 	json_t *cols = json_object(), *o;
 
@@ -91,7 +116,7 @@ json_t *run_args__collect(const struct matrix *m, const char *nic,
 		json_object_set_new(cols, "bpf", o);
 	}
 	if (c->perf.enabled)
-		json_object_set_new(cols, "perf", perf_json(c, profile));
+		json_object_set_new(cols, "perf", perf_json(c, profile, h));
 	if (c->procstat.enabled)
 		json_object_set_new(
 			cols, "procstat",

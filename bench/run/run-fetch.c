@@ -28,7 +28,8 @@
 #define REMOVE_TIMEOUT_MS 30000
 
 /* Files run-trial.c writes into the trial's folder itself. */
-static const char *const reserved[] = { "iperf3.json", "collectors.json" };
+static const char *const reserved[] = { "iperf3.json", "fio.json",
+					"collectors.json" };
 
 struct fetch_walk {
 	struct run_host *h;

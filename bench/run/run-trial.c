@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One trial: mode in place and verified, collectors on around an iperf3
- * pair, then everything measured stored in a single transaction, so a
- * crash leaves the whole trial or none of it.
+ * One trial: mode in place and verified, collectors on around the
+ * workload (an iperf3 pair, or fio on the SUT's disk), then everything
+ * measured stored in a single transaction, so a crash leaves the whole
+ * trial or none of it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,9 +14,11 @@
 
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
+#include "bench/workload/fio.h"
 #include "bench/workload/iperf3.h"
 #include "clock.h"
 #include "collectors/collector.h"
+#include "collectors/perf/perf-collector.h"
 #include "collectors/procstat/procstat.h"
 #include "log.h"
 #include "store/store.h"
@@ -23,12 +26,12 @@
 
 /* perf report inside a TCG guest takes tens of seconds (measured). */
 #define COLLECT_TIMEOUT_MS 180000
-#define IPERF3_SLACK_MS 30000
+#define WORKLOAD_SLACK_MS 30000
 
 struct trial_out {
 	char *effective;
 	char *collectors; /* what ran during the trial, for trials.collectors */
-	json_t *client;	  /* iperf3 results */
+	json_t *client;	  /* the workload's results: iperf3's or fio's */
 	json_t *collected;
 	struct run_fetch fetched; /* artifacts brought from the SUT */
 	char *err;
@@ -150,17 +153,18 @@ static void vm_cpu__end(struct run_host *sut, const struct vm_cpu *vc,
 	o->vm_cores = (double)(cpu - vc->cpu_ns) / (double)wall;
 }
 
-static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
-			 int64_t trial_id, struct trial_out *o)
+/* The iperf3 pair: server, client (timed), then the server's report. */
+static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
+			 struct trial_out *o)
 {
 	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
 	struct run_host *sut = &ctx->hosts[t->host];
 	struct run_host *srv = &ctx->hosts[w->server];
 	struct run_host *cli = &ctx->hosts[w->client];
-	int tmo = matrix_workload__trial_ms(w) + IPERF3_SLACK_MS;
+	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
 	json_t *args, *res = NULL;
-	char ip[64], *outdir, *remote;
 	struct vm_cpu vc;
+	char ip[64];
 	int ret;
 
 	ret = run_args__data_ip(&ctx->m->hosts[w->server], ip, sizeof(ip));
@@ -169,10 +173,61 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 				   srv->h.m->name);
 		return ret;
 	}
+	ret = run_host__call(srv, "iperf3.server",
+			     run_args__iperf3(ctx->m, w, false), tmo, &res,
+			     &o->err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	args = run_args__iperf3(ctx->m, w, true);
+	json_object_set_new(args, "host", json_string(ip));
+	vm_cpu__begin(sut, &vc);
+	ret = run_host__call(cli, "iperf3.client", args, tmo, &o->client,
+			     &o->err);
+	if (ret) {
+		host__reset(ctx, srv);
+		return ret;
+	}
+	vm_cpu__end(sut, &vc, o);
+	ret = run_host__call(srv, "iperf3.wait", NULL, tmo, &res, &o->err);
+	/* The servers' share of the bytes received, for per-GB figures. */
+	if (!ret)
+		iperf3__add_received(o->client,
+				     json_object_get(res, "reports"));
+	json_decref(res);
+	return ret;
+}
+
+/* fio on the SUT's disk, to its end. */
+static int fio__trial(struct run_ctx *ctx, const struct plan_trial *t,
+		      struct trial_out *o)
+{
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+	struct run_host *sut = &ctx->hosts[t->host];
+	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
+	struct vm_cpu vc;
+	int ret;
+
+	vm_cpu__begin(sut, &vc);
+	ret = run_host__call(sut, "fio.run", run_args__fio(ctx->m, w), tmo,
+			     &o->client, &o->err);
+	if (!ret)
+		vm_cpu__end(sut, &vc, o);
+	return ret;
+}
+
+static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
+			 int64_t trial_id, struct trial_out *o)
+{
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+	struct run_host *sut = &ctx->hosts[t->host];
+	json_t *args, *res = NULL;
+	char *outdir, *remote;
+	int ret;
+
 	if (w->collect) {
 		outdir = trial_outdir(ctx, sut, trial_id);
-		args = run_args__collect(ctx->m, sut->h.m->nic, outdir,
-					 t->profile);
+		args = run_args__collect(ctx->m, sut->h.m, outdir, t->profile);
 		free(outdir);
 		o->collectors = json_dumps(json_object_get(args, "collectors"),
 					   JSON_COMPACT | JSON_SORT_KEYS);
@@ -186,29 +241,8 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 		remote = NULL;
 		o->collectors = xstrdup("{}");
 	}
-	ret = run_host__call(srv, "iperf3.server",
-			     run_args__iperf3(ctx->m, w, false), tmo, &res,
-			     &o->err);
-	json_decref(res);
-	if (ret)
-		goto stop_collect;
-	args = run_args__iperf3(ctx->m, w, true);
-	json_object_set_new(args, "host", json_string(ip));
-	vm_cpu__begin(sut, &vc);
-	ret = run_host__call(cli, "iperf3.client", args, tmo, &o->client,
-			     &o->err);
-	if (!ret)
-		vm_cpu__end(sut, &vc, o);
-	if (ret) {
-		host__reset(ctx, srv);
-		goto stop_collect;
-	}
-	ret = run_host__call(srv, "iperf3.wait", NULL, tmo, &res, &o->err);
-	/* The servers' share of the bytes received, for per-GB figures. */
-	if (!ret)
-		iperf3__add_received(o->client,
-				     json_object_get(res, "reports"));
-	json_decref(res);
+	ret = w->type == WORKLOAD_FIO ? fio__trial(ctx, t, o) :
+					iperf3__trial(ctx, t, o);
 	if (ret)
 		goto stop_collect;
 	if (!w->collect)
@@ -217,6 +251,11 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 			     &o->collected, &o->err);
 	if (!ret && remote)
 		artifacts__fetch(ctx, sut, trial_id, remote, o);
+	/* A profile the host left to us: its files are here now. */
+	if (!ret && perf_collector__report_deferred(
+			    json_object_get(o->collected, "perf")) < 0)
+		pr_warn("trial %lld: no profile from host %s",
+			(long long)trial_id, sut->h.m->name);
 	else if (remote && sut->agent)
 		run_fetch__remove(sut, remote);
 	free(remote);
@@ -318,12 +357,17 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			  struct trial_out *o)
 {
 	const char *name;
+	bool fio;
 	json_t *v;
 	int ret;
 
-	ret = iperf3__store(ctx->st, trial_id, o->client);
+	name = json_string_value(json_object_get(o->client, "workload"));
+	fio = name && !strcmp(name, "fio");
+	ret = fio ? fio__store(ctx->st, trial_id, o->client) :
+		    iperf3__store(ctx->st, trial_id, o->client);
 	if (!ret)
-		ret = raw__store(ctx, trial_id, "iperf3.json", o->client);
+		ret = raw__store(ctx, trial_id,
+				 fio ? "fio.json" : "iperf3.json", o->client);
 	if (!ret)
 		ret = raw__store(ctx, trial_id, "collectors.json",
 				 o->collected);

@@ -94,7 +94,9 @@ bool run_filter__match(const struct run_filter *f, const struct matrix *m,
 json_t *run_args__iperf3(const struct matrix *m,
 			 const struct matrix_workload *w, bool client);
 /* @profile: a profile trial, the one kind that samples by default. */
-json_t *run_args__collect(const struct matrix *m, const char *nic,
+/* fio.run's: the disk by serial (qemu) or path (ssh), fio's knobs. */
+json_t *run_args__fio(const struct matrix *m, const struct matrix_workload *w);
+json_t *run_args__collect(const struct matrix *m, const struct matrix_host *h,
 			  const char *outdir, bool profile);
 /* The IP part of a host's data address (CIDR cut off), in @buf. */
 int run_args__data_ip(const struct matrix_host *h, char *buf, size_t size);

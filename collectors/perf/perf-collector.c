@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include "atomic-file.h"
 #include "clock.h"
 #include "collectors/collector.h"
 #include "collectors/perf/perf-collector.h"
@@ -122,6 +124,7 @@ static int perf_start(struct collector *c)
 		.cpus = p->cfg.cpus,
 		.output = p->data,
 		.log = p->log,
+		.no_buildid = !p->cfg.report_here,
 	};
 	int err = 0;
 
@@ -167,44 +170,109 @@ static json_t *profile_json(const struct perf_report *rep)
 	return arr;
 }
 
-/* perf.data into the "profile" part of the results. */
-static int read_profile(struct perf_collector *p, json_t *res)
+/*
+ * perf.data (and @kallsyms, another host's, or NULL: this one's) into
+ * the "profile" part of @res, which says which event was asked for.
+ */
+static int profile__read(const char *data, const char *kallsyms,
+			 double percent_limit, json_t *res)
 {
+	const char *requested =
+		json_string_value(json_object_get(res, "event_requested"));
 	struct perf_report rep = { 0 };
 	char *event = NULL;
+	uint64_t t0 = mono_ms(), t1 = 0;
 	int err;
 
-	err = perf_record__evlist(NULL, p->data, &event);
-	if (!err)
-		err = perf_record__report(NULL, p->data, p->cfg.percent_limit,
-					  &rep);
+	err = perf_record__evlist(NULL, data, &event);
+	if (!err) {
+		t1 = mono_ms();
+		err = perf_record__report_with(NULL, data, kallsyms,
+					       percent_limit, &rep);
+	}
 	if (err)
 		goto out;
-	if (strcmp(event, p->event_requested))
+	if (requested && strcmp(event, requested))
 		pr_warn("perf: asked to sample '%s', perf recorded '%s'",
-			p->event_requested, event);
+			requested, event);
 	json_object_set_new(res, "event", json_string(event));
 	json_object_set_new(res, "event_fallback",
-			    json_boolean(strcmp(event, p->event_requested)));
-	json_object_set_new(res, "perf_data",
-			    p->own_dir ? json_null() : json_string(p->data));
+			    json_boolean(requested &&
+					 strcmp(event, requested)));
 	json_object_set_new(res, "samples", json_integer(rep.samples));
 	json_object_set_new(res, "lost_samples", json_integer(rep.lost));
 	json_object_set_new(res, "rows_skipped", json_integer(rep.skipped));
 	json_object_set_new(res, "rows_below_limit", json_integer(rep.dropped));
-	json_object_set_new(res, "percent_limit",
-			    json_real(p->cfg.percent_limit));
+	json_object_set_new(res, "percent_limit", json_real(percent_limit));
 	json_object_set_new(res, "profile", profile_json(&rep));
+	/* What the profile cost the trial: a TCG guest makes it seconds. */
+	json_object_set_new(json_object_get(res, "cost_ms"), "evlist",
+			    json_integer((json_int_t)(t1 - t0)));
+	json_object_set_new(json_object_get(res, "cost_ms"), "report",
+			    json_integer((json_int_t)(mono_ms() - t1)));
 out:
 	free(event);
 	perf_report__release(&rep);
 	return err;
 }
 
+/*
+ * The report left to the controller: this kernel's symbols beside
+ * perf.data, both fetched with the trial's artifacts.
+ */
+static int profile__defer(struct perf_collector *p, json_t *res)
+{
+	char *ksyms, *path;
+	size_t len;
+	int err;
+
+	if (p->own_dir) {
+		pr_err("perf: report \"controller\" needs an output folder "
+		       "for its artifacts");
+		return -EINVAL;
+	}
+	err = read_file("/proc/kallsyms", &ksyms, &len);
+	if (err < 0) {
+		pr_err("perf: cannot read /proc/kallsyms: %s", strerror(-err));
+		return err;
+	}
+	path = xasprintf("%s/kallsyms", p->dir);
+	err = atomic_file__write(
+		path, &(struct iovec){ .iov_base = ksyms, .iov_len = len }, 1);
+	free(ksyms);
+	if (!err) {
+		json_object_set_new(res, "report", json_string("controller"));
+		json_object_set_new(res, "kallsyms", json_string(path));
+		json_object_set_new(res, "percent_limit",
+				    json_real(p->cfg.percent_limit));
+	}
+	free(path);
+	return err;
+}
+
+int perf_collector__report_deferred(json_t *res)
+{
+	const char *how = json_string_value(json_object_get(res, "report"));
+	const char *data = json_string_value(json_object_get(res, "perf_data"));
+	const char *ksyms = json_string_value(json_object_get(res, "kallsyms"));
+	double limit = json_number_value(json_object_get(res, "percent_limit"));
+
+	if (!how || strcmp(how, "controller"))
+		return 0;
+	if (!data || !ksyms || access(data, R_OK) || access(ksyms, R_OK)) {
+		pr_warn("perf: the host's perf.data or kallsyms did not come; "
+			"no profile for this trial");
+		return -ENOENT;
+	}
+	json_object_set_new(res, "report", json_string("done"));
+	return profile__read(data, ksyms, limit, res);
+}
+
 static int perf_stop(struct collector *c)
 {
 	struct perf_collector *p = (struct perf_collector *)c;
 	int err = 0, cerr = 0;
+	uint64_t t0;
 	json_t *res;
 
 	if (!p->started || p->stopped) {
@@ -215,16 +283,26 @@ static int perf_stop(struct collector *c)
 	if (p->pc)
 		cerr = perf_counters__disable(p->pc);
 	p->t_stop = mono_ns() / 1e9;
+	t0 = mono_ms();
 	if (p->cfg.record)
 		err = perf_record__stop(&p->rec);
-	res = json_pack("{s:s, s:i, s:s, s:s?, s:f, s:b, s:o}",
+	res = json_pack("{s:s, s:i, s:s, s:s?, s:f, s:b, s:o, s:{s:I}}",
 			"event_requested", p->event_requested, "frequency",
 			(int)p->cfg.freq, "callgraph", p->cfg.callgraph, "cpus",
 			p->cfg.cpus, "window_seconds", p->t_stop - p->t_start,
 			"recorded", p->cfg.record, "counters",
-			perf_counters__json(p->pc));
-	if (!err && p->cfg.record)
-		err = read_profile(p, res);
+			perf_counters__json(p->pc), "cost_ms", "stop",
+			(json_int_t)(mono_ms() - t0));
+	if (!err && p->cfg.record) {
+		json_object_set_new(res, "perf_data",
+				    p->own_dir ? json_null() :
+						 json_string(p->data));
+		if (p->cfg.report_here)
+			err = profile__read(p->data, NULL, p->cfg.percent_limit,
+					    res);
+		else
+			err = profile__defer(p, res);
+	}
 	if (err || cerr) {
 		json_decref(res);
 		return err ? err : cerr;

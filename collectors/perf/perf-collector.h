@@ -27,6 +27,13 @@ struct perf_config {
 	char **counters;   /* canonical names; the default set if none */
 	size_t nr_counters;
 	double percent_limit; /* profile rows below it are left out */
+	/*
+	 * false ("report": "controller"): perf report runs where the
+	 * results are stored, not here; perf.data and this kernel's
+	 * kallsyms go there as artifacts. A TCG guest takes tens of
+	 * seconds per perf process that the controller takes in one.
+	 */
+	bool report_here;
 };
 
 /*
@@ -36,6 +43,13 @@ struct perf_config {
  */
 int perf_config__parse(const json_t *cfg, struct perf_config *out);
 void perf_config__release(struct perf_config *cfg);
+
+/*
+ * On the controller, for results whose report was left to it: perf
+ * evlist and report of the fetched perf.data with the host's kallsyms,
+ * the profile filled into @results. 0 when there was nothing to do.
+ */
+int perf_collector__report_deferred(json_t *results);
 
 /* The ops table's store(): profile rows, metrics, perf.data. */
 int perf_collector__store(struct store *st, int64_t trial_id,

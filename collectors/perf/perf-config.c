@@ -127,6 +127,17 @@ static int parse_key(const char *key, const json_t *v, struct perf_config *c)
 		c->record = json_is_true(v);
 		return 0;
 	}
+	if (!strcmp(key, "report")) {
+		const char *s = json_string_value(v);
+
+		if (!s || (strcmp(s, "here") && strcmp(s, "controller"))) {
+			pr_err("perf: report must be \"here\" or "
+			       "\"controller\"");
+			return -EINVAL;
+		}
+		c->report_here = !strcmp(s, "here");
+		return 0;
+	}
 	if (!strcmp(key, "event"))
 		return parse_event(v, c);
 	if (!strcmp(key, "frequency"))
@@ -148,7 +159,8 @@ static int parse_key(const char *key, const json_t *v, struct perf_config *c)
 		return 0;
 	}
 	pr_err("perf: unknown setting '%s' (expected enabled, record, event, "
-	       "frequency, callgraph, counters, cpus or percent_limit)",
+	       "frequency, callgraph, counters, cpus, percent_limit or "
+	       "report)",
 	       key);
 	return -EINVAL;
 }
@@ -162,6 +174,7 @@ int perf_config__parse(const json_t *cfg, struct perf_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->record = true;
+	c->report_here = true;
 	c->freq = PERF_DEFAULT_FREQ;
 	c->callgraph = xstrdup("fp");
 	c->percent_limit = PERF_DEFAULT_PERCENT_LIMIT;

@@ -139,6 +139,10 @@ static void record_argv(const struct perf_record_opts *o, char *freq, char *ctl,
 		argv[n++] = "--call-graph";
 		argv[n++] = o->callgraph;
 	}
+	if (o->no_buildid) {
+		argv[n++] = "--no-buildid";
+		argv[n++] = "--no-buildid-cache";
+	}
 	/* Start disabled: the window opens at our "enable". */
 	argv[n++] = "-D";
 	argv[n++] = "-1";
@@ -296,16 +300,32 @@ int perf_record__evlist(const char *perf, const char *data, char **event)
 int perf_record__report(const char *perf, const char *data,
 			double percent_limit, struct perf_report *rep)
 {
+	return perf_record__report_with(perf, data, NULL, percent_limit, rep);
+}
+
+int perf_record__report_with(const char *perf, const char *data,
+			     const char *kallsyms, double percent_limit,
+			     struct perf_report *rep)
+{
 	char sep[2] = { PERF_REPORT_SEP, '\0' };
 	/* No --percent-limit: the rows below it still count as samples. */
 	const char *argv[] = {
-		perf_bin(perf), "report",
-		"-i",		data,
-		"--stdio",	"--no-children",
-		"--sort",	PERF_REPORT_SORT,
-		"-g",		"none",
-		"-n",		"--show-total-period",
-		"-t",		sep,
+		perf_bin(perf),
+		"report",
+		"-i",
+		data,
+		"--stdio",
+		"--no-children",
+		"--sort",
+		PERF_REPORT_SORT,
+		"-g",
+		"none",
+		"-n",
+		"--show-total-period",
+		"-t",
+		sep,
+		kallsyms ? "--kallsyms" : NULL,
+		kallsyms,
 		NULL,
 	};
 	struct spawn sp;

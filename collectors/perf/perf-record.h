@@ -22,6 +22,13 @@ struct perf_record_opts {
 	const char *cpus;      /* -C list; NULL: -a, every CPU */
 	const char *output;    /* the perf.data to write */
 	const char *log;       /* perf's stdout and stderr go here */
+	/*
+	 * No build-id pass at exit (-B, -N): perf reads every sample back
+	 * to find the DSOs hit and copies them into ~/.debug, which takes
+	 * a TCG guest tens of seconds. For a report made where the same
+	 * files are (the testbed's guest runs the controller's root).
+	 */
+	bool no_buildid;
 };
 
 struct perf_record {
@@ -51,6 +58,10 @@ int perf_record__evlist(const char *perf, const char *data, char **event);
  */
 int perf_record__report(const char *perf, const char *data,
 			double percent_limit, struct perf_report *rep);
+/* The same with the kernel's symbols from @kallsyms (another host's). */
+int perf_record__report_with(const char *perf, const char *data,
+			     const char *kallsyms, double percent_limit,
+			     struct perf_report *rep);
 
 /* `perf --version` ("perf version 6.1.192"); NULL when perf is missing. */
 char *perf_record__version(const char *perf);

@@ -9,8 +9,13 @@
 # driver function. virtio-net, the testbed's default NIC, never makes
 # these calls on either kernel, which is why the NIC is a matrix key.
 #
-# Needs root, QEMU and both testbed kernels (downloaded once); skipped
-# with the reason otherwise. About a minute and a half under TCG.
+# And the second DMA path the seed's profile showed: an NVMe disk, whose
+# scatter-gather lists are mapped and synced once per I/O, counted
+# against fio's own I/O count.
+#
+# Needs root, QEMU, fio and both testbed kernels (downloaded once);
+# skipped with the reason otherwise. About two and a half minutes under
+# TCG.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +30,7 @@ TAP=ts$$
 QEMU=qemu-system-x86_64
 trap t_testbed_cleanup EXIT INT TERM
 
-t_testbed_require "$PKG61" qemu-system-x86_64 ip sqlite3 iperf3 pgrep python3
+t_testbed_require "$PKG61" qemu-system-x86_64 ip sqlite3 iperf3 pgrep fio
 t_testbed_require "$PKG612"
 
 DB=$T_TMP/s.db
@@ -84,18 +89,26 @@ omit = "0s"
 
 [collect.bpf]
 probes = ["sync_cpu", "sync_device", "map", "unmap"]
+
+# A profile trial per kernel, sampled often enough that 6.1's sync
+# functions show (tens of samples) where 6.12 has none to show.
+[collect.perf]
+record = "separate"
+event = "cpu-clock"
+frequency = 4999
 EOT
 
 t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "2 trials, 0 failed"
+	t_grep "$T_ERR" "4 trials, 0 failed"
 st=$?
-t_ok $st "e1000e at MTU 9000 on 6.1 and 6.12: 2 trials, none failed"
+t_ok $st "e1000e at MTU 9000 on 6.1 and 6.12: 2 trials + 2 profiles, none failed"
 [ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
 
-# kq KERNEL SQL-EXPR: the expression over the kernel's one trial (t).
+# kq KERNEL SQL-EXPR: the expression over the kernel's measured trial (t).
 kq() {
 	t_q "SELECT $2 FROM trials t JOIN cells c ON c.id = t.cell_id
-	     JOIN kernels k ON k.id = c.kernel_id WHERE k.name = '$1'"
+	     JOIN kernels k ON k.id = c.kernel_id WHERE k.name = '$1'
+	     AND t.profile = 0"
 }
 calls() {
 	kq "$1" "(SELECT p.calls FROM probes p WHERE p.trial_id = t.id
@@ -156,6 +169,93 @@ t_ok $? "6.12: sync_cpu_per_gb is 0, a figure, not a missing one"
 t_run 0 "$B" --db "$DB" compare --by kernel --only metric=sync_cpu_per_gb &&
 	t_grep "$T_OUT" "sync_cpu_per_gb"
 t_ok $? "compare shows the sync rate by kernel"
+
+# The profile trials: perf record in the guest, perf report here.
+prof() {
+	t_q "SELECT count(*) FROM profile pr JOIN trials t ON t.id = pr.trial_id
+	     JOIN cells c ON c.id = t.cell_id JOIN kernels k ON k.id = c.kernel_id
+	     WHERE k.name = '$1' AND t.profile = 1 AND pr.symbol $2"
+}
+[ "$(prof debian-6.1 "= 'e1000_clean_rx_irq_ps'")" = 1 ] &&
+	[ "$(prof debian-6.12 "= 'e1000_clean_rx_irq_ps'")" = 1 ]
+t_ok $? "both profiles name the driver's packet-split path (kernel symbols from the guest's kallsyms)"
+[ "$(prof debian-6.1 "LIKE 'iommu_dma_sync_single_for_%'")" -ge 1 ] &&
+	[ "$(prof debian-6.12 "LIKE 'iommu_dma_sync_single_for_%'")" = 0 ]
+t_ok $? "6.1's profile has iommu_dma_sync_single_for_*, 6.12's has none"
+t_q "SELECT a.path FROM artifacts a JOIN trials t ON t.id = a.trial_id
+     WHERE t.profile = 1 AND a.kind = 'perf.data'" >"$T_TMP/pd"
+[ "$(wc -l <"$T_TMP/pd")" = 2 ] && [ -s "$(head -1 "$T_TMP/pd")" ]
+t_ok $? "each profile trial's perf.data came back as an artifact"
+
+t_run 0 "$B" --db "$DB" report --by kernel --output "$T_TMP/r.html" &&
+	t_grep "$T_TMP/r.html" "debian-6.12 no longer calls iommu_dma_sync_single_for_cpu on this path" &&
+	t_grep "$T_TMP/r.html" "0, never called"
+t_ok $? "the report says in words that 6.12 no longer calls the sync function"
+
+# NVMe: fio on a scratch disk of the guest. With SGLs off
+# (nvme.sgl_threshold=0, passed to the module by the initramfs as
+# modprobe would), every I/O larger than two pages is mapped as a
+# scatter-gather list, and its list synced, once per I/O.
+DB=$T_TMP/n.db
+M=$T_TMP/n.toml
+cat >"$M" <<EOT
+[run]
+name = "tb-nvme"
+repetitions = 1
+warmup = 0
+cooldown = "0s"
+modes = ["strict"]
+
+[modes.strict]
+method = "reboot"
+
+[hosts.$G]
+transport = "qemu"
+role = "sut"
+boot_timeout = "90s"
+
+[hosts.$G.qemu]
+memory = "1G"
+cpus = 2
+cmdline = ["nvme.sgl_threshold=0"]
+disks = [{ name = "scratch0", model = "nvme", size = "256M" }]
+
+[[kernels]]
+name = "debian-6.1"
+package = "$PKG61"
+
+[[workloads]]
+name = "randread"
+type = "fio"
+host = "$G"
+target = "scratch0"
+rw = "randread"
+bs = "64K"
+iodepth = 4
+duration = "3s"
+
+[collect.bpf]
+probes = ["map_sg", "unmap_sg", "sync_sg_cpu", "map"]
+EOT
+t_run 0 timeout 300 "$B" --db "$DB" run "$M" &&
+	t_grep "$T_ERR" "1 trials, 0 failed"
+st=$?
+t_ok $st "fio on the guest's NVMe disk: 1 trial, none failed"
+[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+ios=$(metric debian-6.1 fio_ios)
+sg=$(calls debian-6.1 map_sg)
+r=$(awk -v s="${sg:-0}" -v i="${ios:-0}" \
+	'BEGIN { if (i > 0) printf "%.4f", s / i }')
+t_between "$r" 0.98 1.02
+t_ok $? "one map_sg per fio I/O ($sg for ${ios%.*} I/Os: $r)"
+[ "$(calls debian-6.1 sync_sg_cpu)" = "$sg" ] &&
+	[ "$(calls debian-6.1 unmap_sg)" = "$sg" ]
+t_ok $? "and its list unmapped and synced for the CPU once each"
+b=$(metric debian-6.1 bytes)
+awk -v b="${b:-0}" -v i="${ios:-0}" 'BEGIN { exit !(i > 0 && b == i * 65536) }'
+t_ok $? "fio's bytes are its I/Os x 64K ($b), what calls per GB divide by"
+[ -z "$(find /run/iommu-bench/qemu-$G -name 'disk-*' 2>/dev/null)" ]
+t_ok $? "the scratch image is gone with the run"
 
 t_testbed_cleanup
 t_testbed_gone

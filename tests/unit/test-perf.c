@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "collectors-test.h"
+#include "collectors/perf/perf-collector.h"
 #include "collectors/collector.h"
 #include "collectors/perf/perf-counters.h"
 #include "collectors/perf/perf-record.h"
@@ -168,6 +169,44 @@ out:
 	free(outdir);
 }
 
+/*
+ * The testbed's way: the host records with no build-id pass and hands
+ * back perf.data and its kallsyms; the report is made where the results
+ * are stored. Here both ends are this machine, which is what makes the
+ * profile checkable.
+ */
+static void test_deferred(void)
+{
+	json_t *cfg = json_pack("{s:s, s:s, s:i}", "report", "controller",
+				"event", "cpu-clock", "frequency", 499);
+	char *outdir = xasprintf("%s/trial-2", ct_tmpdir);
+	const char *ks;
+	struct stat st;
+	json_t *r;
+
+	mkdir(outdir, 0755);
+	r = run_collector(cfg, outdir);
+	if (!r)
+		goto out;
+	is_str(json_string_value(json_object_get(r, "report")), "controller",
+	       "the report is left to the controller");
+	ok(!json_object_get(r, "profile"), "no profile made on the host");
+	ks = json_string_value(json_object_get(r, "kallsyms"));
+	ok(ks && !stat(ks, &st) && st.st_size > 1000,
+	   "the host's kallsyms beside perf.data (%s)", ks ? ks : "none");
+	is_int(perf_collector__report_deferred(r), 0,
+	       "the controller reports it");
+	is_str(json_string_value(json_object_get(r, "report")), "done",
+	       "and says so");
+	check_profile(r);
+	is_int(perf_collector__report_deferred(r), 0,
+	       "a second call has nothing left to do");
+	json_decref(r);
+out:
+	json_decref(cfg);
+	free(outdir);
+}
+
 static void test_counters_only(void)
 {
 	json_t *cfg = json_pack("{s:b, s:[s, s]}", "record", 0, "counters",
@@ -218,6 +257,8 @@ static void test_config(void)
 	bad("a counter", json_pack("{s:[s]}", "counters", "cylces"),
 	    "'cylces' is not one of");
 	bad("a CPU list", json_pack("{s:s}", "cpus", "0;reboot"), "'0;reboot'");
+	bad("where to report", json_pack("{s:s}", "report", "there"),
+	    "\"here\" or \"controller\"");
 }
 
 static void test_bad_event(void)
@@ -271,6 +312,7 @@ int main(void)
 	test_counters_only();
 	st = ct_store(&run, &trial);
 	test_record(st, run, trial);
+	test_deferred();
 	store__commit(st);
 	store__close(st);
 	return tap_done();

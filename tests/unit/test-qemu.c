@@ -422,6 +422,78 @@ static void test_device_errors(void)
 	free(e);
 }
 
+#define FIO(keys) "[[workloads]]\nname = \"f\"\ntype = \"fio\"\n" keys
+
+static void test_fio(void)
+{
+	const struct matrix_workload *w;
+	struct matrix *m;
+	char *e;
+
+	m = load(MATRIX("disks = [{ name = \"nvme0\", size = \"1G\" }]\n")
+			 FIO("host = \"vm\"\ntarget = \"nvme0\"\n"
+			     "rw = \"write\"\nbs = \"64K\"\niodepth = 8\n"
+			     "duration = \"3s\"\n"));
+	if (ok(m, "a fio workload on the VM's disk loads")) {
+		w = &m->workloads[matrix__find_workload(m, "f")];
+		ok(w->type == WORKLOAD_FIO && w->sut == w->server &&
+			   w->server == w->client &&
+			   !strcmp(m->hosts[w->sut].name, "vm"),
+		   "one host: the SUT it runs on");
+		ok(w->u.fio.rw == FIO_WRITE && w->u.fio.bs == 65536 &&
+			   w->u.fio.iodepth == 8 && w->u.fio.numjobs == 1 &&
+			   w->u.fio.direct,
+		   "rw, bs, iodepth; one job and O_DIRECT by default");
+		is_str(matrix_fio__disk(m, w)->name, "nvme0", "its disk");
+		is_int(matrix_workload__trial_ms(w), 3000, "3 s a trial");
+		matrix__free(m);
+	}
+	e = load_bad(MATRIX("disks = [{ name = \"nvme0\", size = \"1G\" }]\n")
+			     FIO("host = \"vm\"\ntarget = \"nvme1\"\n"));
+	has_str(e, "did you mean 'nvme0'", "an unknown disk: did you mean");
+	free(e);
+	e = load_bad(MATRIX("") FIO("host = \"vm\"\ntarget = \"nvme0\"\n"));
+	has_str(e, "host 'vm' has no disks", "a host without that disk");
+	free(e);
+	e = load_bad(MATRIX("") FIO("host = \"peer\"\ntarget = \"d\"\n"));
+	has_str(e, "'peer' is a peer", "fio measures a SUT");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
+			     FIO("server = \"vm\"\nhost = \"vm\"\n"
+				 "target = \"d\"\n"));
+	has_str(e, "server", "fio takes host, not server and client");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
+			     FIO("host = \"vm\"\ntarget = \"d\"\n"
+				 "rw = \"randwirte\"\n"));
+	has_str(e, "did you mean 'randwrite'", "an rw typo");
+	free(e);
+	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
+			     FIO("host = \"vm\"\ntarget = \"d\"\n"
+				 "bs = \"1000\"\n"));
+	has_str(e, "multiple of 512", "a block size the device cannot take");
+	free(e);
+	e = load_bad("[hosts.s]\ntransport = \"ssh\"\nrole = \"sut\"\n"
+		     "address = \"s\"\n"
+		     "disks = [{ name = \"data\", path = \"/srv/x\" }]\n" FIO(
+			     "host = \"s\"\ntarget = \"data\"\n"));
+	has_str(e, "not under /dev", "an ssh host's disk is a device");
+	free(e);
+	m = load("[run]\nmodes = [\"current\"]\n"
+		 "[hosts.s]\ntransport = \"ssh\"\nrole = \"sut\"\n"
+		 "address = \"s\"\n"
+		 "disks = [{ name = \"data\", path = \"/dev/nvme1n1\" }]\n" FIO(
+			 "host = \"s\"\ntarget = \"data\"\n"
+			 "rw = \"randwrite\"\ndestructive = true\n"));
+	if (ok(m, "an ssh host's disk by path, a destructive write")) {
+		w = &m->workloads[0];
+		is_str(matrix_fio__disk(m, w)->path, "/dev/nvme1n1",
+		       "the path the agent will check");
+		ok(w->u.fio.destructive, "destructive");
+		matrix__free(m);
+	}
+}
+
 static void test_escape(void)
 {
 	char *e = qemu__escape("a,b,,c");
@@ -439,6 +511,7 @@ int main(void)
 	test_affinity();
 	test_devices();
 	test_device_errors();
+	test_fio();
 	test_escape();
 	config_errors__release(&errs);
 	return tap_done();

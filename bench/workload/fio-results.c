@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fio's JSON report into results and metrics. With group_reporting the
+ * report has one job whose read and write sides each count their bytes,
+ * I/Os and completion latencies; the results add the sides up, and take
+ * the latency percentiles of the side that did most of the I/O.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/workload/fio.h"
+#include "store/store.h"
+#include "util.h"
+
+static double num(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* clat_ns.percentile["99.000000"] in microseconds; NAN when absent. */
+static double pct_us(const json_t *side, const char *pct)
+{
+	const json_t *p = json_object_get(json_object_get(side, "clat_ns"),
+					  "percentile");
+
+	return num(p, pct) / 1e3;
+}
+
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+int fio__summarize(const json_t *report, json_t **results, char **err)
+{
+	const json_t *job = json_array_get(json_object_get(report, "jobs"), 0);
+	const json_t *rd = json_object_get(job, "read");
+	const json_t *wr = json_object_get(job, "write");
+	const json_t *main;
+	double bytes, ios, e;
+
+	*results = NULL;
+	*err = NULL;
+	if (!json_is_object(job) || !json_is_object(rd) ||
+	    !json_is_object(wr)) {
+		*err = xasprintf("fio's report has no job with read and write "
+				 "sides");
+		return -EINVAL;
+	}
+	e = num(job, "error");
+	if (e != 0 && !isnan(e)) {
+		*err = xasprintf("fio's job failed: error %.0f (%s)", e,
+				 strerror((int)e));
+		return -EIO;
+	}
+	bytes = num(rd, "io_bytes") + num(wr, "io_bytes");
+	ios = num(rd, "total_ios") + num(wr, "total_ios");
+	if (!isfinite(bytes) || !isfinite(ios) || bytes < 0 || ios < 0) {
+		*err = xasprintf("fio's report has no io_bytes and total_ios");
+		return -EINVAL;
+	}
+	main = num(wr, "total_ios") > num(rd, "total_ios") ? wr : rd;
+	*results = json_pack(
+		"{s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"workload", "fio", "throughput_bps",
+		(num(rd, "bw_bytes") + num(wr, "bw_bytes")) * 8, "bytes",
+		bytes, "ios", ios, "iops",
+		real_or_null(num(rd, "iops") + num(wr, "iops")), "clat_p50_us",
+		real_or_null(pct_us(main, "50.000000")), "clat_p99_us",
+		real_or_null(pct_us(main, "99.000000")), "clat_p999_us",
+		real_or_null(pct_us(main, "99.900000")), "cpu_pct",
+		real_or_null(num(job, "usr_cpu") + num(job, "sys_cpu")),
+		"runtime_ms", real_or_null(num(job, "job_runtime")), "read",
+		json_pack("{s:o, s:o}", "bytes",
+			  real_or_null(num(rd, "io_bytes")), "ios",
+			  real_or_null(num(rd, "total_ios"))),
+		"write",
+		json_pack("{s:o, s:o}", "bytes",
+			  real_or_null(num(wr, "io_bytes")), "ios",
+			  real_or_null(num(wr, "total_ios"))));
+	if (!json_is_number(json_object_get(*results, "throughput_bps"))) {
+		json_decref(*results);
+		*results = NULL;
+		*err = xasprintf("fio's report has no bw_bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *key, *name, *unit;
+	enum store_better better;
+} metrics[] = {
+	{ "throughput_bps", "throughput", "bit/s", STORE_BETTER_HIGHER },
+	{ "iops", "iops", "IOPS", STORE_BETTER_HIGHER },
+	{ "clat_p50_us", "clat_p50_us", "us", STORE_BETTER_LOWER },
+	{ "clat_p99_us", "clat_p99_us", "us", STORE_BETTER_LOWER },
+	{ "clat_p999_us", "clat_p999_us", "us", STORE_BETTER_LOWER },
+	{ "cpu_pct", "fio_cpu_pct", "%", STORE_BETTER_LOWER },
+	{ "ios", "fio_ios", "count", STORE_BETTER_NONE },
+	{ "bytes", "bytes", "bytes", STORE_BETTER_NONE },
+};
+
+int fio__store(struct store *st, int64_t trial_id, const json_t *results)
+{
+	size_t i;
+	int err;
+
+	if (!json_is_number(json_object_get(results, "throughput_bps")))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(metrics); i++) {
+		double v = num(results, metrics[i].key);
+
+		if (!isfinite(v))
+			continue;
+		err = store__metric_add(st, trial_id, metrics[i].name, v,
+					metrics[i].unit, metrics[i].better,
+					NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
