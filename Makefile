@@ -4,7 +4,7 @@
 #   make                   build
 #   make check             build and run every test (TAP, aggregated by prove)
 #   make check SANITIZE=1  the same under ASan + UBSan
-#   make fuzz              libFuzzer on the TOML parser (FUZZ_TIME seconds)
+#   make fuzz              every libFuzzer target in turn (FUZZ_TIME seconds)
 #   make bench             benchmarks; they print figures, they do not gate
 #   make install           PREFIX=/usr/local DESTDIR=
 #   make format            clang-format every C file in place
@@ -36,11 +36,13 @@ LIBPERF_DIR := .output/libperf
 LIBPERF_STAMP := $(LIBPERF_DIR)/.built
 LIBPERF_LIBS := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
 
-override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow \
+# Shared with the fuzz build (tests/fuzz/fuzz.mk), which uses clang.
+WARN_INC_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -Wstrict-prototypes \
 	-D_GNU_SOURCE -I. -Isrc -I$(SKEL_DIR) -I.output/gen \
 	-I$(LIBPERF_DIR)/include \
-	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) $(SAN_FLAGS)
+	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+override CFLAGS += $(WARN_INC_CFLAGS) $(SAN_FLAGS)
 # libiperf ships no .pc file.
 LDLIBS += $(LIBPERF_LIBS) -liperf $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) \
 	$(EXTRA_LDLIBS) -lelf -lz -lm
@@ -95,8 +97,8 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
 	echo agent-arm64)
 
-.PHONY: all agent-arm64 bench check demo demo-netns fuzz install uninstall \
-	clean format format-check FORCE
+.PHONY: all agent-arm64 bench check demo demo-netns fuzz fuzz-build install \
+	uninstall clean format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
 $(BIN): $(OUT)/src/main.o $(LIB)
@@ -206,16 +208,16 @@ demo-netns: $(BIN)
 	./$(BIN) report -o results/demo-report.html
 	@echo "report: results/demo-report.html"
 
-FUZZ_OUT := .output/fuzz
-fuzz:
-	@mkdir -p $(FUZZ_OUT)/corpus
-	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $(FUZZ_OUT)/fuzz-toml tests/fuzz/fuzz-toml.c src/toml.c -lm
-	sh tests/fuzz/seed-corpus.sh $(FUZZ_OUT)/corpus
-	$(FUZZ_OUT)/fuzz-toml -max_total_time=$(FUZZ_TIME) -max_len=4096 \
-		-dict=tests/fuzz/toml.dict -artifact_prefix=$(FUZZ_OUT)/ \
-		$(FUZZ_OUT)/corpus
+# libFuzzer targets, one per parser of what other programs and hosts
+# send: built by tests/fuzz/fuzz.mk, each run in turn for FUZZ_TIME
+# seconds on its seed corpus (docs/fuzzing.md).
+include tests/fuzz/fuzz.mk
+
+fuzz: $(FUZZ_BINS)
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+		sh tests/fuzz/fuzz-run.sh $(FUZZ_OUT) $(FUZZ_OUT) $$t \
+			$(FUZZ_TIME) || fail=1; \
+	done; exit $$fail
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

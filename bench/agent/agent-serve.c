@@ -14,6 +14,7 @@
 
 #include "bench/agent/agent-proto.h"
 #include "bench/agent/agent.h"
+#include "json-util.h"
 #include "log.h"
 #include "suggest.h"
 #include "util.h"
@@ -68,9 +69,14 @@ int agent__err(char **err, int ret, const char *fmt, ...)
 
 static json_t *error_reply(json_int_t id, int ret, const char *msg)
 {
-	return json_pack("{s:o, s:b, s:s, s:i}", "id",
+	/*
+	 * @msg may quote the request, cut anywhere, and a request need not
+	 * be UTF-8: json_pack() refuses such a string and would leave no
+	 * answer at all.
+	 */
+	return json_pack("{s:o, s:b, s:o, s:i}", "id",
 			 id < 0 ? json_null() : json_integer(id), "ok", 0,
-			 "error", msg, "errno", -ret);
+			 "error", json_string_or_null(msg), "errno", -ret);
 }
 
 static int unknown_verb(const char *verb, char **err)
@@ -116,41 +122,55 @@ json_t *agent__dispatch(struct agent *a, json_int_t id, const char *verb,
 	return o;
 }
 
-json_t *agent__handle_line(struct agent *a, const char *line)
+json_t *agent__parse_request(const char *line, json_t **req, json_int_t *id,
+			     const char **verb, json_t **args)
 {
 	json_error_t jerr;
-	json_t *req, *idj, *args, *o;
-	const char *verb;
-	json_int_t id = -1;
+	json_t *idj, *o;
 	char *msg;
 
-	req = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
-	if (!req || !json_is_object(req)) {
+	*id = -1;
+	*req = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+	if (!*req || !json_is_object(*req)) {
 		msg = xasprintf("request is not a JSON object: %s",
-				req ? "another JSON value" : jerr.text);
-		json_decref(req);
+				*req ? "another JSON value" : jerr.text);
+		json_decref(*req);
+		*req = NULL;
 		o = error_reply(-1, -EINVAL, msg);
 		free(msg);
 		return o;
 	}
-	idj = json_object_get(req, "id");
+	idj = json_object_get(*req, "id");
 	if (json_is_integer(idj))
-		id = json_integer_value(idj);
-	verb = json_string_value(json_object_get(req, "verb"));
-	args = json_object_get(req, "args");
-	if (!json_is_integer(idj) || id < 0 || !verb ||
-	    (args && !json_is_object(args) && !json_is_null(args))) {
-		o = error_reply(id, -EINVAL,
+		*id = json_integer_value(idj);
+	*verb = json_string_value(json_object_get(*req, "verb"));
+	*args = json_object_get(*req, "args");
+	if (!json_is_integer(idj) || *id < 0 || !*verb ||
+	    (*args && !json_is_object(*args) && !json_is_null(*args))) {
+		o = error_reply(*id, -EINVAL,
 				"request needs \"id\" (an integer >= 0), "
 				"\"verb\" (a string) and \"args\" (an object)");
-		json_decref(req);
+		json_decref(*req);
+		*req = NULL;
 		return o;
 	}
-	if (!json_is_object(args))
-		args = NULL;
-	json_incref(args);
-	if (!args)
-		args = json_object();
+	if (!json_is_object(*args))
+		*args = NULL;
+	json_incref(*args);
+	if (!*args)
+		*args = json_object();
+	return NULL;
+}
+
+json_t *agent__handle_line(struct agent *a, const char *line)
+{
+	json_t *req, *args, *o;
+	const char *verb;
+	json_int_t id;
+
+	o = agent__parse_request(line, &req, &id, &verb, &args);
+	if (o)
+		return o;
 	o = agent__dispatch(a, id, verb, args);
 	json_decref(args);
 	json_decref(req);

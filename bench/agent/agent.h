@@ -49,6 +49,14 @@ json_t *agent__dispatch(struct agent *a, json_int_t id, const char *verb,
 /* One request line in, one response object out (never NULL). */
 json_t *agent__handle_line(struct agent *a, const char *line);
 /*
+ * The decoding half of agent__handle_line(), for the fuzzer: NULL with
+ * the request in *@req, its id, its verb (a string of *@req) and its
+ * args (a new reference, {} when absent) to dispatch and put; or the
+ * error reply to send, *@req NULL.
+ */
+json_t *agent__parse_request(const char *line, json_t **req, json_int_t *id,
+			     const char **verb, json_t **args);
+/*
  * The serve loop over @in_fd / @out_fd until EOF or bye. Anything the
  * process or its children print to stdout is moved to stderr first by
  * the caller (see builtin-agent.c). 0, or a negative errno when the

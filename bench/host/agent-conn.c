@@ -168,16 +168,20 @@ static int match(struct agent_conn *c, const char *line, uint64_t id,
 	if (json_is_true(json_object_get(o, "ok"))) {
 		*ret = 0;
 		if (result) {
+			/* An absent result is {}: a new object, not a
+			 * second reference to one. */
 			*result = json_object_get(o, "result");
-			*result =
-				json_incref(*result ? *result : json_object());
+			*result = *result ? json_incref(*result) :
+					    json_object();
 		}
 	} else {
 		json_int_t e = json_integer_value(json_object_get(o, "errno"));
 		const char *msg =
 			json_string_value(json_object_get(o, "error"));
 
-		*ret = e > 0 ? -(int)e : -EIO;
+		/* Only what an errno can be: a huge one would wrap to 0, a
+		 * success, or overflow when negated. 4095 is MAX_ERRNO. */
+		*ret = e > 0 && e <= 4095 ? -(int)e : -EIO;
 		if (err)
 			*err = xstrdup(msg ? msg : "failed, without a reason");
 	}

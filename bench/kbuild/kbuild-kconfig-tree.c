@@ -114,7 +114,7 @@ static const char *keyword(const char *p, const char *end, const char *word)
 	return p;
 }
 
-static void parse_file(struct kconfig_tree *t, const char *text)
+void kconfig_tree__parse(struct kconfig_tree *t, const char *text)
 {
 	struct strvec ifs = { 0 };
 	struct kconfig_sym *cur = NULL;
@@ -212,7 +212,7 @@ static int visit(const char *path, const struct stat *sb, int type,
 		c->ret = ret;
 		return FTW_STOP;
 	}
-	parse_file(c->t, text);
+	kconfig_tree__parse(c->t, text);
 	free(text);
 	return FTW_CONTINUE;
 }

@@ -247,7 +247,15 @@ struct dep_eval {
 	const struct kconfig *final;
 	const struct kconfig_tree *tree;
 	struct strvec *off;
+	int depth;     /* of '(' and '!' around the current atom */
+	bool too_deep; /* DEP_MAX_DEPTH reached: not judged */
 };
+
+/*
+ * The kernel's expressions nest a few levels; the tree's files are
+ * outside input all the same, and each level is a frame of the stack.
+ */
+#define DEP_MAX_DEPTH 64
 
 static bool dep_or(struct dep_eval *e);
 
@@ -266,19 +274,28 @@ static bool dep_atom(struct dep_eval *e)
 	bool v;
 
 	dep_skip(e);
+	if ((*e->p == '!' || *e->p == '(') && e->depth >= DEP_MAX_DEPTH) {
+		e->too_deep = true;
+		e->p += strlen(e->p);
+		return true;
+	}
 	if (*e->p == '!') {
 		struct strvec *off = e->off;
 
 		e->p++;
 		/* What must be off is not what is in the way. */
 		e->off = NULL;
+		e->depth++;
 		v = !dep_atom(e);
+		e->depth--;
 		e->off = off;
 		return v;
 	}
 	if (*e->p == '(') {
 		e->p++;
+		e->depth++;
 		v = dep_or(e);
+		e->depth--;
 		dep_skip(e);
 		if (*e->p == ')')
 			e->p++;
@@ -364,15 +381,18 @@ static bool dep_or(struct dep_eval *e)
 	return v;
 }
 
-/* "CONFIG_A, CONFIG_B" when @expr is false in @final; else NULL. */
+/*
+ * "CONFIG_A, CONFIG_B" when @expr is false in @final; else NULL, and
+ * NULL too for one nested too deep to judge.
+ */
 static char *off_symbols(const char *expr, const struct kconfig *final,
 			 const struct kconfig_tree *tree)
 {
 	struct strvec off = { 0 };
-	struct dep_eval e = { expr, final, tree, &off };
+	struct dep_eval e = { expr, final, tree, &off, 0, false };
 	char *list = NULL;
 
-	if (!dep_or(&e))
+	if (!dep_or(&e) && !e.too_deep)
 		list = off.nr ? strvec__join(&off, ", ") : xstrdup("");
 	strvec__release(&off);
 	return list;

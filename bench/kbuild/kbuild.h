@@ -196,6 +196,8 @@ struct kconfig_tree {
 /* The Kconfig files of @src (of arch @srcarch only, under arch/). */
 int kconfig_tree__load(struct kconfig_tree *t, const char *src,
 		       const char *srcarch, char **err);
+/* The symbols of one Kconfig file's @text into @t (zeroed, or loaded). */
+void kconfig_tree__parse(struct kconfig_tree *t, const char *text);
 /* "CONFIG_X" or "X"; NULL: no Kconfig file defines it. */
 const struct kconfig_sym *kconfig_tree__find(const struct kconfig_tree *t,
 					     const char *option);

@@ -53,8 +53,10 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 	}
 	e = num(job, "error");
 	if (e != 0 && !isnan(e)) {
+		/* An int only in range: (int)1e300 is undefined. */
 		*err = xasprintf("fio's job failed: error %.0f (%s)", e,
-				 strerror((int)e));
+				 e > 0 && e < 4096 ? strerror((int)e) :
+						     "not an errno");
 		return -EIO;
 	}
 	bytes = num(rd, "io_bytes") + num(wr, "io_bytes");

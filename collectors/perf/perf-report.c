@@ -137,6 +137,8 @@ static void set_symbol(struct perf_row *row, const char *s)
 		while (*s == ' ')
 			s++;
 	}
+	/* A header may name a column twice: the last one wins. */
+	free(row->symbol);
 	row->symbol = xstrdup(*s ? s : "[unknown]");
 }
 
@@ -173,6 +175,7 @@ static bool parse_row(struct parser *ps, char *line, struct perf_row *row)
 				goto fail;
 			break;
 		case COL_DSO:
+			free(row->dso);
 			row->dso = xstrdup(v);
 			break;
 		case COL_SYMBOL:

@@ -51,6 +51,13 @@ int procstat__parse_stat(const char *text, struct procstat_snap *s)
 			       (int)(strchrnul(p, '\n') - p), p);
 			return -EINVAL;
 		}
+		/* The kernel lists each online CPU once, in order; a CPU
+		 * twice would be counted twice in every delta. */
+		if (s->nr_cpus && c.cpu <= s->cpus[s->nr_cpus - 1].cpu) {
+			pr_err("/proc/stat: cpu%d listed twice or out of order",
+			       c.cpu);
+			return -EINVAL;
+		}
 		for (i = 0; i < PS_NR_FIELDS; i++)
 			c.v[i] = v[i];
 		ALLOC_GROW(s->cpus, s->nr_cpus + 1, s->alloc_cpus);
@@ -98,17 +105,11 @@ static int parse_header(const char *line, const char *file, int **cols,
 			p++;
 		if (p >= end)
 			break;
-		if (strncmp(p, "CPU", 3)) {
-			pr_err("%s: header word '%.*s' is not CPUn", file,
-			       (int)strcspn(p, " \n"), p);
-			return -EINVAL;
-		}
+		if (strncmp(p, "CPU", 3))
+			goto bad;
 		cpu = strtol(p + 3, &q, 10);
-		if (q == p + 3 || cpu < 0 || cpu > PROCSTAT_MAX_CPU) {
-			pr_err("%s: header word '%.*s' is not CPUn", file,
-			       (int)strcspn(p, " \n"), p);
-			return -EINVAL;
-		}
+		if (q == p + 3 || cpu < 0 || cpu > PROCSTAT_MAX_CPU)
+			goto bad;
 		ALLOC_GROW(*cols, *nr + 1, alloc);
 		(*cols)[(*nr)++] = (int)cpu;
 		p = q;
@@ -118,6 +119,14 @@ static int parse_header(const char *line, const char *file, int **cols,
 		return -EINVAL;
 	}
 	return 0;
+bad:
+	pr_err("%s: header word '%.*s' is not CPUn", file,
+	       (int)strcspn(p, " \n"), p);
+	/* The columns read before it are not the caller's to free. */
+	free(*cols);
+	*cols = NULL;
+	*nr = 0;
+	return -EINVAL;
 }
 
 /*
@@ -180,10 +189,13 @@ int procstat__parse_softirqs(const char *text, struct procstat_snap *s)
 			counts_release(&c);
 			continue;
 		}
+		/* A line named twice: the last one counts. */
 		if (!strcmp(id, "NET_RX")) {
+			counts_release(&s->net_rx);
 			s->net_rx = c;
 			rx = true;
 		} else if (!strcmp(id, "NET_TX")) {
+			counts_release(&s->net_tx);
 			s->net_tx = c;
 			tx = true;
 		} else {

@@ -31,4 +31,16 @@ rc=$?
 	python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); assert d["id"] == 1 and d["ok"]' "$T_TMP/serve.out"
 t_ok $? "serve answers one line per request and exits 0 on EOF"
 
+# A bad escape before a UTF-8 character: jansson's error text quotes the
+# line cut inside the character, and a reply must still go out.
+printf '{"id":1,"verb":"hell\\\303\251o"}\n{"id":2,"verb":"bye"}\n' |
+	"$IOMMU_BENCH" agent serve >"$T_TMP/serve.out" 2>"$T_TMP/serve.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$T_TMP/serve.out")" -eq 2 ] &&
+	grep -q '"error":"request is not a JSON object' "$T_TMP/serve.out" &&
+	grep -q '^{"id":2,"ok":true' "$T_TMP/serve.out"
+st=$?
+[ $st -eq 0 ] || t_diag "exit $rc" "$(cat "$T_TMP/serve.out")"
+t_ok $st "serve answers a request whose error would quote half a UTF-8 character"
+
 t_done

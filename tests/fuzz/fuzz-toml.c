@@ -2,20 +2,14 @@
 /*
  * libFuzzer target for the TOML parser: parse, check the tree's
  * invariants, exercise the lookup and formatting helpers on every node,
- * free. Built with src/toml.c alone (make fuzz).
+ * free.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz-util.h"
 #include "toml.h"
-
-/* A broken invariant is a bug even when no sanitizer notices it. */
-#define CHECK(cond)              \
-	do {                     \
-		if (!(cond))     \
-			abort(); \
-	} while (0)
 
 static void fuzz__pos(struct toml_pos pos, unsigned int lines)
 {
@@ -68,8 +62,6 @@ static void fuzz__walk(const struct toml_value *v, unsigned int depth,
 		break;
 	}
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

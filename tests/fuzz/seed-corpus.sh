@@ -1,28 +1,50 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# usage: sh tests/fuzz/seed-corpus.sh DIR
-# Seed the fuzzer's corpus in DIR with the toml-test cases (valid and
-# invalid alike: both are interesting inputs) and the shipped configs.
-# Files are named by content hash, the way libFuzzer names its own, so
-# running this again adds nothing twice. Missing sources are skipped.
+# usage: sh tests/fuzz/seed-corpus.sh TARGET DIR
+# Seed the corpus of fuzz-TARGET in DIR: the files of seeds/TARGET/
+# (real outputs and the unit tests' inputs, in the target's input
+# format), the regression inputs of regress/TARGET/, and what the tree
+# already holds in that format: the toml-test cases (valid and invalid
+# alike: both are interesting inputs) and the shipped configs for toml,
+# the captured perf reports for perf-report, the /proc captures for
+# procstat. Files are named by content hash, the way libFuzzer names its
+# own, so running this again adds nothing twice. Missing sources are
+# skipped.
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
-dir=$1
+[ $# -eq 2 ] || { echo "usage: $0 TARGET DIR" >&2; exit 2; }
+t=$1
+dir=$2
 here=$(cd "$(dirname "$0")" && pwd)
-suite=$here/../../../shared/toml-test
-configs=$here/../../configs
+top=$here/../..
 
-mkdir -p "$dir"
-for src in "$suite/valid" "$suite/invalid" "$configs"; do
-	if [ ! -d "$src" ]; then
-		echo "seed-corpus: no $src, skipped" >&2
-		continue
+# seed SRC PATTERN: every file under SRC whose name matches PATTERN.
+seed() {
+	if [ ! -d "$1" ]; then
+		echo "seed-corpus: no $1, skipped" >&2
+		return 0
 	fi
-	find "$src" -type f -name '*.toml' | while IFS= read -r f; do
+	find "$1" -type f -name "$2" | while IFS= read -r f; do
 		sum=$(sha1sum < "$f" | cut -d' ' -f1)
 		cp "$f" "$dir/$sum"
 	done
-done
+}
+
+mkdir -p "$dir"
+[ -d "$here/seeds/$t" ] && seed "$here/seeds/$t" '*'
+[ -d "$here/regress/$t" ] && seed "$here/regress/$t" '*'
+case $t in
+toml)
+	seed "$top/../shared/toml-test/valid" '*.toml'
+	seed "$top/../shared/toml-test/invalid" '*.toml'
+	seed "$top/configs" '*.toml'
+	;;
+perf-report)
+	seed "$top/tests/unit/fixtures/perf" '*.txt'
+	;;
+procstat)
+	seed "$top/tests/unit/fixtures/procstat" '*.txt'
+	;;
+esac
 echo "seed-corpus: $(find "$dir" -type f | wc -l) files in $dir"

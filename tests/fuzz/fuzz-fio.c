@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for fio's JSON report (--output-format=json, one
+ * job with group_reporting), as a host under test's fio prints it:
+ * fio__summarize() and the summary into the store by fio__store(); the
+ * same input is also stored as it stands, as the controller stores the
+ * results an agent's fio.run sends. The store is a real one, its rows
+ * rolled back after each input.
+ */
+#include <errno.h>
+
+#include "bench/workload/fio.h"
+#include "fuzz/fuzz-util.h"
+#include "store/store.h"
+
+static struct store *st;
+static int64_t trial_id;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct store_boot boot = { "boot-1", "6.1", NULL, "", NULL };
+	struct store_kernel k = { .name = "running" };
+	int64_t run, host, boot_row, kernel, cell;
+	const char *tmp = fuzz_tmpdir();
+	char *path;
+
+	(void)argc;
+	(void)argv;
+	fuzz_quiet();
+	if (!tmp)
+		abort();
+	path = xasprintf("%s/results.db", tmp);
+	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
+	    store__run_begin(st, "fuzz", "", 0, &run) ||
+	    store__host_upsert(st, "sut", "machine-1", &host) ||
+	    store__boot_upsert(st, host, &boot, &boot_row) ||
+	    store__kernel_upsert(st, &k, &kernel) ||
+	    store__cell_upsert(st,
+			       &(struct store_cell){ run, host, kernel, "lazy",
+						     "w", "key-1" },
+			       &cell) ||
+	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
+					&trial_id, NULL) ||
+	    store__trial_start(st, trial_id, boot_row, "lazy") ||
+	    store__commit(st))
+		abort();
+	free(path);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *in = json_loadb((const char *)data, size, 0, NULL);
+	json_t *results = NULL;
+	char *err = NULL;
+	int ret;
+
+	if (!in)
+		return 0;
+	CHECK(!store__begin(st));
+	ret = fio__summarize(in, &results, &err);
+	if (ret) {
+		/* Refused in words, never half a result. */
+		CHECK(ret < 0 && !results && err && *err);
+	} else {
+		CHECK(json_is_number(
+			json_object_get(results, "throughput_bps")));
+		CHECK(!err);
+		CHECK(!fio__store(st, trial_id, results));
+	}
+	/* An agent's results: refused or stored, never a crash. */
+	CHECK(fio__store(st, trial_id, in) <= 0);
+	store__rollback(st);
+	json_decref(results);
+	json_decref(in);
+	free(err);
+	return 0;
+}

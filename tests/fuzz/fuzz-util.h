@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the libFuzzer targets (tests/fuzz/fuzz-*.c) share: the entry
+ * points' prototypes, invariant checks that abort (a broken invariant is
+ * a bug even when no sanitizer notices it), the input as a C string or
+ * cut into parts, and scratch directories that a fuzzing process removes
+ * at exit. Each target includes this once; everything here is static.
+ */
+#ifndef IOMMU_BENCH_FUZZ_UTIL_H
+#define IOMMU_BENCH_FUZZ_UTIL_H
+
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+#define CHECK(cond)              \
+	do {                     \
+		if (!(cond))     \
+			abort(); \
+	} while (0)
+
+/*
+ * The input as the C string a parser is handed: what follows a NUL
+ * byte is what the caller's read would have cut off too.
+ */
+static inline char *fuzz_str(const uint8_t *data, size_t size)
+{
+	return xstrndup((const char *)data, size);
+}
+
+/*
+ * Cut @data at every @sep (not included) into at most @max parts, each
+ * a new C string; the last part takes the rest. The number of parts.
+ */
+static inline size_t fuzz_split(const uint8_t *data, size_t size,
+				const char *sep, char **parts, size_t max)
+{
+	const char *p = (const char *)data, *end = p + size, *s;
+	size_t n = 0, seplen = strlen(sep);
+
+	while (n + 1 < max && (s = memmem(p, (size_t)(end - p), sep, seplen))) {
+		parts[n++] = xstrndup(p, (size_t)(s - p));
+		p = s + seplen;
+	}
+	parts[n++] = xstrndup(p, (size_t)(end - p));
+	return n;
+}
+
+static inline void fuzz_free_parts(char **parts, size_t n)
+{
+	while (n)
+		free(parts[--n]);
+}
+
+/* The parsers' diagnostics are expected on bad input: not the fuzzer's. */
+static inline void fuzz_quiet(void)
+{
+	log_verbosity = -1;
+}
+
+static int fuzz__rm_one(const char *path, const struct stat *sb, int flag,
+			struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Remove @dir and everything below it, links not followed. */
+static inline void fuzz_rm_rf(const char *dir)
+{
+	nftw(dir, fuzz__rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char fuzz__tmpdir[64];
+
+static void fuzz__tmpdir_remove(void)
+{
+	if (fuzz__tmpdir[0])
+		fuzz_rm_rf(fuzz__tmpdir);
+}
+
+/*
+ * This process's scratch directory, made on first use and removed at
+ * its exit; NULL when none can be made. In memory where /dev/shm is:
+ * the targets that write files do so for every input.
+ */
+static inline const char *fuzz_tmpdir(void)
+{
+	struct stat sb;
+
+	if (fuzz__tmpdir[0])
+		return fuzz__tmpdir;
+	snprintf(fuzz__tmpdir, sizeof(fuzz__tmpdir),
+		 "%s/iommu-bench-fuzz.XXXXXX",
+		 !stat("/dev/shm", &sb) && S_ISDIR(sb.st_mode) &&
+				 !access("/dev/shm", W_OK) ?
+			 "/dev/shm" :
+			 "/tmp");
+	if (!mkdtemp(fuzz__tmpdir)) {
+		fuzz__tmpdir[0] = '\0';
+		return NULL;
+	}
+	atexit(fuzz__tmpdir_remove);
+	return fuzz__tmpdir;
+}
+
+#endif /* IOMMU_BENCH_FUZZ_UTIL_H */
