@@ -46,7 +46,8 @@ for t in $targets; do
 	bin=$out/fuzz-$t
 	if [ -d "tests/fuzz/regress/$t" ]; then
 		# Files as arguments: each is run once, no fuzzing.
-		"$bin" tests/fuzz/regress/"$t"/* >"$T_TMP/regress.log" 2>&1
+		FUZZ_SCRATCH=$T_TMP "$bin" tests/fuzz/regress/"$t"/* \
+			>"$T_TMP/regress.log" 2>&1
 		st=$?
 		[ "$st" -eq 0 ] || t_diag "$(grep -E 'ERROR|SUMMARY|Running:' "$T_TMP/regress.log" | head -5)"
 		t_ok $st "fuzz-$t: its regression inputs pass ($(ls tests/fuzz/regress/"$t" | wc -l))"

@@ -38,10 +38,16 @@ fi
 # -timeout: a single input that takes this long is a hang, not a slow
 # parser; -rss_limit_mb: the agent refuses more than 16 MiB a line, and
 # no parser here should need more than this for a few KiB of input.
+# The targets' scratch files, in memory where /dev/shm is: removed here,
+# since a crashing target leaves its own behind.
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+scratch=$(mktemp -d "$shm/iommu-bench-fuzz-$t.XXXXXX")
 st=0
-"$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
-	-print_final_stats=1 -artifact_prefix="$arts/" $dict "$corpus" \
-	>"$log" 2>&1 || st=$?
+FUZZ_SCRATCH=$scratch "$bin" -max_total_time="$secs" -timeout=25 \
+	-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$arts/" \
+	$dict "$corpus" >"$log" 2>&1 || st=$?
+rm -rf "$scratch"
 
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")

@@ -84,7 +84,7 @@ static inline void fuzz_rm_rf(const char *dir)
 	nftw(dir, fuzz__rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static char fuzz__tmpdir[64];
+static char fuzz__tmpdir[256];
 
 static void fuzz__tmpdir_remove(void)
 {
@@ -94,21 +94,25 @@ static void fuzz__tmpdir_remove(void)
 
 /*
  * This process's scratch directory, made on first use and removed at
- * its exit; NULL when none can be made. In memory where /dev/shm is:
- * the targets that write files do so for every input.
+ * its exit; NULL when none can be made. Under $FUZZ_SCRATCH when set
+ * (a crash exits without atexit(): tests/fuzz/fuzz-run.sh removes that
+ * folder itself), else in memory where /dev/shm is: the targets that
+ * write files do so for every input.
  */
 static inline const char *fuzz_tmpdir(void)
 {
+	const char *base = getenv("FUZZ_SCRATCH");
 	struct stat sb;
 
 	if (fuzz__tmpdir[0])
 		return fuzz__tmpdir;
+	if (!base || base[0] != '/' || strlen(base) > 200)
+		base = !stat("/dev/shm", &sb) && S_ISDIR(sb.st_mode) &&
+				       !access("/dev/shm", W_OK) ?
+			       "/dev/shm" :
+			       "/tmp";
 	snprintf(fuzz__tmpdir, sizeof(fuzz__tmpdir),
-		 "%s/iommu-bench-fuzz.XXXXXX",
-		 !stat("/dev/shm", &sb) && S_ISDIR(sb.st_mode) &&
-				 !access("/dev/shm", W_OK) ?
-			 "/dev/shm" :
-			 "/tmp");
+		 "%s/iommu-bench-fuzz.XXXXXX", base);
 	if (!mkdtemp(fuzz__tmpdir)) {
 		fuzz__tmpdir[0] = '\0';
 		return NULL;
