@@ -100,10 +100,12 @@ static int add_hist(const char *s, uint64_t *h, size_t max)
 	}
 }
 
+/* @workload UINT32_MAX: the column's probe over every workload. */
 static struct rd_probe *probe_for(struct report_data *d, struct keymap *map,
-				  uint32_t axis, const char *name)
+				  uint32_t axis, uint32_t workload,
+				  const char *name)
 {
-	uint32_t key[2] = { axis, intern__id(&d->str, name) };
+	uint32_t key[3] = { axis, intern__id(&d->str, name), workload };
 	struct rd_probe *p;
 	bool added;
 	uint32_t id = keymap__id(map, key, &added);
@@ -114,9 +116,43 @@ static struct rd_probe *probe_for(struct report_data *d, struct keymap *map,
 		memset(p, 0, sizeof(*p));
 		p->axis = axis;
 		p->name = key[1];
+		p->per_workload = workload != UINT32_MAX;
+		p->workload = p->per_workload ? workload : 0;
 		p->attach = intern__id(&d->str, "");
 	}
 	return &d->probes[id];
+}
+
+/* One probe row of a trial into @p; 1 when its histogram was bad. */
+static size_t probe__add(struct rd_ctx *c, struct rd_probe *p, sqlite3_stmt *s,
+			 const struct bytes_map *bytes, struct keymap *seen)
+{
+	size_t bad = 0;
+	uint32_t how[3];
+	bool added;
+	char *rung;
+	double b;
+
+	p->trials++;
+	p->calls += sqlite3_column_int64(s, 5);
+	p->total_ns += sqlite3_column_int64(s, 6);
+	b = bytes_of(bytes, sqlite3_column_int64(s, 1));
+	if (b >= 0) {
+		p->gbytes += b / 1e9;
+		p->trials_bytes++;
+	}
+	if (add_hist(rd__col(s, 7), p->hist, RD_HIST_MAX))
+		bad = 1;
+	/* The attach rung and target, once per distinct pair. */
+	rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
+	how[0] = p - c->d->probes;
+	how[1] = intern__id(&c->d->str, rung);
+	how[2] = 0;
+	keymap__id(seen, how, &added);
+	if (added)
+		p->attach = rd__merge_set(c->d, p->attach, rung);
+	free(rung);
+	return bad;
 }
 
 int rd__load_probes(struct rd_ctx *c)
@@ -132,12 +168,8 @@ int rd__load_probes(struct rd_ctx *c)
 	struct bytes_map bytes;
 	struct rd_cell *cell;
 	struct rd_probe *p;
-	uint32_t how[3];
 	sqlite3_stmt *s;
-	size_t bad = 0;
-	bool added;
-	double b;
-	char *rung;
+	size_t bad = 0, k;
 	int rc, err;
 
 	err = load_bytes(c, &bytes);
@@ -145,32 +177,20 @@ int rd__load_probes(struct rd_ctx *c)
 		err = rd__prepare_runs(c, sql, &s);
 	if (err)
 		goto out_bytes;
-	keymap__init(&map, 2);
+	keymap__init(&map, 3);
 	keymap__init(&seen, 3);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)
 			continue;
-		p = probe_for(c->d, &map, cell->axis, rd__col(s, 2));
-		p->trials++;
-		p->calls += sqlite3_column_int64(s, 5);
-		p->total_ns += sqlite3_column_int64(s, 6);
-		b = bytes_of(&bytes, sqlite3_column_int64(s, 1));
-		if (b >= 0) {
-			p->gbytes += b / 1e9;
-			p->trials_bytes++;
+		for (k = 0; k < 2; k++) {
+			p = probe_for(c->d, &map, cell->axis,
+				      k ? cell->workload : UINT32_MAX,
+				      rd__col(s, 2));
+			/* Each row's histogram is one histogram. */
+			if (probe__add(c, p, s, &bytes, &seen) && !k)
+				bad++;
 		}
-		if (add_hist(rd__col(s, 7), p->hist, RD_HIST_MAX))
-			bad++;
-		/* The attach rung and target, once per distinct pair. */
-		rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
-		how[0] = p - c->d->probes;
-		how[1] = intern__id(&c->d->str, rung);
-		how[2] = 0;
-		keymap__id(&seen, how, &added);
-		if (added)
-			p->attach = rd__merge_set(c->d, p->attach, rung);
-		free(rung);
 	}
 	if (rc != SQLITE_DONE)
 		err = rdb__error(c->r, rc, "reading probes");

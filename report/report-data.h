@@ -48,6 +48,13 @@ struct rd_boot {
 
 struct rd_probe {
 	uint32_t axis, name;
+	/*
+	 * One workload's trials, or (false) every workload of the column:
+	 * calls per GB mean something only within one workload, the plots
+	 * and latency histograms sum over them.
+	 */
+	bool per_workload;
+	uint32_t workload;
 	uint32_t attach; /* "fentry iommu_dma_unmap_page, ..." */
 	uint64_t calls, total_ns;
 	uint64_t hist[RD_HIST_MAX];

@@ -317,17 +317,29 @@ static size_t probe_names(const struct report_data *d, uint32_t *out)
 	return n;
 }
 
-const struct rd_probe *report__probe(const struct report_ctx *c, uint32_t name,
-				     size_t col)
+const struct rd_probe *report__probe_w(const struct report_ctx *c,
+				       uint32_t name, size_t col,
+				       const uint32_t *workload)
 {
 	const struct report_data *d = c->d;
 	size_t i;
 
-	for (i = 0; i < d->nr_probes; i++)
-		if (d->probes[i].name == name &&
-		    report__col(c, rd__str(d, d->probes[i].axis)) == (int)col)
-			return &d->probes[i];
+	for (i = 0; i < d->nr_probes; i++) {
+		const struct rd_probe *p = &d->probes[i];
+
+		if (p->name != name || p->per_workload != !!workload ||
+		    (workload && p->workload != *workload))
+			continue;
+		if (report__col(c, rd__str(d, p->axis)) == (int)col)
+			return p;
+	}
 	return NULL;
+}
+
+const struct rd_probe *report__probe(const struct report_ctx *c, uint32_t name,
+				     size_t col)
+{
+	return report__probe_w(c, name, col, NULL);
 }
 
 double report__per_gb(const struct rd_probe *p)

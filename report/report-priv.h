@@ -65,6 +65,10 @@ void report__environment(struct report_ctx *c);
 /* report-plots.c: the probe of @name in column @col, or NULL. */
 const struct rd_probe *report__probe(const struct report_ctx *c, uint32_t name,
 				     size_t col);
+/* The same for one workload's trials (NULL: every workload's). */
+const struct rd_probe *report__probe_w(const struct report_ctx *c,
+				       uint32_t name, size_t col,
+				       const uint32_t *workload);
 /* Calls per GB moved; NAN when some trials had no interval series. */
 double report__per_gb(const struct rd_probe *p);
 /* report-profile.c: the numbers under the probe plot. */

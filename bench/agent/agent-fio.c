@@ -13,9 +13,8 @@
 #include "util.h"
 
 /* fio's own --rw words; anything else never reaches its argv. */
-static const char *const rw_words[] = { "read",	     "write",
-					"randread",  "randwrite",
-					"readwrite", "randrw",
+static const char *const rw_words[] = { "read",	     "write",	  "randread",
+					"randwrite", "readwrite", "randrw",
 					NULL };
 
 static int get_uint(json_t *args, const char *key, unsigned int min,
@@ -62,8 +61,7 @@ static int get_rw(json_t *args, const char **out, char **err)
 			  "randread, randwrite, readwrite, randrw");
 }
 
-int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res,
-			char **err)
+int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res, char **err)
 {
 	const char *serial = json_string_value(json_object_get(args, "serial"));
 	const char *path = json_string_value(json_object_get(args, "path"));

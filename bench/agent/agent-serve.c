@@ -36,6 +36,7 @@ const struct agent_verb agent_verbs[] = {
 	{ "iperf3.server", agent_verb__iperf3_server },
 	{ "iperf3.wait", agent_verb__iperf3_wait },
 	{ "iperf3.client", agent_verb__iperf3_client },
+	{ "fio.run", agent_verb__fio_run },
 	{ "bye", agent_verb__bye },
 	{ NULL, NULL },
 };

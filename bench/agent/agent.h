@@ -105,6 +105,8 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
 			      char **err);
 void agent_iperf3__release(struct agent *a);
+int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res,
+			char **err);
 
 /* ---- helpers, for tests ---- */
 

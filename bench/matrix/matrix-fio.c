@@ -25,8 +25,8 @@ static const char *const fio_rw_names[] = {
 };
 
 static const char *const fio_keys[] = {
-	"host",	   "target",   "rw",	       "bs",   "iodepth",
-	"numjobs", "direct",   "destructive", "duration", NULL,
+	"host",	   "target", "rw",	    "bs",	"iodepth",
+	"numjobs", "direct", "destructive", "duration", NULL,
 };
 
 const char *fio_rw__name(enum fio_rw rw)
@@ -81,8 +81,8 @@ static void target(struct mx *mx, struct matrix_workload *w,
 		return;
 	disks = matrix_host__disks(h, &nr);
 	if (!nr) {
-		mx_err(mx, v->pos,
-		       "target: host '%s' has no disks; give it %s", h->name,
+		mx_err(mx, v->pos, "target: host '%s' has no disks; give it %s",
+		       h->name,
 		       h->transport == HOST_QEMU ?
 			       "[hosts.NAME.qemu] disks = [{ name = \"nvme0\", "
 			       "size = \"1G\" }]" :
@@ -147,7 +147,8 @@ static void fio__describe(const struct matrix *m,
 	const struct matrix_disk *d = matrix_fio__disk(m, w);
 	char bs[UNITS_FMT_MAX], dur[UNITS_FMT_MAX];
 
-	snprintf(buf, size, "%s %s on %s:%s, bs %s, iodepth %u x %u job%s%s, %s",
+	snprintf(buf, size,
+		 "%s %s on %s:%s, bs %s, iodepth %u x %u job%s%s, %s",
 		 fio_rw_names[p->rw], p->direct ? "direct" : "buffered",
 		 m->hosts[w->sut].name, d ? d->name : "?",
 		 units__format_size(p->bs, bs, sizeof(bs)), p->iodepth,
@@ -163,7 +164,8 @@ static void fio__plan_json(const struct matrix *m,
 	const struct matrix_disk *d = matrix_fio__disk(m, w);
 
 	json_object_set_new(o, "host", json_string(m->hosts[w->sut].name));
-	json_object_set_new(o, "target", d ? json_string(d->name) : json_null());
+	json_object_set_new(o, "target",
+			    d ? json_string(d->name) : json_null());
 	json_object_set_new(o, "rw", json_string(fio_rw_names[p->rw]));
 	json_object_set_new(o, "bs", json_integer((json_int_t)p->bs));
 	json_object_set_new(o, "iodepth", json_integer(p->iodepth));

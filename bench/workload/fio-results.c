@@ -24,8 +24,8 @@ static double num(const json_t *obj, const char *key)
 /* clat_ns.percentile["99.000000"] in microseconds; NAN when absent. */
 static double pct_us(const json_t *side, const char *pct)
 {
-	const json_t *p = json_object_get(json_object_get(side, "clat_ns"),
-					  "percentile");
+	const json_t *p =
+		json_object_get(json_object_get(side, "clat_ns"), "percentile");
 
 	return num(p, pct) / 1e3;
 }
@@ -69,8 +69,8 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 	*results = json_pack(
 		"{s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"workload", "fio", "throughput_bps",
-		(num(rd, "bw_bytes") + num(wr, "bw_bytes")) * 8, "bytes",
-		bytes, "ios", ios, "iops",
+		(num(rd, "bw_bytes") + num(wr, "bw_bytes")) * 8, "bytes", bytes,
+		"ios", ios, "iops",
 		real_or_null(num(rd, "iops") + num(wr, "iops")), "clat_p50_us",
 		real_or_null(pct_us(main, "50.000000")), "clat_p99_us",
 		real_or_null(pct_us(main, "99.000000")), "clat_p999_us",

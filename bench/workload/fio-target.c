@@ -197,7 +197,8 @@ static const char *signature(const char *device)
 		const char *what;
 	} sigs[] = {
 		{ 512, "EFI PART", 8, "a GPT partition table" },
-		{ 510, "\x55\xaa", 2, "an MBR (boot sector or partition table)" },
+		{ 510, "\x55\xaa", 2,
+		  "an MBR (boot sector or partition table)" },
 		{ 1080, "\x53\xef", 2, "an ext2/3/4 file system" },
 		{ 0, "XFSB", 4, "an XFS file system" },
 		{ 512, "LABELONE", 8, "an LVM physical volume" },

@@ -47,8 +47,9 @@ static void test_argv(void)
 	fio__argv(&o, &a);
 	s = strvec__join(&a, " ");
 	is_str(a.v[0], "fio", "argv[0] is fio, no shell");
-	has_str(s, "--filename=/dev/nvme0n1 --rw=randread --bs=65536 "
-		   "--iodepth=4 --numjobs=2 --direct=1",
+	has_str(s,
+		"--filename=/dev/nvme0n1 --rw=randread --bs=65536 "
+		"--iodepth=4 --numjobs=2 --direct=1",
 		"the knobs, each its own argument");
 	has_str(s, "--time_based=1 --runtime=3", "timed, not sized");
 	has_str(s, "--output-format=json", "a JSON report");
@@ -99,7 +100,8 @@ static void test_run(struct store *st, int64_t trial)
 	json_decref(r);
 
 	o.rw = "sideways";
-	ok(fio__run(&o, 0, &r, &err) < 0 && !r, "fio refusing its options fails");
+	ok(fio__run(&o, 0, &r, &err) < 0 && !r,
+	   "fio refusing its options fails");
 	has_str(err, "fio", "with fio's words");
 	free(err);
 	free(file);
@@ -116,10 +118,9 @@ static void test_probe_rates(struct store *st, int64_t trial)
 				    .target = "iommu_dma_sync_sg_for_cpu",
 				    .attach = "kprobe",
 				    .calls = 0 };
-	struct store_probe off = { .name = "unmap_core",
-				   .target = "",
-				   .attach = "none",
-				   .calls = 0 };
+	struct store_probe off = {
+		.name = "unmap_core", .target = "", .attach = "none", .calls = 0
+	};
 	sqlite3_stmt *s;
 	int64_t n = -1;
 
@@ -162,8 +163,8 @@ static char *root_with(const char *mounts, const char *disk, bool part)
 	char *p;
 	FILE *f;
 
-	p = xasprintf("mkdir -p '%s/proc/self' '%s/sys/block/%s/holders'",
-		      root, root, disk);
+	p = xasprintf("mkdir -p '%s/proc/self' '%s/sys/block/%s/holders'", root,
+		      root, disk);
 	if (system(p))
 		tap_diag("%s failed", p);
 	free(p);
