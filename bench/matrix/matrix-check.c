@@ -54,6 +54,9 @@ static const char *boot_reason(const struct matrix_host *h,
 		return "method = \"grub\"";
 	if (md->method == METHOD_REBOOT)
 		return "method = \"reboot\"";
+	if (md->sysfs_equivalent && h->disk_workload)
+		return "a fio workload runs there, and a sysfs switch would "
+		       "change the NIC's IOMMU group, not the disk's";
 	if (md->sysfs_equivalent && !h->nic)
 		return "no nic is set to switch its IOMMU group through sysfs";
 	return "its cmdline takes a boot";
@@ -71,6 +74,14 @@ static void check_mode(struct mx *mx, const struct matrix_host *h, size_t idx)
 		     (a == APPLY_NONE && md->method == METHOD_AUTO &&
 		      md->nr_cmdline);
 
+	if (a == APPLY_SYSFS && h->disk_workload) {
+		mx_err(mx, mx_val_pos(md->src, "method", at),
+		       "mode '%s' is applied through sysfs, which switches the "
+		       "IOMMU group of host '%s''s NIC, but a fio workload "
+		       "there measures a disk; use method = \"reboot\"",
+		       md->name, h->name);
+		return;
+	}
 	if (a == APPLY_SYSFS && !h->nic) {
 		mx_err(mx, h->pos,
 		       "mode '%s' is applied through sysfs, but "

@@ -104,6 +104,7 @@ static void target(struct mx *mx, struct matrix_workload *w,
 static void fio__parse(struct mx *mx, struct matrix_workload *w,
 		       const struct toml_value *tab)
 {
+	const struct matrix_host *h = &mx->m->hosts[w->sut];
 	struct matrix_fio *p = &w->u.fio;
 	char a[UNITS_FMT_MAX];
 	int rw;
@@ -137,6 +138,14 @@ static void fio__parse(struct mx *mx, struct matrix_workload *w,
 			"destructive changes nothing",
 			w->name, fio_rw_names[p->rw]);
 	target(mx, w, tab);
+	/* The guest runs fio from the controller's root: this arch's. */
+	if (h->transport == HOST_QEMU && h->qemu.arch != arch__native())
+		mx_err(mx, mx_val_pos(tab, "host", w->pos),
+		       "host: '%s' is an %s guest, and fio runs there from "
+		       "this machine's root, which has %s binaries; a fio "
+		       "workload needs a guest of this machine's arch",
+		       h->name, h->qemu.arch ? h->qemu.arch->name : "unknown",
+		       arch__native() ? arch__native()->name : "unknown");
 }
 
 static void fio__describe(const struct matrix *m,

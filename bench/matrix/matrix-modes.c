@@ -299,6 +299,7 @@ enum mode_apply matrix__apply(const struct matrix_host *host,
 		break;
 	}
 	if (mode->group_type != GROUP_TYPE_UNSET && host->nic &&
+	    !host->disk_workload &&
 	    (mode->sysfs_equivalent || !mode->nr_cmdline))
 		return APPLY_SYSFS;
 	if (mode->nr_cmdline)

@@ -144,6 +144,7 @@ static bool one_host(struct mx *mx, struct matrix_workload *w,
 		return false;
 	}
 	w->server = w->client = w->sut = h;
+	mx->m->hosts[h].disk_workload = true;
 	return true;
 }
 

@@ -160,6 +160,11 @@ struct matrix_host {
 	/* ssh, local: disks = [{ name, path }] a fio workload may target */
 	struct matrix_disk *disks;
 	size_t nr_disks;
+	/*
+	 * A workload here measures a disk (fio): a sysfs switch changes the
+	 * NIC's IOMMU group only, so every mode here is booted instead.
+	 */
+	bool disk_workload;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

@@ -63,8 +63,9 @@ static int by_serial(const char *serial, char **dev, char **err)
 	int ret = -ENODEV;
 
 	if (!d) {
-		*err = xasprintf("cannot list /sys/block: %s", strerror(errno));
-		return -errno;
+		ret = -errno;
+		*err = xasprintf("cannot list /sys/block: %s", strerror(-ret));
+		return ret;
 	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !name_is_safe(de->d_name))
@@ -105,8 +106,10 @@ int fio__resolve(const char *serial, const char *path, char **dev, char **err)
 		return -EINVAL;
 	}
 	if (stat(path, &st)) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -errno;
+		int ret = -errno;
+
+		*err = xasprintf("%s: %s", path, strerror(-ret));
+		return ret;
 	}
 	if (!S_ISBLK(st.st_mode)) {
 		*err = xasprintf("%s is not a block device", path);

@@ -468,6 +468,27 @@ static void test_fio(void)
 				 "rw = \"randwirte\"\n"));
 	has_str(e, "did you mean 'randwrite'", "an rw typo");
 	free(e);
+	e = load_bad("[run]\nmodes = [\"lazy\"]\n[modes.lazy]\n"
+		     "method = \"sysfs\"\n" MATRIX(
+			     "disks = [{ name = \"d\", size = \"1G\" }]\n")
+			     FIO("host = \"vm\"\ntarget = \"d\"\n"));
+	has_str(e, "switches the IOMMU group of host 'vm''s NIC",
+		"a sysfs switch where a fio workload measures a disk");
+	free(e);
+	m = load(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
+			 FIO("host = \"vm\"\ntarget = \"d\"\n"));
+	if (ok(m, "lazy with method auto on a host with a fio workload")) {
+		ok(matrix__apply(&m->hosts[0],
+				 &m->modes[matrix__find_mode(m, "lazy")]) ==
+			   APPLY_RESTART,
+		   "is booted, not switched through the NIC's group");
+		matrix__free(m);
+	}
+	e = load_bad(MATRIX_ARM64("disks = [{ name = \"d\", size = \"1G\" }]\n")
+			     FIO("host = \"vm\"\ntarget = \"d\"\n"));
+	has_str(e, "needs a guest of this machine's arch",
+		"fio in a guest of another arch");
+	free(e);
 	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
 			     FIO("host = \"vm\"\ntarget = \"d\"\n"
 				 "bs = \"1000\"\n"));
