@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What a profile trial costs in the testbed, as a ratio to a bare one on
+# the same boot: an e1000e guest at MTU 9000 (Debian 6.1, TCG), 64-byte
+# UDP into it for 5 s, the probes and perf's counters on every trial,
+# perf record in the profile trials only (the guest records, the
+# controller reports: docs/matrix.md). Wall time per trial from run
+# --json; each cell's first trial carries its boot and is left out. The
+# goal, read off and not asserted: a profile trial at most 2x a bare one.
+#
+# Needs root, QEMU, python3 and the testbed kernel; says why and stops
+# otherwise. About 2 minutes under TCG.
+set -u
+B=${IOMMU_BENCH:?}
+PKG=linux-image-6.1.0-57-amd64
+G=tbp-$$
+NS=ibp-$$
+NET=10.193.$(($$ % 250))
+TMP=$(mktemp -d /tmp/iommu-bench-bench.XXXXXX)
+
+cleanup() {
+	for p in $(pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null); do
+		kill -9 "$p" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "/run/iommu-bench/qemu-$G" "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skipped: the testbed needs root"
+	exit 0
+fi
+for tool in qemu-system-x86_64 python3 ip; do
+	command -v "$tool" >/dev/null || { echo "skipped: no $tool"; exit 0; }
+done
+if ! "$B" testbed build --kernel "$PKG" >/dev/null 2>"$TMP/err"; then
+	echo "skipped: no testbed kernel: $(head -1 "$TMP/err")"
+	exit 0
+fi
+
+cat >"$TMP/m.toml" <<EOT
+[run]
+name = "bench-profile"
+repetitions = 4
+warmup = 0
+cooldown = "0s"
+modes = ["strict"]
+db = "$TMP/b.db"
+
+[modes.strict]
+method = "reboot"
+
+[hosts.$G]
+transport = "qemu"
+role = "sut"
+address = "$NET.2/24"
+link = "peer"
+boot_timeout = "90s"
+
+[hosts.$G.qemu]
+memory = "1G"
+cpus = 2
+nic = "e1000e"
+mtu = 9000
+
+[hosts.peer]
+transport = "netns"
+role = "peer"
+netns = "$NS"
+address = "$NET.1/24"
+nic = "tp$$"
+
+[[kernels]]
+name = "debian-6.1"
+package = "$PKG"
+
+[[workloads]]
+name = "udp64"
+server = "$G"
+client = "peer"
+protocol = "udp"
+length = 64
+bitrate = "4M"
+duration = "5s"
+
+[collect]
+bpf = { probes = ["sync_cpu", "sync_device", "map", "unmap"] }
+
+[collect.perf]
+record = "separate"
+profile_trials = 3
+event = "cpu-clock"
+EOT
+
+if ! "$B" run --json "$TMP/m.toml" >"$TMP/events" 2>"$TMP/log"; then
+	echo "!! the run failed: $(tail -1 "$TMP/log")"
+	exit 1
+fi
+python3 - "$TMP/events" <<'EOF'
+import json, statistics, sys
+bare, prof = [], []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") != "trial" or e.get("status") != "ok":
+        continue
+    if e["profile"]:
+        prof.append(e["wall_ms"] / 1000)
+    elif e["repetition"] > 1:
+        bare.append(e["wall_ms"] / 1000)
+if not bare or not prof:
+    sys.exit("!! no trials to compare")
+b, p = statistics.median(bare), statistics.median(prof)
+print("bare trial     %5.1f s  (median of %d, each %s)" %
+      (b, len(bare), " ".join("%.1f" % x for x in bare)))
+print("profile trial  %5.1f s  (median of %d, each %s)" %
+      (p, len(prof), " ".join("%.1f" % x for x in prof)))
+print("ratio          %5.2f x  (goal: at most 2)" % (p / b))
+EOF
