@@ -18,33 +18,10 @@ static int64_t trial_id;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct store_boot boot = { "boot-1", "6.1", NULL, "", NULL };
-	struct store_kernel k = { .name = "running" };
-	int64_t run, host, boot_row, kernel, cell;
-	const char *tmp = fuzz_tmpdir();
-	char *path;
-
 	(void)argc;
 	(void)argv;
 	fuzz_quiet();
-	if (!tmp)
-		abort();
-	path = xasprintf("%s/results.db", tmp);
-	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
-	    store__run_begin(st, "fuzz", "", 0, &run) ||
-	    store__host_upsert(st, "sut", "machine-1", &host) ||
-	    store__boot_upsert(st, host, &boot, &boot_row) ||
-	    store__kernel_upsert(st, &k, &kernel) ||
-	    store__cell_upsert(st,
-			       &(struct store_cell){ run, host, kernel, "lazy",
-						     "w", "key-1" },
-			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
-					&trial_id, NULL) ||
-	    store__trial_start(st, trial_id, boot_row, "lazy") ||
-	    store__commit(st))
-		abort();
-	free(path);
+	st = fuzz_store(&trial_id);
 	return 0;
 }
 

@@ -3,8 +3,9 @@
  * What the libFuzzer targets (tests/fuzz/fuzz-*.c) share: the entry
  * points' prototypes, invariant checks that abort (a broken invariant is
  * a bug even when no sanitizer notices it), the input as a C string or
- * cut into parts, and scratch directories that a fuzzing process removes
- * at exit. Each target includes this once; everything here is static.
+ * cut into parts, scratch directories that a fuzzing process removes
+ * at exit, and a scratch store with one trial for the targets that
+ * store. Each target includes this once; everything here is static.
  */
 #ifndef IOMMU_BENCH_FUZZ_UTIL_H
 #define IOMMU_BENCH_FUZZ_UTIL_H
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "store/store.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -119,6 +121,41 @@ static inline const char *fuzz_tmpdir(void)
 	}
 	atexit(fuzz__tmpdir_remove);
 	return fuzz__tmpdir;
+}
+
+/*
+ * A real store in the scratch folder with one running trial, for the
+ * targets that store what they parsed; each input's rows are rolled
+ * back by the target. Aborts when it cannot be made.
+ */
+static inline struct store *fuzz_store(int64_t *trial_id)
+{
+	struct store_boot boot = { "boot-1", "6.1", NULL, "", NULL };
+	struct store_kernel k = { .name = "running" };
+	int64_t run, host, boot_row, kernel, cell;
+	const char *tmp = fuzz_tmpdir();
+	struct store *st;
+	char *path;
+
+	if (!tmp)
+		abort();
+	path = xasprintf("%s/results.db", tmp);
+	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
+	    store__run_begin(st, "fuzz", "", 0, &run) ||
+	    store__host_upsert(st, "sut", "machine-1", &host) ||
+	    store__boot_upsert(st, host, &boot, &boot_row) ||
+	    store__kernel_upsert(st, &k, &kernel) ||
+	    store__cell_upsert(st,
+			       &(struct store_cell){ run, host, kernel, "lazy",
+						     "w", "key-1" },
+			       &cell) ||
+	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
+					trial_id, NULL) ||
+	    store__trial_start(st, *trial_id, boot_row, "lazy") ||
+	    store__commit(st))
+		abort();
+	free(path);
+	return st;
 }
 
 #endif /* IOMMU_BENCH_FUZZ_UTIL_H */
