@@ -183,7 +183,8 @@ static int match(struct agent_conn *c, const char *line, uint64_t id,
 		 * success, or overflow when negated. 4095 is MAX_ERRNO. */
 		*ret = e > 0 && e <= 4095 ? -(int)e : -EIO;
 		if (err)
-			*err = xstrdup(msg ? msg : "failed, without a reason");
+			*err = xstrdup(
+				msg && *msg ? msg : "failed, without a reason");
 	}
 	json_decref(o);
 	return 1;
