@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
+#include "common-bpf.h"
 #include "probe.h"
 
 /* Set by user space before load; the verifier prunes what they rule out. */
@@ -49,50 +50,11 @@ struct {
 	__type(value, struct frames);
 } starts SEC(".maps");
 
-/*
- * A u64 of the context at a fixed offset. Programs pick an argument by a
- * knob through a switch, one case per offset; clang merges such cases
- * into one load at an offset the switch computes (volatile does not
- * stop it), and the verifier refuses context reads at computed offsets.
- * An asm statement per case keeps each read fixed.
- */
-#define CTX_U64(ctx, off)                                   \
-	({                                                  \
-		__u64 _v;                                   \
-		asm volatile("%[v] = *(u64 *)(%[c] + %[o])" \
-			     : [v] "=r"(_v)                 \
-			     : [c] "r"(ctx), [o] "i"(off)); \
-		_v;                                         \
-	})
-
 static __always_inline struct probe_stats *stats_slot(void)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&stats, &zero);
-}
-
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xffffffffULL) << 5;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xffff) << 4;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xff) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xf) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0x3) << 1;
-	v >>= shift;
-	r |= shift;
-	r |= (v >> 1);
-	return r;
 }
 
 /*

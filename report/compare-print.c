@@ -84,7 +84,7 @@ static char *cell_text(const struct cmp_cell *c, const struct fmt_scale *sc)
 	double half;
 
 	if (!c->present)
-		return xstrdup("-");
+		return xstrdup(c->unprotected ? "unprotected" : "-");
 	fmt__num(c->s.median * sc->mul, med, sizeof(med));
 	half = fmax(c->s.ci_hi - c->s.median, c->s.median - c->s.ci_lo);
 	if (isnan(half))
@@ -341,10 +341,17 @@ static json_t *json_row(const struct cmp_table *t, const struct cmp_row *row)
 			json_object_set_new(
 				key, ds_dim_names[d],
 				report_json_str(ds__str(t->ds, row->key[d])));
-	for (c = 0; c < t->nr_cols; c++)
+	for (c = 0; c < t->nr_cols; c++) {
 		if (row->cells[c].present)
 			json_array_append_new(cells,
 					      json_cell(t, c, &row->cells[c]));
+		else if (row->cells[c].unprotected)
+			json_array_append_new(
+				cells, json_pack("{s:o, s:b}", "column",
+						 report_json_str(ds__str(
+							 t->ds, t->cols[c])),
+						 "unprotected", 1));
+	}
 	o = json_pack("{s:o, s:o, s:o}", "label", report_json_str(label), "key",
 		      key, "cells", cells);
 	free(label);

@@ -134,11 +134,19 @@ static int pick_columns(const struct dataset *ds, const struct cmp_opts *o,
 	bool *seen = xcalloc(ds->str.nr + 1, sizeof(*seen));
 	const char **names;
 	size_t i, base = 0;
+	bool windows = false;
 	char *given;
 	uint32_t v;
 
-	for (i = 0; i < ds->nr_series; i++)
+	for (i = 0; i < ds->nr_series; i++) {
 		seen[ds->series[i].dim[o->by]] = true;
+		windows = windows ||
+			  ds__metric_is_exposure(ds__str(
+				  ds, ds->metrics[ds->series[i].metric].name));
+	}
+	/* A column whose window is "unprotected" has no series of it. */
+	for (i = 0; windows && i < ds->nr_unprotected; i++)
+		seen[ds->unprotected[i][o->by]] = true;
 	t->cols = xmalloc((ds->str.nr + 1) * sizeof(*t->cols));
 	for (v = 0; v < ds->str.nr; v++)
 		if (seen[v])
@@ -315,6 +323,19 @@ static void fill_geomeans(const struct dataset *ds, struct cmp_table *t)
 	free(rat);
 }
 
+/* A missing exposure figure of a cell that has none by design. */
+static void mark_unprotected(const struct dataset *ds,
+			     const struct cmp_table *t, struct cmp_row *row,
+			     size_t col)
+{
+	uint32_t dim[DS_NR_DIMS];
+
+	memcpy(dim, row->key, sizeof(dim));
+	dim[t->o.by] = t->cols[col];
+	row->cells[col].unprotected = dataset__unprotected(
+		ds, dim, ds__str(ds, ds->metrics[row->metric].name));
+}
+
 int cmp__build(const struct dataset *ds, const struct cmp_opts *o,
 	       struct cmp_table *t)
 {
@@ -340,9 +361,12 @@ int cmp__build(const struct dataset *ds, const struct cmp_opts *o,
 		struct cmp_row *row = &t->rows[i];
 
 		better = ds->metrics[row->metric].better;
-		for (col = 0; col < t->nr_cols; col++)
+		for (col = 0; col < t->nr_cols; col++) {
 			cmp__describe(o, row->cells[col].v, row->cells[col].s.n,
 				      &row->cells[col]);
+			if (!row->cells[col].present)
+				mark_unprotected(ds, t, row, col);
+		}
 		for (col = 1; col < t->nr_cols; col++)
 			cmp__compare(o, better, &row->cells[0],
 				     &row->cells[col], o->alpha);

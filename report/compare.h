@@ -51,6 +51,8 @@ const char *cmp__verdict_name(enum cmp_verdict v);
 
 struct cmp_cell {
 	bool present;
+	/* Not present by design: a window metric of an untranslated cell. */
+	bool unprotected;
 	double *v; /* sorted */
 	struct stats_summary s;
 	unsigned int warn;

@@ -146,7 +146,12 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		"   t.effective_mode AS e FROM trials t WHERE t.cell_id = c.id"
 		"   AND t.status = 'ok' AND t.warmup = 0 AND t.profile = 0"
 		"   AND ifnull(t.effective_mode, '') <> '' ORDER BY e))"
-		" END"
+		" END,"
+		/* The exposure window: none, by design (no translation). */
+		" EXISTS (SELECT 1 FROM trials t JOIN probes p"
+		"  ON p.trial_id = t.id WHERE t.cell_id = c.id"
+		"  AND t.status = 'ok' AND p.name = 'exposure'"
+		"  AND p.attach = 'unprotected')"
 		" FROM cells c JOIN hosts h ON h.id = c.host_id"
 		" JOIN kernels k ON k.id = c.kernel_id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 ORDER BY c.id";
@@ -183,6 +188,9 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0), val);
 		if (sqlite3_column_type(s, 6) != SQLITE_NULL)
 			see_effective(ds, val, col_str(s, 6));
+		if (sqlite3_column_int(s, 7))
+			dataset__mark_unprotected(
+				ds, cd->dim[sqlite3_column_int64(s, 0)]);
 	}
 	if (rc != SQLITE_DONE)
 		err = rdb__error(r, rc, "reading cells");

@@ -92,6 +92,7 @@ void dataset__release(struct dataset *ds)
 	free(ds->series);
 	free(ds->metrics);
 	free(ds->effective);
+	free(ds->unprotected);
 	keymap__release(&ds->metric_map);
 	keymap__release(&ds->series_map);
 	keymap__release(&ds->seen);
@@ -102,6 +103,39 @@ void dataset__release(struct dataset *ds)
 const char *ds__str(const struct dataset *ds, uint32_t id)
 {
 	return intern__str(&ds->str, id);
+}
+
+bool ds__metric_is_exposure(const char *name)
+{
+	return !strncmp(name, "exposure_", 9) || !strcmp(name, "stale_max");
+}
+
+void dataset__mark_unprotected(struct dataset *ds,
+			       const uint32_t dim[DS_NR_DIMS])
+{
+	ALLOC_GROW(ds->unprotected, ds->nr_unprotected + 1,
+		   ds->alloc_unprotected);
+	memcpy(ds->unprotected[ds->nr_unprotected++], dim,
+	       sizeof(ds->unprotected[0]));
+}
+
+bool dataset__unprotected(const struct dataset *ds,
+			  const uint32_t dim[DS_NR_DIMS], const char *metric)
+{
+	size_t i;
+	int d;
+
+	if (!ds__metric_is_exposure(metric))
+		return false;
+	for (i = 0; i < ds->nr_unprotected; i++) {
+		for (d = 0; d < DS_NR_DIMS; d++)
+			if (dim[d] != UINT32_MAX &&
+			    dim[d] != ds->unprotected[i][d])
+				break;
+		if (d == DS_NR_DIMS)
+			return true;
+	}
+	return false;
 }
 
 uint32_t dataset__metric_id(struct dataset *ds, const char *name,

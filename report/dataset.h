@@ -84,6 +84,13 @@ struct dataset {
 	size_t nr_effective, alloc_effective;
 	/* (filter key, interned value) of everything the runs hold. */
 	struct keymap seen;
+	/*
+	 * Cells whose exposure window was "unprotected" (no translation:
+	 * passthrough), as dims: they have no window metrics, and saying
+	 * "-" there would read as "not measured".
+	 */
+	uint32_t (*unprotected)[DS_NR_DIMS];
+	size_t nr_unprotected, alloc_unprotected;
 };
 
 void dataset__init(struct dataset *ds);
@@ -119,6 +126,17 @@ int dataset__check_filter(const struct dataset *ds, const struct ds_filter *f);
  */
 int dataset__load_csv(struct dataset *ds, const char *path,
 		      enum store_better better, const char *unit);
+
+/* The exposure window's metrics: exposure_*, stale_max. */
+bool ds__metric_is_exposure(const char *name);
+/*
+ * Is a cell at @dim (UINT32_MAX: any value) unprotected, for a window
+ * metric @metric? Then it has no figure by design.
+ */
+bool dataset__unprotected(const struct dataset *ds,
+			  const uint32_t dim[DS_NR_DIMS], const char *metric);
+void dataset__mark_unprotected(struct dataset *ds,
+			       const uint32_t dim[DS_NR_DIMS]);
 
 /* The metric (name, unit), added with @better when new. */
 uint32_t dataset__metric_id(struct dataset *ds, const char *name,

@@ -20,7 +20,7 @@ static const char *const colours[] = {
 	"#8e5cb5", "#7f6a50", "#d15fa8", "#7f7f7f",
 };
 
-static const char *colour(size_t col)
+const char *report__colour(size_t col)
 {
 	return colours[col % ARRAY_SIZE(colours)];
 }
@@ -140,7 +140,7 @@ static void plot_bars(struct report_ctx *c, int tput)
 			     drawn++ ? ", " : "", 3 * col + 1, 3 * col + 2,
 			     3 * col + 3);
 		plot__quote(&p, c->cols[col]);
-		plot__printf(&p, " lc rgb '%s'", colour(col));
+		plot__printf(&p, " lc rgb '%s'", report__colour(col));
 	}
 	plot__printf(&p, "\n");
 	free(any);
@@ -198,7 +198,7 @@ static void plot_series(struct report_ctx *c)
 			plot__printf(&p,
 				     "%s$s%zu using 1:2 with lines lw 1.5 "
 				     "lc rgb '%s' ",
-				     n++ ? ", " : "", i, colour(col));
+				     n++ ? ", " : "", i, report__colour(col));
 			if (titled[col]) {
 				plot__printf(&p, "notitle");
 				continue;
@@ -289,7 +289,7 @@ static void plot_cpu(struct report_ctx *c)
 			plot__printf(&p,
 				     "%s$cpu using %zu title '%s' lc rgb '%s'",
 				     n++ ? ", " : "", k + 1, names[k],
-				     colour(k + 4));
+				     report__colour(k + 4));
 	plot__printf(&p, "\n");
 	report__figure(c, &p, "cpu",
 		       "Where the CPU time went: median user, system, "
@@ -309,6 +309,9 @@ static size_t probe_names(const struct report_data *d, uint32_t *out)
 				break;
 			}
 	for (i = 0; i < d->nr_probes; i++) {
+		/* Windows, not calls: the Exposure section has them. */
+		if (!strcmp(rd__str(d, d->probes[i].name), "exposure"))
+			continue;
 		for (j = 0; j < n && out[j] != d->probes[i].name; j++)
 			;
 		if (j == n)
@@ -392,7 +395,7 @@ static void plot_probes(struct report_ctx *c, const uint32_t *names, size_t n)
 		plot__printf(&p, "%s$probes using %zu title ",
 			     drawn++ ? ", " : "", col + 1);
 		plot__quote(&p, c->cols[col]);
-		plot__printf(&p, " lc rgb '%s'", colour(col));
+		plot__printf(&p, " lc rgb '%s'", report__colour(col));
 	}
 	plot__printf(&p, "%s\n", drawn ? "" : "NaN notitle");
 	free(any);
@@ -401,15 +404,14 @@ static void plot_probes(struct report_ctx *c, const uint32_t *names, size_t n)
 		       "scale; a probe that was never called has no bar).");
 }
 
-static void plot_latency(struct report_ctx *c, uint32_t name, size_t idx)
+void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
+		       const char *what, const char *caption)
 {
-	const struct report_data *d = c->d;
 	const struct rd_probe *pr;
 	struct plot p;
 	uint64_t total;
 	size_t col, i, drawn = 0;
 	int lo = RD_HIST_MAX, hi = 0;
-	char id[32], *caption;
 
 	/* Only the buckets that hold calls, and one either side. */
 	for (col = 0; col < c->nr_cols; col++) {
@@ -422,9 +424,10 @@ static void plot_latency(struct report_ctx *c, uint32_t name, size_t idx)
 		}
 	}
 	plot__begin(&p, 640, 340);
+	plot__printf(&p, "set logscale x 2\nset xlabel ");
+	plot__quote(&p, what);
 	plot__printf(&p,
-		     "set logscale x 2\nset xlabel 'latency'\n"
-		     "set ylabel '%% of calls'\nset yrange [0:*]\n"
+		     "\nset ylabel '%% of %s'\nset yrange [0:*]\n"
 		     "set xrange [%.0f:%.0f]\n"
 		     "set xtics ('1ns' 1, '4ns' 4, '16ns' 16, '64ns' 64, "
 		     "'256ns' 256, '1µs' 1024, '4µs' 4096, '16µs' 16384, "
@@ -432,6 +435,7 @@ static void plot_latency(struct report_ctx *c, uint32_t name, size_t idx)
 		     "'4ms' 4194304, '16ms' 16777216, '64ms' 67108864, "
 		     "'256ms' 268435456, '1s' 1073741824)\n"
 		     "set key top right\n",
+		     strcmp(what, "latency") ? "windows" : "calls",
 		     pow(2, lo > 0 ? lo - 1 : 0), pow(2, hi + 2));
 	for (col = 0; col < c->nr_cols; col++) {
 		pr = report__probe(c, name, col);
@@ -455,15 +459,22 @@ static void plot_latency(struct report_ctx *c, uint32_t name, size_t idx)
 		plot__printf(&p,
 			     "%s$h%zu using 1:2 with steps lw 2 "
 			     "lc rgb '%s' title ",
-			     drawn++ ? ", " : "", col, colour(col));
+			     drawn++ ? ", " : "", col, report__colour(col));
 		plot__quote(&p, c->cols[col]);
 	}
 	plot__printf(&p, "\n");
+	report__figure(c, &p, id, caption);
+}
+
+static void plot_latency(struct report_ctx *c, uint32_t name, size_t idx)
+{
+	char id[32], *caption;
+
 	snprintf(id, sizeof(id), "latency%zu", idx);
 	caption = xasprintf("Latency of '%s' calls (log2 buckets), columns "
 			    "overlaid.",
-			    rd__str(d, name));
-	report__figure(c, &p, id, caption);
+			    rd__str(c->d, name));
+	report__plot_hist(c, name, id, "latency", caption);
 	free(caption);
 }
 

@@ -75,6 +75,17 @@ double report__per_gb(const struct rd_probe *p);
 void report__probe_table(struct report_ctx *c, const uint32_t *names, size_t n);
 
 /* Inline a rendered plot, or a note saying why there is none. */
+/*
+ * Probe @name's histogram (log2 ns), columns overlaid; @what labels the
+ * x axis ("latency", "window").
+ */
+void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
+		       const char *what, const char *caption);
+/* Column @col's colour in every plot. */
+const char *report__colour(size_t col);
+/* The probes row the exposure window is stored in. */
+#define EXPOSURE_PROBE "exposure"
+void report__exposure(struct report_ctx *c);
 void report__figure(struct report_ctx *c, struct plot *p, const char *id,
 		    const char *caption);
 

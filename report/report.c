@@ -90,6 +90,7 @@ static void page(struct report_ctx *c)
 	report__headline(c);
 	report__warnings(c);
 	report__plots(c);
+	report__exposure(c);
 	report__profile(c);
 	report__collectors(c);
 	report__stats(c);

@@ -164,7 +164,7 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 		      const struct toml_value *tab)
 {
 	static const char *const keys[] = { "enabled", "probes", "device",
-					    NULL };
+					    "cost", NULL };
 	const struct toml_value *p = toml_table__get(tab, "probes"), *d;
 	struct strvec all = { 0 }, dflt = { 0 };
 
@@ -189,6 +189,9 @@ static void parse_bpf(struct mx *mx, struct matrix_collect *c,
 		else
 			c->bpf.device = xstrdup(d->u.str.ptr);
 	}
+	d = toml_table__get(tab, "cost");
+	if (d && mx_is(mx, d, TOML_BOOL, "cost"))
+		c->bpf.cost = d->u.b;
 }
 
 const char *const matrix_record_names[] = { "separate", "every", "off", NULL };

@@ -391,6 +391,7 @@ struct matrix_collect {
 		char **probes; /* logical names, "default" expanded */
 		size_t nr_probes;
 		char *device; /* PCI address or "nic"; NULL: every device */
+		bool cost;    /* the kernel's run-time stats of our programs */
 	} bpf;
 	struct {
 		bool enabled;

@@ -147,14 +147,14 @@ static json_t *collect_json(const struct matrix *m)
 {
 	const struct matrix_collect *c = &m->collect;
 
-	return json_pack("{s:{s:b, s:o, s:o}, s:{s:b, s:o, s:i, s:s, s:o, s:s, "
-			 "s:i}, s:{s:b, s:o}}",
+	return json_pack("{s:{s:b, s:o, s:o, s:b}, s:{s:b, s:o, s:i, s:s, s:o, "
+			 "s:s, s:i}, s:{s:b, s:o}}",
 			 "bpf", "enabled", c->bpf.enabled, "probes",
 			 json_strings(c->bpf.probes, c->bpf.nr_probes),
-			 "device", json_string_or_null(c->bpf.device), "perf",
-			 "enabled", c->perf.enabled, "event",
-			 json_string_or_null(c->perf.event), "frequency",
-			 (int)c->perf.frequency, "callgraph",
+			 "device", json_string_or_null(c->bpf.device), "cost",
+			 c->bpf.cost, "perf", "enabled", c->perf.enabled,
+			 "event", json_string_or_null(c->perf.event),
+			 "frequency", (int)c->perf.frequency, "callgraph",
 			 perf_callgraph_names[c->perf.callgraph], "counters",
 			 json_strings(c->perf.counters, c->perf.nr_counters),
 			 "record", matrix_record_names[c->perf.record],

@@ -113,6 +113,8 @@ json_t *run_args__collect(const struct matrix *m, const struct matrix_host *h,
 		if (c->bpf.device)
 			json_object_set_new(o, "device",
 					    json_string(c->bpf.device));
+		if (c->bpf.cost)
+			json_object_set_new(o, "cost", json_true());
 		json_object_set_new(cols, "bpf", o);
 	}
 	if (c->perf.enabled)

@@ -40,8 +40,8 @@ const char *bpf_rung__name(enum bpf_rung r)
 	return "none";
 }
 
-static void target__fail(struct bpf_target *t, const struct bpf_env *env,
-			 enum bpf_rung rung, const char *stage, int err)
+void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
+		      enum bpf_rung rung, const char *stage, int err)
 {
 	struct bpf_fail *f;
 
@@ -52,6 +52,9 @@ static void target__fail(struct bpf_target *t, const struct bpf_env *env,
 	f->stage = stage;
 	f->err = err < 0 ? -err : err;
 	f->why = bpf_fail__explain(env, rung, stage, f->err);
+	f->verifier[0] = '\0';
+	if (!strcmp(stage, "load"))
+		bpf_env__verifier_take(f->verifier, sizeof(f->verifier));
 	pr_debug("bpf: %s: %s %s failed: %s (%s)", t->name,
 		 bpf_rung__name(rung), stage, strerror(f->err), f->why);
 }
@@ -89,19 +92,19 @@ static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
 	int err;
 
 	if (!t->in_btf) {
-		target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ESRCH);
+		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ESRCH);
 		return -ESRCH;
 	}
 	/* BTF would pick one of the functions of this name, maybe not
 	 * the one meant: an ambiguous name goes by address. */
 	if (t->addr) {
-		target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ENOTUNIQ);
+		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "resolve", ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
 	o = probe_fentry_bpf__open();
 	if (!o) {
 		err = -errno;
-		target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
 		return err;
 	}
 	SET_FILTER(o->rodata, filter);
@@ -114,7 +117,7 @@ static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
 	if (!err)
 		err = probe_fentry_bpf__load(o);
 	if (err) {
-		target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
 		goto fail;
 	}
 	t->links[1] = bpf_program__attach(o->progs.fn_exit);
@@ -124,7 +127,7 @@ static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
 		err = link_err(t->links[0]);
 	}
 	if (err) {
-		target__fail(t, env, BPF_RUNG_FENTRY, "attach", err);
+		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "attach", err);
 		goto fail;
 	}
 	target__attached(t, o, o->maps.stats, o->progs.fn_entry,
@@ -140,9 +143,8 @@ fail:
  * By name, or by address for one of several functions of a name: the
  * perf kprobe PMU takes an address where the name is left out.
  */
-static struct bpf_link *kprobe__attach(const struct bpf_program *prog,
-				       bool retprobe,
-				       const struct bpf_target *t)
+struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
+				    bool retprobe, const struct bpf_target *t)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
 		    .offset = t->addr);
@@ -159,13 +161,13 @@ static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 	int err;
 
 	if (!t->symbol) {
-		target__fail(t, env, BPF_RUNG_KPROBE, "resolve", ENOENT);
+		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "resolve", ENOENT);
 		return -ENOENT;
 	}
 	o = probe_kprobe_bpf__open();
 	if (!o) {
 		err = -errno;
-		target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		return err;
 	}
 	SET_FILTER(o->rodata, filter);
@@ -173,17 +175,17 @@ static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 	o->rodata->size_arg = t->size_arg;
 	err = probe_kprobe_bpf__load(o);
 	if (err) {
-		target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
-	t->links[1] = kprobe__attach(o->progs.kp_exit, true, t);
+	t->links[1] = bpf_target__kprobe(o->progs.kp_exit, true, t);
 	err = link_err(t->links[1]);
 	if (!err) {
-		t->links[0] = kprobe__attach(o->progs.kp_entry, false, t);
+		t->links[0] = bpf_target__kprobe(o->progs.kp_entry, false, t);
 		err = link_err(t->links[0]);
 	}
 	if (err) {
-		target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
+		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
 		goto fail;
 	}
 	target__attached(t, o, o->maps.stats, o->progs.kp_entry,
@@ -203,13 +205,13 @@ static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
 	int err;
 
 	if (!t->raw_ok) {
-		target__fail(t, env, BPF_RUNG_RAW_TP, "resolve", ENOENT);
+		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "resolve", ENOENT);
 		return -ENOENT;
 	}
 	o = probe_rawtp_bpf__open();
 	if (!o) {
 		err = -errno;
-		target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
 		return err;
 	}
 	SET_FILTER(o->rodata, filter);
@@ -220,7 +222,7 @@ static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
 	bpf_program__set_autoload(o->progs.rtp_end, pair);
 	err = probe_rawtp_bpf__load(o);
 	if (err) {
-		target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
 		goto fail;
 	}
 	if (pair) {
@@ -238,7 +240,7 @@ static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
 		err = link_err(t->links[0]);
 	}
 	if (err) {
-		target__fail(t, env, BPF_RUNG_RAW_TP, "attach", err);
+		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "attach", err);
 		goto fail;
 	}
 	target__attached(t, o, o->maps.stats,
@@ -261,7 +263,7 @@ static int try_tp(struct bpf_target *t, const struct bpf_env *env,
 	o = probe_tp_bpf__open();
 	if (!o) {
 		err = -errno;
-		target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
 		return err;
 	}
 	SET_FILTER(o->rodata, filter);
@@ -273,7 +275,7 @@ static int try_tp(struct bpf_target *t, const struct bpf_env *env,
 	bpf_program__set_autoload(o->progs.tp_end, pair);
 	err = probe_tp_bpf__load(o);
 	if (err) {
-		target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
+		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
 		goto fail;
 	}
 	if (pair) {
@@ -291,7 +293,7 @@ static int try_tp(struct bpf_target *t, const struct bpf_env *env,
 		err = link_err(t->links[0]);
 	}
 	if (err) {
-		target__fail(t, env, BPF_RUNG_TRACEPOINT, "attach", err);
+		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "attach", err);
 		goto fail;
 	}
 	target__attached(t, o, o->maps.stats,
@@ -332,21 +334,44 @@ int bpf_target__attach(struct bpf_target *t, const struct bpf_env *env,
 	return err;
 }
 
-/* Runs of the target's programs the kernel skipped as recursive. */
-static __u64 target__missed(const struct bpf_target *t)
+/*
+ * Runs of the target's programs the kernel skipped as recursive, and
+ * their run time where the kernel's stats are on.
+ */
+static void target__prog_info(struct bpf_target *t)
 {
-	__u64 missed = 0;
 	size_t i;
 
+	t->missed = t->run_ns = t->runs = 0;
 	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
 
 		if (t->prog_fds[i] > 0 &&
-		    !bpf_obj_get_info_by_fd(t->prog_fds[i], &info, &len))
-			missed += info.recursion_misses;
+		    !bpf_obj_get_info_by_fd(t->prog_fds[i], &info, &len)) {
+			t->missed += info.recursion_misses;
+			t->run_ns += info.run_time_ns;
+			t->runs += info.run_cnt;
+		}
 	}
-	return missed;
+}
+
+void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+}
+
+int bpf_env__stats_on(void)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	return fd < 0 ? -errno : fd;
 }
 
 int bpf_target__read(struct bpf_target *t)
@@ -356,10 +381,10 @@ int bpf_target__read(struct bpf_target *t)
 	__u32 zero = 0;
 
 	memset(&t->stats, 0, sizeof(t->stats));
-	t->missed = 0;
+	t->missed = t->run_ns = t->runs = 0;
 	if (!t->obj)
 		return 0;
-	t->missed = target__missed(t);
+	target__prog_info(t);
 	if (ncpus < 0)
 		return ncpus;
 	per_cpu = xcalloc(ncpus, sizeof(*per_cpu));

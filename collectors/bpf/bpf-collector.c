@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "collectors/bpf/bpf-exposure.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
 #include "log.h"
@@ -30,6 +31,10 @@ struct bpf_collector {
 	struct bpf_filter filter;
 	struct bpf_probe *probes;
 	size_t nr, alloc;
+	struct bpf_exposure *exposure; /* NULL: not asked for */
+	char *nic;
+	bool cost;    /* the kernel's run-time stats while measuring */
+	int stats_fd; /* holds them on; -1: off */
 	int64_t t_start, t_stop; /* mono_ns() */
 	bool started, stopped;
 };
@@ -67,6 +72,13 @@ static int collector__add(struct bpf_collector *bc, const char *name)
 	}
 	if (probe__known(bc, spec.name))
 		goto out;
+	if (spec.def && spec.def->window) {
+		if (!bc->exposure) {
+			bc->exposure = xcalloc(1, sizeof(*bc->exposure));
+			ret = bpf_exposure__resolve(bc->exposure, &bc->env);
+		}
+		goto out;
+	}
 	ALLOC_GROW(bc->probes, bc->nr + 1, bc->alloc);
 	ret = bpf_probe__resolve(&bc->probes[bc->nr], &spec, &bc->env, err,
 				 sizeof(err));
@@ -114,7 +126,10 @@ static int collector__config(struct bpf_collector *bc,
 		       "array of probe names");
 		return -EINVAL;
 	}
-	if (ret || !dev || json_is_null(dev))
+	if (ret)
+		return ret;
+	bc->cost = cfg && json_is_true(json_object_get(cfg, "cost"));
+	if (!dev || json_is_null(dev))
 		return ret;
 	dev_name = json_string_value(dev);
 	if (dev_name && !strcmp(dev_name, "nic"))
@@ -140,6 +155,12 @@ static void bpf_destroy(struct collector *c)
 	for (i = 0; i < bc->nr; i++)
 		bpf_probe__release(&bc->probes[i]);
 	free(bc->probes);
+	if (bc->stats_fd >= 0)
+		close(bc->stats_fd);
+	if (bc->exposure)
+		bpf_exposure__release(bc->exposure);
+	free(bc->exposure);
+	free(bc->nic);
 	bpf_env__close(&bc->env);
 	free(bc);
 }
@@ -150,7 +171,10 @@ static int bpf_create(const struct collector_opts *opts, struct collector **out)
 	int err;
 
 	bc->c.ops = &bpf_collector_ops;
+	bc->stats_fd = -1;
 	bpf_env__open(&bc->env);
+	if (opts && opts->nic)
+		bc->nic = xstrdup(opts->nic);
 	err = collector__config(bc, opts);
 	if (err) {
 		bpf_destroy(&bc->c);
@@ -166,8 +190,22 @@ static int bpf_start(struct collector *c)
 	size_t i;
 	int err;
 
+	if (bc->cost) {
+		bc->stats_fd = bpf_env__stats_on();
+		if (bc->stats_fd < 0) {
+			pr_err("bpf: cost: cannot turn the kernel's BPF "
+			       "run-time stats on: %s",
+			       strerror(-bc->stats_fd));
+			return bc->stats_fd;
+		}
+	}
 	for (i = 0; i < bc->nr; i++) {
 		err = bpf_probe__attach(&bc->probes[i], &bc->env, &bc->filter);
+		if (err)
+			return err;
+	}
+	if (bc->exposure) {
+		err = bpf_exposure__attach(bc->exposure, &bc->env, bc->nic);
 		if (err)
 			return err;
 	}
@@ -190,7 +228,16 @@ static int bpf_stop(struct collector *c)
 		if (err)
 			ret = err;
 	}
+	if (bc->exposure) {
+		err = bpf_exposure__read(bc->exposure);
+		if (err)
+			ret = err;
+		bpf_exposure__detach(bc->exposure);
+	}
 	bpf_probes__detach(bc->probes, bc->nr);
+	if (bc->stats_fd >= 0)
+		close(bc->stats_fd);
+	bc->stats_fd = -1;
 	bc->stopped = true;
 	return ret;
 }
@@ -241,6 +288,9 @@ static int bpf_results(struct collector *c, json_t **out)
 			    bc->filter.on ? json_string(bc->filter.dev_name) :
 					    json_null());
 	json_object_set_new(o, "probes", probes);
+	if (bc->exposure)
+		json_object_set_new(o, "exposure",
+				    bpf_exposure__json(bc->exposure));
 	*out = o;
 	return 0;
 }
@@ -288,7 +338,8 @@ static int bpf_store(struct store *st, int64_t trial_id, const json_t *results)
 		if (err)
 			return err;
 	}
-	return 0;
+	p = json_object_get(results, "exposure");
+	return p ? bpf_exposure__store(st, trial_id, p) : 0;
 }
 
 /* A rung in a word: "works", else its first failure, else "not tried". */
@@ -345,6 +396,7 @@ static int bpf_support(json_t **info)
 	json_t *o, *probes = json_array();
 	size_t i;
 
+	bc->stats_fd = -1;
 	if (geteuid()) {
 		*info = json_pack("{s:b, s:s}", "available", false, "reason",
 				  "loading BPF programs needs root");
@@ -372,6 +424,41 @@ static int bpf_support(json_t **info)
 		json_object_set_new(j, "default",
 				    json_boolean(p->def && p->def->in_default));
 		json_object_set_new(j, "what", json_string(p->def->what));
+		json_array_append_new(probes, j);
+	}
+	if (bc->exposure) {
+		const struct bpf_probe_def *x = bpf_probe_def__find("exposure");
+		json_t *j;
+
+		bpf_exposure__attach(bc->exposure, &bc->env, NULL);
+		bpf_exposure__detach(bc->exposure);
+		static const char *const counts[] = {
+			"opened",
+			"windows",
+			"by_sync",
+			"by_flush",
+			"pending",
+			"lost",
+			"pending_oldest_ns",
+			"unpaired",
+			"missed",
+			"sum_ns",
+			"max_ns",
+			"stale_max",
+			"hist",
+		};
+		size_t k;
+
+		j = bpf_exposure__json(bc->exposure);
+		/* As for the probes: what attaches, no counts. */
+		for (k = 0; k < ARRAY_SIZE(counts); k++)
+			json_object_del(j, counts[k]);
+		json_object_set_new(j, "name", json_string("exposure"));
+		json_object_set_new(
+			j, "attach",
+			json_string(bpf_rung__name(bc->exposure->rung)));
+		json_object_set_new(j, "default", json_boolean(false));
+		json_object_set_new(j, "what", json_string(x ? x->what : ""));
 		json_array_append_new(probes, j);
 	}
 	o = env__json(&bc->env);

@@ -97,6 +97,12 @@ const struct bpf_probe_def bpf_probe_defs[] = {
 	  false,
 	  "iommu-dma's unmap: page tables, then strict flush or FQ entry",
 	  { "__iommu_dma_unmap" } },
+	{ "exposure",
+	  false,
+	  "how long each unmapped IOVA stays reachable (docs/exposure.md)",
+	  { NULL },
+	  { NULL },
+	  true },
 	{ NULL },
 };
 

@@ -26,6 +26,11 @@ struct bpf_probe_def {
 	const char *groups[BPF_PROBE_MAX_GROUPS + 1];
 	/* Tracepoints that count the same calls, first found wins. */
 	const char *tps[BPF_PROBE_MAX_TPS + 1];
+	/*
+	 * Not a count of calls but the exposure window, which follows
+	 * each unmap across functions (bpf-exposure.h); no groups.
+	 */
+	bool window;
 };
 
 extern const struct bpf_probe_def bpf_probe_defs[];

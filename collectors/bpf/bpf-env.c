@@ -24,23 +24,79 @@
 #define ENOTSUPP 524
 #endif
 
+/* The verifier's reason for the last load it refused; "" if none. */
+static char verifier_said[BPF_VERIFIER_SAID];
+
+/* Lines of a verifier log that are its statistics, not its reason. */
+static bool log_is_summary(const char *line, size_t len)
+{
+	static const char *const noise[] = { "processed ", "verification time",
+					     "stack depth", "-- END",
+					     "mark_precise" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(noise); i++)
+		if (len >= strlen(noise[i]) &&
+		    !strncmp(line, noise[i], strlen(noise[i])))
+			return true;
+	return !len;
+}
+
+/* The last line of a refused load's log that says something. */
+static void keep_reason(const char *msg)
+{
+	const char *log = strstr(msg, "-- BEGIN PROG LOAD LOG --"), *p, *nl;
+	const char *best = NULL;
+	size_t best_len = 0;
+
+	if (!log)
+		return;
+	for (p = strchr(log, '\n'); p && *++p; p = nl) {
+		size_t len;
+
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		if (!strncmp(p, "-- END", 6))
+			break;
+		if (!log_is_summary(p, len)) {
+			best = p;
+			best_len = len;
+		}
+		if (!nl)
+			break;
+	}
+	if (best)
+		snprintf(verifier_said, sizeof(verifier_said), "%.*s",
+			 (int)best_len, best);
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	char *buf;
 	size_t n;
 
-	/* Verifier logs are for -vv; failures are reported as errnos. */
-	if (log_verbosity < LOG_DEBUG || level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG)
 		return 0;
 	/* Whole: a verifier log's last lines say why it refused. */
 	buf = xvasprintf(fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	pr_debug("%s", buf);
+	if (level == LIBBPF_WARN)
+		keep_reason(buf);
+	/* Verifier logs are for -vv; failures are reported as errnos. */
+	if (log_verbosity >= LOG_DEBUG) {
+		n = strlen(buf);
+		while (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		pr_debug("%s", buf);
+	}
 	free(buf);
 	return 0;
+}
+
+void bpf_env__verifier_take(char *out, size_t size)
+{
+	snprintf(out, size, "%s", verifier_said);
+	verifier_said[0] = '\0';
 }
 
 void bpf_env__quiet_libbpf(void)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collectors/bpf/bpf-exposure.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "util.h"
 
@@ -208,6 +209,57 @@ static void print_summary(FILE *fp, const json_t *r, const json_t *probes)
 			    "domain, or idle?).\n");
 }
 
+static void print_names(FILE *fp, const json_t *x, const char *key)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(x, key), i, v)
+		fprintf(fp, "%s%s", i ? "," : "", json_string_value(v));
+}
+
+/* The exposure window: its figures, or why there are none. */
+static void print_exposure(FILE *fp, const json_t *x)
+{
+	__u64 hist[EXPOSURE_HIST_SLOTS] = { 0 }, log2[PROBE_HIST_SLOTS];
+	const char *state = str(x, "state");
+	char a[24], b[24], c[24];
+	const json_t *v;
+	size_t i, n = 0;
+
+	fprintf(fp, "\nExposure window (docs/exposure.md): ");
+	if (strcmp(state, "measured")) {
+		fprintf(fp, "%s: %s.\n", state, str(x, "why"));
+		return;
+	}
+	print_names(fp, x, "open");
+	fprintf(fp, " until ");
+	print_names(fp, x, "sync");
+	fprintf(fp, " (strict) or ");
+	print_names(fp, x, "flush");
+	fprintf(fp, " (lazy), by %s.\n", str(x, "rung"));
+	json_array_foreach(json_object_get(x, "hist"), i, v) {
+		if (i >= EXPOSURE_HIST_SLOTS)
+			break;
+		hist[i] = json_integer_value(v);
+		n = i + 1;
+	}
+	fprintf(fp,
+		"  %lld windows (%lld ended by their sync, %lld by a flush), "
+		"%lld still open at the end, at most %lld open at once\n",
+		(long long)num(x, "windows"), (long long)num(x, "by_sync"),
+		(long long)num(x, "by_flush"), (long long)num(x, "pending"),
+		(long long)num(x, "stale_max"));
+	if (!num(x, "windows"))
+		return;
+	fprintf(fp, "  p50 %s, p99 %s, max %s\n",
+		fmt_ns(expo_hist__percentile(hist, n, 50), a, sizeof(a)),
+		fmt_ns(expo_hist__percentile(hist, n, 99), b, sizeof(b)),
+		fmt_ns((double)num(x, "max_ns"), c, sizeof(c)));
+	expo_hist__to_log2(hist, n, log2, PROBE_HIST_SLOTS);
+	hist__print(fp, log2, hist__len(log2, PROBE_HIST_SLOTS));
+}
+
 void bpf_results__print(FILE *fp, const json_t *r)
 {
 	const json_t *probes = json_object_get(r, "probes"), *p;
@@ -234,4 +286,6 @@ void bpf_results__print(FILE *fp, const json_t *r)
 	print_fails(fp, probes);
 	print_missing(fp, probes);
 	print_summary(fp, r, probes);
+	if (json_object_get(r, "exposure"))
+		print_exposure(fp, json_object_get(r, "exposure"));
 }

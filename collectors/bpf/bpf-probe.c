@@ -48,13 +48,15 @@ int bpf_probe__read(struct bpf_probe *p)
 	size_t i;
 
 	memset(&p->total, 0, sizeof(p->total));
-	p->missed = 0;
+	p->missed = p->run_ns = p->runs = 0;
 	for (i = 0; i < p->nr_targets; i++) {
 		err = bpf_target__read(&p->targets[i]);
 		if (err)
 			ret = err;
 		probe_stats__add(&p->total, &p->targets[i].stats);
 		p->missed += p->targets[i].missed;
+		p->run_ns += p->targets[i].run_ns;
+		p->runs += p->targets[i].runs;
 	}
 	return ret;
 }
@@ -110,9 +112,13 @@ static json_t *fail__json(const struct bpf_fail *f)
 	char buf[16];
 	const char *name = bpf_errno__name(f->err, buf, sizeof(buf));
 
-	return json_pack("{s:s, s:s, s:i, s:s, s:s}", "rung",
-			 bpf_rung__name(f->rung), "stage", f->stage, "errno",
-			 f->err, "error", name, "reason", f->why);
+	json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s}", "rung",
+			      bpf_rung__name(f->rung), "stage", f->stage,
+			      "errno", f->err, "error", name, "reason", f->why);
+
+	if (f->verifier[0])
+		json_object_set_new(o, "verifier", json_string(f->verifier));
+	return o;
 }
 
 static json_t *target__json(const struct bpf_target *t)
@@ -222,6 +228,13 @@ json_t *bpf_probe__json(const struct bpf_probe *p)
 				    json_integer((json_int_t)p->total.bytes) :
 				    json_null());
 	json_object_set_new(o, "missed", json_integer((json_int_t)p->missed));
+	/* Only where the kernel's run-time stats were on ("cost"). */
+	if (p->runs) {
+		json_object_set_new(o, "run_ns",
+				    json_integer((json_int_t)p->run_ns));
+		json_object_set_new(o, "runs",
+				    json_integer((json_int_t)p->runs));
+	}
 	json_object_set_new(o, "targets", targets);
 	json_object_set_new(o, "missing", missing);
 	free(target);

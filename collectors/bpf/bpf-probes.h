@@ -102,8 +102,22 @@ void bpf_env__close(struct bpf_env *env);
 /* Does tracepoint CAT:NAME exist (tracefs events/CAT/NAME)? */
 bool bpf_env__has_tp(const struct bpf_env *env, const char *cat,
 		     const char *name);
+/*
+ * The kernel's run-time stats of BPF programs, on while the returned
+ * descriptor is open: what each program costs, per run (bpf_prog_info
+ * run_time_ns and run_cnt). A negative errno if this kernel cannot.
+ */
+int bpf_env__stats_on(void);
+/* Add the run-time stats of program @fd to *@ns, *@runs. */
+void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs);
 /* Route libbpf's messages (verifier logs) to pr_debug. */
 void bpf_env__quiet_libbpf(void);
+/*
+ * What the verifier said last when it refused a program: the line of
+ * its log that gives the reason, "" if none since the last take.
+ */
+#define BPF_VERIFIER_SAID 160
+void bpf_env__verifier_take(char *out, size_t size);
 
 /* ---- targets and the attach chain ---- */
 
@@ -120,9 +134,10 @@ const char *bpf_rung__name(enum bpf_rung r);
 /* One rung that did not work, and why. */
 struct bpf_fail {
 	enum bpf_rung rung;
-	const char *stage; /* "resolve", "load" or "attach" */
-	int err;	   /* positive errno */
-	const char *why;   /* what that errno means here */
+	const char *stage;		  /* "resolve", "load" or "attach" */
+	int err;			  /* positive errno */
+	const char *why;		  /* what that errno means here */
+	char verifier[BPF_VERIFIER_SAID]; /* at "load": its reason, or "" */
 };
 
 enum bpf_target_kind { BPF_TARGET_FN, BPF_TARGET_TP };
@@ -154,6 +169,8 @@ struct bpf_target {
 	int stats_fd;
 	struct probe_stats stats; /* summed over CPUs by bpf_probe__read() */
 	__u64 missed;		  /* runs the kernel skipped (recursion) */
+	/* With the kernel's run-time stats on ([collect.bpf] cost): */
+	__u64 run_ns, runs; /* of its programs, summed */
 };
 
 struct bpf_filter {
@@ -169,6 +186,7 @@ struct bpf_probe {
 	struct strvec missing; /* groups with no function: "a|b: why" */
 	struct probe_stats total;
 	__u64 missed;
+	__u64 run_ns, runs;
 	bool timed; /* an attached target gives latency */
 };
 
@@ -205,6 +223,13 @@ int bpf_target__attach(struct bpf_target *t, const struct bpf_env *env,
 		       const struct bpf_filter *filter, enum bpf_rung only);
 int bpf_target__read(struct bpf_target *t);
 void bpf_target__detach(struct bpf_target *t);
+/* Record that @rung failed at @stage (the target's fails[]). */
+void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
+		      enum bpf_rung rung, const char *stage, int err);
+struct bpf_program;
+/* A kprobe (or kretprobe) of @prog on @t: by name, or by its address. */
+struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
+				    bool retprobe, const struct bpf_target *t);
 /* "EPERM"; the kernel's own ENOTSUPP (524) too. */
 const char *bpf_errno__name(int err, char *buf, size_t size);
 /* What @err at @stage of @rung means, for the report. */

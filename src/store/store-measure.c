@@ -136,7 +136,7 @@ int store__probe_rates(struct store *st, int64_t trial_id, double bytes)
 		" SELECT trial_id, name || '" STORE_PER_GB_SUFFIX "',"
 		" calls * 1e9 / ?2, 'calls/GB', 'lower' FROM probes"
 		" WHERE trial_id = ?1 AND attach <> 'none' AND attach <> ''"
-		" ORDER BY id";
+		" AND name <> 'exposure' ORDER BY id";
 	sqlite3_stmt *stmt;
 	int err;
 

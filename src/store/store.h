@@ -243,7 +243,9 @@ int store__probe_add(struct store *st, int64_t trial_id,
  * Each probe of @trial_id that attached, as a metric NAME_per_gb: its
  * calls per 1e9 of the @bytes the workload moved (lower is better), so
  * that compare, regress and export treat a call rate like any metric.
- * A probe that could not attach gets none: no figure is not zero.
+ * A probe that could not attach gets none: no figure is not zero. The
+ * exposure window's row ("exposure") counts windows, not calls, and
+ * has metrics of its own (collectors/bpf/bpf-exposure-store.c).
  */
 int store__probe_rates(struct store *st, int64_t trial_id, double bytes);
 #define STORE_PER_GB_SUFFIX "_per_gb"

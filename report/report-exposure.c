@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's Exposure section: the other side of the trade-off. Per
+ * workload and column, how long an unmapped IOVA stayed reachable by the
+ * device (the window's p50, p99 and max, and the most stale IOVAs at
+ * once), its distribution per column, and one plot with the whole
+ * trade-off: throughput against the p99 window, a point per column and
+ * row, confidence intervals on both axes. A column with no translation
+ * is "unprotected", drawn at an axis position of its own, never at zero.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "markup.h"
+#include "report-priv.h"
+#include "util.h"
+
+static const char *const window_metrics[] = {
+	"exposure_p50_us",
+	"exposure_p99_us",
+	"exposure_max_us",
+	"stale_max",
+};
+
+/* The row of @metric with @like's key (its workload, kernel ...). */
+static const struct cmp_row *row_like(const struct cmp_table *t, int metric,
+				      const struct cmp_row *like)
+{
+	size_t i;
+
+	if (metric < 0)
+		return NULL;
+	for (i = 0; i < t->nr_rows; i++)
+		if ((int)t->rows[i].metric == metric &&
+		    !memcmp(t->rows[i].key, like->key, sizeof(like->key)))
+			return &t->rows[i];
+	return NULL;
+}
+
+static bool unprotected(const struct report_ctx *c, const struct cmp_row *row,
+			size_t col)
+{
+	uint32_t dim[DS_NR_DIMS];
+
+	memcpy(dim, row->key, sizeof(dim));
+	dim[c->t->o.by] = c->t->cols[col];
+	return dataset__unprotected(c->ds, dim, "exposure_p99_us");
+}
+
+/* A window figure: "4.3 ms ± 9%", "unprotected", "-". */
+static char *cell_text(const struct report_ctx *c, const struct cmp_row *row,
+		       const struct cmp_row *like, size_t col, bool count)
+{
+	const struct cmp_cell *x = row ? &row->cells[col] : NULL;
+	char med[FMT_MAX];
+	struct fmt_scale sc;
+	double half;
+
+	if (!x || !x->present)
+		return xstrdup(unprotected(c, like, col) ? "unprotected" :
+							   "-");
+	if (count)
+		return xasprintf("%.0f", x->s.median);
+	fmt__scale("us", x->s.median, &sc);
+	fmt__num(x->s.median * sc.mul, med, sizeof(med));
+	half = fmax(x->s.ci_hi - x->s.median, x->s.median - x->s.ci_lo);
+	if (isnan(half) || x->s.median <= 0)
+		return xasprintf("%s %s", med, sc.unit);
+	return xasprintf("%s %s ± %.0f%%", med, sc.unit,
+			 100 * half / x->s.median);
+}
+
+/* How the window of column @col was measured, or why it was not. */
+static const char *how(const struct report_ctx *c, size_t col,
+		       const struct cmp_row *row)
+{
+	int64_t name = intern__find(&c->d->str, EXPOSURE_PROBE);
+	/* The dataset and the report data intern strings apart. */
+	int64_t wl = intern__find(&c->d->str,
+				  ds__str(c->ds, row->key[DS_WORKLOAD]));
+	const struct rd_probe *p;
+	uint32_t w;
+
+	if (name < 0 || wl < 0)
+		return "";
+	w = (uint32_t)wl;
+	p = report__probe_w(c, (uint32_t)name, col, &w);
+	return p ? rd__str(c->d, p->attach) : "";
+}
+
+static void exposure_table(struct report_ctx *c, int tput)
+{
+	const struct cmp_table *t = c->t;
+	int m[ARRAY_SIZE(window_metrics)];
+	size_t i, k, col;
+	char *s;
+
+	for (k = 0; k < ARRAY_SIZE(window_metrics); k++)
+		m[k] = report__metric(c, window_metrics[k]);
+	fputs("<table>\n<tr>", c->fp);
+	html__th(c->fp, "workload");
+	html__th(c->fp, ds_dim_names[t->o.by]);
+	html__th(c->fp, "window p50");
+	html__th(c->fp, "p99");
+	html__th(c->fp, "max");
+	html__th(c->fp, "stale IOVAs at once");
+	html__th(c->fp, "measured by");
+	fputs("</tr>\n", c->fp);
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct cmp_row *row = &t->rows[i];
+
+		if ((int)row->metric != tput)
+			continue;
+		for (col = 0; col < t->nr_cols; col++) {
+			fputs("<tr>", c->fp);
+			s = cmp__row_label(t, row);
+			html__td(c->fp, NULL, s);
+			free(s);
+			html__td(c->fp, NULL, c->cols[col]);
+			for (k = 0; k < ARRAY_SIZE(window_metrics); k++) {
+				s = cell_text(c, row_like(t, m[k], row), row,
+					      col, k == 3);
+				html__td(c->fp, "num", s);
+				free(s);
+			}
+			html__td(c->fp, "small", how(c, col, row));
+			fputs("</tr>\n", c->fp);
+		}
+	}
+	fputs("</table>\n", c->fp);
+}
+
+/* x, y and their intervals, scaled; false when the point is not there. */
+struct tradeoff_point {
+	double x, xlo, xhi, y, ylo, yhi;
+	bool unprotected;
+};
+
+static bool point_of(const struct report_ctx *c, const struct cmp_row *trow,
+		     const struct cmp_row *wrow, size_t col, double mul,
+		     struct tradeoff_point *pt)
+{
+	const struct cmp_cell *y = &trow->cells[col];
+	const struct cmp_cell *x = wrow ? &wrow->cells[col] : NULL;
+
+	if (!y->present)
+		return false;
+	pt->y = y->s.median * mul;
+	pt->ylo = isnan(y->s.ci_lo) ? pt->y : y->s.ci_lo * mul;
+	pt->yhi = isnan(y->s.ci_hi) ? pt->y : y->s.ci_hi * mul;
+	pt->unprotected = unprotected(c, trow, col);
+	if (pt->unprotected)
+		return true;
+	if (!x || !x->present || !(x->s.median > 0))
+		return false;
+	pt->x = x->s.median;
+	pt->xlo = isnan(x->s.ci_lo) || x->s.ci_lo <= 0 ? pt->x : x->s.ci_lo;
+	pt->xhi = isnan(x->s.ci_hi) ? pt->x : x->s.ci_hi;
+	return true;
+}
+
+static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
+{
+	const struct cmp_table *t = c->t;
+	struct tradeoff_point pt;
+	double xmin = INFINITY, xmax = 0, ref = NAN, unprot_x, tic;
+	size_t i, col, drawn = 0, rows = 0;
+	bool any_unprot = false, *any;
+	struct fmt_scale sc;
+	struct plot p;
+	char *label;
+
+	for (i = 0; i < t->nr_rows; i++) {
+		if ((int)t->rows[i].metric != tput)
+			continue;
+		rows++;
+		if (isnan(ref))
+			ref = t->rows[i].cells[0].s.median;
+	}
+	fmt__scale(ds__str(c->ds, c->ds->metrics[tput].unit), ref, &sc);
+	any = xcalloc(t->nr_cols + 1, sizeof(*any));
+	for (i = 0; i < t->nr_rows; i++) {
+		if ((int)t->rows[i].metric != tput)
+			continue;
+		for (col = 0; col < t->nr_cols; col++) {
+			if (!point_of(c, &t->rows[i],
+				      row_like(t, p99, &t->rows[i]), col,
+				      sc.mul, &pt))
+				continue;
+			any[col] = true;
+			if (pt.unprotected)
+				any_unprot = true;
+			else {
+				xmin = fmin(xmin, pt.xlo);
+				xmax = fmax(xmax, pt.xhi);
+			}
+		}
+	}
+	if (!isfinite(xmin))
+		xmin = xmax = 10;
+	/*
+	 * Two decades left of every window, on a decade of its own: no
+	 * window, not a short one.
+	 */
+	unprot_x = pow(10, floor(log10(xmin)) - 2);
+	plot__begin(&p, 800, 440);
+	plot__printf(&p,
+		     "set logscale x 10\nset grid\nset key outside top "
+		     "center horizontal\nset xlabel 'exposure window, p99 "
+		     "(µs, log scale)'\nset ylabel ");
+	plot__quote(&p, sc.unit);
+	plot__printf(&p, "\nset yrange [0:*]\nset xrange [%g:%g]\n",
+		     unprot_x / 3, pow(10, ceil(log10(xmax)) + 0.3));
+	plot__printf(&p, "set xtics (");
+	if (any_unprot)
+		plot__printf(&p, "'unprotected' %g, ", unprot_x);
+	for (tic = unprot_x * 10; tic < xmax * 20; tic *= 10)
+		plot__printf(&p, "'%g' %g%s", tic, tic,
+			     tic * 10 < xmax * 20 ? ", " : "");
+	plot__printf(&p, ")\n");
+	for (col = 0; col < t->nr_cols; col++) {
+		if (!any[col])
+			continue;
+		plot__printf(&p, "$p%zu << EOD\n", col);
+		for (i = 0; i < t->nr_rows; i++) {
+			if ((int)t->rows[i].metric != tput ||
+			    !point_of(c, &t->rows[i],
+				      row_like(t, p99, &t->rows[i]), col,
+				      sc.mul, &pt))
+				continue;
+			if (pt.unprotected)
+				pt.x = pt.xlo = pt.xhi = unprot_x;
+			label = rows > 1 ? cmp__row_label(t, &t->rows[i]) :
+					   xstrdup("");
+			plot__printf(&p, "%g %g %g %g %g %g ", pt.x, pt.y,
+				     pt.xlo, pt.xhi, pt.ylo, pt.yhi);
+			plot__quote(&p, label);
+			plot__printf(&p, "\n");
+			free(label);
+		}
+		plot__printf(&p, "EOD\n");
+	}
+	plot__printf(&p, "plot ");
+	for (col = 0; col < t->nr_cols; col++) {
+		if (!any[col])
+			continue;
+		plot__printf(&p,
+			     "%s$p%zu using 1:2:3:4:5:6 with xyerrorbars pt 7 "
+			     "ps 1.5 lw 1.5 lc rgb '%s' title ",
+			     drawn++ ? ", " : "", col, report__colour(col));
+		plot__quote(&p, c->cols[col]);
+		if (rows > 1)
+			plot__printf(&p,
+				     ", $p%zu using 1:2:7 with labels offset "
+				     "1,1 left font ',9' notitle",
+				     col);
+	}
+	plot__printf(&p, "%s\n", drawn ? "" : "NaN notitle");
+	free(any);
+	report__figure(
+		c, &p, "tradeoff",
+		"The trade-off: median throughput against the p99 exposure "
+		"window, a point per column and workload, whiskers the "
+		"confidence intervals of both medians. Up is faster, left is "
+		"safer; 'unprotected' has no translation at all.");
+}
+
+void report__exposure(struct report_ctx *c)
+{
+	int64_t name = intern__find(&c->d->str, EXPOSURE_PROBE);
+	int tput = report__metric(c, "throughput");
+	int p99 = report__metric(c, "exposure_p99_us");
+	char *caption;
+
+	if (name < 0)
+		return;
+	html__h2(c->fp, "exposure", "Exposure window");
+	fputs("<p>How long the device could still reach a page after its "
+	      "driver unmapped it: from the moment iommu-dma took the IOVA "
+	      "out of the page table until the IOTLB invalidation covering "
+	      "it completed. Strict mode waits for that invalidation in "
+	      "the unmap itself; lazy mode queues the IOVA and flushes "
+	      "the whole domain later (when a per-CPU queue fills, or at "
+	      "its timer), while the page may already be reused. "
+	      "Passthrough translates nothing: <em>unprotected</em>, not a "
+	      "window of zero. docs/exposure.md says how it is measured "
+	      "and what it does not see.</p>\n",
+	      c->fp);
+	if (tput >= 0)
+		exposure_table(c, tput);
+	if (tput >= 0 && (p99 >= 0 || c->ds->nr_unprotected))
+		plot_tradeoff(c, tput, p99);
+	caption = xstrdup("Exposure windows per column (log2 buckets), "
+			  "every workload's trials together.");
+	report__plot_hist(c, (uint32_t)name, "exposure-hist", "window",
+			  caption);
+	free(caption);
+}
