@@ -205,7 +205,8 @@ demo: $(BIN)
 	./$(BIN) plan configs/demo.toml
 	./$(BIN) testbed build
 	./$(BIN) run configs/demo.toml
-	./$(BIN) compare --by mode --only metric=throughput
+	./$(BIN) compare --by mode --only metric=throughput \
+		--only metric=exposure_p99_us --only metric=stale_max
 	./$(BIN) report -o results/demo.html
 	@echo "report: results/demo.html"
 

@@ -16,7 +16,7 @@
  * fq_flush_finish_cnt), kept here with a count of flushes begun per
  * domain; no kernel structure is read but the gather's "queued".
  *
- * Windows not ended wait in a hash map; a flush walks it once
+ * Lazy windows not ended wait in a hash map; a flush walks it once
  * (bpf_for_each_map_elem) and ends those of its domain that began
  * before it. Nothing goes to user space per event: the loader reads the
  * per-CPU histogram, the counters and what is still pending at the end.
@@ -48,12 +48,15 @@ struct {
 	__type(value, struct exposure_window);
 } pending SEC(".maps");
 
-/* Strict windows by the gather their sync will be handed. */
+/*
+ * Strict windows, by the gather their sync will be handed: one per
+ * unmap in flight (per CPU, nested at most EXPO_MAX_DEPTH deep).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct exposure_window);
 } by_gather SEC(".maps");
 
 /* Flushes begun, per domain. */
@@ -179,7 +182,7 @@ static __always_inline void window_open(__u64 domain, __u64 gather)
 	struct exposure_state *st = state_slot();
 	struct exposure_stats *s = stats_slot();
 	bool queued = true;
-	__u64 *e, seq;
+	__u64 *e, key;
 	__s64 n;
 
 	if (!st || !s)
@@ -187,11 +190,17 @@ static __always_inline void window_open(__u64 domain, __u64 gather)
 	if (gather)
 		queued = BPF_CORE_READ(
 			(struct iommu_iotlb_gather___expo *)gather, queued);
-	e = bpf_map_lookup_elem(&epochs, &domain);
-	w.epoch = e ? *(volatile __u64 *)e : 0;
 	w.ts = bpf_ktime_get_ns();
-	seq = __sync_fetch_and_add(&st->seq, 1);
-	if (bpf_map_update_elem(&pending, &seq, &w, BPF_NOEXIST)) {
+	if (queued) {
+		e = bpf_map_lookup_elem(&epochs, &domain);
+		w.epoch = e ? *(volatile __u64 *)e : 0;
+		/* Unique without a shared counter: this CPU's, numbered. */
+		key = ((__u64)bpf_get_smp_processor_id() << 48) | s->next++;
+		if (bpf_map_update_elem(&pending, &key, &w, BPF_NOEXIST)) {
+			s->lost++;
+			return;
+		}
+	} else if (bpf_map_update_elem(&by_gather, &gather, &w, BPF_ANY)) {
 		s->lost++;
 		return;
 	}
@@ -200,8 +209,6 @@ static __always_inline void window_open(__u64 domain, __u64 gather)
 	/* Racy against another CPU's, by one at most: a maximum. */
 	if (n > st->stale_max)
 		st->stale_max = n;
-	if (!queued)
-		bpf_map_update_elem(&by_gather, &gather, &seq, BPF_ANY);
 }
 
 static __always_inline void window_end(__u64 ns, int how)
@@ -223,23 +230,22 @@ static __always_inline void window_end(__u64 ns, int how)
 	s->hist[expo_slot(ns) & (EXPOSURE_HIST_ALLOC - 1)]++;
 }
 
-/* The strict end: the sync handed the gather the unmap filled. */
+/*
+ * The strict end: the sync handed the gather the unmap filled. A strict
+ * window waits only for it (a flush of the whole domain in between is
+ * rare in strict mode, and not looked for: the window would be shorter
+ * than measured, never longer).
+ */
 static __always_inline void sync_done(__u64 gather)
 {
 	struct exposure_window *w;
-	__u64 *seqp, seq, ts;
+	__u64 ts;
 
-	seqp = bpf_map_lookup_elem(&by_gather, &gather);
-	if (!seqp)
-		return;
-	seq = *seqp;
-	bpf_map_delete_elem(&by_gather, &gather);
-	w = bpf_map_lookup_elem(&pending, &seq);
+	w = bpf_map_lookup_elem(&by_gather, &gather);
 	if (!w)
 		return;
 	ts = w->ts;
-	/* A flush on another CPU may have ended it first: one end only. */
-	if (bpf_map_delete_elem(&pending, &seq))
+	if (bpf_map_delete_elem(&by_gather, &gather))
 		return;
 	window_end(bpf_ktime_get_ns() - ts, EXPOSURE_BY_SYNC);
 }
@@ -314,29 +320,29 @@ int fast_exit(void *ctx)
 }
 
 /* One program per target: a trampoline program has one attach target. */
-#define SYNC_PROG(n)                         \
-	SEC("fexit")                         \
-	int sync_exit##n(void *ctx)          \
-	{                                    \
-		sync_done(fn_arg(ctx, 1));   \
-		return 0;                    \
+#define SYNC_PROG(n)                       \
+	SEC("fexit")                       \
+	int sync_exit##n(void *ctx)        \
+	{                                  \
+		sync_done(fn_arg(ctx, 1)); \
+		return 0;                  \
 	}
 
-#define FLUSH_PROGS(n)                                            \
-	SEC("fentry")                                             \
-	int flush_entry##n(void *ctx)                             \
-	{                                                         \
-		__u64 domain = fn_arg(ctx, 0);                    \
+#define FLUSH_PROGS(n)                                               \
+	SEC("fentry")                                                \
+	int flush_entry##n(void *ctx)                                \
+	{                                                            \
+		__u64 domain = fn_arg(ctx, 0);                       \
 		frame_push(ROLE_FLUSH, domain, flush_begin(domain)); \
-		return 0;                                         \
-	}                                                         \
-	SEC("fexit")                                              \
-	int flush_exit##n(void *ctx)                              \
-	{                                                         \
-		__u64 domain, epoch;                              \
-		if (frame_pop(ROLE_FLUSH, &domain, &epoch))       \
-			flush_done(domain, epoch);                \
-		return 0;                                         \
+		return 0;                                            \
+	}                                                            \
+	SEC("fexit")                                                 \
+	int flush_exit##n(void *ctx)                                 \
+	{                                                            \
+		__u64 domain, epoch;                                 \
+		if (frame_pop(ROLE_FLUSH, &domain, &epoch))          \
+			flush_done(domain, epoch);                   \
+		return 0;                                            \
 	}
 
 /* EXPO_MAX_TARGETS in collectors/bpf/bpf-exposure.c */

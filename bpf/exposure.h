@@ -36,23 +36,26 @@ enum exposure_close {
 
 /* Per CPU, summed by user space. */
 struct exposure_stats {
-	__u64 opened;			   /* windows that began */
-	__u64 closed[EXPOSURE_NR_CLOSE];   /* and ended, by how */
-	__u64 lost;			   /* began, but the map was full */
-	__u64 unpaired;			   /* an exit without its entry */
-	__u64 sum_ns;			   /* of the ended ones */
+	__u64 next;			 /* this CPU's next window key */
+	__u64 opened;			 /* windows that began */
+	__u64 closed[EXPOSURE_NR_CLOSE]; /* and ended, by how */
+	__u64 lost;			 /* began, but the map was full */
+	__u64 unpaired;			 /* an exit without its entry */
+	__u64 sum_ns;			 /* of the ended ones */
 	__u64 max_ns;
 	__u64 hist[EXPOSURE_HIST_ALLOC]; /* EXPOSURE_HIST_SLOTS used */
 };
 
 /* Shared by every CPU: one slot of an array map. */
 struct exposure_state {
-	__u64 seq;	   /* names the next window */
 	__s64 outstanding; /* windows begun and not ended */
 	__s64 stale_max;   /* the most outstanding at once */
 };
 
-/* A window not ended yet: the pending map's value, keyed by seq. */
+/*
+ * A window not ended yet: the pending map's value (lazy), keyed by CPU
+ * and number; the by-gather map's (strict).
+ */
 struct exposure_window {
 	__u64 ts;     /* bpf_ktime_get_ns() when the PTE was cleared */
 	__u64 epoch;  /* flushes of its domain begun before that */

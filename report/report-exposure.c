@@ -59,8 +59,7 @@ static char *cell_text(const struct report_ctx *c, const struct cmp_row *row,
 	double half;
 
 	if (!x || !x->present)
-		return xstrdup(unprotected(c, like, col) ? "unprotected" :
-							   "-");
+		return xstrdup(unprotected(c, like, col) ? "unprotected" : "-");
 	if (count)
 		return xasprintf("%.0f", x->s.median);
 	fmt__scale("us", x->s.median, &sc);
@@ -78,8 +77,8 @@ static const char *how(const struct report_ctx *c, size_t col,
 {
 	int64_t name = intern__find(&c->d->str, EXPOSURE_PROBE);
 	/* The dataset and the report data intern strings apart. */
-	int64_t wl = intern__find(&c->d->str,
-				  ds__str(c->ds, row->key[DS_WORKLOAD]));
+	int64_t wl =
+		intern__find(&c->d->str, ds__str(c->ds, row->key[DS_WORKLOAD]));
 	const struct rd_probe *p;
 	uint32_t w;
 
@@ -206,10 +205,9 @@ static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
 	 */
 	unprot_x = pow(10, floor(log10(xmin)) - 2);
 	plot__begin(&p, 800, 440);
-	plot__printf(&p,
-		     "set logscale x 10\nset grid\nset key outside top "
-		     "center horizontal\nset xlabel 'exposure window, p99 "
-		     "(µs, log scale)'\nset ylabel ");
+	plot__printf(&p, "set logscale x 10\nset grid\nset key outside top "
+			 "center horizontal\nset xlabel 'exposure window, p99 "
+			 "(µs, log scale)'\nset ylabel ");
 	plot__quote(&p, sc.unit);
 	plot__printf(&p, "\nset yrange [0:*]\nset xrange [%g:%g]\n",
 		     unprot_x / 3, pow(10, ceil(log10(xmax)) + 0.3));

@@ -188,7 +188,8 @@ static double separation(const struct cmp_table *t, int m, size_t *n)
  * time) can separate the modes with a fraction of throughput's
  * interval, since the share of work an unmap takes does not move with
  * the host's load (docs/testbed-noise.md). Per-CPU metrics and those
- * with fewer comparisons than throughput do not compete.
+ * with fewer comparisons than throughput do not compete, nor does the
+ * exposure window: the price, not the performance (its own section).
  */
 static void sharpest(struct report_ctx *c, int tput)
 {
@@ -201,8 +202,10 @@ static void sharpest(struct report_ctx *c, int tput)
 	if (!need)
 		return;
 	for (m = 0; m < (int)c->ds->nr_metrics; m++) {
-		if (m == tput ||
-		    strchr(ds__str(c->ds, c->ds->metrics[m].name), '.'))
+		const char *name = ds__str(c->ds, c->ds->metrics[m].name);
+
+		if (m == tput || strchr(name, '.') ||
+		    ds__metric_is_exposure(name))
 			continue;
 		s = separation(t, m, &n);
 		if (n >= need && s > best) {

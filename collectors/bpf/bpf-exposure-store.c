@@ -114,11 +114,10 @@ static int store_metrics(struct store *st, __s64 trial_id, const __u64 *hist,
 	int err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(pct) && !err; i++)
-		err = store__metric_add(st, trial_id, pct[i].name,
-					expo_hist__percentile(hist, n,
-							      pct[i].p) /
-						1e3,
-					"us", STORE_BETTER_LOWER, NULL);
+		err = store__metric_add(
+			st, trial_id, pct[i].name,
+			expo_hist__percentile(hist, n, pct[i].p) / 1e3, "us",
+			STORE_BETTER_LOWER, NULL);
 	if (!err)
 		err = store__metric_add(st, trial_id, "exposure_max_us",
 					max_ns / 1e3, "us", STORE_BETTER_LOWER,
@@ -153,7 +152,8 @@ int bpf_exposure__store(struct store *st, __s64 trial_id, const json_t *x)
 	if (!state)
 		return bad("no state");
 	if (strcmp(state, "measured")) {
-		if (strcmp(state, "unprotected") && strcmp(state, "not measured"))
+		if (strcmp(state, "unprotected") &&
+		    strcmp(state, "not measured"))
 			return bad("unknown state");
 		sp.attach = !strcmp(state, "unprotected") ? "unprotected" :
 							    "none";

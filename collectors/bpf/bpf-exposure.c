@@ -67,8 +67,8 @@ static char *role__missing(enum expo_role_id r)
 	d = bpf_probe_def__find(roles[r].spec);
 	/* As people know them: "name", not the table's "name@near". */
 	for (i = 0; d && d->groups[i]; i++)
-		strvec__pushf(&names, "%.*s",
-			      (int)strcspn(d->groups[i], "@"), d->groups[i]);
+		strvec__pushf(&names, "%.*s", (int)strcspn(d->groups[i], "@"),
+			      d->groups[i]);
 	list = strvec__join(&names, ", ");
 	why = xasprintf("%s: none of %s on this kernel", roles[r].what, list);
 	free(list);
@@ -352,8 +352,8 @@ static int try_fentry(struct bpf_exposure *x, const struct bpf_env *env)
 			goto load_fail;
 	}
 	order[nr_order++] = o->progs.fast_exit;
-	err = bpf_program__set_attach_target(o->progs.fast_exit, 0,
-					     x->roles[EXPO_OPEN].targets[0].name);
+	err = bpf_program__set_attach_target(
+		o->progs.fast_exit, 0, x->roles[EXPO_OPEN].targets[0].name);
 	if (err)
 		goto load_fail;
 	for (i = 0; i < nr_order; i++)
@@ -428,9 +428,8 @@ static int try_kprobe(struct bpf_exposure *x, const struct bpf_env *env)
 
 	if (!o)
 		return -errno;
-	bpf_object__for_each_program(prog, o->obj)
-		bpf_program__set_autoload(
-			prog, !strncmp(bpf_program__name(prog), "kp_", 3));
+	bpf_object__for_each_program(prog, o->obj) bpf_program__set_autoload(
+		prog, !strncmp(bpf_program__name(prog), "kp_", 3));
 	err = exposure_bpf__load(o);
 	if (err) {
 		bpf_target__fail(&x->roles[EXPO_OPEN].targets[0], env,
@@ -505,7 +504,8 @@ int bpf_exposure__attach(struct bpf_exposure *x, const struct bpf_env *env,
 
 /* ---- reading ---- */
 
-static void stats_add(struct exposure_stats *acc, const struct exposure_stats *s)
+static void stats_add(struct exposure_stats *acc,
+		      const struct exposure_stats *s)
 {
 	size_t i;
 
@@ -553,7 +553,8 @@ static void prog_info(struct bpf_exposure *x, const struct exposure_bpf *o)
 	struct bpf_program *prog;
 
 	x->missed = x->run_ns = x->runs = 0;
-	bpf_object__for_each_program(prog, o->obj) {
+	bpf_object__for_each_program(prog, o->obj)
+	{
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
@@ -570,7 +571,8 @@ static void prog_info(struct bpf_exposure *x, const struct exposure_bpf *o)
 static void sanity(struct bpf_exposure *x)
 {
 	const struct exposure_stats *s = &x->total;
-	__u64 ended = s->closed[EXPOSURE_BY_SYNC] + s->closed[EXPOSURE_BY_FLUSH];
+	__u64 ended =
+		s->closed[EXPOSURE_BY_SYNC] + s->closed[EXPOSURE_BY_FLUSH];
 
 	if (s->opened >= 100 && !ended)
 		set_state(x, EXPO_NOT_MEASURED,
@@ -667,8 +669,8 @@ static json_t *role_json(const struct bpf_probe *p)
 
 	for (i = 0; i < p->nr_targets; i++)
 		if (p->targets[i].kind == BPF_TARGET_FN)
-			json_array_append_new(
-				a, json_string(p->targets[i].name));
+			json_array_append_new(a,
+					      json_string(p->targets[i].name));
 	return a;
 }
 
@@ -727,7 +729,8 @@ json_t *bpf_exposure__json(const struct bpf_exposure *x)
 	while (len && !s->hist[len - 1])
 		len--;
 	for (i = 0; i < len; i++)
-		json_array_append_new(hist, json_integer((json_int_t)s->hist[i]));
+		json_array_append_new(hist,
+				      json_integer((json_int_t)s->hist[i]));
 	json_object_set_new(o, "hist", hist);
 	return o;
 }

@@ -84,8 +84,9 @@ static void test_percentiles(void)
 	ok(in_bucket, "every value lands in the bucket that holds it");
 	p50 = expo_hist__percentile(hist, EXPOSURE_HIST_SLOTS, 50);
 	p99 = expo_hist__percentile(hist, EXPOSURE_HIST_SLOTS, 99);
-	ok(fabs(p50 - 20999) / 20999 < 0.13, "p50 %.0f ns, within 12.5%% of "
-					     "the largest short one",
+	ok(fabs(p50 - 20999) / 20999 < 0.13,
+	   "p50 %.0f ns, within 12.5%% of "
+	   "the largest short one",
 	   p50);
 	ok(p99 > 5.8e6 && p99 < 6.8e6, "p99 %.0f ns, among the long ones", p99);
 	ok(isnan(expo_hist__percentile((__u64[EXPOSURE_HIST_SLOTS]){ 0 },
@@ -167,8 +168,9 @@ static void test_store(void)
 	ct_capture_begin();
 	err = bpf_exposure__store(st, trial, bad);
 	free(ct_capture_end());
-	is_int(err, -EINVAL, "a histogram that does not hold every window "
-			     "is refused");
+	is_int(err, -EINVAL,
+	       "a histogram that does not hold every window "
+	       "is refused");
 	json_decref(bad);
 	is_int(bpf_exposure__store(st, trial, good), 0, "measured: stored");
 	is_int(store__commit(st), 0, "committed");
@@ -248,8 +250,8 @@ static void test_store_none(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(states); i++) {
-		json_t *x = results(states[i], "eth0's IOMMU domain is identity",
-				    0);
+		json_t *x = results(states[i],
+				    "eth0's IOMMU domain is identity", 0);
 		int64_t trial;
 		sqlite3 *db;
 
@@ -304,7 +306,8 @@ static void test_compare(void)
 	}
 	ok(!cmp__build(&ds, &o, &t), "table built");
 	for (i = 0; i < t.nr_rows; i++) {
-		const char *name = ds__str(&ds, ds.metrics[t.rows[i].metric].name);
+		const char *name =
+			ds__str(&ds, ds.metrics[t.rows[i].metric].name);
 
 		for (col = 0; col < t.nr_cols; col++) {
 			const struct cmp_cell *c = &t.rows[i].cells[col];
@@ -343,9 +346,8 @@ static void test_load(void)
 		ok(0, "the exposure object opens: %s", strerror(errno));
 		return;
 	}
-	bpf_object__for_each_program(prog, o->obj)
-		bpf_program__set_autoload(
-			prog, !strncmp(bpf_program__name(prog), "kp_", 3));
+	bpf_object__for_each_program(prog, o->obj) bpf_program__set_autoload(
+		prog, !strncmp(bpf_program__name(prog), "kp_", 3));
 	ct_capture_begin();
 	err = exposure_bpf__load(o);
 	free(ct_capture_end());
@@ -374,8 +376,7 @@ static void test_unprotected_here(void)
 	bpf_env__open(&env);
 	bpf_exposure__resolve(&x, &env);
 	is_int(bpf_exposure__attach(&x, &env, NULL), 0, "attach");
-	ok(x.state == EXPO_UNPROTECTED && x.why &&
-		   strstr(x.why, "no IOMMU"),
+	ok(x.state == EXPO_UNPROTECTED && x.why && strstr(x.why, "no IOMMU"),
 	   "no IOMMU here: unprotected (%s)", x.why ? x.why : "-");
 	bpf_exposure__release(&x);
 	bpf_env__close(&env);
