@@ -131,6 +131,23 @@ static void exposure_table(struct report_ctx *c, int tput)
 	fputs("</table>\n", c->fp);
 }
 
+/*
+ * A string column of an inline data block: gnuplot reads "..." there
+ * (a single-quoted one keeps its quotes). Quotes, backslashes and
+ * control characters become blanks; names come from the matrix.
+ */
+static void data_label(struct plot *p, const char *s)
+{
+	plot__printf(p, "\"");
+	for (; *s; s++)
+		plot__printf(p, "%c",
+			     (unsigned char)*s < 0x20 || *s == '"' ||
+					     *s == '\\' || *s == 0x7f ?
+				     ' ' :
+				     *s);
+	plot__printf(p, "\"");
+}
+
 /* x, y and their intervals, scaled; false when the point is not there. */
 struct tradeoff_point {
 	double x, xlo, xhi, y, ylo, yhi;
@@ -234,7 +251,7 @@ static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
 					   xstrdup("");
 			plot__printf(&p, "%g %g %g %g %g %g ", pt.x, pt.y,
 				     pt.xlo, pt.xhi, pt.ylo, pt.yhi);
-			plot__quote(&p, label);
+			data_label(&p, label);
 			plot__printf(&p, "\n");
 			free(label);
 		}

@@ -91,7 +91,7 @@ static char *names(const json_t *x, const char *key)
 	json_array_foreach(json_object_get(x, key), i, v)
 		if (json_is_string(v))
 			strvec__push(&sv, json_string_value(v));
-	s = strvec__join(&sv, ",");
+	s = strvec__join(&sv, ", ");
 	strvec__release(&sv);
 	return s;
 }
@@ -182,7 +182,7 @@ int bpf_exposure__store(struct store *st, __s64 trial_id, const json_t *x)
 	open = names(x, "open");
 	sync = names(x, "sync");
 	flush = names(x, "flush");
-	target = xasprintf("%s>%s|%s", open, sync, flush);
+	target = xasprintf("%s > %s | %s", open, sync, flush);
 	sp.target = target;
 	sp.attach = json_string_value(json_object_get(x, "rung"));
 	if (!sp.attach || !*sp.attach)

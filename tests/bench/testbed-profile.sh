@@ -12,33 +12,7 @@
 # Needs root, QEMU, python3 and the testbed kernel; says why and stops
 # otherwise. About 2 minutes under TCG.
 set -u
-B=${IOMMU_BENCH:?}
-PKG=linux-image-6.1.0-57-amd64
-G=tbp-$$
-NS=ibp-$$
-NET=10.193.$(($$ % 250))
-TMP=$(mktemp -d /tmp/iommu-bench-bench.XXXXXX)
-
-cleanup() {
-	for p in $(pgrep -f "^qemu-system-x86_64 -name iommu-bench-$G,debug-threads=on " 2>/dev/null); do
-		kill -9 "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "/run/iommu-bench/qemu-$G" "$TMP"
-}
-trap cleanup EXIT INT TERM
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "skipped: the testbed needs root"
-	exit 0
-fi
-for tool in qemu-system-x86_64 python3 ip; do
-	command -v "$tool" >/dev/null || { echo "skipped: no $tool"; exit 0; }
-done
-if ! "$B" testbed build --kernel "$PKG" >/dev/null 2>"$TMP/err"; then
-	echo "skipped: no testbed kernel: $(head -1 "$TMP/err")"
-	exit 0
-fi
+. "$(dirname "$0")/testbed.lib" p 193
 
 cat >"$TMP/m.toml" <<EOT
 [run]

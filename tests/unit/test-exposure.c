@@ -199,7 +199,7 @@ static void test_store(void)
 	free(v);
 	v = probe_col(db, trial, "target");
 	is_str(v,
-	       "iommu_unmap_fast>intel_iommu_tlb_sync,amd_iommu_iotlb_sync|"
+	       "iommu_unmap_fast > intel_iommu_tlb_sync, amd_iommu_iotlb_sync | "
 	       "intel_flush_iotlb_all",
 	       "and the functions: open > strict ends | lazy ends");
 	free(v);
