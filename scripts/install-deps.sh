@@ -11,7 +11,8 @@ set -eu
 # plots, chromium to render reports, bpftrace as the probe-cost yardstick,
 # fio for the storage workload (also run inside the testbed's guests).
 # Kernel builds: the toolchain a kernel needs, and an arm64 cross compiler
-# (the seeds' platform), pahole for BTF.
+# (the seeds' platform), pahole for BTF, ccache for the kept worktree's
+# builds going back and forth between commits (kernel build --workdir).
 # The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
 # Its Arm guest: qemu-system-arm (qemu-system-aarch64), and the libraries
@@ -56,6 +57,7 @@ bison
 flex
 libssl-dev
 dwarves
+ccache
 gcc-aarch64-linux-gnu
 busybox-static
 cpio

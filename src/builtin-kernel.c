@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
 #include "builtin.h"
@@ -27,7 +28,7 @@ static const char *const kernel_usage[] = {
 	"                         [--config <FILE|TARGET>] "
 	"[--fragment <FILE>]... [--arch <ARCH>]\n"
 	"                         [--cross-compile <PREFIX>] [-j <N>] "
-	"[--out <DIR>]\n"
+	"[--out <DIR>] [--workdir <DIR>]\n"
 	"                         [--allow-missing-config] [--config-only] "
 	"[--json]",
 	"iommu-bench kernel path [--out <DIR>] [--json]",
@@ -36,6 +37,7 @@ static const char *const kernel_usage[] = {
 
 static struct kernel_args {
 	const char *tree, *base, *config, *arch, *cross_compile, *out;
+	const char *workdir;
 	struct strvec patches, fragments;
 	long jobs;
 	bool allow_missing, config_only;
@@ -78,6 +80,10 @@ static const struct option kernel_options[] = {
 		   "the cache folder of builds (default: "
 		   "$IOMMU_BENCH_CACHE/kernels, $XDG_CACHE_HOME/iommu-bench/"
 		   "kernels or ~/.cache/iommu-bench/kernels)"),
+	OPT_STRING(0, "workdir", &args.workdir, "DIR",
+		   "keep the worktree and the objects in DIR across builds: "
+		   "the next build there checks its base out and make "
+		   "rebuilds only what changed (ccache where installed)"),
 	OPT_BOOLEAN(0, "allow-missing-config", &args.allow_missing,
 		    "report fragment options that did not land, but build"),
 	OPT_BOOLEAN(0, "config-only", &args.config_only,
@@ -155,9 +161,19 @@ static int kernel_build(void)
 		.config_only = args.config_only,
 	};
 	struct kbuild_result res;
-	char *err = NULL;
+	char *err = NULL, *workdir = NULL;
 	int ret;
 
+	/* git runs in the tree: the folder must not depend on where. */
+	if (args.workdir && args.workdir[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		workdir = xasprintf("%s/%s", cwd ? cwd : ".", args.workdir);
+		free(cwd);
+	} else if (args.workdir) {
+		workdir = xstrdup(args.workdir);
+	}
+	r.workdir = workdir;
 	if (!args.tree)
 		usage_error(kernel_usage, kernel_options,
 			    "kernel build needs --tree");
@@ -168,6 +184,7 @@ static int kernel_build(void)
 	if (log_verbosity < LOG_INFO)
 		log_verbosity = LOG_INFO;
 	ret = kbuild__build(&r, args.out, &res, &err);
+	free(workdir);
 	if (ret) {
 		pr_err("kernel build: %s", err ? err : strerror(-ret));
 		free(err);

@@ -3,5 +3,8 @@
 #
 # Run every test given (C unit tests, shell tests, the toml-test suite);
 # each speaks TAP and prove aggregates them, skips and reasons included.
+# --comments: the tests' own diagnostics (a failed run's last lines,
+# timings) reach the log, so that a failure in CI, where only the log
+# comes back, says why.
 set -eu
-exec prove --exec '' "$@"
+exec prove --exec '' --comments "$@"

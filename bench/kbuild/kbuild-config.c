@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
@@ -24,6 +25,27 @@
 /* Lines of the log in the message of a failed make. */
 #define ERROR_TAIL_LINES 20
 
+/* ccache on the PATH, looked up once. */
+static bool have_ccache(void)
+{
+	static int have = -1;
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL, *exe;
+
+	if (have >= 0)
+		return have;
+	have = 0;
+	dirs = xstrdup(path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !have;
+	     dir = strtok_r(NULL, ":", &save)) {
+		exe = xasprintf("%s/ccache", dir);
+		have = !access(exe, X_OK);
+		free(exe);
+	}
+	free(dirs);
+	return have;
+}
+
 void kbuild__make_argv(const struct kbuild_ctx *c, struct strvec *a)
 {
 	strvec__push(a, "make");
@@ -33,6 +55,14 @@ void kbuild__make_argv(const struct kbuild_ctx *c, struct strvec *a)
 	strvec__pushf(a, "ARCH=%s", c->arch->name);
 	if (c->r->cross_compile)
 		strvec__pushf(a, "CROSS_COMPILE=%s", c->r->cross_compile);
+	/*
+	 * A kept worktree goes back and forth between commits (bisect):
+	 * a file that is back to a content compiled before is a ccache
+	 * hit. The output is the compiler's own, so the key is unchanged.
+	 */
+	if (c->kept && have_ccache())
+		strvec__pushf(a, "CC=ccache %sgcc",
+			      c->r->cross_compile ? c->r->cross_compile : "");
 }
 
 static int make_target(struct kbuild_ctx *c, const char *target, char **err)

@@ -126,6 +126,36 @@ int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 	return ret;
 }
 
+int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
+{
+	struct strvec a = { 0 };
+	char *output = NULL;
+	struct stat sb;
+	int ret;
+
+	if (lstat(c->src, &sb))
+		return kbuild__worktree_add(c, err);
+	/* Whatever an earlier build left (patches committed) goes. */
+	git_argv(&a, c->src);
+	strvec__push(&a, "checkout");
+	strvec__push(&a, "--quiet");
+	strvec__push(&a, "--force");
+	strvec__push(&a, "--detach");
+	strvec__push(&a, c->commit);
+	ret = kbuild__run(strvec__argv(&a), WORKTREE_MS, c->log_fd,
+			  &c->progress, &output);
+	strvec__release(&a);
+	free(output);
+	if (!ret)
+		return 0;
+	/* Not a worktree git knows any more: start it again. */
+	pr_info("kernel build: %s is no worktree of %s: made again", c->src,
+		c->tree);
+	cache__remove(c->src);
+	kbuild__worktree_prune(c->tree);
+	return kbuild__worktree_add(c, err);
+}
+
 void kbuild__worktree_prune(const char *tree)
 {
 	struct strvec a = { 0 };

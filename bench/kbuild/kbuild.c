@@ -175,6 +175,11 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 				 a ? a->triplet : "TRIPLET");
 		return -EINVAL;
 	}
+	if (r->workdir && r->workdir[0] != '/') {
+		*err = xasprintf("the build folder '%s' is not absolute",
+				 r->workdir);
+		return -EINVAL;
+	}
 	if (r->jobs < 0 || r->jobs > JOBS_MAX) {
 		*err = xasprintf("-j %d: expected 1..%d", r->jobs, JOBS_MAX);
 		return -EINVAL;
@@ -437,8 +442,10 @@ static int run_phases(struct resolved *rs, struct kbuild_ctx *c, char **err)
 	int ret;
 
 	c->out = xasprintf("%s/out", c->tmp);
-	c->src = xasprintf("%s/linux", c->tmp);
-	c->obj = xasprintf("%s/build", c->tmp);
+	if (!c->kept) {
+		c->src = xasprintf("%s/linux", c->tmp);
+		c->obj = xasprintf("%s/build", c->tmp);
+	}
 	if (mkdir(c->out, 0755)) {
 		ret = -errno;
 		*err = xasprintf("cannot create %s: %s", c->out,
@@ -449,7 +456,8 @@ static int run_phases(struct resolved *rs, struct kbuild_ctx *c, char **err)
 	if (ret)
 		return ret;
 	kbuild_progress__phase(&c->progress, KBUILD_WORKTREE);
-	ret = kbuild__worktree_add(c, err);
+	ret = c->kept ? kbuild__worktree_checkout(c, err) :
+			kbuild__worktree_add(c, err);
 	if (ret)
 		return ret;
 	if (rs->r.nr_patches) {
@@ -498,6 +506,29 @@ static void ctx__release(struct kbuild_ctx *c)
 	kbuild_missing__free(c->missing, c->nr_missing);
 }
 
+/*
+ * The recipe's workdir, locked for this build: its worktree (linux/)
+ * and objects (build/) are this build's. -errno and *@err otherwise.
+ */
+static int workdir__take(struct kbuild_ctx *c, const char *workdir, int *fd,
+			 char **err)
+{
+	char *obj = xasprintf("%s/build", workdir);
+	int ret;
+
+	ret = cache__mkdirs(obj, err);
+	if (!ret)
+		ret = kbuild_cache__lock(workdir, "worktree", fd, err);
+	if (ret) {
+		free(obj);
+		return ret;
+	}
+	c->src = xasprintf("%s/linux", workdir);
+	c->obj = obj;
+	c->kept = true;
+	return 0;
+}
+
 static int build_locked(struct resolved *rs, struct kbuild_result *res,
 			char **err)
 {
@@ -508,9 +539,14 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 				.log_fd = -1,
 				.jobs = rs->r.jobs };
 	char *tmpl, *failed;
-	int ret;
+	int ret, wd_fd = -1;
 
 	kbuild_progress__init(&c.progress);
+	if (rs->r.workdir) {
+		ret = workdir__take(&c, rs->r.workdir, &wd_fd, err);
+		if (ret)
+			goto out;
+	}
 	kbuild_cache__sweep(rs->dir, rs->key);
 	/* The worktrees of builds that were killed are gone: forget them. */
 	kbuild__worktree_prune(rs->tree);
@@ -527,7 +563,8 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 	pr_info("kernel build: %s at %.12s for %s, -j%d, in %s", rs->tree,
 		rs->commit, rs->r.arch, rs->r.jobs, c.tmp);
 	ret = run_phases(rs, &c, err);
-	kbuild__worktree_remove(&c);
+	if (!c.kept)
+		kbuild__worktree_remove(&c);
 	if (ret) {
 		if (c.failed_in_make && c.log_path)
 			keep_failed_log(rs, &c, err);
@@ -546,6 +583,8 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 out:
 	if (c.tmp)
 		cache__remove(c.tmp);
+	if (wd_fd >= 0)
+		close(wd_fd);
 	ctx__release(&c);
 	return ret;
 }

@@ -52,6 +52,14 @@ struct kbuild_recipe {
 	int jobs;		   /* make -j; 0: every online CPU */
 	bool allow_missing_config; /* report, do not fail */
 	bool config_only;	   /* stop after the verified .config */
+	/*
+	 * A folder kept across builds (bisect's): its worktree is checked
+	 * out at each base and its objects kept, so that make rebuilds
+	 * only what changed. NULL: a new worktree per build, removed
+	 * afterwards. Never part of the key: where a kernel was compiled
+	 * does not change it.
+	 */
+	const char *workdir;
 };
 
 /* A fragment's option that did not land in the final .config. */
@@ -286,6 +294,7 @@ struct kbuild_ctx {
 	int log_fd;
 	int jobs;
 	bool worktree_added; /* remove it on the way out */
+	bool kept;	     /* src and obj are the recipe's workdir's */
 	bool failed_in_make; /* keep the log beside the entry */
 	struct kbuild_progress progress;
 	struct kbuild_missing *missing;
@@ -299,6 +308,12 @@ struct kbuild_ctx {
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err);
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err);
+/*
+ * The kept worktree at c->src moved to c->commit (a new one where there
+ * is none, or one git no longer knows): files that did not change keep
+ * their times, so make rebuilds only what did.
+ */
+int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err);
 void kbuild__worktree_remove(struct kbuild_ctx *c);
 /* git worktree prune, for worktrees of builds that were killed. */
 void kbuild__worktree_prune(const char *tree);

@@ -18,8 +18,12 @@
 #include "log.h"
 #include "util.h"
 
-/* perf record -a needs a while to set up on big machines. */
-#define PERF_ACK_TIMEOUT_MS 30000
+/*
+ * perf record -a needs a while to set up on big machines, and in a TCG
+ * guest, which loads perf's 24 MB of libraries over 9p, 20 s and more
+ * on a loaded host: the ack of "enable" waits for that.
+ */
+#define PERF_ACK_TIMEOUT_MS 120000
 /* After SIGINT it writes perf.data and collects build ids. */
 #define PERF_STOP_TIMEOUT_MS 120000
 #define PERF_REPORT_TIMEOUT_MS 300000

@@ -89,6 +89,12 @@ if [ $st -ne 0 ]; then
 	exit
 fi
 HEAD=$(git -C "$KSRC" rev-parse HEAD)
+# Worktrees of the tree this test did not make (a kept --workdir of
+# someone else's) are not its leftovers.
+worktrees() {
+	git -C "$KSRC" worktree list --porcelain | grep '^worktree ' | sort
+}
+worktrees >"$T_TMP/worktrees.before"
 
 # Builds in a scratch cache; tmpfs when it has room for a worktree.
 OUT=$T_TMP/kernels
@@ -97,9 +103,14 @@ shm_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
 if [ "${shm_kb:-0}" -gt 4000000 ]; then
 	OUT=$(mktemp -d /dev/shm/iommu-bench-kbuild.XXXXXX)
 fi
+# The x86_64 build keeps its worktree and objects here (--workdir).
+WD=$OUT/workdir
 on_exit() {
 	[ -z "$BUILD_PID" ] || kill "$BUILD_PID" 2>/dev/null
 	[ -z "$BUILD_PID" ] || wait "$BUILD_PID" 2>/dev/null
+	git -C "$KSRC" worktree remove --force --force "$WD/linux" \
+		>/dev/null 2>&1
+	git -C "$KSRC" worktree prune >/dev/null 2>&1
 	case $OUT in /dev/shm/iommu-bench-kbuild.*) rm -rf "$OUT" ;; esac
 	t_cleanup
 }
@@ -110,8 +121,8 @@ kb() {
 
 leftovers() {
 	ls -d "$OUT"/.tmp-* 2>/dev/null
-	git -C "$KSRC" worktree list --porcelain | grep '^worktree ' |
-		grep -vx "worktree $KSRC"
+	worktrees | comm -13 "$T_TMP/worktrees.before" - |
+		grep -vx "worktree $WD/linux"
 }
 
 # The real x86_64 build takes minutes: it runs in the background while
@@ -120,7 +131,7 @@ tiny() {
 	kb --arch x86_64 --config tinyconfig --fragment "$FX/tiny.config" "$@"
 }
 build_start=$(now)
-tiny --json >"$T_TMP/tiny.json" 2>"$T_TMP/tiny.err" &
+tiny --workdir "$WD" --json >"$T_TMP/tiny.json" 2>"$T_TMP/tiny.err" &
 BUILD_PID=$!
 
 # The seeds' RFC patch: arm64's default, strict before, lazy after.
@@ -220,6 +231,51 @@ t_diag "cached call: $took s"
 [ "$took" -le 10 ]
 t_ok $? "and returns at once ($took s)"
 
+# The kept workdir: a commit on top that changes one file compiled in
+# tinyconfig (made with git's plumbing: the tree's checkout is never
+# touched) builds there incrementally, into an entry of its own.
+cc_lines() { grep -c '^  CC ' "$1" || :; }
+log_of() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["log"])' "$1"
+}
+st=0
+NEXT=$(GIT_INDEX_FILE=$T_TMP/index sh -ec '
+	git -C "$1" read-tree HEAD
+	blob=$({ git -C "$1" show HEAD:kernel/panic.c
+		echo "const char iommu_bench_mark[] = \"one change\";"; } |
+		git -C "$1" hash-object -w --stdin)
+	git -C "$1" update-index --cacheinfo "100644,$blob,kernel/panic.c"
+	echo "scratch: one comment in kernel/panic.c" |
+		git -C "$1" -c user.name=iommu-bench \
+			-c user.email=iommu-bench@localhost \
+			commit-tree "$(git -C "$1" write-tree)" -p HEAD' sh "$KSRC") ||
+	st=$?
+t_ok $st "a scratch commit on top of the tree's HEAD"
+start=$(now)
+t_run 0 tiny --workdir "$WD" --base "$NEXT" --json &&
+	python3 - "$T_OUT" "$T_TMP/tiny.json" <<'EOF'
+import json, sys
+nxt, first = (json.load(open(p)) for p in sys.argv[1:])
+assert nxt["cached"] is False, nxt
+assert nxt["dir"] != first["dir"], "the same entry for another commit"
+assert nxt["build_id"] != first["build_id"], nxt["build_id"]
+assert nxt["recipe"]["base_commit"] != first["recipe"]["base_commit"]
+EOF
+st=$?
+t_ok $st "in the kept workdir, the next commit: an entry and a build id of its own"
+[ $st -eq 0 ] || t_diag "$(tail -5 "$T_ERR")"
+full=$(cc_lines "$(log_of "$T_TMP/tiny.json")")
+incr=$(cc_lines "$(log_of "$T_OUT" 2>/dev/null || echo /dev/null)")
+t_diag "incremental build: $(($(now) - start)) s, $incr files compiled (the first: $full)"
+[ "${incr:-0}" -ge 1 ] && [ "${incr:-0}" -le 10 ] && [ "${full:-0}" -gt 100 ]
+t_ok $? "make rebuilt only what the commit changed ($incr compiled, not $full)"
+t_run 0 tiny --workdir "$WD" --json && python3 - "$T_OUT" "$T_TMP/tiny.json" <<'EOF'
+import json, sys
+again, first = (json.load(open(p)) for p in sys.argv[1:])
+assert again["cached"] is True and again["dir"] == first["dir"], again
+EOF
+t_ok $? "back at HEAD: the first commit's own entry, from the cache"
+
 # A patch that does not apply.
 before=$(ls "$OUT" | wc -l)
 t_run 1 kb --arch x86_64 --patch "$FX/does-not-apply.patch" --config-only &&
@@ -228,7 +284,9 @@ t_run 1 kb --arch x86_64 --patch "$FX/does-not-apply.patch" --config-only &&
 	t_grep "$T_ERR" "default IOMMU_DEFAULT_DMA_LAZY if X86 || S390"
 t_ok $? "a patch that does not apply: exit 1, the patch and its hunk named"
 [ -z "$(leftovers)" ] && [ "$(ls "$OUT" | wc -l)" -eq "$before" ]
-t_ok $? "no worktree, temporary folder or cache entry left behind"
+st=$?
+t_ok $st "no worktree (but the kept one), temporary folder or cache entry left behind"
+[ $st -eq 0 ] || t_diag "left: $(leftovers | tr '\n' ' ')"
 [ -z "$(git -C "$KSRC" status --porcelain)" ] &&
 	[ "$(git -C "$KSRC" rev-parse HEAD)" = "$HEAD" ]
 t_ok $? "the tree's own checkout was never touched"

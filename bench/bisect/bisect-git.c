@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What bisect asks of the user's tree, read-only: revisions resolved,
+ * ancestry, the first-parent list between the ends, subjects, and
+ * whether the checkout has changes a build would not contain. git runs
+ * as an argument vector with the user's hooks off, never in a shell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bisect/bisect.h"
+#include "bench/kbuild/kbuild.h"
+#include "strvec.h"
+#include "util.h"
+
+#define GIT_MS (5 * 60 * 1000)
+
+static void git_argv(struct strvec *a, const char *tree)
+{
+	strvec__push(a, "git");
+	strvec__push(a, "-c");
+	strvec__push(a, "core.hooksPath=/dev/null");
+	strvec__push(a, "-C");
+	strvec__push(a, tree);
+}
+
+/* git ARGS... in @tree: 0 and its stdout, or -EIO and git's words. */
+static int git(const char *tree, const char *const *args, char **out,
+	       char **err)
+{
+	struct strvec a = { 0 };
+	char *why = NULL;
+	size_t i;
+	int ret;
+
+	git_argv(&a, tree);
+	for (i = 0; args[i]; i++)
+		strvec__push(&a, args[i]);
+	*out = NULL;
+	ret = kbuild__capture(strvec__argv(&a), GIT_MS, out, &why);
+	strvec__release(&a);
+	if (ret) {
+		*err = why ? why : xstrdup("git failed");
+		return -EIO;
+	}
+	free(why);
+	return 0;
+}
+
+static char *chomp(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		s[--len] = '\0';
+	return s;
+}
+
+int bisect_git__resolve(const char *tree, const char *rev, char **sha,
+			char **err)
+{
+	char *spec, *out = NULL, *why = NULL;
+	int ret;
+
+	if (!kbuild__revision_is_valid(rev)) {
+		*err = xasprintf("'%s' is not a git revision (letters, digits, "
+				 "'.', '_', '/', '~', '^' and '-', not "
+				 "starting with '-', no '..')",
+				 rev);
+		return -EINVAL;
+	}
+	spec = xasprintf("%s^{commit}", rev);
+	ret = git(tree, (const char *[]){ "rev-parse", "--verify", "--quiet",
+					  spec, NULL },
+		  &out, &why);
+	free(spec);
+	if (ret) {
+		*err = xasprintf("'%s' is not a commit in %s", rev, tree);
+		free(why);
+		free(out);
+		return -EINVAL;
+	}
+	*sha = xstrdup(chomp(out));
+	free(out);
+	return 0;
+}
+
+int bisect_git__is_ancestor(const char *tree, const char *a, const char *b,
+			    char **err)
+{
+	struct strvec v = { 0 };
+	char *out = NULL, *why = NULL;
+	int ret;
+
+	/* Exit 1 is the answer "no", not a failure: ask rev-list. */
+	git_argv(&v, tree);
+	strvec__push(&v, "rev-list");
+	strvec__push(&v, "--count");
+	strvec__pushf(&v, "%s..%s", b, a);
+	ret = kbuild__capture(strvec__argv(&v), GIT_MS, &out, &why);
+	strvec__release(&v);
+	if (ret) {
+		*err = why ? why : xstrdup("git rev-list failed");
+		free(out);
+		return -EIO;
+	}
+	free(why);
+	/* a is an ancestor of b when nothing of a is outside b. */
+	ret = atoi(out) == 0;
+	free(out);
+	return ret;
+}
+
+int bisect_git__first_parent(const char *tree, const char *good,
+			     const char *bad, char ***shas, size_t *n,
+			     char **err)
+{
+	char *range = xasprintf("%s..%s", good, bad), *out = NULL, *line,
+	     *save = NULL;
+	struct strvec v = { 0 };
+	int ret;
+
+	ret = git(tree, (const char *[]){ "rev-list", "--first-parent",
+					  "--reverse", range, NULL },
+		  &out, err);
+	free(range);
+	if (ret)
+		return ret;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		strvec__push(&v, line);
+	free(out);
+	*shas = v.v;
+	*n = v.nr;
+	return 0;
+}
+
+int bisect_git__subject(const char *tree, const char *sha, char **subject,
+			char **err)
+{
+	char *out = NULL;
+	int ret;
+
+	ret = git(tree, (const char *[]){ "log", "-1", "--format=%s", sha,
+					  NULL },
+		  &out, err);
+	if (ret)
+		return ret;
+	*subject = xstrdup(chomp(out));
+	free(out);
+	return 0;
+}
+
+int bisect_git__dirty(const char *tree, char **err)
+{
+	char *out = NULL;
+	int ret;
+
+	/* A bare repository has no checkout to be dirty. */
+	ret = git(tree, (const char *[]){ "rev-parse", "--is-bare-repository",
+					  NULL },
+		  &out, err);
+	if (ret)
+		return ret;
+	ret = !strcmp(chomp(out), "true");
+	free(out);
+	out = NULL;
+	if (ret)
+		return 0;
+	ret = git(tree, (const char *[]){ "status", "--porcelain",
+					  "--untracked-files=no", NULL },
+		  &out, err);
+	if (ret)
+		return ret;
+	ret = out && *out;
+	free(out);
+	return ret;
+}
