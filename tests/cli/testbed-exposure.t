@@ -10,8 +10,10 @@
 #     the unmap probe's calls within 1%;
 #   - strict's p99 is of the order of the iotlb_sync latency that the
 #     iotlb_sync probe measures on the same trials;
-#   - lazy's median is at least 100x strict's, and within two periods of
-#     the flush queue's 10 ms timer (the bound that shapes it);
+#   - lazy's median is at least 100x strict's, and within three periods
+#     of the flush queue's 10 ms timer (the bound that shapes it; TCG's
+#     timers fire late on a loaded host: 13.7 ms measured under a
+#     kernel build beside it);
 #   - lazy holds many stale IOVAs at once, strict a few;
 #   - passthrough is "unprotected": a probes row that says so and no
 #     window metric, and compare and the report say "unprotected".
@@ -154,8 +156,8 @@ check(0.3 <= sp99 / sync_p99 <= 10,
 check(lp50 >= 100 * sp50,
       "lazy: median %.0f us >= 100x strict's %.1f us (%.0fx)"
       % (lp50, sp50, lp50 / sp50))
-check(lp50 <= 20000,
-      "lazy: median %.0f us within two periods of the 10 ms timer" % lp50)
+check(lp50 <= 30000,
+      "lazy: median %.0f us within three periods of the 10 ms timer" % lp50)
 ss, ls = metric(s, "stale_max"), metric(l, "stale_max")
 check(ss <= 6 and ls >= 16,
       "stale IOVAs at once: strict %d (a few), lazy %d (batched)" % (ss, ls))
