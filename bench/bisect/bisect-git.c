@@ -16,15 +16,6 @@
 
 #define GIT_MS (5 * 60 * 1000)
 
-static void git_argv(struct strvec *a, const char *tree)
-{
-	strvec__push(a, "git");
-	strvec__push(a, "-c");
-	strvec__push(a, "core.hooksPath=/dev/null");
-	strvec__push(a, "-C");
-	strvec__push(a, tree);
-}
-
 /* git ARGS... in @tree: 0 and its stdout, or -EIO and git's words. */
 static int git(const char *tree, const char *const *args, char **out,
 	       char **err)
@@ -34,7 +25,7 @@ static int git(const char *tree, const char *const *args, char **out,
 	size_t i;
 	int ret;
 
-	git_argv(&a, tree);
+	kbuild__git_argv(&a, tree);
 	for (i = 0; args[i]; i++)
 		strvec__push(&a, args[i]);
 	*out = NULL;
@@ -71,8 +62,9 @@ int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 		return -EINVAL;
 	}
 	spec = xasprintf("%s^{commit}", rev);
-	ret = git(tree, (const char *[]){ "rev-parse", "--verify", "--quiet",
-					  spec, NULL },
+	ret = git(tree,
+		  (const char *[]){ "rev-parse", "--verify", "--quiet", spec,
+				    NULL },
 		  &out, &why);
 	free(spec);
 	if (ret) {
@@ -94,7 +86,7 @@ int bisect_git__is_ancestor(const char *tree, const char *a, const char *b,
 	int ret;
 
 	/* Exit 1 is the answer "no", not a failure: ask rev-list. */
-	git_argv(&v, tree);
+	kbuild__git_argv(&v, tree);
 	strvec__push(&v, "rev-list");
 	strvec__push(&v, "--count");
 	strvec__pushf(&v, "%s..%s", b, a);
@@ -121,8 +113,9 @@ int bisect_git__first_parent(const char *tree, const char *good,
 	struct strvec v = { 0 };
 	int ret;
 
-	ret = git(tree, (const char *[]){ "rev-list", "--first-parent",
-					  "--reverse", range, NULL },
+	ret = git(tree,
+		  (const char *[]){ "rev-list", "--first-parent", "--reverse",
+				    range, NULL },
 		  &out, err);
 	free(range);
 	if (ret)
@@ -142,8 +135,8 @@ int bisect_git__subject(const char *tree, const char *sha, char **subject,
 	char *out = NULL;
 	int ret;
 
-	ret = git(tree, (const char *[]){ "log", "-1", "--format=%s", sha,
-					  NULL },
+	ret = git(tree,
+		  (const char *[]){ "log", "-1", "--format=%s", sha, NULL },
 		  &out, err);
 	if (ret)
 		return ret;
@@ -158,8 +151,8 @@ int bisect_git__dirty(const char *tree, char **err)
 	int ret;
 
 	/* A bare repository has no checkout to be dirty. */
-	ret = git(tree, (const char *[]){ "rev-parse", "--is-bare-repository",
-					  NULL },
+	ret = git(tree,
+		  (const char *[]){ "rev-parse", "--is-bare-repository", NULL },
 		  &out, err);
 	if (ret)
 		return ret;
@@ -168,8 +161,9 @@ int bisect_git__dirty(const char *tree, char **err)
 	out = NULL;
 	if (ret)
 		return 0;
-	ret = git(tree, (const char *[]){ "status", "--porcelain",
-					  "--untracked-files=no", NULL },
+	ret = git(tree,
+		  (const char *[]){ "status", "--porcelain",
+				    "--untracked-files=no", NULL },
 		  &out, err);
 	if (ret)
 		return ret;

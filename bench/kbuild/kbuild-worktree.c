@@ -31,7 +31,7 @@
  * running on our worktree) and an identity of our own for the commits
  * of the patches, so that a tree without user.email works too.
  */
-static void git_argv(struct strvec *a, const char *dir)
+void kbuild__git_argv(struct strvec *a, const char *dir)
 {
 	strvec__push(a, "git");
 	strvec__push(a, "-c");
@@ -64,7 +64,7 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	char *out = NULL, *why = NULL, *rev;
 	int ret;
 
-	git_argv(&a, tree);
+	kbuild__git_argv(&a, tree);
 	strvec__push(&a, "rev-parse");
 	strvec__push(&a, "--git-dir");
 	ret = kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why);
@@ -79,7 +79,7 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	free(why);
 	why = NULL;
 	rev = xasprintf("%s^{commit}", base);
-	git_argv(&a, tree);
+	kbuild__git_argv(&a, tree);
 	strvec__push(&a, "rev-parse");
 	strvec__push(&a, "--verify");
 	strvec__push(&a, "--quiet");
@@ -105,7 +105,7 @@ int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 	char *output = NULL;
 	int ret;
 
-	git_argv(&a, c->tree);
+	kbuild__git_argv(&a, c->tree);
 	strvec__push(&a, "worktree");
 	strvec__push(&a, "add");
 	/* No "Updating files" progress for 80k files in the log. */
@@ -136,7 +136,7 @@ int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
 	if (lstat(c->src, &sb))
 		return kbuild__worktree_add(c, err);
 	/* Whatever an earlier build left (patches committed) goes. */
-	git_argv(&a, c->src);
+	kbuild__git_argv(&a, c->src);
 	strvec__push(&a, "checkout");
 	strvec__push(&a, "--quiet");
 	strvec__push(&a, "--force");
@@ -161,7 +161,7 @@ void kbuild__worktree_prune(const char *tree)
 	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 
-	git_argv(&a, tree);
+	kbuild__git_argv(&a, tree);
 	strvec__push(&a, "worktree");
 	strvec__push(&a, "prune");
 	if (kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why))
@@ -179,7 +179,7 @@ void kbuild__worktree_remove(struct kbuild_ctx *c)
 
 	if (!c->worktree_added)
 		return;
-	git_argv(&a, c->tree);
+	kbuild__git_argv(&a, c->tree);
 	strvec__push(&a, "worktree");
 	strvec__push(&a, "remove");
 	strvec__push(&a, "--force");
@@ -271,7 +271,7 @@ static char *diagnose(struct kbuild_ctx *c, const char *patch, char *text)
 	struct strvec a = { 0 };
 	char *output = NULL, *hunk, *more;
 
-	git_argv(&a, c->src);
+	kbuild__git_argv(&a, c->src);
 	strvec__push(&a, "apply");
 	strvec__push(&a, "--check");
 	strvec__push(&a, "--verbose");
@@ -311,7 +311,7 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	}
 	mbox = is_mbox(text);
 	free(text);
-	git_argv(&a, c->src);
+	kbuild__git_argv(&a, c->src);
 	if (mbox) {
 		strvec__push(&a, "am");
 		strvec__push(&a, "--3way");
@@ -337,7 +337,7 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 				 patch, c->commit, mbox ? "am" : "apply", why);
 		free(why);
 		/* Nothing half-applied stays, should the worktree outlive us. */
-		git_argv(&a, c->src);
+		kbuild__git_argv(&a, c->src);
 		strvec__push(&a, mbox ? "am" : "reset");
 		strvec__push(&a, mbox ? "--abort" : "--hard");
 		kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, NULL, NULL);
@@ -349,7 +349,7 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	/* A plain diff has no commit of its own: make one, named after it. */
 	slash = strrchr(patch, '/');
 	msg = xasprintf("iommu-bench: %s", slash ? slash + 1 : patch);
-	git_argv(&a, c->src);
+	kbuild__git_argv(&a, c->src);
 	strvec__push(&a, "commit");
 	strvec__push(&a, "--quiet");
 	strvec__push(&a, "--allow-empty");

@@ -305,6 +305,11 @@ struct kbuild_ctx {
 };
 
 /* kbuild-worktree.c */
+/*
+ * "git -c ... -C @dir": the user's hooks off, an identity of our own for
+ * commits, no advice; the caller pushes the subcommand.
+ */
+void kbuild__git_argv(struct strvec *a, const char *dir);
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err);
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err);

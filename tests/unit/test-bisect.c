@@ -68,7 +68,8 @@ static void test_search(void)
 	is_int(worst, 3, "8 candidates: 3 steps, at worst");
 	is_int(bisect_search__max_steps(8), 3, "max_steps(8) = 3");
 	is_int(bisect_search__max_steps(9), 4, "max_steps(9) = 4");
-	is_int(bisect_search__max_steps(1), 0, "one candidate: nothing to test");
+	is_int(bisect_search__max_steps(1), 0,
+	       "one candidate: nothing to test");
 
 	/* Skipped commits beside the first bad: still found... */
 	skip[7] = true;
@@ -131,10 +132,9 @@ static int commit(const char *msg, const char *file)
 	free(path);
 	err = sh((const char *const[]){ "git", "-C", tmp, "add", file, NULL });
 	if (!err)
-		err = sh((const char *const[]){ "git", "-C", tmp, "-c",
-						"user.name=t", "-c",
-						"user.email=t@t", "commit",
-						"-q", "-m", msg, NULL });
+		err = sh((const char *const[]){
+			"git", "-C", tmp, "-c", "user.name=t", "-c",
+			"user.email=t@t", "commit", "-q", "-m", msg, NULL });
 	return err;
 }
 
