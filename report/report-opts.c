@@ -43,10 +43,26 @@ int report_select_runs(const struct rdb_runs *runs, const struct strvec *args,
 	*ids = NULL;
 	*nr = 0;
 	for (i = 0; i < args->nr; i++) {
-		if (!strcmp(args->v[i], "all")) {
+		const char *name = NULL;
+		size_t found = 0;
+
+		if (!strncmp(args->v[i], "name:", 5))
+			name = args->v[i] + 5;
+		if (!strcmp(args->v[i], "all") || name) {
 			for (j = 0; j < runs->nr; j++) {
+				if (name && strcmp(runs->v[j].name, name))
+					continue;
 				ALLOC_GROW(*ids, *nr + 1, alloc);
 				(*ids)[(*nr)++] = runs->v[j].id;
+				found++;
+			}
+			if (name && !found) {
+				pr_err("--run %s: no run is named '%s'",
+				       args->v[i], name);
+				free(*ids);
+				*ids = NULL;
+				*nr = 0;
+				return -ENOENT;
 			}
 			continue;
 		}

@@ -11,16 +11,16 @@
 #include "strvec.h"
 
 /* Which trials, and how they are laid out: compare and report alike. */
-#define OPT_SELECTION(runs, by, baseline, only)                             \
-	OPT_CALLBACK(0, "run", (runs), "ID",                                \
-		     "a run id, latest, previous or all; repeatable "       \
-		     "(default: latest)",                                   \
-		     parse_opt_strvec),                                     \
-		OPT_STRING(0, "by", (by), "AXIS",                           \
-			   "columns: mode (default), kernel, host or run"), \
-		OPT_STRING(0, "baseline", (baseline), "NAME",               \
-			   "the column the others are compared to "         \
-			   "(default: the first)"),                         \
+#define OPT_SELECTION(runs, by, baseline, only)                              \
+	OPT_CALLBACK(0, "run", (runs), "ID",                                 \
+		     "a run id, latest, previous, all, or name:NAME (every " \
+		     "run of that name); repeatable (default: latest)",      \
+		     parse_opt_strvec),                                      \
+		OPT_STRING(0, "by", (by), "AXIS",                            \
+			   "columns: mode (default), kernel, host or run"),  \
+		OPT_STRING(0, "baseline", (baseline), "NAME",                \
+			   "the column the others are compared to "          \
+			   "(default: the first)"),                          \
 		OPT_ONLY(only)
 
 #define OPT_ONLY(only)                                                     \

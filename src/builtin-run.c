@@ -22,9 +22,6 @@
 #include "store/store.h"
 #include "util.h"
 
-/* 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
-#define EXIT_INTERRUPTED 130
-
 static const char *const run_usage[] = {
 	"iommu-bench run [--resume|--new] [--only KEY=VALUE,...] "
 	"[--shard K/N] [--quiet] [--json] [--max-failures N] <matrix.toml>",
@@ -37,98 +34,19 @@ struct run_args {
 	int max_failures;
 };
 
-static const char *db_of(const struct matrix *m)
-{
-	/* As plan: --db beats the file, the file beats $IOMMU_BENCH_DB. */
-	if (global.db_path || !m->run.db)
-		return global__db_path();
-	return m->run.db;
-}
-
-static int load(const char *path, struct run_ctx *ctx)
-{
-	struct config_errors errs;
-	int ret;
-
-	config_errors__init(&errs, path);
-	ret = matrix__load(path, &ctx->m, &errs);
-	if (!ret)
-		ret = plan__build(&ctx->plan, ctx->m, &errs);
-	config_errors__print(&errs, stderr);
-	if (ret && config_errors__failed(&errs))
-		fprintf(stderr, "%s: %zu error%s\n", path, errs.nr_errors,
-			errs.nr_errors == 1 ? "" : "s");
-	config_errors__release(&errs);
-	return ret;
-}
-
-static char *dir_of(const char *path)
-{
-	char *copy = xstrdup(path), *slash = strrchr(copy, '/'), *abs;
-
-	if (!slash) {
-		free(copy);
-		copy = xstrdup(".");
-	} else if (slash == copy) {
-		slash[1] = '\0';
-	} else {
-		*slash = '\0';
-	}
-	abs = realpath(copy, NULL);
-	if (abs) {
-		free(copy);
-		return abs;
-	}
-	return copy;
-}
-
-/* Continue the unfinished run of this config, or begin one. */
-static int run_open(struct run_ctx *ctx, const struct run_args *a,
-		    const char *path)
-{
-	char sha[SHA256_HEX_SIZE], *config = NULL;
-	size_t len;
-	int ret;
-
-	ret = read_file(path, &config, &len);
-	if (ret) {
-		pr_err("cannot read %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	sha256__hex(config, len, sha);
-	ret = a->fresh ? -ENOENT :
-			 store__run_find_resumable(ctx->st, ctx->m->run.name,
-						   sha, &ctx->run_id);
-	if (!ret) {
-		ret = store__run_resume(ctx->st, ctx->run_id);
-		if (!ret)
-			run_progress__msg(ctx,
-					  "resuming run %lld (%s) in %s; --new "
-					  "starts a fresh one",
-					  (long long)ctx->run_id,
-					  ctx->m->run.name, ctx->db_path);
-	} else if (ret == -ENOENT && a->resume) {
-		pr_err("--resume: %s has no unfinished run '%s' of this config",
-		       ctx->db_path, ctx->m->run.name);
-		ret = -ENOENT;
-	} else if (ret == -ENOENT) {
-		ret = store__run_begin(ctx->st, ctx->m->run.name, config, len,
-				       &ctx->run_id);
-		if (!ret)
-			run_progress__msg(ctx, "run %lld (%s) into %s",
-					  (long long)ctx->run_id,
-					  ctx->m->run.name, ctx->db_path);
-	}
-	free(config);
-	return ret;
-}
-
 static int setup(struct run_ctx *ctx, const struct run_args *a,
 		 const char *path)
 {
+	struct run_session_opts o = {
+		.resume = a->resume,
+		.fresh = a->fresh,
+		.resume_hint = "; --new starts a fresh one",
+		.quiet = a->quiet,
+		.json = global.json,
+	};
+	char *config = NULL;
 	int ret;
 
-	ctx->filter = (struct run_filter){ -1, -1, -1, -1, 0, 0 };
 	if (a->only && run_filter__parse_only(&ctx->filter, ctx->m, a->only))
 		return -EINVAL;
 	if (a->shard && run_filter__parse_shard(&ctx->filter, a->shard))
@@ -138,16 +56,17 @@ static int setup(struct run_ctx *ctx, const struct run_args *a,
 		       a->max_failures);
 		return -EINVAL;
 	}
-	ctx->max_failures = a->max_failures;
-	ctx->progress.quiet = a->quiet;
-	ctx->progress.json = global.json;
-	ctx->progress.tty = !global.json && isatty(STDERR_FILENO);
-	ctx->db_path = db_of(ctx->m);
-	ret = store__open(ctx->db_path, STORE_CREATE | STORE_MIGRATE, &ctx->st);
-	if (ret)
+	o.max_failures = a->max_failures;
+	o.db_path = global__matrix_db(ctx->m->run.db);
+	ret = read_file(path, &config, &o.config_len);
+	if (ret) {
+		pr_err("cannot read %s: %s", path, strerror(-ret));
 		return ret;
-	ctx->results_dir = dir_of(ctx->db_path);
-	return run_open(ctx, a, path);
+	}
+	o.config = config;
+	ret = run_session__open(ctx, &o);
+	free(config);
+	return ret;
 }
 
 /* The comparisons [run] until watches: the modes', else the kernels'. */
@@ -201,28 +120,6 @@ static int until_open(struct run_ctx *ctx)
 	return ret;
 }
 
-/* One more repetition of every selected cell: the plan, then its rows. */
-static int until_extend(struct run_ctx *ctx)
-{
-	struct config_errors errs;
-	int ret;
-
-	ctx->m->run.repetitions++;
-	plan__release(&ctx->plan);
-	config_errors__init(&errs, ctx->m->path);
-	ret = plan__build(&ctx->plan, ctx->m, &errs);
-	if (ret)
-		config_errors__print(&errs, stderr);
-	config_errors__release(&errs);
-	if (ret)
-		return ret;
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	ctx->trial_ids = NULL;
-	ctx->trial_done = NULL;
-	return run_store__plan(ctx);
-}
-
 /*
  * [run] until: rounds of repetitions until every headline comparison is
  * as precise as asked, judged blind to the verdicts (report/adaptive.c).
@@ -238,72 +135,11 @@ static int until(struct run_ctx *ctx)
 		ret = until_open(ctx);
 		if (ret <= 0)
 			return ret;
-		ret = until_extend(ctx);
-		if (!ret)
-			ret = run__execute(ctx);
+		ret = run_session__extend(ctx, r->repetitions + 1);
 		if (ret)
 			return ret;
 	}
 	return ret;
-}
-
-static int execute(struct run_ctx *ctx)
-{
-	int ret;
-
-	run_signal__install(ctx);
-	ret = run_kernels__build(ctx);
-	if (!ret)
-		ret = run_hosts__open(ctx);
-	if (!ret)
-		ret = run_kernels__store(ctx);
-	if (!ret)
-		ret = run_store__plan(ctx);
-	if (!ret)
-		ret = run__execute(ctx);
-	if (!ret)
-		ret = until(ctx);
-	run_hosts__close(ctx);
-	run_signal__restore();
-	return ret;
-}
-
-static int finish(struct run_ctx *ctx, int ret)
-{
-	enum store_run_status s = STORE_RUN_DONE;
-	const char *word;
-
-	if (ret == -EINTR || run_signal__level())
-		s = STORE_RUN_INTERRUPTED;
-	else if (ret)
-		s = STORE_RUN_FAILED;
-	word = s == STORE_RUN_DONE && ret == 0 ? "done" :
-	       s == STORE_RUN_INTERRUPTED      ? "interrupted" :
-						 "failed";
-	/* Trials that failed leave the run resumable: they rerun then. */
-	if (ret > 0)
-		s = STORE_RUN_FAILED;
-	if (store__run_finish(ctx->st, ctx->run_id, s))
-		pr_warn("run %lld: its end could not be recorded",
-			(long long)ctx->run_id);
-	run_progress__end(ctx, word);
-	if (s == STORE_RUN_INTERRUPTED)
-		return EXIT_INTERRUPTED;
-	return s == STORE_RUN_DONE ? EXIT_OK : EXIT_WORK_FAILED;
-}
-
-static void release(struct run_ctx *ctx)
-{
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	free(ctx->kernel_ids);
-	free(ctx->results_dir);
-	if (ctx->st)
-		store__close(ctx->st);
-	if (ctx->m) {
-		plan__release(&ctx->plan);
-		matrix__free(ctx->m);
-	}
 }
 
 int cmd_run(int argc, const char **argv)
@@ -336,18 +172,21 @@ int cmd_run(int argc, const char **argv)
 	if (a.resume && a.fresh)
 		usage_error(run_usage, opts,
 			    "--resume and --new exclude each other");
-	ret = load(argv[0], &ctx);
+	ret = run_session__load(&ctx, argv[0], true);
 	if (ret) {
-		release(&ctx);
+		run_session__release(&ctx);
 		return ret == -EINVAL || ret == -E2BIG ? EXIT_USAGE :
 							 EXIT_WORK_FAILED;
 	}
 	ret = setup(&ctx, &a, argv[0]);
 	if (ret) {
-		release(&ctx);
+		run_session__release(&ctx);
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_WORK_FAILED;
 	}
-	ret = finish(&ctx, execute(&ctx));
-	release(&ctx);
+	ret = run_session__execute(&ctx);
+	if (!ret)
+		ret = until(&ctx);
+	ret = run_session__close(&ctx, ret);
+	run_session__release(&ctx);
 	return ret;
 }

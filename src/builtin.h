@@ -36,8 +36,11 @@ extern struct global_opts global;
 
 /* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */
 const char *global__db_path(void);
+/* A matrix's database: --db, else its [run] db, else global__db_path(). */
+const char *global__matrix_db(const char *matrix_db);
 
 int cmd_agent(int argc, const char **argv);
+int cmd_bisect(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_db(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);

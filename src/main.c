@@ -19,6 +19,8 @@ struct global_opts global;
 
 const struct cmd_struct commands[] = {
 	{ "agent", cmd_agent, "the on-host side: JSON requests on stdin" },
+	{ "bisect", cmd_bisect,
+	  "find the commit that changed a figure: build, boot, measure" },
 	{ "compare", cmd_compare,
 	  "benchstat-style comparison of stored runs or CSV files" },
 	{ "db", cmd_db, "inspect or migrate the results database" },
@@ -65,6 +67,14 @@ const char *global__db_path(void)
 	if (env && *env)
 		return env;
 	return "results/iommu-bench.db";
+}
+
+const char *global__matrix_db(const char *matrix_db)
+{
+	/* As plan: --db beats the file, the file beats $IOMMU_BENCH_DB. */
+	if (global.db_path || !matrix_db)
+		return global__db_path();
+	return matrix_db;
 }
 
 const struct cmd_struct *command__find(const char *name)

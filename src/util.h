@@ -19,6 +19,8 @@ enum {
 	EXIT_OK = 0,
 	EXIT_WORK_FAILED = 1, /* the work failed, or a regression was found */
 	EXIT_USAGE = 2,	      /* bad usage or bad config */
+	/* 128 + SIGINT, as a shell reports a command stopped by Ctrl-C */
+	EXIT_INTERRUPTED = 130,
 };
 
 void *xmalloc(size_t size);

@@ -27,10 +27,9 @@ static bool kernel__selected(struct run_ctx *ctx, size_t k)
 	return false;
 }
 
-static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
+void run_kernels__recipe(const struct matrix_build *b, struct kbuild_recipe *r)
 {
-	const struct matrix_build *b = &k->build;
-	struct kbuild_recipe r = {
+	*r = (struct kbuild_recipe){
 		.tree = b->tree,
 		.base = b->base,
 		.patches = b->patches,
@@ -41,10 +40,16 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 		.arch = b->arch,
 		.cross_compile = b->cross_compile,
 	};
+}
+
+static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
+{
 	struct kbuild_result res = { 0 };
+	struct kbuild_recipe r;
 	char *err = NULL;
 	int ret;
 
+	run_kernels__recipe(&k->build, &r);
 	run_progress__msg(ctx,
 			  "kernel %s: building (or finding the build "
 			  "in the cache)",

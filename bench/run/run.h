@@ -81,6 +81,8 @@ struct run_ctx {
 	int64_t *trial_ids;	/* one per plan trial; 0: not selected */
 	bool *trial_done;	/* stored 'ok' already */
 	struct run_progress progress;
+	bool resumed; /* an unfinished run continued */
+	bool signals; /* run_signal__install()ed */
 };
 
 /* run-filter.c */
@@ -128,6 +130,9 @@ int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why);
 
 /* run-kernels.c: build the recipes the selected trials boot */
 int run_kernels__build(struct run_ctx *ctx);
+struct kbuild_recipe;
+/* A matrix's build recipe as kbuild takes it (pointers into @b). */
+void run_kernels__recipe(const struct matrix_build *b, struct kbuild_recipe *r);
 
 /* run-store.c */
 int run_store__plan(struct run_ctx *ctx);
@@ -146,5 +151,37 @@ void run_progress__end(struct run_ctx *ctx, const char *status);
 
 /* run.c: every selected trial not yet stored 'ok'; 0, or -EINTR, ... */
 int run__execute(struct run_ctx *ctx);
+
+/*
+ * run-session.c: one run of a matrix, from its store row to its end,
+ * for `run` and for each step of `bisect`.
+ */
+struct run_session_opts {
+	const char *db_path;
+	/* What the run row keeps: the matrix text a resume matches. */
+	const char *config;
+	size_t config_len;
+	int64_t run_id;		 /* reopen this run (more trials); 0: no */
+	bool resume;		 /* an unfinished run must be there */
+	bool fresh;		 /* never resume one */
+	const char *resume_hint; /* appended to "resuming run N" */
+	bool quiet, json;
+	unsigned int max_failures;
+};
+
+/*
+ * Load and validate @path, plan it; ctx->filter selects everything.
+ * Errors are printed, warnings only with @warn.
+ */
+int run_session__load(struct run_ctx *ctx, const char *path, bool warn);
+/* Open the store and begin (or resume) the run; ctx->filter set. */
+int run_session__open(struct run_ctx *ctx, const struct run_session_opts *o);
+/* Build, open the hosts, store the plan, run every trial not yet ok. */
+int run_session__execute(struct run_ctx *ctx);
+/* Raise every selected cell to @repetitions and run what is new. */
+int run_session__extend(struct run_ctx *ctx, unsigned int repetitions);
+/* Close the hosts and record the run's end: its exit status. */
+int run_session__close(struct run_ctx *ctx, int ret);
+void run_session__release(struct run_ctx *ctx);
 
 #endif /* IOMMU_BENCH_RUN_H */

@@ -12,6 +12,7 @@
 
 #include "bench/workload/fio.h"
 #include "store/store.h"
+#include "strvec.h"
 #include "util.h"
 
 static double num(const json_t *obj, const char *key)
@@ -106,6 +107,14 @@ static const struct {
 	{ "ios", "fio_ios", "count", STORE_BETTER_NONE },
 	{ "bytes", "bytes", "bytes", STORE_BETTER_NONE },
 };
+
+void fio__metric_names(struct strvec *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(metrics); i++)
+		strvec__push(out, metrics[i].name);
+}
 
 int fio__store(struct store *st, int64_t trial_id, const json_t *results)
 {

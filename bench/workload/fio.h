@@ -63,5 +63,7 @@ int fio__summarize(const json_t *report, json_t **results, char **err);
 
 /* The results into the store as metrics of @trial_id. */
 int fio__store(struct store *st, int64_t trial_id, const json_t *results);
+/* The metrics fio__store() can store, appended to @out. */
+void fio__metric_names(struct strvec *out);
 
 #endif /* IOMMU_BENCH_FIO_H */

@@ -11,6 +11,7 @@
 #include "bench/workload/iperf3-priv.h"
 #include "log.h"
 #include "store/store.h"
+#include "strvec.h"
 #include "util.h"
 
 struct side {
@@ -248,6 +249,14 @@ static const struct metric_def metrics[] = {
 	{ "udp.packets", "udp_packets", "count", STORE_BETTER_NONE },
 	{ "bytes", "bytes", "bytes", STORE_BETTER_NONE },
 };
+
+void iperf3__metric_names(struct strvec *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(metrics); i++)
+		strvec__push(out, metrics[i].name);
+}
 
 static int store_intervals(struct store *st, int64_t trial_id,
 			   const json_t *ivs)

@@ -110,6 +110,9 @@ void iperf3__add_received(json_t *results, const json_t *reports);
 
 /* Results into the store: metrics and interval series of @trial_id. */
 int iperf3__store(struct store *st, int64_t trial_id, const json_t *results);
+/* The metrics iperf3__store() can store, appended to @out. */
+struct strvec;
+void iperf3__metric_names(struct strvec *out);
 
 /* libiperf's own version string ("3.12"). */
 const char *iperf3__version(void);

@@ -102,6 +102,18 @@ static int bad(const char *what)
 	return -EINVAL;
 }
 
+void bpf_exposure__metric_names(struct strvec *out)
+{
+	static const char *const names[] = {
+		"exposure_p50_us", "exposure_p99_us",  "exposure_max_us",
+		"stale_max",	   "exposure_windows", "exposure_pending",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		strvec__push(out, names[i]);
+}
+
 static int store_metrics(struct store *st, __s64 trial_id, const __u64 *hist,
 			 size_t n, long long max_ns, long long stale,
 			 long long windows, long long pending)

@@ -82,5 +82,8 @@ void expo_hist__to_log2(const __u64 *hist, size_t n, __u64 *log2,
 #define EXPO_PROBE_NAME "exposure"
 struct store;
 int bpf_exposure__store(struct store *st, __s64 trial_id, const json_t *x);
+/* The metrics bpf_exposure__store() stores, appended to @out. */
+struct strvec;
+void bpf_exposure__metric_names(struct strvec *out);
 
 #endif /* IOMMU_BENCH_BPF_EXPOSURE_LOADER_H */

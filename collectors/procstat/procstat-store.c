@@ -12,6 +12,7 @@
 #include "collectors/procstat/procstat.h"
 #include "log.h"
 #include "store/store.h"
+#include "strvec.h"
 #include "util.h"
 
 struct metric_def {
@@ -32,6 +33,20 @@ static const struct metric_def shares[] = {
 	{ "steal_pct", "cpu_steal_pct", "%", STORE_BETTER_LOWER },
 	{ "busy_cores", "busy_cores", "cores", STORE_BETTER_LOWER },
 };
+
+void procstat__metric_names(struct strvec *out)
+{
+	static const char *const more[] = { "cpu_util_max_pct",
+					    "net_rx_softirqs",
+					    "net_tx_softirqs", "nic_irqs",
+					    "gbit_per_core" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(shares); i++)
+		strvec__push(out, shares[i].name);
+	for (i = 0; i < ARRAY_SIZE(more); i++)
+		strvec__push(out, more[i]);
+}
 
 static double num(const json_t *o, const char *key)
 {

@@ -22,6 +22,9 @@ double procstat__busy_cores(const json_t *results);
  * Store `gbit_per_core` for @trial_id from iperf3's @throughput_bps and
  * procstat's @results. Nothing (0) when either is missing or zero.
  */
+/* The metrics the collector stores, appended to @out. */
+struct strvec;
+void procstat__metric_names(struct strvec *out);
 int procstat__store_efficiency(struct store *st, int64_t trial_id,
 			       double throughput_bps, const json_t *results);
 

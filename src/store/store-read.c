@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Reading the store back: runs, and the rows export prints. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "strvec.h"
 #include "store/store-priv.h"
 #include "util.h"
 
@@ -201,6 +203,75 @@ int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
 			      -ENOENT :
 			      store__sqlerr(st, rc, "finding a kernel");
 	}
+	sqlite3_reset(stmt);
+	return err;
+}
+
+int store__cell_values(struct store *st, int64_t run_id, const char *mode,
+		       const char *workload, const char *metric, double **v,
+		       size_t *n, char **error)
+{
+	/* Measured trials only: warmups and profile trials bend figures. */
+	static const char sql[] =
+		"SELECT t.status, m.value, t.error FROM trials t"
+		" JOIN cells c ON c.id = t.cell_id"
+		" LEFT JOIN metrics m ON m.trial_id = t.id AND m.name = ?4"
+		" WHERE c.run_id = ?1 AND c.mode = ?2 AND c.workload = ?3"
+		" AND t.warmup = 0 AND t.profile = 0 AND t.status <> 'pending'"
+		" ORDER BY t.repetition";
+	sqlite3_stmt *stmt;
+	size_t alloc = 0;
+	int rc, err;
+
+	*v = NULL;
+	*n = 0;
+	if (error)
+		*error = NULL;
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, mode, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, workload, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, metric, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		bool ok = !strcmp(column_str(stmt, 0), "ok");
+
+		if (ok && sqlite3_column_type(stmt, 1) != SQLITE_NULL) {
+			ALLOC_GROW(*v, *n + 1, alloc);
+			(*v)[(*n)++] = sqlite3_column_double(stmt, 1);
+		} else if (error && !*error) {
+			*error = ok ? xasprintf("trial stored without %s",
+						metric) :
+				      xstrdup(*column_str(stmt, 2) ?
+						      column_str(stmt, 2) :
+						      column_str(stmt, 0));
+		}
+	}
+	if (rc != SQLITE_DONE)
+		err = store__sqlerr(st, rc, "reading a cell's values");
+	sqlite3_reset(stmt);
+	if (err) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+int store__metric_names(struct store *st, struct strvec *out)
+{
+	static const char sql[] = "SELECT DISTINCT name FROM metrics";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	err = store__stmt(st, sql, &stmt);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		strvec__push(out, column_str(stmt, 0));
+	if (rc != SQLITE_DONE)
+		err = store__sqlerr(st, rc, "reading metric names");
 	sqlite3_reset(stmt);
 	return err;
 }

@@ -125,6 +125,19 @@ void store__run_release(struct store_run *run);
 /* The highest run id, 0 when there are no runs. */
 int store__run_latest(struct store *st, int64_t *run_id);
 
+/*
+ * The values of @metric in run @run_id's measured trials of a cell
+ * (@mode, @workload), in repetition order; trials that failed or lack
+ * the metric give none, and the first one's reason goes to *@error
+ * (NULL: every trial gave a value). Free *@v and *@error.
+ */
+int store__cell_values(struct store *st, int64_t run_id, const char *mode,
+		       const char *workload, const char *metric, double **v,
+		       size_t *n, char **error);
+struct strvec;
+/* Every metric name stored so far, appended to @out. */
+int store__metric_names(struct store *st, struct strvec *out);
+
 /* ---- where a trial ran ---- */
 
 /* @name is the matrix's; @identity the machine's (machine-id, DMI uuid). */

@@ -29,23 +29,7 @@ db = "$TMP/b.db"
 [modes.strict]
 method = "reboot"
 
-[hosts.$G]
-transport = "qemu"
-role = "sut"
-address = "$NET.2/24"
-link = "peer"
-boot_timeout = "90s"
-
-[hosts.$G.qemu]
-memory = "1G"
-cpus = 2
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS"
-address = "$NET.1/24"
-nic = "tx$$"
+$(testbed_hosts)
 
 [[kernels]]
 name = "debian-6.1"

@@ -12,6 +12,9 @@
 # which the scripts may have set, is off from here on.
 set +e
 
+# testbed_hosts: the testbed tests' two hosts, in one place.
+. "$SRCDIR/tests/testbed-hosts.sh"
+
 T_N=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/iommu-bench-test.XXXXXX")

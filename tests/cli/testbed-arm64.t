@@ -56,24 +56,7 @@ method = "reboot"
 [modes.passthrough]
 method = "reboot"
 
-[hosts.$G]
-transport = "qemu"
-role = "sut"
-address = "$NET.2/24"
-link = "peer"
-boot_timeout = "90s"
-
-[hosts.$G.qemu]
-arch = "arm64"
-memory = "1G"
-cpus = 2
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS"
-address = "$NET.1/24"
-nic = "$TAP"
+$(testbed_hosts "arch = \"arm64\"")
 
 [[kernels]]
 name = "debian-6.1-arm64"

@@ -65,24 +65,7 @@ method = "reboot"
 [modes.passthrough]
 method = "reboot"
 
-[hosts.$G]
-transport = "qemu"
-role = "sut"
-address = "$NET.2/24"
-link = "peer"
-boot_timeout = "90s"
-
-[hosts.$G.qemu]
-arch = "$2"
-memory = "1G"
-cpus = 2
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS"
-address = "$NET.1/24"
-nic = "$TAP"
+$(testbed_hosts "arch = \"$2\"")
 
 [[kernels]]
 name = "debian-6.1"

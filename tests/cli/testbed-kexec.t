@@ -55,24 +55,7 @@ cmdline = ["iommu.strict=1"]
 method = "reboot"
 group_type = "DMA"
 
-[hosts.$G]
-transport = "qemu"
-role = "sut"
-address = "$NET.2/24"
-link = "peer"
-reboot = "kexec"
-boot_timeout = "90s"
-
-[hosts.$G.qemu]
-memory = "1G"
-cpus = 2
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS"
-address = "$NET.1/24"
-nic = "$TAP"
+$(testbed_hosts "" "reboot = \"kexec\"")
 
 [[kernels]]
 name = "debian-6.1"

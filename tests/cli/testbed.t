@@ -68,24 +68,7 @@ method = "reboot"
 [modes.passthrough]
 method = "reboot"
 
-[hosts.$G]
-transport = "qemu"
-role = "sut"
-address = "$NET.2/24"
-link = "peer"
-boot_timeout = "60s"
-
-[hosts.$G.qemu]
-memory = "1G"
-cpus = 2
-caching_mode = $4
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS"
-address = "$NET.1/24"
-nic = "$TAP"
+$(BOOT_TIMEOUT=60s testbed_hosts "caching_mode = $4")
 
 [[kernels]]
 name = "debian-6.1"
