@@ -198,8 +198,11 @@ if command -v perf >/dev/null 2>&1 &&
 	t_ok $st "export and compare leave the profile trials out (export --all has them)"
 	[ $st -eq 0 ] || t_diag "$(head -c 600 "$T_OUT")"
 
+	# The cost is a ratio of two 1 s trials' throughput on a shared
+	# machine: its presence is asserted, never its size (make bench
+	# measures it).
 	t_run 0 "$B" --db "$PDB" report -o "$T_TMP/prof.html" &&
-		python3 - "$T_TMP/prof.html" <<'PY'
+		python3 - "$T_TMP/prof.html" >"$T_TMP/prof.py.out" 2>&1 <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 sec = s[s.index('id="collectors"'):]
@@ -207,10 +210,12 @@ sec = re.sub(r"<[^>]+>", " ", sec[:sec.index("<h2")])
 assert re.search(r"\b4\s+measured\s+perf counters, procstat", sec), sec
 assert re.search(r"\b2\s+profile, not in the statistics\s+perf record \(cpu-clock, 199 Hz, fp call graphs\)", sec), sec
 ratios = re.findall(r"(\d+\.\d+)x", sec)
-assert len(ratios) == 2 and all(0.2 < float(r) < 2 for r in ratios), ratios
+assert len(ratios) == 2 and all(float(r) > 0 for r in ratios), ratios
 assert "ran perf record" not in s
 PY
-	t_ok $? "the report says which trials carried which collectors, and what profiling cost per cell"
+	st=$?
+	t_ok $st "the report says which trials carried which collectors, and what profiling cost per cell"
+	[ $st -eq 0 ] || t_diag "$(tail -c 1500 "$T_TMP/prof.py.out")"
 
 	sed 's/^frequency = 199/frequency = 199\nrecord = "every"/' "$T_TMP/prof.toml" >"$T_TMP/every.toml"
 	t_run 0 "$B" --db "$T_TMP/every.db" run -q "$T_TMP/every.toml" &&
