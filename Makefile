@@ -16,7 +16,7 @@ FUZZ_TIME ?= 60
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-LIBS_PC := sqlite3 jansson libbpf gsl
+LIBS_PC := sqlite3 jansson libbpf gsl libcurl
 
 ifeq ($(SANITIZE),1)
 OUT := .output/san
@@ -114,7 +114,7 @@ agent-arm64: $(BIN)
 	$(MAKE) SANITIZE= OUT=$(ARM64_OUT) BIN=$(ARM64_AGENT) \
 		CC=$(ARM64_TRIPLET)-gcc AR=$(ARM64_TRIPLET)-ar \
 		PKG_CONFIG='PKG_CONFIG_LIBDIR=$(ARM64_LIB)/pkgconfig:/usr/share/pkgconfig pkg-config' \
-		LIBS_PC='sqlite3 jansson libbpf' \
+		LIBS_PC='sqlite3 jansson libbpf libcurl' \
 		EXTRA_LDLIBS='-L$(ARM64_OUT)/lib -lgsl -lgslcblas' \
 		BPF_ARCH=arm64 BPF_OUT=$(ARM64_OUT)/bpf \
 		SKEL_DIR=$(ARM64_OUT)/gen LIBPERF_DIR=$(ARM64_OUT)/libperf \

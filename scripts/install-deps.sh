@@ -7,6 +7,7 @@ set -eu
 
 # Build: compilers, the libraries we link, the BPF toolchain, and the
 # kernel source package that libperf is built from (Debian ships no libperf).
+# libcurl: the lava transport's REST client.
 # Run and test: iperf3, perf, iproute2 for network namespaces, gnuplot for
 # plots, chromium to render reports, bpftrace as the probe-cost yardstick,
 # fio for the storage workload (also run inside the testbed's guests).
@@ -17,6 +18,10 @@ set -eu
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
 # Its Arm guest: qemu-system-arm (qemu-system-aarch64), and the libraries
 # the cross-built arm64 agent links and runs with (ARM64_PKGS below).
+# LAVA (LAVA_PKGS below): a master + worker that make check brings up
+# (tests/lava/lava-up.sh) to run jobs on a QEMU device. Installed by
+# default, as CI needs it; IOMMU_BENCH_NO_LAVA=1 skips it (~200 packages)
+# for whoever never uses LAVA, and its tests then skip.
 PKGS="
 build-essential
 pkg-config
@@ -26,6 +31,7 @@ libclang-rt-14-dev
 libsqlite3-dev
 sqlite3
 libjansson-dev
+libcurl4-openssl-dev
 libgsl-dev
 libbpf-dev
 bpftool
@@ -78,6 +84,7 @@ ARM64_PKGS="
 libc6:arm64
 libsqlite3-dev:arm64
 libjansson-dev:arm64
+libcurl4-openssl-dev:arm64
 libgsl27:arm64
 libgslcblas0:arm64
 libbpf-dev:arm64
@@ -103,3 +110,50 @@ if ! apt-get update -q; then
 fi
 # shellcheck disable=SC2086 # word splitting of the lists is intended
 apt-get install -y -q --no-install-recommends $PKGS $ARM64_PKGS
+
+# LAVA: postgresql first, its cluster running, so that lava-server's
+# postinst finds the database server and creates its role, database and
+# schema itself; without systemd nothing else starts the cluster.
+# --no-install-recommends: the recommends pull a host kernel, apache2,
+# lxc, nfs and tftpd, none of which the QEMU device uses.
+LAVA_PKGS="
+lava-server
+lava-dispatcher
+lavacli
+"
+lava_failed() {
+	echo "install-deps: installing LAVA failed ($1); see apt-get's" \
+		"output above. IOMMU_BENCH_NO_LAVA=1 skips LAVA (its tests" \
+		"then skip); CI must not." >&2
+	exit 1
+}
+if [ "${IOMMU_BENCH_NO_LAVA:-}" = 1 ]; then
+	echo "install-deps: IOMMU_BENCH_NO_LAVA=1: not installing LAVA" \
+		"(its tests will skip)"
+else
+	# A python3 other than Debian's ahead on PATH (pyenv, a venv) breaks
+	# lava-server's postinst, which needs Debian's modules.
+	(
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+		export PATH
+		unset PYTHONPATH PYTHONHOME VIRTUAL_ENV
+		apt-get install -y -q --no-install-recommends postgresql ||
+			lava_failed "apt-get install postgresql"
+		# The cluster postgresql's postinst created (15/main on Debian 12).
+		cluster=$(pg_lsclusters -h |
+			awk '$2 == "main" { print $1, $2, $4; exit }')
+		[ -n "$cluster" ] ||
+			cluster=$(pg_lsclusters -h | awk 'NR == 1 { print $1, $2, $4 }')
+		[ -n "$cluster" ] || lava_failed "no PostgreSQL cluster"
+		read -r ver name status <<-EOF
+			$cluster
+		EOF
+		if [ "$status" != online ]; then
+			pg_ctlcluster "$ver" "$name" start ||
+				lava_failed "pg_ctlcluster $ver $name start"
+		fi
+		# shellcheck disable=SC2086 # word splitting of the list is intended
+		apt-get install -y -q --no-install-recommends $LAVA_PKGS ||
+			lava_failed "apt-get install lava-server lava-dispatcher lavacli"
+	) || exit 1
+fi

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/matrix/matrix.h"
+#include "bench/host/lava-plan.h"
 #include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"
@@ -27,7 +28,7 @@
 #define STEPS_TAIL 5
 
 static const char *const plan_usage[] = {
-	"iommu-bench plan [--json] [--all] <matrix.toml>",
+	"iommu-bench plan [--json] [--all] [--lava-yaml DIR] <matrix.toml>",
 	NULL,
 };
 
@@ -416,11 +417,14 @@ static void print_gate(const struct plan *p, const struct regress_power *pw)
 
 int cmd_plan(int argc, const char **argv)
 {
+	const char *lava_yaml = NULL;
 	bool all = false;
 	const struct option opts[] = {
 		OPT_GLOBALS(),
 		OPT_JSON(),
 		OPT_BOOLEAN(0, "all", &all, "list every step, however many"),
+		OPT_STRING(0, "lava-yaml", &lava_yaml, "DIR",
+			   "write the LAVA jobs' definitions there"),
 		OPT_END(),
 	};
 	struct config_errors errs;
@@ -463,6 +467,9 @@ int cmd_plan(int argc, const char **argv)
 		print_text(&p, all);
 		print_gate(&p, &pw);
 	}
+	if (!ret && (lava_yaml || !global.json))
+		ret = lava_plan__print(&p, lava_yaml,
+				       global.json ? stderr : stdout);
 	plan__release(&p);
 	matrix__free(m);
 	if (ret || fflush(stdout)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/reboot.h>
 #include <unistd.h>
 
 #include "bench/agent/agent.h"
@@ -444,11 +445,22 @@ int agent_verb__reboot_now(struct agent *a, json_t *args, json_t **res,
 			 !access("/run/systemd/system", F_OK);
 	char **argv;
 
-	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub")))
+	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub") &&
+			strcmp(method, "poweroff")))
 		return agent__err(err, -EINVAL,
-				  "reboot.now: \"method\" must be \"kexec\" or "
-				  "\"grub\"");
-	if (!strcmp(method, "kexec"))
+				  "reboot.now: \"method\" must be \"kexec\", "
+				  "\"grub\" or \"poweroff\"");
+	a->power_off = false;
+	if (!strcmp(method, "poweroff")) {
+		/*
+		 * A lab's job ends when its guest powers off. Neither
+		 * systemctl (no systemd in the testbed's guest) nor
+		 * busybox (not in the controller's root it runs from)
+		 * can be counted on: reboot(2) itself.
+		 */
+		argv = argv_new("reboot(RB_POWER_OFF)", NULL, NULL, NULL, NULL);
+		a->power_off = !dry;
+	} else if (!strcmp(method, "kexec"))
 		argv = systemctl ? argv_new("systemctl", "kexec", NULL, NULL,
 					    NULL) :
 				   argv_new("kexec", "-e", NULL, NULL, NULL);
@@ -478,6 +490,18 @@ int agent__run_after_reply(struct agent *a)
 	a->after_reply = NULL;
 	if (!argv)
 		return 0;
+	if (a->power_off) {
+		a->power_off = false;
+		argv_free(argv);
+		pr_info("agent: powering off");
+		sync();
+		if (reboot(RB_POWER_OFF) < 0) {
+			ret = -errno;
+			pr_err("agent: cannot power off: %s", strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
 	pr_info("agent: running %s %s", argv[0], argv[1] ? argv[1] : "");
 	ret = run_argv(argv, &err);
 	if (ret < 0)

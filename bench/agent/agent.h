@@ -27,6 +27,8 @@ struct agent {
 	int *iperf3_cpus; /* the server's opts point here */
 	/* Run once the answer is out (reboot.now): NULL-terminated argv. */
 	char **after_reply;
+	/* after_reply is the power button: reboot(2), no command */
+	bool power_off;
 	bool quit; /* bye */
 };
 

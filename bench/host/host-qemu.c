@@ -29,6 +29,7 @@
 
 #include "arch.h"
 #include "bench/host/agent-conn.h"
+#include "bench/host/agent-sock.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "bench/host/netns.h"
@@ -38,15 +39,9 @@
 #include "log.h"
 #include "util.h"
 
-#define HELLO_TRY_MS 2000
 #define AGENT_TIMEOUT_MS 30000
 #define STOP_GRACE_MS 3000
 #define CONSOLE_TAIL_LINES 12
-
-/* A kernel of the matrix, resolved to files QEMU can boot. */
-struct qemu_kernel {
-	char *image, *initrd;
-};
 
 struct qemu_priv {
 	char *dir; /* /run/iommu-bench/qemu-NAME: sockets, console, log */
@@ -69,64 +64,6 @@ static const struct matrix_host *link_peer(const struct host *h)
 	if (!h->m->has_link || !h->matrix)
 		return NULL;
 	return &h->matrix->hosts[h->m->link];
-}
-
-/* Package kernels come from the testbed cache, images get its initrd. */
-static int prepare_kernels(struct host *h, struct qemu_priv *p)
-{
-	const struct matrix *m = h->matrix;
-	struct strvec mods = { 0 };
-	size_t i;
-	int ret = 0;
-
-	qemu__guest_modules(h->m, &mods);
-	p->kernels = xcalloc(m->nr_kernels, sizeof(*p->kernels));
-	for (i = 0; i < m->nr_kernels && !ret; i++) {
-		const struct matrix_kernel *k = &m->kernels[i];
-		struct qemu_kernel *q = &p->kernels[i];
-		struct testbed_kernel tk = { 0 };
-		char *err = NULL;
-
-		switch (k->kind) {
-		case KERNEL_PACKAGE:
-			ret = testbed__kernel_with(
-				k->package, strvec__argv(&mods), &tk, &err);
-			if (!ret) {
-				q->image = xstrdup(tk.image);
-				q->initrd = xstrdup(tk.initrd);
-			}
-			testbed_kernel__release(&tk);
-			break;
-		case KERNEL_IMAGE:
-			/* Drivers built in: the base initramfs serves. */
-			ret = testbed__initrd(h->m->qemu.arch, NULL, k->release,
-					      &q->initrd, &err);
-			if (!ret)
-				q->image = xstrdup(k->image);
-			break;
-		case KERNEL_BUILD:
-			/* `run` built it already; its modules, if any,
-			 * go into the initramfs. */
-			if (!k->image)
-				break;
-			ret = testbed__initrd_get(
-				h->m->qemu.arch, k->modules_dir,
-				strvec__argv(&mods), k->built_config,
-				k->release, false, &q->initrd, NULL, &err);
-			if (!ret)
-				q->image = xstrdup(k->image);
-			break;
-		case KERNEL_RUNNING:
-			/* The matrix refuses a running kernel on a VM. */
-			break;
-		}
-		if (ret)
-			pr_err("host %s: kernel '%s': %s", h->m->name, k->name,
-			       err ? err : strerror(-ret));
-		free(err);
-	}
-	strvec__release(&mods);
-	return ret;
 }
 
 /*
@@ -239,7 +176,7 @@ static int qemu_host__open(struct host *h)
 	ret = qemu__check_affinity(h->m);
 	if (ret)
 		return ret;
-	return prepare_kernels(h, p);
+	return qemu__kernels(h, &p->kernels);
 }
 
 /* The peer's end of the link, made once the peer's namespace exists. */
@@ -350,26 +287,6 @@ static int spawn_qemu(const struct host *h, struct qemu_priv *p,
 	return spawn__argv(&p->qemu, strvec__argv(argv), &o);
 }
 
-static int connect_sock(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
 /* What QEMU said when it exited, for an error message. */
 static char *qemu_exit_reason(const struct qemu_priv *p, int status)
 {
@@ -393,84 +310,30 @@ static char *qemu_exit_reason(const struct qemu_priv *p, int status)
 	return s;
 }
 
-/*
- * Connect and say hello until the guest's agent answers, QEMU exits, or
- * @timeout_ms passes. A request sent while the guest's agent restarts
- * (between two connections) is dropped by virtio-console, so hello is
- * retried on a short timeout; late answers are skipped by their id.
- * An answer from boot @old_boot (a kexec not yet jumped) does not count.
- */
+/* The watch of agent_sock__wait(): QEMU is our child. */
+static int vm_gone(void *arg, char **why)
+{
+	struct qemu_priv *p = arg;
+
+	if (!vm_running(p) || spawn__wait(&p->qemu, 0))
+		return 0;
+	*why = qemu_exit_reason(p, p->qemu.status);
+	vm_forget(p);
+	return -ECHILD;
+}
+
+static char *vm_console(void *arg)
+{
+	return console_tail(arg);
+}
+
 static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 		      const char *old_boot, struct agent_conn **out, char **err)
 {
-	long long end = mono_ms() + timeout_ms;
-	struct agent_conn *c = NULL;
-	char *why = NULL;
-	int ret = -ETIMEDOUT;
+	const struct agent_sock_watch w = { vm_gone, vm_console, p };
 
-	while (mono_ms() < end) {
-		json_t *hello = NULL;
-
-		if (vm_running(p) && !spawn__wait(&p->qemu, 0)) {
-			free(why);
-			why = qemu_exit_reason(p, p->qemu.status);
-			vm_forget(p);
-			ret = -ECHILD;
-			goto fail;
-		}
-		if (!c) {
-			int fd = connect_sock(p->sock);
-
-			if (fd < 0) {
-				usleep(100 * 1000);
-				continue;
-			}
-			c = agent_conn__new(fcntl(fd, F_DUPFD_CLOEXEC, 0), fd,
-					    h->m->name);
-		}
-		free(why);
-		why = NULL;
-		ret = agent_conn__call(c, "hello", json_object(), HELLO_TRY_MS,
-				       &hello, &why);
-		if (!ret && old_boot &&
-		    !strcmp(json_string_value(json_object_get(hello, "boot_id")) ?:
-				    "",
-			    old_boot)) {
-			json_decref(hello);
-			why = xasprintf("still the old boot %s", old_boot);
-			agent_conn__close(c);
-			c = NULL;
-			usleep(500 * 1000);
-			continue;
-		}
-		json_decref(hello);
-		if (!ret) {
-			free(why);
-			*out = c;
-			return 0;
-		}
-		if (ret != -ETIMEDOUT) {
-			/* The guest's end went away: a new connection. */
-			agent_conn__close(c);
-			c = NULL;
-			usleep(200 * 1000);
-		}
-	}
-	ret = -ETIMEDOUT;
-	{
-		char *tail = console_tail(p);
-
-		free(why);
-		why = xasprintf("the guest's agent did not answer within "
-				"%d ms; the console ends with:\n%s",
-				timeout_ms, tail);
-		free(tail);
-	}
-fail:
-	if (c)
-		agent_conn__close(c);
-	*err = why;
-	return ret;
+	return agent_sock__wait(p->sock, h->m->name, timeout_ms, old_boot, &w,
+				out, err);
 }
 
 static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
@@ -645,11 +508,7 @@ static void qemu_host__close(struct host *h)
 	/* In a namespace it goes with the namespace; in the root, here. */
 	if (p->tap_made && (!p->netns || netns__exists(p->netns)))
 		link__delete(p->netns, p->tap);
-	for (i = 0; p->kernels && i < h->matrix->nr_kernels; i++) {
-		free(p->kernels[i].image);
-		free(p->kernels[i].initrd);
-	}
-	free(p->kernels);
+	qemu__kernels_free(h, p->kernels);
 	for (i = 0; i < p->disks.nr; i++)
 		unlink(p->disks.v[i]);
 	strvec__release(&p->disks);

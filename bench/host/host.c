@@ -32,8 +32,25 @@ const struct host_ops *host_ops__find(enum host_transport t)
 		return &host_ssh_ops;
 	case HOST_QEMU:
 		return &host_qemu_ops;
+	case HOST_LAVA:
+		return &host_lava_ops;
 	}
 	return NULL;
+}
+
+void host__say(const struct host *h, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (h->say)
+		h->say(h->say_arg, s);
+	else
+		pr_info("%s", s);
+	free(s);
 }
 
 const char *host__self_exe(void)

@@ -92,8 +92,21 @@ struct host_ops {
 	void (*close)(struct host *h);
 };
 
+struct store;
+
 struct host {
 	const struct host_ops *ops;
+	/*
+	 * The run's store and row, where a transport keeps what a resumed
+	 * run must find again (a lab's jobs); NULL: nothing is kept.
+	 */
+	struct store *st;
+	int64_t run_id;
+	/* Non-zero once the run was asked to stop (SIGINT, SIGTERM). */
+	int (*interrupted)(void);
+	/* The run's progress, for what a slow step is waiting on. */
+	void (*say)(void *arg, const char *msg);
+	void *say_arg;
 	const struct matrix_host *m; /* its [hosts.NAME] table */
 	const struct matrix *matrix;
 	char *state_dir; /* e.g. ControlPath sockets */
@@ -104,6 +117,11 @@ extern const struct host_ops host_local_ops;
 extern const struct host_ops host_netns_ops;
 extern const struct host_ops host_ssh_ops;
 extern const struct host_ops host_qemu_ops;
+extern const struct host_ops host_lava_ops;
+
+/* A line of progress: the run's when it listens, else the log's. */
+void host__say(const struct host *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* The ops for a transport. */
 const struct host_ops *host_ops__find(enum host_transport t);

@@ -80,6 +80,20 @@ int qemu__pin_vcpus(const struct matrix_host *m, int pid);
  */
 void qemu__guest_modules(const struct matrix_host *m, struct strvec *out);
 
+/* A kernel of the matrix, resolved to files QEMU can boot. */
+struct qemu_kernel {
+	char *image, *initrd; /* NULL: not bootable in a VM */
+};
+
+/*
+ * One per kernel of @h's matrix, in order: package kernels from the
+ * testbed's cache with the drivers @h's guest needs, images and builds
+ * with its initramfs. 0, or a negative errno (said); *@out is set
+ * either way, for qemu__kernels_free().
+ */
+int qemu__kernels(const struct host *h, struct qemu_kernel **out);
+void qemu__kernels_free(const struct host *h, struct qemu_kernel *kernels);
+
 /* Commas doubled, as QEMU's option syntax wants in a value. New string. */
 char *qemu__escape(const char *value);
 

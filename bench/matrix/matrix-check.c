@@ -173,7 +173,7 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 	struct toml_pos at = k->pos.line ? k->pos : h->pos;
 
 	check_cross(mx, k, at);
-	if (h->transport == HOST_QEMU) {
+	if (matrix_host__is_vm(h)) {
 		if (k->kind == KERNEL_RUNNING)
 			mx_err(mx, at,
 			       "kernel '%s' is the running kernel, but "

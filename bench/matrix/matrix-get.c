@@ -374,6 +374,30 @@ static const char *check_cidr(const char *s)
 	return NULL;
 }
 
+/*
+ * A lab's address: scheme, host, port, a path; no credentials (they
+ * would be stored with the run) and no query.
+ */
+static const char *check_url(const char *s)
+{
+	static const char why[] = "write it like 'http://lava.example:8000'";
+	const char *host, *p;
+
+	if (!strncmp(s, "http://", 7))
+		host = s + 7;
+	else if (!strncmp(s, "https://", 8))
+		host = s + 8;
+	else
+		return "it must start with http:// or https://";
+	for (p = host; *p && *p != '/'; p++)
+		if (*p == '@')
+			return "no user or password in the URL: the token "
+			       "goes in token_file or token_env";
+	if (p == host || !chars_in(host, "._:/[]-"))
+		return why;
+	return NULL;
+}
+
 const char *mx_kind__check(enum mx_kind kind, const char *s)
 {
 	if (!*s)
@@ -439,6 +463,13 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 			return NULL;
 		return "an absolute path of letters, digits, '.', '_', '+', "
 		       "'/' and '-', without '..' or '//', not '/' itself";
+	case MX_URL:
+		return check_url(s);
+	case MX_ENVNAME:
+		if (!isdigit((unsigned char)s[0]) && chars_in(s, "_"))
+			return NULL;
+		return "use letters, digits and '_', not starting with a "
+		       "digit";
 	}
 	return NULL;
 }
@@ -457,6 +488,8 @@ static const char *const kind_names[] = {
 	[MX_EVENT] = "a perf event",
 	[MX_PREFIX] = "a CROSS_COMPILE prefix",
 	[MX_HOSTPATH] = "a path on the host",
+	[MX_URL] = "a server's URL",
+	[MX_ENVNAME] = "a variable name",
 };
 
 /* Check, resolve and copy one string of @kind. */

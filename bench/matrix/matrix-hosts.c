@@ -10,8 +10,8 @@
 #include "matrix-internal.h"
 #include "util.h"
 
-static const char *const transport_names[] = { "local", "netns", "ssh", "qemu",
-					       NULL };
+static const char *const transport_names[] = { "local", "netns", "ssh",
+					       "qemu",	"lava",	 NULL };
 static const char *const role_names[] = { "peer", "sut", NULL };
 /* What a file may write: qemu hosts restart, or kexec inside the VM. */
 static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
@@ -42,13 +42,11 @@ const char *host_role__name(enum host_role r)
 
 /* Every key any transport knows, so that a typo gets a suggestion. */
 static const char *const all_keys[] = {
-	"transport",   "role",	       "description",
-	"address",     "nic",	       "link",
-	"netns",       "data_address", "user",
-	"port",	       "allow_reboot", "reboot",
-	"power_cycle", "boot_timeout", "boot_estimate",
-	"qemu",	       "kernel_dir",   "disks",
-	NULL,
+	"transport",   "role",	       "description",	"address",
+	"nic",	       "link",	       "netns",		"data_address",
+	"user",	       "port",	       "allow_reboot",	"reboot",
+	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
+	"kernel_dir",  "disks",	       "lava",		NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
@@ -62,6 +60,9 @@ static const char *const transport_keys[][13] = {
 		       "boot_estimate", "kernel_dir", "disks" },
 	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot", "reboot",
 			"boot_timeout", "boot_estimate", "qemu", "kernel_dir" },
+	/* The lab boots it, once per job: no reboot of its own. */
+	[HOST_LAVA] = { "address", "nic", "boot_timeout", "boot_estimate",
+			"qemu", "lava" },
 };
 
 static bool transport_takes(enum host_transport t, const char *key)
@@ -89,6 +90,12 @@ void matrix_host__release(struct matrix_host *h)
 	strv_free(h->power_cycle, h->nr_power_cycle);
 	free(h->netns);
 	free(h->kernel_dir);
+	free(h->lava.server);
+	free(h->lava.token_file);
+	free(h->lava.token_env);
+	free(h->lava.device_type);
+	strv_free(h->lava.tags, h->lava.nr_tags);
+	free(h->lava.peer_address);
 	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
 	free(h->qemu.vcpu_cpus);
 	for (size_t i = 0; i < h->qemu.nr_disks; i++)
@@ -181,6 +188,11 @@ const char *qemu_nic__name(enum qemu_nic nic)
 const char *qemu_disk_model__name(enum qemu_disk_model model)
 {
 	return disk_model_names[model];
+}
+
+bool matrix_host__is_vm(const struct matrix_host *h)
+{
+	return h->transport == HOST_QEMU || h->transport == HOST_LAVA;
 }
 
 const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
@@ -343,6 +355,15 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		"memory",  "cpus",     "arch", "accel", "iommu", "caching_mode",
 		"cmdline", "affinity", "nic",  "mtu",	"disks", NULL,
 	};
+	/*
+	 * What a LAVA job can set of the VM its qemu device starts: the
+	 * rest (affinity, accel, disks) is the worker's.
+	 */
+	static const char *const lava_keys[] = {
+		"memory",	"cpus",	   "arch", "iommu",
+		"caching_mode", "cmdline", "nic",  NULL,
+	};
+	bool lava = h->transport == HOST_LAVA;
 	char where[96];
 	int accel, iommu;
 
@@ -350,6 +371,24 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		return;
 	snprintf(where, sizeof(where), "[hosts.%s.qemu]", h->name);
 	mx_check_keys(mx, tab, keys, where);
+	for (size_t i = 0; lava && i < tab->u.tab.n; i++) {
+		const struct toml_kv *kv = &tab->u.tab.items[i];
+		const char *const *k;
+
+		const char *const *known;
+
+		for (k = lava_keys; *k && strcmp(*k, kv->key); k++)
+			;
+		for (known = keys; *known && strcmp(*known, kv->key); known++)
+			;
+		if (!*k && *known)
+			mx_err(mx, kv->pos,
+			       "%s: a LAVA device's VM is the worker's to "
+			       "set up; a job sets only %s",
+			       kv->key,
+			       "memory, cpus, arch, iommu, caching_mode, "
+			       "cmdline and nic");
+	}
 	if (mx_size(mx, tab, "memory", &h->qemu.memory) > 0 &&
 	    (h->qemu.memory < (128ULL << 20) || h->qemu.memory > (1ULL << 40)))
 		mx_err(mx, mx_val_pos(tab, "memory", h->pos),
@@ -379,6 +418,74 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 	parse_qemu_nic(mx, h, tab);
 	parse_disks(mx, h, toml_table__get(tab, "disks"), &h->qemu.disks,
 		    &h->qemu.nr_disks);
+	if (!lava)
+		return;
+	if (h->qemu.arch != arch__find("x86_64"))
+		mx_err(mx, mx_val_pos(tab, "arch", h->pos),
+		       "arch: a LAVA device runs the testbed's x86_64 guest "
+		       "(q35 and the intel vIOMMU) only, so far");
+	/* LAVA's template adds the NIC as -net nic,model=...: no device
+	 * properties, so no virtio-net behind the vIOMMU. */
+	if (h->qemu.nic != QEMU_NIC_E1000E)
+		mx_err(mx, mx_val_pos(tab, "nic", h->pos),
+		       "nic: LAVA's qemu device type adds the NIC without "
+		       "device properties, so a virtio NIC would not go "
+		       "through the vIOMMU; use \"e1000e\"");
+}
+
+/* [hosts.NAME.lava]: the lab, the device, the token's whereabouts. */
+static void parse_lava(struct mx *mx, struct matrix_host *h,
+		       const struct toml_value *tab)
+{
+	static const char *const keys[] = {
+		"server",      "token_file", "token_env",    "device_type",
+		"tags",	       "priority",   "peer_address", "queue_timeout",
+		"job_timeout", "token",	     NULL,
+	};
+	const struct toml_value *v;
+	char where[96];
+
+	snprintf(where, sizeof(where), "[hosts.%s.lava]", h->name);
+	if (!tab) {
+		mx_err(mx, h->pos,
+		       "host '%s' has transport \"lava\" but no %s table "
+		       "(server, token_file or token_env, device_type)",
+		       h->name, where);
+		return;
+	}
+	if (!mx_is(mx, tab, TOML_TABLE, "lava"))
+		return;
+	mx_check_keys(mx, tab, keys, where);
+	v = toml_table__get(tab, "token");
+	if (v)
+		/* Not even echoed: it would land in logs and the store. */
+		mx_err(mx, v->pos,
+		       "token: the API token never goes in the matrix (it "
+		       "is stored with every run); name where it is with "
+		       "token_file = \"/etc/iommu-bench/lava.token\" or "
+		       "token_env = \"LAVA_TOKEN\"");
+	if (!mx_string(mx, tab, "server", MX_URL, &h->lava.server))
+		mx_err(mx, tab->pos,
+		       "missing key 'server' in %s (the lab's URL, like "
+		       "\"http://lava.example:8000\")",
+		       where);
+	mx_string(mx, tab, "token_file", MX_PATH, &h->lava.token_file);
+	mx_string(mx, tab, "token_env", MX_ENVNAME, &h->lava.token_env);
+	if (!!h->lava.token_file == !!h->lava.token_env && !v)
+		mx_err(mx, tab->pos,
+		       "%s needs one of token_file (a file holding the API "
+		       "token) and token_env (a variable holding it)%s",
+		       where, h->lava.token_file ? ", not both" : "");
+	mx_string(mx, tab, "device_type", MX_NAME, &h->lava.device_type);
+	mx_strings(mx, tab, "tags", MX_NAME, &h->lava.tags, &h->lava.nr_tags);
+	mx_uint32(mx, tab, "priority", 0, 100, &h->lava.priority);
+	mx_string(mx, tab, "peer_address", MX_IP, &h->lava.peer_address);
+	mx_duration(mx, tab, "queue_timeout", &h->lava.queue_timeout_ms);
+	if (mx_duration(mx, tab, "job_timeout", &h->lava.job_timeout_ms) > 0 &&
+	    h->lava.job_timeout_ms < 60 * 1000)
+		mx_err(mx, mx_val_pos(tab, "job_timeout", h->pos),
+		       "job_timeout: at least 1m (every trial of a boot must "
+		       "fit in it)");
 }
 
 static void parse_reboot(struct mx *mx, struct matrix_host *h,
@@ -475,6 +582,24 @@ static void set_defaults(struct matrix_host *h)
 		h->qemu.arch = qemu_arch__default();
 		h->qemu.iommu = qemu_iommu__default(h->qemu.arch);
 		break;
+	case HOST_LAVA:
+		h->allow_reboot = true;
+		h->reboot = REBOOT_RESTART;
+		h->boot_timeout_ms = 10 * 60 * 1000;
+		h->qemu.memory = 1ULL << 30;
+		h->qemu.cpus = 2;
+		h->qemu.io_cpu = -1;
+		h->qemu.arch = arch__find("x86_64");
+		h->qemu.iommu = QEMU_IOMMU_INTEL;
+		h->qemu.nic = QEMU_NIC_E1000E;
+		h->lava.device_type = xstrdup("qemu");
+		h->lava.priority = 50;
+		/* QEMU's user-mode networking: the guest's gateway is the
+		 * worker's loopback. */
+		h->lava.peer_address = xstrdup("10.0.2.2");
+		h->lava.queue_timeout_ms = 30 * 60 * 1000;
+		h->lava.job_timeout_ms = 2 * 60 * 60 * 1000;
+		break;
 	default:
 		h->reboot = REBOOT_NONE;
 		break;
@@ -487,6 +612,9 @@ static uint64_t boot_estimate(const struct matrix_host *h)
 	/* A kexec in the testbed: the kernel sent (~10 s), then its boot. */
 	if (h->transport == HOST_QEMU && h->reboot == REBOOT_KEXEC)
 		return 30 * 1000;
+	/* The scheduler's and the worker's 20 s polls, then a TCG boot. */
+	if (h->transport == HOST_LAVA)
+		return 60 * 1000;
 	switch (h->reboot) {
 	case REBOOT_GRUB:
 		return 5 * 60 * 1000;
@@ -529,6 +657,11 @@ static void parse_address(struct mx *mx, struct matrix_host *h,
 				       h->name);
 		}
 		break;
+	case HOST_LAVA:
+		/* user-mode networking's own guest address */
+		if (!toml_table__get(tab, "address"))
+			h->address = xstrdup("10.0.2.15/24");
+		/* fall through */
 	case HOST_LOCAL:
 	case HOST_QEMU: {
 		const struct toml_value *a = toml_table__get(tab, "address");
@@ -555,7 +688,7 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 		if (!toml_table__get(tab, "transport"))
 			mx_err(mx, h->pos,
 			       "missing key 'transport' in %s "
-			       "(local, netns, ssh or qemu)",
+			       "(local, netns, ssh, qemu or lava)",
 			       where);
 		return;
 	}
@@ -579,7 +712,7 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	parse_address(mx, h, tab);
 	mx_string(mx, tab, "nic", MX_IFNAME, &h->nic);
 	/* The testbed's guest has no udev to rename its one NIC. */
-	if (!h->nic && h->transport == HOST_QEMU)
+	if (!h->nic && matrix_host__is_vm(h))
 		h->nic = xstrdup("eth0");
 	if (h->transport == HOST_LOCAL || h->transport == HOST_SSH)
 		parse_disks(mx, h, toml_table__get(tab, "disks"), &h->disks,
@@ -593,7 +726,16 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 		check_no_reboot(mx, h, tab);
 		return;
 	}
-	parse_reboot(mx, h, tab);
+	if (h->transport == HOST_LAVA) {
+		mx_duration(mx, tab, "boot_timeout", &h->boot_timeout_ms);
+		mx_duration(mx, tab, "boot_estimate", &h->boot_estimate_ms);
+		h->kernel_dir = xstrdup("/run/iommu-bench/kernels");
+		parse_lava(mx, h, toml_table__get(tab, "lava"));
+		if (toml_table__get(tab, "qemu"))
+			parse_qemu(mx, h, toml_table__get(tab, "qemu"));
+	} else {
+		parse_reboot(mx, h, tab);
+	}
 	if (!h->boot_estimate_ms)
 		h->boot_estimate_ms = boot_estimate(h);
 	if (h->transport == HOST_QEMU && toml_table__get(tab, "qemu"))

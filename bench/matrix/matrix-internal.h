@@ -82,6 +82,8 @@ enum mx_kind {
 	MX_EVENT,    /* a perf event name */
 	MX_PREFIX,   /* a CROSS_COMPILE prefix */
 	MX_HOSTPATH, /* an absolute path on a host, of a safe charset */
+	MX_URL,	     /* http(s)://host[:port][/path], of a safe charset */
+	MX_ENVNAME,  /* an environment variable's name */
 };
 
 int mx_string(struct mx *mx, const struct toml_value *tab, const char *key,

@@ -257,7 +257,7 @@ void matrix__parse_modes(struct mx *mx, const struct toml_value *v)
 
 enum mode_apply matrix__boot_method(const struct matrix_host *host)
 {
-	if (host->transport == HOST_QEMU)
+	if (matrix_host__is_vm(host))
 		return host->reboot == REBOOT_KEXEC ? APPLY_KEXEC :
 						      APPLY_RESTART;
 	switch (host->reboot) {
@@ -289,10 +289,9 @@ enum mode_apply matrix__apply(const struct matrix_host *host,
 	case METHOD_SYSFS:
 		return APPLY_SYSFS;
 	case METHOD_KEXEC:
-		return host->transport == HOST_QEMU ? boot : APPLY_KEXEC;
+		return matrix_host__is_vm(host) ? boot : APPLY_KEXEC;
 	case METHOD_GRUB:
-		return host->transport == HOST_QEMU ? APPLY_RESTART :
-						      APPLY_GRUB;
+		return matrix_host__is_vm(host) ? APPLY_RESTART : APPLY_GRUB;
 	case METHOD_REBOOT:
 		return boot;
 	case METHOD_AUTO:

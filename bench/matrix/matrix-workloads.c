@@ -117,7 +117,13 @@ static void check_ends(struct mx *mx, struct matrix_workload *w,
 		       w->name, hs->name, hc->name);
 		return;
 	}
-	if (!reachable(hs, c, hc, s))
+	if (hs->transport == HOST_LAVA)
+		mx_err(mx, mx_val_pos(tab, "server", w->pos),
+		       "server: host '%s' is a LAVA device behind user-mode "
+		       "networking, which nothing reaches into; make it the "
+		       "client (reverse = true measures what it receives)",
+		       hs->name);
+	else if (!reachable(hs, c, hc, s))
 		mx_err(mx, cpos,
 		       "client: host '%s' cannot reach host '%s': a "
 		       "namespace or VM reaches only the host at the other "

@@ -61,7 +61,7 @@ struct matrix_run {
 	const struct toml_value *src;
 };
 
-enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU };
+enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU, HOST_LAVA };
 enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
 enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
@@ -127,6 +127,32 @@ struct matrix_qemu {
 	size_t nr_disks;
 };
 
+/*
+ * [hosts.NAME.lava]: a device of a LAVA lab, booted by a job per boot
+ * (bench/host/host-lava.c). Its VM's shape is the host's qemu table.
+ */
+struct matrix_lava {
+	char *server;	   /* "http://lava.example:8000", no path */
+	char *token_file;  /* the API token's file, or */
+	char *token_env;   /* the variable that holds it */
+	char *device_type; /* "qemu" */
+	char **tags;	   /* the job's device tags */
+	size_t nr_tags;
+	unsigned int priority; /* 0..100 */
+	/*
+	 * Where the device reaches the workload's other end: user-mode
+	 * networking's alias of the worker's loopback, "10.0.2.2".
+	 */
+	char *peer_address;
+	uint64_t queue_timeout_ms; /* submitted to running, at most */
+	/*
+	 * How long a job may hold the device once booted: every trial of
+	 * one boot must fit, and a job a killed run leaves holds it that
+	 * long unless a later run cancels it.
+	 */
+	uint64_t job_timeout_ms;
+};
+
 struct matrix_host {
 	char *name;
 	char *description;
@@ -156,7 +182,8 @@ struct matrix_host {
 	char *netns;		   /* netns: the namespace's name */
 	size_t link; /* netns/local/qemu: index of the veth peer */
 	bool has_link;
-	struct matrix_qemu qemu;
+	struct matrix_qemu qemu; /* qemu; lava: the device's VM */
+	struct matrix_lava lava;
 	/* ssh, local: disks = [{ name, path }] a fio workload may target */
 	struct matrix_disk *disks;
 	size_t nr_disks;
@@ -478,6 +505,11 @@ const char *qemu_disk_model__name(enum qemu_disk_model model);
 /* The disk of @h named @name (its qemu.disks on a VM), or NULL. */
 const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
 					    const char *name);
+/*
+ * A machine somebody else starts per boot, the tool's QEMU or a LAVA
+ * job: every kernel it runs is handed over, none is installed.
+ */
+bool matrix_host__is_vm(const struct matrix_host *h);
 /* @h's disks: qemu.disks on a VM, disks elsewhere. */
 const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
 					     size_t *nr);

@@ -306,7 +306,7 @@ static void walk(struct plan *p, size_t h, const struct units *u)
 	s.kernel = -1;
 	for (i = 0; i < m->nr_kernels; i++)
 		if (m->kernels[i].kind == KERNEL_RUNNING &&
-		    m->hosts[h].transport != HOST_QEMU)
+		    !matrix_host__is_vm(&m->hosts[h]))
 			s.kernel = i;
 	s.warmed = xcalloc(m->nr_workloads, sizeof(*s.warmed));
 	for (i = 0; i < m->nr_workloads; i++)

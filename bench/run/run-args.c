@@ -83,7 +83,7 @@ static json_t *perf_json(const struct matrix_collect *c, bool profile,
 	 * runs here instead, on the fetched perf.data with the guest's
 	 * kallsyms (docs/collectors.md).
 	 */
-	if (record && h->transport == HOST_QEMU)
+	if (record && matrix_host__is_vm(h))
 		json_object_set_new(o, "report", json_string("controller"));
 	if (c->perf.event)
 		json_object_set_new(o, "event", json_string(c->perf.event));

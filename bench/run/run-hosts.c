@@ -198,6 +198,11 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 	return ret;
 }
 
+static void host_say(void *arg, const char *msg)
+{
+	run_progress__msg(arg, "%s", msg);
+}
+
 int run_hosts__open(struct run_ctx *ctx)
 {
 	const struct matrix *m = ctx->m;
@@ -210,6 +215,11 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		h->h.m = &m->hosts[i];
 		h->h.matrix = m;
+		h->h.st = ctx->st;
+		h->h.run_id = ctx->run_id;
+		h->h.interrupted = run_signal__level;
+		h->h.say = host_say;
+		h->h.say_arg = ctx;
 		h->booted_kernel = h->booted_mode = -1;
 		h->h.ops = host_ops__find(m->hosts[i].transport);
 		if (!h->h.ops) {

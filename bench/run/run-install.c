@@ -42,7 +42,7 @@ bool run_install__needed(const struct run_host *h,
 {
 	/* A VM that kexecs sees none of the controller's cache by design:
 	 * it is the stand-in for a lab host. */
-	if (h->h.m->transport == HOST_QEMU)
+	if (matrix_host__is_vm(h->h.m))
 		return h->h.m->reboot == REBOOT_KEXEC;
 	return h->h.m->transport == HOST_SSH && k->kind == KERNEL_BUILD;
 }

@@ -167,7 +167,16 @@ static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
 	char ip[64];
 	int ret;
 
-	ret = run_args__data_ip(&ctx->m->hosts[w->server], ip, sizeof(ip));
+	/* A lab's device behind user-mode networking has its own name
+	 * for the server's machine. */
+	if (cli->h.m->transport == HOST_LAVA && cli->h.m->lava.peer_address)
+		ret = snprintf(ip, sizeof(ip), "%s",
+			       cli->h.m->lava.peer_address) >= (int)sizeof(ip) ?
+			      -ENAMETOOLONG :
+			      0;
+	else
+		ret = run_args__data_ip(&ctx->m->hosts[w->server], ip,
+					sizeof(ip));
 	if (ret) {
 		o->err = xasprintf("host %s has no address for iperf3",
 				   srv->h.m->name);

@@ -287,6 +287,33 @@ int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
 int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 			const char *path, const char *kind, int64_t *id);
 
+/* ---- a lab's jobs (lab_jobs): one per boot of a lab's device ---- */
+
+struct store_lab_job {
+	int64_t run_id;
+	char *host;   /* the matrix's host name */
+	char *server; /* the lab's URL */
+	int64_t job_id;
+	char *sha256; /* of the job's definition */
+	char *kernel, *cmdline;
+	char *state;  /* "submitted", "running", "ended" */
+	char *health; /* the lab's word at the end; NULL: not known */
+	char *device, *error;
+};
+
+/* A job just submitted for run @run_id; state "submitted". */
+int store__lab_job_add(struct store *st, int64_t run_id,
+		       const struct store_lab_job *j);
+/* A job's state and what is known of it (NULL fields are kept). */
+int store__lab_job_set(struct store *st, const struct store_lab_job *j);
+/*
+ * @host's jobs that have not ended: run @run_id's first, then those of
+ * other runs (killed, and not resumed), oldest first.
+ */
+int store__lab_jobs_open(struct store *st, int64_t run_id, const char *host,
+			 struct store_lab_job **out, size_t *nr);
+void store_lab_jobs__free(struct store_lab_job *v, size_t nr);
+
 /* ---- reading back: one row per trial metric (the trial_metrics view) ---- */
 
 struct store_export;

@@ -143,6 +143,22 @@ static void test_kexec(void)
 	   argv_at(r, 0), argv_at(r, 1));
 	json_decref(r);
 	free(err);
+	/* A lab's job ends at its guest's power-off: reboot(2) itself. */
+	r = call("reboot.now",
+		 json_pack("{s:s, s:b}", "method", "poweroff", "dry_run", 1),
+		 &ret, &err);
+	is_int(ret, 0, "poweroff now (dry run)");
+	is_str(argv_at(r, 0), "reboot(RB_POWER_OFF)",
+	       "it is the system call, no command");
+	json_decref(r);
+	free(err);
+	r = call("reboot.now",
+		 json_pack("{s:s, s:b}", "method", "halt", "dry_run", 1), &ret,
+		 &err);
+	is_int(ret, -EINVAL, "another method is refused");
+	has_str(err, "\"poweroff\"", "... naming the three");
+	json_decref(r);
+	free(err);
 }
 
 static const char grub_cfg[] =

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An agent on a VM's virtio-serial port, which QEMU wires to a unix
+ * socket on this machine: whoever started that QEMU (the tool itself,
+ * or a LAVA worker here) is asked by callback whether it still runs.
+ */
+#ifndef IOMMU_BENCH_AGENT_SOCK_H
+#define IOMMU_BENCH_AGENT_SOCK_H
+
+#include "bench/host/host.h"
+
+struct agent_sock_watch {
+	/*
+	 * 0 while the machine may still answer; a negative errno and
+	 * *@why (new) once it cannot (QEMU exited, the job ended).
+	 */
+	int (*gone)(void *arg, char **why);
+	/* The console's last lines, for a timeout's message (new). */
+	char *(*console)(void *arg);
+	void *arg;
+};
+
+/*
+ * Connect to @path and say hello until the guest's agent answers, @w
+ * says the machine is gone, or @timeout_ms passes. A request sent while
+ * the guest's agent restarts (between two connections) is dropped by
+ * virtio-console, so hello is retried on a short timeout; late answers
+ * are skipped by their id. An answer from boot @old_boot (a kexec not
+ * yet jumped) does not count. 0 and *@out, or a negative errno and
+ * *@err: -ECHILD gone, -ETIMEDOUT with the console's tail.
+ */
+int agent_sock__wait(const char *path, const char *host, int timeout_ms,
+		     const char *old_boot, const struct agent_sock_watch *w,
+		     struct agent_conn **out, char **err);
+
+#endif /* IOMMU_BENCH_AGENT_SOCK_H */

@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A device of a LAVA lab as a host: each boot the run asks for is a LAVA
+ * job, submitted through the lab's REST API, that boots the device with
+ * the kernel and command line of that boot and keeps it up until the
+ * agent powers it off. The device is LAVA's qemu device type given the
+ * testbed's machine (q35, the intel vIOMMU, an e1000e NIC on user-mode
+ * networking), the controller's root over 9p, and the agent's
+ * virtio-serial port on a socket here: the worker runs on this machine,
+ * and from the guest's ready line on the host is the testbed's, agent,
+ * verification and all. The lab decides when the job runs (queueing)
+ * and on which device; a job that ends early (Incomplete, Canceled)
+ * fails that boot with LAVA's own reason.
+ *
+ * Each job is kept in the store (lab_jobs) from its submission on, so a
+ * run killed with SIGKILL and resumed adopts the job still booted for
+ * the boot it needs (same definition) and cancels any other it left,
+ * instead of queueing a second job for the same boot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/host/agent-conn.h"
+#include "bench/host/agent-sock.h"
+#include "bench/host/host-priv.h"
+#include "bench/host/host.h"
+#include "bench/host/lava.h"
+#include "bench/host/qemu.h"
+#include "clock.h"
+#include "log.h"
+#include "sha256.h"
+#include "store/store.h"
+#include "suggest.h"
+#include "util.h"
+
+#define API_TIMEOUT_MS 30000
+#define POLL_MS 2000
+#define QUEUE_SAY_MS 15000
+#define AGENT_TIMEOUT_MS 30000
+#define POWEROFF_TIMEOUT_MS 10000
+#define END_WAIT_MS 90000
+
+struct lava_priv {
+	struct lava_api api;
+	char *dir, *sock;
+	char *agent; /* the agent binary the guest runs */
+	struct qemu_kernel *kernels;
+	int64_t job; /* the job booted now; 0: none */
+	long long job_t0;
+	bool adopted; /* the job is a killed run's */
+	long long next_poll;
+	char *device;
+	struct agent_conn *ready;
+	unsigned int boots;
+	int lock_fd;
+};
+
+/* The token, from the file or variable the matrix names; never said. */
+static int read_token(struct host *h, char **out)
+{
+	const struct matrix_lava *l = &h->m->lava;
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	int ret;
+
+	if (l->token_env) {
+		const char *v = getenv(l->token_env);
+
+		if (!v || !*v) {
+			pr_err("host %s: token_env: $%s is not set (it should "
+			       "hold the lab's API token)",
+			       h->m->name, l->token_env);
+			return -ENOKEY;
+		}
+		*out = xstrdup(v);
+	} else {
+		ret = read_file(l->token_file, &buf, &len);
+		if (ret < 0) {
+			pr_err("host %s: token_file: cannot read %s: %s",
+			       h->m->name, l->token_file, strerror(-ret));
+			free(buf);
+			return ret;
+		}
+		if (!stat(l->token_file, &st) && (st.st_mode & 0077))
+			pr_warn("host %s: token_file %s can be read by others "
+				"(mode %03o); chmod 600 it",
+				h->m->name, l->token_file, st.st_mode & 0777);
+		*out = buf;
+	}
+	/* One token: what follows the first line is not part of it. */
+	(*out)[strcspn(*out, "\r\n")] = '\0';
+	if (!**out || strpbrk(*out, " \t")) {
+		pr_err("host %s: the API token in %s%s is %s", h->m->name,
+		       l->token_env ? "$" : "",
+		       l->token_env ? l->token_env : l->token_file,
+		       **out ? "not one word" : "empty");
+		free(*out);
+		*out = NULL;
+		return -ENOKEY;
+	}
+	return 0;
+}
+
+/*
+ * Every tag the matrix asks for is one the lab has: LAVA 2023.01 answers
+ * a job with an unknown tag with an HTTP 500 page, not words.
+ */
+static int check_tags(struct host *h, struct lava_priv *p)
+{
+	const struct matrix_lava *l = &h->m->lava;
+	json_t *res = NULL;
+	char **names, *err = NULL;
+	size_t nr = 0, i;
+	int ret;
+
+	if (!l->nr_tags)
+		return 0;
+	ret = lava_api__call(&p->api, "GET", "/api/v0.2/tags/?limit=1000", NULL,
+			     API_TIMEOUT_MS, &res, &err);
+	if (ret) {
+		pr_err("host %s: %s", h->m->name, err);
+		free(err);
+		return ret;
+	}
+	/* The tags' answer has the device types' shape: names. */
+	names = lava__names(res, &nr);
+	json_decref(res);
+	for (i = 0; i < l->nr_tags; i++) {
+		const char *best;
+		size_t n;
+
+		for (n = 0; n < nr && strcmp(names[n], l->tags[i]); n++)
+			;
+		if (n < nr)
+			continue;
+		best = suggest__best(l->tags[i], (const char *const *)names);
+		pr_err("host %s: tags: LAVA at %s has no device tag '%s'%s%s%s",
+		       h->m->name, p->api.server, l->tags[i],
+		       best ? "; did you mean '" : "", best ? best : "",
+		       best ? "'?" : "");
+		ret = -ENOENT;
+	}
+	strv_free(names, nr);
+	return ret;
+}
+
+/* The device type exists, and the token is one the lab takes. */
+static int check_lab(struct host *h, struct lava_priv *p)
+{
+	const char *type = h->m->lava.device_type;
+	json_t *res = NULL;
+	char *path, *err = NULL;
+	int ret;
+
+	path = xasprintf("/api/v0.2/devicetypes/%s/", type);
+	ret = lava_api__call(&p->api, "GET", path, NULL, API_TIMEOUT_MS, &res,
+			     &err);
+	free(path);
+	json_decref(res);
+	if (ret == -ENOENT) {
+		char **names = NULL, *hint = NULL;
+		size_t nr = 0, i;
+
+		free(err);
+		err = NULL;
+		if (!lava_api__call(&p->api, "GET",
+				    "/api/v0.2/devicetypes/?limit=1000", NULL,
+				    API_TIMEOUT_MS, &res, &err)) {
+			const char *best;
+			char *list = NULL;
+
+			names = lava__names(res, &nr);
+			best = suggest__best(type, (const char *const *)names);
+			for (i = 0; i < nr; i++) {
+				char *s = xasprintf("%s%s%s", list ? list : "",
+						    list ? ", " : "", names[i]);
+				free(list);
+				list = s;
+			}
+			hint = best ? xasprintf("; did you mean '%s'?", best) :
+				      xasprintf(" (it has: %s)",
+						list ? list : "none");
+			free(list);
+		}
+		json_decref(res);
+		pr_err("host %s: device_type: LAVA at %s has no device type "
+		       "'%s'%s",
+		       h->m->name, p->api.server, type, hint ? hint : "");
+		free(hint);
+		strv_free(names, nr);
+		free(err);
+		return ret;
+	}
+	if (ret) {
+		pr_err("host %s: %s", h->m->name, err);
+		free(err);
+		return ret;
+	}
+	return check_tags(h, p);
+}
+
+static int lava_host__open(struct host *h)
+{
+	struct lava_priv *p;
+	char *sub, *token = NULL;
+	int ret;
+
+	if (h->priv)
+		return 0;
+	p = xcalloc(1, sizeof(*p));
+	p->lock_fd = -1;
+	h->priv = p;
+	sub = xasprintf("lava-%s", h->m->name);
+	ret = host__state_dir(h, sub, &p->dir);
+	free(sub);
+	if (ret)
+		return ret;
+	sub = xasprintf("%s/lock", p->dir);
+	p->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(sub);
+	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		pr_err("host %s: %s is in use by another run (%s)", h->m->name,
+		       p->dir, strerror(-ret));
+		return ret;
+	}
+	p->sock = xasprintf("%s/agent.sock", p->dir);
+	ret = read_token(h, &token);
+	if (ret)
+		return ret;
+	ret = lava_api__init(&p->api, h->m->lava.server, token);
+	explicit_bzero(token, strlen(token));
+	free(token);
+	if (ret)
+		return ret;
+	ret = check_lab(h, p);
+	if (ret)
+		return ret;
+	pr_info("host %s: LAVA at %s, device type %s", h->m->name,
+		p->api.server, h->m->lava.device_type);
+	{
+		char *err = NULL;
+
+		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &err);
+		if (ret) {
+			pr_err("host %s: %s", h->m->name, err);
+			free(err);
+			return ret;
+		}
+	}
+	return qemu__kernels(h, &p->kernels);
+}
+
+static int job_get(struct lava_priv *p, int64_t id, struct lava_job *j,
+		   char **err)
+{
+	char *path = xasprintf("/api/v0.2/jobs/%lld/", (long long)id);
+	json_t *res = NULL;
+	int ret;
+
+	ret = lava_api__call(&p->api, "GET", path, NULL, API_TIMEOUT_MS, &res,
+			     err);
+	free(path);
+	if (!ret)
+		ret = lava_job__parse(res, j, err);
+	json_decref(res);
+	return ret;
+}
+
+/* LAVA's reason for a job that ended; a new string. */
+static char *job_reason(struct lava_priv *p, const struct lava_job *j)
+{
+	char *path = xasprintf("/api/v0.2/jobs/%lld/tests/?limit=500",
+			       (long long)j->id);
+	json_t *res = NULL;
+	char *err = NULL, *why = NULL, *s;
+
+	if (!lava_api__call(&p->api, "GET", path, NULL, API_TIMEOUT_MS, &res,
+			    &err))
+		why = lava_job__error(res);
+	json_decref(res);
+	free(err);
+	free(path);
+	s = xasprintf("LAVA job %lld ended %s%s%s (its log: "
+		      "%s/scheduler/job/%lld)",
+		      (long long)j->id, j->health ? j->health : "unknown",
+		      why ? ": " : "", why ? why : "", p->api.server,
+		      (long long)j->id);
+	free(why);
+	return s;
+}
+
+static void job_store(struct host *h, int64_t id, const char *state,
+		      const char *health, const char *device, const char *error)
+{
+	struct lava_priv *p = h->priv;
+	struct store_lab_job j = {
+		.server = p->api.server,
+		.job_id = id,
+		.state = (char *)state,
+		.health = (char *)health,
+		.device = (char *)device,
+		.error = (char *)error,
+	};
+
+	if (h->st && store__lab_job_set(h->st, &j))
+		pr_warn("host %s: LAVA job %lld: not stored as %s", h->m->name,
+			(long long)id, state);
+}
+
+static void job_cancel(struct host *h, int64_t id)
+{
+	struct lava_priv *p = h->priv;
+	char *path = xasprintf("/api/v0.2/jobs/%lld/cancel/", (long long)id);
+	json_t *res = NULL;
+	char *err = NULL;
+
+	/* LAVA 2023.01 cancels on GET; POST is refused (405). */
+	if (lava_api__call(&p->api, "GET", path, NULL, API_TIMEOUT_MS, &res,
+			   &err))
+		pr_warn("host %s: cannot cancel LAVA job %lld: %s", h->m->name,
+			(long long)id, err);
+	else
+		host__say(h, "host %s: LAVA job %lld canceled", h->m->name,
+			  (long long)id);
+	json_decref(res);
+	free(err);
+	free(path);
+	job_store(h, id, "ended", "Canceled", NULL, NULL);
+}
+
+/*
+ * End the job booted now: the agent powers the guest off, which is the
+ * end the job's monitor waits for, and LAVA finishes it Complete. A
+ * guest that cannot be reached, an interrupted run, or a job that does
+ * not finish in time is canceled instead.
+ */
+static int never_gone(void *arg, char **why)
+{
+	(void)arg;
+	(void)why;
+	return 0;
+}
+
+static char *no_console(void *arg)
+{
+	(void)arg;
+	return xstrdup("");
+}
+
+static void job_end(struct host *h, struct lava_priv *p)
+{
+	const struct agent_sock_watch quick = { never_gone, no_console, NULL };
+	struct agent_conn *c = p->ready;
+	struct lava_job j;
+	long long end;
+	char *err = NULL;
+	int64_t id = p->job;
+	json_t *res = NULL;
+	int ret = 0;
+
+	p->ready = NULL;
+	if (!id) {
+		if (c)
+			agent_conn__close(c);
+		return;
+	}
+	p->job = 0;
+	free(p->device);
+	p->device = NULL;
+	if (h->interrupted && h->interrupted()) {
+		if (c)
+			agent_conn__close(c);
+		job_cancel(h, id);
+		return;
+	}
+	if (!c)
+		ret = agent_sock__wait(p->sock, h->m->name, POWEROFF_TIMEOUT_MS,
+				       NULL, &quick, &c, &err);
+	if (!ret) {
+		ret = agent_conn__call(c, "reboot.now",
+				       json_pack("{s:s}", "method", "poweroff"),
+				       POWEROFF_TIMEOUT_MS, &res, &err);
+		json_decref(res);
+		agent_conn__close(c);
+	}
+	if (ret) {
+		pr_warn("host %s: the guest of LAVA job %lld did not power "
+			"off (%s)",
+			h->m->name, (long long)id, err ? err : strerror(-ret));
+		free(err);
+		job_cancel(h, id);
+		return;
+	}
+	end = mono_ms() + END_WAIT_MS;
+	while (mono_ms() < end) {
+		err = NULL;
+		if (!job_get(p, id, &j, &err)) {
+			bool done = j.state == LAVA_FINISHED;
+
+			if (done) {
+				host__say(h,
+					  "host %s: LAVA job %lld finished %s, "
+					  "%lld s after it was %s",
+					  h->m->name, (long long)id,
+					  j.health ? j.health : "",
+					  (mono_ms() - p->job_t0) / 1000,
+					  p->adopted ? "adopted" : "submitted");
+				job_store(h, id, "ended", j.health, NULL, NULL);
+			}
+			lava_job__release(&j);
+			if (done)
+				return;
+		}
+		free(err);
+		usleep(POLL_MS * 1000);
+	}
+	pr_warn("host %s: LAVA job %lld did not finish within %d s of its "
+		"guest's power-off",
+		h->m->name, (long long)id, END_WAIT_MS / 1000);
+	job_cancel(h, id);
+}
+
+/* The watch of agent_sock__wait(): the job, polled every POLL_MS. */
+static int job_gone(void *arg, char **why)
+{
+	struct host *h = arg;
+	struct lava_priv *p = h->priv;
+	struct lava_job j;
+	char *err = NULL;
+
+	if (h->interrupted && h->interrupted()) {
+		*why = xasprintf("interrupted while LAVA job %lld booted",
+				 (long long)p->job);
+		return -EINTR;
+	}
+	if (mono_ms() < p->next_poll)
+		return 0;
+	p->next_poll = mono_ms() + POLL_MS;
+	if (job_get(p, p->job, &j, &err)) {
+		/* A lab that does not answer for a while is not a boot
+		 * that failed: the boot timeout decides. */
+		pr_debug("host %s: %s", h->m->name, err);
+		free(err);
+		return 0;
+	}
+	if (j.state == LAVA_RUNNING || j.state == LAVA_SUBMITTED) {
+		lava_job__release(&j);
+		return 0;
+	}
+	*why = job_reason(p, &j);
+	job_store(h, j.id, "ended", j.health, NULL, *why);
+	lava_job__release(&j);
+	p->job = 0;
+	return -ECHILD;
+}
+
+static char *job_console(void *arg)
+{
+	struct host *h = arg;
+	struct lava_priv *p = h->priv;
+
+	return xasprintf("(the guest's console is in LAVA's log: "
+			 "%s/scheduler/job/%lld)",
+			 p->api.server, (long long)p->job);
+}
+
+/*
+ * Jobs a killed run left: the one of this run booted for this very
+ * definition is adopted, any other canceled (one left by another run,
+ * started afresh with --new, would hold the device until its timeout).
+ * The id adopted, or 0.
+ */
+static int64_t jobs_adopt(struct host *h, struct lava_priv *p, const char *sha)
+{
+	struct store_lab_job *v = NULL;
+	size_t nr = 0, i;
+	int64_t adopted = 0;
+
+	if (!h->st ||
+	    store__lab_jobs_open(h->st, h->run_id, h->m->name, &v, &nr))
+		return 0;
+	for (i = 0; i < nr; i++) {
+		struct lava_job j;
+		char *err = NULL;
+
+		if (strcmp(v[i].server, p->api.server))
+			continue;
+		if (job_get(p, v[i].job_id, &j, &err)) {
+			pr_warn("host %s: LAVA job %lld of an earlier run: %s",
+				h->m->name, (long long)v[i].job_id, err);
+			free(err);
+			continue;
+		}
+		if (j.state == LAVA_FINISHED || j.state == LAVA_ENDING) {
+			job_store(h, j.id, "ended", j.health, j.device, NULL);
+		} else if (!adopted && v[i].run_id == h->run_id &&
+			   !strcmp(v[i].sha256, sha)) {
+			adopted = j.id;
+			host__say(
+				h,
+				"host %s: LAVA job %lld, submitted before the "
+				"run was stopped, is still %s: adopted, not "
+				"submitted again",
+				h->m->name, (long long)j.id,
+				j.state == LAVA_RUNNING ? "running" : "queued");
+		} else {
+			host__say(h,
+				  "host %s: LAVA job %lld, left by %s run "
+				  "%lld, is not for this boot",
+				  h->m->name, (long long)j.id,
+				  v[i].run_id == h->run_id ? "this" :
+							     "the killed",
+				  (long long)v[i].run_id);
+			job_cancel(h, j.id);
+		}
+		lava_job__release(&j);
+	}
+	store_lab_jobs__free(v, nr);
+	return adopted;
+}
+
+static int job_submit(struct host *h, struct lava_priv *p, const char *def,
+		      const char *sha, const struct matrix_kernel *k,
+		      const char *cmdline, char **err)
+{
+	json_t *body = json_pack("{s:s}", "definition", def), *res = NULL;
+	char *text = json_dumps(body, JSON_COMPACT), *why = NULL;
+	int64_t id = 0;
+	int ret;
+
+	json_decref(body);
+	ret = lava_api__call(&p->api, "POST", "/api/v0.2/jobs/", text,
+			     API_TIMEOUT_MS, &res, &why);
+	free(text);
+	if (!ret && lava_job__submitted(res, &id)) {
+		why = xstrdup("LAVA accepted the job but said no job id");
+		ret = -EPROTO;
+	}
+	json_decref(res);
+	if (ret) {
+		*err = xasprintf("host %s: cannot submit the job of kernel "
+				 "'%s': %s",
+				 h->m->name, k->name, why);
+		free(why);
+		return ret;
+	}
+	p->job = id;
+	if (h->st) {
+		struct store_lab_job j = {
+			.host = h->m->name,
+			.server = p->api.server,
+			.job_id = id,
+			.sha256 = (char *)sha,
+			.kernel = k->name,
+			.cmdline = (char *)cmdline,
+		};
+
+		if (store__lab_job_add(h->st, h->run_id, &j))
+			pr_warn("host %s: LAVA job %lld is not stored: a run "
+				"resumed after a kill would not find it",
+				h->m->name, (long long)id);
+	}
+	host__say(h, "host %s: LAVA job %lld submitted: %s/scheduler/job/%lld",
+		  h->m->name, (long long)id, p->api.server, (long long)id);
+	return 0;
+}
+
+/* Until LAVA starts the job: its queueing time said as it grows. */
+static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
+{
+	long long t0 = mono_ms(), said = t0;
+	uint64_t limit = h->m->lava.queue_timeout_ms;
+
+	for (;;) {
+		struct lava_job j;
+		char *why = NULL;
+
+		if (h->interrupted && h->interrupted()) {
+			*err = xasprintf("host %s: interrupted while LAVA job "
+					 "%lld was queued",
+					 h->m->name, (long long)p->job);
+			return -EINTR;
+		}
+		if (job_get(p, p->job, &j, &why)) {
+			pr_debug("host %s: %s", h->m->name, why);
+			free(why);
+		} else if (j.state == LAVA_SUBMITTED) {
+			lava_job__release(&j);
+		} else if (j.state == LAVA_RUNNING) {
+			free(p->device);
+			p->device = j.device ? xstrdup(j.device) : NULL;
+			host__say(h,
+				  "host %s: LAVA job %lld running on %s after "
+				  "%lld s in the queue",
+				  h->m->name, (long long)p->job,
+				  j.device ? j.device : "a device",
+				  (mono_ms() - t0) / 1000);
+			job_store(h, j.id, "running", NULL, j.device, NULL);
+			lava_job__release(&j);
+			return 0;
+		} else {
+			why = job_reason(p, &j);
+			job_store(h, j.id, "ended", j.health, j.device, why);
+			*err = xasprintf("host %s: %s", h->m->name, why);
+			free(why);
+			lava_job__release(&j);
+			p->job = 0;
+			return -ECHILD;
+		}
+		if (mono_ms() - said >= QUEUE_SAY_MS) {
+			said = mono_ms();
+			host__say(h, "host %s: LAVA job %lld queued for %lld s",
+				  h->m->name, (long long)p->job,
+				  (said - t0) / 1000);
+		}
+		if (limit && (uint64_t)(mono_ms() - t0) > limit) {
+			*err = xasprintf("host %s: LAVA job %lld still queued "
+					 "after queue_timeout (%llu s): no "
+					 "device of type %s free",
+					 h->m->name, (long long)p->job,
+					 (unsigned long long)limit / 1000,
+					 h->m->lava.device_type);
+			job_cancel(h, p->job);
+			p->job = 0;
+			return -ETIMEDOUT;
+		}
+		usleep(POLL_MS * 1000);
+	}
+}
+
+/* The definition of the job booting @k with @args; NULL and *@err. */
+static char *definition(struct host *h, struct lava_priv *p,
+			const struct matrix_kernel *k, const char *const *args,
+			size_t nr_args, char **cmdline, char **err)
+{
+	const struct qemu_kernel *qk = &p->kernels[k - h->matrix->kernels];
+	char *def;
+
+	if (!qk->image) {
+		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
+				 "on a LAVA device yet",
+				 h->m->name, k->name,
+				 kernel_kind__name(k->kind));
+		return NULL;
+	}
+	def = lava__boot_definition(h->m, k->name, qk, p->agent, p->sock, args,
+				    nr_args, cmdline);
+	if (!def)
+		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
+				 "written: a file's path or the command line "
+				 "holds a quote or a space",
+				 h->m->name, k->name);
+	return def;
+}
+
+static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
+			      const char *const *args, size_t nr_args,
+			      char **err)
+{
+	struct lava_priv *p = h->priv;
+	const struct agent_sock_watch w = { job_gone, job_console, h };
+	char sha[SHA256_HEX_SIZE], *cmdline, *def;
+	int64_t adopted;
+	long long t0;
+	int ret;
+
+	*err = NULL;
+	if (!p) {
+		*err = xasprintf("host %s: restart before open", h->m->name);
+		return -EINVAL;
+	}
+	job_end(h, p);
+	def = definition(h, p, k, args, nr_args, &cmdline, err);
+	if (!def)
+		return -EINVAL;
+	sha256__hex(def, strlen(def), sha);
+	t0 = mono_ms();
+	adopted = jobs_adopt(h, p, sha);
+	p->adopted = adopted;
+	if (adopted) {
+		p->job = adopted;
+		ret = 0;
+	} else {
+		/* A socket left by an earlier job is not this job's. */
+		unlink(p->sock);
+		pr_info("host %s: booting %s through LAVA: %s", h->m->name,
+			k->name, cmdline);
+		ret = job_submit(h, p, def, sha, k, cmdline, err);
+	}
+	free(def);
+	free(cmdline);
+	if (ret)
+		return ret;
+	p->job_t0 = t0;
+	ret = job_wait_start(h, p, err);
+	if (ret)
+		return ret;
+	p->next_poll = 0;
+	ret = agent_sock__wait(p->sock, h->m->name, (int)h->m->boot_timeout_ms,
+			       NULL, &w, &p->ready, err);
+	if (ret) {
+		char *why = *err;
+
+		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
+				 h->m->name, p->boots + 1, k->name, why);
+		free(why);
+		if (p->job && ret != -ECHILD)
+			job_cancel(h, p->job);
+		p->job = 0;
+		return ret;
+	}
+	/*
+	 * The killed run's agent still serves there, with whatever it had
+	 * started (collectors, an iperf3 server): it is told to go, and
+	 * the guest's init starts a fresh one.
+	 */
+	if (adopted) {
+		agent_conn__close(p->ready);
+		p->ready = NULL;
+		ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS,
+				       NULL, &w, &p->ready, err);
+		if (ret)
+			return ret;
+	}
+	p->boots++;
+	host__say(h,
+		  "host %s: boot %u answered %lld s after %s (LAVA job %lld on "
+		  "%s)",
+		  h->m->name, p->boots, (mono_ms() - t0) / 1000,
+		  adopted ? "its adoption" : "its submission",
+		  (long long)p->job, p->device ? p->device : "its device");
+	return 0;
+}
+
+static int lava_host__agent(struct host *h, struct agent_conn **out)
+{
+	struct lava_priv *p = h->priv;
+	const struct agent_sock_watch w = { job_gone, job_console, h };
+	char *err = NULL;
+	int ret;
+
+	if (!p || !p->job)
+		return -ENOTCONN; /* not booted: restart() first */
+	if (p->ready) {
+		*out = p->ready;
+		p->ready = NULL;
+		return 0;
+	}
+	ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS, NULL, &w,
+			       out, &err);
+	if (ret)
+		pr_err("host %s: %s", h->m->name, err);
+	free(err);
+	return ret;
+}
+
+/* What the lab ran, stored with each boot's facts as "testbed". */
+static json_t *lava_host__platform(struct host *h)
+{
+	struct lava_priv *p = h->priv;
+
+	return json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, "
+		"s:I, s:s?}}",
+		"emulator", "qemu-system-x86_64", "arch", "x86_64", "machine",
+		"q35", "viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
+		qemu_nic__name(h->m->qemu.nic), "accel", "the worker's", "lab",
+		"lava", "lava", "server", p ? p->api.server : h->m->lava.server,
+		"device_type", h->m->lava.device_type, "job",
+		(json_int_t)(p ? p->job : 0), "device", p ? p->device : NULL);
+}
+
+static void lava_host__close(struct host *h)
+{
+	struct lava_priv *p = h->priv;
+
+	if (!p)
+		return;
+	if (p->api.curl)
+		job_end(h, p);
+	if (p->ready)
+		agent_conn__close(p->ready);
+	qemu__kernels_free(h, p->kernels);
+	lava_api__release(&p->api);
+	free(p->device);
+	free(p->agent);
+	free(p->sock);
+	free(p->dir);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
+	free(p);
+	h->priv = NULL;
+}
+
+const struct host_ops host_lava_ops = {
+	.name = "lava",
+	.open = lava_host__open,
+	.agent = lava_host__agent,
+	.restart = lava_host__restart,
+	.platform = lava_host__platform,
+	.close = lava_host__close,
+};

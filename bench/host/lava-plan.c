@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What a plan asks of a lab: the LAVA jobs a run would submit, one per
+ * boot of each lava host, what each boots and runs, and the device time
+ * they take; and, for review before anything is submitted, the jobs'
+ * definitions as files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic-file.h"
+#include "bench/host/host.h"
+#include "bench/host/lava-plan.h"
+#include "bench/host/lava.h"
+#include "bench/host/qemu.h"
+#include "log.h"
+#include "util.h"
+
+/* The boot arguments of the job trial @t starts, as run-state.c boots. */
+static const char **boot_args(const struct matrix *m,
+			      const struct plan_trial *t, size_t *nr)
+{
+	const struct matrix_kernel *k = &m->kernels[t->kernel];
+	const struct matrix_mode *md = &m->modes[t->mode];
+	bool by_boot = t->apply == APPLY_RESTART;
+	const char **args;
+	size_t i;
+
+	args = xcalloc(k->nr_cmdline + md->nr_cmdline + 1, sizeof(*args));
+	*nr = 0;
+	for (i = 0; i < k->nr_cmdline; i++)
+		args[(*nr)++] = k->cmdline[i];
+	for (i = 0; by_boot && i < md->nr_cmdline; i++)
+		args[(*nr)++] = md->cmdline[i];
+	return args;
+}
+
+static int write_yaml(const char *dir, const struct matrix *m,
+		      const struct matrix_host *h, const struct plan_trial *t,
+		      const struct qemu_kernel *qk, const char *exe,
+		      unsigned int n)
+{
+	const char **args;
+	char *def, *cmdline = NULL, *sock, *path;
+	struct iovec iov;
+	size_t nr;
+	int ret;
+
+	args = boot_args(m, t, &nr);
+	sock = lava__sock_path(h, NULL);
+	def = lava__boot_definition(h, m->kernels[t->kernel].name,
+				    &qk[t->kernel], exe, sock, args, nr,
+				    &cmdline);
+	free(sock);
+	free(args);
+	free(cmdline);
+	if (!def) {
+		pr_err("host %s: job %u cannot be written (a path or the "
+		       "command line holds a quote or a space)",
+		       h->name, n);
+		return -EINVAL;
+	}
+	path = xasprintf("%s/%s-job%u.yaml", dir, h->name, n);
+	iov.iov_base = def;
+	iov.iov_len = strlen(def);
+	ret = atomic_file__write(path, &iov, 1);
+	if (ret)
+		pr_err("cannot write %s: %s", path, strerror(-ret));
+	free(path);
+	free(def);
+	return ret;
+}
+
+int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp)
+{
+	const struct matrix *m = p->m;
+	bool header = false;
+	size_t h, i;
+	int ret = 0;
+
+	if (yaml_dir && mkdir(yaml_dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		pr_err("--lava-yaml: cannot create %s: %s", yaml_dir,
+		       strerror(-ret));
+		return ret;
+	}
+	for (h = 0; h < m->nr_hosts && !ret; h++) {
+		const struct matrix_host *mh = &m->hosts[h];
+		struct host fake = { .m = mh, .matrix = m };
+		struct qemu_kernel *qk = NULL;
+		char *exe = NULL, *err = NULL;
+		unsigned int jobs = 0, trials = 0;
+		uint64_t device_ms = 0;
+
+		if (mh->transport != HOST_LAVA)
+			continue;
+		if (yaml_dir) {
+			/* The definitions name the kernels' files: they
+			 * are made now, as the run would. */
+			ret = host__agent_exe(mh->qemu.arch, &exe, &err);
+			if (ret) {
+				pr_err("host %s: %s", mh->name, err);
+				free(err);
+				break;
+			}
+			ret = qemu__kernels(&fake, &qk);
+			if (ret) {
+				qemu__kernels_free(&fake, qk);
+				free(exe);
+				break;
+			}
+		}
+		if (!header)
+			fprintf(fp, "\nlab jobs (LAVA), one per boot\n");
+		header = true;
+		for (i = 0; i < p->nr_trials; i++) {
+			const struct plan_trial *t = &p->trials[i];
+			const struct matrix_workload *w;
+
+			if (t->host != h)
+				continue;
+			w = &m->workloads[t->workload];
+			if (t->reboot_before || !jobs) {
+				jobs++;
+				device_ms += mh->boot_estimate_ms;
+				fprintf(fp, "  %-12s job %u: kernel %s%s%s\n",
+					mh->name, jobs,
+					m->kernels[t->kernel].name,
+					t->apply == APPLY_RESTART ? ", mode " :
+								    "",
+					t->apply == APPLY_RESTART ?
+						m->modes[t->mode].name :
+						"");
+				if (yaml_dir && !ret)
+					ret = write_yaml(yaml_dir, m, mh, t, qk,
+							 exe, jobs);
+			}
+			trials++;
+			device_ms += matrix_workload__trial_ms(w) +
+				     PLAN_TRIAL_OVERHEAD_MS;
+		}
+		fprintf(fp,
+			"  %-12s %u job%s of device type %s at %s, %u "
+			"trial%s: about %llu min of device time, queueing "
+			"not included\n",
+			mh->name, jobs, jobs == 1 ? "" : "s",
+			mh->lava.device_type, mh->lava.server, trials,
+			trials == 1 ? "" : "s",
+			(unsigned long long)(device_ms + 59999) / 60000);
+		if (yaml_dir && !ret)
+			fprintf(fp, "  %-12s definitions in %s/%s-job*.yaml\n",
+				mh->name, yaml_dir, mh->name);
+		qemu__kernels_free(&fake, qk);
+		free(exe);
+	}
+	if (yaml_dir && !header)
+		pr_warn("--lava-yaml: no host of the matrix is a lava host");
+	return ret;
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A VM's kernels as files QEMU boots: shared by the testbed's QEMU and a
+ * LAVA job's, which boot the same image and initramfs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/host/qemu.h"
+#include "bench/testbed/testbed.h"
+#include "log.h"
+#include "util.h"
+
+/* Package kernels come from the testbed cache, images get its initrd. */
+int qemu__kernels(const struct host *h, struct qemu_kernel **out)
+{
+	const struct matrix *m = h->matrix;
+	struct strvec mods = { 0 };
+	size_t i;
+	int ret = 0;
+
+	qemu__guest_modules(h->m, &mods);
+	struct qemu_kernel *kernels = xcalloc(m->nr_kernels, sizeof(*kernels));
+
+	*out = kernels;
+	for (i = 0; i < m->nr_kernels && !ret; i++) {
+		const struct matrix_kernel *k = &m->kernels[i];
+		struct qemu_kernel *q = &kernels[i];
+		struct testbed_kernel tk = { 0 };
+		char *err = NULL;
+
+		switch (k->kind) {
+		case KERNEL_PACKAGE:
+			ret = testbed__kernel_with(
+				k->package, strvec__argv(&mods), &tk, &err);
+			if (!ret) {
+				q->image = xstrdup(tk.image);
+				q->initrd = xstrdup(tk.initrd);
+			}
+			testbed_kernel__release(&tk);
+			break;
+		case KERNEL_IMAGE:
+			/* Drivers built in: the base initramfs serves. */
+			ret = testbed__initrd(h->m->qemu.arch, NULL, k->release,
+					      &q->initrd, &err);
+			if (!ret)
+				q->image = xstrdup(k->image);
+			break;
+		case KERNEL_BUILD:
+			/* `run` built it already; its modules, if any,
+			 * go into the initramfs. */
+			if (!k->image)
+				break;
+			ret = testbed__initrd_get(
+				h->m->qemu.arch, k->modules_dir,
+				strvec__argv(&mods), k->built_config,
+				k->release, false, &q->initrd, NULL, &err);
+			if (!ret)
+				q->image = xstrdup(k->image);
+			break;
+		case KERNEL_RUNNING:
+			/* The matrix refuses a running kernel on a VM. */
+			break;
+		}
+		if (ret)
+			pr_err("host %s: kernel '%s': %s", h->m->name, k->name,
+			       err ? err : strerror(-ret));
+		free(err);
+	}
+	strvec__release(&mods);
+	return ret;
+}
+
+void qemu__kernels_free(const struct host *h, struct qemu_kernel *kernels)
+{
+	size_t i;
+
+	for (i = 0; kernels && i < h->matrix->nr_kernels; i++) {
+		free(kernels[i].image);
+		free(kernels[i].initrd);
+	}
+	free(kernels);
+}

@@ -1,0 +1,306 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# transport = "lava" against a real LAVA master and worker on this
+# machine (tests/lava/lava-up.sh: Debian's lava-server, lava-dispatcher
+# and PostgreSQL, started without systemd; one qemu device, TCG): no fake
+# lab and no recorded answers.
+#
+#   - bad input is refused before any trial, in words: a lab that does
+#     not answer, a token it refuses (and the token never printed), a
+#     device type it lacks (did you mean), a job it refuses (its own
+#     message), a token written into the matrix;
+#   - strict and lazy, two trials each, on the testbed's Debian 6.1
+#     booted by one LAVA job per mode: iperf3 from the LAVA guest to this
+#     machine's loopback through user-mode networking, the probes in the
+#     guest. The run is killed with SIGKILL while its first job runs and
+#     resumed: the job is adopted, not submitted again (two jobs in all,
+#     in the store and in LAVA's own list), both Complete; the modes are
+#     verified inside the guest, throughput and probe counts are > 0,
+#     strict syncs the IOTLB per unmap and lazy defers it;
+#   - a mode whose kernel cannot boot (mem=24M: a panic, QEMU exits) has
+#     its job end Incomplete, and only its trials fail, with LAVA's
+#     reason;
+#   - SIGINT while a job is queued cancels it in LAVA.
+#
+# Needs root, QEMU, the testbed's kernel and LAVA (scripts/install-deps.sh
+# installs it unless IOMMU_BENCH_NO_LAVA=1); skipped with the reason
+# otherwise. About 4 minutes.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+B=$IOMMU_BENCH
+G=tbl-$$
+LAVA=$T_TMP/lava
+DB=$T_TMP/lava.db
+PORT=$((20000 + $$ % 20000))
+RUN_PID=
+
+cleanup() {
+	# Still our child (RUN_PID is cleared once it is reaped): no other
+	# process can have its PID.
+	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
+	# What lava-up started for this test, and nothing else.
+	[ ! -d "$LAVA" ] || bash "$SRCDIR/tests/lava/lava-down.sh" "$LAVA" \
+		>/dev/null 2>&1
+	rm -rf "/run/iommu-bench/lava-$G" 2>/dev/null
+	t_cleanup
+}
+trap cleanup EXIT
+# A signal ends the test: cleanup alone would return into its loops.
+trap 'exit 1' INT TERM
+
+t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 sqlite3 \
+	iperf3 curl python3
+
+mkdir -p "$LAVA"
+up=$(bash "$SRCDIR/tests/lava/lava-up.sh" "$LAVA" 2>"$T_TMP/lava-up.err")
+st=$?
+if [ $st -eq 77 ]; then
+	echo "1..0 # SKIP ${up#SKIP: }"
+	exit 0
+fi
+[ $st -eq 0 ] || t_diag "$up" "$(tail -20 "$T_TMP/lava-up.err")"
+t_ok $st "a LAVA master and worker are up (lava-up.sh)"
+t_diag "$up"
+[ $st -eq 0 ] || { t_done; exit 1; }
+URL=$(cat "$LAVA/url")
+DEVICE_TYPE=$(cat "$LAVA/device_type")
+TOKEN_FILE=$LAVA/token
+
+# matrix FILE [LAVA_LINES] [MODES]: the LAVA guest and this machine;
+# LAVA_LINES replace [hosts.$G.lava]'s (the lab up here by default).
+matrix() {
+	lab=${2:-}
+	# (a default with quotes cannot be written inside the here-document)
+	[ -n "$lab" ] || lab=$(printf 'server = "%s"\ntoken_file = "%s"\ndevice_type = "%s"' \
+		"$URL" "$TOKEN_FILE" "$DEVICE_TYPE")
+	cat >"$1" <<EOT
+[run]
+name = "tb-lava"
+repetitions = 2
+warmup = 0
+cooldown = "0s"
+order = "grouped"
+modes = [${3:-"\"strict\", \"lazy\""}]
+
+[modes.strict]
+method = "reboot"
+[modes.lazy]
+method = "reboot"
+# A kernel that cannot boot in 24 MB panics; QEMU exits (-no-reboot) and
+# LAVA ends the job Incomplete.
+[modes.broken]
+method = "reboot"
+group_type = "DMA"
+cmdline = ["iommu.strict=1", "mem=24M"]
+
+[hosts.$G]
+transport = "lava"
+role = "sut"
+boot_timeout = "4m"
+
+[hosts.$G.lava]
+$lab
+
+[hosts.peer]
+transport = "local"
+role = "peer"
+address = "127.0.0.1"
+
+[[kernels]]
+name = "debian-6.1"
+package = "linux-image-6.1.0-57-amd64"
+
+[[workloads]]
+name = "tx"
+server = "peer"
+client = "$G"
+duration = "2s"
+omit = "0s"
+port = $PORT
+
+[collect.bpf]
+probes = ["map", "unmap", "iotlb_sync"]
+EOT
+}
+
+# --- bad input, each refused before a trial runs -----------------------
+
+M=$T_TMP/m.toml
+bad() {
+	matrix "$T_TMP/bad.toml" "server = \"$URL\"
+$1"
+	"$B" run "$T_TMP/bad.toml" --db "$T_TMP/bad.db" >"$T_TMP/bad.out" \
+		2>"$T_TMP/bad.err"
+	BAD_STATUS=$?
+}
+
+matrix "$T_TMP/bad.toml" "server = \"http://127.0.0.1:9\"
+token_file = \"$TOKEN_FILE\""
+"$B" run "$T_TMP/bad.toml" --db "$T_TMP/bad.db" >"$T_TMP/bad.out" \
+	2>"$T_TMP/bad.err"
+[ $? -eq 1 ] && t_grep "$T_TMP/bad.err" \
+	"cannot reach LAVA at http://127.0.0.1:9: "
+t_ok $? "a lab that does not answer: 'cannot reach LAVA at URL', exit 1"
+
+SECRET=bad-token-$$-do-not-print
+printf '%s\n' "$SECRET" >"$T_TMP/bad.token"
+chmod 600 "$T_TMP/bad.token"
+bad "token_file = \"$T_TMP/bad.token\""
+[ $BAD_STATUS -eq 1 ] && t_grep "$T_TMP/bad.err" "refused the token (HTTP 40" &&
+	! grep -q -- "$SECRET" "$T_TMP/bad.err" "$T_TMP/bad.out" &&
+	! sqlite3 "$T_TMP/bad.db" .dump | grep -q -- "$SECRET"
+t_ok $? "a token LAVA refuses: its status and words, the token itself nowhere"
+
+unset IOMMU_BENCH_TEST_NO_TOKEN
+bad "token_env = \"IOMMU_BENCH_TEST_NO_TOKEN\""
+[ $BAD_STATUS -eq 1 ] &&
+	t_grep "$T_TMP/bad.err" "token_env: \$IOMMU_BENCH_TEST_NO_TOKEN is not set"
+t_ok $? "token_env naming an unset variable is said"
+
+bad "token_file = \"$TOKEN_FILE\"
+device_type = \"${DEVICE_TYPE}u\""
+[ $BAD_STATUS -eq 1 ] && t_grep "$T_TMP/bad.err" \
+	"has no device type '${DEVICE_TYPE}u'; did you mean '$DEVICE_TYPE'?"
+t_ok $? "a device type the lab lacks: did you mean"
+
+bad "token_file = \"$TOKEN_FILE\"
+device_type = \"iommu-bench-empty\""
+[ $BAD_STATUS -eq 1 ] && t_grep "$T_TMP/bad.err" \
+	"refused the request: Devices unavailable"
+t_ok $? "a job LAVA refuses: its own message (no device of that type)"
+n=$(sqlite3 "$T_TMP/bad.db" "SELECT count(*) FROM lab_jobs")
+[ "$n" = 0 ]
+t_ok $? "a refused job is not stored as submitted ($n rows)"
+
+bad "token = \"$SECRET\"
+device_type = \"$DEVICE_TYPE\""
+[ $BAD_STATUS -eq 2 ] &&
+	t_grep "$T_TMP/bad.err" "token: the API token never goes in the matrix" &&
+	! grep -q -- "$SECRET" "$T_TMP/bad.err"
+t_ok $? "a token written into the matrix is refused, and not echoed"
+
+# --- strict and lazy through LAVA, killed and resumed ------------------
+
+matrix "$M" "" '"strict", "lazy", "broken"'
+"$B" run "$M" --db "$DB" >"$T_TMP/run1.out" 2>"$T_TMP/run1.err" &
+RUN_PID=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "answered" "$T_TMP/run1.err" &&
+	kill -0 "$RUN_PID" 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+grep -q "answered" "$T_TMP/run1.err"
+t_ok $? "the first LAVA job booted the guest and its agent answered (${i} s)"
+grep -q "answered" "$T_TMP/run1.err" || t_diag "$(tail -20 "$T_TMP/run1.err")"
+# Into the first trial, then SIGKILL: nothing of ours can cancel the job.
+sleep 3
+kill -9 "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+RUN_PID=
+first=$(t_q "SELECT job_id || ' ' || state FROM lab_jobs")
+case $first in
+*" running") st=0 ;;
+*) st=1 ;;
+esac
+t_ok $st "the killed run's job is stored, running: $first"
+JOB1=${first%% *}
+
+"$B" run "$M" --db "$DB" >"$T_TMP/run2.out" 2>"$T_TMP/run2.err"
+st=$?
+[ $st -eq 1 ] || t_diag "$(tail -30 "$T_TMP/run2.err")"
+[ $st -eq 1 ]
+t_ok $? "the resumed run finishes, exit 1 for the broken mode's trials"
+t_grep "$T_TMP/run2.err" "LAVA job $JOB1, submitted before the run was stopped, is still running: adopted"
+t_ok $? "the resumed run adopts job $JOB1"
+grep -E "running on .* after [0-9]+ s in the queue" "$T_TMP/run2.err" \
+	>/dev/null
+t_ok $? "queueing time is shown in the progress"
+t_diag "$(grep "host $G" "$T_TMP/run1.err" "$T_TMP/run2.err" |
+	sed "s|$T_TMP/||")"
+
+jobs=$(t_q "SELECT count(*), count(DISTINCT job_id),
+	sum(state = 'ended' AND health = 'Complete'),
+	sum(state = 'ended' AND health = 'Incomplete') FROM lab_jobs")
+[ "$jobs" = "3|3|2|1" ]
+t_ok $? "three jobs in the store, one per mode: 2 Complete, 1 Incomplete ($jobs)"
+failed=$(t_q "SELECT count(*) FROM trials t JOIN cells c ON c.id = t.cell_id
+	WHERE c.mode = 'broken' AND t.status = 'failed'
+	AND t.error LIKE '%LAVA job % ended Incomplete: Infrastructure%'")
+[ "$failed" = 2 ]
+t_ok $? "the Incomplete job fails its own 2 trials, with LAVA's reason"
+[ "$failed" = 2 ] || t_diag "$(t_q "SELECT c.mode, t.status, t.error FROM
+	trials t JOIN cells c ON c.id = t.cell_id")"
+# LAVA's own list: every job whose name is this host's.
+listed=$(curl -s -H "Authorization: Token $(cat "$TOKEN_FILE")" \
+	"$URL/api/v0.2/jobs/?limit=200&ordering=-id" |
+	python3 -c "import json, sys
+print(sum(1 for j in json.load(sys.stdin)['results']
+	  if j['description'].startswith('iommu-bench: host $G,')))")
+[ "$listed" = 3 ]
+t_ok $? "LAVA itself lists three jobs of this host: none submitted twice ($listed)"
+
+ok=$(t_q "SELECT count(*) FROM trials WHERE status = 'ok'
+	AND effective_mode = requested_mode")
+[ "$ok" = 4 ]
+t_ok $? "4 trials ok, each in the mode verified inside the LAVA guest ($ok)"
+[ "$ok" = 4 ] || t_diag "$(t_q "SELECT requested_mode, effective_mode,
+	status, error FROM trials")"
+low=$(t_q "SELECT count(*) FROM metrics WHERE name = 'throughput'
+	AND value > 0")
+[ "$low" = 4 ]
+t_ok $? "throughput > 0 in every trial ($low of 4)"
+unmaps=$(t_q "SELECT count(*) FROM probes WHERE name = 'unmap' AND calls > 0")
+[ "$unmaps" = 4 ]
+t_ok $? "unmap probe counts > 0 in every trial ($unmaps of 4)"
+# iotlb_sync per unmap: strict syncs each one, lazy queues them.
+ratio() {
+	t_q "SELECT printf('%.3f', 1.0 * sum(s.calls) / sum(u.calls))
+	     FROM probes s JOIN probes u ON u.trial_id = s.trial_id
+	     JOIN trials t ON t.id = s.trial_id
+	     WHERE t.effective_mode = '$1' AND s.name = 'iotlb_sync'
+	     AND u.name = 'unmap'"
+}
+strict=$(ratio strict)
+lazy=$(ratio lazy)
+t_between "$strict" 0.98 1.02 && t_between "$lazy" 0 0.05
+t_ok $? "IOTLB syncs per unmap: strict $strict, lazy $lazy"
+facts=$(t_q "SELECT count(*) FROM boots b WHERE json_extract(b.facts,
+	'\$.testbed.lava.job') IN (SELECT job_id FROM lab_jobs)")
+[ "${facts:-0}" -ge 2 ]
+t_ok $? "each boot's facts name its LAVA job ($facts boots)"
+
+# --- SIGINT while queued: the job is canceled in LAVA -------------------
+
+matrix "$M"
+"$B" run "$M" --db "$DB" --new >"$T_TMP/run3.out" 2>"$T_TMP/run3.err" &
+RUN_PID=$!
+i=0
+while [ $i -lt 60 ] && ! grep -q "submitted:" "$T_TMP/run3.err" &&
+	kill -0 "$RUN_PID" 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+kill -INT "$RUN_PID"
+wait "$RUN_PID"
+st=$?
+RUN_PID=
+JOB3=$(sed -n 's/.*LAVA job \([0-9]*\) submitted:.*/\1/p' "$T_TMP/run3.err" |
+	head -1)
+state=$(curl -s -H "Authorization: Token $(cat "$TOKEN_FILE")" \
+	"$URL/api/v0.2/jobs/${JOB3:-0}/" |
+	python3 -c "import json, sys; j = json.load(sys.stdin)
+print(j.get('state'), j.get('health'))")
+case $state in
+"Canceling "* | "Finished Canceled") st=0 ;;
+*) st=1 ;;
+esac
+t_ok $st "SIGINT cancels the queued job $JOB3 in LAVA ($state)"
+[ $st -eq 0 ] || t_diag "$(tail -10 "$T_TMP/run3.err")"
+stored=$(t_q "SELECT state || ' ' || health FROM lab_jobs
+	WHERE job_id = ${JOB3:-0}")
+[ "$stored" = "ended Canceled" ]
+t_ok $? "and the store says so ($stored)"
+
+t_done

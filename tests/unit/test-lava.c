@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * transport = "lava" without a lab: the matrix's [hosts.X.lava] and what
+ * it refuses, the job definition a boot becomes (the machine, the
+ * kernel's command line quoted once, the agent's socket), and LAVA's
+ * answers read (a job's state, why it failed, a submission's id). The
+ * lab itself is tests/cli/testbed-lava.t's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/host/lava.h"
+#include "bench/host/qemu.h"
+#include "matrix-load.h"
+#include "strvec.h"
+#include "tap.h"
+#include "util.h"
+
+#define HOSTS(lava_extra, host_extra)                                          \
+	"[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n" host_extra       \
+	"[hosts.lab.lava]\nserver = \"http://lava.example:8000\"\n" lava_extra \
+	"[hosts.peer]\ntransport = \"local\"\n"                                \
+	"address = \"127.0.0.1\"\n"                                            \
+	"[[kernels]]\nname = \"deb\"\npackage = "                              \
+	"\"linux-image-6.1.0-57-amd64\"\n"
+
+#define MATRIX(lava_extra, host_extra) \
+	HOSTS(lava_extra, host_extra)  \
+	"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\nclient = \"lab\"\n"
+
+#define TOKEN "token_file = \"/etc/iommu-bench/lava.token\"\n"
+
+static void test_defaults(void)
+{
+	struct matrix *m = load(MATRIX(TOKEN, ""));
+	const struct matrix_host *h;
+
+	if (!ok(m, "a lava host with a token file loads"))
+		return;
+	h = &m->hosts[matrix__find_host(m, "lab")];
+	ok(h->transport == HOST_LAVA, "transport lava");
+	is_str(h->lava.device_type, "qemu", "device_type defaults to qemu");
+	is_str(h->lava.peer_address, "10.0.2.2",
+	       "the peer is user-mode networking's alias of the worker");
+	is_str(h->address, "10.0.2.15/24", "the guest's own address");
+	is_str(h->nic, "eth0", "its NIC");
+	ok(h->qemu.nic == QEMU_NIC_E1000E, "an e1000e, behind the vIOMMU");
+	ok(h->qemu.iommu == QEMU_IOMMU_INTEL, "the intel vIOMMU");
+	ok(matrix_host__is_vm(h), "a VM: every kernel is handed over");
+	ok(matrix__boot_method(h) == APPLY_RESTART,
+	   "each boot is a new job (restart)");
+	ok(h->lava.priority == 50 && h->lava.queue_timeout_ms == 1800000,
+	   "priority 50, queue_timeout 30 min");
+	matrix__free(m);
+}
+
+static void test_errors(void)
+{
+	char *e;
+
+	e = load_bad(MATRIX("", ""));
+	has_str(e, "needs one of token_file", "no token source is refused");
+	free(e);
+	e = load_bad(MATRIX(TOKEN "token_env = \"LAVA_TOKEN\"\n", ""));
+	has_str(e, "not both", "two token sources are refused");
+	free(e);
+	e = load_bad(MATRIX("token = \"s3cr3t-t0ken\"\n", ""));
+	has_str(e, "token: the API token never goes in the matrix",
+		"a token in the matrix is refused");
+	ok(!strstr(e, "s3cr3t-t0ken"), "and not echoed");
+	free(e);
+	e = load_bad(MATRIX("token_env = \"1BAD\"\n", ""));
+	has_str(e, "not a variable name", "a bad variable name");
+	free(e);
+	e = load_bad(
+		"[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
+		"[hosts.lab.lava]\nserver = \"http://u:pw@lava:8000\"\n" TOKEN
+		"[hosts.peer]\ntransport = \"local\"\n"
+		"[[kernels]]\nname = \"d\"\npackage = "
+		"\"linux-image-6.1.0-57-amd64\"\n"
+		"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+		"client = \"lab\"\n");
+	has_str(e, "no user or password in the URL",
+		"credentials in the URL are refused");
+	ok(!strstr(e, "u:pw@") || strstr(e, "'http://u:pw@lava:8000'"),
+	   "(the URL is quoted as given)");
+	free(e);
+	e = load_bad("[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
+		     "[hosts.lab.lava]\nserver = \"ftp://lava\"\n" TOKEN
+		     "[hosts.peer]\ntransport = \"local\"\n"
+		     "[[kernels]]\nname = \"d\"\npackage = "
+		     "\"linux-image-6.1.0-57-amd64\"\n"
+		     "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+		     "client = \"lab\"\n");
+	has_str(e, "must start with http:// or https://", "a scheme not http");
+	free(e);
+	e = load_bad(MATRIX(TOKEN "device_typ = \"qemu\"\n", ""));
+	has_str(e, "did you mean 'device_type'", "a typo gets a suggestion");
+	free(e);
+	e = load_bad(MATRIX(TOKEN "job_timeout = \"30s\"\n", ""));
+	has_str(e, "job_timeout: at least 1m", "a job_timeout too short");
+	free(e);
+	e = load_bad(MATRIX(TOKEN "priority = 101\n", ""));
+	has_str(e, "priority", "priority past 100");
+	free(e);
+	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\nnic = \"virtio\"\n");
+	has_str(e, "use \"e1000e\"", "a virtio NIC would bypass the vIOMMU");
+	free(e);
+	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\narch = \"arm64\"\n");
+	has_str(e, "x86_64 guest", "arm64 is not a LAVA guest yet");
+	free(e);
+	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\naccel = \"kvm\"\n");
+	has_str(e, "a job sets only", "what the worker sets up is refused");
+	free(e);
+	e = load_bad(MATRIX(TOKEN, "reboot = \"kexec\"\n"));
+	has_str(e, "does not apply to transport 'lava'",
+		"a lava host has no reboot of its own");
+	free(e);
+	e = load_bad(HOSTS(TOKEN, "") "[[workloads]]\nname = \"rx\"\n"
+				      "server = \"lab\"\nclient = \"peer\"\n");
+	has_str(e, "nothing reaches into", "a LAVA guest cannot be the server");
+	free(e);
+	e = load_bad("[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
+		     "[hosts.peer]\ntransport = \"local\"\n"
+		     "[[kernels]]\nname = \"d\"\npackage = "
+		     "\"linux-image-6.1.0-57-amd64\"\n"
+		     "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+		     "client = \"lab\"\n");
+	has_str(e, "but no [hosts.lab.lava] table", "the lava table is needed");
+	free(e);
+	e = load_bad(MATRIX(TOKEN, "") "[[kernels]]\nname = \"now\"\n");
+	has_str(e, "is the running kernel", "a running kernel on a LAVA VM");
+	free(e);
+}
+
+static void test_definition(void)
+{
+	struct matrix *m =
+		load(MATRIX(TOKEN "tags = [\"fast\", \"x86\"]\n"
+				  "priority = 70\n",
+			    "boot_timeout = \"4m\"\n") "[hosts.lab.qemu]\n"
+						       "cpus = 3\n"
+						       "memory = "
+						       "\"2G\"\n");
+	struct lava_boot b = {
+		.job_name = "iommu-bench: host lab, kernel deb, it's",
+		.image = "/c/vmlinuz",
+		.initrd = "/c/initrd.cpio",
+		.cmdline = "console=ttyS0 iommu.strict=1",
+		.agent_sock = "/run/iommu-bench/lava-lab,x/agent.sock",
+		.timeout_ms = 600000,
+	};
+	const struct matrix_host *h;
+	char *d, *cmdline;
+
+	if (!ok(m, "a lava host with tags and a qemu table loads"))
+		return;
+	h = &m->hosts[matrix__find_host(m, "lab")];
+	d = lava__definition(h, &b);
+	if (!ok(d != NULL, "a definition is written"))
+		goto out;
+	has_str(d, "device_type: 'qemu'\n", "the device type");
+	has_str(d, "job_name: 'iommu-bench: host lab, kernel deb, it''s'\n",
+		"the name in YAML single quotes, a quote doubled");
+	has_str(d, "priority: 70\n", "the priority");
+	has_str(d, "tags:\n- 'fast'\n- 'x86'\n", "the tags");
+	has_str(d, "job: {seconds: 600}", "the job's timeout");
+	has_str(d, "  - '-machine q35'\n", "the testbed's machine");
+	has_str(d, "  - '-smp 3'\n  - '-m 2048M'\n", "its CPUs and memory");
+	has_str(d, "  - '-device intel-iommu,intremap=on,caching-mode=off'\n",
+		"the intel vIOMMU, caching mode off");
+	has_str(d, "  model: 'model=e1000e'\n", "an e1000e NIC");
+	has_str(d, "mount_tag=hostfs'", "the controller's root over 9p");
+	has_str(d, "path=/run/iommu-bench/lava-lab,,x/agent.sock,server=on",
+		"the agent's socket, a comma doubled for QEMU");
+	has_str(d, "name=iommu-bench.agent'", "the agent's port");
+	has_str(d,
+		"image_arg: '-kernel {kernel} -append ''console=ttyS0 "
+		"iommu.strict=1'''\n",
+		"the command line quoted once for LAVA's shell words, once "
+		"for YAML");
+	has_str(d, "url: 'file:///c/vmlinuz'",
+		"the kernel from the worker's files");
+	has_str(d, "url: 'file:///c/initrd.cpio'", "the initramfs");
+	has_str(d, "timeout: {seconds: 240}", "boot_timeout bounds the boot");
+	has_str(d, "start: 'iommu-bench-guest: ready'",
+		"the monitor starts at the guest's ready line");
+	has_str(d, "end: 'reboot: Power down'", "and ends at its power-off");
+	free(d);
+	d = lava__boot_definition(h, "deb",
+				  &(struct qemu_kernel){ "/c/v", "/c/i" },
+				  "/exe", "/s.sock", NULL, 0, &cmdline);
+	has_str(d, "job: {seconds: 7440}",
+		"a boot's job: boot_timeout + job_timeout (4m + 2h)");
+	has_str(cmdline, "iommu_bench.exe=/exe",
+		"the agent in the command line");
+	free(cmdline);
+	free(d);
+	b.cmdline = "console=ttyS0 x='y'";
+	d = lava__definition(h, &b);
+	ok(d == NULL, "a command line holding a quote is not written");
+	free(d);
+	b.cmdline = "console=ttyS0";
+	b.image = "/c/my kernel";
+	d = lava__definition(h, &b);
+	ok(d == NULL, "a file name with a space is not written");
+	free(d);
+out:
+	matrix__free(m);
+}
+
+static json_t *parse(const char *s)
+{
+	json_t *j = json_loads(s, 0, NULL);
+
+	if (!j)
+		tap_diag("bad JSON in the test: %s", s);
+	return j;
+}
+
+static void test_answers(void)
+{
+	struct lava_job job;
+	char *err = NULL, *s;
+	int64_t id = 0;
+	json_t *j;
+	char **names;
+	size_t nr;
+
+	j = parse("{\"id\": 7, \"state\": \"Running\", \"health\": "
+		  "\"Unknown\", \"actual_device\": \"qemu01\", "
+		  "\"submit_time\": \"2026-12-02T16:40:14Z\", "
+		  "\"start_time\": null}");
+	ok(!lava_job__parse(j, &job, &err), "a running job is read");
+	ok(job.id == 7 && job.state == LAVA_RUNNING, "its id and state");
+	is_str(job.device, "qemu01", "its device");
+	ok(!job.start_time, "a null time is NULL");
+	lava_job__release(&job);
+	json_decref(j);
+	j = parse("{\"id\": 7, \"state\": \"Scheduled\"}");
+	ok(!lava_job__parse(j, &job, &err) && job.state == LAVA_SUBMITTED,
+	   "Scheduled is still queued");
+	lava_job__release(&job);
+	json_decref(j);
+	j = parse("{\"id\": 7, \"state\": \"Exploded\"}");
+	ok(lava_job__parse(j, &job, &err) == -EPROTO, "an unknown state");
+	has_str(err, "'Exploded'", "is named");
+	free(err);
+	err = NULL;
+	json_decref(j);
+	j = parse("{\"id\": \"7\", \"state\": \"Running\"}");
+	ok(lava_job__parse(j, &job, &err) == -EPROTO, "an id that is a string");
+	free(err);
+	err = NULL;
+	json_decref(j);
+
+	j = parse("{\"results\": [{\"name\": \"validate\", \"result\": "
+		  "\"pass\"}, {\"name\": \"job\", \"result\": \"fail\", "
+		  "\"metadata\": \"case: job\\ndefinition: lava\\n"
+		  "error_msg: 'qemu-system-x86_64: -device nope: "
+		  "not found'\\nerror_type: Infrastructure\\nresult: "
+		  "fail\\n\"}]}");
+	s = lava_job__error(j);
+	is_str(s, "Infrastructure: qemu-system-x86_64: -device nope: not found",
+	       "an Incomplete job's reason, LAVA's words unquoted");
+	free(s);
+	json_decref(j);
+	j = parse("{\"results\": [{\"name\": \"boot-qemu\", \"result\": "
+		  "\"fail\"}, {\"name\": \"x\", \"result\": \"fail\"}]}");
+	s = lava_job__error(j);
+	is_str(s, "failed: boot-qemu, x", "else the failed cases");
+	free(s);
+	json_decref(j);
+	j = parse("{\"results\": []}");
+	ok(!lava_job__error(j), "nothing failed: NULL");
+	json_decref(j);
+
+	j = parse("{\"message\": \"job(s) successfully submitted\", "
+		  "\"job_ids\": [42]}");
+	ok(!lava_job__submitted(j, &id) && id == 42, "a submission's id");
+	json_decref(j);
+	j = parse("{\"job_ids\": []}");
+	ok(lava_job__submitted(j, &id) == -EPROTO, "no id is an error");
+	json_decref(j);
+
+	j = parse("{\"results\": [{\"name\": \"qemu\"}, {\"name\": 3}, "
+		  "{\"name\": \"bbb\"}]}");
+	names = lava__names(j, &nr);
+	ok(nr == 2 && !strcmp(names[0], "qemu") && !strcmp(names[1], "bbb") &&
+		   !names[2],
+	   "the names of a list, NULL-terminated, non-strings skipped");
+	strv_free(names, nr);
+	json_decref(j);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_errors();
+	test_definition();
+	test_answers();
+	return tap_done();
+}
