@@ -30,7 +30,10 @@ set -eu
 
 B=$IOMMU_BENCH
 G=tbl-$$
-LAVA=$T_TMP/lava
+# LAVA's daemons write there as the lavaserver user: not under $T_TMP,
+# which is 0700.
+LAVA=$(mktemp -d /tmp/iommu-bench-lava.XXXXXX)
+chmod 755 "$LAVA"
 DB=$T_TMP/lava.db
 PORT=$((20000 + $$ % 20000))
 RUN_PID=
@@ -40,8 +43,8 @@ cleanup() {
 	# process can have its PID.
 	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
 	# What lava-up started for this test, and nothing else.
-	[ ! -d "$LAVA" ] || bash "$SRCDIR/tests/lava/lava-down.sh" "$LAVA" \
-		>/dev/null 2>&1
+	bash "$SRCDIR/tests/lava/lava-down.sh" "$LAVA" >/dev/null 2>&1
+	rm -rf "$LAVA"
 	rm -rf "/run/iommu-bench/lava-$G" 2>/dev/null
 	t_cleanup
 }
@@ -52,14 +55,14 @@ trap 'exit 1' INT TERM
 t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 sqlite3 \
 	iperf3 curl python3
 
-mkdir -p "$LAVA"
 up=$(bash "$SRCDIR/tests/lava/lava-up.sh" "$LAVA" 2>"$T_TMP/lava-up.err")
 st=$?
 if [ $st -eq 77 ]; then
 	echo "1..0 # SKIP ${up#SKIP: }"
 	exit 0
 fi
-[ $st -eq 0 ] || t_diag "$up" "$(tail -20 "$T_TMP/lava-up.err")"
+[ $st -eq 0 ] || t_diag "$up" "$(grep '^lava-up' "$T_TMP/lava-up.err")" \
+	"$(tail -20 "$T_TMP/lava-up.err")"
 t_ok $st "a LAVA master and worker are up (lava-up.sh)"
 t_diag "$up"
 [ $st -eq 0 ] || { t_done; exit 1; }

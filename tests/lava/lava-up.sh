@@ -71,6 +71,15 @@ done
 
 mkdir -p "$STATE" || exit 1
 STATE=$(cd "$STATE" && pwd) || exit 1
+# gunicorn writes its log there as lavaserver: a folder under a 0700 one
+# (mktemp -d's) starts the server, which then never answers.
+if ! runuser -u lavaserver -- test -w "$STATE" 2>/dev/null &&
+	! { chown lavaserver "$STATE" &&
+		runuser -u lavaserver -- test -w "$STATE" 2>/dev/null; }; then
+	echo "lava-up: $STATE must be reachable and writable by the lavaserver" \
+		"user (is a folder above it mode 0700?)" >&2
+	exit 1
+fi
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
