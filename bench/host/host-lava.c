@@ -231,7 +231,8 @@ static int lava_host__open(struct host *h)
 		       p->dir, strerror(-ret));
 		return ret;
 	}
-	p->sock = xasprintf("%s/agent.sock", p->dir);
+	/* Where plan --lava-yaml says it is, too. */
+	p->sock = lava__sock_path(h->m, h->state_dir);
 	ret = read_token(h, &token);
 	if (ret)
 		return ret;
