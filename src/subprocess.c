@@ -33,6 +33,8 @@
 #define SYS_close_range 436
 #endif
 
+extern char **environ;
+
 #define SPAWN_DEFAULT_CAPTURE (16u << 20)
 /* Without a pidfd, how often a waiter looks for the child's exit. */
 #define SPAWN_POLL_TICK_MS 10
@@ -134,6 +136,41 @@ static int child_netns(const char *name, bool sysfs)
 	return 0;
 }
 
+static bool env_dropped(const char *var, const char *const *drop)
+{
+	size_t n, eq = strcspn(var, "=");
+
+	for (; *drop; drop++) {
+		n = strlen(*drop);
+		if (n && (*drop)[n - 1] == '*') {
+			if (!strncmp(var, *drop, n - 1))
+				return true;
+		} else if (n == eq && !strncmp(var, *drop, n)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The child's environment, made before fork: between fork and exec a
+ * child of a threaded parent may not allocate, only point environ at it.
+ * The strings are ours; only the vector is new.
+ */
+static char **env_filter(const char *const *drop)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 1, sizeof(*env));
+	for (n = 0; environ[n]; n++)
+		if (!env_dropped(environ[n], drop))
+			env[k++] = environ[n];
+	return env;
+}
+
 /*
  * The child's side, between fork and exec (or @fn): only what a child
  * of a possibly multi-threaded parent may safely do before exec. Any
@@ -219,12 +256,15 @@ struct spawn_pipes {
 
 static void __attribute__((noreturn))
 child_main(const struct spawn_opts *o, const struct spawn_target *t,
-	   pid_t parent, const struct spawn_pipes *p, int xfd, int *keep)
+	   pid_t parent, const struct spawn_pipes *p, int xfd, int *keep,
+	   char **env)
 {
 	int ret;
 
 	child_setup(o, parent, p->in[0], p->out[1], p->err[1], xfd, keep,
 		    o->nr_keep_fds);
+	if (env)
+		environ = env;
 	if (t->argv) {
 		execvp(t->argv[0], (char *const *)t->argv);
 		child_fail(xfd, errno);
@@ -310,6 +350,7 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 	pid_t parent = getpid(), pid;
 	int xp[2] = { -1, -1 };
 	int *keep = NULL, child_err;
+	char **env = NULL;
 	ssize_t n;
 	int err = 0;
 
@@ -333,6 +374,8 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 		pr_err("%s: pipe: %s", what, strerror(-err));
 		goto out;
 	}
+	if (o->env_drop)
+		env = env_filter(o->env_drop);
 	fflush(NULL); /* or the child's exit would print our buffers twice */
 	pid = fork();
 	if (pid < 0) {
@@ -341,7 +384,7 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 		goto out;
 	}
 	if (pid == 0)
-		child_main(o, t, parent, &p, xp[1], keep);
+		child_main(o, t, parent, &p, xp[1], keep, env);
 	sp->pid = pid;
 	close_fd(&p.in[0]);
 	close_fd(&p.out[1]);
@@ -369,6 +412,7 @@ out:
 	close_fd(&xp[0]);
 	close_fd(&xp[1]);
 	free(keep);
+	free(env);
 	return err;
 }
 

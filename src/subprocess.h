@@ -65,6 +65,11 @@ struct spawn_opts {
 	size_t in_len;
 	/* Bytes kept of each captured stream; more is read and dropped. */
 	size_t max_capture; /* 0: 16 MiB */
+	/*
+	 * Our environment less these variables, NULL-terminated; a name
+	 * ending in '*' drops every variable it starts. NULL: all of it.
+	 */
+	const char *const *env_drop;
 };
 
 struct spawn {

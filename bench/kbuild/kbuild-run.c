@@ -25,6 +25,21 @@
 #define OUTPUT_MAX (64 * 1024)
 #define STOP_GRACE_MS 5000
 
+/*
+ * What a caller's environment must not bring into a build. make passes
+ * its flags to every make below it: run from `make -s check`, the kernel
+ * build was silent (no compile lines in its log); from `make -j2`, it
+ * joined the outer make's jobserver instead of its own -j. Kbuild's own
+ * variables (LOCALVERSION, KCONFIG_CONFIG, KCFLAGS, ...) would change
+ * what is built without changing the cache key.
+ */
+static const char *const build_env_drop[] = {
+	"MAKEFLAGS",	 "MFLAGS",     "GNUMAKEFLAGS", "MAKELEVEL",
+	"MAKEOVERRIDES", "MAKEFILES",  "MAKE_TERMOUT", "MAKE_TERMERR",
+	"KBUILD_*",	 "KCONFIG_*",  "KCFLAGS",      "KCPPFLAGS",
+	"KAFLAGS",	 "KRUSTFLAGS", "LOCALVERSION", NULL,
+};
+
 /* The command line as the log shows it (never run through a shell). */
 static void log_command(int log_fd, const char *const *argv)
 {
@@ -61,7 +76,8 @@ int kbuild__run(const char *const *argv, int timeout_ms, int log_fd,
 	/* Killed with us, make takes its jobs down with it. */
 	struct spawn_opts opts = { .flags = SPAWN_ERR_TO_OUT,
 				   .out_to_fd = log_fd,
-				   .pdeathsig = SIGTERM };
+				   .pdeathsig = SIGTERM,
+				   .env_drop = build_env_drop };
 	double deadline = mono_ns() / 1e9 + timeout_ms / 1000.0;
 	off_t from = lseek(log_fd, 0, SEEK_END);
 	char how[96];
@@ -108,7 +124,8 @@ int kbuild__capture(const char *const *argv, int timeout_ms, char **out,
 		    char **err)
 {
 	struct spawn_opts opts = { .flags = SPAWN_CAPTURE_OUT |
-					    SPAWN_CAPTURE_ERR };
+					    SPAWN_CAPTURE_ERR,
+				   .env_drop = build_env_drop };
 	char how[96];
 	struct spawn sp;
 	int ret;

@@ -265,8 +265,18 @@ NEXT=$(GIT_INDEX_FILE=$T_TMP/index sh -ec '
 			commit-tree "$(git -C "$1" write-tree)" -p HEAD' sh "$KSRC") ||
 	st=$?
 t_ok $st "a scratch commit on top of the tree's HEAD"
+# Built as a make below `make -s -j2 check` would run it (its flags and
+# a jobserver in the environment): the build must be the same as from a
+# shell, its own -j and its compile lines in the log.
+submake() (
+	MAKEFLAGS="s -j2 --jobserver-auth=3,4"
+	MFLAGS=-s
+	MAKELEVEL=1
+	export MAKEFLAGS MFLAGS MAKELEVEL
+	"$@"
+)
 start=$(now)
-t_run 0 bootable --workdir "$WD" --base "$NEXT" --json &&
+t_run 0 submake bootable --workdir "$WD" --base "$NEXT" --json &&
 	python3 - "$T_OUT" "$T_TMP/tiny.json" <<'EOF'
 import json, sys
 nxt, first = (json.load(open(p)) for p in sys.argv[1:])
@@ -284,6 +294,9 @@ t_diag "incremental build: $(($(now) - start)) s, $incr files compiled (the firs
 [ "${incr:-0}" -ge 1 ] && [ "${incr:-0}" -le 10 ] &&
 	{ [ "$WD_FRESH" = no ] || [ "${full:-0}" -gt 100 ]; }
 t_ok $? "make rebuilt only what the commit changed ($incr compiled, not $full)"
+jobserver=$(grep -c jobserver "$(log_of "$T_OUT" 2>/dev/null || echo /dev/null)" || :)
+[ "${incr:-0}" -ge 1 ] && [ "${jobserver:-1}" -eq 0 ]
+t_ok $? "started below make -s -j2: compile lines in its log, no outer jobserver ($jobserver lines name one)"
 t_run 0 bootable --workdir "$WD" --json && python3 - "$T_OUT" "$T_TMP/tiny.json" <<'EOF'
 import json, sys
 again, first = (json.load(open(p)) for p in sys.argv[1:])

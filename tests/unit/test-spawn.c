@@ -41,6 +41,34 @@ static void test_capture(void)
 	spawn__release(&sp);
 }
 
+static void test_env_drop(void)
+{
+	static const char *const drop[] = { "MAKEFLAGS", "KBUILD_*", NULL };
+	struct spawn_opts o = { .flags = SPAWN_CAPTURE_OUT, .env_drop = drop };
+	const char *argv[] = { "env", NULL };
+	struct spawn sp;
+
+	setenv("MAKEFLAGS", "s -j2 --jobserver-auth=3,4", 1);
+	setenv("MAKEFLAGSX", "kept", 1);
+	setenv("KBUILD_OUTPUT", "/elsewhere", 1);
+	setenv("IB_TEST_KEPT", "1", 1);
+	is_int(spawn__run(&sp, argv, &o, 5000), 0, "env runs");
+	ok(sp.out && !strstr(sp.out, "MAKEFLAGS=s"),
+	   "a named variable is dropped");
+	ok(sp.out && !strstr(sp.out, "KBUILD_OUTPUT="),
+	   "a name ending in '*' drops the variables it starts");
+	ok(sp.out && strstr(sp.out, "MAKEFLAGSX=kept") &&
+		   strstr(sp.out, "\nIB_TEST_KEPT=1\n"),
+	   "the rest is passed on, a longer name included");
+	spawn__release(&sp);
+	ok(getenv("MAKEFLAGS") && getenv("KBUILD_OUTPUT"),
+	   "our own environment is untouched");
+	unsetenv("MAKEFLAGS");
+	unsetenv("MAKEFLAGSX");
+	unsetenv("KBUILD_OUTPUT");
+	unsetenv("IB_TEST_KEPT");
+}
+
 static void test_big_output(void)
 {
 	/* More than a pipe holds: the waiter must drain while waiting. */
@@ -298,6 +326,7 @@ int main(void)
 	/* Failures are what some tests provoke: keep their messages quiet. */
 	log_verbosity = -1;
 	test_capture();
+	test_env_drop();
 	test_big_output();
 	test_exec_failure();
 	test_timeout();
