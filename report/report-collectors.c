@@ -83,10 +83,15 @@ static void perturbation(struct report_ctx *c)
 		td_tp(c, x->tp_profile, x->tp_unit);
 		snprintf(buf, sizeof(buf), "%zu", x->profile_trials);
 		html__td(c->fp, "num", buf);
+		/*
+		 * Two decimals, as every ratio of the report: "%.3g" made
+		 * a cost within half a percent of none "1x", which reads
+		 * as a count and not as a ratio.
+		 */
 		if (isnan(x->tp_measured) || !(x->tp_measured > 0))
 			snprintf(buf, sizeof(buf), "-");
 		else
-			snprintf(buf, sizeof(buf), "%.3gx",
+			snprintf(buf, sizeof(buf), "%.2fx",
 				 x->tp_profile / x->tp_measured);
 		html__td(c->fp, "num", buf);
 		fputs("</tr>\n", c->fp);

@@ -107,6 +107,30 @@ sqlite3 failed.db "UPDATE trials SET status = 'failed', error = 'boom'
 	! grep -q "passthrough is" failed.html
 t_ok $? "a mode with only failed trials is reported, not compared"
 
+# A profile trial whose throughput is within half a percent of its
+# cell's measured trials: what profiling cost there reads 1.00x, a
+# ratio like every other ("1x" once, which run.t's check did not take
+# for one and so counted a cell short).
+cp r.db prof.db
+sqlite3 prof.db "UPDATE trials SET profile = 1
+	WHERE id = (SELECT max(id) FROM trials WHERE status = 'ok');
+	UPDATE metrics SET value = CASE WHEN (SELECT profile FROM trials t
+		WHERE t.id = trial_id) THEN 1.003e10 ELSE 1e10 END
+	WHERE name = 'throughput' AND trial_id IN (SELECT id FROM trials
+		WHERE cell_id = (SELECT cell_id FROM trials WHERE profile = 1))" &&
+	t_run 0 "$B" --db prof.db report --no-plots -o prof.html &&
+	python3 - prof.html <<'PY'
+import re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+sec = h[h.index('id="collectors"'):]
+sec = sec[:sec.index("<h2")]
+rows = re.findall(r"<tr>(.*?)</tr>", sec)
+cost = [re.sub(r"<[^>]+>", " ", r).split() for r in rows if "Gbit/s" in r]
+assert len(cost) == 1, cost
+assert cost[0][-1] == "1.00x", cost
+PY
+t_ok $? "a profile trial's cost within half a percent of none reads 1.00x"
+
 t_run 1 "$B" report -o "$T_TMP/no/such/dir/r.html" && t_grep "$T_ERR" "no/such/dir"
 t_ok $? "an unwritable -o is exit 1, named"
 
