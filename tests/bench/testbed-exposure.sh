@@ -14,7 +14,9 @@
 # Needs root, QEMU, python3 and the testbed kernel; says why and stops
 # otherwise. About a minute under TCG.
 set -u
-. "$(dirname "$0")/testbed.lib" x 191
+tb_tag=x
+tb_net=191
+. "$(dirname "$0")/testbed.lib"
 
 cat >"$TMP/m.toml" <<EOT
 [run]

@@ -12,7 +12,9 @@
 # Needs root, QEMU, python3 and the testbed kernel; says why and stops
 # otherwise. About 2 minutes under TCG.
 set -u
-. "$(dirname "$0")/testbed.lib" p 193
+tb_tag=p
+tb_net=193
+. "$(dirname "$0")/testbed.lib"
 
 cat >"$TMP/m.toml" <<EOT
 [run]
