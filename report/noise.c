@@ -66,32 +66,50 @@ static bool keep(const struct ds_filter *f, sqlite3_stmt *s)
 	return true;
 }
 
-static int load_run(struct rdb *r, int64_t run, const char *metric,
-		    const struct ds_filter *f, struct noise *out,
-		    struct noise_acc **acc, size_t *alloc)
+static int cmp_run(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Every measured trial of @metric in @runs, in one pass: cells by the
+ * run range (their (run_id, cell_key) index), then their trials and
+ * the one metric row of each. CROSS JOIN keeps SQLite to that order;
+ * left to itself it drives from metrics_name, every run's values of the
+ * metric, which per run made the report quadratic in its history.
+ */
+static int load_runs(struct rdb *r, const int64_t *sorted, size_t nr_runs,
+		     const char *metric, const struct ds_filter *f,
+		     struct noise *out, struct noise_acc **acc, size_t *alloc)
 {
 	static const char sql[] =
 		"SELECT h.name, k.name, c.mode, c.workload, t.repetition,"
-		" coalesce(t.boot_id, 0), m.value, m.unit"
-		" FROM cells c JOIN hosts h ON h.id = c.host_id"
+		" coalesce(t.boot_id, 0), m.value, m.unit, c.run_id"
+		" FROM cells c CROSS JOIN trials t CROSS JOIN metrics m"
+		" JOIN hosts h ON h.id = c.host_id"
 		" JOIN kernels k ON k.id = c.kernel_id"
-		" JOIN trials t ON t.cell_id = c.id"
-		" JOIN metrics m ON m.trial_id = t.id"
-		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.profile = 0"
-		" AND t.status = 'ok'"
-		" AND m.name = ?2 ORDER BY c.id, t.repetition";
+		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.cell_id = c.id"
+		" AND t.warmup = 0 AND t.profile = 0 AND t.status = 'ok'"
+		" AND m.trial_id = t.id AND m.name = ?3"
+		" ORDER BY c.id, t.repetition";
 	struct noise_cell *cell;
 	struct noise_acc *a;
 	sqlite3_stmt *s;
+	int64_t run;
 	int rc, err;
 
 	err = rdb__prepare(r, sql, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, sorted[0]);
+	sqlite3_bind_int64(s, 2, sorted[nr_runs - 1]);
+	sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!keep(f, s))
+		run = sqlite3_column_int64(s, 8);
+		if (!bsearch(&run, sorted, nr_runs, sizeof(run), cmp_run) ||
+		    !keep(f, s))
 			continue;
 		cell = find_cell(out, acc, s, alloc);
 		a = &(*acc)[cell - out->cells];
@@ -238,12 +256,19 @@ int noise__load(struct rdb *r, const int64_t *runs, size_t nr_runs,
 {
 	struct noise_acc *acc = NULL;
 	size_t i, alloc = 0;
+	int64_t *sorted;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->metric = xstrdup(metric);
-	for (i = 0; !err && i < nr_runs; i++)
-		err = load_run(r, runs[i], metric, f, out, &acc, &alloc);
+	if (nr_runs) {
+		sorted = xmalloc(nr_runs * sizeof(*sorted));
+		memcpy(sorted, runs, nr_runs * sizeof(*sorted));
+		qsort(sorted, nr_runs, sizeof(*sorted), cmp_run);
+		err = load_runs(r, sorted, nr_runs, metric, f, out, &acc,
+				&alloc);
+		free(sorted);
+	}
 	for (i = 0; !err && i < out->nr; i++) {
 		aa(&out->cells[i], acc[i].rows, acc[i].nr, o);
 		spread(&out->cells[i], acc[i].rows, acc[i].nr);

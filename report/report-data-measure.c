@@ -123,36 +123,53 @@ static struct rd_probe *probe_for(struct report_data *d, struct keymap *map,
 	return &d->probes[id];
 }
 
-/* One probe row of a trial into @p; 1 when its histogram was bad. */
-static size_t probe__add(struct rd_ctx *c, struct rd_probe *p, sqlite3_stmt *s,
-			 const struct bytes_map *bytes, struct keymap *seen)
+/* One probe row of a trial, read once for the two probes it adds to. */
+struct probe_row {
+	uint64_t calls, total_ns;
+	double bytes; /* < 0: unknown */
+	uint64_t hist[RD_HIST_MAX];
+	bool bad;      /* its histogram was not one: left out */
+	uint32_t rung; /* "fentry iommu_dma_unmap_page" */
+};
+
+static void probe_row__read(struct rd_ctx *c, sqlite3_stmt *s,
+			    const struct bytes_map *bytes, struct probe_row *r)
 {
-	size_t bad = 0;
-	uint32_t how[3];
-	bool added;
 	char *rung;
-	double b;
+
+	r->calls = sqlite3_column_int64(s, 5);
+	r->total_ns = sqlite3_column_int64(s, 6);
+	r->bytes = bytes_of(bytes, sqlite3_column_int64(s, 1));
+	memset(r->hist, 0, sizeof(r->hist));
+	r->bad = add_hist(rd__col(s, 7), r->hist, RD_HIST_MAX) != 0;
+	if (r->bad)
+		memset(r->hist, 0, sizeof(r->hist));
+	rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
+	r->rung = intern__id(&c->d->str, rung);
+	free(rung);
+}
+
+static void probe__add(struct rd_ctx *c, struct rd_probe *p,
+		       const struct probe_row *r, struct keymap *seen)
+{
+	uint32_t how[3] = { p - c->d->probes, r->rung, 0 };
+	bool added;
+	size_t i;
 
 	p->trials++;
-	p->calls += sqlite3_column_int64(s, 5);
-	p->total_ns += sqlite3_column_int64(s, 6);
-	b = bytes_of(bytes, sqlite3_column_int64(s, 1));
-	if (b >= 0) {
-		p->gbytes += b / 1e9;
+	p->calls += r->calls;
+	p->total_ns += r->total_ns;
+	if (r->bytes >= 0) {
+		p->gbytes += r->bytes / 1e9;
 		p->trials_bytes++;
 	}
-	if (add_hist(rd__col(s, 7), p->hist, RD_HIST_MAX))
-		bad = 1;
+	for (i = 0; i < RD_HIST_MAX; i++)
+		p->hist[i] += r->hist[i];
 	/* The attach rung and target, once per distinct pair. */
-	rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
-	how[0] = p - c->d->probes;
-	how[1] = intern__id(&c->d->str, rung);
-	how[2] = 0;
 	keymap__id(seen, how, &added);
 	if (added)
-		p->attach = rd__merge_set(c->d, p->attach, rung);
-	free(rung);
-	return bad;
+		p->attach = rd__merge_set(c->d, p->attach,
+					  intern__str(&c->d->str, r->rung));
 }
 
 int rd__load_probes(struct rd_ctx *c)
@@ -166,6 +183,7 @@ int rd__load_probes(struct rd_ctx *c)
 		" AND t.profile = 0 AND t.status = 'ok'";
 	struct keymap map, seen;
 	struct bytes_map bytes;
+	struct probe_row row;
 	struct rd_cell *cell;
 	struct rd_probe *p;
 	sqlite3_stmt *s;
@@ -183,13 +201,13 @@ int rd__load_probes(struct rd_ctx *c)
 		cell = rd__cell(c, sqlite3_column_int64(s, 0));
 		if (!cell)
 			continue;
+		probe_row__read(c, s, &bytes, &row);
+		bad += row.bad;
 		for (k = 0; k < 2; k++) {
 			p = probe_for(c->d, &map, cell->axis,
 				      k ? cell->workload : UINT32_MAX,
 				      rd__col(s, 2));
-			/* Each row's histogram is one histogram. */
-			if (probe__add(c, p, s, &bytes, &seen) && !k)
-				bad++;
+			probe__add(c, p, &row, &seen);
 		}
 	}
 	if (rc != SQLITE_DONE)

@@ -9,8 +9,8 @@
  *
  * The estimate is the median of the m * n differences y_j - x_i; they
  * are never stored: the k-th smallest is found by bisecting on the
- * value, counting the differences below it in O(m + n). On log values
- * the shift is a log ratio.
+ * value, counting the differences below it in O(m + n), each end moved
+ * onto the nearest difference. On log values the shift is a log ratio.
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -43,55 +43,88 @@ static double value_of(uint64_t k)
 	return d;
 }
 
-/* #{(i, j): y[j] - x[i] <= t} (or < t), both sorted ascending. */
-static uint64_t count_below(const double *x, size_t m, const double *y,
-			    size_t n, double t, bool or_equal)
-{
-	uint64_t c = 0;
-	size_t i, j = 0;
+/* The two samples, sorted ascending, and what stays the same between d. */
+struct shift_ctx {
+	const double *x, *y;
+	size_t m, n;
+	/* sum(t^3 - t) over the runs of equal values within x and within y */
+	double ties_within;
+};
 
-	/* As x[i] grows, more y[j] - x[i] fall below t. */
-	for (i = 0; i < m; i++) {
-		while (j < n && (or_equal ? y[j] - x[i] <= t : y[j] - x[i] < t))
+/*
+ * Where @t falls among the m * n differences y[j] - x[i]: how many are
+ * at or below it and below it, and its neighbours, the largest at or
+ * below it and the smallest above (-inf, inf: none). One merge pass:
+ * as x[i] grows, the boundary j only moves right.
+ */
+struct diffs_at {
+	uint64_t le, lt;
+	double below, above;
+};
+
+static void diffs_at(const struct shift_ctx *s, double t, struct diffs_at *r)
+{
+	const double *x = s->x, *y = s->y;
+	size_t i, j = 0, k = 0, n = s->n;
+	double d;
+
+	r->le = r->lt = 0;
+	r->below = -INFINITY;
+	r->above = INFINITY;
+	for (i = 0; i < s->m; i++) {
+		while (j < n && y[j] - x[i] <= t)
 			j++;
-		c += j;
+		while (k < j && y[k] - x[i] < t)
+			k++;
+		r->le += j;
+		r->lt += k;
+		if (j && (d = y[j - 1] - x[i]) > r->below)
+			r->below = d;
+		if (j < n && (d = y[j] - x[i]) < r->above)
+			r->above = d;
 	}
-	return c;
 }
 
-static uint64_t count_le(const double *x, size_t m, const double *y, size_t n,
-			 double t)
+static uint64_t key_mid(double a, double b)
 {
-	return count_below(x, m, y, n, t, true);
+	uint64_t ka = key_of(a), kb = key_of(b);
+
+	return ka < kb ? ka + (kb - ka) / 2 : kb + (ka - kb) / 2;
 }
 
-/* The @k-th smallest (1-based) of the differences y[j] - x[i]. */
-static double kth_diff(const double *x, size_t m, const double *y, size_t n,
-		       uint64_t k)
+/*
+ * The @k-th smallest (1-based) of the differences. Each pass halves the
+ * values between two differences known to bracket it, then moves both
+ * ends onto differences: about log2 of the differences between them
+ * passes rather than the 64 of a bisection on every double.
+ */
+static double kth_diff(const struct shift_ctx *s, uint64_t k)
 {
-	uint64_t lo = key_of(y[0] - x[m - 1]), hi = key_of(y[n - 1] - x[0]);
+	double lo = s->y[0] - s->x[s->m - 1], hi = s->y[s->n - 1] - s->x[0];
+	struct diffs_at at;
 
-	/* The smallest t with at least k differences at or below it. */
 	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (count_le(x, m, y, n, value_of(mid)) >= k)
-			hi = mid;
+		diffs_at(s, value_of(key_mid(lo, hi)), &at);
+		if (at.le >= k)
+			hi = at.below;
 		else
-			lo = mid + 1;
+			lo = at.above;
 	}
-	return value_of(lo);
+	return lo;
 }
 
-static double median_diff(const double *x, size_t m, const double *y, size_t n)
+static double median_diff(const struct shift_ctx *s)
 {
-	uint64_t mn = (uint64_t)m * n;
+	uint64_t mn = (uint64_t)s->m * s->n;
+	struct diffs_at at;
+	double lower;
 
 	if (mn % 2)
-		return kth_diff(x, m, y, n, mn / 2 + 1);
-	return (kth_diff(x, m, y, n, mn / 2) +
-		kth_diff(x, m, y, n, mn / 2 + 1)) /
-	       2;
+		return kth_diff(s, mn / 2 + 1);
+	/* The next one up is the same value or the next difference. */
+	lower = kth_diff(s, mn / 2);
+	diffs_at(s, lower, &at);
+	return (lower + (at.le >= mn / 2 + 1 ? lower : at.above)) / 2;
 }
 
 static bool has_ties(const double *x, size_t m, const double *y, size_t n)
@@ -115,19 +148,36 @@ static double ties3(size_t t)
 	return (double)t * t * t - (double)t;
 }
 
+static double runs_ties(const double *v, size_t n)
+{
+	size_t i, j;
+	double t = 0;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		t += ties3(j - i);
+	}
+	return t;
+}
+
 /*
  * sum(t^3 - t) over the groups of equal values of x and y - d together.
  * y[j] - d is never formed: against x[i] it is y[j] - x[i] against d,
  * the very differences the interval is made of, so that a tie across
- * the samples is exactly a difference equal to d.
+ * the samples is exactly a difference equal to d. Where no difference
+ * equals d, the groups are those within each sample.
  */
-static double tie_term(const double *x, size_t m, const double *y, size_t n,
-		       double d)
+static double tie_term(const struct shift_ctx *s, double d,
+		       const struct diffs_at *at)
 {
-	size_t i = 0, j = 0, a, b;
+	const double *x = s->x, *y = s->y;
+	size_t i = 0, j = 0, a, b, m = s->m, n = s->n;
 	double t = 0, v;
 	int c;
 
+	if (at->le == at->lt)
+		return s->ties_within;
 	while (i < m || j < n) {
 		c = i >= m	    ? -1 :
 		    j >= n	    ? 1 :
@@ -149,18 +199,19 @@ static double tie_term(const double *x, size_t m, const double *y, size_t n,
 /*
  * p of the test of (x, y - d): the normal approximation with the tie
  * correction and a continuity correction, as stats__mann_whitney() and
- * R compute it.
+ * R compute it; @at is where d falls among the differences.
  */
-static double normal_p(const double *x, size_t m, const double *y, size_t n,
-		       double d)
+static double normal_p(const struct shift_ctx *s, double d, struct diffs_at *at)
 {
-	double mn = (double)m * n, N = (double)(m + n), le, lt, u, dz, sigma2;
+	double mn = (double)s->m * s->n, N = (double)(s->m + s->n), le, lt;
+	double u, dz, sigma2;
 
-	le = (double)count_below(x, m, y, n, d, true);
-	lt = (double)count_below(x, m, y, n, d, false);
+	diffs_at(s, d, at);
+	le = (double)at->le;
+	lt = (double)at->lt;
 	/* Pairs where y - d beats x, ties a half. */
 	u = (mn - le) + (le - lt) / 2;
-	sigma2 = mn / 12 * ((N + 1) - tie_term(x, m, y, n, d) / (N * (N - 1)));
+	sigma2 = mn / 12 * ((N + 1) - tie_term(s, d, at) / (N * (N - 1)));
 	if (sigma2 <= 0)
 		return 1; /* every value equal: no evidence of anything */
 	dz = u - mn / 2;
@@ -170,39 +221,57 @@ static double normal_p(const double *x, size_t m, const double *y, size_t n,
 
 /*
  * The bound of the acceptance set {d: p(d) >= alpha} on one side of
- * @inside (accepted), by bisection on the value between @inside and the
- * extreme difference @outside, taken one step further (rejected, or
- * accepted: then the interval is unbounded on that side).
+ * @inside (accepted), between @inside and the extreme difference
+ * @outside taken one step further (rejected, or accepted: then the
+ * interval is unbounded on that side). p changes only at a difference:
+ * between two neighbouring ones it is that of any value there, so a
+ * value that is no difference settles the whole open interval around it
+ * and an end moves to that interval's edge; the search ends on the last
+ * accepted double next to a rejected one, as a bisection on every
+ * double would, in a fraction of its passes.
  */
-static double normal_bound(const double *x, size_t m, const double *y, size_t n,
-			   double alpha, double inside, double outside,
-			   bool upper)
+static double normal_bound(const struct shift_ctx *s, double alpha,
+			   double inside, double outside, bool upper)
 {
-	uint64_t in = key_of(inside), out;
 	double beyond = upper ? nextafter(outside, INFINITY) :
 				nextafter(outside, -INFINITY);
+	double in = inside, out, mid;
+	struct diffs_at at;
+	uint64_t ki, ko;
+	bool ok;
 
-	if (normal_p(x, m, y, n, beyond) >= alpha)
+	if (normal_p(s, beyond, &at) >= alpha)
 		return upper ? INFINITY : -INFINITY;
-	out = key_of(beyond);
-	/* in accepted, out rejected: close in on the last accepted value. */
-	while (in + 1 != out && out + 1 != in) {
-		uint64_t mid = in < out ? in + (out - in) / 2 :
-					  out + (in - out) / 2;
-
-		if (normal_p(x, m, y, n, value_of(mid)) >= alpha)
-			in = mid;
-		else
-			out = mid;
+	out = beyond;
+	for (;;) {
+		ki = key_of(in);
+		ko = key_of(out);
+		if (ki + 1 == ko || ko + 1 == ki)
+			break;
+		mid = value_of(key_mid(in, out));
+		ok = normal_p(s, mid, &at) >= alpha;
+		if (at.below == mid) {
+			/* A difference: its own p, for itself alone. */
+			if (ok)
+				in = mid;
+			else
+				out = mid;
+		} else if (ok) {
+			in = upper ? nextafter(at.above, -INFINITY) :
+				     nextafter(at.below, INFINITY);
+		} else {
+			out = upper ? nextafter(at.below, INFINITY) :
+				      nextafter(at.above, -INFINITY);
+		}
 	}
-	return value_of(in);
+	return in;
 }
 
-static void exact_interval(const double *x, size_t m, const double *y, size_t n,
-			   double alpha, struct stats_shift *r)
+static void exact_interval(const struct shift_ctx *s, double alpha,
+			   struct stats_shift *r)
 {
-	double *pmf = stats__mw_pmf(m, n), tail = 0;
-	uint64_t mn = (uint64_t)m * n;
+	double *pmf = stats__mw_pmf(s->m, s->n), tail = 0;
+	uint64_t mn = (uint64_t)s->m * s->n;
 	long c = -1;
 
 	/* The largest c with 2 P(U <= c) < alpha: reject U <= c, U >= mn-c. */
@@ -219,26 +288,27 @@ static void exact_interval(const double *x, size_t m, const double *y, size_t n,
 		r->level = 1;
 		return;
 	}
-	r->lo = kth_diff(x, m, y, n, (uint64_t)c + 1);
-	r->hi = kth_diff(x, m, y, n, mn - (uint64_t)c);
+	r->lo = kth_diff(s, (uint64_t)c + 1);
+	r->hi = kth_diff(s, mn - (uint64_t)c);
 }
 
 static void shift(const double *x, size_t m, const double *y, size_t n,
 		  double alpha, struct stats_shift *r)
 {
-	r->est = median_diff(x, m, y, n);
+	struct shift_ctx s = { .x = x, .y = y, .m = m, .n = n };
+
+	r->est = median_diff(&s);
 	stats__mann_whitney(x, m, y, n, &r->mw);
 	if (!has_ties(x, m, y, n) && m < SHIFT_EXACT_MAX &&
 	    n < SHIFT_EXACT_MAX) {
 		r->method = "exact";
-		exact_interval(x, m, y, n, alpha, r);
+		exact_interval(&s, alpha, r);
 	} else {
 		r->method = "normal";
 		r->level = 1 - alpha;
-		r->lo = normal_bound(x, m, y, n, alpha, r->est, y[0] - x[m - 1],
-				     false);
-		r->hi = normal_bound(x, m, y, n, alpha, r->est, y[n - 1] - x[0],
-				     true);
+		s.ties_within = runs_ties(x, m) + runs_ties(y, n);
+		r->lo = normal_bound(&s, alpha, r->est, y[0] - x[m - 1], false);
+		r->hi = normal_bound(&s, alpha, r->est, y[n - 1] - x[0], true);
 	}
 	/*
 	 * Both say the same by construction; where values tie exactly at
