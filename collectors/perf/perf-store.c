@@ -131,11 +131,17 @@ int perf_collector__store(struct store *st, int64_t trial_id,
 		return -EINVAL;
 	}
 	err = store_profile(st, trial_id, results);
-	if (!err && json_is_true(json_object_get(results, "recorded"))) {
+	/*
+	 * Samples are counted where perf.data is read: a profile the
+	 * controller was to report whose perf.data did not come home has
+	 * none, and the trial's measurements are stored all the same.
+	 */
+	if (!err && json_is_true(json_object_get(results, "recorded")) &&
+	    isfinite(num(results, "samples"))) {
 		err = store__metric_add(st, trial_id, "perf_samples",
 					num(results, "samples"), "count",
 					STORE_BETTER_NONE, NULL);
-		if (!err)
+		if (!err && isfinite(num(results, "lost_samples")))
 			err = store__metric_add(st, trial_id,
 						"perf_lost_samples",
 						num(results, "lost_samples"),

@@ -125,6 +125,30 @@ static void check_counters(const json_t *r)
 		   "cycles: unsupported here, with a reason, and no value");
 }
 
+/*
+ * A profile left to the controller whose perf.data never came home (a
+ * guest that stopped answering file.read): nothing to count samples in,
+ * and the trial's other results are stored all the same.
+ */
+static void test_store_unreported(struct store *st, int64_t trial)
+{
+	json_t *r = json_pack("{s:b, s:s, s:s, s:s, s:[]}", "recorded", 1,
+			      "report", "controller", "perf_data",
+			      "/nonexistent/perf.data", "kallsyms",
+			      "/nonexistent/kallsyms", "counters");
+	int64_t n = -1;
+
+	ct_capture_begin();
+	is_int(perf_collector__report_deferred(r), -ENOENT,
+	       "perf.data that did not come: no report");
+	free(ct_capture_end());
+	is_int(ops->store(st, trial, r), 0,
+	       "and the results are stored all the same");
+	store__count(st, "metrics", &n);
+	is_int(n, 0, "with no sample count made up for it");
+	json_decref(r);
+}
+
 static void test_record(struct store *st, int64_t run, int64_t trial)
 {
 	json_t *cfg = json_pack("{s:b, s:s, s:i}", "enabled", 1, "event",
@@ -311,6 +335,7 @@ int main(void)
 	test_bad_event();
 	test_counters_only();
 	st = ct_store(&run, &trial);
+	test_store_unreported(st, trial);
 	test_record(st, run, trial);
 	test_deferred();
 	store__commit(st);
