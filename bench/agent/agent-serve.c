@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/agent/agent-channel.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent/agent.h"
 #include "json-util.h"
@@ -178,7 +179,7 @@ json_t *agent__handle_line(struct agent *a, const char *line)
 	return o;
 }
 
-static int reply(int out_fd, json_t *o)
+static int reply(struct agent_channel *ch, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	char *line;
@@ -187,58 +188,32 @@ static int reply(int out_fd, json_t *o)
 	if (!s)
 		return -ENOMEM;
 	line = xasprintf("%s\n", s);
-	ret = write_all(out_fd, line, strlen(line));
+	ret = agent_channel__write(ch, line, strlen(line));
 	free(line);
 	free(s);
 	return ret;
 }
 
-/*
- * The next line of @in, without its newline, in *@buf: 0, or 1 when it
- * was longer than AGENT_MAX_LINE (read to its end and dropped: a broken
- * or hostile controller must not make the agent allocate what it
- * sends), or -1 at the end of input.
- */
-static int read_line(FILE *in, char **buf, size_t *cap, size_t *len)
-{
-	bool too_long = false;
-	int c;
-
-	*len = 0;
-	while ((c = getc_unlocked(in)) != EOF && c != '\n') {
-		if (too_long)
-			continue;
-		if (*len + 2 > *cap) {
-			if (*cap >= AGENT_MAX_LINE) {
-				too_long = true;
-				continue;
-			}
-			*cap = *cap ? 2 * *cap : 4096;
-			if (*cap > AGENT_MAX_LINE)
-				*cap = AGENT_MAX_LINE;
-			*buf = xrealloc(*buf, *cap);
-		}
-		(*buf)[(*len)++] = (char)c;
-	}
-	if (*cap)
-		(*buf)[*len] = '\0';
-	if (c == EOF && !*len && !too_long)
-		return -1;
-	return too_long;
-}
-
 int agent__serve(struct agent *a, int in_fd, int out_fd)
 {
-	FILE *in = fdopen(dup(in_fd), "r");
+	struct agent_channel *ch = xmalloc(sizeof(*ch));
 	char *line = NULL;
 	size_t cap = 0, n;
 	int ret = 0, r;
 
-	if (!in)
-		return -errno;
-	while (!a->quit && (r = read_line(in, &line, &cap, &n)) >= 0) {
+	agent_channel__init(ch, in_fd, out_fd);
+	while (!a->quit) {
 		json_t *o;
 
+		r = agent_channel__line(ch, &line, &cap, &n, AGENT_MAX_LINE);
+		if (r == -ENODATA)
+			break;
+		if (r < 0) {
+			pr_err("agent: cannot read a request: %s",
+			       strerror(-r));
+			ret = r;
+			break;
+		}
 		if (r) {
 			o = error_reply(-1, -E2BIG,
 					"request line longer than 16 MiB "
@@ -251,7 +226,7 @@ int agent__serve(struct agent *a, int in_fd, int out_fd)
 			continue;
 		o = agent__handle_line(a, line);
 answer:
-		ret = reply(out_fd, o);
+		ret = reply(ch, o);
 		json_decref(o);
 		if (ret < 0) {
 			pr_err("agent: cannot answer: %s", strerror(-ret));
@@ -260,8 +235,12 @@ answer:
 		if (a->after_reply)
 			agent__run_after_reply(a);
 	}
+	if (ch->lost_wakeups)
+		pr_warn("agent: the channel lost %lu wakeups; each was found "
+			"within %d ms all the same",
+			ch->lost_wakeups, AGENT_CHANNEL_POLL_MS);
 	free(line);
-	fclose(in);
+	free(ch);
 	return ret;
 }
 

@@ -30,8 +30,9 @@
  *   - then, forever: opens the virtio-serial port named
  *     TESTBED_PORT_NAME read-write and runs, chrooted into /host,
  *     `iommu_bench.exe= agent serve` with stdin and stdout on it and
- *     stderr appended to /host/tmp/iommu-bench-agent.log. The agent
- *     exits when the controller disconnects (EOF) and is started again.
+ *     stderr on the console. The agent exits when the controller
+ *     disconnects (EOF) and is started again; any other exit is said on
+ *     the console with its status.
  *   Values from the command line are checked against a safe character
  *   set before use; a bad one is reported on the console and ignored.
  */
