@@ -202,6 +202,7 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 		*result = NULL;
 	if (err)
 		*err = NULL;
+	c->unanswered = true;
 	ret = send_request(c, id, verb, args, err);
 	if (ret < 0)
 		return ret;
@@ -210,8 +211,10 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 			int done = match(c, line, id, result, err, &ret);
 
 			free(line);
-			if (done)
+			if (done) {
+				c->unanswered = false;
 				return ret;
+			}
 		}
 		ret = read_more(c, deadline);
 		if (ret == -ETIMEDOUT) {

@@ -327,6 +327,27 @@ static char *vm_console(void *arg)
 	return console_tail(arg);
 }
 
+/*
+ * An agent that gave no answer: a VM that has gone says why (QEMU's exit
+ * and the console), one still running says what its console said last.
+ */
+static char *qemu_host__explain(struct host *h)
+{
+	struct qemu_priv *p = h->priv;
+	char *why = NULL, *tail;
+
+	if (!p || !vm_running(p))
+		return xstrdup("its VM is not running");
+	if (vm_gone(p, &why))
+		return why;
+	tail = console_tail(p);
+	why = xasprintf("QEMU (PID %d) still runs; the guest's console ends "
+			"with:\n%s",
+			(int)p->qemu.pid, tail);
+	free(tail);
+	return why;
+}
+
 static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 		      const char *old_boot, struct agent_conn **out, char **err)
 {
@@ -593,5 +614,6 @@ const struct host_ops host_qemu_ops = {
 	.kernel_files = qemu_host__kernel_files,
 	.cpu_ns = qemu_host__cpu_ns,
 	.platform = qemu_host__platform,
+	.explain = qemu_host__explain,
 	.close = qemu_host__close,
 };

@@ -9,6 +9,7 @@
 #define IOMMU_BENCH_HOST_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,11 @@ struct agent_conn {
 	size_t len, alloc;
 	uint64_t next_id;
 	char *host; /* for messages */
+	/*
+	 * The last call got no answer at all (it timed out, or the
+	 * connection broke), as opposed to an error the agent sent.
+	 */
+	bool unanswered;
 };
 
 /*
@@ -88,6 +94,12 @@ struct host_ops {
 	 * stored with each boot's facts as "testbed". NULL op: nothing.
 	 */
 	json_t *(*platform)(struct host *h);
+	/*
+	 * What the controller itself sees of a machine whose agent gave no
+	 * answer: for a VM, whether its emulator still runs and the last
+	 * lines of its console. A new string, or NULL (NULL op: nothing).
+	 */
+	char *(*explain)(struct host *h);
 	/* Undo open(): namespaces and veths removed, masters closed. */
 	void (*close)(struct host *h);
 };

@@ -44,6 +44,16 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 	json_decref(args);
 	if (ret && err && !*err)
 		*err = xasprintf("%s", strerror(-ret));
+	if (ret && err && h->agent->unanswered && h->h.ops->explain) {
+		char *seen = h->h.ops->explain(&h->h), *both;
+
+		if (seen) {
+			both = xasprintf("%s; %s", *err, seen);
+			free(*err);
+			*err = both;
+			free(seen);
+		}
+	}
 	return ret;
 }
 
@@ -253,6 +263,31 @@ int run_hosts__open(struct run_ctx *ctx)
 			return ret;
 	}
 	return 0;
+}
+
+void run_hosts__recover(struct run_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->m->nr_hosts; i++) {
+		struct run_host *h = &ctx->hosts[i];
+
+		if (!h->agent || !h->agent->unanswered)
+			continue;
+		if (h->h.ops->restart) {
+			pr_warn("host %s: its agent gave no answer; the next "
+				"trial boots it afresh",
+				h->h.m->name);
+			agent_conn__close(h->agent);
+			h->agent = NULL;
+			continue;
+		}
+		pr_warn("host %s: its agent gave no answer; starting another",
+			h->h.m->name);
+		if (run_host__connect(ctx, h))
+			pr_warn("host %s: the agent did not come back",
+				h->h.m->name);
+	}
 }
 
 void run_hosts__close(struct run_ctx *ctx)

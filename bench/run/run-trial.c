@@ -258,6 +258,7 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 		return 0;
 	ret = run_host__call(sut, "collect.stop", NULL, COLLECT_TIMEOUT_MS,
 			     &o->collected, &o->err);
+	/* The fetch removes the host's folder once all of it came home. */
 	if (!ret && remote)
 		artifacts__fetch(ctx, sut, trial_id, remote, o);
 	/* A profile the host left to us: its files are here now. */
@@ -265,7 +266,8 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 			    json_object_get(o->collected, "perf")) < 0)
 		pr_warn("trial %lld: no profile from host %s",
 			(long long)trial_id, sut->h.m->name);
-	else if (remote && sut->agent)
+	/* An agent that gave no answer would only keep us waiting again. */
+	if (ret && remote && sut->agent && !sut->agent->unanswered)
 		run_fetch__remove(sut, remote);
 	free(remote);
 	return ret;
@@ -276,7 +278,7 @@ stop_collect:
 		host__reset(ctx, sut);
 	json_decref(res);
 	/* A failed trial's artifacts are not worth a fetch. */
-	if (remote && sut->agent)
+	if (remote && sut->agent && !sut->agent->unanswered)
 		run_fetch__remove(sut, remote);
 	free(remote);
 	return ret;
@@ -491,6 +493,8 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	}
 	wall = mono_ms() - t0;
 	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
+	/* Even an ok trial's artifacts may have gone unanswered. */
+	run_hosts__recover(ctx);
 	free(o.effective);
 	free(o.collectors);
 	free(o.err);

@@ -109,6 +109,13 @@ int run_hosts__open(struct run_ctx *ctx);
 int run_host__connect(struct run_ctx *ctx, struct run_host *h);
 int run_host__call(struct run_host *h, const char *verb, json_t *args,
 		   int timeout_ms, json_t **result, char **err);
+/*
+ * After a trial: every host whose agent gave no answer (a call
+ * timed out, the connection broke) is made fit for the next trial, a
+ * VM the tool boots by forgetting its agent (the next trial boots it
+ * afresh), any other by a fresh agent.
+ */
+void run_hosts__recover(struct run_ctx *ctx);
 void run_hosts__close(struct run_ctx *ctx);
 int run_kernels__store(struct run_ctx *ctx);
 
