@@ -94,6 +94,16 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	/* panic=-1 with -no-reboot: a guest that panics ends QEMU at once,
 	 * so a broken boot is seen in seconds, not at the boot timeout. */
 	append(&s, &len, "panic=-1");
+	/*
+	 * x86 checks its IO-APIC timer at boot by counting ticks over a
+	 * delay loop: a vCPU that a busy host leaves unscheduled that long
+	 * fails it, and with interrupt remapping the kernel panics ("timer
+	 * doesn't work through Interrupt-remapped IO-APIC", seen beside a
+	 * kernel build). The emulated timer works: skip the check, as VM
+	 * images do.
+	 */
+	if (qm && !strcmp(qm->arch, "x86_64"))
+		append(&s, &len, "no_timer_check");
 	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
 		append(&s, &len, "intel_iommu=on");
 	if (m->address) {
