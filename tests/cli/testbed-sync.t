@@ -84,20 +84,11 @@ EOT
 t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
 	t_grep "$T_ERR" "4 trials, 0 failed"
 st=$?
-if [ $st -ne 0 ]; then
-	# The agent on a fresh 6.1 boot has stopped answering collect.start
-	# in 2 of about 8 clean-clone CI runs (never in 6 runs alone here):
-	# what the run and the guest said, then the product's own recovery,
-	# a resume, which boots again and reruns the failed trials.
-	t_diag "the first run failed:" "$(tail -12 "$T_ERR")" \
-		"the guest's console:" \
-		"$(tail -40 "/run/iommu-bench/qemu-$G/console.log" 2>/dev/null)"
-	t_run 0 timeout 600 "$B" --db "$DB" run --resume "$M" &&
-		t_grep "$T_ERR" " 0 failed"
-	st=$?
-	[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
-fi
-t_ok $st "e1000e at MTU 9000 on 6.1 and 6.12: 2 trials + 2 profiles, none failed (after one resume at most)"
+# The guest's console holds what its agent said (a channel that lost a
+# wakeup, say): printed whichever way the run went.
+[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_diag "$(grep 'agent' "/run/iommu-bench/qemu-$G/console.log" 2>/dev/null | tail -5)"
+t_ok $st "e1000e at MTU 9000 on 6.1 and 6.12: 2 trials + 2 profiles, none failed"
 
 # kq KERNEL SQL-EXPR: the expression over the kernel's measured trial (t).
 kq() {

@@ -10,7 +10,9 @@
 #   B. caching mode, where the driver refuses lazy: the trial fails with
 #      the evidence; a guest that panics fails its trial, not the run;
 #   C. the controller SIGKILLed mid-trial takes its QEMU with it, and
-#      the run resumes to the end.
+#      the run resumes to the end;
+#   D. QEMU SIGKILLed mid-trial: the run says the VM is gone, the trial
+#      fails, and the next trial boots a VM afresh.
 #
 # Needs root, QEMU and the testbed kernel (downloaded once into the
 # testbed cache); skipped with the reason otherwise. 4 to 5 minutes
@@ -256,5 +258,40 @@ t_ok $? "(C) both planned trials ok, verified, in the one run, done"
 
 t_testbed_gone
 t_ok $? "(C) no QEMU and no namespace left after the resumed run"
+
+# --- D. QEMU dies mid-trial; the next trial boots afresh ---------------
+DB=$T_TMP/d.db
+M=$T_TMP/d.toml
+matrix "$M" tb-d '"strict", "lazy"' false false
+"$B" --db "$DB" run "$M" >"$T_TMP/d.out" 2>"$T_TMP/d.err" &
+RUN_PID=$!
+i=0
+while [ $i -lt 1200 ] && ! iperf3_running; do
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+QPID=$(t_qemu_pids)
+[ -n "$QPID" ] && iperf3_running && kill -9 "$QPID"
+st=$?
+t_ok $st "(D) mid-trial (iperf3 running), QEMU (PID $QPID) is SIGKILLed"
+[ $st -eq 0 ] || t_diag "$(tail -10 "$T_TMP/d.err")"
+timeout 300 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' sh \
+	"$RUN_PID"
+wait "$RUN_PID"
+st=$?
+RUN_PID=
+[ $st -eq 1 ] && t_grep "$T_TMP/d.err" "2 trials, 1 failed" &&
+	t_grep "$T_TMP/d.err" "QEMU exited (signal 9)"
+st=$?
+t_ok $st "(D) the run ends, exit 1: the killed trial failed, the run said QEMU exited"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_TMP/d.err")"
+[ "$(t_trial strict status)" = failed ] &&
+	[ "$(t_trial lazy status)/$(t_trial lazy effective_mode)" = ok/lazy ] &&
+	[ "$(t_q "SELECT count(*) FROM boots")" = 2 ]
+t_ok $? "(D) the next trial ran on a VM booted afresh, its mode verified"
+
+t_testbed_gone
+t_ok $? "(D) no QEMU and no namespace left after the run"
 
 t_done
