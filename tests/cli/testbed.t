@@ -209,14 +209,21 @@ iperf3_running() {
 		"( dport = :5201 )" 2>/dev/null | grep -q .
 }
 
-"$B" --db "$DB" run "$M" >"$T_TMP/c.out" 2>"$T_TMP/c.err" &
-RUN_PID=$!
-i=0
-while [ $i -lt 1200 ] && ! iperf3_running; do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
+# run_until_iperf3 TAG: run $M into $DB in the background (RUN_PID,
+# output in TAG.out and TAG.err), back once iperf3's data connection is
+# up or the run has ended.
+run_until_iperf3() {
+	"$B" --db "$DB" run "$M" >"$T_TMP/$1.out" 2>"$T_TMP/$1.err" &
+	RUN_PID=$!
+	i=0
+	while [ $i -lt 1200 ] && ! iperf3_running; do
+		kill -0 "$RUN_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+run_until_iperf3 c
 QPID=$(t_qemu_pids)
 [ -n "$QPID" ] && [ "$(ps -o ppid= -p "$QPID" | tr -d ' ')" = "$RUN_PID" ] &&
 	iperf3_running && kill -9 "$RUN_PID"
@@ -263,14 +270,7 @@ t_ok $? "(C) no QEMU and no namespace left after the resumed run"
 DB=$T_TMP/d.db
 M=$T_TMP/d.toml
 matrix "$M" tb-d '"strict", "lazy"' false false
-"$B" --db "$DB" run "$M" >"$T_TMP/d.out" 2>"$T_TMP/d.err" &
-RUN_PID=$!
-i=0
-while [ $i -lt 1200 ] && ! iperf3_running; do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
+run_until_iperf3 d
 QPID=$(t_qemu_pids)
 [ -n "$QPID" ] && iperf3_running && kill -9 "$QPID"
 st=$?
