@@ -42,6 +42,10 @@
 #define AGENT_TIMEOUT_MS 30000
 #define STOP_GRACE_MS 3000
 #define CONSOLE_TAIL_LINES 12
+/* How long a guest that panicked may take to end its QEMU. */
+#define PANIC_EXIT_MS 15000
+/* Of an oops or a panic: its first line, RIP, the trace begun. */
+#define CONSOLE_TROUBLE_LINES 16
 
 struct qemu_priv {
 	char *dir; /* /run/iommu-bench/qemu-NAME: sockets, console, log */
@@ -237,12 +241,43 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 }
 
 /*
- * The last lines of the guest's console, for an error message; a panic's
- * own line first, since its call trace alone fills the tail.
+ * Where the kernel began to say what went wrong: the first line of an
+ * oops (its RIP and the start of its call trace follow), else of the
+ * panic; NULL when it said neither.
+ */
+static const char *console_trouble(const char *buf)
+{
+	static const char *const heads[] = {
+		"BUG: ",
+		"Oops: ",
+		"general protection fault",
+		"kernel BUG at ",
+		"Unable to handle kernel ",
+		"Internal error: ",
+		"Kernel panic - ",
+	};
+	const char *first = NULL, *p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(heads); i++) {
+		p = strstr(buf, heads[i]);
+		if (p && (!first || p < first))
+			first = p;
+	}
+	while (first && first > buf && first[-1] != '\n')
+		first--;
+	return first;
+}
+
+/*
+ * The last lines of the guest's console, for an error message; where the
+ * kernel oopsed or panicked, the first lines of its report before them,
+ * since its call trace alone fills the tail.
  */
 static char *console_tail(const struct qemu_priv *p)
 {
-	char *buf = NULL, *s, *panic, *nl, *out;
+	char *buf = NULL, *s, *out;
+	const char *head, *end;
 	size_t len = 0;
 	int lines = 0;
 
@@ -250,19 +285,22 @@ static char *console_tail(const struct qemu_priv *p)
 		free(buf);
 		return xstrdup("(the console is empty)");
 	}
-	panic = strstr(buf, "Kernel panic - ");
-	panic = panic ? xstrndup(panic, (nl = strchr(panic, '\n')) ?
-						(size_t)(nl - panic) :
-						strlen(panic)) :
-			NULL;
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
 	for (s = buf + len; s > buf; s--)
 		if (s[-1] == '\n' && ++lines == CONSOLE_TAIL_LINES)
 			break;
-	out = panic && !strstr(s, panic) ? xasprintf("%s\n...\n%s", panic, s) :
-					   xasprintf("%s", s);
-	free(panic);
+	head = console_trouble(buf);
+	if (!head || head >= s) {
+		out = xstrdup(s);
+		goto out;
+	}
+	for (end = head, lines = 0; lines < CONSOLE_TROUBLE_LINES && end < s;
+	     lines++)
+		end = strchr(end, '\n') + 1;
+	out = end >= s ? xasprintf("%.*s%s", (int)(end - head), head, s) :
+			 xasprintf("%.*s...\n%s", (int)(end - head), head, s);
+out:
 	free(buf);
 	return out;
 }
@@ -338,6 +376,17 @@ static char *qemu_host__explain(struct host *h)
 
 	if (!p || !vm_running(p))
 		return xstrdup("its VM is not running");
+	/* A guest that panicked ends QEMU (panic=-1, -no-reboot), in a
+	 * while under TCG: its exit says it better than a running VM. */
+	tail = console_tail(p);
+	if (strstr(tail, "Kernel panic - ") &&
+	    !spawn__wait(&p->qemu, PANIC_EXIT_MS)) {
+		free(tail);
+		why = qemu_exit_reason(p, p->qemu.status);
+		vm_forget(p);
+		return why;
+	}
+	free(tail);
 	if (vm_gone(p, &why))
 		return why;
 	tail = console_tail(p);
