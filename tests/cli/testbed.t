@@ -288,8 +288,15 @@ t_ok $st "(D) the run ends, exit 1: the killed trial failed, the run said QEMU e
 [ $st -eq 0 ] || t_diag "$(tail -20 "$T_TMP/d.err")"
 [ "$(t_trial strict status)" = failed ] &&
 	[ "$(t_trial lazy status)/$(t_trial lazy effective_mode)" = ok/lazy ] &&
-	[ "$(t_q "SELECT count(*) FROM boots")" = 2 ]
-t_ok $? "(D) the next trial ran on a VM booted afresh, its mode verified"
+	[ "$(t_trial lazy boot_id)" != "$(t_trial strict boot_id)" ] &&
+	[ "$(t_q "SELECT count(*) FROM boots b JOIN hosts h
+		ON h.id = b.host_id WHERE h.name = '$G'")" = 2 ]
+st=$?
+t_ok $st "(D) the next trial ran on a VM booted afresh, its mode verified"
+[ $st -eq 0 ] || t_diag "$(t_q "SELECT c.mode, t.status, t.effective_mode,
+	t.boot_id, t.error FROM trials t JOIN cells c ON c.id = t.cell_id")
+boots: $(t_q "SELECT b.id, h.name FROM boots b JOIN hosts h
+	ON h.id = b.host_id")"
 
 t_testbed_gone
 t_ok $? "(D) no QEMU and no namespace left after the run"
