@@ -244,6 +244,8 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 				     COLLECT_TIMEOUT_MS, &res, &o->err);
 		remote = ret ? NULL : remote_outdir(sut, res);
 		json_decref(res);
+		/* stop_collect decrefs what collect.stop answers, if asked. */
+		res = NULL;
 		if (ret)
 			return ret;
 	} else {
