@@ -43,7 +43,6 @@
 #define POLL_MS 2000
 #define QUEUE_SAY_MS 15000
 #define AGENT_TIMEOUT_MS 30000
-#define POWEROFF_TIMEOUT_MS 10000
 #define END_WAIT_MS 90000
 
 struct lava_priv {
@@ -382,13 +381,15 @@ static void job_end(struct host *h, struct lava_priv *p)
 		job_cancel(h, id);
 		return;
 	}
+	/* The wait every agent is given: 10 s of its own canceled a sound
+	 * guest's job on a busy host (testbed-lava.t under make check). */
 	if (!c)
-		ret = agent_sock__wait(p->sock, h->m->name, POWEROFF_TIMEOUT_MS,
+		ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS,
 				       NULL, &quick, &c, &err);
 	if (!ret) {
 		ret = agent_conn__call(c, "reboot.now",
 				       json_pack("{s:s}", "method", "poweroff"),
-				       POWEROFF_TIMEOUT_MS, &res, &err);
+				       AGENT_TIMEOUT_MS, &res, &err);
 		json_decref(res);
 		agent_conn__close(c);
 	}

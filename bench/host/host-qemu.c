@@ -60,7 +60,8 @@ struct qemu_priv {
 	struct spawn qemu;	     /* pid 0: no VM */
 	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
 	unsigned int boots;
-	int lock_fd; /* flock of @dir: one run per VM name at a time */
+	int crash_sig; /* the signal QEMU itself died of, booting; 0: none */
+	int lock_fd;   /* flock of @dir: one run per VM name at a time */
 };
 
 static const struct matrix_host *link_peer(const struct host *h)
@@ -348,6 +349,28 @@ static char *qemu_exit_reason(const struct qemu_priv *p, int status)
 	return s;
 }
 
+/*
+ * A signal that QEMU's own code raised: a fault of the emulator, not of
+ * the guest (a guest's fault ends QEMU with a status, by panic=-1 and
+ * -no-reboot), and not ours (we stop QEMU with SIGTERM or SIGKILL). Seen
+ * here: QEMU 7.2's TCG vCPU thread dying of a general protection fault
+ * while a 6.12 guest enumerated its PCI bus, on a busy host.
+ */
+static int emulator_crash(int status)
+{
+	if (!WIFSIGNALED(status))
+		return 0;
+	switch (WTERMSIG(status)) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGABRT:
+		return WTERMSIG(status);
+	}
+	return 0;
+}
+
 /* The watch of agent_sock__wait(): QEMU is our child. */
 static int vm_gone(void *arg, char **why)
 {
@@ -356,6 +379,7 @@ static int vm_gone(void *arg, char **why)
 	if (!vm_running(p) || spawn__wait(&p->qemu, 0))
 		return 0;
 	*why = qemu_exit_reason(p, p->qemu.status);
+	p->crash_sig = emulator_crash(p->qemu.status);
 	vm_forget(p);
 	return -ECHILD;
 }
@@ -406,15 +430,62 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 				out, err);
 }
 
+/*
+ * One QEMU, up to its agent's hello. *@spawned says whether QEMU
+ * started at all: if not, *@err is the whole story.
+ */
+static int boot_once(struct host *h, struct qemu_priv *p,
+		     const struct matrix_kernel *k,
+		     const struct qemu_kernel *qk, const char *const *args,
+		     size_t nr_args, bool *spawned, char **err)
+{
+	struct qemu_boot b = { 0 };
+	struct strvec argv = { 0 };
+	char *cmdline;
+	int ret;
+
+	*spawned = false;
+	p->crash_sig = 0;
+	unlink(p->sock);
+	unlink(p->console);
+	cmdline = qemu__cmdline(h->m, p->agent, args, nr_args);
+	b.accel = p->accel;
+	b.image = qk->image;
+	b.initrd = qk->initrd;
+	b.cmdline = cmdline;
+	b.tap = p->tap_made ? p->tap : NULL;
+	b.agent_sock = p->sock;
+	b.console = p->console;
+	b.disks = p->disks.nr ? strvec__argv(&p->disks) : NULL;
+	qemu__argv(h->m, &b, &argv);
+	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
+	for (size_t i = 0; i < argv.nr; i++)
+		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
+			 argv.v[i]);
+	ret = spawn_qemu(h, p, &argv);
+	strvec__release(&argv);
+	free(cmdline);
+	if (ret) {
+		*err = xasprintf("host %s: cannot start %s: %s%s", h->m->name,
+				 qemu__machine(h->m)->binary, strerror(-ret),
+				 ret == -ENOENT ? " (Debian's qemu-system-x86 "
+						  "and qemu-system-arm have "
+						  "it)" :
+						  "");
+		return ret;
+	}
+	*spawned = true;
+	return wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
+			  err);
+}
+
 static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			      const char *const *args, size_t nr_args,
 			      char **err)
 {
 	struct qemu_priv *p = h->priv;
-	struct qemu_boot b = { 0 };
-	struct strvec argv = { 0 };
 	const struct qemu_kernel *qk;
-	char *cmdline;
+	bool spawned;
 	long long t0;
 	int ret;
 
@@ -437,37 +508,20 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		*err = xasprintf("host %s: no link for the VM", h->m->name);
 		return ret;
 	}
-	unlink(p->sock);
-	unlink(p->console);
-	cmdline = qemu__cmdline(h->m, p->agent, args, nr_args);
-	b.accel = p->accel;
-	b.image = qk->image;
-	b.initrd = qk->initrd;
-	b.cmdline = cmdline;
-	b.tap = p->tap_made ? p->tap : NULL;
-	b.agent_sock = p->sock;
-	b.console = p->console;
-	b.disks = p->disks.nr ? strvec__argv(&p->disks) : NULL;
-	qemu__argv(h->m, &b, &argv);
-	pr_info("host %s: booting %s: %s", h->m->name, k->name, cmdline);
-	for (size_t i = 0; i < argv.nr; i++)
-		pr_debug("host %s: qemu argv[%zu] %s", h->m->name, i,
-			 argv.v[i]);
 	t0 = mono_ms();
-	ret = spawn_qemu(h, p, &argv);
-	strvec__release(&argv);
-	free(cmdline);
-	if (ret) {
-		*err = xasprintf("host %s: cannot start %s: %s%s", h->m->name,
-				 qemu__machine(h->m)->binary, strerror(-ret),
-				 ret == -ENOENT ? " (Debian's qemu-system-x86 "
-						  "and qemu-system-arm have "
-						  "it)" :
-						  "");
-		return ret;
+	ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
+	if (ret && p->crash_sig) {
+		pr_warn("host %s: QEMU crashed (signal %d) while booting, a "
+			"fault of the emulator, not of the guest: booting "
+			"again",
+			h->m->name, p->crash_sig);
+		free(*err);
+		*err = NULL;
+		t0 = mono_ms();
+		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
 	}
-	ret = wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
-			 err);
+	if (ret && !spawned)
+		return ret;
 	if (ret) {
 		char *why = *err;
 

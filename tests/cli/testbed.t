@@ -12,10 +12,12 @@
 #   C. the controller SIGKILLed mid-trial takes its QEMU with it, and
 #      the run resumes to the end;
 #   D. QEMU SIGKILLed mid-trial: the run says the VM is gone, the trial
-#      fails, and the next trial boots a VM afresh.
+#      fails, and the next trial boots a VM afresh;
+#   E. QEMU crashing (SIGSEGV) while it boots: the emulator's fault, so
+#      the boot is tried once more and the trial runs.
 #
 # Needs root, QEMU and the testbed kernel (downloaded once into the
-# testbed cache); skipped with the reason otherwise. 4 to 5 minutes
+# testbed cache); skipped with the reason otherwise. 5 to 6 minutes
 # under TCG.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -300,5 +302,38 @@ boots: $(t_q "SELECT b.id, h.name FROM boots b JOIN hosts h
 
 t_testbed_gone
 t_ok $? "(D) no QEMU and no namespace left after the run"
+
+# --- E. QEMU crashes while booting: booted again ----------------------
+DB=$T_TMP/e.db
+M=$T_TMP/e.toml
+matrix "$M" tb-e '"strict"' false false
+"$B" --db "$DB" run "$M" >"$T_TMP/e.out" 2>"$T_TMP/e.err" &
+RUN_PID=$!
+i=0
+while [ $i -lt 600 ] && [ -z "$(t_qemu_pids)" ]; do
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+QPID=$(t_qemu_pids)
+# Before the guest's agent can answer (seconds under TCG).
+[ -n "$QPID" ] && ! grep -q "answered" "$T_TMP/e.err" && kill -SEGV "$QPID"
+st=$?
+t_ok $st "(E) QEMU (PID $QPID) booting is sent SIGSEGV, as if it crashed"
+timeout 300 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' sh \
+	"$RUN_PID"
+wait "$RUN_PID"
+st=$?
+RUN_PID=
+[ $st -eq 0 ] && t_grep "$T_TMP/e.err" "1 trials, 0 failed" &&
+	t_grep "$T_TMP/e.err" "QEMU crashed (signal 11) while booting" &&
+	[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = \
+		ok/strict ]
+st=$?
+t_ok $st "(E) the crash is said, the boot tried again, the trial ok"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_TMP/e.err")"
+
+t_testbed_gone
+t_ok $? "(E) no QEMU and no namespace left after the run"
 
 t_done
