@@ -51,8 +51,8 @@ override LDFLAGS += $(SAN_FLAGS)
 # Every C file under these folders (and their subsystem folders) is part
 # of the tool; main.c alone is left out of the library so that unit tests
 # can link against the rest.
-SRC_DIRS := src bench collectors report
-LIB_SRCS := $(filter-out src/main.c,\
+SRC_DIRS := cmd src store stats bench collectors report
+LIB_SRCS := $(filter-out cmd/main.c,\
 	      $(sort $(shell find $(SRC_DIRS) -name '*.c')))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/gen/schemas.o \
 	    $(OUT)/gen/version.o
@@ -101,7 +101,7 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	uninstall clean format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
-$(BIN): $(OUT)/src/main.o $(LIB)
+$(BIN): $(OUT)/cmd/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # libgsl-dev is not co-installable for two arches; its arm64 runtime is,

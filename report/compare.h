@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "dataset.h"
-#include "stats.h"
+#include "stats/stats.h"
 
 struct cmp_opts {
 	enum ds_dim by;

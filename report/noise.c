@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "noise.h"
+#include "stats/spread.h"
 #include "util.h"
 
 /* One measured trial of the metric, in the run's order. */
@@ -125,56 +126,25 @@ static int load_runs(struct rdb *r, const int64_t *sorted, size_t nr_runs,
 	return err;
 }
 
-static int by_boot(const void *a, const void *b)
+static void spread(struct noise_cell *c, const struct noise_row *rows, size_t n)
 {
-	const struct noise_row *x = a, *y = b;
+	struct stats_obs *obs = xcalloc(n + 1, sizeof(*obs));
+	struct stats_spread sp;
+	size_t i;
 
-	return (x->boot > y->boot) - (x->boot < y->boot);
-}
-
-/* Mean, CV overall, pooled CV within boots, CV of the boots' means. */
-static void spread(struct noise_cell *c, struct noise_row *rows, size_t n)
-{
-	double sum = 0, ss = 0, within = 0, *means, m, d;
-	size_t i, j, k, dof = 0, nb = 0;
-
-	c->n = n;
-	c->boots = c->boots_multi = 0;
-	c->cv = c->cv_within = c->cv_between = NAN;
-	for (i = 0; i < n; i++)
-		sum += rows[i].v;
-	c->mean = n ? sum / n : NAN;
-	for (i = 0; i < n; i++)
-		ss += (rows[i].v - c->mean) * (rows[i].v - c->mean);
-	if (n > 1 && c->mean != 0)
-		c->cv = sqrt(ss / (n - 1)) / fabs(c->mean);
-	qsort(rows, n, sizeof(*rows), by_boot);
-	means = xcalloc(n + 1, sizeof(*means));
-	for (i = 0; i < n; i = j) {
-		for (j = i, sum = 0; j < n && rows[j].boot == rows[i].boot; j++)
-			sum += rows[j].v;
-		if (!rows[i].boot)
-			continue; /* boots not recorded: nothing to split by */
-		m = sum / (j - i);
-		means[nb++] = m;
-		for (k = i; k < j; k++) {
-			d = rows[k].v - m;
-			within += d * d;
-		}
-		/* Boots of two or more trials carry the within-boot spread. */
-		if (j - i > 1) {
-			c->boots_multi++;
-			dof += j - i - 1;
-		}
+	for (i = 0; i < n; i++) {
+		obs[i].group = rows[i].boot;
+		obs[i].v = rows[i].v;
 	}
-	c->boots = nb;
-	if (dof && c->mean != 0)
-		c->cv_within = sqrt(within / dof) / fabs(c->mean);
-	if (nb > 1 && c->mean != 0) {
-		m = stats__mean(means, nb);
-		c->cv_between = stats__stddev(means, nb, m) / fabs(c->mean);
-	}
-	free(means);
+	stats__spread(obs, n, &sp);
+	free(obs);
+	c->n = sp.n;
+	c->boots = sp.groups;
+	c->boots_multi = sp.groups_multi;
+	c->mean = sp.mean;
+	c->cv = sp.cv;
+	c->cv_within = sp.cv_within;
+	c->cv_between = sp.cv_between;
 }
 
 /* The A/A comparison: odd repetitions as the baseline, even ones after. */
@@ -194,27 +164,6 @@ static void aa(struct noise_cell *c, const struct noise_row *rows, size_t n,
 	cmp__describe(o, odd, no, &c->odd);
 	cmp__describe(o, even, ne, &c->even);
 	cmp__compare(o, STORE_BETTER_NONE, &c->odd, &c->even, o->alpha);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the values of @v that are numbers; NAN when none. */
-static double median_of(double *v, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			v[k++] = v[i];
-	if (!k)
-		return NAN;
-	qsort(v, k, sizeof(*v), cmp_double);
-	return stats__median(v, k);
 }
 
 static void per_host(struct noise *out)
@@ -241,9 +190,11 @@ static void per_host(struct noise *out)
 			bt[k++] = c->cv_between;
 		}
 		out->hosts[out->nr_hosts].host = xstrdup(out->cells[i].host);
-		out->hosts[out->nr_hosts].cv = median_of(cv, k);
-		out->hosts[out->nr_hosts].cv_within = median_of(in, k);
-		out->hosts[out->nr_hosts++].cv_between = median_of(bt, k);
+		out->hosts[out->nr_hosts].cv = stats__median_of_numbers(cv, k);
+		out->hosts[out->nr_hosts].cv_within =
+			stats__median_of_numbers(in, k);
+		out->hosts[out->nr_hosts++].cv_between =
+			stats__median_of_numbers(bt, k);
 	}
 	free(cv);
 	free(in);

@@ -37,16 +37,6 @@ double regress__threshold(const struct regress_opts *o, const char *metric)
 	return o->default_pct;
 }
 
-size_t regress__min_trials(size_t m, double alpha)
-{
-	size_t n;
-
-	for (n = 1; n < 1000; n++)
-		if (stats__mw_min_p(n, n) * (double)(m ? m : 1) < alpha)
-			return n;
-	return n;
-}
-
 static int kernel_names(struct rdb *r, const char *given, const char *name)
 {
 	static const char sql[] =
@@ -507,7 +497,7 @@ int regress__pairwise(struct rdb *r, const struct regress_opts *o,
 	for (i = 0; i < res->nr_items; i++)
 		judge(res, &res->items[i], o->cmp.alpha);
 	if (res->gated[REG_INCONCLUSIVE])
-		res->need_n = regress__min_trials(
+		res->need_n = stats__min_trials(
 			res->gated[REG_INCONCLUSIVE] + res->gated[REG_OK] +
 				res->gated[REG_REGRESSION] +
 				res->gated[REG_IMPROVEMENT],

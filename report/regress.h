@@ -21,7 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "changepoint.h"
+#include "stats/changepoint.h"
+#include "stats/power.h"
 #include "compare.h"
 #include "dataset.h"
 #include "rdb.h"
@@ -62,30 +63,6 @@ struct regress_opts {
 };
 
 #define REGRESS_DEFAULT_METRIC "throughput"
-/* The gate's significance unless --alpha says otherwise. */
-#define REGRESS_ALPHA 0.05
-
-/*
- * The fewest trials a side (both sides alike) with which @m gated
- * comparisons can reach significance at @alpha after Holm's correction,
- * however large the change: 2 / C(2n, n) < alpha / m.
- */
-size_t regress__min_trials(size_t m, double alpha);
-
-/* What a gate can detect before it runs (plan). */
-struct regress_power {
-	size_t comparisons, trials; /* m gated comparisons, n a side */
-	double min_p;		    /* the smallest p n a side can reach */
-	double first_alpha;	    /* what Holm's first step asks: alpha / m */
-	bool can_detect;	    /* min_p < first_alpha */
-	size_t trials_needed;	    /* the fewest a side that can */
-	/* The shift detected 8 times in 10, in standard deviations of a
-	 * trial (normal noise); NAN when nothing can be detected. */
-	double smallest_sd;
-};
-
-void regress__power(size_t m, size_t n, double alpha, struct regress_power *pw);
-
 /* The threshold in percent for @metric. */
 double regress__threshold(const struct regress_opts *o, const char *metric);
 

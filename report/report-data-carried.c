@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "report-data-priv.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "strvec.h"
 #include "util.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bench/bisect/bisect.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
 
 enum bisect_kind bisect_judge__kind(const char *metric)

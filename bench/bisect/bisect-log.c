@@ -12,7 +12,7 @@
 
 #include "bench/bisect/bisect.h"
 #include "log.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "util.h"
 
 static double median_of(const struct bisect_step *st)

@@ -22,8 +22,8 @@
 #include "collectors/bpf/bpf-exposure.h"
 #include "collectors/procstat/procstat.h"
 #include "log.h"
-#include "report/regress.h"
 #include "sha256.h"
+#include "stats/power.h"
 #include "store/store.h"
 #include "strvec.h"
 #include "suggest.h"
@@ -353,7 +353,7 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 	if (ret)
 		goto out;
 	s->kind = bisect_judge__kind(s->metric);
-	s->alpha = REGRESS_ALPHA;
+	s->alpha = STATS_ALPHA;
 	if (o->threshold_pct >= 0 && s->kind == BISECT_BY_TEST) {
 		ret = USAGE("--threshold: %s is judged by the Mann-Whitney "
 			    "test against both ends; a threshold is for a "

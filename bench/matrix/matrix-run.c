@@ -139,7 +139,7 @@ static int parse_pct(struct mx *mx, const struct toml_value *tab,
 
 /*
  * until = { ci_width = "5%", max_repetitions = 20 }: adaptive rounds
- * (builtin-run.c and report/adaptive.c run them).
+ * (builtin-run.c and report/adaptive-check.c run them).
  */
 static void parse_until(struct mx *mx, const struct toml_value *tab)
 {

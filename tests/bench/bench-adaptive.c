@@ -2,7 +2,7 @@
 /*
  * The false-positive rate of adaptive repetitions ([run] until), by
  * simulation: cells drawn from one distribution (no change at all),
- * repetitions added a round at a time until report/adaptive.c finds the
+ * repetitions added a round at a time until stats/adaptive.c finds the
  * comparison precise enough or the cap is hit, then judged as compare
  * judges it, at alpha. The rate must stay inside alpha's binomial 95%
  * band, or below it where the exact test's own size at the sample sizes
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/adaptive.h"
-#include "report/stats.h"
+#include "stats/adaptive.h"
+#include "stats/stats.h"
 #include "util.h"
 
 #define SIMS 4000
@@ -31,7 +31,7 @@
 
 enum stop {
 	STOP_NEVER,    /* a fixed number of repetitions */
-	STOP_ADAPTIVE, /* report/adaptive.c: the tool's rule */
+	STOP_ADAPTIVE, /* stats/adaptive.c: the tool's rule */
 	STOP_SIGNIFICANT,
 	STOP_INTERVAL, /* the interval itself narrow enough */
 };

@@ -48,67 +48,68 @@ for c in $cmds; do
 	t_ok $? "README mentions '$c'"
 done
 
-# The layering of the folders, as the README's layout table states it:
-# data flows one way, from the matrix to the report. Each include is
+# The layering of the folders, as docs/architecture.md's table states
+# it: data flows one way, from the matrix to the report. Each include is
 # resolved as the compiler does (the including file's folder, then the
-# top, then src/) and judged by the rules below; an include the tree
-# does not hold (a system header, a generated skeleton) is not ours.
-layering_awk='
-function dirname(p) { sub(/\/[^\/]*$/, "", p); return p }
-function rule(f, t) {
-	if (t ~ /^src\/(builtin\.h|main\.c)$/ && f !~ /^src\/(builtin-[a-z0-9-]*\.c|main\.c)$/)
-		return "only the commands include the command table"
-	if (f ~ /^collectors\// && t ~ /^(bench|report)\//)
-		return "collectors/ know nothing of bench/ or report/: an instrument measures where it runs"
-	if (f ~ /^report\// && t !~ /^(report|src)\//)
-		return "report/ reads the store and uses src/ helpers, nothing else"
-	if (f ~ /^bench\/matrix\// && t ~ /^bench\// && t !~ /^bench\/matrix\//)
-		return "the matrix model includes nothing of what executes it"
-	if (f ~ /^bench\/agent\// && t ~ /^bench\/(run|host|matrix)\//)
-		return "the agent holds none of the controller run state"
-	if (f ~ /^bench\/(kbuild|testbed|workload)\// && t ~ /^bench\/(run|host|agent|matrix)\//)
-		return "builders and workloads drive no host and no run"
-	if (f ~ /^src\/store\// && t ~ /^(bench|collectors|report)\//)
-		return "the store knows no command and no subsystem"
-	if (f ~ /^src\/[^\/]*$/ && f !~ /^src\/(builtin-[a-z0-9-]*\.c|main\.c)$/ && t ~ /^(bench|collectors|report)\//)
-		return "src/ helpers depend on nothing above them"
-	if (f ~ /^bpf\// && t !~ /^bpf\//)
-		return "bpf/ shares only plain type headers"
-	return ""
-}
-{ have[$0] = 1; files[++n] = $0 }
-END {
-	for (i = 1; i <= n; i++) {
-		f = files[i]
-		line = 0
-		while ((getline s < f) > 0) {
-			line++
-			if (s !~ /^[ \t]*#[ \t]*include[ \t]*"/)
-				continue
-			x = s
-			sub(/^[^"]*"/, "", x)
-			sub(/".*/, "", x)
-			if ((dirname(f) "/" x) in have)
-				t = dirname(f) "/" x
-			else if (x in have)
-				t = x
-			else if (("src/" x) in have)
-				t = "src/" x
-			else
-				continue
-			r = rule(f, t)
-			if (r != "")
-				printf "%s:%d: includes %s: %s\n", f, line, t, r
-		}
-		close(f)
-	}
-}'
+# top, then src/) and judged by the row of the including file's folder;
+# an include the tree does not hold (a system header, a generated
+# skeleton) is not ours.
+layering_py='
+import os, re, sys
+doc, root = sys.argv[1], sys.argv[2]
+rows = {}
+for line in open(doc, encoding="utf-8"):
+    m = re.match(r"^\| `([a-z0-9/*-]+)/` \|.*\| ([^|]+) \|$", line.rstrip())
+    if m:
+        may = m.group(2).strip()
+        rows[m.group(1)] = ["*"] if may == "everything" else \
+            [] if may == "nothing" else re.findall(r"`([a-z0-9/*-]+)/`", may)
+def row(d):
+    if d in rows:
+        return d
+    top = d.split("/")[0] + "/*"
+    return top if "/" in d and top in rows else None
+def allowed(d, t):
+    r = rows[row(d)]
+    if t == d or "*" in r:
+        return True
+    return any(t == a or (a.endswith("/*") and t.startswith(a[:-1]) and
+               "/" not in t[len(a) - 1:]) for a in r)
+files = set()
+for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
+    for dp, dn, fn in os.walk(os.path.join(root, top)):
+        for f in fn:
+            if f.endswith((".c", ".h")):
+                files.add(os.path.relpath(os.path.join(dp, f), root))
+for f in sorted(files):
+    d = os.path.dirname(f)
+    if row(d) is None:
+        print("%s: its folder %s/ has no row in %s" % (f, d, doc))
+        continue
+    for n, line in enumerate(open(os.path.join(root, f), encoding="utf-8"), 1):
+        m = re.match(r"\s*#\s*include\s*\"([^\"]+)\"", line)
+        if not m:
+            continue
+        x = m.group(1)
+        for t in (os.path.normpath(os.path.join(d, x)), x, "src/" + x):
+            if t in files:
+                break
+        else:
+            continue
+        td = os.path.dirname(t)
+        if not allowed(d, td):
+            print("%s:%d: includes %s: %s/ may include %s" % (f, n, t, d,
+                  ", ".join(a + "/" for a in rows[row(d)]) or "nothing of ours"))
+'
 
 # layering ROOT: every include under ROOT that crosses the layering.
 layering() {
-	(cd "$1" && find src bench collectors report bpf -name '*.[ch]' \
-		2>/dev/null | sort | awk "$layering_awk")
+	python3 -c "$layering_py" "$SRCDIR/docs/architecture.md" "$1"
 }
+
+n=$(grep -c '^| `[a-z0-9/*-]*/` |' docs/architecture.md)
+[ "$n" -ge 10 ]
+t_ok $? "docs/architecture.md has the layering table tree.t reads ($n rows)"
 
 bad=$(layering "$SRCDIR")
 [ -z "$bad" ]
@@ -131,9 +132,14 @@ for p in \
 	"mx bench/matrix/x.c bench/run/run.h bench/run/run.h" \
 	"agent bench/agent/x.c bench/run/run.h bench/run/run.h" \
 	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
-	"store src/store/x.c report/rdb.h report/rdb.h" \
+	"bis bench/bisect/x.c report/regress.h report/regress.h" \
+	"hst bench/host/x.c report/report.h report/report.h" \
+	"run bench/run/x.c report/compare.h report/compare.h" \
+	"store store/x.c bench/run/run.h bench/run/run.h" \
+	"store2 store/x.c report/rdb.h report/rdb.h" \
+	"stats stats/x.c store/store.h store/store.h" \
 	"helper src/x.c bench/matrix/matrix.h bench/matrix/matrix.h" \
-	"cmd collectors/x.c src/builtin.h builtin.h" \
+	"cmd collectors/x.c cmd/builtin.h cmd/builtin.h" \
 	"bpf bpf/x.bpf.c collectors/bpf/bpf-defs.h collectors/bpf/bpf-defs.h"; do
 	# shellcheck disable=SC2086 # the fields are words
 	set -- $p
@@ -143,14 +149,17 @@ for p in \
 	[ "$st" -eq 0 ] || t_diag "got: $out"
 	t_ok $st "a planted include of $3 in $2 is refused"
 done
-out=$(plant ok report/x.c src/store/store.h store/store.h)
+out=$(plant ok report/x.c store/store.h store/store.h)
 [ -z "$out" ]
 t_ok $? "and report/ including the store is not"
+out=$(plant new bench/new/x.c src/log.h log.h)
+echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
+t_ok $? "a folder of code without a row in docs/architecture.md is refused"
 
 # A newcomer finds each subsystem from the folder names alone: every
 # folder of code has its line in the README's layout table.
 missing=""
-for d in $(find src bench collectors report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
+for d in $(find cmd src store stats bench collectors report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
 	grep -q "^| \`$d/\` | " README.md || missing="$missing $d/"
 done
 [ -z "$missing" ]

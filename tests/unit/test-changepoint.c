@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report/changepoint.h"
+#include "stats/changepoint.h"
 #include "tap.h"
 #include "util.h"
 

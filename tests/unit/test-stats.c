@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/adaptive.h"
-#include "report/stats.h"
+#include "stats/adaptive.h"
+#include "stats/spread.h"
+#include "stats/stats.h"
 #include "tap.h"
 #include "util.h"
 
@@ -430,6 +431,38 @@ static void test_adaptive(void)
 	   "until: a value at 0, or one value a side: no width");
 }
 
+/* Two boots of two trials each, and a trial whose boot is not known. */
+static void test_spread(void)
+{
+	struct stats_obs o[] = {
+		{ 2, 19 }, { 1, 9 }, { 2, 21 }, { 1, 11 }, { 0, 15 }
+	};
+	struct stats_obs one[] = { { 7, 4 }, { 7, 6 }, { 8, 5 } };
+	double v[] = { NAN, 3, 1, NAN, 2 };
+	struct stats_spread sp;
+
+	stats__spread(o, 5, &sp);
+	ok(sp.n == 5 && sp.groups == 2 && sp.groups_multi == 2 &&
+		   near(sp.mean, 15, 1e-12),
+	   "spread: 5 values, 2 boots of two, mean 15");
+	ok(near(sp.cv, sqrt(104.0 / 4) / 15, 1e-12),
+	   "spread: the CV of every value, unknown boot included");
+	ok(near(sp.cv_within, sqrt(4.0 / 2) / 15, 1e-12),
+	   "spread: within boots, pooled over their degrees of freedom");
+	ok(near(sp.cv_between, sqrt(50.0) / 15, 1e-12),
+	   "spread: between boots, the CV of their means");
+	stats__spread(one, 3, &sp);
+	ok(sp.groups == 2 && sp.groups_multi == 1 &&
+		   near(sp.cv_within, sqrt(2.0) / 5, 1e-12),
+	   "spread: a boot of one trial has no spread of its own");
+	stats__spread(one, 2, &sp);
+	ok(sp.groups == 1 && isnan(sp.cv_between),
+	   "spread: one boot, no between-boot CV");
+	ok(near(stats__median_of_numbers(v, 5), 2, 1e-12) &&
+		   isnan(stats__median_of_numbers(v, 0)),
+	   "median of the numbers, NANs left out");
+}
+
 int main(void)
 {
 	test_describe();
@@ -442,5 +475,6 @@ int main(void)
 	test_shift_edges();
 	test_welch();
 	test_adaptive();
+	test_spread();
 	return tap_done();
 }

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "parse-options.h"
 #include "report/regress.h"
+#include "stats/power.h"
 #include "units.h"
 #include "util.h"
 
@@ -332,13 +333,13 @@ static void print_text(const struct plan *p, bool all)
  * What the nightly gate can tell from this matrix's runs: its metrics
  * over every cell, each a comparison, at the repetitions there are.
  */
-static void gate_power(const struct plan *p, struct regress_power *pw)
+static void gate_power(const struct plan *p, struct stats_power *pw)
 {
 	const struct matrix *m = p->m;
 	size_t metrics = m->regress.nr_metrics ? m->regress.nr_metrics : 1;
 
-	regress__power(p->summary.cells * metrics, m->run.repetitions,
-		       REGRESS_ALPHA, pw);
+	stats__power(p->summary.cells * metrics, m->run.repetitions,
+		     STATS_ALPHA, pw);
 }
 
 static const char *gate_metric(const struct matrix *m, size_t i)
@@ -347,7 +348,7 @@ static const char *gate_metric(const struct matrix *m, size_t i)
 				       REGRESS_DEFAULT_METRIC;
 }
 
-static json_t *gate_json(const struct plan *p, const struct regress_power *pw)
+static json_t *gate_json(const struct plan *p, const struct stats_power *pw)
 {
 	const struct matrix *m = p->m;
 	json_t *names = json_array();
@@ -359,8 +360,8 @@ static json_t *gate_json(const struct plan *p, const struct regress_power *pw)
 	return json_pack("{s:o, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:o}",
 			 "metrics", names, "comparisons",
 			 (json_int_t)pw->comparisons, "trials",
-			 (json_int_t)pw->trials, "alpha", REGRESS_ALPHA,
-			 "min_p", pw->min_p, "first_alpha", pw->first_alpha,
+			 (json_int_t)pw->trials, "alpha", STATS_ALPHA, "min_p",
+			 pw->min_p, "first_alpha", pw->first_alpha,
 			 "can_detect", pw->can_detect, "trials_needed",
 			 (json_int_t)pw->trials_needed, "smallest_change_sd",
 			 isnan(pw->smallest_sd) ? json_null() :
@@ -369,13 +370,13 @@ static json_t *gate_json(const struct plan *p, const struct regress_power *pw)
 
 /* What until's rounds can add, when they are all run: it may stop sooner. */
 static void print_gate_until(const struct matrix *m,
-			     const struct regress_power *pw)
+			     const struct stats_power *pw)
 {
-	struct regress_power most;
+	struct stats_power most;
 
 	if (m->run.until_max <= m->run.repetitions)
 		return;
-	regress__power(pw->comparisons, m->run.until_max, REGRESS_ALPHA, &most);
+	stats__power(pw->comparisons, m->run.until_max, STATS_ALPHA, &most);
 	if (most.can_detect)
 		printf("  where until adds rounds up to %u a side: a change of "
 		       "%.1f standard deviations\n",
@@ -386,12 +387,12 @@ static void print_gate_until(const struct matrix *m,
 		       m->run.until_max);
 }
 
-static void print_gate(const struct plan *p, const struct regress_power *pw)
+static void print_gate(const struct plan *p, const struct stats_power *pw)
 {
 	const struct matrix *m = p->m;
 	size_t i;
 
-	printf("\ngate (regress, alpha %g, Holm)\n  ", REGRESS_ALPHA);
+	printf("\ngate (regress, alpha %g, Holm)\n  ", STATS_ALPHA);
 	for (i = 0; i < (m->regress.nr_metrics ? m->regress.nr_metrics : 1);
 	     i++)
 		printf("%s%s", i ? ", " : "", gate_metric(m, i));
@@ -428,7 +429,7 @@ int cmd_plan(int argc, const char **argv)
 		OPT_END(),
 	};
 	struct config_errors errs;
-	struct regress_power pw;
+	struct stats_power pw;
 	struct matrix *m = NULL;
 	struct plan p;
 	int ret;

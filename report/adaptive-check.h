@@ -2,10 +2,10 @@
 /*
  * [run] until: whether a run's headline comparisons are as precise as
  * asked, judged without looking at which cell a value came from (so
- * that the verdicts keep their alpha; see adaptive.c).
+ * that the verdicts keep their alpha; see stats/adaptive.c).
  */
-#ifndef IOMMU_BENCH_REPORT_ADAPTIVE_H
-#define IOMMU_BENCH_REPORT_ADAPTIVE_H
+#ifndef IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H
+#define IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,12 +32,8 @@ struct adaptive_status {
  * of their values pooled. INFINITY when a value is not positive or a
  * side has fewer than two.
  */
-double adaptive__width_pct(const double *x, size_t nx, const double *y,
-			   size_t ny);
-
-/* Every headline comparison of @run, as it stands; 0 or -errno. */
 int adaptive__check(struct rdb *r, int64_t run, const struct adaptive_opts *o,
 		    struct adaptive_status *st);
 void adaptive_status__release(struct adaptive_status *st);
 
-#endif /* IOMMU_BENCH_REPORT_ADAPTIVE_H */
+#endif /* IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H */

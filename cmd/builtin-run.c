@@ -16,7 +16,7 @@
 #include "config-error.h"
 #include "log.h"
 #include "parse-options.h"
-#include "report/adaptive.h"
+#include "report/adaptive-check.h"
 #include "report/regress.h"
 #include "sha256.h"
 #include "store/store.h"
@@ -122,7 +122,7 @@ static int until_open(struct run_ctx *ctx)
 
 /*
  * [run] until: rounds of repetitions until every headline comparison is
- * as precise as asked, judged blind to the verdicts (report/adaptive.c).
+ * as precise as asked, judged blind to the verdicts (stats/adaptive.c).
  */
 static int until(struct run_ctx *ctx)
 {

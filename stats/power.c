@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "regress.h"
+#include "power.h"
 #include "stats.h"
 #include "util.h"
 
@@ -42,6 +42,16 @@ static long critical_u(size_t n, double alpha)
 		tail += pmf[++c];
 	free(pmf);
 	return c;
+}
+
+size_t stats__min_trials(size_t m, double alpha)
+{
+	size_t n;
+
+	for (n = 1; n < 1000; n++)
+		if (stats__mw_min_p(n, n) * (double)(m ? m : 1) < alpha)
+			return n;
+	return n;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -93,7 +103,7 @@ static double normal(size_t n, long c, double shift)
 	return gsl_cdf_ugaussian_Q((mn - c - 0.5 - mn * p1) / sd);
 }
 
-void regress__power(size_t m, size_t n, double alpha, struct regress_power *pw)
+void stats__power(size_t m, size_t n, double alpha, struct stats_power *pw)
 {
 	gsl_rng *rng = NULL;
 	double lo = 0, hi = 20, mid;
@@ -104,7 +114,7 @@ void regress__power(size_t m, size_t n, double alpha, struct regress_power *pw)
 	pw->trials = n;
 	pw->min_p = stats__mw_min_p(n, n);
 	pw->first_alpha = alpha / pw->comparisons;
-	pw->trials_needed = regress__min_trials(pw->comparisons, alpha);
+	pw->trials_needed = stats__min_trials(pw->comparisons, alpha);
 	pw->can_detect = n >= 1 && pw->min_p < pw->first_alpha;
 	pw->smallest_sd = NAN;
 	if (!pw->can_detect)

@@ -19,8 +19,8 @@
  * Arrays documented as "sorted" must be sorted ascending and hold no
  * NaN; stats__sort() makes them so.
  */
-#ifndef IOMMU_BENCH_REPORT_STATS_H
-#define IOMMU_BENCH_REPORT_STATS_H
+#ifndef IOMMU_BENCH_STATS_STATS_H
+#define IOMMU_BENCH_STATS_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,4 +127,4 @@ double stats__welch_p(double mean1, double var1, size_t n1, double mean2,
 double stats__student_p(double mean1, double var1, size_t n1, double mean2,
 			double var2, size_t n2);
 
-#endif /* IOMMU_BENCH_REPORT_STATS_H */
+#endif /* IOMMU_BENCH_STATS_STATS_H */

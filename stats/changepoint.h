@@ -9,8 +9,8 @@
  * permutation test by the t-test is what makes this deterministic: the
  * same history always yields the same points.
  */
-#ifndef IOMMU_BENCH_REPORT_CHANGEPOINT_H
-#define IOMMU_BENCH_REPORT_CHANGEPOINT_H
+#ifndef IOMMU_BENCH_STATS_CHANGEPOINT_H
+#define IOMMU_BENCH_STATS_CHANGEPOINT_H
 
 #include <stddef.h>
 
@@ -40,4 +40,4 @@ struct changepoint {
 int changepoint__detect(const double *x, size_t n, const struct cp_opts *o,
 			struct changepoint **out, size_t *nr);
 
-#endif /* IOMMU_BENCH_REPORT_CHANGEPOINT_H */
+#endif /* IOMMU_BENCH_STATS_CHANGEPOINT_H */
