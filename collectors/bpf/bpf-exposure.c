@@ -14,10 +14,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "collectors/bpf/bpf-exposure.h"
 #include "log.h"
 #include "util.h"
@@ -521,18 +521,10 @@ static void stats_add(struct exposure_stats *acc,
 		acc->hist[i] += s->hist[i];
 }
 
-static __u64 mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 /* What is still open: counted, and the oldest's age so far. */
 static void read_pending(struct bpf_exposure *x, int fd)
 {
-	__u64 key, next, *prev = NULL, now = mono_now_ns();
+	__u64 key, next, *prev = NULL, now = (__u64)mono_ns();
 	struct exposure_window w;
 
 	x->pending = x->pending_oldest_ns = 0;

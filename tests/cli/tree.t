@@ -156,6 +156,14 @@ out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
 
+# One clock: the monotonic one read in src/clock.c alone (a second one
+# in a collector had drifted from it in units and type).
+bad=$(git grep -n 'clock_gettime *(' -- '*.c' '*.h' ':!src/clock.c' || :)
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "clocks beside src/clock.c:" "$bad"
+t_ok $st "the monotonic clock is read in src/clock.c only"
+
 # A newcomer finds each subsystem from the folder names alone: every
 # folder of code has its line in the README's layout table.
 missing=""
