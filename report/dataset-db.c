@@ -209,12 +209,10 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		       struct trial_cells *tc)
 {
 	static const char sql[] =
-		"SELECT t.id, t.cell_id, t.effective_mode IS NOT NULL AND"
-		" t.effective_mode <> t.requested_mode AND"
-		" t.requested_mode NOT IN ('current', 'default')"
-		" FROM cells c JOIN trials t ON t.cell_id = c.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
+		"SELECT t.id, t.cell_id, " STORE_SQL_MODE_MISMATCH(
+			"t") " FROM cells c JOIN trials t ON t.cell_id = c.id"
+			     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
+			     " AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
 	sqlite3_stmt *s;
 	int64_t cell;
 	int rc, err;

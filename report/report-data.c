@@ -134,16 +134,15 @@ int rd__load_cells(struct rd_ctx *c)
 		" total(t.warmup = 0 AND t.status = 'failed'),"
 		" total(t.warmup = 0 AND t.status NOT IN ('ok', 'failed')),"
 		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok' AND"
-		"  t.effective_mode IS NOT NULL AND"
-		"  t.effective_mode <> t.requested_mode AND"
-		"  t.requested_mode NOT IN ('current', 'default')),"
-		" group_concat(DISTINCT t.effective_mode),"
-		" group_concat(DISTINCT b.kernel_release)"
-		" FROM cells c JOIN hosts h ON h.id = c.host_id"
-		" JOIN kernels k ON k.id = c.kernel_id"
-		" LEFT JOIN trials t ON t.cell_id = c.id"
-		" LEFT JOIN boots b ON b.id = t.boot_id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 GROUP BY c.id ORDER BY c.id";
+		" " STORE_SQL_MODE_MISMATCH(
+			"t") "),"
+			     " group_concat(DISTINCT t.effective_mode),"
+			     " group_concat(DISTINCT b.kernel_release)"
+			     " FROM cells c JOIN hosts h ON h.id = c.host_id"
+			     " JOIN kernels k ON k.id = c.kernel_id"
+			     " LEFT JOIN trials t ON t.cell_id = c.id"
+			     " LEFT JOIN boots b ON b.id = t.boot_id"
+			     " WHERE c.run_id BETWEEN ?1 AND ?2 GROUP BY c.id ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	struct rd_cell *cell;
 	char run[24];

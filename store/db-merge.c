@@ -76,9 +76,10 @@ static const char *const merge_sql[] = {
 	"WHERE m.cell_id = c.d AND m.warmup = t.warmup AND m.profile = "
 	"t.profile AND m.repetition = t.repetition)",
 	"INSERT INTO main.trials (cell_id, repetition, warmup, profile, "
-	"requested_mode, effective_mode, boot_id, status, error, started_at, "
-	"finished_at, collectors) SELECT c.d, t.repetition, t.warmup, "
-	"t.profile, t.requested_mode, t.effective_mode, b.d, t.status, "
+	"requested_mode, effective_mode, expected_mode, boot_id, status, "
+	"error, started_at, finished_at, collectors) SELECT c.d, "
+	"t.repetition, t.warmup, t.profile, t.requested_mode, "
+	"t.effective_mode, t.expected_mode, b.d, t.status, "
 	"t.error, t.started_at, t.finished_at, t.collectors "
 	"FROM src.trials t JOIN m_trial x ON x.s = t.id JOIN m_cell c ON c.s = "
 	"t.cell_id LEFT JOIN m_boot b ON b.s = t.boot_id ORDER BY t.id",

@@ -343,12 +343,12 @@ int store__trial_find_or_insert(struct store *st, int64_t cell_id,
 }
 
 int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
-		       const char *effective_mode)
+		       const char *effective_mode, const char *expected_mode)
 {
 	static const char sql[] =
 		"UPDATE trials SET status = 'running', boot_id = ?2,"
-		" effective_mode = ?3, error = NULL, started_at = " STORE_NOW
-		","
+		" effective_mode = ?3, expected_mode = ?4, error = NULL,"
+		" started_at = " STORE_NOW ","
 		" finished_at = NULL WHERE id = ?1";
 	sqlite3_stmt *stmt;
 	int err;
@@ -360,6 +360,7 @@ int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
 	if (boot_row_id)
 		sqlite3_bind_int64(stmt, 2, boot_row_id);
 	store__bind_text(stmt, 3, effective_mode);
+	store__bind_text(stmt, 4, expected_mode);
 	return step_changes_one(st, stmt, "starting a trial", trial_id);
 }
 

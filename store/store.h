@@ -221,8 +221,17 @@ int store__trial_collectors(struct store *st, int64_t trial_id,
  * The trial is running on @boot_row_id (0: unknown) with @effective_mode
  * (NULL: not verified) in effect.
  */
+/*
+ * An ok trial whose mode was not in effect, in SQL, for a trials row
+ * named @t: the one rule (see schemas/0004-expected-mode.sql).
+ */
+#define STORE_SQL_MODE_MISMATCH(t)                                          \
+	"(" t ".effective_mode IS NOT NULL AND " t ".expected_mode IS NOT " \
+	"NULL AND " t ".effective_mode <> " t ".expected_mode)"
+
+/* @expected_mode: the word the host had to report; NULL: none. */
 int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
-		       const char *effective_mode);
+		       const char *effective_mode, const char *expected_mode);
 /* @error (may be NULL) says why a trial failed or was skipped. */
 int store__trial_finish(struct store *st, int64_t trial_id,
 			enum store_trial_status status, const char *error);

@@ -392,7 +392,8 @@ static int gendb__cell(struct gendb_ctx *c, int64_t run, int64_t kernel_id,
 		if (!err)
 			err = store__trial_start(c->st, trial, boot,
 						 wrong ? "strict" :
-							 gendb_modes[mode]);
+							 gendb_modes[mode],
+						 gendb_modes[mode]);
 		if (!err && !fail)
 			err = gendb__metrics(c, trial, kernel, mode, workload);
 		if (!err)

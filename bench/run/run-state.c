@@ -18,8 +18,7 @@
 #define POLICY_TIMEOUT_MS 30000
 #define REBOOT_TIMEOUT_MS 60000
 
-/* The policy word the host must report for @md; NULL: record only. */
-static const char *expected_mode(const struct matrix_mode *md)
+const char *run_state__expected_mode(const struct matrix_mode *md)
 {
 	switch (md->group_type) {
 	case GROUP_TYPE_DMA:
@@ -313,7 +312,7 @@ static bool kernel_changes(struct run_ctx *ctx, const struct run_host *h,
 static int verify(struct run_host *h, const struct matrix_mode *md,
 		  char **effective, char **err)
 {
-	const char *want = expected_mode(md), *got;
+	const char *want = run_state__expected_mode(md), *got;
 	json_t *args = json_object(), *res = NULL;
 	char *ev;
 	int ret;

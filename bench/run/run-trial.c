@@ -444,8 +444,11 @@ static int trial__store(struct run_ctx *ctx, const struct plan_trial *t,
 	ret = store__begin(ctx->st);
 	if (ret)
 		return ret;
-	ret = store__trial_start(ctx->st, trial_id,
-				 ctx->hosts[t->host].boot_row, o->effective);
+	ret = store__trial_start(
+		ctx->st, trial_id, ctx->hosts[t->host].boot_row, o->effective,
+		o->effective ?
+			run_state__expected_mode(&ctx->m->modes[t->mode]) :
+			NULL);
 	if (!ret && o->collectors)
 		ret = store__trial_collectors(ctx->st, trial_id, o->collectors);
 	if (!ret && ok)

@@ -120,6 +120,12 @@ void run_hosts__close(struct run_ctx *ctx);
 int run_kernels__store(struct run_ctx *ctx);
 
 /* run-state.c: the mode of trial @t in place on its SUT, and verified */
+/*
+ * The policy word a host must report for mode @md (by its group type,
+ * else a built-in name); NULL: the mode is only recorded. Stored with
+ * each trial: the report judges "not in effect" by it, not by names.
+ */
+const char *run_state__expected_mode(const struct matrix_mode *md);
 int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 		      char **effective, char **err);
 /*

@@ -176,7 +176,7 @@ static inline struct store *ct_store(int64_t *run_id, int64_t *trial_id)
 			       &cell) ||
 	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
 					trial_id, NULL) ||
-	    store__trial_start(st, *trial_id, boot_row, "lazy")) {
+	    store__trial_start(st, *trial_id, boot_row, "lazy", "lazy")) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);
 	}

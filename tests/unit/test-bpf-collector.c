@@ -98,7 +98,7 @@ static struct store *scratch_store(int64_t *trial)
 			       &cell) ||
 	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
 					trial, NULL) ||
-	    store__trial_start(st, *trial, boot_row, "lazy")) {
+	    store__trial_start(st, *trial, boot_row, "lazy", "lazy")) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);
 	}

@@ -232,7 +232,8 @@ static void store_other(const json_t *x, int64_t *trial)
 			       &cell) ||
 	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
 					trial, NULL) ||
-	    store__trial_start(st, *trial, boot_row, "passthrough")) {
+	    store__trial_start(st, *trial, boot_row, "passthrough",
+			       "passthrough")) {
 		printf("Bail out! cannot create a second store\n");
 		exit(1);
 	}

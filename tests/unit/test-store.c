@@ -350,7 +350,9 @@ static int write_trial(struct store *st, const struct fixture *f, size_t i,
 	int err;
 
 	err = store__begin(st);
-	err = err ?: store__trial_start(st, f->trial[i], f->boot, e->mode);
+	err = err   ?:
+		      store__trial_start(st, f->trial[i], f->boot, e->mode,
+					 e->mode);
 	err = err   ?:
 		      store__metric_add(st, f->trial[i], "throughput", e->gbps,
 					"Gbit/s", STORE_BETTER_HIGHER, NULL);
@@ -636,7 +638,7 @@ static void test_run(void)
 	is_int(store__metric_add(st, f.trial[1], "nan", 0.0 / 0.0, "",
 				 STORE_BETTER_NONE, NULL),
 	       -EINVAL, "NaN is refused");
-	is_int(store__trial_start(st, 999999, 0, NULL), -ENOENT,
+	is_int(store__trial_start(st, 999999, 0, NULL, NULL), -ENOENT,
 	       "starting no trial is an error");
 	is_int(store__trial_finish(st, f.trial[1], STORE_TRIAL_RUNNING, NULL),
 	       -EINVAL, "finish wants a final status");
@@ -653,7 +655,8 @@ static void test_run(void)
 		store__host_upsert(st, "peer", "machine-id:peer", &h2);
 		store__boot_upsert(st, h2, &ob, &b2);
 		capture_begin();
-		is_int(store__trial_start(st, f.trial[1], b2, "strict"),
+		is_int(store__trial_start(st, f.trial[1], b2, "strict",
+					  "strict"),
 		       -EINVAL, "a boot of another host is refused");
 		free(capture_end());
 	}
@@ -729,7 +732,7 @@ static void test_crash(void)
 	pid = fork();
 	if (!pid) {
 		if (store__open(path, 0, &st) || store__begin(st) ||
-		    store__trial_start(st, trial, 0, "lazy") ||
+		    store__trial_start(st, trial, 0, "lazy", "lazy") ||
 		    store__metric_add(st, trial, "throughput", 1, "", 0, NULL))
 			_exit(1);
 		_exit(42); /* no commit, no close: a crash */
