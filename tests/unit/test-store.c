@@ -775,6 +775,11 @@ static void test_migrate_profile(void)
 		"INSERT INTO trials (cell_id, repetition, warmup,"
 		" requested_mode, status) VALUES (1, 1, 0, 'strict', 'ok'),"
 		" (1, 1, 1, 'strict', 'ok');"
+		"INSERT INTO cells (run_id, host_id, kernel_id, mode, workload,"
+		" cell_key) VALUES (1, 1, 1, 'lazyboot', 'w', 'key2');"
+		"INSERT INTO trials (cell_id, repetition, warmup,"
+		" requested_mode, effective_mode, status)"
+		" VALUES (2, 1, 0, 'lazyboot', 'lazy', 'failed');"
 		"INSERT INTO metrics (trial_id, name, value, unit, better)"
 		" VALUES (1, 'throughput', 9.5, 'Gbit/s', 'higher');",
 		store_migrations[0].sql, 0);
@@ -787,6 +792,13 @@ static void test_migrate_profile(void)
 	is_int(raw_int(path, "SELECT count(*) FROM trials WHERE profile = 0"
 			     " AND collectors IS NULL AND status = 'ok'"),
 	       2, "v1: both trials kept, measured, collectors unknown");
+	is_int(raw_int(path, "SELECT count(*) FROM trials t WHERE"
+			     " t.expected_mode = 'strict'"),
+	       2, "v1: a built-in mode's trials expect the mode itself");
+	is_int(raw_int(path, "SELECT count(*) FROM trials t WHERE"
+			     " t.expected_mode IS NULL AND"
+			     " NOT " STORE_SQL_MODE_MISMATCH("t")),
+	       1, "v1: a custom mode's expects nothing, and is no mismatch");
 	is_int(raw_int(path, "SELECT count(*) FROM trial_metrics WHERE"
 			     " profile = 0 AND value = 9.5 AND warmup = 0"),
 	       1, "v1: the view reads the metric, with profile at its end");
