@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,7 +207,7 @@ static int check_lab(struct host *h, struct lava_priv *p)
 static int lava_host__open(struct host *h)
 {
 	struct lava_priv *p;
-	char *sub, *token = NULL;
+	char *token = NULL;
 	int ret;
 
 	if (h->priv)
@@ -216,20 +215,9 @@ static int lava_host__open(struct host *h)
 	p = xcalloc(1, sizeof(*p));
 	p->lock_fd = -1;
 	h->priv = p;
-	sub = xasprintf("lava-%s", h->m->name);
-	ret = host__state_dir(h, sub, &p->dir);
-	free(sub);
+	ret = host__state_dir_lock(h, "lava", &p->dir, &p->lock_fd);
 	if (ret)
 		return ret;
-	sub = xasprintf("%s/lock", p->dir);
-	p->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	free(sub);
-	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		pr_err("host %s: %s is in use by another run (%s)", h->m->name,
-		       p->dir, strerror(-ret));
-		return ret;
-	}
 	/* Where plan --lava-yaml says it is, too. */
 	p->sock = lava__sock_path(h->m, h->state_dir);
 	ret = read_token(h, &token);

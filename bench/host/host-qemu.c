@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -109,7 +108,6 @@ static int qemu_host__open(struct host *h)
 {
 	const struct matrix_host *peer = link_peer(h);
 	struct qemu_priv *p;
-	char *sub;
 	int ret;
 
 	if (h->priv)
@@ -117,22 +115,9 @@ static int qemu_host__open(struct host *h)
 	p = xcalloc(1, sizeof(*p));
 	p->lock_fd = -1;
 	h->priv = p;
-	sub = xasprintf("qemu-%s", h->m->name);
-	ret = host__state_dir(h, sub, &p->dir);
-	free(sub);
+	ret = host__state_dir_lock(h, "qemu", &p->dir, &p->lock_fd);
 	if (ret)
 		return ret;
-	/* Two runs with a VM of one name would share its socket. */
-	sub = xasprintf("%s/lock", p->dir);
-	p->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	free(sub);
-	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		ret = -errno;
-		pr_err("host %s: %s is in use by another run (%s); give this "
-		       "VM another host name",
-		       h->m->name, p->dir, strerror(errno));
-		return ret == -EWOULDBLOCK ? -EBUSY : ret;
-	}
 	p->sock = xasprintf("%s/agent.sock", p->dir);
 	p->console = xasprintf("%s/console.log", p->dir);
 	p->log = xasprintf("%s/qemu.log", p->dir);

@@ -4,11 +4,13 @@
  * is, where per-run state lives, and running helper commands.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +125,33 @@ int host__state_dir(struct host *h, const char *sub, char **out)
 	}
 	*out = dir;
 	return 0;
+}
+
+int host__state_dir_lock(struct host *h, const char *kind, char **dir,
+			 int *lock_fd)
+{
+	char *sub = xasprintf("%s-%s", kind, h->m->name), *lock;
+	int ret;
+
+	*lock_fd = -1;
+	ret = host__state_dir(h, sub, dir);
+	free(sub);
+	if (ret)
+		return ret;
+	lock = xasprintf("%s/lock", *dir);
+	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ret = *lock_fd < 0 ? -errno : 0;
+	free(lock);
+	if (!ret && flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (ret == -EBUSY)
+		pr_err("host %s: %s is in use by another run; give this host "
+		       "another name",
+		       h->m->name, *dir);
+	else if (ret)
+		pr_err("host %s: cannot lock %s: %s", h->m->name, *dir,
+		       strerror(-ret));
+	return ret;
 }
 
 int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,

@@ -160,5 +160,14 @@ int host__agent_exe(const struct arch *arch, char **path, char **err);
  * 0 and a new string in *@out, or a negative errno (logged).
  */
 int host__state_dir(struct host *h, const char *sub, char **out);
+/*
+ * The state folder of a VM-like host, @kind-NAME under the above, held
+ * for this run alone: two runs with a host of one name would share its
+ * sockets. 0 with *@dir and the lock's *@lock_fd (closed at the host's
+ * close), -EBUSY when another run holds it, or a negative errno; each
+ * failure logged.
+ */
+int host__state_dir_lock(struct host *h, const char *kind, char **dir,
+			 int *lock_fd);
 
 #endif /* IOMMU_BENCH_HOST_H */

@@ -273,6 +273,13 @@ DB=$T_TMP/d.db
 M=$T_TMP/d.toml
 matrix "$M" tb-d '"strict", "lazy"' false false
 run_until_iperf3 d
+# A second run of a VM of the same name would share its sockets.
+"$B" --db "$T_TMP/d2.db" run "$M" >"$T_TMP/d2.out" 2>"$T_TMP/d2.err"
+[ $? -eq 1 ] &&
+	t_grep "$T_TMP/d2.err" "/qemu-$G is in use by another run"
+st=$?
+t_ok $st "(D) a second run with a VM of the same name is refused, exit 1"
+[ $st -eq 0 ] || t_diag "$(tail -5 "$T_TMP/d2.err")"
 QPID=$(t_qemu_pids)
 [ -n "$QPID" ] && iperf3_running && kill -9 "$QPID"
 st=$?
