@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "bench/matrix/matrix.h"
-#include "bench/host/lava-plan.h"
+#include "bench/host/lava/lava-plan.h"
 #include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"

@@ -91,7 +91,7 @@ struct matrix_disk {
 	struct toml_pos pos;
 };
 
-/* The VM a qemu host is: bench/host/host-qemu.c makes it QEMU's argv. */
+/* The VM a qemu host is: bench/host/qemu/host-qemu.c makes it QEMU's argv. */
 struct matrix_qemu {
 	uint64_t memory; /* bytes */
 	unsigned int cpus;
@@ -129,7 +129,7 @@ struct matrix_qemu {
 
 /*
  * [hosts.NAME.lava]: a device of a LAVA lab, booted by a job per boot
- * (bench/host/host-lava.c). Its VM's shape is the host's qemu table.
+ * (bench/host/lava/host-lava.c). Its VM's shape is the host's qemu table.
  */
 struct matrix_lava {
 	char *server;	   /* "http://lava.example:8000", no path */

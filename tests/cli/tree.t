@@ -65,10 +65,13 @@ for line in open(doc, encoding="utf-8"):
         rows[m.group(1)] = ["*"] if may == "everything" else \
             [] if may == "nothing" else re.findall(r"`([a-z0-9/*-]+)/`", may)
 def row(d):
+    parts = d.split("/")
     if d in rows:
         return d
-    top = d.split("/")[0] + "/*"
-    return top if "/" in d and top in rows else None
+    for i in range(len(parts) - 1, 0, -1):
+        if "/".join(parts[:i]) + "/*" in rows:
+            return "/".join(parts[:i]) + "/*"
+    return None
 def allowed(d, t):
     r = rows[row(d)]
     if t == d or "*" in r:
@@ -132,6 +135,7 @@ for p in \
 	"mx bench/matrix/x.c bench/run/run.h bench/run/run.h" \
 	"agent bench/agent/x.c bench/run/run.h bench/run/run.h" \
 	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
+	"tr bench/host/qemu/x.c bench/run/run.h bench/run/run.h" \
 	"bis bench/bisect/x.c report/regress.h report/regress.h" \
 	"hst bench/host/x.c report/report.h report/report.h" \
 	"run bench/run/x.c report/compare.h report/compare.h" \

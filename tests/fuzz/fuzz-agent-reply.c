@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the controller's end of the protocol: what an
- * agent sends back, read by agent_conn__call() (bench/host/agent-conn.c)
+ * agent sends back, read by agent_conn__call() (bench/agent-client/agent-conn.c)
  * exactly as from the agent's stdout. The input is that stream; calls
  * are made on it until it ends (answers to earlier ids, lines without
  * one and replies split anywhere included), and each must end in a
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "fuzz/fuzz-util.h"
 
 /* More calls than the stream can answer: it ends first. */

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "bench/host/lava.h"
+#include "bench/host/lava/lava.h"
 #include "fuzz/fuzz-util.h"
 #include "strvec.h"
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bench/agent/agent-proto.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
 
 typedef json_t *fake_agent_answer_fn(const char *host, const char *verb,

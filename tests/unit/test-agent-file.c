@@ -24,7 +24,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent/agent.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
 #include "log.h"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "subprocess.h"
 #include "tap.h"
 #include "util.h"

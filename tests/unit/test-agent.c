@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench/agent/agent-proto.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "log.h"
 #include "sha256.h"
 #include "tap.h"

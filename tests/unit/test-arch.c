@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The arch table (src/arch.c) and the agent of a guest of another arch
- * (bench/host/agent-exe.c): names translated between the kernel, Debian
+ * (bench/agent-client/agent-exe.c): names translated between the kernel, Debian
  * and uname; a kernel package's arch read off its name; an ELF's off
  * its header; and the cross-built agent found, or refused with the
  * reason, by what its bytes say.

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/host/netns.h"
+#include "bench/host/local/netns.h"
 #include "bench/matrix/matrix.h"
 #include "tap.h"
 #include "util.h"

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "bench/matrix/matrix.h"

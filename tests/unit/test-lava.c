@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/lava.h"
-#include "bench/host/qemu.h"
+#include "bench/host/lava/lava.h"
+#include "bench/host/qemu/qemu.h"
 #include "matrix-load.h"
 #include "strvec.h"
 #include "tap.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/qemu.h"
+#include "bench/host/qemu/qemu.h"
 #include "capture.h"
 #include "matrix-load.h"
 #include "tap.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bench/agent/agent-file.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "fake-agent.h"

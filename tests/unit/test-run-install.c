@@ -21,7 +21,7 @@
 
 #include "agent-test.h"
 #include "bench/agent/agent-file.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
 #include "bench/run/run-install.h"
 #include "bench/run/run.h"

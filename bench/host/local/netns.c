@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench/host/host-priv.h"
-#include "bench/host/netns.h"
+#include "bench/host/local/netns.h"
 #include "log.h"
 #include "util.h"
 

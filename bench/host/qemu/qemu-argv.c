@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/qemu.h"
+#include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "sha256.h"
 #include "util.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/qemu.h"
+#include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "log.h"
 #include "util.h"

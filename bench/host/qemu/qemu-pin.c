@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/qemu.h"
+#include "bench/host/qemu/qemu.h"
 #include "log.h"
 #include "util.h"
 

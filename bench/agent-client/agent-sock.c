@@ -11,8 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
-#include "bench/host/agent-sock.h"
+#include "bench/agent-client/agent-conn.h"
+#include "bench/agent-client/agent-sock.h"
 #include "clock.h"
 #include "util.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/lava.h"
-#include "bench/host/qemu.h"
+#include "bench/host/lava/lava.h"
+#include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "util.h"
 

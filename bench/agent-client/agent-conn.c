@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "clock.h"
 #include "log.h"
 #include "util.h"

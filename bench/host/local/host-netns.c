@@ -8,9 +8,9 @@
  */
 #include <errno.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
-#include "bench/host/netns.h"
+#include "bench/host/local/netns.h"
 #include "log.h"
 #include "util.h"
 

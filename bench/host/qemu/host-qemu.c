@@ -27,12 +27,12 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "bench/host/agent-conn.h"
-#include "bench/host/agent-sock.h"
+#include "bench/agent-client/agent-conn.h"
+#include "bench/agent-client/agent-sock.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/host/netns.h"
-#include "bench/host/qemu.h"
+#include "bench/host/local/netns.h"
+#include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "clock.h"
 #include "log.h"

@@ -15,9 +15,9 @@
 
 #include "atomic-file.h"
 #include "bench/host/host.h"
-#include "bench/host/lava-plan.h"
-#include "bench/host/lava.h"
-#include "bench/host/qemu.h"
+#include "bench/host/lava/lava-plan.h"
+#include "bench/host/lava/lava.h"
+#include "bench/host/qemu/qemu.h"
 #include "log.h"
 #include "util.h"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The controller itself as a host: the agent is a plain child. A veth
- * end it has in a link is made by its netns peer (bench/host/host-netns.c),
+ * end it has in a link is made by its netns peer (bench/host/local/host-netns.c),
  * which removes it with its namespace.
  */
 #include <errno.h>
 
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
 #include "log.h"
 #include "util.h"

@@ -25,12 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/host/agent-conn.h"
-#include "bench/host/agent-sock.h"
+#include "bench/agent-client/agent-conn.h"
+#include "bench/agent-client/agent-sock.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/host/lava.h"
-#include "bench/host/qemu.h"
+#include "bench/host/lava/lava.h"
+#include "bench/host/qemu/qemu.h"
 #include "clock.h"
 #include "log.h"
 #include "sha256.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/host/lava.h"
+#include "bench/host/lava/lava.h"
 #include "util.h"
 
 #define ANSWER_MAX (64u << 20)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bench/agent/agent-proto.h"
-#include "bench/host/agent-conn.h"
+#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "log.h"
