@@ -151,7 +151,7 @@ static inline struct store *fuzz_store(int64_t *trial_id)
 			       &cell) ||
 	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
 					trial_id, NULL) ||
-	    store__trial_start(st, *trial_id, boot_row, "lazy") ||
+	    store__trial_start(st, *trial_id, boot_row, "lazy", "lazy") ||
 	    store__commit(st))
 		abort();
 	free(path);
