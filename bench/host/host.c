@@ -55,6 +55,23 @@ void host__say(const struct host *h, const char *fmt, ...)
 	free(s);
 }
 
+void host_jobs__free(struct host_job *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(v[i].server);
+		free(v[i].sha256);
+		free(v[i].kernel);
+		free(v[i].cmdline);
+		free(v[i].state);
+		free(v[i].health);
+		free(v[i].device);
+		free(v[i].error);
+	}
+	free(v);
+}
+
 const char *host__self_exe(void)
 {
 	static char path[PATH_MAX];

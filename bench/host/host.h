@@ -104,16 +104,47 @@ struct host_ops {
 	void (*close)(struct host *h);
 };
 
-struct store;
+/*
+ * A job a transport submitted to a lab. A run killed and resumed must
+ * find its jobs again (to adopt the one still booted for it, to cancel
+ * the others), so the transport reports each job's life to the run,
+ * which keeps it where it keeps everything else: a transport never
+ * writes the store itself.
+ */
+struct host_job {
+	char *server; /* the lab's URL */
+	int64_t id;
+	char *sha256; /* of the job's definition */
+	char *kernel, *cmdline;
+	char *state;  /* "submitted", "running", "ended" */
+	char *health; /* the lab's word at the end; NULL: not known */
+	char *device, *error;
+	/* Only in what jobs_open() hands back: */
+	int64_t run_id; /* the run that submitted it */
+	bool this_run;	/* that run is this one (resumed) */
+};
+
+/* The run's end of host_job: each op 0 or a negative errno. */
+struct host_jobs_ops {
+	/* Job @j of host @h was just submitted; its state "submitted". */
+	int (*add)(void *arg, const struct host *h, const struct host_job *j);
+	/* Job @j->id of @j->server is now @j->state (health, device, error). */
+	int (*set)(void *arg, const struct host_job *j);
+	/*
+	 * The jobs of host @h not known to have ended, this run's first:
+	 * *@nr of them in *@out, freed with host_jobs__free().
+	 */
+	int (*open)(void *arg, const struct host *h, struct host_job **out,
+		    size_t *nr);
+};
+
+void host_jobs__free(struct host_job *v, size_t nr);
 
 struct host {
 	const struct host_ops *ops;
-	/*
-	 * The run's store and row, where a transport keeps what a resumed
-	 * run must find again (a lab's jobs); NULL: nothing is kept.
-	 */
-	struct store *st;
-	int64_t run_id;
+	/* Where the run keeps a lab's jobs; NULL: nothing is kept. */
+	const struct host_jobs_ops *jobs;
+	void *jobs_arg;
 	/* Non-zero once the run was asked to stop (SIGINT, SIGTERM). */
 	int (*interrupted)(void);
 	/* The run's progress, for what a slow step is waiting on. */

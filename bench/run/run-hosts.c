@@ -225,8 +225,8 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		h->h.m = &m->hosts[i];
 		h->h.matrix = m;
-		h->h.st = ctx->st;
-		h->h.run_id = ctx->run_id;
+		h->h.jobs = &run_jobs_ops;
+		h->h.jobs_arg = ctx;
 		h->h.interrupted = run_signal__level;
 		h->h.say = host_say;
 		h->h.say_arg = ctx;

@@ -104,6 +104,8 @@ json_t *run_args__collect(const struct matrix *m, const struct matrix_host *h,
 int run_args__data_ip(const struct matrix_host *h, char *buf, size_t size);
 
 /* run-hosts.c */
+/* Where a lab transport's jobs are kept: the run's store (run-jobs.c). */
+extern const struct host_jobs_ops run_jobs_ops;
 int run_hosts__open(struct run_ctx *ctx);
 /* (Re)start @h's agent, say hello and record host and boot. */
 int run_host__connect(struct run_ctx *ctx, struct run_host *h);

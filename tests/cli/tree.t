@@ -136,6 +136,7 @@ for p in \
 	"agent bench/agent/x.c bench/run/run.h bench/run/run.h" \
 	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
 	"tr bench/host/qemu/x.c bench/run/run.h bench/run/run.h" \
+	"trst bench/host/lava/x.c store/store.h store/store.h" \
 	"bis bench/bisect/x.c report/regress.h report/regress.h" \
 	"hst bench/host/x.c report/report.h report/report.h" \
 	"run bench/run/x.c report/compare.h report/compare.h" \

@@ -12,7 +12,8 @@
  * and on which device; a job that ends early (Incomplete, Canceled)
  * fails that boot with LAVA's own reason.
  *
- * Each job is kept in the store (lab_jobs) from its submission on, so a
+ * Each job is reported to the run (h->jobs, which keeps it in the store's
+ * lab_jobs) from its submission on, so a
  * run killed with SIGKILL and resumed adopts the job still booted for
  * the boot it needs (same definition) and cancels any other it left,
  * instead of queueing a second job for the same boot.
@@ -34,7 +35,6 @@
 #include "clock.h"
 #include "log.h"
 #include "sha256.h"
-#include "store/store.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -289,17 +289,17 @@ static void job_store(struct host *h, int64_t id, const char *state,
 		      const char *health, const char *device, const char *error)
 {
 	struct lava_priv *p = h->priv;
-	struct store_lab_job j = {
+	struct host_job j = {
 		.server = p->api.server,
-		.job_id = id,
+		.id = id,
 		.state = (char *)state,
 		.health = (char *)health,
 		.device = (char *)device,
 		.error = (char *)error,
 	};
 
-	if (h->st && store__lab_job_set(h->st, &j))
-		pr_warn("host %s: LAVA job %lld: not stored as %s", h->m->name,
+	if (h->jobs && h->jobs->set(h->jobs_arg, &j))
+		pr_warn("host %s: LAVA job %lld: not kept as %s", h->m->name,
 			(long long)id, state);
 }
 
@@ -470,12 +470,11 @@ static char *job_console(void *arg)
  */
 static int64_t jobs_adopt(struct host *h, struct lava_priv *p, const char *sha)
 {
-	struct store_lab_job *v = NULL;
+	struct host_job *v = NULL;
 	size_t nr = 0, i;
 	int64_t adopted = 0;
 
-	if (!h->st ||
-	    store__lab_jobs_open(h->st, h->run_id, h->m->name, &v, &nr))
+	if (!h->jobs || h->jobs->open(h->jobs_arg, h, &v, &nr))
 		return 0;
 	for (i = 0; i < nr; i++) {
 		struct lava_job j;
@@ -483,15 +482,15 @@ static int64_t jobs_adopt(struct host *h, struct lava_priv *p, const char *sha)
 
 		if (strcmp(v[i].server, p->api.server))
 			continue;
-		if (job_get(p, v[i].job_id, &j, &err)) {
+		if (job_get(p, v[i].id, &j, &err)) {
 			pr_warn("host %s: LAVA job %lld of an earlier run: %s",
-				h->m->name, (long long)v[i].job_id, err);
+				h->m->name, (long long)v[i].id, err);
 			free(err);
 			continue;
 		}
 		if (j.state == LAVA_FINISHED || j.state == LAVA_ENDING) {
 			job_store(h, j.id, "ended", j.health, j.device, NULL);
-		} else if (!adopted && v[i].run_id == h->run_id &&
+		} else if (!adopted && v[i].this_run &&
 			   !strcmp(v[i].sha256, sha)) {
 			adopted = j.id;
 			host__say(
@@ -506,14 +505,13 @@ static int64_t jobs_adopt(struct host *h, struct lava_priv *p, const char *sha)
 				  "host %s: LAVA job %lld, left by %s run "
 				  "%lld, is not for this boot",
 				  h->m->name, (long long)j.id,
-				  v[i].run_id == h->run_id ? "this" :
-							     "the killed",
+				  v[i].this_run ? "this" : "the killed",
 				  (long long)v[i].run_id);
 			job_cancel(h, j.id);
 		}
 		lava_job__release(&j);
 	}
-	store_lab_jobs__free(v, nr);
+	host_jobs__free(v, nr);
 	return adopted;
 }
 
@@ -543,17 +541,16 @@ static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 		return ret;
 	}
 	p->job = id;
-	if (h->st) {
-		struct store_lab_job j = {
-			.host = h->m->name,
+	if (h->jobs) {
+		struct host_job j = {
 			.server = p->api.server,
-			.job_id = id,
+			.id = id,
 			.sha256 = (char *)sha,
 			.kernel = k->name,
 			.cmdline = (char *)cmdline,
 		};
 
-		if (store__lab_job_add(h->st, h->run_id, &j))
+		if (h->jobs->add(h->jobs_arg, h, &j))
 			pr_warn("host %s: LAVA job %lld is not stored: a run "
 				"resumed after a kill would not find it",
 				h->m->name, (long long)id);
