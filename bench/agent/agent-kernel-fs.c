@@ -74,8 +74,8 @@ int agent_kernel__replace_dir(const char *from, const char *to,
 		if (rename(from, to)) {
 			ret = -errno;
 			if (rename(aside, to))
-				pr_err("agent: %s is left at %s: %s", to, aside,
-				       strerror(errno));
+				pr_warn("agent: %s is left at %s: %s", to,
+					aside, strerror(errno));
 			return ret;
 		}
 		old = aside;

@@ -161,6 +161,36 @@ out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
 
+# One error convention per layer (docs/hacking.md): a message is said
+# once, by the layer that knows who listens. The pure layers say
+# nothing; the library layers of bench/ hand their words to the caller
+# in char **err; only the layers that print name the standard streams.
+bad=$(git grep -nE '#include "(src/)?log\.h"|\b(f?printf|puts|fputs|perror)\(' \
+	-- stats bpf || :)
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "stats/ and bpf/ say nothing:" "$bad"
+t_ok $st "stats/ and bpf/ neither log nor print"
+
+bad=$(git grep -nw 'pr_err' -- bench/host bench/agent-client bench/kbuild \
+	bench/testbed bench/workload bench/matrix bench/agent \
+	':!bench/agent/agent-serve.c' ':!bench/agent/agent-reboot.c' |
+	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)' || :)
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "pr_err in a layer that returns its words in char **err:" "$bad"
+t_ok $st "the library layers of bench/ return their errors, never print them"
+
+bad=$(git grep -nwE 'stdout|stderr' -- '*.c' ':!cmd/' ':!tests/' \
+	':!bench/run/' ':!bench/bisect/' ':!src/log.c' ':!src/output.c' \
+	':!src/parse-options.c' ':!src/atomic-file.c' \
+	':!bench/workload/iperf3-child.c' |
+	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)' || :)
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "the standard streams named outside the layers that print:" "$bad"
+t_ok $st "only the layers that print name stdout and stderr"
+
 # One clock: the monotonic one read in src/clock.c alone (a second one
 # in a collector had drifted from it in units and type).
 bad=$(git grep -n 'clock_gettime *(' -- '*.c' '*.h' ':!src/clock.c' || :)
