@@ -36,6 +36,19 @@ const char *run_state__expected_mode(const struct matrix_mode *md)
 	return NULL;
 }
 
+/* The old boot is gone: a trial failing now is on no boot. */
+static void run_host__forget_boot(struct run_host *h)
+{
+	if (h->agent) {
+		agent_conn__close(h->agent);
+		h->agent = NULL;
+	}
+	h->boot_row = 0;
+	free(h->applied_mode);
+	h->applied_mode = NULL;
+	h->booted_kernel = h->booted_mode = -1;
+}
+
 static int apply_sysfs(struct run_ctx *ctx, struct run_host *h,
 		       const struct matrix_mode *md, char **err)
 {
@@ -162,12 +175,7 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	json_decref(res);
 	if (ret)
 		return ret;
-	agent_conn__close(h->agent);
-	h->agent = NULL;
-	h->boot_row = 0;
-	free(h->applied_mode);
-	h->applied_mode = NULL;
-	h->booted_kernel = h->booted_mode = -1;
+	run_host__forget_boot(h);
 	old = xstrdup(h->boot_id ? h->boot_id : "");
 	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms, err);
 	free(old);
@@ -222,15 +230,7 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 		args[nr++] = k->cmdline[i];
 	for (i = 0; md && i < md->nr_cmdline; i++)
 		args[nr++] = md->cmdline[i];
-	if (h->agent) {
-		agent_conn__close(h->agent);
-		h->agent = NULL;
-	}
-	/* The old boot is gone: a trial failing now is on no boot. */
-	h->boot_row = 0;
-	free(h->applied_mode);
-	h->applied_mode = NULL;
-	h->booted_kernel = h->booted_mode = -1;
+	run_host__forget_boot(h);
 	run_progress__msg(ctx, "host %s: booting kernel %s%s%s", h->h.m->name,
 			  k->name, md ? ", mode " : "", md ? md->name : "");
 	ret = h->h.ops->restart(&h->h, k, args, nr, err);
