@@ -468,9 +468,15 @@ int cmd_plan(int argc, const char **argv)
 		print_text(&p, all);
 		print_gate(&p, &pw);
 	}
-	if (!ret && (lava_yaml || !global.json))
+	if (!ret && (lava_yaml || !global.json)) {
+		char *err = NULL;
+
 		ret = lava_plan__print(&p, lava_yaml,
-				       global.json ? stderr : stdout);
+				       global.json ? stderr : stdout, &err);
+		if (err)
+			pr_err("%s", err);
+		free(err);
+	}
 	plan__release(&p);
 	matrix__free(m);
 	if (ret || fflush(stdout)) {

@@ -219,11 +219,7 @@ static int iperf3_opts_from_json(json_t *args, bool client,
 		return agent__err(err, -EINVAL,
 				  "iperf3.client: \"host\" (the server's "
 				  "address) is missing");
-	if (iperf3__check_opts(o, client) < 0)
-		return agent__err(err, -EINVAL,
-				  "iperf3: options refused (see the agent's "
-				  "log for which)");
-	return 0;
+	return iperf3__check_opts(o, client, err);
 }
 
 void agent_iperf3__release(struct agent *a)
@@ -242,6 +238,7 @@ int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
 	struct iperf3_opts o;
 	json_t *ports;
 	unsigned int i, port;
+	char *why = NULL;
 	int ret;
 
 	if (a->iperf3)
@@ -252,10 +249,11 @@ int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
 	if (ret < 0)
 		goto fail;
 	a->iperf3_args = json_incref(args);
-	ret = iperf3__server_start(&o, &a->iperf3);
+	ret = iperf3__server_start(&o, &a->iperf3, &why);
 	if (ret < 0) {
 		agent__err(err, ret, "iperf3.server: cannot start: %s",
-			   strerror(-ret));
+			   why ? why : strerror(-ret));
+		free(why);
 		goto fail;
 	}
 	ports = json_array();
@@ -290,6 +288,7 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 {
 	json_t *t = json_object_get(args, "timeout_ms");
 	json_t *reports = NULL;
+	char *words = NULL;
 	int ret;
 
 	if (!a->iperf3)
@@ -299,15 +298,19 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 		return agent__err(err, -EINVAL,
 				  "iperf3.wait: \"timeout_ms\" must be an "
 				  "integer");
-	ret = iperf3__server_wait(
-		a->iperf3, t ? (int)json_integer_value(t) : -1, &reports);
+	ret = iperf3__server_wait(a->iperf3,
+				  t ? (int)json_integer_value(t) : -1, &reports,
+				  &words);
 	agent_iperf3__release(a);
 	if (ret < 0) {
 		const char *why = reports_error(reports);
 
 		ret = agent__err(err, ret, "iperf3.wait: the server failed: %s",
-				 why ? why : strerror(-ret));
+				 why   ? why :
+				 words ? words :
+					 strerror(-ret));
 		json_decref(reports);
+		free(words);
 		return ret;
 	}
 	*res = json_pack("{s:o}", "reports", reports ? reports : json_array());
@@ -319,17 +322,19 @@ int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
 {
 	struct iperf3_opts o;
 	int *cpus = NULL;
+	char *why = NULL;
 	int ret;
 
 	(void)a;
 	ret = iperf3_opts_from_json(args, true, &o, &cpus, err);
 	if (ret < 0)
 		goto out;
-	ret = iperf3__client_run(&o, res);
+	ret = iperf3__client_run(&o, res, &why);
 	if (ret < 0)
 		agent__err(err, ret, "iperf3.client to %s: %s", o.host,
-			   strerror(-ret));
+			   why ? why : strerror(-ret));
 out:
+	free(why);
 	free(cpus);
 	return ret;
 }

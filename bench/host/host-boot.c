@@ -13,6 +13,7 @@
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -56,7 +57,8 @@ static int boot__poll(struct host *h, const char *old, uint64_t timeout_ms,
 	}
 }
 
-static int boot__power_cycle(struct host *h)
+/* A failure replaces *@last: the reboot's error then says why. */
+static int boot__power_cycle(struct host *h, char **last)
 {
 	const struct matrix_host *m = h->m;
 	char *err = NULL;
@@ -69,7 +71,7 @@ static int boot__power_cycle(struct host *h)
 	ret = host__cmd((const char *const *)m->power_cycle,
 			POWER_CYCLE_TIMEOUT_MS, NULL, &err, NULL);
 	if (ret)
-		pr_err("host %s: power_cycle: %s", m->name, err);
+		errmsg__set(last, ret, "power_cycle: %s", err);
 	free(err);
 	return ret;
 }
@@ -89,7 +91,8 @@ int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
 		timeout_ms = m->boot_timeout_ms;
 	ssh__exit_master(h);
 	ret = boot__poll(h, old_boot_id, timeout_ms, &err);
-	if (ret && m->power_cycle && m->power_cycle[0] && !boot__power_cycle(h))
+	if (ret && m->power_cycle && m->power_cycle[0] &&
+	    !boot__power_cycle(h, &err))
 		ret = boot__poll(h, old_boot_id, timeout_ms, &err);
 	if (ret)
 		*why = xasprintf("host %s: did not come back from its reboot "

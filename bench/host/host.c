@@ -17,6 +17,7 @@
 
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -128,7 +129,7 @@ static int mkdir_p(const char *dir, mode_t mode)
 	return ret;
 }
 
-int host__state_dir(struct host *h, const char *sub, char **out)
+int host__state_dir(struct host *h, const char *sub, char **out, char **err)
 {
 	const char *base = h && h->state_dir ? h->state_dir : STATE_DIR;
 	char *dir = xasprintf("%s/%s", base, sub);
@@ -136,7 +137,8 @@ int host__state_dir(struct host *h, const char *sub, char **out)
 
 	ret = mkdir_p(dir, 0700);
 	if (ret) {
-		pr_err("cannot create %s: %s", dir, strerror(-ret));
+		errmsg__set(err, ret, "cannot create %s: %s", dir,
+			    strerror(-ret));
 		free(dir);
 		return ret;
 	}
@@ -145,13 +147,13 @@ int host__state_dir(struct host *h, const char *sub, char **out)
 }
 
 int host__state_dir_lock(struct host *h, const char *kind, char **dir,
-			 int *lock_fd)
+			 int *lock_fd, char **err)
 {
 	char *sub = xasprintf("%s-%s", kind, h->m->name), *lock;
 	int ret;
 
 	*lock_fd = -1;
-	ret = host__state_dir(h, sub, dir);
+	ret = host__state_dir(h, sub, dir, err);
 	free(sub);
 	if (ret)
 		return ret;
@@ -162,12 +164,13 @@ int host__state_dir_lock(struct host *h, const char *kind, char **dir,
 	if (!ret && flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
 		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (ret == -EBUSY)
-		pr_err("host %s: %s is in use by another run; give this host "
-		       "another name",
-		       h->m->name, *dir);
+		errmsg__set(err, ret,
+			    "host %s: %s is in use by another run; give this "
+			    "host another name",
+			    h->m->name, *dir);
 	else if (ret)
-		pr_err("host %s: cannot lock %s: %s", h->m->name, *dir,
-		       strerror(-ret));
+		errmsg__set(err, ret, "host %s: cannot lock %s: %s", h->m->name,
+			    *dir, strerror(-ret));
 	return ret;
 }
 

@@ -50,10 +50,12 @@ struct host_ops {
 	 * Make the host usable: netns creates its namespace and veth end
 	 * (the pair is made once for both linked hosts), ssh opens its
 	 * ControlMaster and installs the agent when missing or stale.
+	 * Like every op that can fail, a negative errno and *@err, a
+	 * sentence naming the host that the caller prints or stores.
 	 */
-	int (*open)(struct host *h);
+	int (*open)(struct host *h, char **err);
 	/* Start `iommu-bench agent serve` there. */
-	int (*agent)(struct host *h, struct agent_conn **out);
+	int (*agent)(struct host *h, struct agent_conn **out, char **err);
 	/* The host is gone (rebooting): wait until the agent answers hello
 	 * again, with a boot_id other than @old_boot_id, within @timeout_ms;
 	 * or a negative errno and *@err with what was seen last. */
@@ -188,17 +190,17 @@ struct arch;
 int host__agent_exe(const struct arch *arch, char **path, char **err);
 /*
  * @h->state_dir/@sub (default /run/iommu-bench/@sub), created 0700.
- * 0 and a new string in *@out, or a negative errno (logged).
+ * 0 and a new string in *@out, or a negative errno and *@err.
  */
-int host__state_dir(struct host *h, const char *sub, char **out);
+int host__state_dir(struct host *h, const char *sub, char **out, char **err);
 /*
  * The state folder of a VM-like host, @kind-NAME under the above, held
  * for this run alone: two runs with a host of one name would share its
  * sockets. 0 with *@dir and the lock's *@lock_fd (closed at the host's
  * close), -EBUSY when another run holds it, or a negative errno; each
- * failure logged.
+ * failure with its words in *@err.
  */
 int host__state_dir_lock(struct host *h, const char *kind, char **dir,
-			 int *lock_fd);
+			 int *lock_fd, char **err);
 
 #endif /* IOMMU_BENCH_HOST_H */

@@ -147,21 +147,26 @@ out:
 int run_host__connect(struct run_ctx *ctx, struct run_host *h)
 {
 	int ret = -EIO, try;
+	char *err = NULL;
 
 	for (try = 1; try <= CONNECT_TRIES; try++) {
 		if (h->agent) {
 			agent_conn__close(h->agent);
 			h->agent = NULL;
 		}
-		ret = h->h.ops->agent(&h->h, &h->agent);
+		ret = h->h.ops->agent(&h->h, &h->agent, &err);
 		if (!ret)
 			ret = host__record(ctx, h);
 		if (!ret || ret == -EPROTO || run_signal__level())
 			break;
 		pr_warn("host %s: agent start failed (%s), try %d of %d",
-			h->h.m->name, strerror(-ret), try, CONNECT_TRIES);
+			h->h.m->name, err ? err : strerror(-ret), try,
+			CONNECT_TRIES);
+		free(err);
+		err = NULL;
 		usleep(200000u << try);
 	}
+	free(err);
 	return ret;
 }
 
@@ -216,6 +221,7 @@ static void host_say(void *arg, const char *msg)
 int run_hosts__open(struct run_ctx *ctx)
 {
 	const struct matrix *m = ctx->m;
+	char *err = NULL;
 	size_t i;
 	int ret;
 
@@ -245,10 +251,12 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		run_progress__msg(ctx, "opening host %s (%s)", h->h.m->name,
 				  h->h.ops->name);
-		ret = h->h.ops->open(&h->h);
+		ret = h->h.ops->open(&h->h, &err);
 		if (ret) {
 			pr_err("host %s: cannot open its %s transport: %s",
-			       h->h.m->name, h->h.ops->name, strerror(-ret));
+			       h->h.m->name, h->h.ops->name,
+			       err ? err : strerror(-ret));
+			free(err);
 			return ret;
 		}
 		h->opened = true;

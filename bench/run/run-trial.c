@@ -370,6 +370,7 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			  struct trial_out *o)
 {
 	const char *name;
+	char *why = NULL;
 	bool fio;
 	json_t *v;
 	int ret;
@@ -377,7 +378,10 @@ static int results__store(struct run_ctx *ctx, int64_t trial_id,
 	name = json_string_value(json_object_get(o->client, "workload"));
 	fio = name && !strcmp(name, "fio");
 	ret = fio ? fio__store(ctx->st, trial_id, o->client) :
-		    iperf3__store(ctx->st, trial_id, o->client);
+		    iperf3__store(ctx->st, trial_id, o->client, &why);
+	if (why)
+		pr_err("%s", why);
+	free(why);
 	if (!ret)
 		ret = raw__store(ctx, trial_id,
 				 fio ? "fio.json" : "iperf3.json", o->client);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bench/workload/iperf3-priv.h"
-#include "log.h"
+#include "errmsg.h"
 #include "store/store.h"
 #include "strvec.h"
 #include "util.h"
@@ -40,7 +40,7 @@ static double both(const json_t *end, const char *sum, const char *key)
 }
 
 static int read_side(const json_t *report, unsigned int port, bool udp,
-		     struct side *s)
+		     struct side *s, char **err)
 {
 	const json_t *end = json_object_get(report, "end");
 	const json_t *cpu = json_object_get(end, "cpu_utilization_percent");
@@ -49,9 +49,10 @@ static int read_side(const json_t *report, unsigned int port, bool udp,
 	s->recv_bps = both(end, "sum_received", "bits_per_second");
 	s->send_bps = both(end, "sum_sent", "bits_per_second");
 	if (isnan(s->recv_bps) || isnan(s->send_bps)) {
-		pr_err("iperf3 report of the client on port %u has no "
-		       "end.sum_received/sum_sent bits_per_second",
-		       port);
+		errmsg__set(err, -EINVAL,
+			    "iperf3 report of the client on port %u has no "
+			    "end.sum_received/sum_sent bits_per_second",
+			    port);
 		return -EINVAL;
 	}
 	s->retransmits = udp ? NAN : both(end, "sum_sent", "retransmits");
@@ -164,7 +165,8 @@ static void add(double *acc, double v)
 }
 
 int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
-		      size_t n, const struct iperf3_opts *o, json_t **results)
+		      size_t n, const struct iperf3_opts *o, json_t **results,
+		      char **err)
 {
 	struct side tot = { 0, 0, NAN, NAN, NAN, NAN, NAN, NAN }, s;
 	json_t *per = json_array(), *udp = json_null();
@@ -177,11 +179,13 @@ int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
 			json_string_value(json_object_get(reports[i], "error"));
 
 		if (e) {
-			pr_err("iperf3 client on port %u failed: %s", ports[i],
-			       e);
+			errmsg__set(err, -EIO,
+				    "iperf3 client on port %u "
+				    "failed: %s",
+				    ports[i], e);
 			goto fail;
 		}
-		if (read_side(reports[i], ports[i], o->udp, &s))
+		if (read_side(reports[i], ports[i], o->udp, &s, err))
 			goto fail;
 		tot.recv_bps += s.recv_bps;
 		tot.send_bps += s.send_bps;
@@ -284,15 +288,15 @@ static int store_intervals(struct store *st, int64_t trial_id,
 	return 0;
 }
 
-int iperf3__store(struct store *st, int64_t trial_id, const json_t *results)
+int iperf3__store(struct store *st, int64_t trial_id, const json_t *results,
+		  char **errp)
 {
 	size_t i;
 	int err;
 
-	if (!json_is_number(json_object_get(results, "throughput_bps"))) {
-		pr_err("iperf3 results have no throughput_bps");
-		return -EINVAL;
-	}
+	if (!json_is_number(json_object_get(results, "throughput_bps")))
+		return errmsg__set(errp, -EINVAL,
+				   "iperf3 results have no throughput_bps");
 	for (i = 0; i < ARRAY_SIZE(metrics); i++) {
 		const struct metric_def *m = &metrics[i];
 		const json_t *obj = results;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/workload/iperf3-priv.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -37,60 +38,60 @@ struct iperf3_server {
 };
 
 static bool bad(const char *what, unsigned long long v, unsigned long long lo,
-		unsigned long long hi)
+		unsigned long long hi, char **err)
 {
 	if (v >= lo && v <= hi)
 		return false;
-	pr_err("iperf3: %s %llu is out of range (expected %llu..%llu)", what, v,
-	       lo, hi);
+	errmsg__set(err, -EINVAL,
+		    "iperf3: %s %llu is out of range (expected %llu..%llu)",
+		    what, v, lo, hi);
 	return true;
 }
 
-int iperf3__check_opts(const struct iperf3_opts *o, bool client)
+int iperf3__check_opts(const struct iperf3_opts *o, bool client, char **err)
 {
 	unsigned int n = iperf3__nr_processes(o), port = iperf3__first_port(o);
 	size_t i;
 
-	if (o->netns && !name_is_safe(o->netns)) {
-		pr_err("iperf3: network namespace '%s' is not a valid name "
-		       "(expected [A-Za-z0-9._-], at most 64 bytes)",
-		       o->netns);
+	if (o->netns && !name_is_safe(o->netns))
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: network namespace '%s' is not a "
+				   "valid name (expected [A-Za-z0-9._-], at "
+				   "most 64 bytes)",
+				   o->netns);
+	if (bad("processes", n, 1, IPERF3_MAX_PROCESSES, err) ||
+	    bad("port", port, 1, 65536 - n, err))
 		return -EINVAL;
-	}
-	if (bad("processes", n, 1, IPERF3_MAX_PROCESSES) ||
-	    bad("port", port, 1, 65536 - n))
-		return -EINVAL;
-	if (o->cpus && o->nr_cpus != n) {
-		pr_err("iperf3: %zu CPUs given for %u processes (expected one "
-		       "per process)",
-		       o->nr_cpus, n);
-		return -EINVAL;
-	}
+	if (o->cpus && o->nr_cpus != n)
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: %zu CPUs given for %u processes "
+				   "(expected one per process)",
+				   o->nr_cpus, n);
 	for (i = 0; o->cpus && i < o->nr_cpus; i++)
-		if (bad("CPU", o->cpus[i], 0, CPU_SETSIZE - 1))
+		if (bad("CPU", o->cpus[i], 0, CPU_SETSIZE - 1, err))
 			return -EINVAL;
 	if (!client)
 		return 0;
-	if (!o->host || !*o->host) {
-		pr_err("iperf3: the client needs the server's address");
-		return -EINVAL;
-	}
-	if (o->congestion && !name_is_safe(o->congestion)) {
-		pr_err("iperf3: congestion control '%s' is not a valid name",
-		       o->congestion);
-		return -EINVAL;
-	}
-	if (o->reverse && o->bidir) {
-		pr_err("iperf3: reverse and bidir exclude each other");
-		return -EINVAL;
-	}
-	if ((o->streams && bad("streams", o->streams, 1, 128)) ||
-	    bad("duration (s)", iperf3__duration_s(o), 1, 86400) ||
-	    bad("omit (s)", o->omit_s, 0, 600) ||
+	if (!o->host || !*o->host)
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: the client needs the server's "
+				   "address");
+	if (o->congestion && !name_is_safe(o->congestion))
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: congestion control '%s' is not a "
+				   "valid name",
+				   o->congestion);
+	if (o->reverse && o->bidir)
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: reverse and bidir exclude each "
+				   "other");
+	if ((o->streams && bad("streams", o->streams, 1, 128, err)) ||
+	    bad("duration (s)", iperf3__duration_s(o), 1, 86400, err) ||
+	    bad("omit (s)", o->omit_s, 0, 600, err) ||
 	    (o->length &&
-	     bad("length", o->length, 1, o->udp ? 65507 : 1 << 20)) ||
-	    (o->window && bad("window", o->window, 1, 512u << 20)) ||
-	    (o->mss && bad("mss", o->mss, 88, 9216)))
+	     bad("length", o->length, 1, o->udp ? 65507 : 1 << 20, err)) ||
+	    (o->window && bad("window", o->window, 1, 512u << 20, err)) ||
+	    (o->mss && bad("mss", o->mss, 88, 9216, err)))
 		return -EINVAL;
 	return 0;
 }
@@ -112,7 +113,7 @@ static unsigned int run_timeout_ms(const struct iperf3_opts *o)
  */
 #define IPERF3_JSON_FLAGS JSON_DECODE_INT_AS_REAL
 
-/* Said, and returned as a new string for whoever asked. */
+/* iperf3's words as a new string, for the caller's char **err. */
 static char *report_failure(const char *side, unsigned int port,
 			    const struct spawn *sp)
 {
@@ -126,7 +127,6 @@ static char *report_failure(const char *side, unsigned int port,
 								     NULL;
 	why = xasprintf("iperf3 %s on port %u: %s", side, port,
 			e ? e : spawn__describe(sp, how, sizeof(how)));
-	pr_err("%s", why);
 	json_decref(j);
 	return why;
 }
@@ -224,7 +224,18 @@ static bool listening(pid_t pid, unsigned int port)
 	return found;
 }
 
-static int wait_listening(struct iperf3_server *s)
+/* Replace *@err with @why (new), or free it where nobody asked. */
+static void set_err(char **err, char *why)
+{
+	if (err) {
+		free(*err);
+		*err = why;
+	} else {
+		free(why);
+	}
+}
+
+static int wait_listening(struct iperf3_server *s, char **err)
 {
 	unsigned int port = iperf3__first_port(&s->opts);
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
@@ -237,15 +248,15 @@ static int wait_listening(struct iperf3_server *s)
 			continue;
 		}
 		if (!spawn__wait(&s->sp[i], 0)) {
-			free(report_failure("server", port + i, &s->sp[i]));
+			set_err(err,
+				report_failure("server", port + i, &s->sp[i]));
 			return -EIO;
 		}
-		if (waited >= IPERF3_LISTEN_TIMEOUT_MS) {
-			pr_err("iperf3 server on port %u is not listening "
-			       "after %d ms",
-			       port + i, IPERF3_LISTEN_TIMEOUT_MS);
-			return -ETIMEDOUT;
-		}
+		if (waited >= IPERF3_LISTEN_TIMEOUT_MS)
+			return errmsg__set(err, -ETIMEDOUT,
+					   "iperf3 server on port %u is not "
+					   "listening after %d ms",
+					   port + i, IPERF3_LISTEN_TIMEOUT_MS);
 		nanosleep(&tick, NULL);
 		waited += 5;
 	}
@@ -253,13 +264,13 @@ static int wait_listening(struct iperf3_server *s)
 }
 
 int iperf3__server_start(const struct iperf3_opts *o,
-			 struct iperf3_server **out)
+			 struct iperf3_server **out, char **errp)
 {
 	struct iperf3_server *s;
 	int err;
 
 	*out = NULL;
-	err = iperf3__check_opts(o, false);
+	err = iperf3__check_opts(o, false, errp);
 	if (err)
 		return err;
 	s = xcalloc(1, sizeof(*s));
@@ -268,8 +279,11 @@ int iperf3__server_start(const struct iperf3_opts *o,
 	s->sp = xcalloc(s->n, sizeof(*s->sp));
 	s->child = xcalloc(s->n, sizeof(*s->child));
 	err = start_ends(&s->opts, true, s->sp, s->child, s->n);
-	if (!err)
-		err = wait_listening(s);
+	if (err)
+		errmsg__set(errp, err, "iperf3: cannot start a server: %s",
+			    strerror(-err));
+	else
+		err = wait_listening(s, errp);
 	if (err) {
 		iperf3__server_stop(s);
 		return err;
@@ -286,12 +300,13 @@ static json_t *parse_report(const struct spawn *sp)
 }
 
 int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
-			json_t **reports)
+			json_t **reports, char **errp)
 {
 	unsigned int port = iperf3__first_port(&s->opts);
 	struct spawn **v = xcalloc(s->n, sizeof(*v));
 	json_t *arr = json_array();
 	unsigned int i;
+	bool said = false;
 	int err;
 
 	for (i = 0; i < s->n; i++)
@@ -302,10 +317,15 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 	for (i = 0; i < s->n; i++) {
 		json_t *r = s->sp[i].reaped ? parse_report(&s->sp[i]) : NULL;
 
+		/* The first failure's words: the others follow from it. */
 		if (!s->sp[i].reaped) {
-			pr_err("iperf3 server on port %u still running after "
-			       "its test",
-			       port + i);
+			if (!said)
+				errmsg__set(errp, 0,
+					    "iperf3 server on port %u still "
+					    "running after its test",
+					    port + i);
+			said = true;
+			err = err ? err : -ETIMEDOUT;
 		} else if (!r || json_object_get(r, "error") ||
 			   !spawn__succeeded(&s->sp[i])) {
 			char *why =
@@ -320,7 +340,11 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 				json_object_set_new(r, "error",
 						    json_string(why));
 			}
-			free(why);
+			if (!said)
+				set_err(errp, why);
+			else
+				free(why);
+			said = true;
 			err = err ? err : -EIO;
 		}
 		json_array_append_new(arr, r ? r : json_null());
@@ -348,7 +372,7 @@ void iperf3__server_stop(struct iperf3_server *s)
 
 /* The clients' reports, or the first failure in iperf3's words. */
 static int collect_clients(const struct iperf3_opts *o, struct spawn *sp,
-			   size_t n, json_t **reports)
+			   size_t n, json_t **reports, char **errp)
 {
 	unsigned int port = iperf3__first_port(o);
 	int err = 0;
@@ -360,14 +384,16 @@ static int collect_clients(const struct iperf3_opts *o, struct spawn *sp,
 			continue;
 		if (!reports[i] || json_object_get(reports[i], "error") ||
 		    !spawn__succeeded(&sp[i])) {
-			free(report_failure("client", port + i, &sp[i]));
+			set_err(errp,
+				report_failure("client", port + i, &sp[i]));
 			err = -EIO;
 		}
 	}
 	return err;
 }
 
-int iperf3__client_run(const struct iperf3_opts *o, json_t **results)
+int iperf3__client_run(const struct iperf3_opts *o, json_t **results,
+		       char **errp)
 {
 	size_t i, n = iperf3__nr_processes(o);
 	unsigned int first = iperf3__first_port(o);
@@ -378,7 +404,7 @@ int iperf3__client_run(const struct iperf3_opts *o, json_t **results)
 	int err;
 
 	*results = NULL;
-	err = iperf3__check_opts(o, true);
+	err = iperf3__check_opts(o, true, errp);
 	if (err)
 		return err;
 	sp = xcalloc(n, sizeof(*sp));
@@ -391,19 +417,23 @@ int iperf3__client_run(const struct iperf3_opts *o, json_t **results)
 		ports[i] = first + i;
 	}
 	err = start_ends(o, false, sp, child, n);
-	if (err)
-		goto out;
-	err = spawn__wait_many(v, n, (int)run_timeout_ms(o));
-	if (err == -ETIMEDOUT) {
-		pr_err("iperf3 client(s) to %s, ports %u..%u, did not finish "
-		       "within %u ms; killed",
-		       o->host, first, first + (unsigned int)n - 1,
-		       run_timeout_ms(o));
+	if (err) {
+		errmsg__set(errp, err, "iperf3: cannot start a client: %s",
+			    strerror(-err));
 		goto out;
 	}
-	err = collect_clients(o, sp, n, reports);
+	err = spawn__wait_many(v, n, (int)run_timeout_ms(o));
+	if (err == -ETIMEDOUT) {
+		errmsg__set(errp, err,
+			    "iperf3 client(s) to %s, ports %u..%u, did not "
+			    "finish within %u ms; killed",
+			    o->host, first, first + (unsigned int)n - 1,
+			    run_timeout_ms(o));
+		goto out;
+	}
+	err = collect_clients(o, sp, n, reports, errp);
 	if (!err)
-		err = iperf3__summarize(reports, ports, n, o, results);
+		err = iperf3__summarize(reports, ports, n, o, results, errp);
 out:
 	for (i = 0; i < n; i++) {
 		spawn__release(&sp[i]);
@@ -418,30 +448,31 @@ out:
 }
 
 int iperf3__run(const struct iperf3_opts *server,
-		const struct iperf3_opts *client, json_t **results)
+		const struct iperf3_opts *client, json_t **results, char **errp)
 {
 	struct iperf3_server *s;
 	json_t *reports = NULL;
 	int err;
 
 	*results = NULL;
-	err = iperf3__check_opts(client, true);
+	err = iperf3__check_opts(client, true, errp);
 	if (err)
 		return err;
 	if (iperf3__first_port(server) != iperf3__first_port(client) ||
-	    iperf3__nr_processes(server) != iperf3__nr_processes(client)) {
-		pr_err("iperf3: server ports %u+%u and client ports %u+%u "
-		       "differ",
-		       iperf3__first_port(server), iperf3__nr_processes(server),
-		       iperf3__first_port(client),
-		       iperf3__nr_processes(client));
-		return -EINVAL;
-	}
-	err = iperf3__server_start(server, &s);
+	    iperf3__nr_processes(server) != iperf3__nr_processes(client))
+		return errmsg__set(errp, -EINVAL,
+				   "iperf3: server ports %u+%u and client "
+				   "ports %u+%u differ",
+				   iperf3__first_port(server),
+				   iperf3__nr_processes(server),
+				   iperf3__first_port(client),
+				   iperf3__nr_processes(client));
+	err = iperf3__server_start(server, &s, errp);
 	if (err)
 		return err;
-	err = iperf3__client_run(client, results);
-	if (!err && iperf3__server_wait(s, IPERF3_SERVER_GRACE_MS, &reports))
+	err = iperf3__client_run(client, results, errp);
+	if (!err &&
+	    iperf3__server_wait(s, IPERF3_SERVER_GRACE_MS, &reports, NULL))
 		pr_warn("iperf3: the clients succeeded but a server did not "
 			"end cleanly");
 	/* The servers received what the clients sent (unless reversed). */

@@ -9,9 +9,10 @@
  * Results are jansson objects in the agent's wire form, documented in
  * docs/collectors.md with the metric names iperf3__store() writes.
  *
- * A failure is an error carrying iperf3's own words (printed with
- * pr_err), never a result with zero throughput. Functions return 0 or a
- * negative errno.
+ * A failure is an error carrying iperf3's own words (a new string in
+ * the char **err the caller frees: the agent sends it back as its
+ * answer's error), never a result with zero throughput. Functions
+ * return 0 or a negative errno; a NULL err drops the words.
  */
 #ifndef IOMMU_BENCH_IPERF3_H
 #define IOMMU_BENCH_IPERF3_H
@@ -63,7 +64,7 @@ struct iperf3_opts {
  * Check @o for values iperf3 would refuse or misread; the message names
  * the field and what was expected. -EINVAL when bad.
  */
-int iperf3__check_opts(const struct iperf3_opts *o, bool client);
+int iperf3__check_opts(const struct iperf3_opts *o, bool client, char **err);
 
 struct iperf3_server;
 
@@ -73,23 +74,24 @@ struct iperf3_server;
  * would use up a one-off server's only test).
  */
 int iperf3__server_start(const struct iperf3_opts *o,
-			 struct iperf3_server **out);
+			 struct iperf3_server **out, char **err);
 /*
  * Wait for the servers to finish their test, up to @timeout_ms (< 0:
  * the options' limit), and hand back their own JSON reports as an array
- * (one per process, may be NULL).
+ * (one per process, may be NULL), each failed one with an "error" key.
  */
 int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
-			json_t **reports);
+			json_t **reports, char **err);
 /* Kill whatever still runs (by PID) and free. NULL is fine. */
 void iperf3__server_stop(struct iperf3_server *s);
 
 /* Run @o->processes clients in parallel; their summary into @results. */
-int iperf3__client_run(const struct iperf3_opts *o, json_t **results);
+int iperf3__client_run(const struct iperf3_opts *o, json_t **results,
+		       char **err);
 
 /* Both ends here (each in its own netns if named): servers, then clients. */
 int iperf3__run(const struct iperf3_opts *server,
-		const struct iperf3_opts *client, json_t **results);
+		const struct iperf3_opts *client, json_t **results, char **err);
 
 /*
  * Summarise the clients' iperf3 JSON reports (@reports[i] from the
@@ -97,7 +99,8 @@ int iperf3__run(const struct iperf3_opts *server,
  * of them, or a report without the end sums, is an error naming the port.
  */
 int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
-		      size_t n, const struct iperf3_opts *o, json_t **results);
+		      size_t n, const struct iperf3_opts *o, json_t **results,
+		      char **err);
 
 /*
  * Add to @results' "bytes" what the receiving streams of @reports (a
@@ -109,7 +112,8 @@ int iperf3__summarize(json_t *const *reports, const unsigned int *ports,
 void iperf3__add_received(json_t *results, const json_t *reports);
 
 /* Results into the store: metrics and interval series of @trial_id. */
-int iperf3__store(struct store *st, int64_t trial_id, const json_t *results);
+int iperf3__store(struct store *st, int64_t trial_id, const json_t *results,
+		  char **err);
 /* The metrics iperf3__store() can store, appended to @out. */
 struct strvec;
 void iperf3__metric_names(struct strvec *out);

@@ -73,7 +73,7 @@ static double run_one(enum config c, unsigned int port, double *stop_ms)
 	    (ops->create(&(struct collector_opts){ .config = cfg }, &col) ||
 	     ops->start(col)))
 		goto out;
-	if (!iperf3__run(&srv, &cli, &r))
+	if (!iperf3__run(&srv, &cli, &r, NULL))
 		gbit = json_number_value(json_object_get(r, "throughput_bps")) /
 		       1e9;
 	if (col) {

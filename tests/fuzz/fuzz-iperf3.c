@@ -43,6 +43,7 @@ static void summarize(json_t *in)
 	json_t *one[1] = { in }, **reports = one, *results = NULL, *v;
 	unsigned int ports[IPERF3_MAX_PROCESSES];
 	size_t n = 1, i;
+	char *err = NULL;
 	int ret;
 
 	if (json_is_array(in)) {
@@ -62,9 +63,10 @@ static void summarize(json_t *in)
 					   "test_start"),
 			   "omit")) &
 		   0xff;
-	ret = iperf3__summarize(reports, ports, n, &o, &results);
+	ret = iperf3__summarize(reports, ports, n, &o, &results, &err);
 	if (ret) {
-		CHECK(ret < 0 && !results);
+		/* A refusal says why. */
+		CHECK(ret < 0 && !results && err && *err);
 	} else {
 		/* The same reports as the servers' (iperf3.wait's array). */
 		v = json_is_array(in) ? json_incref(in) : json_pack("[O]", in);
@@ -73,8 +75,9 @@ static void summarize(json_t *in)
 		CHECK(json_is_object(results));
 		CHECK(json_is_number(
 			json_object_get(results, "throughput_bps")));
-		CHECK(!iperf3__store(st, trial_id, results));
+		CHECK(!iperf3__store(st, trial_id, results, NULL));
 	}
+	free(err);
 	json_decref(results);
 	if (reports != one)
 		free(reports);
@@ -90,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(!store__begin(st));
 	summarize(in);
 	/* An agent's results: refused or stored, never a crash. */
-	ret = iperf3__store(st, trial_id, in);
+	ret = iperf3__store(st, trial_id, in, NULL);
 	CHECK(ret <= 0);
 	store__rollback(st);
 	json_decref(in);

@@ -117,14 +117,17 @@ static inline json_t *fake_agent__answer(const char *host, const char *verb)
  */
 static json_t *fake_answer(const char *host, const char *verb, json_t *args);
 
-static inline int fake_host__open(struct host *h)
+static inline int fake_host__open(struct host *h, char **err)
 {
 	(void)h;
+	(void)err;
 	return 0;
 }
 
-static inline int fake_host__agent(struct host *h, struct agent_conn **out)
+static inline int fake_host__agent(struct host *h, struct agent_conn **out,
+				   char **err)
 {
+	(void)err;
 	return fake_agent__spawn(h, fake_answer, out);
 }
 

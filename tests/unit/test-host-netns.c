@@ -128,7 +128,7 @@ static void check_hello(struct host *h)
 	char *err = NULL;
 	int ret;
 
-	ret = h->ops->agent(h, &c);
+	ret = h->ops->agent(h, &c, NULL);
 	is_int(ret, 0, "%s: the agent starts in its namespace", h->m->name);
 	if (ret)
 		return;
@@ -153,7 +153,7 @@ static void test_open_close(struct matrix *m)
 		hosts[i].m = &m->hosts[i];
 		hosts[i].matrix = m;
 		hosts[i].ops = host_ops__find(m->hosts[i].transport);
-		is_int(hosts[i].ops->open(&hosts[i]), 0, "open %s",
+		is_int(hosts[i].ops->open(&hosts[i], NULL), 0, "open %s",
 		       m->hosts[i].name);
 	}
 	ok(netns__exists(ns_a) && netns__exists(ns_b), "both namespaces exist");
@@ -189,11 +189,15 @@ static int ip_netns(const char *verb, const char *ns)
 static void test_foreign(struct matrix *m)
 {
 	struct host h = { .m = &m->hosts[0], .matrix = m };
+	char *err = NULL;
 
 	h.ops = host_ops__find(h.m->transport);
 	if (!is_int(ip_netns("add", ns_a), 0, "a foreign namespace made"))
 		return;
-	is_int(h.ops->open(&h), -EEXIST, "open refuses a foreign namespace");
+	is_int(h.ops->open(&h, &err), -EEXIST,
+	       "open refuses a foreign namespace");
+	has_str(err, "was not created by iommu-bench", "saying whose it is");
+	free(err);
 	ok(netns__exists(ns_a), "and leaves it alone");
 	h.ops->close(&h);
 	ok(netns__exists(ns_a), "close leaves it alone too");
@@ -217,7 +221,8 @@ static void test_stale(struct matrix *m)
 	ok(fd >= 0 && dprintf(fd, "%d 1\n", (int)pid) > 0, "stale marker");
 	if (fd >= 0)
 		close(fd);
-	is_int(h.ops->open(&h), 0, "open replaces a stale namespace of ours");
+	is_int(h.ops->open(&h, NULL), 0,
+	       "open replaces a stale namespace of ours");
 	ok(netns__is_mine(ns_a), "which is now this run's");
 	h.ops->close(&h);
 	ok(!netns__exists(ns_a), "and close removes it");

@@ -58,7 +58,7 @@ static void check_agent(struct host *h)
 	json_t *res = NULL;
 	char *err = NULL;
 
-	if (!is_int(h->ops->agent(h, &c), 0, "the agent starts over ssh"))
+	if (!is_int(h->ops->agent(h, &c, NULL), 0, "the agent starts over ssh"))
 		return;
 	is_int(agent_conn__call(c, "hello", NULL, 20000, &res, &err), 0,
 	       "and answers hello");
@@ -91,7 +91,7 @@ static void test_copy(struct matrix *m, const char *remote)
 
 	h.ops = host_ops__find(h.m->transport);
 	unlink(remote);
-	is_int(h.ops->open(&h), 0, "open installs the agent");
+	is_int(h.ops->open(&h, NULL), 0, "open installs the agent");
 	ok(!sha256__file(host__self_exe(), mine, NULL) &&
 		   !sha256__file(remote, theirs, NULL) && !strcmp(mine, theirs),
 	   "the remote copy is this binary");
@@ -105,7 +105,7 @@ static void test_copy(struct matrix *m, const char *remote)
 	free(why);
 	h.ops->close(&h);
 	before = mtime_ns(remote);
-	is_int(h.ops->open(&h), 0, "a second open");
+	is_int(h.ops->open(&h, NULL), 0, "a second open");
 	ok(before > 0 && mtime_ns(remote) == before,
 	   "copies nothing: the agent is current");
 	h.ops->close(&h);
@@ -116,11 +116,14 @@ static void test_unreachable(struct matrix *m)
 {
 	struct host h = { .m = &m->hosts[1], .matrix = m };
 	time_t t0 = time(NULL);
+	char *err = NULL;
 
 	h.ops = host_ops__find(h.m->transport);
-	ok(h.ops->open(&h) < 0, "a closed port fails open");
+	ok(h.ops->open(&h, &err) < 0, "a closed port fails open");
 	ok(time(NULL) - t0 < 15, "quickly (%lld s)",
 	   (long long)(time(NULL) - t0));
+	has_str(err, "cannot reach", "and says it cannot reach the host");
+	free(err);
 	h.ops->close(&h);
 }
 

@@ -40,7 +40,7 @@ static void test_tcp(struct store *st, int64_t trial)
 	int err;
 
 	opts_pair(&srv, &cli, PORT);
-	err = iperf3__run(&srv, &cli, &r);
+	err = iperf3__run(&srv, &cli, &r, NULL);
 	if (!is_int(err, 0, "TCP for 2 s across the veth pair"))
 		return;
 	tap_diag("TCP: %.2f Gbit/s, %g retransmits",
@@ -62,7 +62,8 @@ static void test_tcp(struct store *st, int64_t trial)
 		   dnum(r, "bytes") < 1.25 * dnum(r, "throughput_bps") * 2 / 8,
 	   "bytes received agree with throughput x duration (%.0f)",
 	   dnum(r, "bytes"));
-	is_int(iperf3__store(st, trial, r), 0, "the results go into the store");
+	is_int(iperf3__store(st, trial, r, NULL), 0,
+	       "the results go into the store");
 	store__count(st, "metrics", &n);
 	ok(n >= 5, "throughput, sender, retransmits and CPU stored (%lld)",
 	   (long long)n);
@@ -80,7 +81,7 @@ static void test_parallel(void)
 
 	opts_pair(&srv, &cli, PORT + 10);
 	srv.processes = cli.processes = 2;
-	if (!is_int(iperf3__run(&srv, &cli, &r), 0,
+	if (!is_int(iperf3__run(&srv, &cli, &r, NULL), 0,
 		    "two iperf3 processes in parallel on two ports"))
 		return;
 	is_int(json_array_size(json_object_get(r, "per_process")), 2,
@@ -106,12 +107,10 @@ static void test_refused(void)
 		.duration_s = 2,
 	};
 	json_t *r = NULL;
-	char *err;
+	char *err = NULL;
 	int ret;
 
-	ct_capture_begin();
-	ret = iperf3__client_run(&cli, &r);
-	err = ct_capture_end();
+	ret = iperf3__client_run(&cli, &r, &err);
 	ok(ret < 0, "a client against a closed port fails (%d)", ret);
 	has_str(err, "Connection refused", "with iperf3's own words");
 	has_str(err, "port", "naming the port");
@@ -129,7 +128,7 @@ static void test_udp(void)
 	cli.udp = true;
 	cli.bitrate = 50000000;
 	cli.has_bitrate = true;
-	if (!is_int(iperf3__run(&srv, &cli, &r), 0, "UDP at 50 Mbit/s"))
+	if (!is_int(iperf3__run(&srv, &cli, &r, NULL), 0, "UDP at 50 Mbit/s"))
 		return;
 	bps = dnum(r, "throughput_bps");
 	tap_diag("UDP: %.1f Mbit/s received", bps / 1e6);
@@ -157,7 +156,7 @@ static void test_udp(void)
 	cli.bitrate = 4000000;
 	cli.has_bitrate = true;
 	cli.omit_s = 1;
-	if (!is_int(iperf3__run(&srv, &cli, &r), 0,
+	if (!is_int(iperf3__run(&srv, &cli, &r, NULL), 0,
 		    "UDP with 64-byte datagrams and an omitted second"))
 		return;
 	bps = dnum(r, "bytes");
@@ -178,11 +177,12 @@ static void test_server_api(void)
 	opts_pair(&srv, &cli, PORT + 40);
 	cli.duration_s = 1;
 	cli.reverse = true;
-	if (!is_int(iperf3__server_start(&srv, &s), 0,
+	if (!is_int(iperf3__server_start(&srv, &s, NULL), 0,
 		    "a one-off server starts and is found listening"))
 		return;
-	is_int(iperf3__client_run(&cli, &r), 0, "a reverse test against it");
-	is_int(iperf3__server_wait(s, 10000, &reports), 0,
+	is_int(iperf3__client_run(&cli, &r, NULL), 0,
+	       "a reverse test against it");
+	is_int(iperf3__server_wait(s, 10000, &reports, NULL), 0,
 	       "the server finishes after its one test");
 	ok(json_is_object(json_object_get(json_array_get(reports, 0), "end")),
 	   "and hands back its own report");
@@ -208,7 +208,7 @@ static void test_knobs(void)
 	cli.no_delay = true;
 	cli.congestion = "reno";
 	cli.zerocopy = true;
-	if (!is_int(iperf3__run(&srv, &cli, &r), 0,
+	if (!is_int(iperf3__run(&srv, &cli, &r, NULL), 0,
 		    "bidir, 2 streams, omit, -l, -w, -M, -N, -C reno, -Z"))
 		return;
 	ok(dnum(r, "throughput_bps") > 0 &&
@@ -225,15 +225,14 @@ static void test_server_busy_port(void)
 {
 	struct iperf3_opts srv, cli;
 	struct iperf3_server *s1 = NULL, *s2 = NULL;
-	char *err;
+	char *err = NULL;
 	int ret;
 
 	opts_pair(&srv, &cli, PORT + 60);
-	if (!is_int(iperf3__server_start(&srv, &s1), 0, "a server listens"))
+	if (!is_int(iperf3__server_start(&srv, &s1, NULL), 0,
+		    "a server listens"))
 		return;
-	ct_capture_begin();
-	ret = iperf3__server_start(&srv, &s2);
-	err = ct_capture_end();
+	ret = iperf3__server_start(&srv, &s2, &err);
 	ok(ret < 0 && !s2, "a second server on the same port fails");
 	has_str(err, "Address already in use", "in iperf3's words");
 	iperf3__server_stop(s1);
@@ -250,12 +249,10 @@ static void test_unreachable(void)
 		.connect_timeout_ms = 1000,
 	};
 	json_t *r = NULL;
-	char *err;
+	char *err = NULL;
 	int ret;
 
-	ct_capture_begin();
-	ret = iperf3__client_run(&cli, &r);
-	err = ct_capture_end();
+	ret = iperf3__client_run(&cli, &r, &err);
 	ok(ret < 0 && !r, "a client with no route to its server fails");
 	has_str(err, "unreachable", "saying so");
 	free(err);
@@ -265,24 +262,25 @@ static void test_bad_opts(void)
 {
 	struct iperf3_opts o = { .host = "10.0.0.1", .netns = "../etc" };
 	int cpus[] = { 0 };
-	char *err;
+	char *err = NULL;
 
-	ct_capture_begin();
-	is_int(iperf3__check_opts(&o, true), -EINVAL, "a netns with a slash");
+	is_int(iperf3__check_opts(&o, true, &err), -EINVAL,
+	       "a netns with a slash");
+	has_str(err, "'../etc'", "the message names the bad value");
 	o.netns = NULL;
 	o.processes = 65;
-	is_int(iperf3__check_opts(&o, true), -EINVAL, "65 processes");
+	is_int(iperf3__check_opts(&o, true, &err), -EINVAL, "65 processes");
+	has_str(err, "65 is out of range (expected 1..64)",
+		"and what was expected");
 	o.processes = 2;
 	o.cpus = cpus;
 	o.nr_cpus = 1;
-	is_int(iperf3__check_opts(&o, true), -EINVAL, "one CPU, 2 processes");
+	is_int(iperf3__check_opts(&o, true, &err), -EINVAL,
+	       "one CPU, 2 processes");
 	o.cpus = NULL;
 	o.host = NULL;
-	is_int(iperf3__check_opts(&o, true), -EINVAL, "a client without host");
-	err = ct_capture_end();
-	has_str(err, "'../etc'", "the message names the bad value");
-	has_str(err, "65 is out of range (expected 1..64)",
-		"and what was expected");
+	is_int(iperf3__check_opts(&o, true, NULL), -EINVAL,
+	       "a client without host");
 	free(err);
 }
 
@@ -294,12 +292,10 @@ static void test_error_key(void)
 	struct iperf3_opts o = { .host = "x" };
 	json_t *rep = json_loads(text, 0, NULL), *r = NULL;
 	unsigned int port = 5201;
-	char *err;
+	char *err = NULL;
 	int ret;
 
-	ct_capture_begin();
-	ret = iperf3__summarize(&rep, &port, 1, &o, &r);
-	err = ct_capture_end();
+	ret = iperf3__summarize(&rep, &port, 1, &o, &r, &err);
 	ok(ret < 0 && !r, "a report with an error key is an error");
 	has_str(err, "server is busy", "with the report's own text");
 	json_decref(rep);

@@ -33,6 +33,7 @@
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "suggest.h"
@@ -60,7 +61,7 @@ struct lava_priv {
 };
 
 /* The token, from the file or variable the matrix names; never said. */
-static int read_token(struct host *h, char **out)
+static int read_token(struct host *h, char **out, char **err)
 {
 	const struct matrix_lava *l = &h->m->lava;
 	char *buf = NULL;
@@ -71,20 +72,22 @@ static int read_token(struct host *h, char **out)
 	if (l->token_env) {
 		const char *v = getenv(l->token_env);
 
-		if (!v || !*v) {
-			pr_err("host %s: token_env: $%s is not set (it should "
-			       "hold the lab's API token)",
-			       h->m->name, l->token_env);
-			return -ENOKEY;
-		}
+		if (!v || !*v)
+			return errmsg__set(err, -ENOKEY,
+					   "host %s: token_env: $%s is not set "
+					   "(it should hold the lab's API "
+					   "token)",
+					   h->m->name, l->token_env);
 		*out = xstrdup(v);
 	} else {
 		ret = read_file(l->token_file, &buf, &len);
 		if (ret < 0) {
-			pr_err("host %s: token_file: cannot read %s: %s",
-			       h->m->name, l->token_file, strerror(-ret));
 			free(buf);
-			return ret;
+			return errmsg__set(err, ret,
+					   "host %s: token_file: cannot read "
+					   "%s: %s",
+					   h->m->name, l->token_file,
+					   strerror(-ret));
 		}
 		if (!stat(l->token_file, &st) && (st.st_mode & 0077))
 			pr_warn("host %s: token_file %s can be read by others "
@@ -95,10 +98,11 @@ static int read_token(struct host *h, char **out)
 	/* One token: what follows the first line is not part of it. */
 	(*out)[strcspn(*out, "\r\n")] = '\0';
 	if (!**out || strpbrk(*out, " \t")) {
-		pr_err("host %s: the API token in %s%s is %s", h->m->name,
-		       l->token_env ? "$" : "",
-		       l->token_env ? l->token_env : l->token_file,
-		       **out ? "not one word" : "empty");
+		errmsg__set(err, -ENOKEY,
+			    "host %s: the API token in %s%s is %s", h->m->name,
+			    l->token_env ? "$" : "",
+			    l->token_env ? l->token_env : l->token_file,
+			    **out ? "not one word" : "empty");
 		free(*out);
 		*out = NULL;
 		return -ENOKEY;
@@ -110,7 +114,7 @@ static int read_token(struct host *h, char **out)
  * Every tag the matrix asks for is one the lab has: LAVA 2023.01 answers
  * a job with an unknown tag with an HTTP 500 page, not words.
  */
-static int check_tags(struct host *h, struct lava_priv *p)
+static int check_tags(struct host *h, struct lava_priv *p, char **errp)
 {
 	const struct matrix_lava *l = &h->m->lava;
 	json_t *res = NULL;
@@ -123,7 +127,7 @@ static int check_tags(struct host *h, struct lava_priv *p)
 	ret = lava_api__call(&p->api, "GET", "/api/v0.2/tags/?limit=1000", NULL,
 			     API_TIMEOUT_MS, &res, &err);
 	if (ret) {
-		pr_err("host %s: %s", h->m->name, err);
+		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 		free(err);
 		return ret;
 	}
@@ -139,18 +143,26 @@ static int check_tags(struct host *h, struct lava_priv *p)
 		if (n < nr)
 			continue;
 		best = suggest__best(l->tags[i], (const char *const *)names);
-		pr_err("host %s: tags: LAVA at %s has no device tag '%s'%s%s%s",
-		       h->m->name, p->api.server, l->tags[i],
-		       best ? "; did you mean '" : "", best ? best : "",
-		       best ? "'?" : "");
-		ret = -ENOENT;
+		/* Every tag it lacks, not only the first. */
+		ret = errmsg__set(errp, -ENOENT,
+				  "%s%shost %s: tags: LAVA at %s has no device "
+				  "tag '%s'%s%s%s",
+				  err ? err : "", err ? "; " : "", h->m->name,
+				  p->api.server, l->tags[i],
+				  best ? "; did you mean '" : "",
+				  best ? best : "", best ? "'?" : "");
+		if (errp) {
+			free(err);
+			err = xstrdup(*errp);
+		}
 	}
+	free(err);
 	strv_free(names, nr);
 	return ret;
 }
 
 /* The device type exists, and the token is one the lab takes. */
-static int check_lab(struct host *h, struct lava_priv *p)
+static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 {
 	const char *type = h->m->lava.device_type;
 	json_t *res = NULL;
@@ -188,23 +200,24 @@ static int check_lab(struct host *h, struct lava_priv *p)
 			free(list);
 		}
 		json_decref(res);
-		pr_err("host %s: device_type: LAVA at %s has no device type "
-		       "'%s'%s",
-		       h->m->name, p->api.server, type, hint ? hint : "");
+		errmsg__set(errp, ret,
+			    "host %s: device_type: LAVA at %s has no device "
+			    "type '%s'%s",
+			    h->m->name, p->api.server, type, hint ? hint : "");
 		free(hint);
 		strv_free(names, nr);
 		free(err);
 		return ret;
 	}
 	if (ret) {
-		pr_err("host %s: %s", h->m->name, err);
+		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 		free(err);
 		return ret;
 	}
-	return check_tags(h, p);
+	return check_tags(h, p, errp);
 }
 
-static int lava_host__open(struct host *h)
+static int lava_host__open(struct host *h, char **err)
 {
 	struct lava_priv *p;
 	char *token = NULL;
@@ -215,35 +228,39 @@ static int lava_host__open(struct host *h)
 	p = xcalloc(1, sizeof(*p));
 	p->lock_fd = -1;
 	h->priv = p;
-	ret = host__state_dir_lock(h, "lava", &p->dir, &p->lock_fd);
+	ret = host__state_dir_lock(h, "lava", &p->dir, &p->lock_fd, err);
 	if (ret)
 		return ret;
 	/* Where plan --lava-yaml says it is, too. */
 	p->sock = lava__sock_path(h->m, h->state_dir);
-	ret = read_token(h, &token);
+	ret = read_token(h, &token, err);
 	if (ret)
 		return ret;
 	ret = lava_api__init(&p->api, h->m->lava.server, token);
 	explicit_bzero(token, strlen(token));
 	free(token);
 	if (ret)
-		return ret;
-	ret = check_lab(h, p);
+		return errmsg__set(err, ret,
+				   "host %s: cannot start a client "
+				   "of %s: %s",
+				   h->m->name, h->m->lava.server,
+				   strerror(-ret));
+	ret = check_lab(h, p, err);
 	if (ret)
 		return ret;
 	pr_info("host %s: LAVA at %s, device type %s", h->m->name,
 		p->api.server, h->m->lava.device_type);
 	{
-		char *err = NULL;
+		char *why = NULL;
 
-		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &err);
+		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &why);
 		if (ret) {
-			pr_err("host %s: %s", h->m->name, err);
-			free(err);
+			errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+			free(why);
 			return ret;
 		}
 	}
-	return qemu__kernels(h, &p->kernels);
+	return qemu__kernels(h, &p->kernels, err);
 }
 
 static int job_get(struct lava_priv *p, int64_t id, struct lava_job *j,
@@ -727,7 +744,8 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	return 0;
 }
 
-static int lava_host__agent(struct host *h, struct agent_conn **out)
+static int lava_host__agent(struct host *h, struct agent_conn **out,
+			    char **errp)
 {
 	struct lava_priv *p = h->priv;
 	const struct agent_sock_watch w = { job_gone, job_console, h };
@@ -735,7 +753,10 @@ static int lava_host__agent(struct host *h, struct agent_conn **out)
 	int ret;
 
 	if (!p || !p->job)
-		return -ENOTCONN; /* not booted: restart() first */
+		return errmsg__set(errp, -ENOTCONN,
+				   "host %s: no job runs (not booted yet, or "
+				   "it ended)",
+				   h->m->name);
 	if (p->ready) {
 		*out = p->ready;
 		p->ready = NULL;
@@ -744,7 +765,7 @@ static int lava_host__agent(struct host *h, struct agent_conn **out)
 	ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS, NULL, &w,
 			       out, &err);
 	if (ret)
-		pr_err("host %s: %s", h->m->name, err);
+		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 	free(err);
 	return ret;
 }

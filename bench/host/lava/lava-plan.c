@@ -18,6 +18,7 @@
 #include "bench/host/lava/lava-plan.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -43,7 +44,7 @@ static const char **boot_args(const struct matrix *m,
 static int write_yaml(const char *dir, const struct matrix *m,
 		      const struct matrix_host *h, const struct plan_trial *t,
 		      const struct qemu_kernel *qk, const char *exe,
-		      unsigned int n)
+		      unsigned int n, char **err)
 {
 	const char **args;
 	char *def, *cmdline = NULL, *sock, *path;
@@ -59,24 +60,26 @@ static int write_yaml(const char *dir, const struct matrix *m,
 	free(sock);
 	free(args);
 	free(cmdline);
-	if (!def) {
-		pr_err("host %s: job %u cannot be written (a path or the "
-		       "command line holds a quote or a space)",
-		       h->name, n);
-		return -EINVAL;
-	}
+	if (!def)
+		return errmsg__set(err, -EINVAL,
+				   "host %s: job %u cannot be written (a path "
+				   "or the command line holds a quote or a "
+				   "space)",
+				   h->name, n);
 	path = xasprintf("%s/%s-job%u.yaml", dir, h->name, n);
 	iov.iov_base = def;
 	iov.iov_len = strlen(def);
 	ret = atomic_file__write(path, &iov, 1);
 	if (ret)
-		pr_err("cannot write %s: %s", path, strerror(-ret));
+		errmsg__set(err, ret, "cannot write %s: %s", path,
+			    strerror(-ret));
 	free(path);
 	free(def);
 	return ret;
 }
 
-int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp)
+int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
+		     char **errp)
 {
 	const struct matrix *m = p->m;
 	bool header = false;
@@ -85,9 +88,9 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp)
 
 	if (yaml_dir && mkdir(yaml_dir, 0755) && errno != EEXIST) {
 		ret = -errno;
-		pr_err("--lava-yaml: cannot create %s: %s", yaml_dir,
-		       strerror(-ret));
-		return ret;
+		return errmsg__set(errp, ret,
+				   "--lava-yaml: cannot create %s: %s",
+				   yaml_dir, strerror(-ret));
 	}
 	for (h = 0; h < m->nr_hosts && !ret; h++) {
 		const struct matrix_host *mh = &m->hosts[h];
@@ -104,11 +107,12 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp)
 			 * are made now, as the run would. */
 			ret = host__agent_exe(mh->qemu.arch, &exe, &err);
 			if (ret) {
-				pr_err("host %s: %s", mh->name, err);
+				errmsg__set(errp, ret, "host %s: %s", mh->name,
+					    err);
 				free(err);
 				break;
 			}
-			ret = qemu__kernels(&fake, &qk);
+			ret = qemu__kernels(&fake, &qk, errp);
 			if (ret) {
 				qemu__kernels_free(&fake, qk);
 				free(exe);
@@ -138,7 +142,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp)
 						"");
 				if (yaml_dir && !ret)
 					ret = write_yaml(yaml_dir, m, mh, t, qk,
-							 exe, jobs);
+							 exe, jobs, errp);
 			}
 			trials++;
 			device_ms += matrix_workload__trial_ms(w) +

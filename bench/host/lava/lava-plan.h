@@ -12,8 +12,9 @@
  * mode), their count and device time, on @fp; nothing when it has none.
  * With @yaml_dir, each job's definition is written there as
  * HOST-jobN.yaml (the testbed's kernel files are made for it, as a run
- * would). 0, or a negative errno (said).
+ * would). 0, or a negative errno and *@err.
  */
-int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp);
+int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
+		     char **err);
 
 #endif /* IOMMU_BENCH_LAVA_PLAN_H */

@@ -5,23 +5,31 @@
  * which removes it with its namespace.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
-static int local__open(struct host *h)
+static int local__open(struct host *h, char **err)
 {
 	(void)h;
+	(void)err;
 	return 0;
 }
 
-static int local__agent(struct host *h, struct agent_conn **out)
+static int local__agent(struct host *h, struct agent_conn **out, char **err)
 {
 	const char *argv[] = { host__self_exe(), "agent", "serve", NULL };
+	int ret;
 
-	return agent_conn__spawn(argv, NULL, h->m->name, out);
+	ret = agent_conn__spawn(argv, NULL, h->m->name, out);
+	if (ret)
+		errmsg__set(err, ret, "host %s: cannot start its agent: %s",
+			    h->m->name, strerror(-ret));
+	return ret;
 }
 
 static int local__wait_boot(struct host *h, const char *old_boot_id,

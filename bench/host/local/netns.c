@@ -16,13 +16,17 @@
 
 #include "bench/host/host-priv.h"
 #include "bench/host/local/netns.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
 #define IP_TIMEOUT_MS 10000
 
-/* `ip [-n NETNS] ARGS...`: 0, or a negative errno, logged unless @quiet. */
-static int ip_exec(const char *netns, const char *const *args, bool quiet)
+/*
+ * `ip [-n NETNS] ARGS...`: 0, or a negative errno and, where @errp asks,
+ * the command line with ip's words.
+ */
+static int ip_run(const char *netns, const char *const *args, char **errp)
 {
 	struct strvec a = { 0 };
 	char *err = NULL;
@@ -37,7 +41,7 @@ static int ip_exec(const char *netns, const char *const *args, bool quiet)
 	for (i = 0; args[i]; i++)
 		strvec__push(&a, args[i]);
 	ret = host__cmd(strvec__argv(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
-	if (ret && !quiet) {
+	if (ret && errp) {
 		char *line;
 		size_t len = 0;
 
@@ -49,22 +53,12 @@ static int ip_exec(const char *netns, const char *const *args, bool quiet)
 			if (i + 1 < a.nr)
 				strcat(line, " ");
 		}
-		pr_err("`%s`: %s", line, err);
+		errmsg__set(errp, ret, "`%s`: %s", line, err);
 		free(line);
 	}
 	free(err);
 	strvec__release(&a);
 	return ret;
-}
-
-static int ip_run(const char *netns, const char *const *args)
-{
-	return ip_exec(netns, args, false);
-}
-
-static int ip_run_quiet(const char *netns, const char *const *args)
-{
-	return ip_exec(netns, args, true);
 }
 
 bool netns__exists(const char *name)
@@ -126,7 +120,7 @@ out:
 	return s;
 }
 
-static int marker__write(const char *name)
+static int marker__write(const char *name, char **err)
 {
 	char *path = marker_path(name), *tmp = NULL, line[64];
 	unsigned long long st;
@@ -135,7 +129,7 @@ static int marker__write(const char *name)
 	ret = proc_starttime(getpid(), &st);
 	if (ret)
 		goto out;
-	ret = host__state_dir(NULL, "netns", &tmp);
+	ret = host__state_dir(NULL, "netns", &tmp, err);
 	if (ret)
 		goto out;
 	free(tmp);
@@ -146,7 +140,8 @@ static int marker__write(const char *name)
 	if (fd >= 0)
 		close(fd);
 	if (ret)
-		pr_err("cannot write %s: %s", path, strerror(-ret));
+		errmsg__set(err, ret, "cannot write %s: %s", path,
+			    strerror(-ret));
 out:
 	free(path);
 	return ret;
@@ -167,11 +162,11 @@ bool netns__is_mine(const char *name)
 	return netns__exists(name) && marker__read(name, &pid) == MARKER_MINE;
 }
 
-static int netns__delete(const char *name)
+static int netns__delete(const char *name, char **err)
 {
 	const char *args[] = { "netns", "delete", name, NULL };
 
-	return ip_run(NULL, args);
+	return ip_run(NULL, args, err);
 }
 
 /*
@@ -181,7 +176,7 @@ static int netns__delete(const char *name)
  * into regimes 40% apart (docs/testbed-noise.md). The namespace is the
  * tool's own, so its sysctls are too.
  */
-static int fresh_tcp(const char *name)
+static int fresh_tcp(const char *name, char **errp)
 {
 	const char *argv[] = { "ip",
 			       "netns",
@@ -196,48 +191,49 @@ static int fresh_tcp(const char *name)
 
 	ret = host__cmd(argv, IP_TIMEOUT_MS, NULL, &err, NULL);
 	if (ret)
-		pr_err("network namespace '%s': cannot set "
-		       "net.ipv4.tcp_no_metrics_save: %s",
-		       name, err);
+		errmsg__set(errp, ret,
+			    "network namespace '%s': cannot set "
+			    "net.ipv4.tcp_no_metrics_save: %s",
+			    name, err);
 	free(err);
 	return ret;
 }
 
-int netns__claim(const char *name)
+int netns__claim(const char *name, char **err)
 {
 	const char *add[] = { "netns", "add", name, NULL };
 	const char *lo[] = { "link", "set", "lo", "up", NULL };
 	pid_t pid = 0;
 	int ret;
 
-	if (!name_is_safe(name)) {
-		pr_err("'%s' is not a usable namespace name (expected "
-		       "[A-Za-z0-9._-], at most 64 bytes)",
-		       name);
-		return -EINVAL;
-	}
+	if (!name_is_safe(name))
+		return errmsg__set(err, -EINVAL,
+				   "'%s' is not a usable namespace name "
+				   "(expected [A-Za-z0-9._-], at most 64 "
+				   "bytes)",
+				   name);
 	switch (marker__read(name, &pid)) {
 	case MARKER_NONE:
-		if (netns__exists(name)) {
-			pr_err("network namespace '%s' exists and was not "
-			       "created by iommu-bench; remove it with `ip "
-			       "netns del %s` or set another netns name",
-			       name, name);
-			return -EEXIST;
-		}
+		if (netns__exists(name))
+			return errmsg__set(err, -EEXIST,
+					   "network namespace '%s' exists and "
+					   "was not created by iommu-bench; "
+					   "remove it with `ip netns del %s` "
+					   "or set another netns name",
+					   name, name);
 		break;
 	case MARKER_LIVE:
-		pr_err("network namespace '%s' is in use by another "
-		       "iommu-bench run (PID %d)",
-		       name, (int)pid);
-		return -EBUSY;
+		return errmsg__set(err, -EBUSY,
+				   "network namespace '%s' is in use by "
+				   "another iommu-bench run (PID %d)",
+				   name, (int)pid);
 	case MARKER_DEAD:
 	case MARKER_MINE:
 		if (netns__exists(name)) {
 			pr_info("network namespace '%s': left by an earlier "
 				"run (PID %d), replacing it",
 				name, (int)pid);
-			ret = netns__delete(name);
+			ret = netns__delete(name, err);
 			if (ret)
 				return ret;
 		}
@@ -245,23 +241,23 @@ int netns__claim(const char *name)
 		break;
 	}
 	/* The marker first: a crash between the two leaves a stale one. */
-	ret = marker__write(name);
+	ret = marker__write(name, err);
 	if (ret)
 		return ret;
-	ret = ip_run(NULL, add);
+	ret = ip_run(NULL, add, err);
 	if (ret) {
 		marker__remove(name);
 		return ret;
 	}
-	ret = ip_run(name, lo);
+	ret = ip_run(name, lo, err);
 	if (!ret)
-		ret = fresh_tcp(name);
+		ret = fresh_tcp(name, err);
 	if (ret)
-		netns__release(name);
+		netns__release(name, NULL);
 	return ret;
 }
 
-int netns__release(const char *name)
+int netns__release(const char *name, char **err)
 {
 	pid_t pid;
 	int ret = 0;
@@ -269,13 +265,13 @@ int netns__release(const char *name)
 	if (marker__read(name, &pid) != MARKER_MINE)
 		return 0;
 	if (netns__exists(name))
-		ret = netns__delete(name);
+		ret = netns__delete(name, err);
 	if (!ret)
 		marker__remove(name);
 	return ret;
 }
 
-static int veth__setup(const struct veth_end *e)
+static int veth__setup(const struct veth_end *e, char **err)
 {
 	const char *up[] = { "link", "set", e->ifname, "up", NULL };
 	/* IPv6 duplicate address detection would hold the address back. */
@@ -289,16 +285,16 @@ static int veth__setup(const struct veth_end *e)
 
 	if (e->mtu) {
 		snprintf(mtu, sizeof(mtu), "%u", e->mtu);
-		ret = ip_run(e->netns, set_mtu);
+		ret = ip_run(e->netns, set_mtu, err);
 	}
 	if (!ret && e->cidr)
-		ret = ip_run(e->netns, addr);
+		ret = ip_run(e->netns, addr, err);
 	if (!ret)
-		ret = ip_run(e->netns, up);
+		ret = ip_run(e->netns, up, err);
 	return ret;
 }
 
-int veth__create(const struct veth_end *a, const struct veth_end *b)
+int veth__create(const struct veth_end *a, const struct veth_end *b, char **err)
 {
 	struct strvec args = { 0 };
 	int ret;
@@ -321,16 +317,16 @@ int veth__create(const struct veth_end *a, const struct veth_end *b)
 		strvec__push(&args, "netns");
 		strvec__push(&args, b->netns);
 	}
-	ret = ip_run(NULL, strvec__argv(&args));
+	ret = ip_run(NULL, strvec__argv(&args), err);
 	strvec__release(&args);
 	if (!ret)
-		ret = veth__setup(a);
+		ret = veth__setup(a, err);
 	if (!ret)
-		ret = veth__setup(b);
+		ret = veth__setup(b, err);
 	return ret;
 }
 
-int tap__create(const struct veth_end *e)
+int tap__create(const struct veth_end *e, char **err)
 {
 	const char *add[] = { "tuntap", "add", "dev", e->ifname,
 			      "mode",	"tap", NULL };
@@ -338,21 +334,23 @@ int tap__create(const struct veth_end *e)
 	int ret;
 
 	/* One left by a killed run holds the name: ours by its prefix. */
-	if (!ip_run_quiet(e->netns, (const char *const[]){ "link", "show",
-							   e->ifname, NULL }))
-		ip_run(e->netns, del);
-	ret = ip_run(e->netns, add);
+	if (!ip_run(e->netns,
+		    (const char *const[]){ "link", "show", e->ifname, NULL },
+		    NULL))
+		ip_run(e->netns, del, NULL);
+	ret = ip_run(e->netns, add, err);
 	if (!ret)
-		ret = veth__setup(e);
+		ret = veth__setup(e, err);
 	if (ret)
-		ip_run_quiet(e->netns, del);
+		ip_run(e->netns, del, NULL);
 	return ret;
 }
 
 int link__delete(const char *netns, const char *ifname)
 {
-	return ip_run_quiet(netns, (const char *const[]){ "link", "del", ifname,
-							  NULL });
+	return ip_run(netns,
+		      (const char *const[]){ "link", "del", ifname, NULL },
+		      NULL);
 }
 
 static bool ifname_ok(const char *s)
@@ -360,23 +358,24 @@ static bool ifname_ok(const char *s)
 	return name_is_safe(s) && strlen(s) <= NETNS_IFNAME_MAX;
 }
 
-int netns__ifname(const char *nic, const char *host, char *buf, size_t size)
+int netns__ifname(const char *nic, const char *host, char *buf, size_t size,
+		  char **err)
 {
 	if (nic) {
-		if (!ifname_ok(nic)) {
-			pr_err("host %s: nic '%s' is not a usable veth name "
-			       "(expected [A-Za-z0-9._-], at most %d bytes)",
-			       host, nic, NETNS_IFNAME_MAX);
-			return -EINVAL;
-		}
+		if (!ifname_ok(nic))
+			return errmsg__set(err, -EINVAL,
+					   "host %s: nic '%s' is not a usable "
+					   "veth name (expected "
+					   "[A-Za-z0-9._-], at most %d bytes)",
+					   host, nic, NETNS_IFNAME_MAX);
 		snprintf(buf, size, "%s", nic);
 		return 0;
 	}
 	snprintf(buf, size, "ib-%.*s", NETNS_IFNAME_MAX - 3, host);
-	if (!ifname_ok(buf)) {
-		pr_err("host %s: no usable veth name derives from it; set nic",
-		       host);
-		return -EINVAL;
-	}
+	if (!ifname_ok(buf))
+		return errmsg__set(err, -EINVAL,
+				   "host %s: no usable veth name derives from "
+				   "it; set nic",
+				   host);
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -75,7 +76,7 @@ static const struct matrix_host *link_peer(const struct host *h)
  * a run wrote is never what the next one reads. Beside the VM's socket,
  * where nothing of the user's lives.
  */
-static int disks__make(struct host *h, struct qemu_priv *p)
+static int disks__make(struct host *h, struct qemu_priv *p, char **err)
 {
 	size_t i;
 	int fd;
@@ -90,9 +91,10 @@ static int disks__make(struct host *h, struct qemu_priv *p)
 		if (fd < 0 || ftruncate(fd, (off_t)d->size)) {
 			int ret = -errno;
 
-			pr_err("host %s: cannot make the image of disk %s (%s): "
-			       "%s",
-			       h->m->name, d->name, path, strerror(-ret));
+			errmsg__set(err, ret,
+				    "host %s: cannot make the image of disk %s "
+				    "(%s): %s",
+				    h->m->name, d->name, path, strerror(-ret));
 			if (fd >= 0)
 				close(fd);
 			free(path);
@@ -104,7 +106,7 @@ static int disks__make(struct host *h, struct qemu_priv *p)
 	return 0;
 }
 
-static int qemu_host__open(struct host *h)
+static int qemu_host__open(struct host *h, char **err)
 {
 	const struct matrix_host *peer = link_peer(h);
 	struct qemu_priv *p;
@@ -115,7 +117,7 @@ static int qemu_host__open(struct host *h)
 	p = xcalloc(1, sizeof(*p));
 	p->lock_fd = -1;
 	h->priv = p;
-	ret = host__state_dir_lock(h, "qemu", &p->dir, &p->lock_fd);
+	ret = host__state_dir_lock(h, "qemu", &p->dir, &p->lock_fd, err);
 	if (ret)
 		return ret;
 	p->sock = xasprintf("%s/agent.sock", p->dir);
@@ -125,7 +127,7 @@ static int qemu_host__open(struct host *h)
 		p->netns = peer->netns;
 	if (peer) {
 		ret = netns__ifname(peer->nic, peer->name, p->tap,
-				    sizeof(p->tap));
+				    sizeof(p->tap), err);
 		if (ret)
 			return ret;
 	}
@@ -137,11 +139,11 @@ static int qemu_host__open(struct host *h)
 		p->accel = h->m->qemu.accel;
 		break;
 	}
-	if (!qemu__machine(h->m)) {
-		pr_err("host %s: the testbed has no %s guest", h->m->name,
-		       h->m->qemu.arch ? h->m->qemu.arch->name : "unknown");
-		return -EINVAL;
-	}
+	if (!qemu__machine(h->m))
+		return errmsg__set(
+			err, -EINVAL, "host %s: the testbed has no %s guest",
+			h->m->name,
+			h->m->qemu.arch ? h->m->qemu.arch->name : "unknown");
 	if (p->accel == ACCEL_KVM && h->m->qemu.arch != arch__native()) {
 		pr_info("host %s: an %s guest on this machine: TCG", h->m->name,
 			h->m->qemu.arch->name);
@@ -151,47 +153,51 @@ static int qemu_host__open(struct host *h)
 		qemu__machine(h->m)->binary,
 		p->accel == ACCEL_KVM ? "KVM" : "TCG (no usable KVM)");
 	{
-		char *err = NULL;
+		char *why = NULL;
 
-		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &err);
+		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &why);
 		if (ret) {
-			pr_err("host %s: %s", h->m->name, err);
-			free(err);
+			errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+			free(why);
 			return ret;
 		}
 	}
-	ret = disks__make(h, p);
+	ret = disks__make(h, p, err);
 	if (ret)
 		return ret;
-	ret = qemu__check_affinity(h->m);
+	ret = qemu__check_affinity(h->m, err);
 	if (ret)
 		return ret;
-	return qemu__kernels(h, &p->kernels);
+	return qemu__kernels(h, &p->kernels, err);
 }
 
 /* The peer's end of the link, made once the peer's namespace exists. */
-static int ensure_tap(struct host *h, struct qemu_priv *p)
+static int ensure_tap(struct host *h, struct qemu_priv *p, char **err)
 {
 	const struct matrix_host *peer = link_peer(h);
 	struct veth_end e;
+	char *why = NULL;
 	int ret;
 
 	if (!peer || p->tap_made)
 		return 0;
-	if (p->netns && !netns__exists(p->netns)) {
-		pr_err("host %s: its peer's namespace %s does not exist",
-		       h->m->name, p->netns);
-		return -ENOENT;
-	}
+	if (p->netns && !netns__exists(p->netns))
+		return errmsg__set(err, -ENOENT,
+				   "host %s: no link for the VM: its peer's "
+				   "namespace %s does not exist",
+				   h->m->name, p->netns);
 	e.netns = p->netns;
 	e.ifname = p->tap;
 	e.cidr = peer->address;
 	/* Both ends: a jumbo frame the tap cannot take is dropped. */
 	e.mtu = h->m->qemu.mtu;
-	ret = tap__create(&e);
+	ret = tap__create(&e, &why);
 	if (ret) {
-		pr_err("host %s: cannot make tap %s for its link to %s",
-		       h->m->name, p->tap, peer->name);
+		errmsg__set(err, ret,
+			    "host %s: no link for the VM: cannot make tap %s "
+			    "for its link to %s: %s",
+			    h->m->name, p->tap, peer->name, why);
+		free(why);
 		return ret;
 	}
 	p->tap_made = true;
@@ -488,11 +494,9 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		return -EOPNOTSUPP;
 	}
 	stop_vm(h, p);
-	ret = ensure_tap(h, p);
-	if (ret) {
-		*err = xasprintf("host %s: no link for the VM", h->m->name);
+	ret = ensure_tap(h, p, err);
+	if (ret)
 		return ret;
-	}
 	t0 = mono_ms();
 	ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
 	if (ret && p->crash_sig) {
@@ -530,14 +534,18 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	return 0;
 }
 
-static int qemu_host__agent(struct host *h, struct agent_conn **out)
+static int qemu_host__agent(struct host *h, struct agent_conn **out,
+			    char **errp)
 {
 	struct qemu_priv *p = h->priv;
 	char *err = NULL;
 	int ret;
 
 	if (!p || !vm_running(p))
-		return -ENOTCONN; /* not booted: restart() first */
+		return errmsg__set(errp, -ENOTCONN,
+				   "host %s: no VM runs (not booted yet, or "
+				   "it ended)",
+				   h->m->name);
 	if (p->ready) {
 		*out = p->ready;
 		p->ready = NULL;
@@ -545,7 +553,7 @@ static int qemu_host__agent(struct host *h, struct agent_conn **out)
 	}
 	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &err);
 	if (ret)
-		pr_err("host %s: %s", h->m->name, err);
+		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 	free(err);
 	return ret;
 }

@@ -8,11 +8,12 @@
 
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
 /* Package kernels come from the testbed cache, images get its initrd. */
-int qemu__kernels(const struct host *h, struct qemu_kernel **out)
+int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 {
 	const struct matrix *m = h->matrix;
 	struct strvec mods = { 0 };
@@ -63,8 +64,9 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out)
 			break;
 		}
 		if (ret)
-			pr_err("host %s: kernel '%s': %s", h->m->name, k->name,
-			       err ? err : strerror(-ret));
+			errmsg__set(errp, ret, "host %s: kernel '%s': %s",
+				    h->m->name, k->name,
+				    err ? err : strerror(-ret));
 		free(err);
 	}
 	strvec__release(&mods);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench/host/qemu/qemu.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -25,17 +26,17 @@ static bool allowed(const cpu_set_t *set, size_t size, int cpu)
 }
 
 static int check_cpu(const struct matrix_host *m, const cpu_set_t *set,
-		     size_t size, int cpu)
+		     size_t size, int cpu, char **err)
 {
 	if (allowed(set, size, cpu))
 		return 0;
-	pr_err("host %s: affinity: CPU %d is not one this controller may run "
-	       "on (it has %d)",
-	       m->name, cpu, CPU_COUNT_S(size, set));
-	return -EINVAL;
+	return errmsg__set(err, -EINVAL,
+			   "host %s: affinity: CPU %d is not one this "
+			   "controller may run on (it has %d)",
+			   m->name, cpu, CPU_COUNT_S(size, set));
 }
 
-int qemu__check_affinity(const struct matrix_host *m)
+int qemu__check_affinity(const struct matrix_host *m, char **err)
 {
 	size_t size = CPU_ALLOC_SIZE(MATRIX_MAX_CPU + 1), i;
 	cpu_set_t *set = CPU_ALLOC(MATRIX_MAX_CPU + 1);
@@ -43,15 +44,20 @@ int qemu__check_affinity(const struct matrix_host *m)
 
 	if (!set)
 		return -ENOMEM;
-	if (sched_getaffinity(0, size, set))
+	if (sched_getaffinity(0, size, set)) {
 		ret = -errno;
+		errmsg__set(err, ret,
+			    "host %s: affinity: cannot read this controller's "
+			    "CPUs: %s",
+			    m->name, strerror(-ret));
+	}
 	for (i = 0; !ret && i < m->qemu.nr_vcpu_cpus; i++)
-		ret = check_cpu(m, set, size, m->qemu.vcpu_cpus[i]);
+		ret = check_cpu(m, set, size, m->qemu.vcpu_cpus[i], err);
 	/* QEMU itself is pinned by the process runner's fixed-size set. */
 	if (!ret && m->qemu.io_cpu >= 0)
 		ret = m->qemu.io_cpu < CPU_SETSIZE ?
-			      check_cpu(m, set, size, m->qemu.io_cpu) :
-			      check_cpu(m, set, 0, m->qemu.io_cpu);
+			      check_cpu(m, set, size, m->qemu.io_cpu, err) :
+			      check_cpu(m, set, 0, m->qemu.io_cpu, err);
 	CPU_FREE(set);
 	return ret;
 }

@@ -65,9 +65,9 @@ enum qemu_accel qemu__detect_accel(void);
 
 /*
  * [hosts.NAME.qemu] affinity: every CPU it names is one this process may
- * run on (the VM's threads inherit that), or -EINVAL, said.
+ * run on (the VM's threads inherit that), or -EINVAL and *@err.
  */
-int qemu__check_affinity(const struct matrix_host *m);
+int qemu__check_affinity(const struct matrix_host *m, char **err);
 /*
  * Each vCPU thread of QEMU @pid onto its CPU of affinity.vcpus; 0, or
  * -ESRCH when not every vCPU's thread was found by its name.
@@ -88,10 +88,10 @@ struct qemu_kernel {
 /*
  * One per kernel of @h's matrix, in order: package kernels from the
  * testbed's cache with the drivers @h's guest needs, images and builds
- * with its initramfs. 0, or a negative errno (said); *@out is set
- * either way, for qemu__kernels_free().
+ * with its initramfs. 0, or a negative errno and *@err naming the
+ * kernel; *@out is set either way, for qemu__kernels_free().
  */
-int qemu__kernels(const struct host *h, struct qemu_kernel **out);
+int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **err);
 void qemu__kernels_free(const struct host *h, struct qemu_kernel *kernels);
 
 /* Commas doubled, as QEMU's option syntax wants in a value. New string. */

@@ -16,6 +16,7 @@
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -142,7 +143,7 @@ void ssh__exit_master(struct host *h)
 	strvec__release(&a);
 }
 
-static int ssh__copy(struct host *h, const char *local)
+static int ssh__copy(struct host *h, const char *local, char **errp)
 {
 	struct ssh_priv *p = h->priv;
 	char *dir = xstrdup(p->remote), *slash = strrchr(dir, '/');
@@ -171,8 +172,9 @@ static int ssh__copy(struct host *h, const char *local)
 		ret = ssh__remote(h, mv_w, HELLO_TIMEOUT_MS, NULL, &err, NULL);
 out:
 	if (ret)
-		pr_err("host %s: cannot copy the agent to %s: %s", h->m->name,
-		       p->remote, err);
+		errmsg__set(errp, ret,
+			    "host %s: cannot copy the agent to %s: %s",
+			    h->m->name, p->remote, err);
 	strvec__release(&a);
 	free(err);
 	free(tmp);
@@ -181,7 +183,7 @@ out:
 }
 
 /* 0: the agent there is this binary; 1: missing or stale; < 0: error. */
-static int ssh__check(struct host *h, const char *sha)
+static int ssh__check(struct host *h, const char *sha, char **errp)
 {
 	json_t *hello = NULL;
 	char *err = NULL;
@@ -196,8 +198,8 @@ static int ssh__check(struct host *h, const char *sha)
 		goto out;
 	}
 	if (ret) {
-		pr_err("host %s: cannot reach %s over ssh: %s", h->m->name,
-		       h->m->address, err);
+		errmsg__set(errp, ret, "host %s: cannot reach %s over ssh: %s",
+			    h->m->name, h->m->address, err);
 		goto out;
 	}
 	proto = json_integer_value(json_object_get(hello, "protocol"));
@@ -206,19 +208,18 @@ static int ssh__check(struct host *h, const char *sha)
 	if (!their || strcmp(their, sha))
 		goto out;
 	ret = 0;
-	if (proto != AGENT_PROTOCOL) {
-		pr_err("host %s: its agent speaks protocol %lld, this "
-		       "controller %d",
-		       h->m->name, proto, AGENT_PROTOCOL);
-		ret = -EPROTO;
-	}
+	if (proto != AGENT_PROTOCOL)
+		ret = errmsg__set(errp, -EPROTO,
+				  "host %s: its agent speaks protocol %lld, "
+				  "this controller %d",
+				  h->m->name, proto, AGENT_PROTOCOL);
 out:
 	json_decref(hello);
 	free(err);
 	return ret;
 }
 
-static int ssh_host__open(struct host *h)
+static int ssh_host__open(struct host *h, char **err)
 {
 	const char *env = getenv("IOMMU_BENCH_SSH_REMOTE_DIR");
 	const char *self = host__self_exe();
@@ -228,38 +229,36 @@ static int ssh_host__open(struct host *h)
 
 	p = h->priv = xcalloc(1, sizeof(*p));
 	p->remote = xasprintf("%s/iommu-bench", env && *env ? env : REMOTE_DIR);
-	if (!remote_path_is_safe(p->remote)) {
-		pr_err("IOMMU_BENCH_SSH_REMOTE_DIR '%s' is not a safe remote "
-		       "path (expected [A-Za-z0-9._/-], no '..')",
-		       env);
-		return -EINVAL;
-	}
-	ret = host__state_dir(h, "ssh", &p->ctl_dir);
+	if (!remote_path_is_safe(p->remote))
+		return errmsg__set(err, -EINVAL,
+				   "IOMMU_BENCH_SSH_REMOTE_DIR '%s' is not a "
+				   "safe remote path (expected "
+				   "[A-Za-z0-9._/-], no '..')",
+				   env);
+	ret = host__state_dir(h, "ssh", &p->ctl_dir, err);
 	if (ret)
 		return ret;
 	ret = sha256__file(self, sha, NULL);
-	if (ret) {
-		pr_err("cannot hash %s: %s", self, strerror(-ret));
-		return ret;
-	}
-	ret = ssh__check(h, sha);
+	if (ret)
+		return errmsg__set(err, ret, "cannot hash %s: %s", self,
+				   strerror(-ret));
+	ret = ssh__check(h, sha, err);
 	if (ret <= 0)
 		return ret;
-	ret = ssh__copy(h, self);
+	ret = ssh__copy(h, self, err);
 	if (ret)
 		return ret;
-	ret = ssh__check(h, sha);
-	if (ret > 0) {
-		pr_err("host %s: the agent copied to %s does not run or does "
-		       "not match this binary (a different architecture or "
-		       "libraries?)",
-		       h->m->name, p->remote);
-		ret = -ENOEXEC;
-	}
+	ret = ssh__check(h, sha, err);
+	if (ret > 0)
+		ret = errmsg__set(err, -ENOEXEC,
+				  "host %s: the agent copied to %s does not "
+				  "run or does not match this binary (a "
+				  "different architecture or libraries?)",
+				  h->m->name, p->remote);
 	return ret;
 }
 
-static int ssh_host__agent(struct host *h, struct agent_conn **out)
+static int ssh_host__agent(struct host *h, struct agent_conn **out, char **err)
 {
 	struct ssh_priv *p = h->priv;
 	struct strvec a = { 0 };
@@ -271,6 +270,9 @@ static int ssh_host__agent(struct host *h, struct agent_conn **out)
 	strvec__push(&a, "serve");
 	ret = agent_conn__spawn(strvec__argv(&a), NULL, h->m->name, out);
 	strvec__release(&a);
+	if (ret)
+		errmsg__set(err, ret, "host %s: cannot start its agent: %s",
+			    h->m->name, strerror(-ret));
 	return ret;
 }
 
