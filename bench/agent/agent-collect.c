@@ -11,6 +11,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent.h"
 #include "collectors/collector.h"
+#include "errmsg.h"
 #include "util.h"
 
 void agent_collect__release(struct agent *a)
@@ -55,20 +56,20 @@ static int resolve_outdir(json_t *o, char **out, char **err)
 		return 0;
 	if (s && s[0] == '/') {
 		if (!outdir_is_safe(s))
-			return agent__err(err, -EINVAL,
-					  "collect.start: bad \"outdir\" '%s' "
-					  "(an absolute path without '..')",
-					  s);
+			return errmsg__set(err, -EINVAL,
+					   "collect.start: bad \"outdir\" '%s' "
+					   "(an absolute path without '..')",
+					   s);
 		*out = xstrdup(s);
 		return 0;
 	}
 	if (!s || !agent_file__name_is_safe(s))
-		return agent__err(err, -EINVAL,
-				  "collect.start: bad \"outdir\" '%s' "
-				  "(expected an absolute path, or a folder "
-				  "name of [A-Za-z0-9._-] without '..', not "
-				  "starting with '.' or '-')",
-				  s ? s : "(not a string)");
+		return errmsg__set(err, -EINVAL,
+				   "collect.start: bad \"outdir\" '%s' "
+				   "(expected an absolute path, or a folder "
+				   "name of [A-Za-z0-9._-] without '..', not "
+				   "starting with '.' or '-')",
+				   s ? s : "(not a string)");
 	return agent_file__outdir("collect.start", s, out, err);
 }
 
@@ -77,14 +78,14 @@ static int check_args(json_t *args, const char **nic, char **outdir, char **err)
 	json_t *n = json_object_get(args, "nic");
 
 	if (!json_is_object(json_object_get(args, "collectors")))
-		return agent__err(err, -EINVAL,
-				  "collect.start: \"collectors\" must be an "
-				  "object of collector name -> config");
+		return errmsg__set(err, -EINVAL,
+				   "collect.start: \"collectors\" must be an "
+				   "object of collector name -> config");
 	*nic = json_string_value(n);
 	if (n && !json_is_null(n) && (!*nic || !name_is_safe(*nic)))
-		return agent__err(err, -EINVAL,
-				  "collect.start: bad \"nic\" (expected an "
-				  "interface name)");
+		return errmsg__set(err, -EINVAL,
+				   "collect.start: bad \"nic\" (expected an "
+				   "interface name)");
 	return resolve_outdir(json_object_get(args, "outdir"), outdir, err);
 }
 
@@ -97,10 +98,10 @@ static int create_one(struct agent *a, const char *name, json_t *cfg,
 	int ret;
 
 	if (!ops)
-		return agent__err(err, -EINVAL,
-				  "collect.start: unknown collector '%s' "
-				  "(expected bpf, perf or procstat)",
-				  name);
+		return errmsg__set(err, -EINVAL,
+				   "collect.start: unknown collector '%s' "
+				   "(expected bpf, perf or procstat)",
+				   name);
 	/* The plan's tables say enabled = false for a collector switched
 	 * off: nothing to run. */
 	if (json_is_false(json_object_get(cfg, "enabled")))
@@ -108,9 +109,9 @@ static int create_one(struct agent *a, const char *name, json_t *cfg,
 	opts.config = json_is_object(cfg) ? cfg : NULL;
 	ret = ops->create(&opts, &c);
 	if (ret < 0)
-		return agent__err(err, ret,
-				  "collect.start: %s: cannot set up: %s", name,
-				  strerror(-ret));
+		return errmsg__set(err, ret,
+				   "collect.start: %s: cannot set up: %s", name,
+				   strerror(-ret));
 	a->collectors = xrealloc(a->collectors, (a->nr_collectors + 1) *
 							sizeof(*a->collectors));
 	a->collectors[a->nr_collectors++] = c;
@@ -144,9 +145,9 @@ int agent_verb__collect_start(struct agent *a, json_t *args, json_t **res,
 	int ret;
 
 	if (a->nr_collectors)
-		return agent__err(err, -EBUSY,
-				  "collect.start: collectors are already "
-				  "running; send collect.stop first");
+		return errmsg__set(err, -EBUSY,
+				   "collect.start: collectors are already "
+				   "running; send collect.stop first");
 	ret = check_args(args, &base.nic, &outdir, err);
 	if (ret < 0)
 		return ret;
@@ -167,9 +168,10 @@ int agent_verb__collect_start(struct agent *a, json_t *args, json_t **res,
 	for (i = 0; i < a->nr_collectors; i++) {
 		ret = a->collectors[i]->ops->start(a->collectors[i]);
 		if (ret < 0) {
-			agent__err(err, ret,
-				   "collect.start: %s: cannot start: %s",
-				   a->collectors[i]->ops->name, strerror(-ret));
+			errmsg__set(err, ret,
+				    "collect.start: %s: cannot start: %s",
+				    a->collectors[i]->ops->name,
+				    strerror(-ret));
 			stop_started(a, i);
 			goto fail;
 		}
@@ -199,17 +201,17 @@ int agent_verb__collect_stop(struct agent *a, json_t *args, json_t **res,
 	(void)args;
 	if (!a->nr_collectors && !a->collect_args) {
 		json_decref(out);
-		return agent__err(err, -EINVAL,
-				  "collect.stop: no collect.start before it");
+		return errmsg__set(err, -EINVAL,
+				   "collect.stop: no collect.start before it");
 	}
 	/* Stop them all before reading any, in the reverse order of start,
 	 * so that none measures another's teardown. */
 	for (i = a->nr_collectors; i-- > 0;) {
 		r = a->collectors[i]->ops->stop(a->collectors[i]);
 		if (r < 0 && !ret)
-			ret = agent__err(err, r, "collect.stop: %s: %s",
-					 a->collectors[i]->ops->name,
-					 strerror(-r));
+			ret = errmsg__set(err, r, "collect.stop: %s: %s",
+					  a->collectors[i]->ops->name,
+					  strerror(-r));
 	}
 	for (i = 0; !ret && i < a->nr_collectors; i++) {
 		struct collector *c = a->collectors[i];
@@ -217,8 +219,9 @@ int agent_verb__collect_stop(struct agent *a, json_t *args, json_t **res,
 
 		r = c->ops->results(c, &j);
 		if (r < 0) {
-			ret = agent__err(err, r, "collect.stop: %s results: %s",
-					 c->ops->name, strerror(-r));
+			ret = errmsg__set(err, r,
+					  "collect.stop: %s results: %s",
+					  c->ops->name, strerror(-r));
 			break;
 		}
 		json_object_set_new(out, c->ops->name, j ? j : json_null());

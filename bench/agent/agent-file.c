@@ -18,6 +18,7 @@
 #include "base64.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* Deeper than any collector writes; bounds the fds a removal holds. */
@@ -42,15 +43,15 @@ int agent_file__check_private(const char *verb, const char *what,
 	struct stat sb;
 
 	if (lstat(dir, &sb))
-		return agent__err(err, -errno, "%s: %s%s: %s", verb, what, dir,
-				  strerror(errno));
+		return errmsg__set(err, -errno, "%s: %s%s: %s", verb, what, dir,
+				   strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
-		return agent__err(err, -ENOTDIR,
-				  "%s: %s%s is not a directory (a symlink?); "
-				  "refusing it",
-				  verb, what, dir);
+		return errmsg__set(err, -ENOTDIR,
+				   "%s: %s%s is not a directory (a symlink?); "
+				   "refusing it",
+				   verb, what, dir);
 	if (sb.st_uid != geteuid() || (sb.st_mode & 022))
-		return agent__err(
+		return errmsg__set(
 			err, -EACCES,
 			"%s: %s%s belongs to uid %u or is writable by "
 			"others (mode %03o); refusing it",
@@ -66,16 +67,16 @@ int agent_file__root(const char *verb, bool create, char **out, char **err)
 	int ret;
 
 	if (create && mkdir(dir, 0700) && errno != EEXIST) {
-		ret = agent__err(err, -errno, "%s: cannot create %s: %s", verb,
-				 dir, strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: cannot create %s: %s", verb,
+				  dir, strerror(errno));
 		goto out;
 	}
 	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
 	if (ret)
 		goto out;
 	if (!realpath(dir, real)) {
-		ret = agent__err(err, -errno, "%s: %s: %s", verb, dir,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", verb, dir,
+				  strerror(errno));
 		goto out;
 	}
 	*out = xstrdup(real);
@@ -91,18 +92,18 @@ int agent_file__outdir(const char *verb, const char *name, char **out,
 	int ret;
 
 	if (!agent_file__name_is_safe(name))
-		return agent__err(err, -EINVAL,
-				  "%s: bad artifact folder name '%s' "
-				  "(expected [A-Za-z0-9._-], no '..', not "
-				  "starting with '.' or '-')",
-				  verb, name);
+		return errmsg__set(err, -EINVAL,
+				   "%s: bad artifact folder name '%s' "
+				   "(expected [A-Za-z0-9._-], no '..', not "
+				   "starting with '.' or '-')",
+				   verb, name);
 	ret = agent_file__root(verb, true, &root, err);
 	if (ret)
 		return ret;
 	dir = xasprintf("%s/%s", root, name);
 	if (mkdir(dir, 0700) && errno != EEXIST) {
-		ret = agent__err(err, -errno, "%s: cannot create %s: %s", verb,
-				 dir, strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: cannot create %s: %s", verb,
+				  dir, strerror(errno));
 		goto out;
 	}
 	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
@@ -124,24 +125,25 @@ int agent_file__resolve(const char *verb, const char *path, char **out,
 	int ret;
 
 	if (!path || path[0] != '/')
-		return agent__err(err, -EINVAL,
-				  "%s: \"path\" must be an absolute path under "
-				  "the artifact folder",
-				  verb);
+		return errmsg__set(
+			err, -EINVAL,
+			"%s: \"path\" must be an absolute path under "
+			"the artifact folder",
+			verb);
 	ret = agent_file__root(verb, false, &root, err);
 	if (ret)
 		return ret;
 	if (!realpath(path, real)) {
-		ret = agent__err(err, -errno, "%s: %s: %s", verb, path,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", verb, path,
+				  strerror(errno));
 		goto out;
 	}
 	n = strlen(root);
 	if (strncmp(real, root, n) || real[n] != '/') {
-		ret = agent__err(err, -EACCES,
-				 "%s: %s is not under the artifact folder %s; "
-				 "the agent reads and removes nothing else",
-				 verb, path, root);
+		ret = errmsg__set(err, -EACCES,
+				  "%s: %s is not under the artifact folder %s; "
+				  "the agent reads and removes nothing else",
+				  verb, path, root);
 		goto out;
 	}
 	*out = xstrdup(real);
@@ -196,9 +198,9 @@ int agent_verb__file_read(struct agent *a, json_t *args, json_t **res,
 	(void)a;
 	if (json_offset(args, "offset", 0, &off) ||
 	    json_offset(args, "length", AGENT_FILE_READ_MAX, &len))
-		return agent__err(err, -EINVAL,
-				  "file.read: \"offset\" and \"length\" must "
-				  "be integers >= 0");
+		return errmsg__set(err, -EINVAL,
+				   "file.read: \"offset\" and \"length\" must "
+				   "be integers >= 0");
 	if (len > AGENT_FILE_READ_MAX)
 		len = AGENT_FILE_READ_MAX;
 	ret = agent_file__resolve("file.read", path, &real, err);
@@ -208,13 +210,13 @@ int agent_verb__file_read(struct agent *a, json_t *args, json_t **res,
 	fd = open(real,
 		  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &sb)) {
-		ret = agent__err(err, -errno, "file.read: %s: %s", real,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "file.read: %s: %s", real,
+				  strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		ret = agent__err(err, S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL,
-				 "file.read: %s is not a regular file", real);
+		ret = errmsg__set(err, S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL,
+				  "file.read: %s is not a regular file", real);
 		goto out;
 	}
 	if (off > sb.st_size)
@@ -222,8 +224,8 @@ int agent_verb__file_read(struct agent *a, json_t *args, json_t **res,
 	buf = xmalloc(len ? (size_t)len : 1);
 	n = pread_full(fd, buf, (size_t)len, (off_t)off);
 	if (n < 0) {
-		ret = agent__err(err, (int)n, "file.read: %s: %s", real,
-				 strerror((int)-n));
+		ret = errmsg__set(err, (int)n, "file.read: %s: %s", real,
+				  strerror((int)-n));
 		goto out;
 	}
 	b64 = base64__encode(buf, (size_t)n);
@@ -332,14 +334,14 @@ int agent_verb__file_remove(struct agent *a, json_t *args, json_t **res,
 		return ret;
 	/* A missing one is an error here: the caller named it. */
 	if (lstat(real, &sb)) {
-		ret = agent__err(err, -errno, "file.remove: %s: %s", real,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "file.remove: %s: %s", real,
+				  strerror(errno));
 		goto out;
 	}
 	ret = agent_file__remove_tree(real, &count);
 	if (ret) {
-		ret = agent__err(err, ret, "file.remove: %s: %s", real,
-				 strerror(-ret));
+		ret = errmsg__set(err, ret, "file.remove: %s: %s", real,
+				  strerror(-ret));
 		goto out;
 	}
 	*res = json_pack("{s:s, s:I}", "removed", real, "entries",

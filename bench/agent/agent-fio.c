@@ -10,6 +10,7 @@
 
 #include "bench/agent/agent.h"
 #include "bench/workload/fio.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* fio's own --rw words; anything else never reaches its argv. */
@@ -24,9 +25,9 @@ static int get_uint(json_t *args, const char *key, unsigned int min,
 
 	if (!json_is_integer(v) || json_integer_value(v) < min ||
 	    json_integer_value(v) > max)
-		return agent__err(err, -EINVAL,
-				  "fio.run: \"%s\" must be an integer %u..%u",
-				  key, min, max);
+		return errmsg__set(err, -EINVAL,
+				   "fio.run: \"%s\" must be an integer %u..%u",
+				   key, min, max);
 	*out = (unsigned int)json_integer_value(v);
 	return 0;
 }
@@ -40,8 +41,9 @@ static int get_bool(json_t *args, const char *key, bool *out, char **err)
 		return 0;
 	}
 	if (!json_is_boolean(v))
-		return agent__err(err, -EINVAL,
-				  "fio.run: \"%s\" must be true or false", key);
+		return errmsg__set(err, -EINVAL,
+				   "fio.run: \"%s\" must be true or false",
+				   key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -56,9 +58,9 @@ static int get_rw(json_t *args, const char **out, char **err)
 			*out = *w;
 			return 0;
 		}
-	return agent__err(err, -EINVAL,
-			  "fio.run: \"rw\" must be one of read, write, "
-			  "randread, randwrite, readwrite, randrw");
+	return errmsg__set(err, -EINVAL,
+			   "fio.run: \"rw\" must be one of read, write, "
+			   "randread, randwrite, readwrite, randrw");
 }
 
 int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res, char **err)
@@ -73,9 +75,9 @@ int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res, char **err)
 
 	(void)a;
 	if (!serial == !path || (serial && !name_is_safe(serial)))
-		return agent__err(err, -EINVAL,
-				  "fio.run: needs \"serial\" (a safe name) or "
-				  "\"path\" (a /dev path), one of them");
+		return errmsg__set(err, -EINVAL,
+				   "fio.run: needs \"serial\" (a safe name) or "
+				   "\"path\" (a /dev path), one of them");
 	ret = get_rw(args, &o.rw, err);
 	if (!ret)
 		ret = get_uint(args, "bs", 512, 64U << 20, &bs, err);
@@ -100,7 +102,7 @@ int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res, char **err)
 	if (!ret)
 		ret = fio__run(&o, 0, &results, &why);
 	if (ret) {
-		ret = agent__err(err, ret, "fio.run: %s", why);
+		ret = errmsg__set(err, ret, "fio.run: %s", why);
 		free(why);
 		free(dev);
 		return ret;

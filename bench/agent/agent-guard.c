@@ -24,6 +24,7 @@
 #include "bench/agent/agent-netaddr.h"
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* dm on md on partitions is three; a loop of links must still end. */
@@ -245,13 +246,13 @@ static int check_rootfs(const struct sysfs_switch *sw, char **err)
 
 		hit = disk_below(disks[i], sw->devdir, 0);
 		if (hit)
-			ret = agent__err(err, -EBUSY,
-					 "mode.sysfs: refusing to unbind %s "
-					 "(%s): the root file system is on it "
-					 "(%s%s%s)",
-					 sw->pci, sw->nic, top,
-					 strcmp(top, hit) ? ", built on " : "",
-					 strcmp(top, hit) ? hit : "");
+			ret = errmsg__set(err, -EBUSY,
+					  "mode.sysfs: refusing to unbind %s "
+					  "(%s): the root file system is on it "
+					  "(%s%s%s)",
+					  sw->pci, sw->nic, top,
+					  strcmp(top, hit) ? ", built on " : "",
+					  strcmp(top, hit) ? hit : "");
 	}
 	for (i = 0; i < nr; i++)
 		free(disks[i]);
@@ -275,11 +276,12 @@ static int check_group(const struct sysfs_switch *sw, char **err)
 			continue;
 		drv = xasprintf("%s/%s/driver", dir, de->d_name);
 		if (!access(drv, F_OK))
-			ret = agent__err(err, -EBUSY,
-					 "mode.sysfs: refusing to switch group "
-					 "%s of %s: %s in the same group has a "
-					 "driver bound",
-					 sw->group, sw->nic, de->d_name);
+			ret = errmsg__set(
+				err, -EBUSY,
+				"mode.sysfs: refusing to switch group "
+				"%s of %s: %s in the same group has a "
+				"driver bound",
+				sw->group, sw->nic, de->d_name);
 		free(drv);
 	}
 	if (d)
@@ -337,11 +339,11 @@ static int check_children(const struct sysfs_switch *sw, char **err)
 	hit = collateral(sw, sw->devdir, 0);
 	if (!hit)
 		return 0;
-	ret = agent__err(err, -EBUSY,
-			 "mode.sysfs: refusing to unbind %s (%s): it is %s's "
-			 "parent, and %s below it has a driver bound that "
-			 "would go too",
-			 sw->pci, sw->nic, base(sw->nicdev), hit);
+	ret = errmsg__set(err, -EBUSY,
+			  "mode.sysfs: refusing to unbind %s (%s): it is %s's "
+			  "parent, and %s below it has a driver bound that "
+			  "would go too",
+			  sw->pci, sw->nic, base(sw->nicdev), hit);
 	free(hit);
 	return ret;
 }
@@ -469,23 +471,24 @@ static int check_ssh(const struct sysfs_switch *sw, char **err)
 	char client[64];
 
 	if (holds_default_route4(sw) || holds_default_route6(sw))
-		return agent__err(err, -EBUSY,
-				  "mode.sysfs: refusing to unbind %s (%s): it "
-				  "holds a default route, which the "
-				  "controller's ssh connection may use",
-				  sw->pci, sw->nic);
+		return errmsg__set(err, -EBUSY,
+				   "mode.sysfs: refusing to unbind %s (%s): it "
+				   "holds a default route, which the "
+				   "controller's ssh connection may use",
+				   sw->pci, sw->nic);
 	if (holds_route_back(sw, client))
-		return agent__err(err, -EBUSY,
-				  "mode.sysfs: refusing to unbind %s (%s): the "
-				  "route back to the controller (%s) goes out "
-				  "of it",
-				  sw->pci, sw->nic, client);
+		return errmsg__set(
+			err, -EBUSY,
+			"mode.sysfs: refusing to unbind %s (%s): the "
+			"route back to the controller (%s) goes out "
+			"of it",
+			sw->pci, sw->nic, client);
 	if (holds_ssh_address(sw))
-		return agent__err(err, -EBUSY,
-				  "mode.sysfs: refusing to unbind %s (%s): it "
-				  "holds %s, the address the controller's ssh "
-				  "connection came in on",
-				  sw->pci, sw->nic, getenv("SSH_CONNECTION"));
+		return errmsg__set(err, -EBUSY,
+				   "mode.sysfs: refusing to unbind %s (%s): it "
+				   "holds %s, the address the controller's ssh "
+				   "connection came in on",
+				   sw->pci, sw->nic, getenv("SSH_CONNECTION"));
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "bench/agent/agent-proto.h"
 #include "bench/agent/agent.h"
 #include "collectors/hostfacts/hostfacts.h"
+#include "errmsg.h"
 #include "sha256.h"
 #include "util.h"
 #include "version.h"
@@ -34,9 +35,9 @@ int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err)
 		ret = sha256__file("/proc/self/exe", sha, NULL);
 		if (ret < 0) {
 			*sha = '\0';
-			return agent__err(err, ret,
-					  "cannot hash /proc/self/exe: %s",
-					  strerror(-ret));
+			return errmsg__set(err, ret,
+					   "cannot hash /proc/self/exe: %s",
+					   strerror(-ret));
 		}
 	}
 	hostfacts__boot_id(NULL, &boot_id);
@@ -63,14 +64,14 @@ int agent_verb__facts(struct agent *a, json_t *args, json_t **res, char **err)
 	 * The run leaves it out; each trial records what did attach.
 	 */
 	if (c && !json_is_boolean(c))
-		return agent__err(err, -EINVAL,
-				  "facts: \"collectors\" must be a boolean");
+		return errmsg__set(err, -EINVAL,
+				   "facts: \"collectors\" must be a boolean");
 	if (c)
 		opts.collectors = json_is_true(c);
 	ret = hostfacts__gather_opts(&opts, res);
 	if (ret < 0)
-		return agent__err(err, ret, "cannot gather host facts: %s",
-				  strerror(-ret));
+		return errmsg__set(err, ret, "cannot gather host facts: %s",
+				   strerror(-ret));
 	return 0;
 }
 
@@ -82,9 +83,9 @@ static int nic_group(const char *nic, int *group, char **err)
 
 	ret = hostfacts__nics(NULL, &nics, &nr);
 	if (ret < 0)
-		return agent__err(err, ret, "cannot list interfaces: %s",
-				  strerror(-ret));
-	ret = agent__err(err, -ENODEV, "no interface '%s' on this host", nic);
+		return errmsg__set(err, ret, "cannot list interfaces: %s",
+				   strerror(-ret));
+	ret = errmsg__set(err, -ENODEV, "no interface '%s' on this host", nic);
 	for (i = 0; i < nr; i++) {
 		if (strcmp(nics[i].name, nic))
 			continue;
@@ -135,9 +136,9 @@ int agent_verb__policy(struct agent *a, json_t *args, json_t **res, char **err)
 	if (json_object_get(args, "nic") &&
 	    !json_is_null(json_object_get(args, "nic")) &&
 	    (!nic || !name_is_safe(nic)))
-		return agent__err(err, -EINVAL,
-				  "policy: \"nic\" must be an interface name "
-				  "([A-Za-z0-9._-], not starting with '-')");
+		return errmsg__set(err, -EINVAL,
+				   "policy: \"nic\" must be an interface name "
+				   "([A-Za-z0-9._-], not starting with '-')");
 	if (nic) {
 		ret = nic_group(nic, &group, err);
 		if (ret < 0)
@@ -146,8 +147,8 @@ int agent_verb__policy(struct agent *a, json_t *args, json_t **res, char **err)
 	ret = hostfacts__dma_policy(NULL, &p);
 	if (ret < 0) {
 		hostfacts__dma_policy_release(&p);
-		return agent__err(err, ret, "cannot read the DMA policy: %s",
-				  strerror(-ret));
+		return errmsg__set(err, ret, "cannot read the DMA policy: %s",
+				   strerror(-ret));
 	}
 	ev = json_array();
 	for (i = 0; i < p.nr_evidence; i++)

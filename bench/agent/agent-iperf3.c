@@ -10,6 +10,7 @@
 
 #include "bench/agent/agent.h"
 #include "bench/workload/iperf3.h"
+#include "errmsg.h"
 #include "units.h"
 #include "util.h"
 
@@ -33,9 +34,9 @@ static int get_uint(json_t *v, const char *key, unsigned int max,
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    json_integer_value(v) > max)
-		return agent__err(err, -EINVAL,
-				  "iperf3: \"%s\" must be an integer 0..%u",
-				  key, max);
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: \"%s\" must be an integer 0..%u",
+				   key, max);
 	*out = (unsigned int)json_integer_value(v);
 	return 0;
 }
@@ -43,8 +44,8 @@ static int get_uint(json_t *v, const char *key, unsigned int max,
 static int get_bool(json_t *v, const char *key, bool *out, char **err)
 {
 	if (!json_is_boolean(v))
-		return agent__err(err, -EINVAL,
-				  "iperf3: \"%s\" must be true or false", key);
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: \"%s\" must be true or false", key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -60,13 +61,14 @@ static int get_amount(json_t *v, const char *key, bool bits, uint64_t *out,
 		return 0;
 	}
 	if (!json_is_string(v))
-		return agent__err(err, -EINVAL,
-				  "iperf3: \"%s\" must be an integer or a "
-				  "string like \"128K\"",
-				  key);
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: \"%s\" must be an integer or a "
+				   "string like \"128K\"",
+				   key);
 	if ((bits ? units__parse_bitrate : units__parse_size)(
 		    json_string_value(v), out, msg, sizeof(msg)) < 0)
-		return agent__err(err, -EINVAL, "iperf3: \"%s\": %s", key, msg);
+		return errmsg__set(err, -EINVAL, "iperf3: \"%s\": %s", key,
+				   msg);
 	return 0;
 }
 
@@ -79,10 +81,10 @@ static int get_str(json_t *v, const char *key, const char **out, char **err)
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
 		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		      "0123456789.:_-") != strlen(s))
-		return agent__err(err, -EINVAL,
-				  "iperf3: bad \"%s\" (expected an address or "
-				  "name of [A-Za-z0-9.:_-])",
-				  key);
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: bad \"%s\" (expected an address or "
+				   "name of [A-Za-z0-9.:_-])",
+				   key);
 	*out = s;
 	return 0;
 }
@@ -102,9 +104,9 @@ static int get_affinity(json_t *v, bool client, int **cpus, size_t *n,
 	else if (json_is_array(v))
 		json_incref(v);
 	else
-		return agent__err(err, -EINVAL,
-				  "iperf3: \"affinity\" must be a CPU number, "
-				  "a list of them or {server, client}");
+		return errmsg__set(err, -EINVAL,
+				   "iperf3: \"affinity\" must be a CPU number, "
+				   "a list of them or {server, client}");
 	*n = json_array_size(v);
 	*cpus = xcalloc(*n ? *n : 1, sizeof(**cpus));
 	for (i = 0; i < *n; i++) {
@@ -113,10 +115,11 @@ static int get_affinity(json_t *v, bool client, int **cpus, size_t *n,
 		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
 		    json_integer_value(c) > 4095) {
 			json_decref(v);
-			return agent__err(err, -EINVAL,
-					  "iperf3: \"affinity\" entry %zu must "
-					  "be a CPU number 0..4095",
-					  i);
+			return errmsg__set(
+				err, -EINVAL,
+				"iperf3: \"affinity\" entry %zu must "
+				"be a CPU number 0..4095",
+				i);
 		}
 		(*cpus)[i] = (int)json_integer_value(c);
 	}
@@ -134,7 +137,7 @@ static int parse_key(const char *key, json_t *v, struct iperf3_opts *o,
 		const char *p = json_string_value(v);
 
 		if (!p || (strcmp(p, "tcp") && strcmp(p, "udp")))
-			return agent__err(
+			return errmsg__set(
 				err, -EINVAL,
 				"iperf3: \"protocol\" must be \"tcp\" "
 				"or \"udp\"");
@@ -187,10 +190,10 @@ static int parse_key(const char *key, json_t *v, struct iperf3_opts *o,
 	}
 	if (!strcmp(key, "affinity") || is_ignored(key))
 		return 0;
-	return agent__err(err, -EINVAL,
-			  "iperf3: unknown key \"%s\" (expected the iperf3 "
-			  "keys of a workload, host, bind)",
-			  key);
+	return errmsg__set(err, -EINVAL,
+			   "iperf3: unknown key \"%s\" (expected the iperf3 "
+			   "keys of a workload, host, bind)",
+			   key);
 }
 
 /* @args into @o; strings point into @args, CPUs into *@cpus (free). */
@@ -216,9 +219,9 @@ static int iperf3_opts_from_json(json_t *args, bool client,
 		return ret;
 	o->cpus = *cpus;
 	if (client && !o->host)
-		return agent__err(err, -EINVAL,
-				  "iperf3.client: \"host\" (the server's "
-				  "address) is missing");
+		return errmsg__set(err, -EINVAL,
+				   "iperf3.client: \"host\" (the server's "
+				   "address) is missing");
 	return iperf3__check_opts(o, client, err);
 }
 
@@ -242,17 +245,17 @@ int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
 	int ret;
 
 	if (a->iperf3)
-		return agent__err(err, -EBUSY,
-				  "iperf3.server: a server already runs; send "
-				  "iperf3.wait first");
+		return errmsg__set(err, -EBUSY,
+				   "iperf3.server: a server already runs; send "
+				   "iperf3.wait first");
 	ret = iperf3_opts_from_json(args, false, &o, &a->iperf3_cpus, err);
 	if (ret < 0)
 		goto fail;
 	a->iperf3_args = json_incref(args);
 	ret = iperf3__server_start(&o, &a->iperf3, &why);
 	if (ret < 0) {
-		agent__err(err, ret, "iperf3.server: cannot start: %s",
-			   why ? why : strerror(-ret));
+		errmsg__set(err, ret, "iperf3.server: cannot start: %s",
+			    why ? why : strerror(-ret));
 		free(why);
 		goto fail;
 	}
@@ -292,12 +295,12 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 	int ret;
 
 	if (!a->iperf3)
-		return agent__err(err, -EINVAL,
-				  "iperf3.wait: no iperf3.server before it");
+		return errmsg__set(err, -EINVAL,
+				   "iperf3.wait: no iperf3.server before it");
 	if (t && !json_is_integer(t))
-		return agent__err(err, -EINVAL,
-				  "iperf3.wait: \"timeout_ms\" must be an "
-				  "integer");
+		return errmsg__set(err, -EINVAL,
+				   "iperf3.wait: \"timeout_ms\" must be an "
+				   "integer");
 	ret = iperf3__server_wait(a->iperf3,
 				  t ? (int)json_integer_value(t) : -1, &reports,
 				  &words);
@@ -305,10 +308,11 @@ int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,
 	if (ret < 0) {
 		const char *why = reports_error(reports);
 
-		ret = agent__err(err, ret, "iperf3.wait: the server failed: %s",
-				 why   ? why :
-				 words ? words :
-					 strerror(-ret));
+		ret = errmsg__set(err, ret,
+				  "iperf3.wait: the server failed: %s",
+				  why	? why :
+				  words ? words :
+					  strerror(-ret));
 		json_decref(reports);
 		free(words);
 		return ret;
@@ -331,8 +335,8 @@ int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
 		goto out;
 	ret = iperf3__client_run(&o, res, &why);
 	if (ret < 0)
-		agent__err(err, ret, "iperf3.client to %s: %s", o.host,
-			   why ? why : strerror(-ret));
+		errmsg__set(err, ret, "iperf3.client to %s: %s", o.host,
+			    why ? why : strerror(-ret));
 out:
 	free(why);
 	free(cpus);

@@ -19,6 +19,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* update-grub probes every disk for other systems: give it time. */
@@ -120,26 +121,26 @@ static int check_target(struct kernel_install *in,
 
 	ret = hash_at(f->path, now);
 	if (ret == -EINVAL)
-		return agent__err(err, -EEXIST,
-				  "%s: %s is not a regular file (a symlink?) "
-				  "and was not placed by iommu-bench; "
-				  "refusing to replace it",
-				  in->verb, f->path);
+		return errmsg__set(err, -EEXIST,
+				   "%s: %s is not a regular file (a symlink?) "
+				   "and was not placed by iommu-bench; "
+				   "refusing to replace it",
+				   in->verb, f->path);
 	if (ret)
-		return agent__err(err, ret, "%s: %s: %s", in->verb, f->path,
-				  strerror(-ret));
+		return errmsg__set(err, ret, "%s: %s: %s", in->verb, f->path,
+				   strerror(-ret));
 	if (!now[0] || !strcmp(now, f->sha) ||
 	    recorded(in->kp.dir, f->path, now))
 		return 0;
-	return agent__err(err, -EEXIST,
-			  "%s: %s exists and was not placed by iommu-bench "
-			  "(no %s/*/%s records its sha256 %s); refusing to "
-			  "replace it%s",
-			  in->verb, f->path, in->kp.dir, AGENT_KERNEL_INSTALLED,
-			  now,
-			  f == &in->boot.initrd && !strcmp(in->initrd, "none") ?
-				  ", which grub would boot with this build" :
-				  "");
+	return errmsg__set(
+		err, -EEXIST,
+		"%s: %s exists and was not placed by iommu-bench "
+		"(no %s/*/%s records its sha256 %s); refusing to "
+		"replace it%s",
+		in->verb, f->path, in->kp.dir, AGENT_KERNEL_INSTALLED, now,
+		f == &in->boot.initrd && !strcmp(in->initrd, "none") ?
+			", which grub would boot with this build" :
+			"");
 }
 
 /* The first of the distributions' grub.cfg generators in $PATH. */
@@ -157,11 +158,11 @@ static int find_grub(struct kernel_install *in, char **err)
 	}
 	if (b->grub)
 		return 0;
-	return agent__err(err, -ENOENT,
-			  "%s: no grub config generator (update-grub, "
-			  "grub-mkconfig, grub2-mkconfig) on this host: none "
-			  "in PATH=%s",
-			  in->verb, path ? path : "(unset)");
+	return errmsg__set(err, -ENOENT,
+			   "%s: no grub config generator (update-grub, "
+			   "grub-mkconfig, grub2-mkconfig) on this host: none "
+			   "in PATH=%s",
+			   in->verb, path ? path : "(unset)");
 }
 
 /*
@@ -210,8 +211,8 @@ int agent_kernel__boot_hash(struct kernel_install *in, char **err)
 	if (!ret && !in->boot.initrd.sha[0])
 		ret = -ENOENT;
 	if (ret)
-		ret = agent__err(err, ret, "%s: %s: %s", in->verb, p,
-				 strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: %s: %s", in->verb, p,
+				  strerror(-ret));
 	free(p);
 	return ret;
 }
@@ -236,20 +237,20 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 	sha256__init(&s);
 	src = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (src < 0) {
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, from,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, from,
+				  strerror(errno));
 		goto out;
 	}
 	if (unlink(tmp) && errno != ENOENT) {
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, tmp,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, tmp,
+				  strerror(errno));
 		goto out;
 	}
 	dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		   0644);
 	if (dst < 0 || fchmod(dst, 0644)) {
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, tmp,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, tmp,
+				  strerror(errno));
 		goto out;
 	}
 	while (!ret && (n = read(src, buf, sizeof(buf))) != 0) {
@@ -268,8 +269,8 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 		ret = -errno;
 	dst = -1;
 	if (ret) {
-		ret = agent__err(err, ret, "%s: cannot copy %s to %s: %s",
-				 in->verb, from, tmp, strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: cannot copy %s to %s: %s",
+				  in->verb, from, tmp, strerror(-ret));
 		goto out;
 	}
 	sha256__final(&s, d);
@@ -277,15 +278,15 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 		snprintf(got + 2 * i, 3, "%02x", d[i]);
 	/* installed.json already vouches for these bytes: nothing else. */
 	if (strcmp(got, f->sha)) {
-		ret = agent__err(err, -EBADMSG,
-				 "%s: %s changed while it was copied (sha256 "
-				 "%s, not %s)",
-				 in->verb, from, got, f->sha);
+		ret = errmsg__set(err, -EBADMSG,
+				  "%s: %s changed while it was copied (sha256 "
+				  "%s, not %s)",
+				  in->verb, from, got, f->sha);
 		goto out;
 	}
 	if (rename(tmp, f->path))
-		ret = agent__err(err, -errno, "%s: cannot move %s to %s: %s",
-				 in->verb, tmp, f->path, strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: cannot move %s to %s: %s",
+				  in->verb, tmp, f->path, strerror(errno));
 out:
 	if (dst >= 0)
 		close(dst);
@@ -306,18 +307,18 @@ static int place(struct kernel_install *in, const struct kernel_boot_file *f,
 
 	ret = hash_at(f->path, now);
 	if (ret)
-		return agent__err(err, ret == -EINVAL ? -EEXIST : ret,
-				  "%s: %s: %s", in->verb, f->path,
-				  ret == -EINVAL ? "no longer a regular file" :
-						   strerror(-ret));
+		return errmsg__set(err, ret == -EINVAL ? -EEXIST : ret,
+				   "%s: %s: %s", in->verb, f->path,
+				   ret == -EINVAL ? "no longer a regular file" :
+						    strerror(-ret));
 	if (!strcmp(now, f->sha))
 		return 0;
 	*changed = true;
 	/* boot_prepare found it ours: 10_linux would pair it with ours. */
 	if (!f->sha[0])
 		return unlink(f->path) && errno != ENOENT ?
-			       agent__err(err, -errno, "%s: %s: %s", in->verb,
-					  f->path, strerror(errno)) :
+			       errmsg__set(err, -errno, "%s: %s: %s", in->verb,
+					   f->path, strerror(errno)) :
 			       0;
 	from = xasprintf("%s/%s", in->kp.staging, f->file);
 	ret = copy_in(in, f, from, err);
@@ -339,8 +340,8 @@ int agent_kernel__boot_place(struct kernel_install *in, char **err)
 	/* The renames themselves, before grub's menu names the files. */
 	fd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd))
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, b->dir,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, b->dir,
+				  strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return ret;

@@ -16,6 +16,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -32,14 +33,14 @@ int agent_kernel__dir_make(const char *verb, const char *dir, mode_t mode,
 			continue;
 		*s = '\0';
 		if (mkdir(p, 0755) && errno != EEXIST)
-			ret = agent__err(err, -errno,
-					 "%s: cannot create %s: %s", verb, p,
-					 strerror(errno));
+			ret = errmsg__set(err, -errno,
+					  "%s: cannot create %s: %s", verb, p,
+					  strerror(errno));
 		*s = '/';
 	}
 	if (!ret && mkdir(p, mode) && errno != EEXIST)
-		ret = agent__err(err, -errno, "%s: cannot create %s: %s", verb,
-				 p, strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: cannot create %s: %s", verb,
+				  p, strerror(errno));
 	if (!ret)
 		ret = agent_file__check_private(verb, "", dir, err);
 	free(p);
@@ -137,12 +138,12 @@ int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,
 				 (out ? SPAWN_CAPTURE_OUT : SPAWN_NULL_OUT) },
 		ms);
 	if (ret < 0 || !spawn__succeeded(&sp)) {
-		ret = agent__err(err, ret < 0 ? ret : -EIO,
-				 "%s: %s failed: %s: %s", verb, argv[0],
-				 ret < 0 ?
-					 strerror(-ret) :
-					 spawn__describe(&sp, how, sizeof(how)),
-				 last_line(sp.err, skip, line, sizeof(line)));
+		ret = errmsg__set(err, ret < 0 ? ret : -EIO,
+				  "%s: %s failed: %s: %s", verb, argv[0],
+				  ret < 0 ? strerror(-ret) :
+					    spawn__describe(&sp, how,
+							    sizeof(how)),
+				  last_line(sp.err, skip, line, sizeof(line)));
 	} else if (out) {
 		*out = sp.out ? sp.out : xstrdup("");
 		sp.out = NULL;

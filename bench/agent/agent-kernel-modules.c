@@ -17,6 +17,7 @@
 #include "bench/agent/agent-file.h"
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -84,18 +85,18 @@ static int only_entry(struct kernel_install *in, int fd, const char *at,
 		ret = -errno;
 		if (dup_fd >= 0)
 			close(dup_fd);
-		return agent__err(err, ret, "%s: %s: %s", in->verb, at,
-				  strerror(-ret));
+		return errmsg__set(err, ret, "%s: %s: %s", in->verb, at,
+				   strerror(-ret));
 	}
 	while (!ret && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (strcmp(e->d_name, want))
-			ret = agent__err(err, -EINVAL,
-					 "%s: " AGENT_KERNEL_MODULES
-					 " holds %s%.200s; expected "
-					 "lib/modules/%s and nothing else",
-					 in->verb, at, e->d_name, in->release);
+			ret = errmsg__set(err, -EINVAL,
+					  "%s: " AGENT_KERNEL_MODULES
+					  " holds %s%.200s; expected "
+					  "lib/modules/%s and nothing else",
+					  in->verb, at, e->d_name, in->release);
 		found = true;
 	}
 	closedir(d);
@@ -103,10 +104,10 @@ static int only_entry(struct kernel_install *in, int fd, const char *at,
 		return ret;
 	if (!found || fstatat(fd, want, &sb, AT_SYMLINK_NOFOLLOW) ||
 	    !S_ISDIR(sb.st_mode))
-		return agent__err(err, found ? -EINVAL : -ENOENT,
-				  "%s: " AGENT_KERNEL_MODULES " holds no "
-				  "directory lib/modules/%s",
-				  in->verb, in->release);
+		return errmsg__set(err, found ? -EINVAL : -ENOENT,
+				   "%s: " AGENT_KERNEL_MODULES " holds no "
+				   "directory lib/modules/%s",
+				   in->verb, in->release);
 	return 0;
 }
 
@@ -120,8 +121,8 @@ static int check_top(struct kernel_install *in, char **err)
 
 	fd = open(in->extract, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return agent__err(err, -errno, "%s: %s: %s", in->verb,
-				  in->extract, strerror(errno));
+		return errmsg__set(err, -errno, "%s: %s: %s", in->verb,
+				   in->extract, strerror(errno));
 	for (i = 0; i < ARRAY_SIZE(level) && !ret; i++) {
 		ret = only_entry(in, fd, at[i], level[i], err);
 		if (ret || i + 1 == ARRAY_SIZE(level))
@@ -129,8 +130,8 @@ static int check_top(struct kernel_install *in, char **err)
 		sub = openat(fd, level[i],
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
-			ret = agent__err(err, -errno, "%s: %s%s: %s", in->verb,
-					 at[i], level[i], strerror(errno));
+			ret = errmsg__set(err, -errno, "%s: %s%s: %s", in->verb,
+					  at[i], level[i], strerror(errno));
 		close(fd);
 		fd = sub;
 	}
@@ -165,21 +166,21 @@ static int walk_in(struct kernel_install *in, int fd, const char *at, int depth,
 	if (!d) {
 		ret = -errno;
 		close(fd);
-		return agent__err(err, ret, "%s: %s: %s", in->verb, at,
-				  strerror(-ret));
+		return errmsg__set(err, ret, "%s: %s: %s", in->verb, at,
+				   strerror(-ret));
 	}
 	while (!ret && (errno = 0, e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		sub_at = xasprintf("%s/%s", at, e->d_name);
 		if (fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW)) {
-			ret = agent__err(err, -errno, "%s: %s: %s", in->verb,
-					 sub_at, strerror(errno));
+			ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb,
+					  sub_at, strerror(errno));
 		} else if (S_ISLNK(sb.st_mode)) {
 			if (unlinkat(fd, e->d_name, 0))
-				ret = agent__err(err, -errno, "%s: %s: %s",
-						 in->verb, sub_at,
-						 strerror(errno));
+				ret = errmsg__set(err, -errno, "%s: %s: %s",
+						  in->verb, sub_at,
+						  strerror(errno));
 			(*links)++;
 		} else if (S_ISDIR(sb.st_mode)) {
 			sub = depth >= AGENT_KERNEL_WALK_MAX_DEPTH ?
@@ -187,32 +188,32 @@ static int walk_in(struct kernel_install *in, int fd, const char *at, int depth,
 				      openat(fd, e->d_name,
 					     O_RDONLY | O_DIRECTORY |
 						     O_NOFOLLOW | O_CLOEXEC);
-			ret = sub < 0 ? agent__err(err, -errno, "%s: %s: %s",
-						   in->verb, sub_at,
-						   strerror(errno)) :
+			ret = sub < 0 ? errmsg__set(err, -errno, "%s: %s: %s",
+						    in->verb, sub_at,
+						    strerror(errno)) :
 					walk_in(in, sub, sub_at, depth + 1,
 						links, err);
 		} else if (!S_ISREG(sb.st_mode)) {
-			ret = agent__err(err, -EINVAL,
-					 "%s: " AGENT_KERNEL_MODULES
-					 " holds %.300s, %s; only files, "
-					 "folders and symlinks belong in a "
-					 "modules tree",
-					 in->verb, sub_at,
-					 type_name(sb.st_mode));
+			ret = errmsg__set(err, -EINVAL,
+					  "%s: " AGENT_KERNEL_MODULES
+					  " holds %.300s, %s; only files, "
+					  "folders and symlinks belong in a "
+					  "modules tree",
+					  in->verb, sub_at,
+					  type_name(sb.st_mode));
 		} else if (sb.st_nlink > 1) {
 			/* A tree of ours has none; one may reach elsewhere. */
-			ret = agent__err(err, -EINVAL,
-					 "%s: " AGENT_KERNEL_MODULES
-					 " holds %.300s, a hard link; a "
-					 "modules tree has none",
-					 in->verb, sub_at);
+			ret = errmsg__set(err, -EINVAL,
+					  "%s: " AGENT_KERNEL_MODULES
+					  " holds %.300s, a hard link; a "
+					  "modules tree has none",
+					  in->verb, sub_at);
 		}
 		free(sub_at);
 	}
 	if (!ret && !e && errno)
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, at,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, at,
+				  strerror(errno));
 	closedir(d);
 	return ret;
 }
@@ -226,12 +227,12 @@ static int check_tar(struct kernel_install *in, char **err)
 
 	ret = agent_kernel__run_argv(in->verb, argv, 30000, NULL, &out, err);
 	if (!ret && !strstr(out, "GNU tar"))
-		ret = agent__err(err, -EOPNOTSUPP,
-				 "%s: this host's tar is not GNU tar (%.80s); "
-				 "unpacking " AGENT_KERNEL_MODULES
-				 " relies on GNU tar's refusal of members "
-				 "that escape the folder",
-				 in->verb, out);
+		ret = errmsg__set(err, -EOPNOTSUPP,
+				  "%s: this host's tar is not GNU tar (%.80s); "
+				  "unpacking " AGENT_KERNEL_MODULES
+				  " relies on GNU tar's refusal of members "
+				  "that escape the folder",
+				  in->verb, out);
 	free(out);
 	return ret;
 }
@@ -271,16 +272,16 @@ int agent_kernel__install_modules(struct kernel_install *in, char **err)
 		return 0;
 	}
 	if (ret == -ENOENT && !lstat(in->modules_dir, &st_root))
-		return agent__err(err, -EEXIST,
-				  "%s: %s was not installed by iommu-bench "
-				  "(no " AGENT_KERNEL_MARKER " in it) and "
-				  "will not be replaced; remove it or choose "
-				  "another release",
-				  in->verb, in->modules_dir);
+		return errmsg__set(err, -EEXIST,
+				   "%s: %s was not installed by iommu-bench "
+				   "(no " AGENT_KERNEL_MARKER " in it) and "
+				   "will not be replaced; remove it or choose "
+				   "another release",
+				   in->verb, in->modules_dir);
 	if (ret && ret != -ENOENT)
-		return agent__err(err, ret,
-				  "%s: %s/" AGENT_KERNEL_MARKER ": %s",
-				  in->verb, in->modules_dir, strerror(-ret));
+		return errmsg__set(err, ret,
+				   "%s: %s/" AGENT_KERNEL_MARKER ": %s",
+				   in->verb, in->modules_dir, strerror(-ret));
 	ret = check_tar(in, err);
 	if (ret)
 		return ret;
@@ -296,8 +297,8 @@ int agent_kernel__install_modules(struct kernel_install *in, char **err)
 	if (!ret && mkdir(in->extract, 0700))
 		ret = -errno;
 	if (ret) {
-		ret = agent__err(err, ret, "%s: %s: %s", in->verb, in->extract,
-				 strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: %s: %s", in->verb, in->extract,
+				  strerror(-ret));
 		goto out;
 	}
 	tar = xasprintf("%s/%s", in->kp.staging, AGENT_KERNEL_MODULES);
@@ -312,23 +313,23 @@ int agent_kernel__install_modules(struct kernel_install *in, char **err)
 	tree = xasprintf("%s/lib/modules/%s", in->extract, in->release);
 	fd = open(tree, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, tree,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, tree,
+				  strerror(errno));
 		goto out;
 	}
 	ret = walk_in(in, fd, tree + strlen(in->extract) + 1, 0, &links, err);
 	if (!ret && (chmod(tree, 0755) || marker_write(tree, in->build_id)))
-		ret = agent__err(err, -errno, "%s: %s: %s", in->verb, tree,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, tree,
+				  strerror(errno));
 	if (ret)
 		goto out;
 	aside = xasprintf("%s/.%s.iommu-bench-old", in->modules_root,
 			  in->release);
 	ret = agent_kernel__replace_dir(tree, in->modules_dir, aside);
 	if (ret) {
-		ret = agent__err(err, ret,
-				 "%s: cannot move the modules to %s: %s",
-				 in->verb, in->modules_dir, strerror(-ret));
+		ret = errmsg__set(err, ret,
+				  "%s: cannot move the modules to %s: %s",
+				  in->verb, in->modules_dir, strerror(-ret));
 		goto out;
 	}
 	pr_info("agent: modules of %s in %s (%ld symlinks dropped)",

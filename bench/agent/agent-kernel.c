@@ -24,6 +24,7 @@
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -98,8 +99,8 @@ static int bad_arg(char **err, const char *verb, const char *key, json_t *v,
 	char *shown = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 	int ret;
 
-	ret = agent__err(err, -EINVAL, "%s: bad \"%s\" %.200s (expected %s)",
-			 verb, key, shown ? shown : "(missing)", expect);
+	ret = errmsg__set(err, -EINVAL, "%s: bad \"%s\" %.200s (expected %s)",
+			  verb, key, shown ? shown : "(missing)", expect);
 	free(shown);
 	return ret;
 }
@@ -184,27 +185,28 @@ static int stage_data(json_t *args, unsigned char **buf, size_t *n, char **err)
 	size_t len = data ? strlen(data) : 0;
 
 	if (!data)
-		return agent__err(err, -EINVAL,
-				  "%s: \"data\" must be a base64 string", verb);
+		return errmsg__set(err, -EINVAL,
+				   "%s: \"data\" must be a base64 string",
+				   verb);
 	if (len > BASE64_ENCODED_LEN(AGENT_KERNEL_STAGE_MAX))
-		return agent__err(err, -EMSGSIZE,
-				  "%s: a chunk of %zu base64 characters is "
-				  "more than %u bytes; send at most "
-				  "AGENT_KERNEL_STAGE_MAX a call",
-				  verb, len, AGENT_KERNEL_STAGE_MAX);
+		return errmsg__set(err, -EMSGSIZE,
+				   "%s: a chunk of %zu base64 characters is "
+				   "more than %u bytes; send at most "
+				   "AGENT_KERNEL_STAGE_MAX a call",
+				   verb, len, AGENT_KERNEL_STAGE_MAX);
 	*buf = xmalloc(BASE64_DECODED_MAX(len) + 1);
 	if (base64__decode(data, len, *buf, n)) {
 		free(*buf);
 		*buf = NULL;
-		return agent__err(err, -EINVAL, "%s: \"data\" is not base64",
-				  verb);
+		return errmsg__set(err, -EINVAL, "%s: \"data\" is not base64",
+				   verb);
 	}
 	if (*n > AGENT_KERNEL_STAGE_MAX) {
 		free(*buf);
 		*buf = NULL;
-		return agent__err(err, -EMSGSIZE,
-				  "%s: a chunk of %zu bytes is more than %u",
-				  verb, *n, AGENT_KERNEL_STAGE_MAX);
+		return errmsg__set(err, -EMSGSIZE,
+				   "%s: a chunk of %zu bytes is more than %u",
+				   verb, *n, AGENT_KERNEL_STAGE_MAX);
 	}
 	return 0;
 }
@@ -254,21 +256,21 @@ int agent_verb__kernel_stage(struct agent *a, json_t *args, json_t **res,
 			  (off ? 0 : O_TRUNC),
 		  0600);
 	if (fd < 0 || fstat(fd, &sb)) {
-		ret = agent__err(err, -errno, "%s: %s: %s", verb, path,
-				 strerror(errno));
+		ret = errmsg__set(err, -errno, "%s: %s: %s", verb, path,
+				  strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		ret = agent__err(err, -EINVAL, "%s: %s is not a regular file",
-				 verb, path);
+		ret = errmsg__set(err, -EINVAL, "%s: %s is not a regular file",
+				  verb, path);
 		goto out;
 	}
 	if (off != sb.st_size) {
-		ret = agent__err(err, -EINVAL,
-				 "%s: offset %lld, but %s holds %lld bytes; "
-				 "send from %lld, or from 0 to start again",
-				 verb, (long long)off, path,
-				 (long long)sb.st_size, (long long)sb.st_size);
+		ret = errmsg__set(err, -EINVAL,
+				  "%s: offset %lld, but %s holds %lld bytes; "
+				  "send from %lld, or from 0 to start again",
+				  verb, (long long)off, path,
+				  (long long)sb.st_size, (long long)sb.st_size);
 		goto out;
 	}
 	if (lseek(fd, (off_t)off, SEEK_SET) < 0)
@@ -280,8 +282,8 @@ int agent_verb__kernel_stage(struct agent *a, json_t *args, json_t **res,
 		if (ftruncate(fd, (off_t)off))
 			pr_warn("agent: %s: cannot truncate: %s", path,
 				strerror(errno));
-		ret = agent__err(err, ret, "%s: %s: %s", verb, path,
-				 strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: %s: %s", verb, path,
+				  strerror(-ret));
 		goto out;
 	}
 	*res = json_pack("{s:I}", "size", off + (json_int_t)n);
@@ -325,12 +327,12 @@ static int install_sha256(struct kernel_install *in, json_t *args, char **err)
 	in->sha256 = json_object();
 	json_object_foreach(o, key, v) {
 		if (!stage_file_is_known(key))
-			return agent__err(err, -EINVAL,
-					  "%s: bad \"sha256\" key \"%.128s\" "
-					  "(expected " AGENT_KERNEL_IMAGE
-					  ", " AGENT_KERNEL_INITRD
-					  " or " AGENT_KERNEL_MODULES ")",
-					  in->verb, key);
+			return errmsg__set(err, -EINVAL,
+					   "%s: bad \"sha256\" key \"%.128s\" "
+					   "(expected " AGENT_KERNEL_IMAGE
+					   ", " AGENT_KERNEL_INITRD
+					   " or " AGENT_KERNEL_MODULES ")",
+					   in->verb, key);
 		if (!sha_is_safe(json_string_value(v)))
 			return bad_arg(err, in->verb, "sha256", v,
 				       "64 hex digits for each file");
@@ -357,12 +359,12 @@ static int install_initrd(struct kernel_install *in, json_t *args, char **err)
 		return bad_arg(err, in->verb, "initrd", v,
 			       "\"staged\", \"generate\" or \"none\"");
 	if (sent != !strcmp(in->initrd, "staged"))
-		return agent__err(err, -EINVAL,
-				  "%s: \"initrd\" is \"%s\" but \"sha256\" "
-				  "%s \"" AGENT_KERNEL_INITRD "\" (a staged "
-				  "initrd, and only that, has its sha256)",
-				  in->verb, in->initrd,
-				  sent ? "lists" : "does not list");
+		return errmsg__set(err, -EINVAL,
+				   "%s: \"initrd\" is \"%s\" but \"sha256\" "
+				   "%s \"" AGENT_KERNEL_INITRD "\" (a staged "
+				   "initrd, and only that, has its sha256)",
+				   in->verb, in->initrd,
+				   sent ? "lists" : "does not list");
 	return 0;
 }
 
@@ -380,10 +382,10 @@ static int install_boot(struct kernel_install *in, json_t *args, char **err)
 		return bad_arg(err, in->verb, "boot", b, BOOT_EXPECT);
 	json_object_foreach(b, key, v) {
 		if (strcmp(key, "dir") && strcmp(key, "grub"))
-			return agent__err(err, -EINVAL,
-					  "%s: bad \"boot\" key \"%.128s\" "
-					  "(expected " BOOT_EXPECT ")",
-					  in->verb, key);
+			return errmsg__set(err, -EINVAL,
+					   "%s: bad \"boot\" key \"%.128s\" "
+					   "(expected " BOOT_EXPECT ")",
+					   in->verb, key);
 	}
 	v = json_object_get(b, "grub");
 	if (v && !json_is_true(v))
@@ -434,12 +436,12 @@ static int find_generator(struct kernel_install *in, char **err)
 	}
 	if (in->gen)
 		return 0;
-	return agent__err(err, -ENOENT,
-			  "%s: no initramfs generator (mkinitramfs, dracut, "
-			  "mkinitcpio) on this host: none in PATH=%s; install "
-			  "initramfs-tools or dracut, or send an initrd "
-			  "(\"initrd\": \"staged\")",
-			  in->verb, path ? path : "(unset)");
+	return errmsg__set(err, -ENOENT,
+			   "%s: no initramfs generator (mkinitramfs, dracut, "
+			   "mkinitcpio) on this host: none in PATH=%s; install "
+			   "initramfs-tools or dracut, or send an initrd "
+			   "(\"initrd\": \"staged\")",
+			   in->verb, path ? path : "(unset)");
 }
 
 static int run_generator(struct kernel_install *in, const char *out, char **err)
@@ -457,16 +459,16 @@ static int run_generator(struct kernel_install *in, const char *out, char **err)
 	int ret;
 
 	if (unlink(out) && errno != ENOENT)
-		return agent__err(err, -errno, "%s: %s: %s", in->verb, out,
-				  strerror(errno));
+		return errmsg__set(err, -errno, "%s: %s: %s", in->verb, out,
+				   strerror(errno));
 	ret = agent_kernel__run_argv(in->verb, argv, INITRD_TIMEOUT_MS, NULL,
 				     NULL, err);
 	if (ret)
 		return ret;
 	if (lstat(out, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size)
-		return agent__err(err, -EIO,
-				  "%s: %s succeeded but wrote no initrd at %s",
-				  in->verb, in->gen_name, out);
+		return errmsg__set(err, -EIO,
+				   "%s: %s succeeded but wrote no initrd at %s",
+				   in->verb, in->gen_name, out);
 	in->initrd_by = in->gen_name;
 	return 0;
 }
@@ -485,23 +487,23 @@ static int check_staged(struct kernel_install *in, char **err)
 	json_object_foreach(in->sha256, file, v) {
 		p = xasprintf("%s/%s", in->kp.staging, file);
 		if (lstat(p, &sb))
-			ret = agent__err(err, -errno,
-					 "%s: %s was not staged (%s: %s)",
-					 in->verb, file, p, strerror(errno));
+			ret = errmsg__set(err, -errno,
+					  "%s: %s was not staged (%s: %s)",
+					  in->verb, file, p, strerror(errno));
 		else if (!S_ISREG(sb.st_mode))
-			ret = agent__err(err, -EINVAL,
-					 "%s: %s is not a regular file",
-					 in->verb, p);
+			ret = errmsg__set(err, -EINVAL,
+					  "%s: %s is not a regular file",
+					  in->verb, p);
 		else if ((ret = sha256__file(p, got, &size)))
-			ret = agent__err(err, ret, "%s: %s: %s", in->verb, p,
-					 strerror(-ret));
+			ret = errmsg__set(err, ret, "%s: %s: %s", in->verb, p,
+					  strerror(-ret));
 		else if (strcmp(got, json_string_value(v)))
-			ret = agent__err(err, -EBADMSG,
-					 "%s: %s does not match: sha256 %s "
-					 "wanted, %s got (%llu bytes staged); "
-					 "stage it again",
-					 in->verb, file, json_string_value(v),
-					 got, (unsigned long long)size);
+			ret = errmsg__set(err, -EBADMSG,
+					  "%s: %s does not match: sha256 %s "
+					  "wanted, %s got (%llu bytes staged); "
+					  "stage it again",
+					  in->verb, file, json_string_value(v),
+					  got, (unsigned long long)size);
 		free(p);
 		if (ret)
 			return ret;
@@ -533,8 +535,8 @@ static int tidy_staging(struct kernel_install *in, char **err)
 		free(p);
 	}
 	if (ret)
-		return agent__err(err, ret, "%s: %s: %s", in->verb,
-				  in->kp.staging, strerror(-ret));
+		return errmsg__set(err, ret, "%s: %s: %s", in->verb,
+				   in->kp.staging, strerror(-ret));
 	return 0;
 }
 
@@ -568,8 +570,8 @@ static int write_installed(struct kernel_install *in, const char *folder,
 	ret = atomic_file__write(p, &iov, 1);
 out:
 	if (ret)
-		ret = agent__err(err, ret, "%s: cannot write %s: %s", in->verb,
-				 p, strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: cannot write %s: %s", in->verb,
+				  p, strerror(-ret));
 	json_decref(j);
 	free(text);
 	free(p);
@@ -591,10 +593,10 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	if (!ret && in.boot.dir)
 		ret = agent_kernel__boot_prepare(&in, err);
 	if (!ret && access(in.kp.staging, F_OK))
-		ret = agent__err(err, -ENOENT,
-				 "%s: nothing staged at %s (kernel.stage "
-				 "first)",
-				 in.verb, in.kp.staging);
+		ret = errmsg__set(err, -ENOENT,
+				  "%s: nothing staged at %s (kernel.stage "
+				  "first)",
+				  in.verb, in.kp.staging);
 	if (!ret)
 		ret = agent_file__check_private(in.verb, "", in.kp.dir, err);
 	if (!ret)
@@ -638,9 +640,9 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	aside = xasprintf("%s/.%s.old", in.kp.dir, in.kp.name);
 	ret = agent_kernel__replace_dir(in.kp.staging, in.kp.final, aside);
 	if (ret) {
-		ret = agent__err(err, ret, "%s: cannot move %s to %s: %s",
-				 in.verb, in.kp.staging, in.kp.final,
-				 strerror(-ret));
+		ret = errmsg__set(err, ret, "%s: cannot move %s to %s: %s",
+				  in.verb, in.kp.staging, in.kp.final,
+				  strerror(-ret));
 		goto out;
 	}
 	/* grub_by is only recorded once the menu has the copies. */

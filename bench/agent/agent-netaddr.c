@@ -25,6 +25,7 @@
 #include "bench/agent/agent-netaddr.h"
 #include "bench/agent/agent.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* A dump's datagrams are at most 32 KiB; twice that never truncates. */
@@ -502,32 +503,33 @@ int netaddr__restore(const struct netaddr_set *s, int timeout_ms, char **err)
 
 	index = wait_index(s->ifname, end);
 	if (index < 0)
-		return agent__err(err, index,
-				  "no interface named %s appeared within %d ms",
-				  s->ifname, timeout_ms);
+		return errmsg__set(
+			err, index,
+			"no interface named %s appeared within %d ms",
+			s->ifname, timeout_ms);
 	ret = nl__open(&nl);
 	if (ret)
-		return agent__err(err, ret, "rtnetlink: %s", strerror(-ret));
+		return errmsg__set(err, ret, "rtnetlink: %s", strerror(-ret));
 	ret = link_get(&nl, index, &li);
 	if (ret) {
-		agent__err(err, ret, "reading %s back: %s", s->ifname,
-			   strerror(-ret));
+		errmsg__set(err, ret, "reading %s back: %s", s->ifname,
+			    strerror(-ret));
 		goto out;
 	}
 	if (s->mtu && li.mtu != s->mtu) {
 		ret = link_set(&nl, index, s->mtu, false);
 		if (ret) {
-			agent__err(err, ret,
-				   "setting the MTU of %s back to %u: %s",
-				   s->ifname, s->mtu, strerror(-ret));
+			errmsg__set(err, ret,
+				    "setting the MTU of %s back to %u: %s",
+				    s->ifname, s->mtu, strerror(-ret));
 			goto out;
 		}
 	}
 	if (s->up && !(li.flags & IFF_UP)) {
 		ret = link_set(&nl, index, 0, true);
 		if (ret) {
-			agent__err(err, ret, "setting %s up: %s", s->ifname,
-				   strerror(-ret));
+			errmsg__set(err, ret, "setting %s up: %s", s->ifname,
+				    strerror(-ret));
 			goto out;
 		}
 	}
@@ -536,8 +538,8 @@ int netaddr__restore(const struct netaddr_set *s, int timeout_ms, char **err)
 		if (ret) {
 			char *a = netaddr__str(&s->addrs[i]);
 
-			agent__err(err, ret, "adding %s back to %s: %s", a,
-				   s->ifname, strerror(-ret));
+			errmsg__set(err, ret, "adding %s back to %s: %s", a,
+				    s->ifname, strerror(-ret));
 			free(a);
 			goto out;
 		}
@@ -593,8 +595,8 @@ static int wait_dad(struct nl *nl, const struct netaddr_set *s, int index,
 	for (;;) {
 		ret = link_get(nl, index, &li);
 		if (ret)
-			return agent__err(err, ret, "reading %s back: %s",
-					  s->ifname, strerror(-ret));
+			return errmsg__set(err, ret, "reading %s back: %s",
+					   s->ifname, strerror(-ret));
 		/* Without a carrier DAD does not even start. */
 		if (!(li.flags & IFF_RUNNING))
 			return 0;
@@ -603,26 +605,26 @@ static int wait_dad(struct nl *nl, const struct netaddr_set *s, int index,
 		ret = nl__dump(nl, RTM_GETADDR, sizeof(struct ifaddrmsg),
 			       dad_cb, &c);
 		if (ret)
-			return agent__err(err, ret,
-					  "listing the addresses of %s: %s",
-					  s->ifname, strerror(-ret));
+			return errmsg__set(err, ret,
+					   "listing the addresses of %s: %s",
+					   s->ifname, strerror(-ret));
 		if (c.failed) {
 			a = netaddr__str(c.failed);
-			ret = agent__err(err, -EADDRINUSE,
-					 "%s on %s failed duplicate address "
-					 "detection: another host has it",
-					 a, s->ifname);
+			ret = errmsg__set(err, -EADDRINUSE,
+					  "%s on %s failed duplicate address "
+					  "detection: another host has it",
+					  a, s->ifname);
 			free(a);
 			return ret;
 		}
 		if (!c.pending)
 			return 0;
 		if (mono_ms() >= end)
-			return agent__err(err, -ETIMEDOUT,
-					  "%zu address(es) of %s still "
-					  "tentative (duplicate address "
-					  "detection) after %d ms",
-					  c.pending, s->ifname, timeout_ms);
+			return errmsg__set(err, -ETIMEDOUT,
+					   "%zu address(es) of %s still "
+					   "tentative (duplicate address "
+					   "detection) after %d ms",
+					   c.pending, s->ifname, timeout_ms);
 		usleep(POLL_MS * 1000);
 	}
 }
@@ -635,10 +637,10 @@ int netaddr__settle(const struct netaddr_set *s, int timeout_ms, char **err)
 
 	index = (int)if_nametoindex(s->ifname);
 	if (!index)
-		return agent__err(err, -ENODEV, "%s is gone again", s->ifname);
+		return errmsg__set(err, -ENODEV, "%s is gone again", s->ifname);
 	ret = nl__open(&nl);
 	if (ret)
-		return agent__err(err, ret, "rtnetlink: %s", strerror(-ret));
+		return errmsg__set(err, ret, "rtnetlink: %s", strerror(-ret));
 	if (needs_dad(s)) {
 		ret = wait_dad(&nl, s, index, timeout_ms, err);
 		if (ret)
@@ -649,9 +651,9 @@ int netaddr__settle(const struct netaddr_set *s, int timeout_ms, char **err)
 		if (ret) {
 			char *r = netroute__str(&s->routes[i]);
 
-			agent__err(err, ret,
-				   "adding the route %s back to %s: %s", r,
-				   s->ifname, strerror(-ret));
+			errmsg__set(err, ret,
+				    "adding the route %s back to %s: %s", r,
+				    s->ifname, strerror(-ret));
 			free(r);
 			goto out;
 		}

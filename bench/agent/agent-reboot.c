@@ -16,6 +16,7 @@
 
 #include "bench/agent/agent.h"
 #include "collectors/hostfacts/hostfacts.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -153,12 +154,11 @@ static int run_argv(char *const *argv, char **err)
 							SPAWN_NULL_OUT },
 			 120000);
 	if (ret < 0 || !spawn__succeeded(&sp)) {
-		ret = agent__err(err, ret < 0 ? ret : -EIO, "%s failed: %s: %s",
-				 argv[0],
-				 ret < 0 ?
-					 strerror(-ret) :
-					 spawn__describe(&sp, how, sizeof(how)),
-				 spawn__last_line(sp.err, last, sizeof(last)));
+		ret = errmsg__set(
+			err, ret < 0 ? ret : -EIO, "%s failed: %s: %s", argv[0],
+			ret < 0 ? strerror(-ret) :
+				  spawn__describe(&sp, how, sizeof(how)),
+			spawn__last_line(sp.err, last, sizeof(last)));
 	}
 	spawn__release(&sp);
 	return ret;
@@ -170,7 +170,7 @@ static int check_path(const char *what, const char *p, char **err)
 	if (!p || p[0] != '/' || strstr(p, "..") ||
 	    strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		      "0123456789._-+/") != strlen(p))
-		return agent__err(
+		return errmsg__set(
 			err, -EINVAL,
 			"reboot.prepare: bad \"%s\" '%s' (expected an "
 			"absolute path of [A-Za-z0-9._+-/])",
@@ -187,18 +187,18 @@ static int cmdline_args(json_t *args, char **out, char **err)
 	const char *pc;
 
 	if (a && !json_is_array(a))
-		return agent__err(err, -EINVAL,
-				  "reboot.prepare: \"cmdline\" must be an "
-				  "array of kernel arguments");
+		return errmsg__set(err, -EINVAL,
+				   "reboot.prepare: \"cmdline\" must be an "
+				   "array of kernel arguments");
 	add = xcalloc(n + 1, sizeof(*add));
 	for (i = 0; i < n; i++) {
 		add[i] = json_string_value(json_array_get(a, i));
 		if (!add[i] || !*add[i] || strpbrk(add[i], " \t\n\"")) {
 			free(add);
-			return agent__err(err, -EINVAL,
-					  "reboot.prepare: cmdline entry %zu "
-					  "must be one word without quotes",
-					  i);
+			return errmsg__set(err, -EINVAL,
+					   "reboot.prepare: cmdline entry %zu "
+					   "must be one word without quotes",
+					   i);
 		}
 	}
 	/* Tests pass the "current" line; a real prepare reads the boot's. */
@@ -304,9 +304,9 @@ static int default_release(json_t *args, char **rel, char **err)
 	if (!s || !*s || s[0] == '.' || s[0] == '-' || strlen(s) > 128 ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		      "0123456789._+~-") != strlen(s))
-		return agent__err(err, -EINVAL,
-				  "reboot.prepare: bad \"release\" (expected "
-				  "a kernel release of [A-Za-z0-9._+~-])");
+		return errmsg__set(err, -EINVAL,
+				   "reboot.prepare: bad \"release\" (expected "
+				   "a kernel release of [A-Za-z0-9._+~-])");
 	*rel = xstrdup(s);
 	return 0;
 }
@@ -371,11 +371,11 @@ static int prepare_grub(json_t *args, char ***argv, char **err)
 	int ret = 0;
 
 	if (json_array_size(json_object_get(args, "cmdline")))
-		return agent__err(err, -EOPNOTSUPP,
-				  "reboot.prepare: grub boots an entry as "
-				  "grub.cfg writes it and cannot add kernel "
-				  "arguments; use method kexec for a mode "
-				  "set on the command line");
+		return errmsg__set(err, -EOPNOTSUPP,
+				   "reboot.prepare: grub boots an entry as "
+				   "grub.cfg writes it and cannot add kernel "
+				   "arguments; use method kexec for a mode "
+				   "set on the command line");
 	/* Tests point at a scratch grub.cfg; only a dry run honours it. */
 	if (json_is_true(json_object_get(args, "dry_run")) &&
 	    json_string_value(json_object_get(args, "grub_cfg")))
@@ -387,9 +387,9 @@ static int prepare_grub(json_t *args, char ***argv, char **err)
 		image = def = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
 	entry = grub_entry(cfg, image);
 	if (!entry)
-		ret = agent__err(err, -ENOENT,
-				 "reboot.prepare: no menuentry in %s boots %s",
-				 cfg, image);
+		ret = errmsg__set(err, -ENOENT,
+				  "reboot.prepare: no menuentry in %s boots %s",
+				  cfg, image);
 	else
 		*argv = argv_new("grub-reboot", entry, NULL, NULL, NULL);
 	free(entry);
@@ -408,7 +408,7 @@ int agent_verb__reboot_prepare(struct agent *a, json_t *args, json_t **res,
 
 	(void)a;
 	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub")))
-		return agent__err(
+		return errmsg__set(
 			err, -EINVAL,
 			"reboot.prepare: \"method\" must be \"kexec\" "
 			"or \"grub\"");
@@ -447,9 +447,9 @@ int agent_verb__reboot_now(struct agent *a, json_t *args, json_t **res,
 
 	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub") &&
 			strcmp(method, "poweroff")))
-		return agent__err(err, -EINVAL,
-				  "reboot.now: \"method\" must be \"kexec\", "
-				  "\"grub\" or \"poweroff\"");
+		return errmsg__set(err, -EINVAL,
+				   "reboot.now: \"method\" must be \"kexec\", "
+				   "\"grub\" or \"poweroff\"");
 	a->power_off = false;
 	if (!strcmp(method, "poweroff")) {
 		/*

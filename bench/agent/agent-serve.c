@@ -15,6 +15,7 @@
 #include "bench/agent/agent-channel.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "json-util.h"
 #include "log.h"
 #include "suggest.h"
@@ -52,23 +53,6 @@ const struct agent_verb *agent_verb__find(const char *name)
 	return NULL;
 }
 
-int agent__err(char **err, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (err) {
-		free(*err);
-		*err = s;
-	} else {
-		free(s);
-	}
-	return ret;
-}
-
 static json_t *error_reply(json_int_t id, int ret, const char *msg)
 {
 	/*
@@ -92,11 +76,11 @@ static int unknown_verb(const char *verb, char **err)
 	names[i] = NULL;
 	near = suggest__best(verb, names);
 	if (near)
-		return agent__err(err, -ENOSYS,
-				  "unknown verb '%s'; did you mean '%s'?", verb,
-				  near);
-	return agent__err(err, -ENOSYS, "unknown verb '%s' (protocol %d)", verb,
-			  AGENT_PROTOCOL);
+		return errmsg__set(err, -ENOSYS,
+				   "unknown verb '%s'; did you mean '%s'?",
+				   verb, near);
+	return errmsg__set(err, -ENOSYS, "unknown verb '%s' (protocol %d)",
+			   verb, AGENT_PROTOCOL);
 }
 
 json_t *agent__dispatch(struct agent *a, json_int_t id, const char *verb,

@@ -22,6 +22,7 @@
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -91,17 +92,19 @@ static int sysfs_write(struct sysfs_switch *sw, const char *path,
 	/* As `echo val > path`: the kernel takes the whole word at once. */
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
-		return agent__err(err, -errno, "mode.sysfs: cannot open %s: %s",
-				  path, strerror(errno));
+		return errmsg__set(err, -errno,
+				   "mode.sysfs: cannot open %s: %s", path,
+				   strerror(errno));
 	n = write(fd, val, len);
 	if (n != (ssize_t)len)
-		ret = agent__err(err, n < 0 ? -errno : -EIO,
-				 "mode.sysfs: writing '%s' to %s: %s", val,
-				 path, n < 0 ? strerror(errno) : "short write");
+		ret = errmsg__set(err, n < 0 ? -errno : -EIO,
+				  "mode.sysfs: writing '%s' to %s: %s", val,
+				  path,
+				  n < 0 ? strerror(errno) : "short write");
 	if (close(fd) < 0 && !ret)
-		ret = agent__err(err, -errno,
-				 "mode.sysfs: writing '%s' to %s: %s", val,
-				 path, strerror(errno));
+		ret = errmsg__set(err, -errno,
+				  "mode.sysfs: writing '%s' to %s: %s", val,
+				  path, strerror(errno));
 	return ret;
 }
 
@@ -141,19 +144,19 @@ static int find_grouped(struct sysfs_switch *sw, char **err)
 	if (!sw->group ||
 	    strspn(sw->group, "0123456789") != strlen(sw->group)) {
 		free(dir);
-		return agent__err(err, -ENODEV,
-				  "mode.sysfs: %s (%s) is in no IOMMU group, "
-				  "nor are its parents: this host has no "
-				  "IOMMU translating it",
-				  name, sw->nic);
+		return errmsg__set(err, -ENODEV,
+				   "mode.sysfs: %s (%s) is in no IOMMU group, "
+				   "nor are its parents: this host has no "
+				   "IOMMU translating it",
+				   name, sw->nic);
 	}
 	sw->devdir = dir;
 	name = strrchr(dir, '/') + 1;
 	if (!sysfs_name_ok(name))
-		return agent__err(err, -EINVAL,
-				  "mode.sysfs: %s: its device has an "
-				  "unexpected name '%s'",
-				  sw->nic, name);
+		return errmsg__set(err, -EINVAL,
+				   "mode.sysfs: %s: its device has an "
+				   "unexpected name '%s'",
+				   sw->nic, name);
 	sw->pci = xstrdup(name);
 	return 0;
 }
@@ -167,10 +170,10 @@ static int locate(struct sysfs_switch *sw, char **err)
 	sw->nicdev = realpath(p, NULL);
 	free(p);
 	if (!sw->nicdev)
-		return agent__err(err, -ENODEV,
-				  "mode.sysfs: interface '%s' has no device "
-				  "behind it (virtual, or no such interface)",
-				  sw->nic);
+		return errmsg__set(err, -ENODEV,
+				   "mode.sysfs: interface '%s' has no device "
+				   "behind it (virtual, or no such interface)",
+				   sw->nic);
 	ret = find_grouped(sw, err);
 	if (ret < 0)
 		return ret;
@@ -185,10 +188,10 @@ static int locate(struct sysfs_switch *sw, char **err)
 	sw->before = agent_sysfs__read(p);
 	free(p);
 	if (!sw->before)
-		return agent__err(err, -ENOENT,
-				  "mode.sysfs: cannot read the type of IOMMU "
-				  "group %s (kernel older than 5.11?)",
-				  sw->group);
+		return errmsg__set(err, -ENOENT,
+				   "mode.sysfs: cannot read the type of IOMMU "
+				   "group %s (kernel older than 5.11?)",
+				   sw->group);
 	p = xasprintf("%s/sys/class/net/%s/operstate", sw->root, sw->nic);
 	sw->operstate = agent_sysfs__read(p);
 	free(p);
@@ -210,12 +213,13 @@ static int wait_link(struct sysfs_switch *sw, int timeout_ms, char **err)
 		if (st && (!want_up || !strcmp(st, "up")))
 			break;
 		if (mono_ms() >= end) {
-			ret = agent__err(err, -ETIMEDOUT,
-					 "mode.sysfs: %s did not come back %s "
-					 "within %d ms after the rebind of %s "
-					 "(now: %s)",
-					 sw->nic, want_up ? "up" : "",
-					 timeout_ms, sw->pci, st ? st : "gone");
+			ret = errmsg__set(err, -ETIMEDOUT,
+					  "mode.sysfs: %s did not come back %s "
+					  "within %d ms after the rebind of %s "
+					  "(now: %s)",
+					  sw->nic, want_up ? "up" : "",
+					  timeout_ms, sw->pci,
+					  st ? st : "gone");
 			break;
 		}
 		usleep(50 * 1000);
@@ -277,10 +281,10 @@ static int bring_back(struct sysfs_switch *sw, long long end, char **err)
 	note_restored(sw);
 	return 0;
 fail:
-	ret = agent__err(err, ret,
-			 "mode.sysfs: %s rebound, but %s is not back as it "
-			 "was: %s",
-			 sw->pci, sw->nic, e ? e : strerror(-ret));
+	ret = errmsg__set(err, ret,
+			  "mode.sysfs: %s rebound, but %s is not back as it "
+			  "was: %s",
+			  sw->pci, sw->nic, e ? e : strerror(-ret));
 	free(e);
 	return ret;
 }
@@ -293,18 +297,18 @@ static int unbind_write_rebind(struct sysfs_switch *sw, long long end,
 
 	/* Both checked before the unbind: afterwards it is too late. */
 	if (!sw->bus)
-		return agent__err(err, -ENODEV,
-				  "mode.sysfs: cannot tell which bus %s (%s) "
-				  "is on: no %s/subsystem",
-				  sw->pci, sw->nic, sw->devdir);
+		return errmsg__set(err, -ENODEV,
+				   "mode.sysfs: cannot tell which bus %s (%s) "
+				   "is on: no %s/subsystem",
+				   sw->pci, sw->nic, sw->devdir);
 	if (!*sw->root) {
 		ret = netaddr__save(sw->nic, &sw->net);
 		if (ret < 0)
-			return agent__err(err, ret,
-					  "mode.sysfs: cannot record the "
-					  "addresses of %s before unbinding "
-					  "%s: %s",
-					  sw->nic, sw->pci, strerror(-ret));
+			return errmsg__set(err, ret,
+					   "mode.sysfs: cannot record the "
+					   "addresses of %s before unbinding "
+					   "%s: %s",
+					   sw->nic, sw->pci, strerror(-ret));
 		sw->net_saved = true;
 	}
 	p = xasprintf("%s/driver/unbind", sw->devdir);
@@ -367,12 +371,12 @@ done:
 	free(p);
 	sw->elapsed_ms = mono_ms() - start;
 	if (!sw->after || strcmp(sw->after, sw->type))
-		return agent__err(err, -EIO,
-				  "mode.sysfs: IOMMU group %s of %s is '%s' "
-				  "after writing '%s'",
-				  sw->group, sw->pci,
-				  sw->after ? sw->after : "(unreadable)",
-				  sw->type);
+		return errmsg__set(err, -EIO,
+				   "mode.sysfs: IOMMU group %s of %s is '%s' "
+				   "after writing '%s'",
+				   sw->group, sw->pci,
+				   sw->after ? sw->after : "(unreadable)",
+				   sw->type);
 	return 0;
 }
 
@@ -402,24 +406,24 @@ static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 	sw->nic = json_string_value(json_object_get(args, "nic"));
 	sw->type = json_string_value(json_object_get(args, "type"));
 	if (!sw->nic || !name_is_safe(sw->nic))
-		return agent__err(err, -EINVAL,
-				  "mode.sysfs: \"nic\" must be an interface "
-				  "name ([A-Za-z0-9._-]), got '%s'",
-				  sw->nic ? sw->nic : "(none)");
+		return errmsg__set(err, -EINVAL,
+				   "mode.sysfs: \"nic\" must be an interface "
+				   "name ([A-Za-z0-9._-]), got '%s'",
+				   sw->nic ? sw->nic : "(none)");
 	for (t = group_types; *t; t++)
 		if (sw->type && !strcmp(*t, sw->type))
 			break;
 	if (!*t)
-		return agent__err(err, -EINVAL,
-				  "mode.sysfs: \"type\" '%s' is not a group "
-				  "type (expected DMA, DMA-FQ, identity or "
-				  "auto)",
-				  sw->type ? sw->type : "(none)");
+		return errmsg__set(err, -EINVAL,
+				   "mode.sysfs: \"type\" '%s' is not a group "
+				   "type (expected DMA, DMA-FQ, identity or "
+				   "auto)",
+				   sw->type ? sw->type : "(none)");
 	if (to && (!json_is_integer(to) || json_integer_value(to) < 0 ||
 		   json_integer_value(to) > 600000))
-		return agent__err(err, -EINVAL,
-				  "mode.sysfs: \"timeout_ms\" must be an "
-				  "integer 0..600000");
+		return errmsg__set(err, -EINVAL,
+				   "mode.sysfs: \"timeout_ms\" must be an "
+				   "integer 0..600000");
 	*timeout = to ? (int)json_integer_value(to) : 30000;
 	sw->guard = json_object_get(args, "guard");
 	return 0;

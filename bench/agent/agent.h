@@ -70,11 +70,10 @@ void agent__release(struct agent *a);
 /* Run a.after_reply, if any (reboot.now, after its answer). */
 int agent__run_after_reply(struct agent *a);
 
-/* A formatted error for verbs: sets *err, returns @ret. */
-int agent__err(char **err, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* ---- the verbs, one file per family ---- */
+/*
+ * ---- the verbs, one file per family ----
+ * A verb fails with errmsg__set() (src/errmsg.h): -errno and its words.
+ */
 int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err);
 int agent_verb__facts(struct agent *a, json_t *args, json_t **res, char **err);
 int agent_verb__policy(struct agent *a, json_t *args, json_t **res, char **err);
