@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
 #include <stdlib.h>
 
 #include "json-util.h"
@@ -32,4 +33,11 @@ json_t *json_strings(char *const *v, size_t nr)
 	for (i = 0; i < nr; i++)
 		json_array_append_new(a, json_string_or_null(v[i]));
 	return a;
+}
+
+double json_number_or_nan(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }

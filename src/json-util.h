@@ -14,4 +14,7 @@ json_t *json_string_or_null(const char *s);
 /* An array of @nr such strings. */
 json_t *json_strings(char *const *v, size_t nr);
 
+/* @obj's @key as a double; NAN when absent or not a number. */
+double json_number_or_nan(const json_t *obj, const char *key);
+
 #endif /* IOMMU_BENCH_JSON_UTIL_H */

@@ -11,16 +11,9 @@
 #include <string.h>
 
 #include "bench/workload/fio.h"
-#include "store/store.h"
-#include "strvec.h"
+#include "bench/workload/workload-metrics.h"
+#include "json-util.h"
 #include "util.h"
-
-static double num(const json_t *obj, const char *key)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* clat_ns.percentile["99.000000"] in microseconds; NAN when absent. */
 static double pct_us(const json_t *side, const char *pct)
@@ -28,7 +21,7 @@ static double pct_us(const json_t *side, const char *pct)
 	const json_t *p =
 		json_object_get(json_object_get(side, "clat_ns"), "percentile");
 
-	return num(p, pct) / 1e3;
+	return json_number_or_nan(p, pct) / 1e3;
 }
 
 static json_t *real_or_null(double v)
@@ -52,7 +45,7 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 				 "sides");
 		return -EINVAL;
 	}
-	e = num(job, "error");
+	e = json_number_or_nan(job, "error");
 	if (e != 0 && !isnan(e)) {
 		/* An int only in range: (int)1e300 is undefined. */
 		*err = xasprintf("fio's job failed: error %.0f (%s)", e,
@@ -60,31 +53,44 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 						     "not an errno");
 		return -EIO;
 	}
-	bytes = num(rd, "io_bytes") + num(wr, "io_bytes");
-	ios = num(rd, "total_ios") + num(wr, "total_ios");
+	bytes = json_number_or_nan(rd, "io_bytes") +
+		json_number_or_nan(wr, "io_bytes");
+	ios = json_number_or_nan(rd, "total_ios") +
+	      json_number_or_nan(wr, "total_ios");
 	if (!isfinite(bytes) || !isfinite(ios) || bytes < 0 || ios < 0) {
 		*err = xasprintf("fio's report has no io_bytes and total_ios");
 		return -EINVAL;
 	}
-	main = num(wr, "total_ios") > num(rd, "total_ios") ? wr : rd;
+	main = json_number_or_nan(wr, "total_ios") >
+			       json_number_or_nan(rd, "total_ios") ?
+		       wr :
+		       rd;
 	*results = json_pack(
 		"{s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"workload", "fio", "throughput_bps",
-		(num(rd, "bw_bytes") + num(wr, "bw_bytes")) * 8, "bytes", bytes,
-		"ios", ios, "iops",
-		real_or_null(num(rd, "iops") + num(wr, "iops")), "clat_p50_us",
-		real_or_null(pct_us(main, "50.000000")), "clat_p99_us",
-		real_or_null(pct_us(main, "99.000000")), "clat_p999_us",
-		real_or_null(pct_us(main, "99.900000")), "cpu_pct",
-		real_or_null(num(job, "usr_cpu") + num(job, "sys_cpu")),
-		"runtime_ms", real_or_null(num(job, "job_runtime")), "read",
+		(json_number_or_nan(rd, "bw_bytes") +
+		 json_number_or_nan(wr, "bw_bytes")) *
+			8,
+		"bytes", bytes, "ios", ios, "iops",
+		real_or_null(json_number_or_nan(rd, "iops") +
+			     json_number_or_nan(wr, "iops")),
+		"clat_p50_us", real_or_null(pct_us(main, "50.000000")),
+		"clat_p99_us", real_or_null(pct_us(main, "99.000000")),
+		"clat_p999_us", real_or_null(pct_us(main, "99.900000")),
+		"cpu_pct",
+		real_or_null(json_number_or_nan(job, "usr_cpu") +
+			     json_number_or_nan(job, "sys_cpu")),
+		"runtime_ms",
+		real_or_null(json_number_or_nan(job, "job_runtime")), "read",
 		json_pack("{s:o, s:o}", "bytes",
-			  real_or_null(num(rd, "io_bytes")), "ios",
-			  real_or_null(num(rd, "total_ios"))),
+			  real_or_null(json_number_or_nan(rd, "io_bytes")),
+			  "ios",
+			  real_or_null(json_number_or_nan(rd, "total_ios"))),
 		"write",
 		json_pack("{s:o, s:o}", "bytes",
-			  real_or_null(num(wr, "io_bytes")), "ios",
-			  real_or_null(num(wr, "total_ios"))));
+			  real_or_null(json_number_or_nan(wr, "io_bytes")),
+			  "ios",
+			  real_or_null(json_number_or_nan(wr, "total_ios"))));
 	if (!json_is_number(json_object_get(*results, "throughput_bps"))) {
 		json_decref(*results);
 		*results = NULL;
@@ -94,10 +100,7 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 	return 0;
 }
 
-static const struct {
-	const char *key, *name, *unit;
-	enum store_better better;
-} metrics[] = {
+static const struct workload_metric metrics[] = {
 	{ "throughput_bps", "throughput", "bit/s", STORE_BETTER_HIGHER },
 	{ "iops", "iops", "IOPS", STORE_BETTER_HIGHER },
 	{ "clat_p50_us", "clat_p50_us", "us", STORE_BETTER_LOWER },
@@ -110,29 +113,13 @@ static const struct {
 
 void fio__metric_names(struct strvec *out)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(metrics); i++)
-		strvec__push(out, metrics[i].name);
+	workload_metrics__names(metrics, ARRAY_SIZE(metrics), out);
 }
 
 int fio__store(struct store *st, int64_t trial_id, const json_t *results)
 {
-	size_t i;
-	int err;
-
 	if (!json_is_number(json_object_get(results, "throughput_bps")))
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(metrics); i++) {
-		double v = num(results, metrics[i].key);
-
-		if (!isfinite(v))
-			continue;
-		err = store__metric_add(st, trial_id, metrics[i].name, v,
-					metrics[i].unit, metrics[i].better,
-					NULL);
-		if (err)
-			return err;
-	}
-	return 0;
+	return workload_metrics__store(st, trial_id, results, metrics,
+				       ARRAY_SIZE(metrics));
 }

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "bench/workload/iperf3-priv.h"
+#include "bench/workload/workload-metrics.h"
 #include "errmsg.h"
+#include "json-util.h"
 #include "store/store.h"
 #include "strvec.h"
 #include "util.h"
@@ -21,21 +23,14 @@ struct side {
 	double packets, lost, jitter_ms;
 };
 
-static double num(const json_t *obj, const char *key)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* A sum object's key, plus the reverse direction's in a bidir test. */
 static double both(const json_t *end, const char *sum, const char *key)
 {
 	char rev[64];
-	double a = num(json_object_get(end, sum), key), b;
+	double a = json_number_or_nan(json_object_get(end, sum), key), b;
 
 	snprintf(rev, sizeof(rev), "%s_bidir_reverse", sum);
-	b = num(json_object_get(end, rev), key);
+	b = json_number_or_nan(json_object_get(end, rev), key);
 	return isnan(b) ? a : a + b;
 }
 
@@ -56,11 +51,12 @@ static int read_side(const json_t *report, unsigned int port, bool udp,
 		return -EINVAL;
 	}
 	s->retransmits = udp ? NAN : both(end, "sum_sent", "retransmits");
-	s->cpu_client = num(cpu, "host_total");
-	s->cpu_server = num(cpu, "remote_total");
-	s->packets = num(json_object_get(end, "sum_sent"), "packets");
-	s->lost = num(recv, "lost_packets");
-	s->jitter_ms = num(recv, "jitter_ms");
+	s->cpu_client = json_number_or_nan(cpu, "host_total");
+	s->cpu_server = json_number_or_nan(cpu, "remote_total");
+	s->packets =
+		json_number_or_nan(json_object_get(end, "sum_sent"), "packets");
+	s->lost = json_number_or_nan(recv, "lost_packets");
+	s->jitter_ms = json_number_or_nan(recv, "jitter_ms");
 	return 0;
 }
 
@@ -112,11 +108,12 @@ static json_t *intervals(json_t *const *reports, size_t n, double omit)
 			}
 		}
 		json_array_append_new(
-			out, json_pack("{s:f, s:f, s:f, s:o}", "start",
-				       omit + num(sum, "start"), "end",
-				       omit + num(sum, "end"),
-				       "bits_per_second", bps, "retransmits",
-				       has_re ? json_real(re) : json_null()));
+			out,
+			json_pack("{s:f, s:f, s:f, s:o}", "start",
+				  omit + json_number_or_nan(sum, "start"),
+				  "end", omit + json_number_or_nan(sum, "end"),
+				  "bits_per_second", bps, "retransmits",
+				  has_re ? json_real(re) : json_null()));
 	}
 	return out;
 }
@@ -130,7 +127,7 @@ static double received_one(const json_t *report)
 
 	json_array_foreach(json_object_get(report, "intervals"), k, iv) {
 		json_array_foreach(json_object_get(iv, "streams"), j, st) {
-			double b = num(st, "bytes");
+			double b = json_number_or_nan(st, "bytes");
 
 			if (json_is_false(json_object_get(st, "sender")) &&
 			    !isnan(b))
@@ -142,7 +139,7 @@ static double received_one(const json_t *report)
 
 static void add_bytes(json_t *results, double b)
 {
-	double had = num(results, "bytes");
+	double had = json_number_or_nan(results, "bytes");
 
 	if (!isnan(b))
 		json_object_set_new(results, "bytes",
@@ -235,14 +232,7 @@ fail:
 	return -EIO;
 }
 
-struct metric_def {
-	const char *key; /* in the results, or "udp.KEY" */
-	const char *name;
-	const char *unit;
-	enum store_better better;
-};
-
-static const struct metric_def metrics[] = {
+static const struct workload_metric metrics[] = {
 	{ "throughput_bps", "throughput", "bit/s", STORE_BETTER_HIGHER },
 	{ "sender_bps", "throughput_sender", "bit/s", STORE_BETTER_HIGHER },
 	{ "retransmits", "retransmits", "count", STORE_BETTER_LOWER },
@@ -256,10 +246,7 @@ static const struct metric_def metrics[] = {
 
 void iperf3__metric_names(struct strvec *out)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(metrics); i++)
-		strvec__push(out, metrics[i].name);
+	workload_metrics__names(metrics, ARRAY_SIZE(metrics), out);
 }
 
 static int store_intervals(struct store *st, int64_t trial_id,
@@ -270,9 +257,10 @@ static int store_intervals(struct store *st, int64_t trial_id,
 	int err = 0;
 
 	json_array_foreach(ivs, i, iv) {
-		double t0 = num(iv, "start"), t1 = num(iv, "end");
-		double bps = num(iv, "bits_per_second");
-		double re = num(iv, "retransmits");
+		double t0 = json_number_or_nan(iv, "start"),
+		       t1 = json_number_or_nan(iv, "end");
+		double bps = json_number_or_nan(iv, "bits_per_second");
+		double re = json_number_or_nan(iv, "retransmits");
 
 		if (isnan(t0) || isnan(t1) || t0 < 0 || t1 < t0)
 			continue;
@@ -291,30 +279,15 @@ static int store_intervals(struct store *st, int64_t trial_id,
 int iperf3__store(struct store *st, int64_t trial_id, const json_t *results,
 		  char **errp)
 {
-	size_t i;
 	int err;
 
 	if (!json_is_number(json_object_get(results, "throughput_bps")))
 		return errmsg__set(errp, -EINVAL,
 				   "iperf3 results have no throughput_bps");
-	for (i = 0; i < ARRAY_SIZE(metrics); i++) {
-		const struct metric_def *m = &metrics[i];
-		const json_t *obj = results;
-		const char *key = m->key;
-		double v;
-
-		if (!strncmp(key, "udp.", 4)) {
-			obj = json_object_get(results, "udp");
-			key += 4;
-		}
-		v = num(obj, key);
-		if (isnan(v) || isinf(v))
-			continue;
-		err = store__metric_add(st, trial_id, m->name, v, m->unit,
-					m->better, NULL);
-		if (err)
-			return err;
-	}
+	err = workload_metrics__store(st, trial_id, results, metrics,
+				      ARRAY_SIZE(metrics));
+	if (err)
+		return err;
 	return store_intervals(st, trial_id,
 			       json_object_get(results, "intervals"));
 }
