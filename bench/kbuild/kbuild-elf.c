@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,54 +117,67 @@ out:
 	return ret;
 }
 
-/* Every SHT_NOTE section; -ENOENT when none holds a build id. */
-static int from_sections(const struct elf_file *e, const uint8_t *ehdr,
-			 char **hex)
-{
-	uint64_t shoff = getaddr(e, ehdr + (e->is64 ? 0x28 : 0x20));
-	uint16_t shentsize = get16(e, ehdr + (e->is64 ? 0x3a : 0x2e));
-	uint16_t shnum = get16(e, ehdr + (e->is64 ? 0x3c : 0x30));
-	size_t want = e->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint8_t sh[sizeof(Elf64_Shdr)];
-	int i, ret;
+/*
+ * Where the notes are listed: the section headers, or the program
+ * headers of a file stripped of its sections. Each field's offset for
+ * ELF64 [0] and ELF32 [1], in the file header and in one entry.
+ */
+struct note_table {
+	size_t off[2], entsize[2], num[2];	/* in the file header */
+	size_t size[2], type[2], at[2], len[2]; /* in an entry */
+	uint32_t note; /* the type of an entry of notes */
+};
 
-	if (!shoff || shentsize < want)
-		return -ENOENT;
-	for (i = 0; i < shnum; i++) {
-		ret = read_at(e, sh, want, shoff + (uint64_t)i * shentsize);
-		if (ret)
-			return ret;
-		if (get32(e, sh + 4) != SHT_NOTE)
-			continue;
-		ret = scan_notes(e, getaddr(e, sh + (e->is64 ? 0x18 : 0x10)),
-				 getaddr(e, sh + (e->is64 ? 0x20 : 0x14)), hex);
-		if (ret != -ENOENT)
-			return ret;
+#define NOTE_FIELD(t64, t32, f)                    \
+	{                                          \
+		offsetof(t64, f), offsetof(t32, f) \
 	}
-	return -ENOENT;
-}
 
-/* Every PT_NOTE segment, for files stripped of their section headers. */
-static int from_segments(const struct elf_file *e, const uint8_t *ehdr,
-			 char **hex)
+static const struct note_table sections = {
+	.off = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shoff),
+	.entsize = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shentsize),
+	.num = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shnum),
+	.size = { sizeof(Elf64_Shdr), sizeof(Elf32_Shdr) },
+	.type = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_type),
+	.at = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_offset),
+	.len = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_size),
+	.note = SHT_NOTE,
+};
+
+static const struct note_table segments = {
+	.off = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phoff),
+	.entsize = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phentsize),
+	.num = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phnum),
+	.size = { sizeof(Elf64_Phdr), sizeof(Elf32_Phdr) },
+	.type = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_type),
+	.at = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_offset),
+	.len = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_filesz),
+	.note = PT_NOTE,
+};
+
+/* Every entry of notes in @t; -ENOENT when none holds a build id. */
+static int from_table(const struct elf_file *e, const uint8_t *ehdr,
+		      const struct note_table *t, char **hex)
 {
-	uint64_t phoff = getaddr(e, ehdr + (e->is64 ? 0x20 : 0x1c));
-	uint16_t phentsize = get16(e, ehdr + (e->is64 ? 0x36 : 0x2a));
-	uint16_t phnum = get16(e, ehdr + (e->is64 ? 0x38 : 0x2c));
-	size_t want = e->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	uint8_t ph[sizeof(Elf64_Phdr)];
+	int c = e->is64 ? 0 : 1;
+	uint64_t off = getaddr(e, ehdr + t->off[c]);
+	uint16_t entsize = get16(e, ehdr + t->entsize[c]);
+	uint16_t num = get16(e, ehdr + t->num[c]);
+	uint8_t ent[sizeof(Elf64_Shdr)];
 	int i, ret;
 
-	if (!phoff || phentsize < want)
+	_Static_assert(sizeof(Elf64_Shdr) >= sizeof(Elf64_Phdr),
+		       "an entry buffer holds either kind");
+	if (!off || entsize < t->size[c])
 		return -ENOENT;
-	for (i = 0; i < phnum; i++) {
-		ret = read_at(e, ph, want, phoff + (uint64_t)i * phentsize);
+	for (i = 0; i < num; i++) {
+		ret = read_at(e, ent, t->size[c], off + (uint64_t)i * entsize);
 		if (ret)
 			return ret;
-		if (get32(e, ph) != PT_NOTE)
+		if (get32(e, ent + t->type[c]) != t->note)
 			continue;
-		ret = scan_notes(e, getaddr(e, ph + (e->is64 ? 0x08 : 0x04)),
-				 getaddr(e, ph + (e->is64 ? 0x20 : 0x10)), hex);
+		ret = scan_notes(e, getaddr(e, ent + t->at[c]),
+				 getaddr(e, ent + t->len[c]), hex);
 		if (ret != -ENOENT)
 			return ret;
 	}
@@ -200,9 +214,9 @@ int kbuild__elf_build_id(const char *path, char **hex)
 		      e.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr), 0);
 	if (ret)
 		goto out;
-	ret = from_sections(&e, ehdr, hex);
+	ret = from_table(&e, ehdr, &sections, hex);
 	if (ret == -ENOENT)
-		ret = from_segments(&e, ehdr, hex);
+		ret = from_table(&e, ehdr, &segments, hex);
 out:
 	close(e.fd);
 	return ret;
