@@ -349,36 +349,34 @@ static int check_children(const struct sysfs_switch *sw, char **err)
 }
 
 /* /proc/net/route: "Iface Destination ..." with 00000000 the default. */
-static bool holds_default_route4(const struct sysfs_switch *sw)
+static bool default_route4(const char *line, const char *nic)
 {
-	char *p = xasprintf("%s/proc/net/route", sw->root);
-	char *text = NULL, *line, *save = NULL;
-	bool hit = false;
-	size_t len;
+	char iface[64], dest[16];
 
-	if (read_file(p, &text, &len) < 0)
-		goto out;
-	for (line = strtok_r(text, "\n", &save); line && !hit;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char iface[64], dest[16];
-
-		if (sscanf(line, "%63s %15s", iface, dest) == 2 &&
-		    !strcmp(iface, sw->nic) && !strcmp(dest, "00000000"))
-			hit = true;
-	}
-out:
-	free(text);
-	free(p);
-	return hit;
+	return sscanf(line, "%63s %15s", iface, dest) == 2 &&
+	       !strcmp(iface, nic) && !strcmp(dest, "00000000");
 }
 
 /*
  * /proc/net/ipv6_route: "dest dest_len src src_len next_hop metric
  * refcnt use flags iface", all hex; ::/0 is the default.
  */
-static bool holds_default_route6(const struct sysfs_switch *sw)
+static bool default_route6(const char *line, const char *nic)
 {
-	char *p = xasprintf("%s/proc/net/ipv6_route", sw->root);
+	char dest[40], dlen[8], iface[64];
+
+	return sscanf(line, "%39s %7s %*s %*s %*s %*s %*s %*s %*s %63s", dest,
+		      dlen, iface) == 3 &&
+	       !strcmp(iface, nic) && !strcmp(dlen, "00") &&
+	       strspn(dest, "0") == 32 && !dest[32];
+}
+
+/* A line of the routing table @file (under the root) says so of the NIC. */
+static bool holds_default_route(const struct sysfs_switch *sw, const char *file,
+				bool (*is_default)(const char *line,
+						   const char *nic))
+{
+	char *p = xasprintf("%s/proc/net/%s", sw->root, file);
 	char *text = NULL, *line, *save = NULL;
 	bool hit = false;
 	size_t len;
@@ -386,15 +384,8 @@ static bool holds_default_route6(const struct sysfs_switch *sw)
 	if (read_file(p, &text, &len) < 0)
 		goto out;
 	for (line = strtok_r(text, "\n", &save); line && !hit;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dest[40], dlen[8], iface[64];
-
-		if (sscanf(line, "%39s %7s %*s %*s %*s %*s %*s %*s %*s %63s",
-			   dest, dlen, iface) == 3 &&
-		    !strcmp(iface, sw->nic) && !strcmp(dlen, "00") &&
-		    strspn(dest, "0") == 32 && !dest[32])
-			hit = true;
-	}
+	     line = strtok_r(NULL, "\n", &save))
+		hit = is_default(line, sw->nic);
 out:
 	free(text);
 	free(p);
@@ -470,7 +461,8 @@ static int check_ssh(const struct sysfs_switch *sw, char **err)
 {
 	char client[64];
 
-	if (holds_default_route4(sw) || holds_default_route6(sw))
+	if (holds_default_route(sw, "route", default_route4) ||
+	    holds_default_route(sw, "ipv6_route", default_route6))
 		return errmsg__set(err, -EBUSY,
 				   "mode.sysfs: refusing to unbind %s (%s): it "
 				   "holds a default route, which the "
