@@ -60,18 +60,23 @@ int agent_file__check_private(const char *verb, const char *what,
 	return 0;
 }
 
+/* @dir made 0700 where @create asks, and checked to be ours alone. */
+static int private_dir(const char *verb, const char *dir, bool create,
+		       char **err)
+{
+	if (create && mkdir(dir, 0700) && errno != EEXIST)
+		return errmsg__set(err, -errno, "%s: cannot create %s: %s",
+				   verb, dir, strerror(errno));
+	return agent_file__check_private(verb, "artifact folder ", dir, err);
+}
+
 int agent_file__root(const char *verb, bool create, char **out, char **err)
 {
 	char *dir = xasprintf("%s/%s", tmp_base(), ARTIFACT_DIR_NAME);
 	char real[PATH_MAX];
 	int ret;
 
-	if (create && mkdir(dir, 0700) && errno != EEXIST) {
-		ret = errmsg__set(err, -errno, "%s: cannot create %s: %s", verb,
-				  dir, strerror(errno));
-		goto out;
-	}
-	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
+	ret = private_dir(verb, dir, create, err);
 	if (ret)
 		goto out;
 	if (!realpath(dir, real)) {
@@ -101,12 +106,7 @@ int agent_file__outdir(const char *verb, const char *name, char **out,
 	if (ret)
 		return ret;
 	dir = xasprintf("%s/%s", root, name);
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		ret = errmsg__set(err, -errno, "%s: cannot create %s: %s", verb,
-				  dir, strerror(errno));
-		goto out;
-	}
-	ret = agent_file__check_private(verb, "artifact folder ", dir, err);
+	ret = private_dir(verb, dir, true, err);
 	if (ret)
 		goto out;
 	*out = dir;

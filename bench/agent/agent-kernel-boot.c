@@ -26,17 +26,43 @@
 #define GRUB_TIMEOUT_MS (5 * 60 * 1000)
 
 /*
+ * All of @src to its end, hashed into @hex and, when @dst >= 0, written
+ * there: the bytes hashed are the bytes copied.
+ */
+static int hash_copy(int src, int dst, char hex[SHA256_HEX_SIZE])
+{
+	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
+	struct sha256 s;
+	ssize_t n;
+	size_t i;
+	int ret = 0;
+
+	sha256__init(&s);
+	while (!ret && (n = read(src, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		sha256__update(&s, buf, (size_t)n);
+		if (dst >= 0)
+			ret = write_all(dst, buf, (size_t)n);
+	}
+	if (ret)
+		return ret;
+	sha256__final(&s, d);
+	for (i = 0; i < sizeof(d); i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
+/*
  * @path's sha256 in @out, "" when there is none. Never followed nor
  * waited on (a FIFO): -EINVAL for anything but a regular file.
  */
 static int hash_at(const char *path, char out[SHA256_HEX_SIZE])
 {
-	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
-	struct sha256 s;
 	struct stat sb;
-	ssize_t n;
-	size_t i;
-	int fd, ret = 0;
+	int fd, ret;
 
 	out[0] = '\0';
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -46,23 +72,9 @@ static int hash_at(const char *path, char out[SHA256_HEX_SIZE])
 		close(fd);
 		return -EINVAL;
 	}
-	sha256__init(&s);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		sha256__update(&s, buf, (size_t)n);
-	}
+	ret = hash_copy(fd, -1, out);
 	close(fd);
-	if (ret)
-		return ret;
-	sha256__final(&s, d);
-	for (i = 0; i < sizeof(d); i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
-	return 0;
+	return ret;
 }
 
 /* Whether @j records @sha at @path as its @key copy, @file's bytes. */
@@ -227,14 +239,9 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 {
 	const char *base = strrchr(f->path, '/') + 1;
 	char *tmp = xasprintf("%s/.%s.iommu-bench", in->boot.dir, base);
-	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
 	char got[SHA256_HEX_SIZE];
 	int src = -1, dst = -1, ret = 0;
-	struct sha256 s;
-	ssize_t n;
-	size_t i;
 
-	sha256__init(&s);
 	src = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (src < 0) {
 		ret = errmsg__set(err, -errno, "%s: %s: %s", in->verb, from,
@@ -253,16 +260,7 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 				  strerror(errno));
 		goto out;
 	}
-	while (!ret && (n = read(src, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		sha256__update(&s, buf, (size_t)n);
-		ret = write_all(dst, buf, (size_t)n);
-	}
+	ret = hash_copy(src, dst, got);
 	if (!ret && fsync(dst))
 		ret = -errno;
 	if (close(dst) && !ret)
@@ -273,9 +271,6 @@ static int copy_in(struct kernel_install *in, const struct kernel_boot_file *f,
 				  in->verb, from, tmp, strerror(-ret));
 		goto out;
 	}
-	sha256__final(&s, d);
-	for (i = 0; i < sizeof(d); i++)
-		snprintf(got + 2 * i, 3, "%02x", d[i]);
 	/* installed.json already vouches for these bytes: nothing else. */
 	if (strcmp(got, f->sha)) {
 		ret = errmsg__set(err, -EBADMSG,
