@@ -564,6 +564,16 @@ static void check_no_reboot(struct mx *mx, struct matrix_host *h,
 	h->reboot = REBOOT_NONE;
 }
 
+/* A VM, here or in a lab: booted afresh for each kernel, never kexec'd. */
+static void set_vm_defaults(struct matrix_host *h, uint64_t memory)
+{
+	h->allow_reboot = true;
+	h->reboot = REBOOT_RESTART;
+	h->qemu.memory = memory;
+	h->qemu.cpus = 2;
+	h->qemu.io_cpu = -1;
+}
+
 static void set_defaults(struct matrix_host *h)
 {
 	h->role = ROLE_PEER;
@@ -573,22 +583,13 @@ static void set_defaults(struct matrix_host *h)
 		h->reboot = REBOOT_KEXEC;
 		break;
 	case HOST_QEMU:
-		h->allow_reboot = true;
-		h->reboot = REBOOT_RESTART;
+		set_vm_defaults(h, 2ULL << 30);
 		h->boot_timeout_ms = 5 * 60 * 1000;
-		h->qemu.memory = 2ULL << 30;
-		h->qemu.cpus = 2;
-		h->qemu.io_cpu = -1;
 		h->qemu.arch = qemu_arch__default();
 		h->qemu.iommu = qemu_iommu__default(h->qemu.arch);
 		break;
 	case HOST_LAVA:
-		h->allow_reboot = true;
-		h->reboot = REBOOT_RESTART;
-		h->boot_timeout_ms = 10 * 60 * 1000;
-		h->qemu.memory = 1ULL << 30;
-		h->qemu.cpus = 2;
-		h->qemu.io_cpu = -1;
+		set_vm_defaults(h, 1ULL << 30);
 		h->qemu.arch = arch__find("x86_64");
 		h->qemu.iommu = QEMU_IOMMU_INTEL;
 		h->qemu.nic = QEMU_NIC_E1000E;
