@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bench/agent-client/agent-conn.h"
 #include "bench/host/host.h"
+#include "bench/host/local/local.h"
 #include "bench/host/local/netns.h"
 #include "errmsg.h"
 #include "log.h"
@@ -73,30 +73,6 @@ static int netns_host__open(struct host *h, char **err)
 	return ret;
 }
 
-static int netns_host__agent(struct host *h, struct agent_conn **out,
-			     char **err)
-{
-	const char *argv[] = { host__self_exe(), "agent", "serve", NULL };
-	int ret;
-
-	ret = agent_conn__spawn(argv, h->m->netns, h->m->name, out);
-	if (ret)
-		errmsg__set(err, ret, "host %s: cannot start its agent: %s",
-			    h->m->name, strerror(-ret));
-	return ret;
-}
-
-static int netns_host__wait_boot(struct host *h, const char *old_boot_id,
-				 uint64_t timeout_ms, char **err)
-{
-	(void)old_boot_id;
-	(void)timeout_ms;
-	*err = xasprintf("host %s: a namespace shares the controller's kernel "
-			 "and cannot be rebooted",
-			 h->m->name);
-	return -EOPNOTSUPP;
-}
-
 static void netns_host__close(struct host *h)
 {
 	char *err = NULL;
@@ -109,7 +85,7 @@ static void netns_host__close(struct host *h)
 const struct host_ops host_netns_ops = {
 	.name = "netns",
 	.open = netns_host__open,
-	.agent = netns_host__agent,
-	.wait_boot = netns_host__wait_boot,
+	.agent = local__agent,
+	.wait_boot = local__wait_boot,
 	.close = netns_host__close,
 };
