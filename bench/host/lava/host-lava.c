@@ -46,18 +46,13 @@
 #define END_WAIT_MS 90000
 
 struct lava_priv {
+	struct qemu_vm vm;
 	struct lava_api api;
-	char *dir, *sock;
-	char *agent; /* the agent binary the guest runs */
-	struct qemu_kernel *kernels;
 	int64_t job; /* the job booted now; 0: none */
 	long long job_t0;
 	bool adopted; /* the job is a killed run's */
 	long long next_poll;
 	char *device;
-	struct agent_conn *ready;
-	unsigned int boots;
-	int lock_fd;
 };
 
 /* The token, from the file or variable the matrix names; never said. */
@@ -226,13 +221,12 @@ static int lava_host__open(struct host *h, char **err)
 	if (h->priv)
 		return 0;
 	p = xcalloc(1, sizeof(*p));
-	p->lock_fd = -1;
 	h->priv = p;
-	ret = host__state_dir_lock(h, "lava", &p->dir, &p->lock_fd, err);
+	ret = qemu_vm__lock(h, &p->vm, "lava", err);
 	if (ret)
 		return ret;
 	/* Where plan --lava-yaml says it is, too. */
-	p->sock = lava__sock_path(h->m, h->state_dir);
+	p->vm.sock = lava__sock_path(h->m, h->state_dir);
 	ret = read_token(h, &token, err);
 	if (ret)
 		return ret;
@@ -250,17 +244,7 @@ static int lava_host__open(struct host *h, char **err)
 		return ret;
 	pr_info("host %s: LAVA at %s, device type %s", h->m->name,
 		p->api.server, h->m->lava.device_type);
-	{
-		char *why = NULL;
-
-		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &why);
-		if (ret) {
-			errmsg__set(err, ret, "host %s: %s", h->m->name, why);
-			free(why);
-			return ret;
-		}
-	}
-	return qemu__kernels(h, &p->kernels, err);
+	return qemu_vm__files(h, &p->vm, err);
 }
 
 static int job_get(struct lava_priv *p, int64_t id, struct lava_job *j,
@@ -363,7 +347,7 @@ static char *no_console(void *arg)
 static void job_end(struct host *h, struct lava_priv *p)
 {
 	const struct agent_sock_watch quick = { never_gone, no_console, NULL };
-	struct agent_conn *c = p->ready;
+	struct agent_conn *c = p->vm.ready;
 	struct lava_job j;
 	long long end;
 	char *err = NULL;
@@ -371,7 +355,7 @@ static void job_end(struct host *h, struct lava_priv *p)
 	json_t *res = NULL;
 	int ret = 0;
 
-	p->ready = NULL;
+	p->vm.ready = NULL;
 	if (!id) {
 		if (c)
 			agent_conn__close(c);
@@ -389,7 +373,7 @@ static void job_end(struct host *h, struct lava_priv *p)
 	/* The wait every agent is given: 10 s of its own canceled a sound
 	 * guest's job on a busy host (testbed-lava.t under make check). */
 	if (!c)
-		ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS,
+		ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS,
 				       NULL, &quick, &c, &err);
 	if (!ret) {
 		ret = agent_conn__call(c, "reboot.now",
@@ -645,7 +629,7 @@ static char *definition(struct host *h, struct lava_priv *p,
 			const struct matrix_kernel *k, const char *const *args,
 			size_t nr_args, char **cmdline, char **err)
 {
-	const struct qemu_kernel *qk = &p->kernels[k - h->matrix->kernels];
+	const struct qemu_kernel *qk = &p->vm.kernels[k - h->matrix->kernels];
 	char *def;
 
 	if (!qk->image) {
@@ -655,8 +639,8 @@ static char *definition(struct host *h, struct lava_priv *p,
 				 kernel_kind__name(k->kind));
 		return NULL;
 	}
-	def = lava__boot_definition(h->m, k->name, qk, p->agent, p->sock, args,
-				    nr_args, cmdline);
+	def = lava__boot_definition(h->m, k->name, qk, p->vm.agent, p->vm.sock,
+				    args, nr_args, cmdline);
 	if (!def)
 		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
 				 "written: a file's path or the command line "
@@ -694,7 +678,7 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 		ret = 0;
 	} else {
 		/* A socket left by an earlier job is not this job's. */
-		unlink(p->sock);
+		unlink(p->vm.sock);
 		pr_info("host %s: booting %s through LAVA: %s", h->m->name,
 			k->name, cmdline);
 		ret = job_submit(h, p, def, sha, k, cmdline, err);
@@ -708,13 +692,14 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (ret)
 		return ret;
 	p->next_poll = 0;
-	ret = agent_sock__wait(p->sock, h->m->name, (int)h->m->boot_timeout_ms,
-			       NULL, &w, &p->ready, err);
+	ret = agent_sock__wait(p->vm.sock, h->m->name,
+			       (int)h->m->boot_timeout_ms, NULL, &w,
+			       &p->vm.ready, err);
 	if (ret) {
 		char *why = *err;
 
 		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
-				 h->m->name, p->boots + 1, k->name, why);
+				 h->m->name, p->vm.boots + 1, k->name, why);
 		free(why);
 		if (p->job && ret != -ECHILD)
 			job_cancel(h, p->job);
@@ -727,18 +712,18 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	 * the guest's init starts a fresh one.
 	 */
 	if (adopted) {
-		agent_conn__close(p->ready);
-		p->ready = NULL;
-		ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS,
-				       NULL, &w, &p->ready, err);
+		agent_conn__close(p->vm.ready);
+		p->vm.ready = NULL;
+		ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS,
+				       NULL, &w, &p->vm.ready, err);
 		if (ret)
 			return ret;
 	}
-	p->boots++;
+	p->vm.boots++;
 	host__say(h,
 		  "host %s: boot %u answered %lld s after %s (LAVA job %lld on "
 		  "%s)",
-		  h->m->name, p->boots, (mono_ms() - t0) / 1000,
+		  h->m->name, p->vm.boots, (mono_ms() - t0) / 1000,
 		  adopted ? "its adoption" : "its submission",
 		  (long long)p->job, p->device ? p->device : "its device");
 	return 0;
@@ -757,13 +742,10 @@ static int lava_host__agent(struct host *h, struct agent_conn **out,
 				   "host %s: no job runs (not booted yet, or "
 				   "it ended)",
 				   h->m->name);
-	if (p->ready) {
-		*out = p->ready;
-		p->ready = NULL;
+	if (qemu_vm__take_ready(&p->vm, out))
 		return 0;
-	}
-	ret = agent_sock__wait(p->sock, h->m->name, AGENT_TIMEOUT_MS, NULL, &w,
-			       out, &err);
+	ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS, NULL,
+			       &w, out, &err);
 	if (ret)
 		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 	free(err);
@@ -794,16 +776,9 @@ static void lava_host__close(struct host *h)
 		return;
 	if (p->api.curl)
 		job_end(h, p);
-	if (p->ready)
-		agent_conn__close(p->ready);
-	qemu__kernels_free(h, p->kernels);
 	lava_api__release(&p->api);
 	free(p->device);
-	free(p->agent);
-	free(p->sock);
-	free(p->dir);
-	if (p->lock_fd >= 0)
-		close(p->lock_fd);
+	qemu_vm__release(h, &p->vm);
 	free(p);
 	h->priv = NULL;
 }

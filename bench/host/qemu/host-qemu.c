@@ -48,20 +48,15 @@
 #define CONSOLE_TROUBLE_LINES 16
 
 struct qemu_priv {
-	char *dir; /* /run/iommu-bench/qemu-NAME: sockets, console, log */
-	char *sock, *console, *log;
-	char *agent;	   /* the agent binary, of the guest's arch */
+	struct qemu_vm vm; /* its folder also holds the console and QEMU's log */
+	char *console, *log;
 	const char *netns; /* where QEMU and the tap live; NULL: root */
 	char tap[NETNS_IFNAME_MAX + 1];
 	bool tap_made;
 	enum qemu_accel accel;
-	struct qemu_kernel *kernels; /* one per matrix kernel */
-	struct strvec disks;	     /* the scratch images, per qemu.disks */
-	struct spawn qemu;	     /* pid 0: no VM */
-	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
-	unsigned int boots;
+	struct strvec disks; /* the scratch images, per qemu.disks */
+	struct spawn qemu;   /* pid 0: no VM */
 	int crash_sig; /* the signal QEMU itself died of, booting; 0: none */
-	int lock_fd;   /* flock of @dir: one run per VM name at a time */
 };
 
 static const struct matrix_host *link_peer(const struct host *h)
@@ -83,7 +78,7 @@ static int disks__make(struct host *h, struct qemu_priv *p, char **err)
 
 	for (i = 0; i < h->m->qemu.nr_disks; i++) {
 		const struct matrix_disk *d = &h->m->qemu.disks[i];
-		char *path = xasprintf("%s/disk-%s.img", p->dir, d->name);
+		char *path = xasprintf("%s/disk-%s.img", p->vm.dir, d->name);
 
 		fd = open(path,
 			  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
@@ -115,14 +110,13 @@ static int qemu_host__open(struct host *h, char **err)
 	if (h->priv)
 		return 0;
 	p = xcalloc(1, sizeof(*p));
-	p->lock_fd = -1;
 	h->priv = p;
-	ret = host__state_dir_lock(h, "qemu", &p->dir, &p->lock_fd, err);
+	ret = qemu_vm__lock(h, &p->vm, "qemu", err);
 	if (ret)
 		return ret;
-	p->sock = xasprintf("%s/agent.sock", p->dir);
-	p->console = xasprintf("%s/console.log", p->dir);
-	p->log = xasprintf("%s/qemu.log", p->dir);
+	p->vm.sock = xasprintf("%s/agent.sock", p->vm.dir);
+	p->console = xasprintf("%s/console.log", p->vm.dir);
+	p->log = xasprintf("%s/qemu.log", p->vm.dir);
 	if (peer && peer->transport == HOST_NETNS)
 		p->netns = peer->netns;
 	if (peer) {
@@ -152,23 +146,13 @@ static int qemu_host__open(struct host *h, char **err)
 	pr_info("host %s: QEMU (%s) with %s", h->m->name,
 		qemu__machine(h->m)->binary,
 		p->accel == ACCEL_KVM ? "KVM" : "TCG (no usable KVM)");
-	{
-		char *why = NULL;
-
-		ret = host__agent_exe(h->m->qemu.arch, &p->agent, &why);
-		if (ret) {
-			errmsg__set(err, ret, "host %s: %s", h->m->name, why);
-			free(why);
-			return ret;
-		}
-	}
 	ret = disks__make(h, p, err);
 	if (ret)
 		return ret;
 	ret = qemu__check_affinity(h->m, err);
 	if (ret)
 		return ret;
-	return qemu__kernels(h, &p->kernels, err);
+	return qemu_vm__files(h, &p->vm, err);
 }
 
 /* The peer's end of the link, made once the peer's namespace exists. */
@@ -218,9 +202,9 @@ static void vm_forget(struct qemu_priv *p)
 
 static void stop_vm(struct host *h, struct qemu_priv *p)
 {
-	if (p->ready) {
-		agent_conn__close(p->ready);
-		p->ready = NULL;
+	if (p->vm.ready) {
+		agent_conn__close(p->vm.ready);
+		p->vm.ready = NULL;
 	}
 	if (!vm_running(p))
 		return;
@@ -229,7 +213,7 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 		pr_warn("host %s: QEMU (PID %d) ignored SIGTERM; killing it",
 			h->m->name, (int)p->qemu.pid);
 	vm_forget(p);
-	unlink(p->sock);
+	unlink(p->vm.sock);
 }
 
 /*
@@ -417,8 +401,8 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 {
 	const struct agent_sock_watch w = { vm_gone, vm_console, p };
 
-	return agent_sock__wait(p->sock, h->m->name, timeout_ms, old_boot, &w,
-				out, err);
+	return agent_sock__wait(p->vm.sock, h->m->name, timeout_ms, old_boot,
+				&w, out, err);
 }
 
 /*
@@ -437,15 +421,15 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 
 	*spawned = false;
 	p->crash_sig = 0;
-	unlink(p->sock);
+	unlink(p->vm.sock);
 	unlink(p->console);
-	cmdline = qemu__cmdline(h->m, p->agent, args, nr_args);
+	cmdline = qemu__cmdline(h->m, p->vm.agent, args, nr_args);
 	b.accel = p->accel;
 	b.image = qk->image;
 	b.initrd = qk->initrd;
 	b.cmdline = cmdline;
 	b.tap = p->tap_made ? p->tap : NULL;
-	b.agent_sock = p->sock;
+	b.agent_sock = p->vm.sock;
 	b.console = p->console;
 	b.disks = p->disks.nr ? strvec__argv(&p->disks) : NULL;
 	qemu__argv(h->m, &b, &argv);
@@ -466,7 +450,7 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 		return ret;
 	}
 	*spawned = true;
-	return wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->ready,
+	return wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->vm.ready,
 			  err);
 }
 
@@ -485,7 +469,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		*err = xasprintf("host %s: restart before open", h->m->name);
 		return -EINVAL;
 	}
-	qk = &p->kernels[k - h->matrix->kernels];
+	qk = &p->vm.kernels[k - h->matrix->kernels];
 	if (!qk->image) {
 		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
 				 "in the testbed yet",
@@ -515,14 +499,14 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		char *why = *err;
 
 		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
-				 h->m->name, p->boots + 1, k->name, why);
+				 h->m->name, p->vm.boots + 1, k->name, why);
 		free(why);
 		stop_vm(h, p);
 		return ret;
 	}
-	p->boots++;
-	pr_info("host %s: boot %u answered after %lld ms", h->m->name, p->boots,
-		mono_ms() - t0);
+	p->vm.boots++;
+	pr_info("host %s: boot %u answered after %lld ms", h->m->name,
+		p->vm.boots, mono_ms() - t0);
 	ret = qemu__pin_vcpus(h->m, (int)p->qemu.pid);
 	if (ret) {
 		*err = xasprintf("host %s: cannot pin the vCPUs' threads as "
@@ -546,11 +530,8 @@ static int qemu_host__agent(struct host *h, struct agent_conn **out,
 				   "host %s: no VM runs (not booted yet, or "
 				   "it ended)",
 				   h->m->name);
-	if (p->ready) {
-		*out = p->ready;
-		p->ready = NULL;
+	if (qemu_vm__take_ready(&p->vm, out))
 		return 0;
-	}
 	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &err);
 	if (ret)
 		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
@@ -576,13 +557,13 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 		*why = xasprintf("host %s: no VM to wait for", h->m->name);
 		return -ENOTCONN;
 	}
-	if (p->ready) {
-		agent_conn__close(p->ready);
-		p->ready = NULL;
+	if (p->vm.ready) {
+		agent_conn__close(p->vm.ready);
+		p->vm.ready = NULL;
 	}
 	ret = wait_agent(
 		h, p, timeout_ms ? (int)timeout_ms : (int)h->m->boot_timeout_ms,
-		old_boot_id, &p->ready, &err);
+		old_boot_id, &p->vm.ready, &err);
 	if (ret) {
 		*why = xasprintf("host %s: no new boot after the kexec: %s",
 				 h->m->name, err);
@@ -590,9 +571,9 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 		stop_vm(h, p);
 		return ret;
 	}
-	p->boots++;
+	p->vm.boots++;
 	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
-		p->boots, mono_ms() - t0);
+		p->vm.boots, mono_ms() - t0);
 	return 0;
 }
 
@@ -606,7 +587,7 @@ static int qemu_host__kernel_files(struct host *h,
 	if (!p || k < h->matrix->kernels ||
 	    k >= h->matrix->kernels + h->matrix->nr_kernels)
 		return -EINVAL;
-	qk = &p->kernels[k - h->matrix->kernels];
+	qk = &p->vm.kernels[k - h->matrix->kernels];
 	if (!qk->image)
 		return -ENOENT;
 	*image = qk->image;
@@ -625,17 +606,12 @@ static void qemu_host__close(struct host *h)
 	/* In a namespace it goes with the namespace; in the root, here. */
 	if (p->tap_made && (!p->netns || netns__exists(p->netns)))
 		link__delete(p->netns, p->tap);
-	qemu__kernels_free(h, p->kernels);
 	for (i = 0; i < p->disks.nr; i++)
 		unlink(p->disks.v[i]);
 	strvec__release(&p->disks);
-	free(p->sock);
-	free(p->agent);
 	free(p->console);
 	free(p->log);
-	free(p->dir);
-	if (p->lock_fd >= 0)
-		close(p->lock_fd);
+	qemu_vm__release(h, &p->vm);
 	free(p);
 	h->priv = NULL;
 }

@@ -97,4 +97,30 @@ void qemu__kernels_free(const struct host *h, struct qemu_kernel *kernels);
 /* Commas doubled, as QEMU's option syntax wants in a value. New string. */
 char *qemu__escape(const char *value);
 
+/*
+ * What every host that is a VM keeps, booted here (qemu) or in a lab
+ * (lava): its state folder, held for this run alone; the agent's socket
+ * and binary; the kernels' files; the agent of a new boot until agent()
+ * takes it.
+ */
+struct qemu_vm {
+	char *dir;   /* /run/iommu-bench/KIND-NAME */
+	int lock_fd; /* flock of @dir: one run per VM name at a time */
+	char *sock;  /* the agent's socket */
+	char *agent; /* the agent binary, of the guest's arch */
+	struct qemu_kernel *kernels; /* one per matrix kernel */
+	struct agent_conn *ready;    /* the new boot's agent, not yet taken */
+	unsigned int boots;
+};
+
+/* The state folder @kind-NAME, locked (host__state_dir_lock()). */
+int qemu_vm__lock(struct host *h, struct qemu_vm *vm, const char *kind,
+		  char **err);
+/* The agent binary for the guest, and each kernel's files. */
+int qemu_vm__files(struct host *h, struct qemu_vm *vm, char **err);
+/* The new boot's agent into *@out, once: false when there is none. */
+bool qemu_vm__take_ready(struct qemu_vm *vm, struct agent_conn **out);
+/* The agent closed, the files freed, the lock let go. */
+void qemu_vm__release(struct host *h, struct qemu_vm *vm);
+
 #endif /* IOMMU_BENCH_QEMU_H */
