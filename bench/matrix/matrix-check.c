@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "kernel-target.h"
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "util.h"
 
 /*

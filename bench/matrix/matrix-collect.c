@@ -11,7 +11,7 @@
 #include "collectors/bpf/bpf-defs.h"
 #include "collectors/perf/perf-events.h"
 #include "collectors/procstat/procstat-limits.h"
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "suggest.h"
 #include "units.h"
 #include "util.h"

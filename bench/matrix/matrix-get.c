@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "suggest.h"
 #include "units.h"
 #include "util.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "util.h"
 
 static const char *const transport_names[] = { "local", "netns", "ssh",

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "units.h"
 #include "util.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernel-target.h"
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "util.h"
 
 static const char *const kind_names[] = {

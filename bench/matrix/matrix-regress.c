@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "util.h"
 
 void matrix_regress__release(struct matrix_regress *r)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix-internal.h"
+#include "matrix-priv.h"
 #include "util.h"
 
 static const char *const order_names[] = { "grouped", "interleaved", "random",

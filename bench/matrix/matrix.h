@@ -368,7 +368,7 @@ struct json_t;
 struct workload_type_ops {
 	const char *name;
 	const char *const *keys; /* its own keys, NULL-terminated */
-	/* Parse the type's keys of @tab into @w (see matrix-internal.h). */
+	/* Parse the type's keys of @tab into @w (see matrix-priv.h). */
 	void (*parse)(struct mx *mx, struct matrix_workload *w,
 		      const struct toml_value *tab);
 	void (*release)(struct matrix_workload *w);

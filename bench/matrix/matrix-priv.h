@@ -9,8 +9,8 @@
  * So a section parser sets its defaults, calls one getter per key, and
  * moves on: one run reports every mistake in the file.
  */
-#ifndef IOMMU_BENCH_MATRIX_INTERNAL_H
-#define IOMMU_BENCH_MATRIX_INTERNAL_H
+#ifndef IOMMU_BENCH_MATRIX_PRIV_H
+#define IOMMU_BENCH_MATRIX_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -133,4 +133,4 @@ void matrix_regress__release(struct matrix_regress *r);
 extern const struct workload_type_ops iperf3_workload_ops;
 extern const struct workload_type_ops fio_workload_ops;
 
-#endif /* IOMMU_BENCH_MATRIX_INTERNAL_H */
+#endif /* IOMMU_BENCH_MATRIX_PRIV_H */
