@@ -29,6 +29,7 @@
 #include "bench/agent/agent-kernel.h"
 #include "bench/agent/agent.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "sha256.h"
 #include "subprocess.h"
 #include "tap.h"
@@ -42,39 +43,6 @@ static char kdir[PATH_MAX + 32];
 static char modroot[PATH_MAX + 32];
 static char bootdir[PATH_MAX + 32];
 static char grub_log[PATH_MAX + 32];
-
-static int write_file(const char *path, const void *buf, size_t len,
-		      mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, buf, len);
-	close(fd);
-	return ret;
-}
-
-static bool same_file(const char *path, const void *buf, size_t len)
-{
-	char *got = NULL;
-	size_t n = 0;
-	bool same;
-
-	if (read_file(path, &got, &n))
-		return false;
-	same = n == len && !memcmp(got, buf, len);
-	free(got);
-	return same;
-}
-
-static bool exists(const char *path)
-{
-	struct stat sb;
-
-	return !lstat(path, &sb);
-}
 
 /* Entries of @dir besides . and .., or -1. */
 static int count_entries(const char *dir)
@@ -212,7 +180,7 @@ static void test_stage_install(void)
 	       "kernel.stage takes a 2.5 MiB image");
 	is_int(calls, 3, "... in 3 chunks, the size growing each time");
 	p = xasprintf("%s/k1.staging/vmlinuz", kdir);
-	ok(same_file(p, buf, len), "... staged whole in DIR/NAME.staging");
+	ok(scratch__same(p, buf, len), "... staged whole in DIR/NAME.staging");
 	free(p);
 
 	is_int(agent_test__call("kernel.install",
@@ -232,10 +200,10 @@ static void test_stage_install(void)
 	ok(json_is_integer(json_object_get(res, "elapsed_ms")),
 	   "... and how long it took");
 	json_decref(res);
-	ok(same_file(want, buf, len), "the image is there, the same bytes");
+	ok(scratch__same(want, buf, len), "the image is there, the same bytes");
 	free(want);
 	p = xasprintf("%s/k1.staging", kdir);
-	ok(!exists(p), "the staging folder became the install folder");
+	ok(!scratch__exists(p), "the staging folder became the install folder");
 	free(p);
 
 	p = xasprintf("%s/k1/installed.json", kdir);
@@ -336,10 +304,10 @@ static void test_bad_sha(void)
 	   "... with the sha256 wanted and got");
 	free(err);
 	p = xasprintf("%s/k3", kdir);
-	ok(!exists(p), "... and nothing installed");
+	ok(!scratch__exists(p), "... and nothing installed");
 	free(p);
 	p = xasprintf("%s/k3.staging/vmlinuz", kdir);
-	ok(exists(p), "... the staged file kept for another try");
+	ok(scratch__exists(p), "... the staged file kept for another try");
 	free(p);
 
 	is_int(agent_test__call("kernel.install",
@@ -381,11 +349,11 @@ static int make_tree(const char *stage, const char *release)
 	}
 	mkdir(dir, 0755);
 	p = xasprintf("%s/x.ko", dir);
-	ret = write_file(p, "\177ELF module", 11, 0644);
+	ret = scratch__write(p, "\177ELF module", 11, 0644);
 	free(p);
 	p = xasprintf("%s/lib/modules/%s/modules.dep", stage, release);
 	if (!ret)
-		ret = write_file(p, "kernel/x.ko:\n", 13, 0644);
+		ret = scratch__write(p, "kernel/x.ko:\n", 13, 0644);
 	free(p);
 	p = xasprintf("%s/lib/modules/%s/build", stage, release);
 	if (!ret && symlink(scratch, p) && errno != EEXIST)
@@ -475,13 +443,13 @@ static void test_modules(void)
 	is_str(str(res, "modules_dir"), mdir, "... answers MODULES_ROOT/R");
 	json_decref(res);
 	p = xasprintf("%s/kernel/x.ko", mdir);
-	ok(same_file(p, "\177ELF module", 11), "kernel/x.ko is there");
+	ok(scratch__same(p, "\177ELF module", 11), "kernel/x.ko is there");
 	free(p);
 	p = xasprintf("%s/modules.dep", mdir);
-	ok(same_file(p, "kernel/x.ko:\n", 13), "... and modules.dep");
+	ok(scratch__same(p, "kernel/x.ko:\n", 13), "... and modules.dep");
 	free(p);
 	p = xasprintf("%s/build", mdir);
-	ok(!exists(p), "the build symlink is gone");
+	ok(!scratch__exists(p), "the build symlink is gone");
 	free(p);
 	m = marker_of(mdir);
 	is_str(m, BID1 "\n", "the marker holds the build id");
@@ -489,32 +457,33 @@ static void test_modules(void)
 	is_int(count_entries(modroot), 1,
 	       "nothing else is left in the modules root");
 	p = xasprintf("%s/m1/modules.tar", kdir);
-	ok(!exists(p), "modules.tar is not kept in the install folder");
+	ok(!scratch__exists(p),
+	   "modules.tar is not kept in the install folder");
 	free(p);
 	ok(find_installed("m1", BID1), "kernel.find: installed");
 
 	p = xasprintf("%s/sentinel", mdir);
-	write_file(p, "s", 1, 0644);
+	scratch__write(p, "s", 1, 0644);
 	is_int(install_mods("m1", rel, tar, BID1, modroot, NULL, NULL), 0,
 	       "installing the same build again");
-	ok(exists(p), "... keeps the modules folder as it was");
+	ok(scratch__exists(p), "... keeps the modules folder as it was");
 	is_int(install_mods("m1", rel, tar, BID2, modroot, NULL, &err), 0,
 	       "installing another build of the same release");
 	if (err)
 		tap_diag("%s", err);
 	free(err);
-	ok(!exists(p), "... replaces the modules folder");
+	ok(!scratch__exists(p), "... replaces the modules folder");
 	free(p);
 	m = marker_of(mdir);
 	is_str(m, BID2 "\n", "... the marker says the new build");
 	free(m);
 	p = xasprintf("%s/kernel/x.ko", mdir);
-	ok(exists(p), "... the modules are there");
+	ok(scratch__exists(p), "... the modules are there");
 	free(p);
 	is_int(count_entries(modroot), 1, "... nothing left aside");
 	p = xasprintf("%s/.m1.old", kdir);
 	m = xasprintf("%s/m1.staging", kdir);
-	ok(!exists(p) && !exists(m),
+	ok(!scratch__exists(p) && !scratch__exists(m),
 	   "... nor beside the install folder it replaced");
 	free(m);
 	free(p);
@@ -525,7 +494,7 @@ static void test_modules(void)
 	mdir = xasprintf("%s/6.1.0-foreign", modroot);
 	mkdir(mdir, 0755);
 	p = xasprintf("%s/mine", mdir);
-	write_file(p, "mine", 4, 0644);
+	scratch__write(p, "mine", 4, 0644);
 	free(tar);
 	tar = xasprintf("%s/foreign.tar", scratch);
 	make_tar(stage, "6.1.0-foreign", tar, NULL, 0, false);
@@ -534,11 +503,11 @@ static void test_modules(void)
 	       -EEXIST, "a modules folder without our marker: EEXIST");
 	has_str(err, "not installed by iommu-bench", "... saying why");
 	free(err);
-	ok(same_file(p, "mine", 4) && count_entries(mdir) == 1,
+	ok(scratch__same(p, "mine", 4) && count_entries(mdir) == 1,
 	   "... and it is left as it was");
 	free(p);
 	p = xasprintf("%s/m2", kdir);
-	ok(!exists(p), "... nothing installed");
+	ok(!scratch__exists(p), "... nothing installed");
 	free(p);
 	free(mdir);
 	free(stage);
@@ -565,7 +534,7 @@ static void test_other_fs(void)
 		tap_diag("%s", err);
 	free(err);
 	p = xasprintf("%s/6.1.0-mods/kernel/x.ko", tmpl);
-	ok(exists(p) && count_entries(tmpl) == 1,
+	ok(scratch__exists(p) && count_entries(tmpl) == 1,
 	   "... the modules there, nothing left beside them");
 	free(p);
 	agent_file__remove_tree(tmpl, NULL);
@@ -585,8 +554,8 @@ static void refused_tar(const char *name, const char *rel, const char *tar,
 		has_str(err, says, "... saying why");
 	else if (err)
 		tap_diag("%s", err);
-	ok(!exists(mdir), "... no modules folder made");
-	ok(!exists(x), "... the unpacked tree removed");
+	ok(!scratch__exists(mdir), "... no modules folder made");
+	ok(!scratch__exists(x), "... the unpacked tree removed");
 	free(err);
 	free(x);
 	free(mdir);
@@ -600,7 +569,7 @@ static void test_bad_tars(void)
 
 	mkdir(stage, 0755);
 	p = xasprintf("%s/escape-me", scratch);
-	write_file(p, "out", 3, 0644);
+	scratch__write(p, "out", 3, 0644);
 	free(p);
 	tar = xasprintf("%s/up.tar", scratch);
 	ok(!make_tar(stage, "6.1.0-up", tar, up, 1, true),
@@ -609,7 +578,8 @@ static void test_bad_tars(void)
 		    "a member that climbs out");
 	p = xasprintf("%s/e1.staging/escape-me", kdir);
 	q = xasprintf("%s/escape-me", kdir);
-	ok(!exists(p) && !exists(q), "... nothing written outside");
+	ok(!scratch__exists(p) && !scratch__exists(q),
+	   "... nothing written outside");
 	free(q);
 	free(p);
 	free(tar);
@@ -618,7 +588,7 @@ static void test_bad_tars(void)
 	mkdir(p, 0755);
 	free(p);
 	p = xasprintf("%s/etc/passwd", stage);
-	write_file(p, "x", 1, 0644);
+	scratch__write(p, "x", 1, 0644);
 	free(p);
 	tar = xasprintf("%s/etc.tar", scratch);
 	ok(!make_tar(stage, "6.1.0-etc", tar, etc, 1, false),
@@ -647,7 +617,7 @@ static void test_bad_tars(void)
 	p = xasprintf("%s/lib/modules/6.1.0-hard/a.ko", stage);
 	q = xasprintf("%s/lib/modules/6.1.0-hard/b.ko", stage);
 	make_tree(stage, "6.1.0-hard");
-	write_file(p, "a", 1, 0644);
+	scratch__write(p, "a", 1, 0644);
 	ok(!link(p, q), "a hard link in the tree");
 	free(p);
 	free(q);
@@ -742,7 +712,8 @@ static void test_invalid(void)
 			  "build_id", BID1),
 		"name", "the name '../k1'");
 	p = xasprintf("%s/x", scratch);
-	ok(!exists(p) && !exists("/x"), "nothing was made where they point");
+	ok(!scratch__exists(p) && !scratch__exists("/x"),
+	   "nothing was made where they point");
 	free(p);
 }
 
@@ -771,7 +742,7 @@ static char *fake_bin(const char *folder, const char *tool, const char *body)
 	char *text = xasprintf("#!/bin/sh\n%s\n", body);
 
 	mkdir(dir, 0755);
-	write_file(p, text, strlen(text), 0755);
+	scratch__write(p, text, strlen(text), 0755);
 	free(text);
 	free(p);
 	return dir;
@@ -793,7 +764,7 @@ static void test_generate_fake(void)
 		"... saying so");
 	free(err);
 	p = xasprintf("%s/g1", kdir);
-	ok(!exists(p), "... nothing installed");
+	ok(!scratch__exists(p), "... nothing installed");
 	free(p);
 
 	/* Builtins only: PATH holds nothing else. */
@@ -809,7 +780,7 @@ static void test_generate_fake(void)
 	is_str(str(res, "initrd_by"), "mkinitramfs", "... initrd_by says it");
 	p = xasprintf("%s/g1/initrd.img", kdir);
 	is_str(str(res, "initrd"), p, "... the initrd's path");
-	ok(same_file(p, "mkinitramfs 6.1.0-gen\n", 22),
+	ok(scratch__same(p, "mkinitramfs 6.1.0-gen\n", 22),
 	   "... made by `mkinitramfs -o OUT RELEASE`");
 	free(p);
 	json_decref(res);
@@ -823,7 +794,7 @@ static void test_generate_fake(void)
 	       "dracut where there is no mkinitramfs");
 	is_str(str(res, "initrd_by"), "dracut", "... initrd_by says it");
 	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(same_file(p, "dracut 6.1.0-gen\n", 17),
+	ok(scratch__same(p, "dracut 6.1.0-gen\n", 17),
 	   "... `dracut --force OUT RELEASE`, replacing the older install");
 	free(p);
 	json_decref(res);
@@ -836,7 +807,7 @@ static void test_generate_fake(void)
 	is_int(install_initrd("g2", "6.1.0-gen", "generate", &res, NULL), 0,
 	       "mkinitcpio where there is neither");
 	p = xasprintf("%s/g2/initrd.img", kdir);
-	ok(same_file(p, "mkinitcpio 6.1.0-gen\n", 21),
+	ok(scratch__same(p, "mkinitcpio 6.1.0-gen\n", 21),
 	   "... `mkinitcpio -k RELEASE -g OUT`");
 	free(p);
 	json_decref(res);
@@ -852,7 +823,7 @@ static void test_generate_fake(void)
 		"... with its last stderr line");
 	free(err);
 	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(same_file(p, "dracut 6.1.0-gen\n", 17),
+	ok(scratch__same(p, "dracut 6.1.0-gen\n", 17),
 	   "... the older install left as it was");
 	free(p);
 	free(bin);
@@ -932,7 +903,7 @@ static void test_staged_initrd(void)
 	p = xasprintf("%s/s1/initrd.img", kdir);
 	is_str(str(res, "initrd"), p, "... answering its path");
 	is_str(str(res, "initrd_by"), "staged", "... initrd_by \"staged\"");
-	ok(same_file(p, rd, sizeof(rd) - 1),
+	ok(scratch__same(p, rd, sizeof(rd) - 1),
 	   "... the staged bytes moved there");
 	free(p);
 	json_decref(res);
@@ -1067,8 +1038,8 @@ static void test_boot(void)
 	is_str(str(res, "image"), p, "... the install itself as before");
 	free(p);
 	json_decref(res);
-	ok(same_file(img, IMG1, strlen(IMG1)) &&
-		   same_file(rd, RD1, strlen(RD1)),
+	ok(scratch__same(img, IMG1, strlen(IMG1)) &&
+		   scratch__same(rd, RD1, strlen(RD1)),
 	   "both copies hold the build's bytes");
 	is_int(count_entries(bootdir), 2, "... and nothing else is in BOOTDIR");
 	runs = grub_runs();
@@ -1125,19 +1096,20 @@ static void test_boot(void)
 	free(runs);
 
 	p = boot_path("vmlinuz", "6.1.0-foreign");
-	write_file(p, "a distribution's kernel", 23, 0644);
+	scratch__write(p, "a distribution's kernel", 23, 0644);
 	is_int(install_boot("b2", "6.1.0-foreign", BID1, IMG1, RD1,
 			    boot_at(bootdir), NULL, &err),
 	       -EEXIST, "a foreign BOOTDIR/vmlinuz-R: EEXIST");
 	has_str(err, p, "... naming it");
 	has_str(err, "not placed by iommu-bench", "... saying why");
 	free(err);
-	ok(same_file(p, "a distribution's kernel", 23),
+	ok(scratch__same(p, "a distribution's kernel", 23),
 	   "... and it is left as it was");
 	free(p);
 	p = boot_path("initrd.img", "6.1.0-foreign");
 	q = xasprintf("%s/b2", kdir);
-	ok(!exists(p) && !exists(q), "... no initrd placed, nothing installed");
+	ok(!scratch__exists(p) && !scratch__exists(q),
+	   "... no initrd placed, nothing installed");
 	free(q);
 	free(p);
 	runs = grub_runs();
@@ -1146,7 +1118,7 @@ static void test_boot(void)
 
 	/* Even our own bytes: a symlink there could point anywhere. */
 	p = xasprintf("%s/linked", scratch);
-	write_file(p, IMG1, strlen(IMG1), 0644);
+	scratch__write(p, IMG1, strlen(IMG1), 0644);
 	q = boot_path("vmlinuz", "6.1.0-link");
 	ok(!symlink(p, q), "a symlink BOOTDIR/vmlinuz-R to the same bytes");
 	is_int(install_boot("b2", "6.1.0-link", BID1, IMG1, NULL,
@@ -1155,7 +1127,7 @@ static void test_boot(void)
 	has_str(err, "not a regular file", "... saying why");
 	free(err);
 	ok(!lstat(q, &a1) && S_ISLNK(a1.st_mode) &&
-		   same_file(p, IMG1, strlen(IMG1)),
+		   scratch__same(p, IMG1, strlen(IMG1)),
 	   "... the link and what it points to left as they were");
 	unlink(q);
 	free(q);
@@ -1186,8 +1158,8 @@ static void test_boot_replace(void)
 	if (err)
 		tap_diag("%s", err);
 	free(err);
-	ok(same_file(img, IMG2, strlen(IMG2)) &&
-		   same_file(rd, RD2, strlen(RD2)),
+	ok(scratch__same(img, IMG2, strlen(IMG2)) &&
+		   scratch__same(rd, RD2, strlen(RD2)),
 	   "... replaces both copies the older install recorded");
 	ok(find_boot_installed("b1", BID2, bootdir),
 	   "... kernel.find with boot_dir: installed");
@@ -1198,8 +1170,9 @@ static void test_boot_replace(void)
 	if (err)
 		tap_diag("%s", err);
 	free(err);
-	ok(same_file(img, IMG1, strlen(IMG1)), "... replaces the image");
-	ok(!exists(rd) && json_is_null(json_object_get(res, "boot_initrd")),
+	ok(scratch__same(img, IMG1, strlen(IMG1)), "... replaces the image");
+	ok(!scratch__exists(rd) &&
+		   json_is_null(json_object_get(res, "boot_initrd")),
 	   "... and removes the older initrd, which grub would pair with it");
 	json_decref(res);
 	res = find_boot("b1", BID2, bootdir);
@@ -1287,7 +1260,8 @@ static void test_boot_generators(void)
 	free(err);
 	p = xasprintf("%s/b5", kdir);
 	q = boot_path("vmlinuz", "6.1.0-none");
-	ok(!exists(p) && !exists(q), "... nothing installed, nothing copied");
+	ok(!scratch__exists(p) && !scratch__exists(q),
+	   "... nothing installed, nothing copied");
 	free(q);
 	free(p);
 
@@ -1323,7 +1297,7 @@ static void test_boot_generators(void)
 	is_int(install_boot("b7", "6.1.0-open", BID1, IMG1, NULL, boot_at(p),
 			    NULL, NULL),
 	       -EACCES, "a boot dir others can write: EACCES");
-	ok(!exists(q), "... nothing copied there");
+	ok(!scratch__exists(q), "... nothing copied there");
 	free(q);
 	free(p);
 

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Files in a unit test's scratch folder: one written, one compared with
+ * what it should hold, a name looked for, a tool run on them; and the
+ * folder itself, made before the first test and removed after the last.
+ */
+#ifndef IOMMU_BENCH_TESTS_SCRATCH_FILES_H
+#define IOMMU_BENCH_TESTS_SCRATCH_FILES_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/host/host-priv.h"
+#include "log.h"
+#include "tap.h"
+#include "util.h"
+
+/* @len bytes of @buf as the whole of @path, made with @mode: 0 or -errno. */
+static inline int scratch__write(const char *path, const void *buf, size_t len,
+				 mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, buf, len);
+	close(fd);
+	return ret;
+}
+
+static inline int scratch__write_text(const char *path, const char *text)
+{
+	return scratch__write(path, text, strlen(text), 0644);
+}
+
+/* Whether @path holds exactly @len bytes of @buf. */
+static inline bool scratch__same(const char *path, const void *buf, size_t len)
+{
+	char *got = NULL;
+	size_t n = 0;
+	bool same;
+
+	if (read_file(path, &got, &n))
+		return false;
+	same = n == len && !memcmp(got, buf, len);
+	free(got);
+	return same;
+}
+
+/* Whether there is anything named @path, a dangling link included. */
+static inline bool scratch__exists(const char *path)
+{
+	struct stat sb;
+
+	return !lstat(path, &sb);
+}
+
+/* Run @argv; 0 when it exited 0, its stdout in *@out (may be NULL). */
+static inline int scratch__run(const char *const *argv, char **out)
+{
+	char *err = NULL;
+	int ret;
+
+	ret = host__cmd(argv, 60000, out, &err, NULL);
+	if (ret)
+		tap_diag("%s", err ? err : argv[0]);
+	free(err);
+	return ret;
+}
+
+/* Whether this host has @tool in its PATH. */
+static inline bool scratch__have(const char *tool)
+{
+	const char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", tool,
+			       NULL };
+
+	return !host__cmd(argv, 10000, NULL, NULL, NULL);
+}
+
+/*
+ * The folder @tmpl names (its XXXXXX filled in), or the whole test
+ * skipped; and the library's logs quiet but for errors, which the tests
+ * provoke on purpose.
+ */
+static inline void scratch__begin(char *tmpl)
+{
+	if (!mkdtemp(tmpl))
+		tap_skip_all("cannot create a scratch folder");
+	log_verbosity = LOG_ERR;
+}
+
+/* The folder and all the tests left in it gone; then the TAP plan. */
+static inline int scratch__end(const char *dir)
+{
+	const char *argv[] = { "rm", "-rf", dir, NULL };
+
+	host__cmd(argv, 60000, NULL, NULL, NULL);
+	return tap_done();
+}
+
+#endif /* IOMMU_BENCH_TESTS_SCRATCH_FILES_H */
