@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent-test.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent-client/agent-conn.h"
 #include "log.h"
@@ -28,30 +29,6 @@ static char bin[PATH_MAX];
  * run of this test (or of test-iperf3) and fails it for no fault here.
  */
 #define PORT (30000 + getpid() % 10000)
-
-/* $IOMMU_BENCH, else the tool two levels above this test binary. */
-static int find_bin(const char *argv0)
-{
-	const char *env = getenv("IOMMU_BENCH");
-	char self[PATH_MAX - 16], *p;
-	ssize_t n;
-
-	if (env) {
-		snprintf(bin, sizeof(bin), "%s", env);
-		return access(bin, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	p = strstr(self, "/.output/");
-	if (!p)
-		return -1;
-	*p = '\0';
-	snprintf(bin, sizeof(bin), "%s/iommu-bench", self);
-	(void)argv0;
-	return access(bin, X_OK);
-}
 
 static struct agent_conn *start(void)
 {
@@ -270,12 +247,11 @@ static void test_eof(struct agent_conn *c)
 	agent_conn__close(c);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	struct agent_conn *a, *b;
 
-	(void)argc;
-	if (find_bin(argv[0]) < 0)
+	if (agent_test__find_bin(bin, sizeof(bin)) < 0)
 		tap_skip_all("no iommu-bench binary (set IOMMU_BENCH)");
 	a = start();
 	b = start();
