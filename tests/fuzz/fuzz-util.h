@@ -70,6 +70,21 @@ static inline void fuzz_quiet(void)
 	log_verbosity = -1;
 }
 
+/*
+ * The targets' LLVMFuzzerInitialize(): the parsers quiet, then what a
+ * target makes once before the first input (statements: a store, a
+ * folder, a file to write to), none for most.
+ */
+#define FUZZ_INITIALIZE(...)                              \
+	int LLVMFuzzerInitialize(int *argc, char ***argv) \
+	{                                                 \
+		(void)argc;                               \
+		(void)argv;                               \
+		fuzz_quiet();                             \
+		__VA_ARGS__;                              \
+		return 0;                                 \
+	}
+
 static int fuzz__rm_one(const char *path, const struct stat *sb, int flag,
 			struct FTW *ftw)
 {
@@ -123,6 +138,16 @@ static inline const char *fuzz_tmpdir(void)
 	return fuzz__tmpdir;
 }
 
+/* fuzz_tmpdir(), for a target that cannot run without it: aborts. */
+static inline const char *fuzz_need_tmpdir(void)
+{
+	const char *tmp = fuzz_tmpdir();
+
+	if (!tmp)
+		abort();
+	return tmp;
+}
+
 /*
  * A real store in the scratch folder with one running trial, for the
  * targets that store what they parsed; each input's rows are rolled
@@ -133,13 +158,10 @@ static inline struct store *fuzz_store(int64_t *trial_id)
 	struct store_boot boot = { "boot-1", "6.1", NULL, "", NULL };
 	struct store_kernel k = { .name = "running" };
 	int64_t run, host, boot_row, kernel, cell;
-	const char *tmp = fuzz_tmpdir();
 	struct store *st;
 	char *path;
 
-	if (!tmp)
-		abort();
-	path = xasprintf("%s/results.db", tmp);
+	path = xasprintf("%s/results.db", fuzz_need_tmpdir());
 	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
 	    store__run_begin(st, "fuzz", "", 0, &run) ||
 	    store__host_upsert(st, "sut", "machine-1", &host) ||
