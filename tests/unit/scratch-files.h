@@ -83,6 +83,32 @@ static inline bool scratch__have(const char *tool)
 	return !host__cmd(argv, 10000, NULL, NULL, NULL);
 }
 
+/* $@name as it is now, a copy for scratch__env_restore() (NULL: unset). */
+static inline char *scratch__env_save(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? xstrdup(v) : NULL;
+}
+
+/* $@name back as scratch__env_save() found it; @saved is freed. */
+static inline void scratch__env_restore(const char *name, char *saved)
+{
+	if (saved)
+		setenv(name, saved, 1);
+	else
+		unsetenv(name);
+	free(saved);
+}
+
+/* @dir and everything a test left in it gone. */
+static inline void scratch__remove(const char *dir)
+{
+	const char *argv[] = { "rm", "-rf", dir, NULL };
+
+	host__cmd(argv, 60000, NULL, NULL, NULL);
+}
+
 /*
  * The folder @tmpl names (its XXXXXX filled in), or the whole test
  * skipped; and the library's logs quiet but for errors, which the tests
@@ -98,9 +124,7 @@ static inline void scratch__begin(char *tmpl)
 /* The folder and all the tests left in it gone; then the TAP plan. */
 static inline int scratch__end(const char *dir)
 {
-	const char *argv[] = { "rm", "-rf", dir, NULL };
-
-	host__cmd(argv, 60000, NULL, NULL, NULL);
+	scratch__remove(dir);
 	return tap_done();
 }
 

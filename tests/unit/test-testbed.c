@@ -596,7 +596,7 @@ out:
 
 static void test_cache_dir(void)
 {
-	char *home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	char *home = scratch__env_save("HOME");
 	char *dir = NULL, *want;
 
 	setenv("IOMMU_BENCH_CACHE", "/srv/cache/", 1);
@@ -621,11 +621,7 @@ static void test_cache_dir(void)
 	       "a relative XDG_CACHE_HOME is ignored: $HOME/.cache");
 	free(dir);
 	unsetenv("XDG_CACHE_HOME");
-	if (home)
-		setenv("HOME", home, 1);
-	else
-		unsetenv("HOME");
-	free(home);
+	scratch__env_restore("HOME", home);
 	want = xasprintf("%s/cache", scratch);
 	setenv("IOMMU_BENCH_CACHE", want, 1);
 	free(want);
