@@ -39,6 +39,39 @@ static inline int scratch__write_text(const char *path, const char *text)
 	return scratch__write(path, text, strlen(text), 0644);
 }
 
+/* @path and every folder above it that is not there yet (mkdir -p). */
+static inline void scratch__mkdir_p(const char *path)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+	free(p);
+}
+
+/* The folder @path will be in, made as scratch__mkdir_p() does. */
+static inline void scratch__parent_dir(const char *path)
+{
+	char *p = xstrdup(path);
+
+	*strrchr(p, '/') = '\0';
+	scratch__mkdir_p(p);
+	free(p);
+}
+
+/* @text as the whole of @path, its folders made first: 0 or -errno. */
+static inline int scratch__put(const char *path, const char *text)
+{
+	scratch__parent_dir(path);
+	return scratch__write_text(path, text);
+}
+
 /* Whether @path holds exactly @len bytes of @buf. */
 static inline bool scratch__same(const char *path, const void *buf, size_t len)
 {
