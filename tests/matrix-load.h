@@ -13,6 +13,7 @@
 
 #include "bench/matrix/matrix.h"
 #include "config-error.h"
+#include "tap.h"
 #include "util.h"
 
 static struct config_errors errs;
@@ -51,6 +52,17 @@ static char *load_bad(const char *toml)
 		return xstrdup("(loaded without error)");
 	}
 	return buf;
+}
+
+/* A broken matrix whose messages must hold @want (one TAP check). */
+static inline int load_refused(const char *toml, const char *want,
+			       const char *what)
+{
+	char *msg = load_bad(toml);
+	int pass = has_str(msg, want, "%s", what);
+
+	free(msg);
+	return pass;
 }
 
 #endif /* IOMMU_BENCH_TEST_MATRIX_LOAD_H */
