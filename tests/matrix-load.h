@@ -18,7 +18,7 @@
 
 static struct config_errors errs;
 
-static struct matrix *load(const char *toml)
+static inline struct matrix *load(const char *toml)
 {
 	struct matrix *m;
 
@@ -32,7 +32,7 @@ static struct matrix *load(const char *toml)
 }
 
 /* Load a broken matrix; the messages, one per line, as the user sees them. */
-static char *load_bad(const char *toml)
+static inline char *load_bad(const char *toml)
 {
 	struct matrix *m;
 	char *buf = NULL;
