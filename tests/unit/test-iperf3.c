@@ -97,6 +97,17 @@ static void test_parallel(void)
 	json_decref(r);
 }
 
+/* A client run, and what it said on stderr (*@err, to free). */
+static int client_said(const struct iperf3_opts *cli, json_t **r, char **err)
+{
+	int ret;
+
+	ct_capture_begin();
+	ret = iperf3__client_run(cli, r);
+	*err = ct_capture_end();
+	return ret;
+}
+
 static void test_refused(void)
 {
 	struct iperf3_opts cli = {
@@ -107,11 +118,8 @@ static void test_refused(void)
 	};
 	json_t *r = NULL;
 	char *err;
-	int ret;
+	int ret = client_said(&cli, &r, &err);
 
-	ct_capture_begin();
-	ret = iperf3__client_run(&cli, &r);
-	err = ct_capture_end();
 	ok(ret < 0, "a client against a closed port fails (%d)", ret);
 	has_str(err, "Connection refused", "with iperf3's own words");
 	has_str(err, "port", "naming the port");
@@ -251,12 +259,9 @@ static void test_unreachable(void)
 	};
 	json_t *r = NULL;
 	char *err;
-	int ret;
 
-	ct_capture_begin();
-	ret = iperf3__client_run(&cli, &r);
-	err = ct_capture_end();
-	ok(ret < 0 && !r, "a client with no route to its server fails");
+	ok(client_said(&cli, &r, &err) < 0 && !r,
+	   "a client with no route to its server fails");
 	has_str(err, "unreachable", "saying so");
 	free(err);
 }
