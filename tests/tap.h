@@ -124,6 +124,14 @@ static inline void tap_diag(const char *fmt, ...)
 	printf("\n");
 }
 
+/* A failure's words, when there are any, as a diagnostic; then freed. */
+static inline void tap_diag_free(char *words)
+{
+	if (words)
+		tap_diag("%s", words);
+	free(words);
+}
+
 /* Plan at the end: the count is whatever ran. */
 static inline int tap_done(void)
 {

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,22 @@ static inline bool scratch__exists(const char *path)
 	struct stat sb;
 
 	return !lstat(path, &sb);
+}
+
+/* Whether there is anything at the path @fmt names. */
+static inline bool __attribute__((format(printf, 1, 2)))
+scratch__there(const char *fmt, ...)
+{
+	va_list ap;
+	char *path;
+	bool there;
+
+	va_start(ap, fmt);
+	path = xvasprintf(fmt, ap);
+	va_end(ap);
+	there = scratch__exists(path);
+	free(path);
+	return there;
 }
 
 /* Run @argv; 0 when it exited 0, its stdout in *@out (may be NULL). */

@@ -202,9 +202,8 @@ static void test_stage_install(void)
 	json_decref(res);
 	ok(scratch__same(want, buf, len), "the image is there, the same bytes");
 	free(want);
-	p = xasprintf("%s/k1.staging", kdir);
-	ok(!scratch__exists(p), "the staging folder became the install folder");
-	free(p);
+	ok(!scratch__there("%s/k1.staging", kdir),
+	   "the staging folder became the install folder");
 
 	p = xasprintf("%s/k1/installed.json", kdir);
 	j = json_load_file(p, 0, NULL);
@@ -288,7 +287,7 @@ static void test_offsets(void)
 
 static void test_bad_sha(void)
 {
-	char hex[SHA256_HEX_SIZE], wrong[SHA256_HEX_SIZE], *err = NULL, *p;
+	char hex[SHA256_HEX_SIZE], wrong[SHA256_HEX_SIZE], *err = NULL;
 
 	upload_image("k3", hex);
 	sha256__hex("other", 5, wrong);
@@ -303,12 +302,9 @@ static void test_bad_sha(void)
 	ok(err && strstr(err, hex) && strstr(err, wrong),
 	   "... with the sha256 wanted and got");
 	free(err);
-	p = xasprintf("%s/k3", kdir);
-	ok(!scratch__exists(p), "... and nothing installed");
-	free(p);
-	p = xasprintf("%s/k3.staging/vmlinuz", kdir);
-	ok(scratch__exists(p), "... the staged file kept for another try");
-	free(p);
+	ok(!scratch__there("%s/k3", kdir), "... and nothing installed");
+	ok(scratch__there("%s/k3.staging/vmlinuz", kdir),
+	   "... the staged file kept for another try");
 
 	is_int(agent_test__call("kernel.install",
 				json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}",
@@ -437,9 +433,7 @@ static void test_modules(void)
 	   "a modules.tar made by tar, with a build symlink in it");
 	is_int(install_mods("m1", rel, tar, BID1, modroot, &res, &err), 0,
 	       "kernel.install with modules into a scratch modules root");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	is_str(str(res, "modules_dir"), mdir, "... answers MODULES_ROOT/R");
 	json_decref(res);
 	p = xasprintf("%s/kernel/x.ko", mdir);
@@ -448,18 +442,14 @@ static void test_modules(void)
 	p = xasprintf("%s/modules.dep", mdir);
 	ok(scratch__same(p, "kernel/x.ko:\n", 13), "... and modules.dep");
 	free(p);
-	p = xasprintf("%s/build", mdir);
-	ok(!scratch__exists(p), "the build symlink is gone");
-	free(p);
+	ok(!scratch__there("%s/build", mdir), "the build symlink is gone");
 	m = marker_of(mdir);
 	is_str(m, BID1 "\n", "the marker holds the build id");
 	free(m);
 	is_int(count_entries(modroot), 1,
 	       "nothing else is left in the modules root");
-	p = xasprintf("%s/m1/modules.tar", kdir);
-	ok(!scratch__exists(p),
+	ok(!scratch__there("%s/m1/modules.tar", kdir),
 	   "modules.tar is not kept in the install folder");
-	free(p);
 	ok(find_installed("m1", BID1), "kernel.find: installed");
 
 	p = xasprintf("%s/sentinel", mdir);
@@ -469,24 +459,17 @@ static void test_modules(void)
 	ok(scratch__exists(p), "... keeps the modules folder as it was");
 	is_int(install_mods("m1", rel, tar, BID2, modroot, NULL, &err), 0,
 	       "installing another build of the same release");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	ok(!scratch__exists(p), "... replaces the modules folder");
 	free(p);
 	m = marker_of(mdir);
 	is_str(m, BID2 "\n", "... the marker says the new build");
 	free(m);
-	p = xasprintf("%s/kernel/x.ko", mdir);
-	ok(scratch__exists(p), "... the modules are there");
-	free(p);
+	ok(scratch__there("%s/kernel/x.ko", mdir), "... the modules are there");
 	is_int(count_entries(modroot), 1, "... nothing left aside");
-	p = xasprintf("%s/.m1.old", kdir);
-	m = xasprintf("%s/m1.staging", kdir);
-	ok(!scratch__exists(p) && !scratch__exists(m),
+	ok(!scratch__there("%s/.m1.old", kdir) &&
+		   !scratch__there("%s/m1.staging", kdir),
 	   "... nor beside the install folder it replaced");
-	free(m);
-	free(p);
 	ok(find_installed("m1", BID2) && !find_installed("m1", BID1),
 	   "kernel.find follows the new build");
 
@@ -506,9 +489,7 @@ static void test_modules(void)
 	ok(scratch__same(p, "mine", 4) && count_entries(mdir) == 1,
 	   "... and it is left as it was");
 	free(p);
-	p = xasprintf("%s/m2", kdir);
-	ok(!scratch__exists(p), "... nothing installed");
-	free(p);
+	ok(!scratch__there("%s/m2", kdir), "... nothing installed");
 	free(mdir);
 	free(stage);
 	free(tar);
@@ -530,9 +511,7 @@ static void test_other_fs(void)
 	}
 	is_int(install_mods("m3", "6.1.0-mods", tar, BID1, tmpl, NULL, &err), 0,
 	       "a modules root on another filesystem (tmpfs)");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	p = xasprintf("%s/6.1.0-mods/kernel/x.ko", tmpl);
 	ok(scratch__exists(p) && count_entries(tmpl) == 1,
 	   "... the modules there, nothing left beside them");
@@ -576,12 +555,9 @@ static void test_bad_tars(void)
 	   "a tar with a member ../escape-me");
 	refused_tar("e1", "6.1.0-up", tar, "contains '..'",
 		    "a member that climbs out");
-	p = xasprintf("%s/e1.staging/escape-me", kdir);
-	q = xasprintf("%s/escape-me", kdir);
-	ok(!scratch__exists(p) && !scratch__exists(q),
+	ok(!scratch__there("%s/e1.staging/escape-me", kdir) &&
+		   !scratch__there("%s/escape-me", kdir),
 	   "... nothing written outside");
-	free(q);
-	free(p);
 	free(tar);
 
 	p = xasprintf("%s/etc", stage);
@@ -763,9 +739,7 @@ static void test_generate_fake(void)
 		"this host: ",
 		"... saying so");
 	free(err);
-	p = xasprintf("%s/g1", kdir);
-	ok(!scratch__exists(p), "... nothing installed");
-	free(p);
+	ok(!scratch__there("%s/g1", kdir), "... nothing installed");
 
 	/* Builtins only: PATH holds nothing else. */
 	bin = fake_bin("fake-mkinitramfs", "mkinitramfs",
@@ -774,9 +748,7 @@ static void test_generate_fake(void)
 	setenv("PATH", bin, 1);
 	is_int(install_initrd("g1", "6.1.0-gen", "generate", &res, &err), 0,
 	       "a (fake) mkinitramfs generates the initrd");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	is_str(str(res, "initrd_by"), "mkinitramfs", "... initrd_by says it");
 	p = xasprintf("%s/g1/initrd.img", kdir);
 	is_str(str(res, "initrd"), p, "... the initrd's path");
@@ -897,9 +869,7 @@ static void test_staged_initrd(void)
 				 "initrd.img", rhex, "initrd", "staged"),
 		       &res, &err),
 	       0, "initrd \"staged\" installed");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	p = xasprintf("%s/s1/initrd.img", kdir);
 	is_str(str(res, "initrd"), p, "... answering its path");
 	is_str(str(res, "initrd_by"), "staged", "... initrd_by \"staged\"");
@@ -1028,9 +998,7 @@ static void test_boot(void)
 	is_int(install_boot("b1", "6.1.0-boot", BID1, IMG1, RD1,
 			    boot_at(bootdir), &res, &err),
 	       0, "kernel.install with \"boot\" (a fake update-grub)");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	is_str(str(res, "boot_image"), img, "... answers BOOTDIR/vmlinuz-R");
 	is_str(str(res, "boot_initrd"), rd, "... and BOOTDIR/initrd.img-R");
 	is_str(str(res, "grub_by"), "update-grub", "... and grub_by");
@@ -1107,10 +1075,8 @@ static void test_boot(void)
 	   "... and it is left as it was");
 	free(p);
 	p = boot_path("initrd.img", "6.1.0-foreign");
-	q = xasprintf("%s/b2", kdir);
-	ok(!scratch__exists(p) && !scratch__exists(q),
+	ok(!scratch__exists(p) && !scratch__there("%s/b2", kdir),
 	   "... no initrd placed, nothing installed");
-	free(q);
 	free(p);
 	runs = grub_runs();
 	is_str(runs, "update-grub\nupdate-grub\n", "... nor grub run");
@@ -1155,9 +1121,7 @@ static void test_boot_replace(void)
 	is_int(install_boot("b1", "6.1.0-boot", BID2, IMG2, RD2,
 			    boot_at(bootdir), NULL, &err),
 	       0, "another build of the release, as the same name");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	ok(scratch__same(img, IMG2, strlen(IMG2)) &&
 		   scratch__same(rd, RD2, strlen(RD2)),
 	   "... replaces both copies the older install recorded");
@@ -1167,9 +1131,7 @@ static void test_boot_replace(void)
 	is_int(install_boot("b3", "6.1.0-boot", BID1, IMG1, NULL,
 			    boot_at(bootdir), &res, &err),
 	       0, "... and as another name, without an initrd");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	ok(scratch__same(img, IMG1, strlen(IMG1)), "... replaces the image");
 	ok(!scratch__exists(rd) &&
 		   json_is_null(json_object_get(res, "boot_initrd")),
@@ -1258,12 +1220,10 @@ static void test_boot_generators(void)
 		"grub2-mkconfig) on this host",
 		"... saying so");
 	free(err);
-	p = xasprintf("%s/b5", kdir);
 	q = boot_path("vmlinuz", "6.1.0-none");
-	ok(!scratch__exists(p) && !scratch__exists(q),
+	ok(!scratch__there("%s/b5", kdir) && !scratch__exists(q),
 	   "... nothing installed, nothing copied");
 	free(q);
-	free(p);
 
 	bin = fake_bin("fake-grub-failing", "update-grub",
 		       "echo 'Generating grub configuration file ...' >&2\n"
