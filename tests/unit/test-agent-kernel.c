@@ -540,56 +540,51 @@ static void refused_tar(const char *name, const char *rel, const char *tar,
 	free(mdir);
 }
 
+static const char *const climbing[] = { "../escape-me" };
+static const char *const beside_lib[] = { "etc" };
+
+/* A modules.tar packed from the stage, and why installing it fails. */
+static const struct bad_tar {
+	const char *name;      /* the install's, and its tar's */
+	const char *packed;    /* the release packed */
+	const char *installed; /* the release asked for */
+	const char *const *extra;
+	size_t nr_extra;
+	bool absolute;
+	const char *made; /* the check that it was packed, or NULL */
+	const char *says, *what;
+} bad_tars[] = {
+	{ "e1", "6.1.0-up", "6.1.0-up", climbing, 1, true,
+	  "a tar with a member ../escape-me", "contains '..'",
+	  "a member that climbs out" },
+	{ "e2", "6.1.0-etc", "6.1.0-etc", beside_lib, 1, false,
+	  "a tar with etc/ beside lib/", "etc", "an extra top-level folder" },
+	{ "e3", "6.1.0-other", "6.1.0-wanted", NULL, 0, false, NULL,
+	  "6.1.0-other", "a tar of another release" },
+	{ "e4", "6.1.0-fifo", "6.1.0-fifo", NULL, 0, false,
+	  "a tar with a FIFO in the tree", "a FIFO", "a FIFO" },
+	{ "e5", "6.1.0-hard", "6.1.0-hard", NULL, 0, false, NULL, "hard link",
+	  "a hard link" },
+};
+
 static void test_bad_tars(void)
 {
 	char *stage = xasprintf("%s/evil", scratch), *p, *tar, *q;
-	const char *up[] = { "../escape-me" };
-	const char *etc[] = { "etc" };
+	const struct bad_tar *t;
+	int ret;
 
+	/* What the tars hold besides their releases' trees. */
 	mkdir(stage, 0755);
 	p = xasprintf("%s/escape-me", scratch);
 	scratch__write(p, "out", 3, 0644);
 	free(p);
-	tar = xasprintf("%s/up.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-up", tar, up, 1, true),
-	   "a tar with a member ../escape-me");
-	refused_tar("e1", "6.1.0-up", tar, "contains '..'",
-		    "a member that climbs out");
-	ok(!scratch__there("%s/e1.staging/escape-me", kdir) &&
-		   !scratch__there("%s/escape-me", kdir),
-	   "... nothing written outside");
-	free(tar);
-
-	p = xasprintf("%s/etc", stage);
-	mkdir(p, 0755);
-	free(p);
 	p = xasprintf("%s/etc/passwd", stage);
-	scratch__write(p, "x", 1, 0644);
-	free(p);
-	tar = xasprintf("%s/etc.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-etc", tar, etc, 1, false),
-	   "a tar with etc/ beside lib/");
-	refused_tar("e2", "6.1.0-etc", tar, "etc", "an extra top-level folder");
-	free(tar);
-
-	tar = xasprintf("%s/other.tar", scratch);
-	make_tar(stage, "6.1.0-other", tar, NULL, 0, false);
-	refused_tar("e3", "6.1.0-wanted", tar, "6.1.0-other",
-		    "a tar of another release");
-	free(tar);
-
-	p = xasprintf("%s/lib/modules/6.1.0-fifo", stage);
-	mkdir(p, 0755);
+	scratch__put(p, "x");
 	free(p);
 	p = xasprintf("%s/lib/modules/6.1.0-fifo/fifo", stage);
+	scratch__parent_dir(p);
 	mkfifo(p, 0644);
 	free(p);
-	tar = xasprintf("%s/fifo.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-fifo", tar, NULL, 0, false),
-	   "a tar with a FIFO in the tree");
-	refused_tar("e4", "6.1.0-fifo", tar, "a FIFO", "a FIFO");
-	free(tar);
-
 	p = xasprintf("%s/lib/modules/6.1.0-hard/a.ko", stage);
 	q = xasprintf("%s/lib/modules/6.1.0-hard/b.ko", stage);
 	make_tree(stage, "6.1.0-hard");
@@ -597,10 +592,19 @@ static void test_bad_tars(void)
 	ok(!link(p, q), "a hard link in the tree");
 	free(p);
 	free(q);
-	tar = xasprintf("%s/hard.tar", scratch);
-	make_tar(stage, "6.1.0-hard", tar, NULL, 0, false);
-	refused_tar("e5", "6.1.0-hard", tar, "hard link", "a hard link");
-	free(tar);
+
+	for (t = bad_tars; t < bad_tars + ARRAY_SIZE(bad_tars); t++) {
+		tar = xasprintf("%s/%s.tar", scratch, t->name);
+		ret = make_tar(stage, t->packed, tar, t->extra, t->nr_extra,
+			       t->absolute);
+		if (t->made)
+			ok(!ret, "%s", t->made);
+		refused_tar(t->name, t->installed, tar, t->says, t->what);
+		free(tar);
+	}
+	ok(!scratch__there("%s/e1.staging/escape-me", kdir) &&
+		   !scratch__there("%s/escape-me", kdir),
+	   "... nothing written outside");
 	free(stage);
 }
 
