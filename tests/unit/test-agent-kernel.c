@@ -728,6 +728,23 @@ static char *fake_bin(const char *folder, const char *tool, const char *body)
 	return dir;
 }
 
+/* @dir as the whole of $PATH; @dir, for the caller to free. */
+static char *on_path(char *dir)
+{
+	setenv("PATH", dir, 1);
+	return dir;
+}
+
+/* Whether the install @name's initrd holds @len bytes of @want. */
+static bool initrd_is(const char *name, const char *want, size_t len)
+{
+	char *p = xasprintf("%s/%s/initrd.img", kdir, name);
+	bool same = scratch__same(p, want, len);
+
+	free(p);
+	return same;
+}
+
 static void test_generate_fake(void)
 {
 	char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
@@ -746,10 +763,9 @@ static void test_generate_fake(void)
 	ok(!scratch__there("%s/g1", kdir), "... nothing installed");
 
 	/* Builtins only: PATH holds nothing else. */
-	bin = fake_bin("fake-mkinitramfs", "mkinitramfs",
-		       "[ \"$1\" = -o ] || exit 3\n"
-		       "printf 'mkinitramfs %s\\n' \"$3\" > \"$2\"");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_bin("fake-mkinitramfs", "mkinitramfs",
+			       "[ \"$1\" = -o ] || exit 3\n"
+			       "printf 'mkinitramfs %s\\n' \"$3\" > \"$2\""));
 	is_int(install_initrd("g1", "6.1.0-gen", "generate", &res, &err), 0,
 	       "a (fake) mkinitramfs generates the initrd");
 	tap_diag_free(err);
@@ -762,46 +778,37 @@ static void test_generate_fake(void)
 	json_decref(res);
 	free(bin);
 
-	bin = fake_bin("fake-dracut", "dracut",
-		       "[ \"$1\" = --force ] || exit 3\n"
-		       "printf 'dracut %s\\n' \"$3\" > \"$2\"");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_bin("fake-dracut", "dracut",
+			       "[ \"$1\" = --force ] || exit 3\n"
+			       "printf 'dracut %s\\n' \"$3\" > \"$2\""));
 	is_int(install_initrd("g1", "6.1.0-gen", "generate", &res, NULL), 0,
 	       "dracut where there is no mkinitramfs");
 	is_str(str(res, "initrd_by"), "dracut", "... initrd_by says it");
-	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(scratch__same(p, "dracut 6.1.0-gen\n", 17),
+	ok(initrd_is("g1", "dracut 6.1.0-gen\n", 17),
 	   "... `dracut --force OUT RELEASE`, replacing the older install");
-	free(p);
 	json_decref(res);
 	free(bin);
 
-	bin = fake_bin("fake-mkinitcpio", "mkinitcpio",
-		       "[ \"$1\" = -k ] && [ \"$3\" = -g ] || exit 3\n"
-		       "printf 'mkinitcpio %s\\n' \"$2\" > \"$4\"");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_bin("fake-mkinitcpio", "mkinitcpio",
+			       "[ \"$1\" = -k ] && [ \"$3\" = -g ] || exit 3\n"
+			       "printf 'mkinitcpio %s\\n' \"$2\" > \"$4\""));
 	is_int(install_initrd("g2", "6.1.0-gen", "generate", &res, NULL), 0,
 	       "mkinitcpio where there is neither");
-	p = xasprintf("%s/g2/initrd.img", kdir);
-	ok(scratch__same(p, "mkinitcpio 6.1.0-gen\n", 21),
+	ok(initrd_is("g2", "mkinitcpio 6.1.0-gen\n", 21),
 	   "... `mkinitcpio -k RELEASE -g OUT`");
-	free(p);
 	json_decref(res);
 	free(bin);
 
-	bin = fake_bin("fake-failing", "mkinitramfs",
-		       "echo 'W: a warning first' >&2\n"
-		       "echo \"E: no modules for $3\" >&2\nexit 1");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_bin("fake-failing", "mkinitramfs",
+			       "echo 'W: a warning first' >&2\n"
+			       "echo \"E: no modules for $3\" >&2\nexit 1"));
 	ok(install_initrd("g1", "6.1.0-gen", "generate", NULL, &err) < 0,
 	   "a failing generator fails the install");
 	has_str(err, "E: no modules for 6.1.0-gen",
 		"... with its last stderr line");
 	free(err);
-	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(scratch__same(p, "dracut 6.1.0-gen\n", 17),
+	ok(initrd_is("g1", "dracut 6.1.0-gen\n", 17),
 	   "... the older install left as it was");
-	free(p);
 	free(bin);
 
 	setenv("PATH", old, 1);
@@ -973,7 +980,7 @@ static char *grub_runs(void)
 	size_t n;
 
 	if (read_file(grub_log, &buf, &n))
-		buf = xstrdup("");
+		return xstrdup("");
 	return buf;
 }
 
@@ -1170,43 +1177,42 @@ static char *last_run(void)
 	return last;
 }
 
+/* The grub config generators besides update-grub, tried in this order. */
+static const struct grub_mkconfig {
+	const char *folder, *tool, *what, *run;
+} mkconfigs[] = {
+	{ "fake-grub-mkconfig", "grub-mkconfig",
+	  "grub-mkconfig where there is no update-grub",
+	  "grub-mkconfig -o /boot/grub/grub.cfg" },
+	{ "fake-grub2-mkconfig", "grub2-mkconfig",
+	  "grub2-mkconfig where there is neither",
+	  "grub2-mkconfig -o /boot/grub2/grub.cfg" },
+};
+
 static void test_boot_generators(void)
 {
 	char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	char *empty = xasprintf("%s/emptybin", scratch), *bin, *p, *q;
+	const struct grub_mkconfig *g;
 	char *err = NULL;
 	json_t *res = NULL;
 
-	bin = fake_grub("fake-grub-mkconfig", "grub-mkconfig");
-	setenv("PATH", bin, 1);
-	is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
-			    boot_at(bootdir), &res, NULL),
-	       0, "grub-mkconfig where there is no update-grub");
-	is_str(str(res, "grub_by"), "grub-mkconfig", "... grub_by says it");
-	json_decref(res);
-	p = last_run();
-	is_str(p, "grub-mkconfig -o /boot/grub/grub.cfg",
-	       "... run as `grub-mkconfig -o /boot/grub/grub.cfg`");
-	free(p);
-	free(bin);
-
-	bin = fake_grub("fake-grub2-mkconfig", "grub2-mkconfig");
-	setenv("PATH", bin, 1);
-	is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
-			    boot_at(bootdir), &res, NULL),
-	       0, "grub2-mkconfig where there is neither");
-	is_str(str(res, "grub_by"), "grub2-mkconfig", "... grub_by says it");
-	json_decref(res);
-	p = last_run();
-	is_str(p, "grub2-mkconfig -o /boot/grub2/grub.cfg",
-	       "... run as `grub2-mkconfig -o /boot/grub2/grub.cfg`");
-	free(p);
-	free(bin);
+	for (g = mkconfigs; g < mkconfigs + ARRAY_SIZE(mkconfigs); g++) {
+		bin = on_path(fake_grub(g->folder, g->tool));
+		is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
+				    boot_at(bootdir), &res, NULL),
+		       0, "%s", g->what);
+		is_str(str(res, "grub_by"), g->tool, "... grub_by says it");
+		json_decref(res);
+		p = last_run();
+		is_str(p, g->run, "... run as `%s`", g->run);
+		free(p);
+		free(bin);
+	}
 
 	bin = fake_grub("fake-both", "grub-mkconfig");
 	free(bin);
-	bin = fake_grub("fake-both", "update-grub");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_grub("fake-both", "update-grub"));
 	install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL, boot_at(bootdir), NULL,
 		     NULL);
 	p = last_run();
@@ -1229,11 +1235,11 @@ static void test_boot_generators(void)
 	   "... nothing installed, nothing copied");
 	free(q);
 
-	bin = fake_bin("fake-grub-failing", "update-grub",
-		       "echo 'Generating grub configuration file ...' >&2\n"
-		       "echo '/usr/sbin/grub-probe: error: failed to get "
-		       "canonical path of /dev/root.' >&2\nexit 1");
-	setenv("PATH", bin, 1);
+	bin = on_path(
+		fake_bin("fake-grub-failing", "update-grub",
+			 "echo 'Generating grub configuration file ...' >&2\n"
+			 "echo '/usr/sbin/grub-probe: error: failed to get "
+			 "canonical path of /dev/root.' >&2\nexit 1"));
 	ok(install_boot("b6", "6.1.0-fail", BID1, IMG1, NULL, boot_at(bootdir),
 			NULL, &err) < 0,
 	   "a failing update-grub fails the install");
@@ -1246,8 +1252,7 @@ static void test_boot_generators(void)
 	   "... kernel.find with boot_dir: not installed, the menu is old");
 	json_decref(res);
 	free(bin);
-	bin = fake_grub("fake-update-grub", "update-grub");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_grub("fake-update-grub", "update-grub"));
 	is_int(install_boot("b6", "6.1.0-fail", BID1, IMG1, NULL,
 			    boot_at(bootdir), NULL, NULL),
 	       0, "... installed again once update-grub works");
