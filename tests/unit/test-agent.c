@@ -40,14 +40,24 @@ static struct agent_conn *start(void)
 	return c;
 }
 
-static void test_hello(struct agent_conn *c)
+/* @verb without arguments, which must answer: its result. */
+static json_t *answer(struct agent_conn *c, const char *verb, int timeout_ms)
 {
-	char sha[SHA256_HEX_SIZE];
 	json_t *r = NULL;
 	char *err = NULL;
 
-	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
-	       "hello answers");
+	is_int(agent_conn__call(c, verb, NULL, timeout_ms, &r, &err), 0,
+	       "%s answers", verb);
+	free(err);
+	return r;
+}
+
+static void test_hello(struct agent_conn *c)
+{
+	char sha[SHA256_HEX_SIZE];
+	json_t *r;
+
+	r = answer(c, "hello", 5000);
 	is_int(json_integer_value(json_object_get(r, "protocol")),
 	       AGENT_PROTOCOL, "hello: protocol");
 	sha256__file(bin, sha, NULL);
@@ -56,22 +66,17 @@ static void test_hello(struct agent_conn *c)
 	ok(json_string_length(json_object_get(r, "boot_id")) == 36,
 	   "hello: boot_id is a UUID");
 	json_decref(r);
-	free(err);
 
-	is_int(agent_conn__call(c, "facts", NULL, 20000, &r, &err), 0,
-	       "facts answers");
+	r = answer(c, "facts", 20000);
 	ok(json_is_object(json_object_get(r, "dma_policy")),
 	   "facts: has dma_policy");
 	json_decref(r);
-	free(err);
 
-	is_int(agent_conn__call(c, "policy", NULL, 5000, &r, &err), 0,
-	       "policy answers");
+	r = answer(c, "policy", 5000);
 	ok(json_string_value(json_object_get(r, "mode")) &&
 		   json_is_array(json_object_get(r, "evidence")),
 	   "policy: mode and evidence");
 	json_decref(r);
-	free(err);
 }
 
 static void test_collect(struct agent_conn *c)
