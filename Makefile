@@ -177,11 +177,11 @@ $(OUT)/gen/%.o: .output/gen/%.c
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(OUT)/tests/bench-%: tests/bench/bench-%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(DECODER): tests/toml-decoder.c $(LIB)
 	@mkdir -p $(@D)

@@ -13,11 +13,12 @@
 
 #include "bench/matrix/matrix.h"
 #include "config-error.h"
+#include "tap.h"
 #include "util.h"
 
 static struct config_errors errs;
 
-static struct matrix *load(const char *toml)
+static inline struct matrix *load(const char *toml)
 {
 	struct matrix *m;
 
@@ -31,7 +32,7 @@ static struct matrix *load(const char *toml)
 }
 
 /* Load a broken matrix; the messages, one per line, as the user sees them. */
-static char *load_bad(const char *toml)
+static inline char *load_bad(const char *toml)
 {
 	struct matrix *m;
 	char *buf = NULL;
@@ -51,6 +52,17 @@ static char *load_bad(const char *toml)
 		return xstrdup("(loaded without error)");
 	}
 	return buf;
+}
+
+/* A broken matrix whose messages must hold @want (one TAP check). */
+static inline int load_refused(const char *toml, const char *want,
+			       const char *what)
+{
+	char *msg = load_bad(toml);
+	int pass = has_str(msg, want, "%s", what);
+
+	free(msg);
+	return pass;
 }
 
 #endif /* IOMMU_BENCH_TEST_MATRIX_LOAD_H */

@@ -74,6 +74,32 @@ static inline int tap__ok(int pass, const char *file, int line, const char *fmt,
 		_p;                                                    \
 	})
 
+/* A substring a text must hold, and the check's words: for has_all(). */
+struct tap_substr {
+	const char *want;
+	const char *what;
+};
+
+static inline void tap__has_all(const char *got, const struct tap_substr *c,
+				size_t nr, const char *file, int line)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		int pass = got && strstr(got, c[i].want);
+
+		tap__ok(pass, file, line, "%s", c[i].what);
+		if (!pass)
+			printf("#   '%s' does not contain '%s'\n",
+			       got ? got : "(null)", c[i].want);
+	}
+}
+
+/* One has_str() check for each of the array @checks, in order. */
+#define has_all(got, checks)                                                \
+	tap__has_all((got), (checks), sizeof(checks) / sizeof((checks)[0]), \
+		     __FILE__, __LINE__)
+
 /* One check that cannot run here, counted as passed with the reason. */
 static inline void tap_skip(const char *why)
 {
@@ -96,6 +122,14 @@ static inline void tap_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+/* A failure's words, when there are any, as a diagnostic; then freed. */
+static inline void tap_diag_free(char *words)
+{
+	if (words)
+		tap_diag("%s", words);
+	free(words);
 }
 
 /* Plan at the end: the count is whatever ran. */

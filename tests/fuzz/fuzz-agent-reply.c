@@ -23,17 +23,15 @@
 
 static int null_fd = -1;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+/* The requests: written and never read, as a real agent's pipe. */
+static void open_null(void)
 {
-	(void)argc;
-	(void)argv;
-	/* The requests: written and never read, as a real agent's pipe. */
 	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null_fd < 0)
 		abort();
-	fuzz_quiet();
-	return 0;
 }
+
+FUZZ_INITIALIZE(open_null())
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -66,20 +66,16 @@ static void artifacts_make(void)
 	free(dir);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+/* The agent's artifact root is $TMPDIR/ARTIFACT_DIR_NAME. */
+static void set_artifacts(void)
 {
-	const char *tmp = fuzz_tmpdir();
+	const char *tmp = fuzz_need_tmpdir();
 
-	(void)argc;
-	(void)argv;
-	if (!tmp)
-		abort();
-	/* The agent's artifact root is $TMPDIR/ARTIFACT_DIR_NAME. */
 	setenv("TMPDIR", tmp, 1);
 	artifacts = xasprintf("%s/%s", tmp, ARTIFACT_DIR_NAME);
-	fuzz_quiet();
-	return 0;
 }
+
+FUZZ_INITIALIZE(set_artifacts())
 
 /* @text with every ROOT_MARK replaced by the artifact folder. */
 static char *expand_root(const char *text)

@@ -18,17 +18,14 @@ static struct store *st;
 static int64_t trial_id;
 static FILE *null_fp;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void open_null(void)
 {
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	st = fuzz_store(&trial_id);
 	null_fp = fopen("/dev/null", "we");
 	if (!null_fp)
 		abort();
-	return 0;
 }
+
+FUZZ_INITIALIZE(st = fuzz_store(&trial_id); open_null())
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

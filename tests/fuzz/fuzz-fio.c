@@ -16,14 +16,7 @@
 static struct store *st;
 static int64_t trial_id;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	st = fuzz_store(&trial_id);
-	return 0;
-}
+FUZZ_INITIALIZE(st = fuzz_store(&trial_id))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -33,18 +33,7 @@
 
 static char *root;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *tmp = fuzz_tmpdir();
-
-	(void)argc;
-	(void)argv;
-	if (!tmp)
-		abort();
-	root = xasprintf("%s/root", tmp);
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_INITIALIZE(root = xasprintf("%s/root", fuzz_need_tmpdir()))
 
 /* Absolute, no "." or ".." component, not too long: a path of the tree. */
 static bool path_ok(const char *p, size_t len)

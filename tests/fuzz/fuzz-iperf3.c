@@ -18,14 +18,7 @@
 static struct store *st;
 static int64_t trial_id;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	st = fuzz_store(&trial_id);
-	return 0;
-}
+FUZZ_INITIALIZE(st = fuzz_store(&trial_id))
 
 /* UDP when the first report says so, as the matrix would have asked. */
 static bool is_udp(const json_t *report)

@@ -21,13 +21,7 @@
 #define SEP "\n=====\n"
 #define NR_PARTS 5
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_INITIALIZE()
 
 /* Every option the fragments set reads back from the merged text. */
 static void check_merged(const char *merged, const struct kconfig *wanted)

@@ -14,13 +14,7 @@
 #define SEP "\n=====\n"
 #define NR_PARTS 6
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_INITIALIZE()
 
 static int snap(struct procstat_snap *s, char *const *p,
 		const struct procstat_nic *nic)

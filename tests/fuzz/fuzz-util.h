@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "scratch-store.h"
 #include "store/store.h"
 #include "util.h"
 
@@ -69,6 +70,21 @@ static inline void fuzz_quiet(void)
 {
 	log_verbosity = -1;
 }
+
+/*
+ * The targets' LLVMFuzzerInitialize(): the parsers quiet, then what a
+ * target makes once before the first input (statements: a store, a
+ * folder, a file to write to), none for most.
+ */
+#define FUZZ_INITIALIZE(...)                              \
+	int LLVMFuzzerInitialize(int *argc, char ***argv) \
+	{                                                 \
+		(void)argc;                               \
+		(void)argv;                               \
+		fuzz_quiet();                             \
+		__VA_ARGS__;                              \
+		return 0;                                 \
+	}
 
 static int fuzz__rm_one(const char *path, const struct stat *sb, int flag,
 			struct FTW *ftw)
@@ -123,6 +139,16 @@ static inline const char *fuzz_tmpdir(void)
 	return fuzz__tmpdir;
 }
 
+/* fuzz_tmpdir(), for a target that cannot run without it: aborts. */
+static inline const char *fuzz_need_tmpdir(void)
+{
+	const char *tmp = fuzz_tmpdir();
+
+	if (!tmp)
+		abort();
+	return tmp;
+}
+
 /*
  * A real store in the scratch folder with one running trial, for the
  * targets that store what they parsed; each input's rows are rolled
@@ -130,28 +156,14 @@ static inline const char *fuzz_tmpdir(void)
  */
 static inline struct store *fuzz_store(int64_t *trial_id)
 {
-	struct store_boot boot = { "boot-1", "6.1", NULL, "", NULL };
-	struct store_kernel k = { .name = "running" };
-	int64_t run, host, boot_row, kernel, cell;
-	const char *tmp = fuzz_tmpdir();
+	static const struct scratch_trial t = { "fuzz", "machine-1", "boot-1",
+						"6.1",	"running",   "lazy",
+						"key-1" };
+	char *path = xasprintf("%s/results.db", fuzz_need_tmpdir());
 	struct store *st;
-	char *path;
+	int64_t run;
 
-	if (!tmp)
-		abort();
-	path = xasprintf("%s/results.db", tmp);
-	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
-	    store__run_begin(st, "fuzz", "", 0, &run) ||
-	    store__host_upsert(st, "sut", "machine-1", &host) ||
-	    store__boot_upsert(st, host, &boot, &boot_row) ||
-	    store__kernel_upsert(st, &k, &kernel) ||
-	    store__cell_upsert(st,
-			       &(struct store_cell){ run, host, kernel, "lazy",
-						     "w", "key-1" },
-			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
-					trial_id, NULL) ||
-	    store__trial_start(st, *trial_id, boot_row, "lazy", "lazy") ||
+	if (scratch_store__open(path, &t, &st, &run, trial_id) ||
 	    store__commit(st))
 		abort();
 	free(path);

@@ -45,5 +45,5 @@ $(FUZZ_OBJ)/gen/%.o: .output/gen/%.c
 
 $(FUZZ_OUT)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-util.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -MMD -MP -o $@ $< \
 		$(FUZZ_LIB) $(LDLIBS)

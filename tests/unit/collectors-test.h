@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "scratch-store.h"
 #include "store/store.h"
 #include "subprocess.h"
 #include "tap.h"
@@ -156,27 +157,18 @@ static inline void ct_netns_pair(void)
 	}
 }
 
+/* What the trial of a collector's or a workload's scratch store names. */
+static const struct scratch_trial ct_trial = { "t",    "machine-1", "boot-1",
+					       "6.18", "running",   "lazy",
+					       "key-1" };
+
 /* A store in the scratch directory with one running trial. */
 static inline struct store *ct_store(int64_t *run_id, int64_t *trial_id)
 {
 	char *path = xasprintf("%s/results.db", ct_tmpdir);
-	struct store_boot boot = { "boot-1", "6.18", NULL, "", NULL };
-	struct store_kernel k = { .name = "running" };
-	int64_t host, boot_row, kernel, cell;
-	struct store *st = NULL;
+	struct store *st;
 
-	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
-	    store__run_begin(st, "t", "", 0, run_id) ||
-	    store__host_upsert(st, "sut", "machine-1", &host) ||
-	    store__boot_upsert(st, host, &boot, &boot_row) ||
-	    store__kernel_upsert(st, &k, &kernel) ||
-	    store__cell_upsert(st,
-			       &(struct store_cell){ *run_id, host, kernel,
-						     "lazy", "w", "key-1" },
-			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
-					trial_id, NULL) ||
-	    store__trial_start(st, *trial_id, boot_row, "lazy", "lazy")) {
+	if (scratch_store__open(path, &ct_trial, &st, run_id, trial_id)) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);
 	}

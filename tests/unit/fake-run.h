@@ -14,10 +14,23 @@
 
 #include <sqlite3.h>
 
+#include "bench/agent/agent-file.h"
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "store/store.h"
+#include "tap.h"
 #include "util.h"
+
+/* The matrices' two workloads: one on each SUT, a and b, peer p. */
+#define FAKE_RUN_WORKLOADS   \
+	"[[workloads]]\n"    \
+	"name = \"tcp-a\"\n" \
+	"server = \"a\"\n"   \
+	"client = \"p\"\n"   \
+	"[[workloads]]\n"    \
+	"name = \"tcp-b\"\n" \
+	"server = \"b\"\n"   \
+	"client = \"p\"\n"
 
 static inline int fake_run__load(struct run_ctx *ctx, const char *toml)
 {
@@ -83,6 +96,19 @@ static inline void fake_run__release(struct run_ctx *ctx)
 	plan__release(&ctx->plan);
 	matrix__free(ctx->m);
 	ctx->m = NULL;
+}
+
+/*
+ * The end of a test: the run released if it is still open, @dir and
+ * all the run left there (the database's -wal and -shm files too)
+ * removed; the TAP plan.
+ */
+static inline int fake_run__end(struct run_ctx *ctx, const char *dir)
+{
+	if (ctx->m)
+		fake_run__release(ctx);
+	agent_file__remove_tree(dir, NULL);
+	return tap_done();
 }
 
 /*

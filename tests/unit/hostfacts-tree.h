@@ -18,47 +18,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
 static char tmpdir[] = "/tmp/iommu-bench-test-hostfacts.XXXXXX";
 
-static void mkdir_p(const char *path)
-{
-	char *p = xstrdup(path), *s;
-
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	mkdir(p, 0755);
-	free(p);
-}
-
-static void parent_dir(const char *path)
-{
-	char *p = xstrdup(path);
-
-	*strrchr(p, '/') = '\0';
-	mkdir_p(p);
-	free(p);
-}
-
 /* @path under @root holds @text. */
 static void put(const char *root, const char *path, const char *text)
 {
 	char *full = xasprintf("%s%s", root, path);
-	FILE *fp;
 
-	parent_dir(full);
-	fp = fopen(full, "w");
-	if (fp) {
-		fputs(text, fp);
-		fclose(fp);
-	}
+	scratch__put(full, text);
+	free(full);
+}
+
+/* @dir/@name under @root holds @text. */
+static void put_in(const char *root, const char *dir, const char *name,
+		   const char *text)
+{
+	char *full = xasprintf("%s%s/%s", root, dir, name);
+
+	scratch__put(full, text);
 	free(full);
 }
 
@@ -76,7 +57,7 @@ ln(const char *root, const char *target, const char *fmt, ...)
 	l = xasprintf("%s%s", root, link);
 	free(link);
 
-	parent_dir(l);
+	scratch__parent_dir(l);
 	if (symlink(t, l))
 		perror(l);
 	free(t);
@@ -88,7 +69,7 @@ static void dir(const char *root, const char *path)
 {
 	char *full = xasprintf("%s%s", root, path);
 
-	mkdir_p(full);
+	scratch__mkdir_p(full);
 	free(full);
 }
 
@@ -96,7 +77,7 @@ static char *new_root(const char *name)
 {
 	char *root = xasprintf("%s/%s", tmpdir, name);
 
-	mkdir_p(root);
+	scratch__mkdir_p(root);
 	put(root, "/proc/sys/kernel/osrelease", "6.1.0-test\n");
 	put(root, "/proc/sys/kernel/random/boot_id",
 	    "1625183a-e602-4b08-a994-45f7324c7095\n");
@@ -112,16 +93,11 @@ static void pci_dev(const char *root, const char *bdf, const char *driver,
 		    const char *cls, int group)
 {
 	char *dev = xasprintf("/sys/devices/pci0000:00/%s", bdf);
-	char *p = xasprintf("%s/class", dev), *g, *drv;
+	char *g, *drv;
 
-	put(root, p, cls);
-	free(p);
-	p = xasprintf("%s/vendor", dev);
-	put(root, p, "0x1af4\n");
-	free(p);
-	p = xasprintf("%s/numa_node", dev);
-	put(root, p, "0\n");
-	free(p);
+	put_in(root, dev, "class", cls);
+	put_in(root, dev, "vendor", "0x1af4\n");
+	put_in(root, dev, "numa_node", "0\n");
 	drv = xasprintf("/sys/bus/pci/drivers/%s", driver);
 	ln(root, drv, "%s/driver", dev);
 	free(drv);
@@ -138,6 +114,7 @@ static void virtio_net(const char *root, int group)
 {
 	const char *v = "/sys/devices/pci0000:00/0000:00:03.0/virtio0";
 	const char *n = "/sys/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0";
+	static const char *const queues[] = { "rx-0", "tx-0", "rx-1", "tx-1" };
 	char *p;
 
 	pci_dev(root, "0000:00:03.0", "virtio-pci", "0x020000\n", group);
@@ -149,12 +126,9 @@ static void virtio_net(const char *root, int group)
 	put(root, "/sys/class/net/eth0/mtu", "9000\n");
 	put(root, "/sys/class/net/eth0/speed", "-1\n");
 	put(root, "/sys/class/net/eth0/operstate", "up\n");
-	for (int i = 0; i < 2; i++) {
-		p = xasprintf("/sys/class/net/eth0/queues/rx-%d/x", i);
-		put(root, p, "");
-		free(p);
-		p = xasprintf("/sys/class/net/eth0/queues/tx-%d/x", i);
-		put(root, p, "");
+	for (size_t i = 0; i < ARRAY_SIZE(queues); i++) {
+		p = xasprintf("/sys/class/net/eth0/queues/%s", queues[i]);
+		put_in(root, p, "x", "");
 		free(p);
 	}
 	put(root, "/sys/devices/virtual/net/lo/type", "772\n");

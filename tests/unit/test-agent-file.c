@@ -28,23 +28,12 @@
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
 static char scratch[PATH_MAX];
 static char root[PATH_MAX + 32];
-
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
-}
 
 static char *test_outdir(void)
 {
@@ -156,7 +145,8 @@ static void test_read(const char *dir)
 	srand(42);
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)rand();
-	ok(!write_file(path, buf, len), "a 2.5 MiB file in the trial folder");
+	ok(!scratch__write(path, buf, len, 0600),
+	   "a 2.5 MiB file in the trial folder");
 
 	back = read_back(path, AGENT_FILE_READ_MAX, &got, &calls);
 	is_int(calls, 3, "file.read gives it in 3 chunks of 1 MiB");
@@ -210,7 +200,7 @@ static void test_refusals(const char *dir)
 	char *link = xasprintf("%s/passwd", dir);
 	char *link2 = xasprintf("%s/secret-link", dir);
 
-	write_file(secret, "no", 2);
+	scratch__write(secret, "no", 2, 0600);
 	ok(!symlink("/etc/passwd", link) && !symlink(secret, link2),
 	   "symlinks in the trial folder that point out of it");
 	refused("file.read", "/etc/passwd", -EACCES, OUTSIDE, "/etc/passwd");
@@ -265,9 +255,9 @@ static void test_remove(const char *dir)
 	mkdir(deep, 0700);
 	mkdir(sub, 0700);
 	p = xasprintf("%s/f", sub);
-	write_file(p, "x", 1);
+	scratch__write(p, "x", 1, 0600);
 	free(p);
-	write_file(secret, "keep", 4);
+	scratch__write(secret, "keep", 4, 0600);
 	p = xasprintf("%s/out", sub);
 	symlink(scratch, p);
 	free(p);
@@ -304,19 +294,6 @@ static bool has_tmp(const char *dir)
 	return found;
 }
 
-static bool same_file(const char *path, const void *buf, size_t len)
-{
-	char *got = NULL;
-	size_t n = 0;
-	bool same;
-
-	if (read_file(path, &got, &n))
-		return false;
-	same = n == len && !memcmp(got, buf, len);
-	free(got);
-	return same;
-}
-
 static const char *str_at(const json_t *o, const char *a, const char *b)
 {
 	return json_string_value(json_object_get(json_object_get(o, a), b));
@@ -340,17 +317,17 @@ static void test_fetch(struct run_host *h)
 		buf[i] = (unsigned char)(i * 31 + (i >> 12));
 	mkdir(remote, 0700);
 	mkdir(local, 0755);
-	write_file(p, buf, len);
-	write_file(e, "extra", 5);
+	scratch__write(p, buf, len, 0600);
+	scratch__write(e, "extra", 5, 0600);
 	res = json_pack("{s:{s:s, s:s, s:i}, s:{s:[s, s]}, s:s}", "perf",
 			"perf_data", p, "again", p, "samples", 3, "other",
 			"files", e, "/etc/passwd", "dir", remote);
 
 	is_int(run_fetch__artifacts(h, remote, local, res, &f), 0,
 	       "run_fetch__artifacts over a real agent");
-	ok(same_file(lp, buf, len),
+	ok(scratch__same(lp, buf, len),
 	   "a 2.5 MiB perf.data came home whole, chunk after chunk");
-	ok(same_file(le, "extra", 5), "... and a second file beside it");
+	ok(scratch__same(le, "extra", 5), "... and a second file beside it");
 	is_int(f.nr, 2, "two files fetched, the one named twice once");
 	ok(f.nr == 2 && !strcmp(f.files[0].where, "perf/perf_data") &&
 		   !strcmp(f.files[0].kind, "perf.data") &&
@@ -379,17 +356,17 @@ static void test_fetch(struct run_host *h)
 
 	/* One file that is not there, one with a name the trial keeps. */
 	mkdir(remote, 0700);
-	write_file(p, buf, 10);
+	scratch__write(p, buf, 10, 0600);
 	free(e);
 	e = xasprintf("%s/collectors.json", remote);
-	write_file(e, "{}", 2);
+	scratch__write(e, "{}", 2, 0600);
 	free(le);
 	le = xasprintf("%s/missing.data", remote);
 	res = json_pack("{s:{s:s, s:s, s:s}}", "perf", "perf_data", p, "gone",
 			le, "raw", e);
 	ok(run_fetch__artifacts(h, remote, local, res, &f) < 0,
 	   "a file that cannot be fetched is an error of the fetch");
-	ok(f.nr == 1 && same_file(lp, buf, 10),
+	ok(f.nr == 1 && scratch__same(lp, buf, 10),
 	   "... what could come still came");
 	ok(!strcmp(str_at(res, "perf", "gone"), le) &&
 		   !strcmp(str_at(res, "perf", "raw"), e),

@@ -29,6 +29,7 @@
 #include "bench/agent/agent-kernel.h"
 #include "bench/agent/agent.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "sha256.h"
 #include "subprocess.h"
 #include "tap.h"
@@ -42,39 +43,6 @@ static char kdir[PATH_MAX + 32];
 static char modroot[PATH_MAX + 32];
 static char bootdir[PATH_MAX + 32];
 static char grub_log[PATH_MAX + 32];
-
-static int write_file(const char *path, const void *buf, size_t len,
-		      mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, buf, len);
-	close(fd);
-	return ret;
-}
-
-static bool same_file(const char *path, const void *buf, size_t len)
-{
-	char *got = NULL;
-	size_t n = 0;
-	bool same;
-
-	if (read_file(path, &got, &n))
-		return false;
-	same = n == len && !memcmp(got, buf, len);
-	free(got);
-	return same;
-}
-
-static bool exists(const char *path)
-{
-	struct stat sb;
-
-	return !lstat(path, &sb);
-}
 
 /* Entries of @dir besides . and .., or -1. */
 static int count_entries(const char *dir)
@@ -212,7 +180,7 @@ static void test_stage_install(void)
 	       "kernel.stage takes a 2.5 MiB image");
 	is_int(calls, 3, "... in 3 chunks, the size growing each time");
 	p = xasprintf("%s/k1.staging/vmlinuz", kdir);
-	ok(same_file(p, buf, len), "... staged whole in DIR/NAME.staging");
+	ok(scratch__same(p, buf, len), "... staged whole in DIR/NAME.staging");
 	free(p);
 
 	is_int(agent_test__call("kernel.install",
@@ -232,11 +200,10 @@ static void test_stage_install(void)
 	ok(json_is_integer(json_object_get(res, "elapsed_ms")),
 	   "... and how long it took");
 	json_decref(res);
-	ok(same_file(want, buf, len), "the image is there, the same bytes");
+	ok(scratch__same(want, buf, len), "the image is there, the same bytes");
 	free(want);
-	p = xasprintf("%s/k1.staging", kdir);
-	ok(!exists(p), "the staging folder became the install folder");
-	free(p);
+	ok(!scratch__there("%s/k1.staging", kdir),
+	   "the staging folder became the install folder");
 
 	p = xasprintf("%s/k1/installed.json", kdir);
 	j = json_load_file(p, 0, NULL);
@@ -320,7 +287,7 @@ static void test_offsets(void)
 
 static void test_bad_sha(void)
 {
-	char hex[SHA256_HEX_SIZE], wrong[SHA256_HEX_SIZE], *err = NULL, *p;
+	char hex[SHA256_HEX_SIZE], wrong[SHA256_HEX_SIZE], *err = NULL;
 
 	upload_image("k3", hex);
 	sha256__hex("other", 5, wrong);
@@ -335,12 +302,9 @@ static void test_bad_sha(void)
 	ok(err && strstr(err, hex) && strstr(err, wrong),
 	   "... with the sha256 wanted and got");
 	free(err);
-	p = xasprintf("%s/k3", kdir);
-	ok(!exists(p), "... and nothing installed");
-	free(p);
-	p = xasprintf("%s/k3.staging/vmlinuz", kdir);
-	ok(exists(p), "... the staged file kept for another try");
-	free(p);
+	ok(!scratch__there("%s/k3", kdir), "... and nothing installed");
+	ok(scratch__there("%s/k3.staging/vmlinuz", kdir),
+	   "... the staged file kept for another try");
 
 	is_int(agent_test__call("kernel.install",
 				json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}",
@@ -381,11 +345,11 @@ static int make_tree(const char *stage, const char *release)
 	}
 	mkdir(dir, 0755);
 	p = xasprintf("%s/x.ko", dir);
-	ret = write_file(p, "\177ELF module", 11, 0644);
+	ret = scratch__write(p, "\177ELF module", 11, 0644);
 	free(p);
 	p = xasprintf("%s/lib/modules/%s/modules.dep", stage, release);
 	if (!ret)
-		ret = write_file(p, "kernel/x.ko:\n", 13, 0644);
+		ret = scratch__write(p, "kernel/x.ko:\n", 13, 0644);
 	free(p);
 	p = xasprintf("%s/lib/modules/%s/build", stage, release);
 	if (!ret && symlink(scratch, p) && errno != EEXIST)
@@ -469,55 +433,43 @@ static void test_modules(void)
 	   "a modules.tar made by tar, with a build symlink in it");
 	is_int(install_mods("m1", rel, tar, BID1, modroot, &res, &err), 0,
 	       "kernel.install with modules into a scratch modules root");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	is_str(str(res, "modules_dir"), mdir, "... answers MODULES_ROOT/R");
 	json_decref(res);
 	p = xasprintf("%s/kernel/x.ko", mdir);
-	ok(same_file(p, "\177ELF module", 11), "kernel/x.ko is there");
+	ok(scratch__same(p, "\177ELF module", 11), "kernel/x.ko is there");
 	free(p);
 	p = xasprintf("%s/modules.dep", mdir);
-	ok(same_file(p, "kernel/x.ko:\n", 13), "... and modules.dep");
+	ok(scratch__same(p, "kernel/x.ko:\n", 13), "... and modules.dep");
 	free(p);
-	p = xasprintf("%s/build", mdir);
-	ok(!exists(p), "the build symlink is gone");
-	free(p);
+	ok(!scratch__there("%s/build", mdir), "the build symlink is gone");
 	m = marker_of(mdir);
 	is_str(m, BID1 "\n", "the marker holds the build id");
 	free(m);
 	is_int(count_entries(modroot), 1,
 	       "nothing else is left in the modules root");
-	p = xasprintf("%s/m1/modules.tar", kdir);
-	ok(!exists(p), "modules.tar is not kept in the install folder");
-	free(p);
+	ok(!scratch__there("%s/m1/modules.tar", kdir),
+	   "modules.tar is not kept in the install folder");
 	ok(find_installed("m1", BID1), "kernel.find: installed");
 
 	p = xasprintf("%s/sentinel", mdir);
-	write_file(p, "s", 1, 0644);
+	scratch__write(p, "s", 1, 0644);
 	is_int(install_mods("m1", rel, tar, BID1, modroot, NULL, NULL), 0,
 	       "installing the same build again");
-	ok(exists(p), "... keeps the modules folder as it was");
+	ok(scratch__exists(p), "... keeps the modules folder as it was");
 	is_int(install_mods("m1", rel, tar, BID2, modroot, NULL, &err), 0,
 	       "installing another build of the same release");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
-	ok(!exists(p), "... replaces the modules folder");
+	tap_diag_free(err);
+	ok(!scratch__exists(p), "... replaces the modules folder");
 	free(p);
 	m = marker_of(mdir);
 	is_str(m, BID2 "\n", "... the marker says the new build");
 	free(m);
-	p = xasprintf("%s/kernel/x.ko", mdir);
-	ok(exists(p), "... the modules are there");
-	free(p);
+	ok(scratch__there("%s/kernel/x.ko", mdir), "... the modules are there");
 	is_int(count_entries(modroot), 1, "... nothing left aside");
-	p = xasprintf("%s/.m1.old", kdir);
-	m = xasprintf("%s/m1.staging", kdir);
-	ok(!exists(p) && !exists(m),
+	ok(!scratch__there("%s/.m1.old", kdir) &&
+		   !scratch__there("%s/m1.staging", kdir),
 	   "... nor beside the install folder it replaced");
-	free(m);
-	free(p);
 	ok(find_installed("m1", BID2) && !find_installed("m1", BID1),
 	   "kernel.find follows the new build");
 
@@ -525,7 +477,7 @@ static void test_modules(void)
 	mdir = xasprintf("%s/6.1.0-foreign", modroot);
 	mkdir(mdir, 0755);
 	p = xasprintf("%s/mine", mdir);
-	write_file(p, "mine", 4, 0644);
+	scratch__write(p, "mine", 4, 0644);
 	free(tar);
 	tar = xasprintf("%s/foreign.tar", scratch);
 	make_tar(stage, "6.1.0-foreign", tar, NULL, 0, false);
@@ -534,12 +486,10 @@ static void test_modules(void)
 	       -EEXIST, "a modules folder without our marker: EEXIST");
 	has_str(err, "not installed by iommu-bench", "... saying why");
 	free(err);
-	ok(same_file(p, "mine", 4) && count_entries(mdir) == 1,
+	ok(scratch__same(p, "mine", 4) && count_entries(mdir) == 1,
 	   "... and it is left as it was");
 	free(p);
-	p = xasprintf("%s/m2", kdir);
-	ok(!exists(p), "... nothing installed");
-	free(p);
+	ok(!scratch__there("%s/m2", kdir), "... nothing installed");
 	free(mdir);
 	free(stage);
 	free(tar);
@@ -561,11 +511,9 @@ static void test_other_fs(void)
 	}
 	is_int(install_mods("m3", "6.1.0-mods", tar, BID1, tmpl, NULL, &err), 0,
 	       "a modules root on another filesystem (tmpfs)");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	p = xasprintf("%s/6.1.0-mods/kernel/x.ko", tmpl);
-	ok(exists(p) && count_entries(tmpl) == 1,
+	ok(scratch__exists(p) && count_entries(tmpl) == 1,
 	   "... the modules there, nothing left beside them");
 	free(p);
 	agent_file__remove_tree(tmpl, NULL);
@@ -585,76 +533,78 @@ static void refused_tar(const char *name, const char *rel, const char *tar,
 		has_str(err, says, "... saying why");
 	else if (err)
 		tap_diag("%s", err);
-	ok(!exists(mdir), "... no modules folder made");
-	ok(!exists(x), "... the unpacked tree removed");
+	ok(!scratch__exists(mdir), "... no modules folder made");
+	ok(!scratch__exists(x), "... the unpacked tree removed");
 	free(err);
 	free(x);
 	free(mdir);
 }
 
+static const char *const climbing[] = { "../escape-me" };
+static const char *const beside_lib[] = { "etc" };
+
+/* A modules.tar packed from the stage, and why installing it fails. */
+static const struct bad_tar {
+	const char *name;      /* the install's, and its tar's */
+	const char *packed;    /* the release packed */
+	const char *installed; /* the release asked for */
+	const char *const *extra;
+	size_t nr_extra;
+	bool absolute;
+	const char *made; /* the check that it was packed, or NULL */
+	const char *says, *what;
+} bad_tars[] = {
+	{ "e1", "6.1.0-up", "6.1.0-up", climbing, 1, true,
+	  "a tar with a member ../escape-me", "contains '..'",
+	  "a member that climbs out" },
+	{ "e2", "6.1.0-etc", "6.1.0-etc", beside_lib, 1, false,
+	  "a tar with etc/ beside lib/", "etc", "an extra top-level folder" },
+	{ "e3", "6.1.0-other", "6.1.0-wanted", NULL, 0, false, NULL,
+	  "6.1.0-other", "a tar of another release" },
+	{ "e4", "6.1.0-fifo", "6.1.0-fifo", NULL, 0, false,
+	  "a tar with a FIFO in the tree", "a FIFO", "a FIFO" },
+	{ "e5", "6.1.0-hard", "6.1.0-hard", NULL, 0, false, NULL, "hard link",
+	  "a hard link" },
+};
+
 static void test_bad_tars(void)
 {
 	char *stage = xasprintf("%s/evil", scratch), *p, *tar, *q;
-	const char *up[] = { "../escape-me" };
-	const char *etc[] = { "etc" };
+	const struct bad_tar *t;
+	int ret;
 
+	/* What the tars hold besides their releases' trees. */
 	mkdir(stage, 0755);
 	p = xasprintf("%s/escape-me", scratch);
-	write_file(p, "out", 3, 0644);
-	free(p);
-	tar = xasprintf("%s/up.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-up", tar, up, 1, true),
-	   "a tar with a member ../escape-me");
-	refused_tar("e1", "6.1.0-up", tar, "contains '..'",
-		    "a member that climbs out");
-	p = xasprintf("%s/e1.staging/escape-me", kdir);
-	q = xasprintf("%s/escape-me", kdir);
-	ok(!exists(p) && !exists(q), "... nothing written outside");
-	free(q);
-	free(p);
-	free(tar);
-
-	p = xasprintf("%s/etc", stage);
-	mkdir(p, 0755);
+	scratch__write(p, "out", 3, 0644);
 	free(p);
 	p = xasprintf("%s/etc/passwd", stage);
-	write_file(p, "x", 1, 0644);
-	free(p);
-	tar = xasprintf("%s/etc.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-etc", tar, etc, 1, false),
-	   "a tar with etc/ beside lib/");
-	refused_tar("e2", "6.1.0-etc", tar, "etc", "an extra top-level folder");
-	free(tar);
-
-	tar = xasprintf("%s/other.tar", scratch);
-	make_tar(stage, "6.1.0-other", tar, NULL, 0, false);
-	refused_tar("e3", "6.1.0-wanted", tar, "6.1.0-other",
-		    "a tar of another release");
-	free(tar);
-
-	p = xasprintf("%s/lib/modules/6.1.0-fifo", stage);
-	mkdir(p, 0755);
+	scratch__put(p, "x");
 	free(p);
 	p = xasprintf("%s/lib/modules/6.1.0-fifo/fifo", stage);
+	scratch__parent_dir(p);
 	mkfifo(p, 0644);
 	free(p);
-	tar = xasprintf("%s/fifo.tar", scratch);
-	ok(!make_tar(stage, "6.1.0-fifo", tar, NULL, 0, false),
-	   "a tar with a FIFO in the tree");
-	refused_tar("e4", "6.1.0-fifo", tar, "a FIFO", "a FIFO");
-	free(tar);
-
 	p = xasprintf("%s/lib/modules/6.1.0-hard/a.ko", stage);
 	q = xasprintf("%s/lib/modules/6.1.0-hard/b.ko", stage);
 	make_tree(stage, "6.1.0-hard");
-	write_file(p, "a", 1, 0644);
+	scratch__write(p, "a", 1, 0644);
 	ok(!link(p, q), "a hard link in the tree");
 	free(p);
 	free(q);
-	tar = xasprintf("%s/hard.tar", scratch);
-	make_tar(stage, "6.1.0-hard", tar, NULL, 0, false);
-	refused_tar("e5", "6.1.0-hard", tar, "hard link", "a hard link");
-	free(tar);
+
+	for (t = bad_tars; t < bad_tars + ARRAY_SIZE(bad_tars); t++) {
+		tar = xasprintf("%s/%s.tar", scratch, t->name);
+		ret = make_tar(stage, t->packed, tar, t->extra, t->nr_extra,
+			       t->absolute);
+		if (t->made)
+			ok(!ret, "%s", t->made);
+		refused_tar(t->name, t->installed, tar, t->says, t->what);
+		free(tar);
+	}
+	ok(!scratch__there("%s/e1.staging/escape-me", kdir) &&
+		   !scratch__there("%s/escape-me", kdir),
+	   "... nothing written outside");
 	free(stage);
 }
 
@@ -742,7 +692,8 @@ static void test_invalid(void)
 			  "build_id", BID1),
 		"name", "the name '../k1'");
 	p = xasprintf("%s/x", scratch);
-	ok(!exists(p) && !exists("/x"), "nothing was made where they point");
+	ok(!scratch__exists(p) && !scratch__exists("/x"),
+	   "nothing was made where they point");
 	free(p);
 }
 
@@ -771,16 +722,75 @@ static char *fake_bin(const char *folder, const char *tool, const char *body)
 	char *text = xasprintf("#!/bin/sh\n%s\n", body);
 
 	mkdir(dir, 0755);
-	write_file(p, text, strlen(text), 0755);
+	scratch__write(p, text, strlen(text), 0755);
 	free(text);
 	free(p);
 	return dir;
 }
 
+/* @dir as the whole of $PATH; @dir, for the caller to free. */
+static char *on_path(char *dir)
+{
+	setenv("PATH", dir, 1);
+	return dir;
+}
+
+/* Whether the install @name's initrd holds @len bytes of @want. */
+static bool initrd_is(const char *name, const char *want, size_t len)
+{
+	char *p = xasprintf("%s/%s/initrd.img", kdir, name);
+	bool same = scratch__same(p, want, len);
+
+	free(p);
+	return same;
+}
+
+/*
+ * Install @name, release 6.1.0-gen, with its initrd generated by the
+ * fake @tool (in the folder @folder, the whole PATH) that runs @script.
+ */
+static int generate_with(const char *folder, const char *tool,
+			 const char *script, const char *name, json_t **res,
+			 char **err)
+{
+	char *bin = on_path(fake_bin(folder, tool, script));
+	int ret = install_initrd(name, "6.1.0-gen", "generate", res, err);
+
+	free(bin);
+	return ret;
+}
+
+/* Fake initramfs generators, each found where the ones before are not. */
+static const struct generator {
+	const char *folder, *tool, *script, *name, *what;
+	const char *by; /* initrd_by as checked, or NULL */
+	bool says_path; /* the answer's initrd checked too */
+	const char *made, *made_what;
+} generators[] = {
+	{ "fake-mkinitramfs", "mkinitramfs",
+	  "[ \"$1\" = -o ] || exit 3\n"
+	  "printf 'mkinitramfs %s\\n' \"$3\" > \"$2\"",
+	  "g1", "a (fake) mkinitramfs generates the initrd", "mkinitramfs",
+	  true, "mkinitramfs 6.1.0-gen\n",
+	  "... made by `mkinitramfs -o OUT RELEASE`" },
+	{ "fake-dracut", "dracut",
+	  "[ \"$1\" = --force ] || exit 3\n"
+	  "printf 'dracut %s\\n' \"$3\" > \"$2\"",
+	  "g1", "dracut where there is no mkinitramfs", "dracut", false,
+	  "dracut 6.1.0-gen\n",
+	  "... `dracut --force OUT RELEASE`, replacing the older install" },
+	{ "fake-mkinitcpio", "mkinitcpio",
+	  "[ \"$1\" = -k ] && [ \"$3\" = -g ] || exit 3\n"
+	  "printf 'mkinitcpio %s\\n' \"$2\" > \"$4\"",
+	  "g2", "mkinitcpio where there is neither", NULL, false,
+	  "mkinitcpio 6.1.0-gen\n", "... `mkinitcpio -k RELEASE -g OUT`" },
+};
+
 static void test_generate_fake(void)
 {
 	char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	char *empty = xasprintf("%s/emptybin", scratch), *bin, *p, *err = NULL;
+	char *empty = xasprintf("%s/emptybin", scratch), *p, *err = NULL;
+	const struct generator *g;
 	json_t *res = NULL;
 
 	mkdir(empty, 0755);
@@ -792,70 +802,37 @@ static void test_generate_fake(void)
 		"this host: ",
 		"... saying so");
 	free(err);
-	p = xasprintf("%s/g1", kdir);
-	ok(!exists(p), "... nothing installed");
-	free(p);
+	ok(!scratch__there("%s/g1", kdir), "... nothing installed");
 
 	/* Builtins only: PATH holds nothing else. */
-	bin = fake_bin("fake-mkinitramfs", "mkinitramfs",
-		       "[ \"$1\" = -o ] || exit 3\n"
-		       "printf 'mkinitramfs %s\\n' \"$3\" > \"$2\"");
-	setenv("PATH", bin, 1);
-	is_int(install_initrd("g1", "6.1.0-gen", "generate", &res, &err), 0,
-	       "a (fake) mkinitramfs generates the initrd");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
-	is_str(str(res, "initrd_by"), "mkinitramfs", "... initrd_by says it");
-	p = xasprintf("%s/g1/initrd.img", kdir);
-	is_str(str(res, "initrd"), p, "... the initrd's path");
-	ok(same_file(p, "mkinitramfs 6.1.0-gen\n", 22),
-	   "... made by `mkinitramfs -o OUT RELEASE`");
-	free(p);
-	json_decref(res);
-	free(bin);
+	for (g = generators; g < generators + ARRAY_SIZE(generators); g++) {
+		is_int(generate_with(g->folder, g->tool, g->script, g->name,
+				     &res, &err),
+		       0, "%s", g->what);
+		tap_diag_free(err);
+		err = NULL;
+		if (g->by)
+			is_str(str(res, "initrd_by"), g->by,
+			       "... initrd_by says it");
+		p = xasprintf("%s/%s/initrd.img", kdir, g->name);
+		if (g->says_path)
+			is_str(str(res, "initrd"), p, "... the initrd's path");
+		ok(scratch__same(p, g->made, strlen(g->made)), "%s",
+		   g->made_what);
+		free(p);
+		json_decref(res);
+	}
 
-	bin = fake_bin("fake-dracut", "dracut",
-		       "[ \"$1\" = --force ] || exit 3\n"
-		       "printf 'dracut %s\\n' \"$3\" > \"$2\"");
-	setenv("PATH", bin, 1);
-	is_int(install_initrd("g1", "6.1.0-gen", "generate", &res, NULL), 0,
-	       "dracut where there is no mkinitramfs");
-	is_str(str(res, "initrd_by"), "dracut", "... initrd_by says it");
-	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(same_file(p, "dracut 6.1.0-gen\n", 17),
-	   "... `dracut --force OUT RELEASE`, replacing the older install");
-	free(p);
-	json_decref(res);
-	free(bin);
-
-	bin = fake_bin("fake-mkinitcpio", "mkinitcpio",
-		       "[ \"$1\" = -k ] && [ \"$3\" = -g ] || exit 3\n"
-		       "printf 'mkinitcpio %s\\n' \"$2\" > \"$4\"");
-	setenv("PATH", bin, 1);
-	is_int(install_initrd("g2", "6.1.0-gen", "generate", &res, NULL), 0,
-	       "mkinitcpio where there is neither");
-	p = xasprintf("%s/g2/initrd.img", kdir);
-	ok(same_file(p, "mkinitcpio 6.1.0-gen\n", 21),
-	   "... `mkinitcpio -k RELEASE -g OUT`");
-	free(p);
-	json_decref(res);
-	free(bin);
-
-	bin = fake_bin("fake-failing", "mkinitramfs",
-		       "echo 'W: a warning first' >&2\n"
-		       "echo \"E: no modules for $3\" >&2\nexit 1");
-	setenv("PATH", bin, 1);
-	ok(install_initrd("g1", "6.1.0-gen", "generate", NULL, &err) < 0,
+	ok(generate_with("fake-failing", "mkinitramfs",
+			 "echo 'W: a warning first' >&2\n"
+			 "echo \"E: no modules for $3\" >&2\nexit 1",
+			 "g1", NULL, &err) < 0,
 	   "a failing generator fails the install");
 	has_str(err, "E: no modules for 6.1.0-gen",
 		"... with its last stderr line");
 	free(err);
-	p = xasprintf("%s/g1/initrd.img", kdir);
-	ok(same_file(p, "dracut 6.1.0-gen\n", 17),
+	ok(initrd_is("g1", "dracut 6.1.0-gen\n", 17),
 	   "... the older install left as it was");
-	free(p);
-	free(bin);
 
 	setenv("PATH", old, 1);
 	free(old);
@@ -926,13 +903,11 @@ static void test_staged_initrd(void)
 				 "initrd.img", rhex, "initrd", "staged"),
 		       &res, &err),
 	       0, "initrd \"staged\" installed");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	p = xasprintf("%s/s1/initrd.img", kdir);
 	is_str(str(res, "initrd"), p, "... answering its path");
 	is_str(str(res, "initrd_by"), "staged", "... initrd_by \"staged\"");
-	ok(same_file(p, rd, sizeof(rd) - 1),
+	ok(scratch__same(p, rd, sizeof(rd) - 1),
 	   "... the staged bytes moved there");
 	free(p);
 	json_decref(res);
@@ -1008,6 +983,18 @@ static bool find_boot_installed(const char *name, const char *build_id,
 	return yes;
 }
 
+/* kernel.find with boot_dir: not installed, and why says @why. */
+static void not_bootable(const char *name, const char *build_id,
+			 const char *why, const char *what)
+{
+	json_t *res = find_boot(name, build_id, bootdir);
+
+	ok(json_is_false(json_object_get(res, "installed")) &&
+		   strstr(str(res, "why"), why),
+	   "%s", what);
+	json_decref(res);
+}
+
 /* A fake grub.cfg generator @tool in @folder: one line of argv a run. */
 static char *fake_grub(const char *folder, const char *tool)
 {
@@ -1028,7 +1015,7 @@ static char *grub_runs(void)
 	size_t n;
 
 	if (read_file(grub_log, &buf, &n))
-		buf = xstrdup("");
+		return xstrdup("");
 	return buf;
 }
 
@@ -1057,9 +1044,7 @@ static void test_boot(void)
 	is_int(install_boot("b1", "6.1.0-boot", BID1, IMG1, RD1,
 			    boot_at(bootdir), &res, &err),
 	       0, "kernel.install with \"boot\" (a fake update-grub)");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
+	tap_diag_free(err);
 	is_str(str(res, "boot_image"), img, "... answers BOOTDIR/vmlinuz-R");
 	is_str(str(res, "boot_initrd"), rd, "... and BOOTDIR/initrd.img-R");
 	is_str(str(res, "grub_by"), "update-grub", "... and grub_by");
@@ -1067,8 +1052,8 @@ static void test_boot(void)
 	is_str(str(res, "image"), p, "... the install itself as before");
 	free(p);
 	json_decref(res);
-	ok(same_file(img, IMG1, strlen(IMG1)) &&
-		   same_file(rd, RD1, strlen(RD1)),
+	ok(scratch__same(img, IMG1, strlen(IMG1)) &&
+		   scratch__same(rd, RD1, strlen(RD1)),
 	   "both copies hold the build's bytes");
 	is_int(count_entries(bootdir), 2, "... and nothing else is in BOOTDIR");
 	runs = grub_runs();
@@ -1125,20 +1110,19 @@ static void test_boot(void)
 	free(runs);
 
 	p = boot_path("vmlinuz", "6.1.0-foreign");
-	write_file(p, "a distribution's kernel", 23, 0644);
+	scratch__write(p, "a distribution's kernel", 23, 0644);
 	is_int(install_boot("b2", "6.1.0-foreign", BID1, IMG1, RD1,
 			    boot_at(bootdir), NULL, &err),
 	       -EEXIST, "a foreign BOOTDIR/vmlinuz-R: EEXIST");
 	has_str(err, p, "... naming it");
 	has_str(err, "not placed by iommu-bench", "... saying why");
 	free(err);
-	ok(same_file(p, "a distribution's kernel", 23),
+	ok(scratch__same(p, "a distribution's kernel", 23),
 	   "... and it is left as it was");
 	free(p);
 	p = boot_path("initrd.img", "6.1.0-foreign");
-	q = xasprintf("%s/b2", kdir);
-	ok(!exists(p) && !exists(q), "... no initrd placed, nothing installed");
-	free(q);
+	ok(!scratch__exists(p) && !scratch__there("%s/b2", kdir),
+	   "... no initrd placed, nothing installed");
 	free(p);
 	runs = grub_runs();
 	is_str(runs, "update-grub\nupdate-grub\n", "... nor grub run");
@@ -1146,7 +1130,7 @@ static void test_boot(void)
 
 	/* Even our own bytes: a symlink there could point anywhere. */
 	p = xasprintf("%s/linked", scratch);
-	write_file(p, IMG1, strlen(IMG1), 0644);
+	scratch__write(p, IMG1, strlen(IMG1), 0644);
 	q = boot_path("vmlinuz", "6.1.0-link");
 	ok(!symlink(p, q), "a symlink BOOTDIR/vmlinuz-R to the same bytes");
 	is_int(install_boot("b2", "6.1.0-link", BID1, IMG1, NULL,
@@ -1155,7 +1139,7 @@ static void test_boot(void)
 	has_str(err, "not a regular file", "... saying why");
 	free(err);
 	ok(!lstat(q, &a1) && S_ISLNK(a1.st_mode) &&
-		   same_file(p, IMG1, strlen(IMG1)),
+		   scratch__same(p, IMG1, strlen(IMG1)),
 	   "... the link and what it points to left as they were");
 	unlink(q);
 	free(q);
@@ -1183,11 +1167,9 @@ static void test_boot_replace(void)
 	is_int(install_boot("b1", "6.1.0-boot", BID2, IMG2, RD2,
 			    boot_at(bootdir), NULL, &err),
 	       0, "another build of the release, as the same name");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
-	ok(same_file(img, IMG2, strlen(IMG2)) &&
-		   same_file(rd, RD2, strlen(RD2)),
+	tap_diag_free(err);
+	ok(scratch__same(img, IMG2, strlen(IMG2)) &&
+		   scratch__same(rd, RD2, strlen(RD2)),
 	   "... replaces both copies the older install recorded");
 	ok(find_boot_installed("b1", BID2, bootdir),
 	   "... kernel.find with boot_dir: installed");
@@ -1195,18 +1177,16 @@ static void test_boot_replace(void)
 	is_int(install_boot("b3", "6.1.0-boot", BID1, IMG1, NULL,
 			    boot_at(bootdir), &res, &err),
 	       0, "... and as another name, without an initrd");
-	if (err)
-		tap_diag("%s", err);
-	free(err);
-	ok(same_file(img, IMG1, strlen(IMG1)), "... replaces the image");
-	ok(!exists(rd) && json_is_null(json_object_get(res, "boot_initrd")),
+	tap_diag_free(err);
+	ok(scratch__same(img, IMG1, strlen(IMG1)), "... replaces the image");
+	ok(!scratch__exists(rd) &&
+		   json_is_null(json_object_get(res, "boot_initrd")),
 	   "... and removes the older initrd, which grub would pair with it");
 	json_decref(res);
-	res = find_boot("b1", BID2, bootdir);
-	ok(json_is_false(json_object_get(res, "installed")) &&
-		   strstr(str(res, "why"), "no longer holds this build"),
-	   "kernel.find: the replaced install is no longer bootable by grub");
-	json_decref(res);
+	not_bootable(
+		"b1", BID2, "no longer holds this build",
+		"kernel.find: the replaced install is no longer bootable by "
+		"grub");
 	ok(find_installed("b1", BID2), "... though still there for kexec");
 	ok(find_boot_installed("b3", BID1, bootdir), "... and the new one is");
 
@@ -1231,43 +1211,42 @@ static char *last_run(void)
 	return last;
 }
 
+/* The grub config generators besides update-grub, tried in this order. */
+static const struct grub_mkconfig {
+	const char *folder, *tool, *what, *run;
+} mkconfigs[] = {
+	{ "fake-grub-mkconfig", "grub-mkconfig",
+	  "grub-mkconfig where there is no update-grub",
+	  "grub-mkconfig -o /boot/grub/grub.cfg" },
+	{ "fake-grub2-mkconfig", "grub2-mkconfig",
+	  "grub2-mkconfig where there is neither",
+	  "grub2-mkconfig -o /boot/grub2/grub.cfg" },
+};
+
 static void test_boot_generators(void)
 {
 	char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	char *empty = xasprintf("%s/emptybin", scratch), *bin, *p, *q;
+	const struct grub_mkconfig *g;
 	char *err = NULL;
 	json_t *res = NULL;
 
-	bin = fake_grub("fake-grub-mkconfig", "grub-mkconfig");
-	setenv("PATH", bin, 1);
-	is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
-			    boot_at(bootdir), &res, NULL),
-	       0, "grub-mkconfig where there is no update-grub");
-	is_str(str(res, "grub_by"), "grub-mkconfig", "... grub_by says it");
-	json_decref(res);
-	p = last_run();
-	is_str(p, "grub-mkconfig -o /boot/grub/grub.cfg",
-	       "... run as `grub-mkconfig -o /boot/grub/grub.cfg`");
-	free(p);
-	free(bin);
-
-	bin = fake_grub("fake-grub2-mkconfig", "grub2-mkconfig");
-	setenv("PATH", bin, 1);
-	is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
-			    boot_at(bootdir), &res, NULL),
-	       0, "grub2-mkconfig where there is neither");
-	is_str(str(res, "grub_by"), "grub2-mkconfig", "... grub_by says it");
-	json_decref(res);
-	p = last_run();
-	is_str(p, "grub2-mkconfig -o /boot/grub2/grub.cfg",
-	       "... run as `grub2-mkconfig -o /boot/grub2/grub.cfg`");
-	free(p);
-	free(bin);
+	for (g = mkconfigs; g < mkconfigs + ARRAY_SIZE(mkconfigs); g++) {
+		bin = on_path(fake_grub(g->folder, g->tool));
+		is_int(install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL,
+				    boot_at(bootdir), &res, NULL),
+		       0, "%s", g->what);
+		is_str(str(res, "grub_by"), g->tool, "... grub_by says it");
+		json_decref(res);
+		p = last_run();
+		is_str(p, g->run, "... run as `%s`", g->run);
+		free(p);
+		free(bin);
+	}
 
 	bin = fake_grub("fake-both", "grub-mkconfig");
 	free(bin);
-	bin = fake_grub("fake-both", "update-grub");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_grub("fake-both", "update-grub"));
 	install_boot("b4", "6.1.0-mk", BID1, IMG1, NULL, boot_at(bootdir), NULL,
 		     NULL);
 	p = last_run();
@@ -1285,31 +1264,28 @@ static void test_boot_generators(void)
 		"grub2-mkconfig) on this host",
 		"... saying so");
 	free(err);
-	p = xasprintf("%s/b5", kdir);
 	q = boot_path("vmlinuz", "6.1.0-none");
-	ok(!exists(p) && !exists(q), "... nothing installed, nothing copied");
+	ok(!scratch__there("%s/b5", kdir) && !scratch__exists(q),
+	   "... nothing installed, nothing copied");
 	free(q);
-	free(p);
 
-	bin = fake_bin("fake-grub-failing", "update-grub",
-		       "echo 'Generating grub configuration file ...' >&2\n"
-		       "echo '/usr/sbin/grub-probe: error: failed to get "
-		       "canonical path of /dev/root.' >&2\nexit 1");
-	setenv("PATH", bin, 1);
+	bin = on_path(
+		fake_bin("fake-grub-failing", "update-grub",
+			 "echo 'Generating grub configuration file ...' >&2\n"
+			 "echo '/usr/sbin/grub-probe: error: failed to get "
+			 "canonical path of /dev/root.' >&2\nexit 1"));
 	ok(install_boot("b6", "6.1.0-fail", BID1, IMG1, NULL, boot_at(bootdir),
 			NULL, &err) < 0,
 	   "a failing update-grub fails the install");
 	has_str(err, "failed to get canonical path of /dev/root.",
 		"... with its last stderr line");
 	free(err);
-	res = find_boot("b6", BID1, bootdir);
-	ok(json_is_false(json_object_get(res, "installed")) &&
-		   strstr(str(res, "why"), "grub's menu"),
-	   "... kernel.find with boot_dir: not installed, the menu is old");
-	json_decref(res);
+	not_bootable(
+		"b6", BID1, "grub's menu",
+		"... kernel.find with boot_dir: not installed, the menu is "
+		"old");
 	free(bin);
-	bin = fake_grub("fake-update-grub", "update-grub");
-	setenv("PATH", bin, 1);
+	bin = on_path(fake_grub("fake-update-grub", "update-grub"));
 	is_int(install_boot("b6", "6.1.0-fail", BID1, IMG1, NULL,
 			    boot_at(bootdir), NULL, NULL),
 	       0, "... installed again once update-grub works");
@@ -1323,7 +1299,7 @@ static void test_boot_generators(void)
 	is_int(install_boot("b7", "6.1.0-open", BID1, IMG1, NULL, boot_at(p),
 			    NULL, NULL),
 	       -EACCES, "a boot dir others can write: EACCES");
-	ok(!exists(q), "... nothing copied there");
+	ok(!scratch__exists(q), "... nothing copied there");
 	free(q);
 	free(p);
 

@@ -17,34 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent-test.h"
 #include "bench/agent-client/agent-conn.h"
 #include "subprocess.h"
 #include "tap.h"
 #include "util.h"
 
 static char bin[PATH_MAX], ns[32], if_host[16], if_ns[16];
-
-static int find_bin(void)
-{
-	const char *env = getenv("IOMMU_BENCH");
-	char self[PATH_MAX - 16], *p;
-	ssize_t n;
-
-	if (env) {
-		snprintf(bin, sizeof(bin), "%s", env);
-		return access(bin, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	p = strstr(self, "/.output/");
-	if (!p)
-		return -1;
-	*p = '\0';
-	snprintf(bin, sizeof(bin), "%s/iommu-bench", self);
-	return access(bin, X_OK);
-}
 
 static int ip(const char *const *argv)
 {
@@ -110,7 +89,7 @@ int main(void)
 
 	if (geteuid())
 		tap_skip_all("needs root for network namespaces");
-	if (find_bin())
+	if (agent_test__find_bin(bin, sizeof(bin)))
 		tap_skip_all("no iommu-bench binary (set IOMMU_BENCH)");
 	snprintf(ns, sizeof(ns), "iba-ns-%d", (int)getpid());
 	snprintf(if_host, sizeof(if_host), "iba-h%d", (int)getpid() % 100000);

@@ -17,6 +17,7 @@
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "subprocess.h"
 #include "tap.h"
 #include "util.h"
@@ -31,20 +32,9 @@ static char *real_root;
 
 static void put(const char *rel, const char *text)
 {
-	char *p = xasprintf("%s/%s", root, rel), *d = xstrdup(p);
-	const char *argv[] = { "mkdir", "-p", d, NULL };
-	struct spawn sp;
-	FILE *f;
+	char *p = xasprintf("%s/%s", root, rel);
 
-	*strrchr(d, '/') = '\0';
-	spawn__run(&sp, argv, &(struct spawn_opts){ 0 }, 5000);
-	spawn__release(&sp);
-	f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(d);
+	scratch__put(p, text);
 	free(p);
 }
 
@@ -82,6 +72,15 @@ static char *get(const char *rel)
 
 	free(p);
 	return s;
+}
+
+/* The file @rel of the scratch tree holds @want. */
+static void is_file(const char *rel, const char *want, const char *what)
+{
+	char *s = get(rel);
+
+	is_str(s, want, "%s", what);
+	free(s);
 }
 
 static void build_tree(const char *type)
@@ -162,7 +161,7 @@ static const char *step(json_t *steps, size_t i, const char *key)
 static void test_switch(void)
 {
 	json_t *steps;
-	char *err, *s, *want;
+	char *err, *want;
 	int ret;
 
 	build_tree("DMA-FQ\n");
@@ -177,15 +176,12 @@ static void test_switch(void)
 		"then the group's type");
 	has_str(step(steps, 2, "write"), "/sys/bus/pci/drivers/virtio-pci/bind",
 		"then the driver's bind");
-	s = get("sys/bus/pci/drivers/virtio-pci/unbind");
-	is_str(s, PCI, "unbind got the PCI address");
-	free(s);
-	s = get("sys/kernel/iommu_groups/7/type");
-	is_str(s, "identity", "the type was written");
-	free(s);
-	s = get("sys/bus/pci/drivers/virtio-pci/bind");
-	is_str(s, PCI, "bind got the PCI address");
-	free(s);
+	is_file("sys/bus/pci/drivers/virtio-pci/unbind", PCI,
+		"unbind got the PCI address");
+	is_file("sys/kernel/iommu_groups/7/type", "identity",
+		"the type was written");
+	is_file("sys/bus/pci/drivers/virtio-pci/bind", PCI,
+		"bind got the PCI address");
 	json_decref(steps);
 	free(err);
 
@@ -194,9 +190,8 @@ static void test_switch(void)
 	ret = run_switch("DMA-FQ", NULL, &steps, &err);
 	is_int(ret, 0, "DMA -> DMA-FQ");
 	is_int(json_array_size(steps), 1, "one write: no unbind while bound");
-	s = get("sys/bus/pci/drivers/virtio-pci/unbind");
-	is_str(s, "", "unbind untouched");
-	free(s);
+	is_file("sys/bus/pci/drivers/virtio-pci/unbind", "",
+		"unbind untouched");
 	json_decref(steps);
 	free(err);
 
@@ -225,16 +220,15 @@ static void is_refused(const char *nic, json_t *guard, const char *why,
 		       const char *what)
 {
 	json_t *steps;
-	char *err, *s;
+	char *err;
 	int ret;
 
 	ret = run_nic(nic, "identity", guard, &steps, &err);
 	is_int(ret, -EBUSY, "%s is refused", what);
 	has_str(err, why, "... saying why");
 	is_int(json_array_size(steps), 0, "... before writing anything");
-	s = get("sys/bus/pci/drivers/virtio-pci/unbind");
-	is_str(s, "", "... and nothing was unbound");
-	free(s);
+	is_file("sys/bus/pci/drivers/virtio-pci/unbind", "",
+		"... and nothing was unbound");
 	json_decref(steps);
 	free(err);
 }
@@ -363,7 +357,7 @@ static void test_virtio(void)
 {
 	struct agent a = { 0 };
 	json_t *steps, *args, *res = NULL;
-	char *err = NULL, *s, *want;
+	char *err = NULL, *want;
 	int ret;
 
 	build_virtio("DMA-FQ\n");
@@ -379,12 +373,10 @@ static void test_virtio(void)
 		"the parent's group");
 	has_str(step(steps, 2, "write"), "/sys/bus/pci/drivers/virtio-pci/bind",
 		"rebound to virtio-pci on the pci bus");
-	s = get("sys/bus/virtio/drivers/virtio_net/unbind");
-	is_str(s, "", "virtio_net untouched");
-	free(s);
-	s = get("sys/bus/pci/drivers/virtio-pci/bind");
-	is_str(s, VPCI, "virtio-pci bound again");
-	free(s);
+	is_file("sys/bus/virtio/drivers/virtio_net/unbind", "",
+		"virtio_net untouched");
+	is_file("sys/bus/pci/drivers/virtio-pci/bind", VPCI,
+		"virtio-pci bound again");
 	json_decref(steps);
 	free(err);
 	err = NULL;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent-test.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent-client/agent-conn.h"
 #include "log.h"
@@ -29,30 +30,6 @@ static char bin[PATH_MAX];
  */
 #define PORT (30000 + getpid() % 10000)
 
-/* $IOMMU_BENCH, else the tool two levels above this test binary. */
-static int find_bin(const char *argv0)
-{
-	const char *env = getenv("IOMMU_BENCH");
-	char self[PATH_MAX - 16], *p;
-	ssize_t n;
-
-	if (env) {
-		snprintf(bin, sizeof(bin), "%s", env);
-		return access(bin, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	p = strstr(self, "/.output/");
-	if (!p)
-		return -1;
-	*p = '\0';
-	snprintf(bin, sizeof(bin), "%s/iommu-bench", self);
-	(void)argv0;
-	return access(bin, X_OK);
-}
-
 static struct agent_conn *start(void)
 {
 	const char *argv[] = { bin, "agent", "serve", NULL };
@@ -63,14 +40,24 @@ static struct agent_conn *start(void)
 	return c;
 }
 
-static void test_hello(struct agent_conn *c)
+/* @verb without arguments, which must answer: its result. */
+static json_t *answer(struct agent_conn *c, const char *verb, int timeout_ms)
 {
-	char sha[SHA256_HEX_SIZE];
 	json_t *r = NULL;
 	char *err = NULL;
 
-	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
-	       "hello answers");
+	is_int(agent_conn__call(c, verb, NULL, timeout_ms, &r, &err), 0,
+	       "%s answers", verb);
+	free(err);
+	return r;
+}
+
+static void test_hello(struct agent_conn *c)
+{
+	char sha[SHA256_HEX_SIZE];
+	json_t *r;
+
+	r = answer(c, "hello", 5000);
 	is_int(json_integer_value(json_object_get(r, "protocol")),
 	       AGENT_PROTOCOL, "hello: protocol");
 	sha256__file(bin, sha, NULL);
@@ -79,22 +66,17 @@ static void test_hello(struct agent_conn *c)
 	ok(json_string_length(json_object_get(r, "boot_id")) == 36,
 	   "hello: boot_id is a UUID");
 	json_decref(r);
-	free(err);
 
-	is_int(agent_conn__call(c, "facts", NULL, 20000, &r, &err), 0,
-	       "facts answers");
+	r = answer(c, "facts", 20000);
 	ok(json_is_object(json_object_get(r, "dma_policy")),
 	   "facts: has dma_policy");
 	json_decref(r);
-	free(err);
 
-	is_int(agent_conn__call(c, "policy", NULL, 5000, &r, &err), 0,
-	       "policy answers");
+	r = answer(c, "policy", 5000);
 	ok(json_string_value(json_object_get(r, "mode")) &&
 		   json_is_array(json_object_get(r, "evidence")),
 	   "policy: mode and evidence");
 	json_decref(r);
-	free(err);
 }
 
 static void test_collect(struct agent_conn *c)
@@ -270,12 +252,11 @@ static void test_eof(struct agent_conn *c)
 	agent_conn__close(c);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	struct agent_conn *a, *b;
 
-	(void)argc;
-	if (find_bin(argv[0]) < 0)
+	if (agent_test__find_bin(bin, sizeof(bin)) < 0)
 		tap_skip_all("no iommu-bench binary (set IOMMU_BENCH)");
 	a = start();
 	b = start();

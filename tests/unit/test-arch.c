@@ -16,6 +16,7 @@
 
 #include "arch.h"
 #include "bench/host/host.h"
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
@@ -105,8 +106,7 @@ static void test_agent(void)
 	const struct arch *arm64 = arch__find("arm64");
 	char dir[] = "/tmp/test-arch-XXXXXX", *self, *p, *path = NULL;
 	char *err = NULL, *srcdir = getenv("SRCDIR"), *real;
-	const char *old = getenv("IOMMU_BENCH");
-	char *saved = old ? xstrdup(old) : NULL;
+	char *saved = scratch__env_save("IOMMU_BENCH");
 	int ret;
 
 	if (!mkdtemp(dir)) {
@@ -166,21 +166,8 @@ static void test_agent(void)
 	}
 	free(real);
 
-	if (saved)
-		setenv("IOMMU_BENCH", saved, 1);
-	else
-		unsetenv("IOMMU_BENCH");
-	free(saved);
-	p = xasprintf("%s/bin/.output/arm64", dir);
-	rmdir(p);
-	free(p);
-	p = xasprintf("%s/bin/.output", dir);
-	rmdir(p);
-	free(p);
-	p = xasprintf("%s/bin", dir);
-	rmdir(p);
-	free(p);
-	rmdir(dir);
+	scratch__env_restore("IOMMU_BENCH", saved);
+	scratch__remove(dir);
 	free(self);
 }
 

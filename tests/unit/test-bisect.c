@@ -17,6 +17,7 @@
 
 #include "bench/bisect/bisect.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "subprocess.h"
 #include "tap.h"
 #include "util.h"
@@ -103,22 +104,6 @@ static void test_search(void)
 
 static char tmp[] = "/tmp/iommu-bench-test-bisect.XXXXXX";
 
-static int sh(const char *const *argv)
-{
-	struct spawn sp;
-	int err = spawn__run(&sp, argv,
-			     &(struct spawn_opts){
-				     .flags = SPAWN_CAPTURE_OUT |
-					      SPAWN_CAPTURE_ERR,
-			     },
-			     20000);
-
-	if (!err && !spawn__succeeded(&sp))
-		err = -EIO;
-	spawn__release(&sp);
-	return err;
-}
-
 /* Commit @n files "fN" on the current branch of the scratch repo. */
 static int commit(const char *msg, const char *file)
 {
@@ -133,11 +118,16 @@ static int commit(const char *msg, const char *file)
 	fprintf(f, "%s\n", msg);
 	fclose(f);
 	free(path);
-	err = sh((const char *const[]){ "git", "-C", tmp, "add", file, NULL });
+	err = scratch__run((const char *const[]){ "git", "-C", tmp, "add", file,
+						  NULL },
+			   NULL);
 	if (!err)
-		err = sh((const char *const[]){
-			"git", "-C", tmp, "-c", "user.name=t", "-c",
-			"user.email=t@t", "commit", "-q", "-m", msg, NULL });
+		err = scratch__run(
+			(const char *const[]){ "git", "-C", tmp, "-c",
+					       "user.name=t", "-c",
+					       "user.email=t@t", "commit", "-q",
+					       "-m", msg, NULL },
+			NULL);
 	return err;
 }
 
@@ -149,7 +139,9 @@ static void test_git(void)
 	int ret;
 
 	if (!mkdtemp(tmp) ||
-	    sh((const char *const[]){ "git", "init", "-q", tmp, NULL })) {
+	    scratch__run((const char *const[]){ "git", "init", "-q", tmp,
+						NULL },
+			 NULL)) {
 		ok(0, "a scratch git repository");
 		return;
 	}
@@ -187,8 +179,9 @@ static void test_git(void)
 	s = NULL;
 	is_int(bisect_git__dirty(tmp, &err), 0, "a clean checkout");
 	commit("uncommitted", "f");
-	sh((const char *const[]){ "git", "-C", tmp, "reset", "-q", "--soft",
-				  "HEAD~1", NULL });
+	scratch__run((const char *const[]){ "git", "-C", tmp, "reset", "-q",
+					    "--soft", "HEAD~1", NULL },
+		     NULL);
 	is_int(bisect_git__dirty(tmp, &err), 1,
 	       "a change to a tracked file: dirty");
 out:
@@ -198,7 +191,7 @@ out:
 	free(good);
 	free(bad);
 	free(err);
-	sh((const char *const[]){ "rm", "-rf", "--", tmp, NULL });
+	scratch__remove(tmp);
 }
 
 static void test_judge(void)
@@ -275,13 +268,25 @@ static void test_judge(void)
 	ok(!e.differ, "throughput ends alike do not differ (p %.3g)", e.p);
 }
 
+/* @text in @file is a state bisect_state__load() refuses, saying @says. */
+static void refused_state(const char *file, const char *text, const char *what,
+			  const char *says, const char *how)
+{
+	struct bisect_state r;
+	char *err = NULL;
+
+	scratch__write_text(file, text);
+	is_int(bisect_state__load(file, &r, &err), -EINVAL, "%s", what);
+	has_str(err, says, "%s", how);
+	free(err);
+}
+
 static void test_state(void)
 {
 	char path[] = "/tmp/iommu-bench-test-bisect-state.XXXXXX", *err = NULL;
 	char *file;
 	struct bisect_state s = { 0 }, r;
 	int fd = mkstemp(path);
-	FILE *f;
 
 	close(fd);
 	unlink(path);
@@ -348,21 +353,11 @@ static void test_state(void)
 		   !bisect_state__step(&r, "3333"),
 	   "a step found by its commit");
 	bisect_state__release(&r);
-	f = fopen(file, "w");
-	fputs("{\"version\": 1, \"matrix\": 3}\n", f);
-	fclose(f);
-	is_int(bisect_state__load(file, &r, &err), -EINVAL,
-	       "a state of another shape is refused");
-	has_str(err, "not a bisection state", "saying so");
-	free(err);
-	err = NULL;
-	f = fopen(file, "w");
-	fputs("{\"version\": ", f);
-	fclose(f);
-	is_int(bisect_state__load(file, &r, &err), -EINVAL,
-	       "so is broken JSON");
-	has_str(err, ":1:", "with its line");
-	free(err);
+	refused_state(file, "{\"version\": 1, \"matrix\": 3}\n",
+		      "a state of another shape is refused",
+		      "not a bisection state", "saying so");
+	refused_state(file, "{\"version\": ", "so is broken JSON",
+		      ":1:", "with its line");
 	unlink(file);
 	is_int(bisect_state__load(file, &r, &err), -ENOENT, "none: -ENOENT");
 	bisect_state__release(&s);

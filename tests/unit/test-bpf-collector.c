@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "collectors/collector.h"
+#include "scratch-store.h"
 #include "store/store.h"
 #include "tap.h"
 #include "util.h"
@@ -81,24 +82,14 @@ static void test_bad_configs(void)
 
 static struct store *scratch_store(int64_t *trial)
 {
+	static const struct scratch_trial t = { "t",	"machine-1", "boot-1",
+						"6.18", "running",   "lazy",
+						"key-1" };
 	char *path = xasprintf("%s/results.db", tmpdir);
-	struct store_boot boot = { "boot-1", "6.18", NULL, "", NULL };
-	struct store_kernel k = { .name = "running" };
-	int64_t run, host, boot_row, kernel, cell;
-	struct store *st = NULL;
+	struct store *st;
+	int64_t run;
 
-	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
-	    store__run_begin(st, "t", "", 0, &run) ||
-	    store__host_upsert(st, "sut", "machine-1", &host) ||
-	    store__boot_upsert(st, host, &boot, &boot_row) ||
-	    store__kernel_upsert(st, &k, &kernel) ||
-	    store__cell_upsert(st,
-			       &(struct store_cell){ run, host, kernel, "lazy",
-						     "w", "key-1" },
-			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
-					trial, NULL) ||
-	    store__trial_start(st, *trial, boot_row, "lazy", "lazy")) {
+	if (scratch_store__open(path, &t, &st, &run, trial)) {
 		printf("Bail out! cannot create a scratch store\n");
 		exit(1);
 	}

@@ -11,6 +11,7 @@
 
 #include "collectors/bpf/bpf-probes.h"
 #include "tap.h"
+#include "util.h"
 
 static int near(double got, double want)
 {
@@ -21,6 +22,38 @@ static int near(double got, double want)
 	return pass;
 }
 
+/* A percentile of a histogram, and the value it must be. */
+struct pct_case {
+	double p, want;
+	const char *what;
+};
+
+static void check_percentiles(const __u64 *h, const struct pct_case *c,
+			      size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		ok(near(hist__percentile(h, PROBE_HIST_SLOTS, c[i].p),
+			c[i].want),
+		   "%s", c[i].what);
+}
+
+/* 100 calls in [256, 512) */
+static const struct pct_case one_bucket[] = {
+	{ 50, 384, "p50 of one bucket: its middle" },
+	{ 0, 256, "p0: the bucket's low end" },
+	{ 100, 512, "p100: the bucket's high end" },
+	{ 99, 256 + 0.99 * 256, "p99: 99% of the way through" },
+};
+
+/* 10 calls in [4, 8), 10 in [8, 16) */
+static const struct pct_case two_buckets[] = {
+	{ 25, 6, "p25: rank 5 of 10 in [4, 8)" },
+	{ 50, 8, "p50: rank 10 closes [4, 8)" },
+	{ 75, 12, "p75: rank 15, 5 of 10 into [8, 16)" },
+};
+
 static void test_percentiles(void)
 {
 	__u64 h[PROBE_HIST_SLOTS] = { 0 };
@@ -28,27 +61,13 @@ static void test_percentiles(void)
 	ok(isnan(hist__percentile(h, PROBE_HIST_SLOTS, 50)),
 	   "an empty histogram has no percentiles");
 
-	/* 100 calls in [256, 512) */
 	h[8] = 100;
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 50), 384),
-	   "p50 of one bucket: its middle");
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 0), 256),
-	   "p0: the bucket's low end");
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 100), 512),
-	   "p100: the bucket's high end");
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 99), 256 + 0.99 * 256),
-	   "p99: 99%% of the way through");
+	check_percentiles(h, one_bucket, ARRAY_SIZE(one_bucket));
 
-	/* 10 calls in [4, 8), 10 in [8, 16) */
 	memset(h, 0, sizeof(h));
 	h[2] = 10;
 	h[3] = 10;
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 25), 6),
-	   "p25: rank 5 of 10 in [4, 8)");
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 50), 8),
-	   "p50: rank 10 closes [4, 8)");
-	ok(near(hist__percentile(h, PROBE_HIST_SLOTS, 75), 12),
-	   "p75: rank 15, 5 of 10 into [8, 16)");
+	check_percentiles(h, two_buckets, ARRAY_SIZE(two_buckets));
 
 	/* bucket 0 is [0, 2): calls under 1 ns land there too */
 	memset(h, 0, sizeof(h));
@@ -97,6 +116,18 @@ static void test_sums(void)
 	   "and bucket by bucket, the last one too");
 }
 
+/* What the printout of 40 calls in [256, 512) and 10 in [1024, 2048) says. */
+static const struct tap_substr printout[] = {
+	{ "nsecs", "a header" },
+	{ "256 -> 511", "a bucket's range" },
+	{ ": 40 ", "its count" },
+	{ "|****************************************|",
+	  "the largest bucket gets the full bar" },
+	{ "512 -> 1023", "empty buckets between are shown" },
+	{ "|**********                              |",
+	  "a quarter of it gets a quarter bar" },
+};
+
 static void test_print(void)
 {
 	__u64 h[PROBE_HIST_SLOTS] = { 0 };
@@ -109,14 +140,7 @@ static void test_print(void)
 	fp = open_memstream(&buf, &len);
 	hist__print(fp, h, PROBE_HIST_SLOTS);
 	fclose(fp);
-	has_str(buf, "nsecs", "a header");
-	has_str(buf, "256 -> 511", "a bucket's range");
-	has_str(buf, ": 40 ", "its count");
-	has_str(buf, "|****************************************|",
-		"the largest bucket gets the full bar");
-	has_str(buf, "512 -> 1023", "empty buckets between are shown");
-	has_str(buf, "|**********                              |",
-		"a quarter of it gets a quarter bar");
+	has_all(buf, printout);
 	ok(!strstr(buf, "2048 ->"), "nothing after the last bucket");
 	ok(!strstr(buf, " 0 -> 1 "), "nothing before the first");
 	free(buf);

@@ -114,6 +114,23 @@ static void resolve_on(const char *kallsyms, const char *name,
 	ksyms__free(env.ksyms);
 }
 
+/*
+ * @probe on @kallsyms resolves to @target alone, with @missing names
+ * missing (-1: not checked).
+ */
+static void resolves_to(const char *kallsyms, const char *probe,
+			const char *target, int missing, const char *what,
+			const char *missing_what)
+{
+	struct bpf_probe p;
+
+	resolve_on(kallsyms, probe, &p);
+	ok(p.nr_targets == 1 && target_named(&p, target), "%s", what);
+	if (missing >= 0)
+		is_int(p.missing.nr, missing, "%s", missing_what);
+	bpf_probe__release(&p);
+}
+
 static void test_renames(void)
 {
 	struct bpf_probe p;
@@ -124,11 +141,8 @@ static void test_renames(void)
 	ok(target_named(&p, "iommu_dma_unmap_phys"), "iommu_dma_unmap_phys");
 	bpf_probe__release(&p);
 
-	resolve_on(old_kallsyms, "unmap", &p);
-	ok(p.nr_targets == 1 && target_named(&p, "iommu_dma_unmap_page"),
-	   "unmap on 6.1: iommu_dma_unmap_page");
-	is_int(p.missing.nr, 0, "nothing missing");
-	bpf_probe__release(&p);
+	resolves_to(old_kallsyms, "unmap", "iommu_dma_unmap_page", 0,
+		    "unmap on 6.1: iommu_dma_unmap_page", "nothing missing");
 
 	resolve_on(new_kallsyms, "iova_free", &p);
 	t = target_named(&p, "iommu_dma_free_iova");
@@ -137,16 +151,13 @@ static void test_renames(void)
 	       "attached by its clone's symbol");
 	bpf_probe__release(&p);
 
-	resolve_on(old_kallsyms, "fq_flush", &p);
-	ok(p.nr_targets == 1 && target_named(&p, "fq_flush_iotlb"),
-	   "fq_flush: the flush itself, not also the timer that calls it");
-	bpf_probe__release(&p);
-
-	resolve_on(old_kallsyms, "hw_flush", &p);
-	ok(p.nr_targets == 1 && target_named(&p, "qi_submit_sync"),
-	   "hw_flush on Intel: qi_submit_sync");
-	is_int(p.missing.nr, 3, "the AMD, SMMUv3 and virtio groups missing");
-	bpf_probe__release(&p);
+	resolves_to(
+		old_kallsyms, "fq_flush", "fq_flush_iotlb", -1,
+		"fq_flush: the flush itself, not also the timer that calls it",
+		NULL);
+	resolves_to(old_kallsyms, "hw_flush", "qi_submit_sync", 3,
+		    "hw_flush on Intel: qi_submit_sync",
+		    "the AMD, SMMUv3 and virtio groups missing");
 
 	resolve_on(new_kallsyms, "iotlb_sync", &p);
 	t = target_named(&p, "viommu_iotlb_sync");

@@ -34,15 +34,28 @@ static size_t detect(const double *x, size_t n, struct changepoint **cps)
 	return nr;
 }
 
+#define MAX_NIGHTS 64
+
+/*
+ * @n nights around 39.8 with 1% noise, the level times @factor on
+ * nights [@from, @to): its change points in *@cps, how many.
+ */
+static size_t step(size_t n, size_t from, size_t to, double factor,
+		   struct changepoint **cps)
+{
+	double x[MAX_NIGHTS];
+
+	fill(x, 0, from, 39.8, 0.01);
+	fill(x, from, to, 39.8 * factor, 0.01);
+	fill(x, to, n, 39.8, 0.01);
+	return detect(x, n, cps);
+}
+
 static void test_one_step(void)
 {
 	struct changepoint *cps;
-	double x[40];
-	size_t nr;
+	size_t nr = step(40, 25, 40, 0.95, &cps);
 
-	fill(x, 0, 25, 39.8, 0.01);
-	fill(x, 25, 40, 39.8 * 0.95, 0.01);
-	nr = detect(x, 40, &cps);
 	is_int(nr, 1, "one 5%% step in 40 nights: one change point");
 	if (nr == 1) {
 		is_int(cps[0].index, 25, "found where it happened");
@@ -52,17 +65,12 @@ static void test_one_step(void)
 	free(cps);
 }
 
+/* A regression that was fixed ten nights later. */
 static void test_two_steps(void)
 {
 	struct changepoint *cps;
-	double x[60];
-	size_t nr;
+	size_t nr = step(60, 30, 40, 0.93, &cps);
 
-	/* A regression that was fixed ten nights later. */
-	fill(x, 0, 30, 39.8, 0.01);
-	fill(x, 30, 40, 39.8 * 0.93, 0.01);
-	fill(x, 40, 60, 39.8, 0.01);
-	nr = detect(x, 60, &cps);
 	is_int(nr, 2, "down then up: two change points");
 	if (nr == 2) {
 		ok(cps[0].index == 30 && cps[1].index == 40,
@@ -73,17 +81,12 @@ static void test_two_steps(void)
 	free(cps);
 }
 
+/* Three bad nights in fifty: the shortest a segment may be. */
 static void test_short_dip(void)
 {
 	struct changepoint *cps;
-	double x[50];
-	size_t nr;
+	size_t nr = step(50, 30, 33, 0.9, &cps);
 
-	/* Three bad nights in fifty: the shortest a segment may be. */
-	fill(x, 0, 30, 39.8, 0.01);
-	fill(x, 30, 33, 39.8 * 0.9, 0.01);
-	fill(x, 33, 50, 39.8, 0.01);
-	nr = detect(x, 50, &cps);
 	ok(nr == 2 && cps[0].index == 30 && cps[1].index == 33,
 	   "a three-night 10%% dip that recovered: found at 30 and 33");
 	free(cps);

@@ -213,27 +213,15 @@ static void test_store(void)
 /* A second trial of the scratch store's cell, stored from @x. */
 static void store_other(const json_t *x, int64_t *trial)
 {
+	static const struct scratch_trial t = {
+		"t", "machine-2", "boot-2", "6.1", "k", "passthrough", "key-2"
+	};
 	char *path = xasprintf("%s/other.db", ct_tmpdir);
-	struct store_boot boot = { "boot-2", "6.1", NULL, "", NULL };
-	struct store_kernel k = { .name = "k" };
-	int64_t run, host, boot_row, kernel, cell;
-	struct store *st = NULL;
+	struct store *st;
+	int64_t run;
 
 	unlink(path);
-	if (store__open(path, STORE_CREATE, &st) || store__begin(st) ||
-	    store__run_begin(st, "t", "", 0, &run) ||
-	    store__host_upsert(st, "sut", "machine-2", &host) ||
-	    store__boot_upsert(st, host, &boot, &boot_row) ||
-	    store__kernel_upsert(st, &k, &kernel) ||
-	    store__cell_upsert(st,
-			       &(struct store_cell){ run, host, kernel,
-						     "passthrough", "w",
-						     "key-2" },
-			       &cell) ||
-	    store__trial_find_or_insert(st, cell, 1, STORE_TRIAL_MEASURED,
-					trial, NULL) ||
-	    store__trial_start(st, *trial, boot_row, "passthrough",
-			       "passthrough")) {
+	if (scratch_store__open(path, &t, &st, &run, trial)) {
 		printf("Bail out! cannot create a second store\n");
 		exit(1);
 	}

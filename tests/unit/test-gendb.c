@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gendb.h"
+#include "scratch-files.h"
 #include "tap.h"
 
 static int usage(const char *arg)
@@ -111,15 +112,8 @@ static void self_test(void)
 	}
 	is_int(rows, 3 * 2 * 3 - 2, "export sees run 1's 'ok' trials");
 	store__close(st);
-	unlink(path);
 	free(path);
-	path = xasprintf("%s/g.db-wal", dir);
-	unlink(path);
-	free(path);
-	path = xasprintf("%s/g.db-shm", dir);
-	unlink(path);
-	free(path);
-	rmdir(dir);
+	scratch__remove(dir);
 }
 
 int main(int argc, char **argv)

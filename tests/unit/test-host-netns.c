@@ -23,15 +23,15 @@
 #include "bench/host/host.h"
 #include "bench/host/local/netns.h"
 #include "bench/matrix/matrix.h"
+#include "matrix-load.h"
 #include "tap.h"
 #include "util.h"
 
 static char ns_a[64], ns_b[64];
 
-static struct matrix *load(void)
+static struct matrix *netns_matrix(void)
 {
-	struct config_errors errs;
-	struct matrix *m = NULL;
+	struct matrix *m;
 	char *toml;
 
 	/* Names with our PID: parallel test runs never meet. */
@@ -46,10 +46,7 @@ static struct matrix *load(void)
 		"[[workloads]]\nname = \"w\"\nserver = \"sut\"\n"
 		"client = \"peer\"\n",
 		ns_a, ns_b);
-	config_errors__init(&errs, "test.toml");
-	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs))
-		config_errors__print(&errs, stdout);
-	config_errors__release(&errs);
+	m = load(toml);
 	free(toml);
 	return m;
 }
@@ -239,7 +236,7 @@ int main(void)
 		tap_skip_all("no network namespaces in this kernel");
 	if (!getenv("IOMMU_BENCH"))
 		tap_skip_all("IOMMU_BENCH (the binary under test) not set");
-	m = load();
+	m = netns_matrix();
 	if (!ok(m, "the matrix loads"))
 		return tap_done();
 	test_open_close(m);

@@ -17,14 +17,14 @@
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "bench/matrix/matrix.h"
+#include "matrix-load.h"
 #include "sha256.h"
 #include "tap.h"
 #include "util.h"
 
-static struct matrix *load(const char *closed_port)
+static struct matrix *ssh_matrix(const char *closed_port)
 {
-	struct config_errors errs;
-	struct matrix *m = NULL;
+	struct matrix *m;
 	char *toml;
 
 	toml = xasprintf("[run]\nmodes = [\"current\"]\n"
@@ -35,10 +35,7 @@ static struct matrix *load(const char *closed_port)
 			 "[[workloads]]\nname = \"w\"\nserver = \"sut\"\n"
 			 "client = \"dead\"\n",
 			 closed_port);
-	config_errors__init(&errs, "test.toml");
-	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs))
-		config_errors__print(&errs, stdout);
-	config_errors__release(&errs);
+	m = load(toml);
 	free(toml);
 	return m;
 }
@@ -137,7 +134,7 @@ int main(void)
 
 	if (!cfg || !dir || !closed || !getenv("IOMMU_BENCH"))
 		tap_skip_all("run by tests/cli/ssh.t, which starts an sshd");
-	m = load(closed);
+	m = ssh_matrix(closed);
 	if (!ok(m, "the matrix loads"))
 		return tap_done();
 	remote = xasprintf("%s/iommu-bench", dir);

@@ -83,7 +83,7 @@ static void test_build_id(void)
 	FILE *fp;
 
 	path = xasprintf("%s/sys/kernel/notes", root);
-	parent_dir(path);
+	scratch__parent_dir(path);
 	fp = fopen(path, "w");
 	note(fp, "Xen", 6, (const unsigned char *)"6.1.102", 7);
 	note(fp, "GNU", 3, id, sizeof(id));

@@ -231,7 +231,7 @@ static void gz_put(const char *root, const char *path, const char *text)
 	char *full = xasprintf("%s%s", root, path);
 	gzFile gz;
 
-	parent_dir(full);
+	scratch__parent_dir(full);
 	gz = gzopen(full, "wb");
 	gzputs(gz, text);
 	gzclose(gz);

@@ -21,55 +21,15 @@
 #include "bench/testbed/testbed.h"
 #include "kernel-target.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
 static char scratch[] = "/tmp/iommu-bench-test-kbuild.XXXXXX";
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	size_t len = strlen(text);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
 static char *path_in(const char *name)
 {
 	return xasprintf("%s/%s", scratch, name);
-}
-
-/* Run @argv; 0 when it exited 0, its stdout in *@out (may be NULL). */
-static int run(const char *const *argv, char **out)
-{
-	char *err = NULL;
-	int ret;
-
-	ret = host__cmd(argv, 60000, out, &err, NULL);
-	if (ret)
-		tap_diag("%s", err ? err : argv[0]);
-	free(err);
-	return ret;
-}
-
-static bool have(const char *tool)
-{
-	const char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", tool,
-			       NULL };
-
-	return !host__cmd(argv, 10000, NULL, NULL, NULL);
-}
-
-static bool exists(const char *path)
-{
-	struct stat sb;
-
-	return !lstat(path, &sb);
 }
 
 static void test_parse(void)
@@ -243,24 +203,26 @@ static void test_kconfig_tree(void)
 		mkdir(p, 0755);
 		free(p);
 	}
-	write_text(path_in("ktree/Kconfig"),
-		   "config PCI\n\tbool \"PCI\"\n\thelp\n"
-		   "\t  choice of words, in a help text\n"
-		   "\t  config NOTREAL\n\n"
-		   "config INTEL_IOMMU\n\tbool \"VT-d\"\n"
-		   "\tdepends on PCI && X86 && !BROKEN\n"
-		   "choice\n\tprompt \"default DMA mode\"\n"
-		   "config DMA_STRICT\n\tbool \"strict\"\n"
-		   "config DMA_LAZY\n\tbool \"lazy\"\n"
-		   "endchoice\n"
-		   "if PCI\nconfig UNDER_IF\n\tbool\nendif\n"
-		   "config BROKEN\n\tbool\n"
-		   "config ORDEP\n\tbool\n\tdepends on (BROKEN || PCI)\n"
-		   "\tdepends on X86 || (BROKEN && PCI)\n");
-	write_text(path_in("ktree/arch/x86/Kconfig"),
-		   "config X86\n\tdef_bool y\n");
-	write_text(path_in("ktree/arch/arm64/Kconfig"),
-		   "choice\nconfig ARM_ONLY\n\tbool \"a\"\nendchoice\n");
+	scratch__write_text(
+		path_in("ktree/Kconfig"),
+		"config PCI\n\tbool \"PCI\"\n\thelp\n"
+		"\t  choice of words, in a help text\n"
+		"\t  config NOTREAL\n\n"
+		"config INTEL_IOMMU\n\tbool \"VT-d\"\n"
+		"\tdepends on PCI && X86 && !BROKEN\n"
+		"choice\n\tprompt \"default DMA mode\"\n"
+		"config DMA_STRICT\n\tbool \"strict\"\n"
+		"config DMA_LAZY\n\tbool \"lazy\"\n"
+		"endchoice\n"
+		"if PCI\nconfig UNDER_IF\n\tbool\nendif\n"
+		"config BROKEN\n\tbool\n"
+		"config ORDEP\n\tbool\n\tdepends on (BROKEN || PCI)\n"
+		"\tdepends on X86 || (BROKEN && PCI)\n");
+	scratch__write_text(path_in("ktree/arch/x86/Kconfig"),
+			    "config X86\n\tdef_bool y\n");
+	scratch__write_text(
+		path_in("ktree/arch/arm64/Kconfig"),
+		"choice\nconfig ARM_ONLY\n\tbool \"a\"\nendchoice\n");
 
 	ret = kconfig_tree__load(&tree, top, "x86", &err);
 	is_int(ret, 0, "a tree's Kconfig files load");
@@ -389,10 +351,10 @@ static void test_key(void)
 	const char *c = "c0ffee", *cc = "gcc (Debian 12.2.0-14) 12.2.0";
 	int ret;
 
-	write_text(p1, "patch one\n");
-	write_text(p2, "patch two\n");
-	write_text(f1, "CONFIG_A=y\n");
-	write_text(cfg, "CONFIG_B=y\n");
+	scratch__write_text(p1, "patch one\n");
+	scratch__write_text(p2, "patch two\n");
+	scratch__write_text(f1, "CONFIG_A=y\n");
+	scratch__write_text(cfg, "CONFIG_B=y\n");
 	ret = kbuild__key(&r, c, cc, base, &err);
 	is_int(ret, 0, "a key from files");
 	is_int(strlen(base), 64, "64 hex digits");
@@ -444,23 +406,23 @@ static void test_key(void)
 	r2.nr_fragments = 0;
 	kbuild__key(&r2, c, cc, k, &err);
 	CHANGED("a fragment fewer");
-	write_text(p2, "patch two, edited\n");
+	scratch__write_text(p2, "patch two, edited\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("a patch's contents");
-	write_text(p2, "patch two\n");
-	write_text(f1, "CONFIG_A=m\n");
+	scratch__write_text(p2, "patch two\n");
+	scratch__write_text(f1, "CONFIG_A=m\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("a fragment's contents");
-	write_text(f1, "CONFIG_A=y\n");
-	write_text(cfg, "CONFIG_B=m\n");
+	scratch__write_text(f1, "CONFIG_A=y\n");
+	scratch__write_text(cfg, "CONFIG_B=m\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("the config file's contents");
-	write_text(cfg, "CONFIG_B=y\n");
+	scratch__write_text(cfg, "CONFIG_B=y\n");
 	kbuild__key(&r, c, cc, k, &err);
 	is_str(k, base, "and comes back when they come back");
 	/* "ab" + "c" and "a" + "bc" must not hash alike. */
-	write_text(p1, "patch onepatch");
-	write_text(p2, " two\n");
+	scratch__write_text(p1, "patch onepatch");
+	scratch__write_text(p2, " two\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("the split between two patches");
 #undef CHANGED
@@ -481,8 +443,8 @@ static char *cc_elf(const char *name, const char *ldflag)
 	char *src = path_in("hello.c"), *out = path_in(name);
 	const char *argv[] = { "cc", "-o", out, src, ldflag, NULL };
 
-	write_text(src, "int main(void) { return 0; }\n");
-	if (run(argv, NULL)) {
+	scratch__write_text(src, "int main(void) { return 0; }\n");
+	if (scratch__run(argv, NULL)) {
 		free(out);
 		out = NULL;
 	}
@@ -496,7 +458,7 @@ static void test_build_id(void)
 	uint64_t zero = 0;
 	int fd, ret;
 
-	if (!have("cc")) {
+	if (!scratch__have("cc")) {
 		tap_skip("no cc to make ELF files with");
 		return;
 	}
@@ -526,10 +488,10 @@ static void test_build_id(void)
 	ret = elf ? kbuild__elf_build_id(elf, &hex) : -1;
 	is_int(ret, 0, "an ELF linked with --build-id=sha1");
 	is_int(hex ? strlen(hex) : 0, 40, "has 40 hex digits");
-	if (hex && have("readelf")) {
+	if (hex && scratch__have("readelf")) {
 		const char *argv[] = { "readelf", "-n", elf, NULL };
 
-		run(argv, &readelf);
+		scratch__run(argv, &readelf);
 		p = readelf ? strstr(readelf, "Build ID: ") : NULL;
 		ok(p && !strncmp(p + 10, hex, 40),
 		   "the same as readelf -n says");
@@ -545,10 +507,10 @@ static void test_build_id(void)
 	free(elf);
 
 	bad = path_in("not-elf");
-	write_text(bad, "#!/bin/sh\necho not an ELF file at all\n");
+	scratch__write_text(bad, "#!/bin/sh\necho not an ELF file at all\n");
 	is_int(kbuild__elf_build_id(bad, &hex), -ENOEXEC,
 	       "a script is -ENOEXEC");
-	write_text(bad, "\177ELF\002\001\001");
+	scratch__write_text(bad, "\177ELF\002\001\001");
 	is_int(kbuild__elf_build_id(bad, &hex), -ENOEXEC,
 	       "a truncated header is -ENOEXEC");
 	free(bad);
@@ -688,11 +650,11 @@ static int make_tree(void)
 	int ret;
 
 	mkdir(tree, 0755);
-	ret = write_text(mk, fake_makefile);
-	ret = ret ?: write_text(file, "one\ntwo\nthree\n");
-	ret = ret ?: run(init, NULL);
-	ret = ret ?: run(add, NULL);
-	ret = ret ?: run(commit, NULL);
+	ret = scratch__write_text(mk, fake_makefile);
+	ret = ret ?: scratch__write_text(file, "one\ntwo\nthree\n");
+	ret = ret ?: scratch__run(init, NULL);
+	ret = ret ?: scratch__run(add, NULL);
+	ret = ret ?: scratch__run(commit, NULL);
 	free(mk);
 	free(file);
 	return ret;
@@ -706,7 +668,7 @@ static bool no_worktrees(void)
 	char *out = NULL;
 	bool one;
 
-	if (run(argv, &out))
+	if (scratch__run(argv, &out))
 		return false;
 	one = !strstr(out + 1, "\nworktree ");
 	if (!one)
@@ -725,8 +687,8 @@ static bool tree_untouched(void)
 	char *out = NULL, *count = NULL;
 	bool clean;
 
-	clean = !run(argv, &out) && !*out && !run(log, &count) &&
-		!strcmp(count, "1\n");
+	clean = !scratch__run(argv, &out) && !*out &&
+		!scratch__run(log, &count) && !strcmp(count, "1\n");
 	free(out);
 	free(count);
 	return clean;
@@ -742,7 +704,7 @@ static int cache_entries(void)
 	char *out = NULL;
 	int n;
 
-	if (run(argv, &out))
+	if (scratch__run(argv, &out))
 		return -1;
 	n = atoi(out);
 	free(out);
@@ -781,7 +743,8 @@ static void test_pipeline(void)
 	char *err = NULL, *first_dir = NULL, *p;
 	int ret;
 
-	if (!have("git") || !have("make") || !have("gcc") || !have("tar")) {
+	if (!scratch__have("git") || !scratch__have("make") ||
+	    !scratch__have("gcc") || !scratch__have("tar")) {
 		tap_skip("no git, make, gcc or tar");
 		return;
 	}
@@ -792,12 +755,13 @@ static void test_pipeline(void)
 		return;
 	}
 	r.tree = tree;
-	write_text(mbox, good_mbox);
-	write_text(diff, good_diff);
-	write_text(bad, bad_mbox);
-	write_text(frag, "CONFIG_B=y\nCONFIG_MODULES=y\nCONFIG_S=\"x y\"\n");
-	write_text(dep, "CONFIG_NEEDS_DEP=y\n");
-	write_text(fail, "CONFIG_FAIL=y\n");
+	scratch__write_text(mbox, good_mbox);
+	scratch__write_text(diff, good_diff);
+	scratch__write_text(bad, bad_mbox);
+	scratch__write_text(frag,
+			    "CONFIG_B=y\nCONFIG_MODULES=y\nCONFIG_S=\"x y\"\n");
+	scratch__write_text(dep, "CONFIG_NEEDS_DEP=y\n");
+	scratch__write_text(fail, "CONFIG_FAIL=y\n");
 
 	r.config_only = true;
 	ret = kbuild__build(&r, cache, &res, &err);
@@ -826,13 +790,14 @@ static void test_pipeline(void)
 	       "the build id is vmlinux's");
 	is_str(res.release, "6.1.0-fake", "the release is kernelrelease's");
 	ok(file_has(res.system_map, "_stext"), "System.map copied");
-	ok(res.modules_tar && exists(res.modules_tar), "modules.tar packed");
+	ok(res.modules_tar && scratch__exists(res.modules_tar),
+	   "modules.tar packed");
 	p = res.modules_dir ? xasprintf("%s/kernel/fake.ko", res.modules_dir) :
 			      NULL;
-	ok(p && exists(p), "the staged modules are in the entry");
+	ok(p && scratch__exists(p), "the staged modules are in the entry");
 	free(p);
 	p = res.modules_dir ? xasprintf("%s/build", res.modules_dir) : NULL;
-	ok(p && !exists(p), "without the dangling build link");
+	ok(p && !scratch__exists(p), "without the dangling build link");
 	free(p);
 	ok(file_has(res.log, "+ git") && file_has(res.log, "+ make"),
 	   "the log has every command");
@@ -921,7 +886,7 @@ static void test_pipeline(void)
 	   "and is taken from the current folder, not the tree");
 	free(p);
 	p = xasprintf("%s/relative", tree);
-	ok(!exists(p), "nothing was made inside the tree");
+	ok(!scratch__exists(p), "nothing was made inside the tree");
 	free(p);
 	kbuild_result__release(&res);
 	ok(no_worktrees(), "and no worktree is left");
@@ -973,11 +938,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	const char *rm[] = { "rm", "-rf", scratch, NULL };
-
-	if (!mkdtemp(scratch))
-		tap_skip_all("cannot create a scratch folder");
-	log_verbosity = LOG_ERR;
+	scratch__begin(scratch);
 	test_parse();
 	test_merge();
 	test_verify();
@@ -988,6 +949,5 @@ int main(void)
 	test_build_id();
 	test_build_id_be32();
 	test_pipeline();
-	run(rm, NULL);
-	return tap_done();
+	return scratch__end(scratch);
 }

@@ -135,6 +135,35 @@ static void test_errors(void)
 	free(e);
 }
 
+/* What the lava host's job definition must say, and why. */
+static const struct tap_substr definition_checks[] = {
+	{ "device_type: 'qemu'\n", "the device type" },
+	{ "job_name: 'iommu-bench: host lab, kernel deb, it''s'\n",
+	  "the name in YAML single quotes, a quote doubled" },
+	{ "priority: 70\n", "the priority" },
+	{ "tags:\n- 'fast'\n- 'x86'\n", "the tags" },
+	{ "job: {seconds: 600}", "the job's timeout" },
+	{ "  - '-machine q35'\n", "the testbed's machine" },
+	{ "  - '-smp 3'\n  - '-m 2048M'\n", "its CPUs and memory" },
+	{ "  - '-device intel-iommu,intremap=on,caching-mode=off'\n",
+	  "the intel vIOMMU, caching mode off" },
+	{ "  model: 'model=e1000e'\n", "an e1000e NIC" },
+	{ "mount_tag=hostfs'", "the controller's root over 9p" },
+	{ "path=/run/iommu-bench/lava-lab,,x/agent.sock,server=on",
+	  "the agent's socket, a comma doubled for QEMU" },
+	{ "name=iommu-bench.agent'", "the agent's port" },
+	{ "image_arg: '-kernel {kernel} -append ''console=ttyS0 "
+	  "iommu.strict=1'''\n",
+	  "the command line quoted once for LAVA's shell words, once "
+	  "for YAML" },
+	{ "url: 'file:///c/vmlinuz'", "the kernel from the worker's files" },
+	{ "url: 'file:///c/initrd.cpio'", "the initramfs" },
+	{ "timeout: {seconds: 240}", "boot_timeout bounds the boot" },
+	{ "start: 'iommu-bench-guest: ready'",
+	  "the monitor starts at the guest's ready line" },
+	{ "end: 'reboot: Power down'", "and ends at its power-off" },
+};
+
 static void test_definition(void)
 {
 	struct matrix *m =
@@ -161,33 +190,7 @@ static void test_definition(void)
 	d = lava__definition(h, &b);
 	if (!ok(d != NULL, "a definition is written"))
 		goto out;
-	has_str(d, "device_type: 'qemu'\n", "the device type");
-	has_str(d, "job_name: 'iommu-bench: host lab, kernel deb, it''s'\n",
-		"the name in YAML single quotes, a quote doubled");
-	has_str(d, "priority: 70\n", "the priority");
-	has_str(d, "tags:\n- 'fast'\n- 'x86'\n", "the tags");
-	has_str(d, "job: {seconds: 600}", "the job's timeout");
-	has_str(d, "  - '-machine q35'\n", "the testbed's machine");
-	has_str(d, "  - '-smp 3'\n  - '-m 2048M'\n", "its CPUs and memory");
-	has_str(d, "  - '-device intel-iommu,intremap=on,caching-mode=off'\n",
-		"the intel vIOMMU, caching mode off");
-	has_str(d, "  model: 'model=e1000e'\n", "an e1000e NIC");
-	has_str(d, "mount_tag=hostfs'", "the controller's root over 9p");
-	has_str(d, "path=/run/iommu-bench/lava-lab,,x/agent.sock,server=on",
-		"the agent's socket, a comma doubled for QEMU");
-	has_str(d, "name=iommu-bench.agent'", "the agent's port");
-	has_str(d,
-		"image_arg: '-kernel {kernel} -append ''console=ttyS0 "
-		"iommu.strict=1'''\n",
-		"the command line quoted once for LAVA's shell words, once "
-		"for YAML");
-	has_str(d, "url: 'file:///c/vmlinuz'",
-		"the kernel from the worker's files");
-	has_str(d, "url: 'file:///c/initrd.cpio'", "the initramfs");
-	has_str(d, "timeout: {seconds: 240}", "boot_timeout bounds the boot");
-	has_str(d, "start: 'iommu-bench-guest: ready'",
-		"the monitor starts at the guest's ready line");
-	has_str(d, "end: 'reboot: Power down'", "and ends at its power-off");
+	has_all(d, definition_checks);
 	free(d);
 	d = lava__boot_definition(h, "deb",
 				  &(struct qemu_kernel){ "/c/v", "/c/i" },

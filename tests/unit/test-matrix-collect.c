@@ -90,7 +90,7 @@ static void test_perf(void)
 {
 	const struct perf_event_def *d;
 	struct matrix *m;
-	char *toml, *msg;
+	char *toml;
 	size_t i;
 
 	for (d = perf_event_defs; d->name; d++) {
@@ -103,10 +103,9 @@ static void test_perf(void)
 		matrix__free(m);
 		free(toml);
 	}
-	msg = load_bad(BASE "[collect.perf]\ncounters = [\"cycels\"]\n");
-	has_str(msg, "did you mean 'cycles'?",
-		"a counter the collector does not know is refused");
-	free(msg);
+	load_refused(BASE "[collect.perf]\ncounters = [\"cycels\"]\n",
+		     "did you mean 'cycles'?",
+		     "a counter the collector does not know is refused");
 	for (i = 0; perf_callgraph_names[i]; i++) {
 		toml = xasprintf(BASE "[collect.perf]\ncallgraph = \"%s\"\n",
 				 perf_callgraph_names[i]);
@@ -123,17 +122,14 @@ static void test_perf(void)
 	matrix__free(m);
 	toml = xasprintf(BASE "[collect.perf]\nfrequency = %d\n",
 			 PERF_MAX_FREQ + 1);
-	msg = load_bad(toml);
-	has_str(msg, "frequency",
-		"a frequency above the collector's is refused");
-	free(msg);
+	load_refused(toml, "frequency",
+		     "a frequency above the collector's is refused");
 	free(toml);
 }
 
 static void test_procstat(void)
 {
 	struct matrix *m = load(BASE);
-	char *msg;
 
 	ok(m && m->collect.procstat.interval_ms == PROCSTAT_DEFAULT_INTERVAL_MS,
 	   "procstat samples at the collector's default interval");
@@ -142,13 +138,11 @@ static void test_procstat(void)
 	ok(m && m->collect.procstat.interval_ms == PROCSTAT_MIN_INTERVAL_MS,
 	   "the collector's shortest interval is accepted");
 	matrix__free(m);
-	msg = load_bad(BASE "[collect.procstat]\ninterval = \"9ms\"\n");
-	has_str(msg, "interval: out of range (10ms..1h)",
-		"a shorter one is refused, with the collector's limits");
-	free(msg);
-	msg = load_bad(BASE "[collect.procstat]\ninterval = \"61m\"\n");
-	has_str(msg, "out of range", "and so is one above an hour");
-	free(msg);
+	load_refused(BASE "[collect.procstat]\ninterval = \"9ms\"\n",
+		     "interval: out of range (10ms..1h)",
+		     "a shorter one is refused, with the collector's limits");
+	load_refused(BASE "[collect.procstat]\ninterval = \"61m\"\n",
+		     "out of range", "and so is one above an hour");
 }
 
 /* "m" a measured trial, "p" a profile one, "w" a warmup, per trial. */
@@ -168,7 +162,7 @@ static void test_record(void)
 {
 	struct matrix *m;
 	struct plan p;
-	char *msg, *k;
+	char *k;
 
 	m = load(BASE "[collect.perf]\n");
 	ok(m && m->collect.perf.record == RECORD_SEPARATE &&
@@ -190,17 +184,14 @@ static void test_record(void)
 	ok(m && !plan__profile_trials(m), "no perf, no profile trials");
 	matrix__free(m);
 
-	msg = load_bad(BASE "[collect.perf]\nrecord = \"evrey\"\n");
-	has_str(msg, "did you mean 'every'?", "a misspelt record is refused");
-	free(msg);
-	msg = load_bad(BASE "[collect.perf]\nrecord = \"every\"\n"
-			    "profile_trials = 2\n");
-	has_str(msg, "profile_trials: only with record = \"separate\"",
-		"profile_trials without profile trials is refused");
-	free(msg);
-	msg = load_bad(BASE "[collect.perf]\nprofile_trials = 0\n");
-	has_str(msg, "profile_trials", "profile_trials = 0 is refused");
-	free(msg);
+	load_refused(BASE "[collect.perf]\nrecord = \"evrey\"\n",
+		     "did you mean 'every'?", "a misspelt record is refused");
+	load_refused(BASE "[collect.perf]\nrecord = \"every\"\n"
+			  "profile_trials = 2\n",
+		     "profile_trials: only with record = \"separate\"",
+		     "profile_trials without profile trials is refused");
+	load_refused(BASE "[collect.perf]\nprofile_trials = 0\n",
+		     "profile_trials", "profile_trials = 0 is refused");
 
 	m = load(BASE "[collect.perf]\nprofile_trials = 2\n"
 		      "[[workloads]]\nname = \"tcp-tx\"\nserver = \"sut\"\n"

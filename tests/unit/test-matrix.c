@@ -24,6 +24,21 @@
 	"[[workloads]]\nname = \"tcp-rx\"\nserver = \"sut\"\n" \
 	"client = \"peer\"\n"
 
+/* The plan of @toml, a matrix that loads; the matrix for unplan(). */
+static struct matrix *planned(const char *toml, struct plan *p)
+{
+	struct matrix *m = load(toml);
+
+	plan__build(p, m, &errs);
+	return m;
+}
+
+static void unplan(struct plan *p, struct matrix *m)
+{
+	plan__release(p);
+	matrix__free(m);
+}
+
 static void test_shipped(void)
 {
 	static const char *const files[] = { "demo-netns.toml",
@@ -270,8 +285,7 @@ static void test_keys(void)
 	       "plan__cell_key returns the length");
 	is_str(key, "host=sut/kernel=running/mode=strict/workload=tcp-rx",
 	       "a key for any cell");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 #define ORDER_MATRIX(order, extra)                                       \
@@ -339,8 +353,7 @@ static void test_grouped(void)
 		if (p.trials[i].start_ms <= p.trials[i - 1].start_ms)
 			break;
 	is_int(i, p.nr_trials, "start times increase");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 static void test_interleaved(void)
@@ -361,18 +374,16 @@ static void test_interleaved(void)
 	is_int(p.summary.warmup_trials, 24,
 	       "every state change warms each workload up again");
 	is_int(p.summary.mode_switches, 12, "four switches per round");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 
 	/* One state: interleaving changes nothing, one warmup each. */
-	m = load(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
-		       "[run]\nmodes = [\"lazy\"]\norder = \"interleaved\"\n"
-		       "repetitions = 4\nwarmup = 2\n");
-	plan__build(&p, m, &errs);
+	m = planned(HOSTS "nic = \"eth1\"\n" PEER WORKLOAD
+			  "[run]\nmodes = [\"lazy\"]\norder = \"interleaved\"\n"
+			  "repetitions = 4\nwarmup = 2\n",
+		    &p);
 	is_int(p.summary.warmup_trials, 2, "no change, no new warmups");
 	is_int(p.summary.mode_switches, 1, "one switch into lazy");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 static void test_random(void)
@@ -432,60 +443,53 @@ static void test_random_stable(void)
 	is_int(i, 1000, "draws stay below the bound");
 }
 
+/* strict and lazy, both applied by kexec on a host that may reboot. */
+#define KEXEC_MODES                                 \
+	HOSTS "allow_reboot = true\n" PEER WORKLOAD \
+	      "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 4\n"
+/* A mode with its own cmdline, on a host that may reboot. */
+#define DAC_MODE                                                    \
+	HOSTS "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD \
+	      "[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
+
 static void test_reboots(void)
 {
 	struct matrix *m;
 	struct plan p;
 
 	/* kexec-applied modes: grouped boots once per mode. */
-	m = load(HOSTS
-		 "allow_reboot = true\n" PEER WORKLOAD
-		 "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 4\n");
-	plan__build(&p, m, &errs);
+	m = planned(KEXEC_MODES, &p);
 	is_int(p.summary.reboots, 2, "grouped: a boot per mode");
 	is_int(p.summary.mode_switches, 2, "each one a switch");
 	is_int(p.summary.sysfs_switches, 0, "none by sysfs");
 	is_int(p.trials[0].apply, APPLY_KEXEC, "applied by kexec");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 
-	m = load(HOSTS
-		 "allow_reboot = true\n" PEER WORKLOAD
-		 "[run]\nmodes = [\"strict\", \"lazy\"]\nrepetitions = 4\n"
-		 "order = \"interleaved\"\n");
-	plan__build(&p, m, &errs);
+	m = planned(KEXEC_MODES "order = \"interleaved\"\n", &p);
 	is_int(p.summary.reboots, 8, "interleaved: a boot per trial");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 
 	/*
 	 * Leaving a mode booted with its own cmdline takes a clean boot:
 	 * sysfs cannot undo iommu.forcedac=1.
 	 */
-	m = load(
-		HOSTS
-		"allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
-		"[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
-		"[run]\nmodes = [\"dac\", \"strict\"]\norder = \"interleaved\"\n"
-		"repetitions = 2\nwarmup = 0\n");
-	plan__build(&p, m, &errs);
+	m = planned(DAC_MODE "[run]\nmodes = [\"dac\", \"strict\"]\n"
+			     "order = \"interleaved\"\n"
+			     "repetitions = 2\nwarmup = 0\n",
+		    &p);
 	is_int(p.summary.reboots, 4, "dac, a clean boot, dac, a clean boot");
 	ok(p.trials[1].reboot_before && p.trials[1].mode_switch,
 	   "strict after dac: a boot and a sysfs switch");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 
 	/* grouped puts sysfs modes before boot modes to share boots. */
-	m = load(HOSTS
-		 "allow_reboot = true\nnic = \"eth1\"\n" PEER WORKLOAD
-		 "[modes.dac]\ncmdline = [\"iommu.forcedac=1\"]\n"
-		 "[run]\nmodes = [\"dac\", \"strict\"]\nrepetitions = 2\n");
-	plan__build(&p, m, &errs);
+	m = planned(DAC_MODE
+		    "[run]\nmodes = [\"dac\", \"strict\"]\nrepetitions = 2\n",
+		    &p);
 	is_int(p.summary.reboots, 1, "grouped: strict first, then one boot");
 	is_int(p.trials[0].mode, matrix__find_mode(m, "strict"),
 	       "strict went first");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 static void test_estimate(void)
@@ -506,18 +510,17 @@ static void test_estimate(void)
 	is_int(p.summary.reboots + p.summary.mode_switches, 0,
 	       "current: no change");
 	is_int(p.trials[1].start_ms, 16000, "the second starts at 16s");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 
-	m = load(HOSTS
-		 "allow_reboot = true\nboot_estimate = \"3m\"\n" PEER WORKLOAD
-		 "[run]\nmodes = [\"lazy\"]\nrepetitions = 1\n"
-		 "warmup = 0\n");
-	plan__build(&p, m, &errs);
+	m = planned(
+		HOSTS
+		"allow_reboot = true\nboot_estimate = \"3m\"\n" PEER WORKLOAD
+		"[run]\nmodes = [\"lazy\"]\nrepetitions = 1\n"
+		"warmup = 0\n",
+		&p);
 	is_int(p.summary.estimated_ms, 180000 + 15000,
 	       "boot_estimate counts once");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 static void test_limits(void)
@@ -533,8 +536,7 @@ static void test_limits(void)
 		return;
 	is_int(plan__build(&p, m, &errs), -E2BIG, "but does not plan");
 	ok(errs.nr_errors == 1, "with an error");
-	plan__release(&p);
-	matrix__free(m);
+	unplan(&p, m);
 }
 
 static void test_errors(void)

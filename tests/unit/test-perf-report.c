@@ -10,24 +10,14 @@
 #include <math.h>
 
 #include "collectors/perf/perf-report.h"
+#include "fixture.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"
 
 static char *fixture(const char *name)
 {
-	const char *src = getenv("SRCDIR");
-	char *path, *buf = NULL;
-	size_t len;
-
-	path = xasprintf("%s/tests/unit/fixtures/perf/%s", src ? src : ".",
-			 name);
-	if (read_file(path, &buf, &len)) {
-		printf("Bail out! cannot read %s\n", path);
-		exit(1);
-	}
-	free(path);
-	return buf;
+	return fixture__read("perf", name);
 }
 
 static const struct perf_row *find(const struct perf_report *r,

@@ -14,21 +14,13 @@
 #include "collectors/collector.h"
 #include "collectors/procstat/procstat-parse.h"
 #include "collectors/procstat/procstat.h"
+#include "fixture.h"
 
 /* A fixture, less its leading '#' comment lines (SPDX and purpose). */
 static char *fixture(const char *name)
 {
-	const char *src = getenv("SRCDIR");
-	char *path, *buf = NULL, *p;
-	size_t len;
+	char *buf = fixture__read("procstat", name), *p;
 
-	path = xasprintf("%s/tests/unit/fixtures/procstat/%s", src ? src : ".",
-			 name);
-	if (read_file(path, &buf, &len)) {
-		printf("Bail out! cannot read %s\n", path);
-		exit(1);
-	}
-	free(path);
 	for (p = buf; *p == '#';)
 		p = strchrnul(p, '\n') + (strchr(p, '\n') ? 1 : 0);
 	memmove(buf, p, strlen(p) + 1);

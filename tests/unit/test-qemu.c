@@ -26,8 +26,20 @@
 	"\"linux-image-6.1.0-57-amd64\"\n"                                  \
 	"[[workloads]]\nname = \"rx\"\nserver = \"vm\"\nclient = \"peer\"\n"
 
-/* The argv as one string, words joined by '|', for substring checks. */
-static char *joined(const struct strvec *a)
+/* A TCG boot with a tap; each test changes what it looks at. */
+#define TCG_BOOT(console_arg)                                                  \
+	{                                                                      \
+		.accel = ACCEL_TCG, .image = "/c/vmlinuz",                     \
+		.initrd = "/c/initrd", .cmdline = console_arg, .tap = "tap-x", \
+		.agent_sock = "/run/x/agent.sock",                             \
+		.console = "/run/x/console.log"                                \
+	}
+
+/*
+ * The words as one string, joined by '|', for substring checks; @a is
+ * released.
+ */
+static char *joined(struct strvec *a)
 {
 	char *s = xstrdup("|");
 	size_t i;
@@ -38,26 +50,56 @@ static char *joined(const struct strvec *a)
 		free(s);
 		s = n;
 	}
+	strvec__release(a);
 	return s;
+}
+
+/* The VM's QEMU argv, joined; its argv[0] in @argv0 where asked. */
+static char *argv_of(const struct matrix_host *h, const struct qemu_boot *b,
+		     char **argv0)
+{
+	struct strvec a = { 0 };
+
+	qemu__argv(h, b, &a);
+	if (argv0)
+		*argv0 = xstrdup(a.v[0]);
+	return joined(&a);
+}
+
+/* The host "vm" of a matrix that must have loaded, or NULL (said). */
+static const struct matrix_host *vm_of(const struct matrix *m, const char *what)
+{
+	if (!ok(m, "%s", what))
+		return NULL;
+	return &m->hosts[matrix__find_host(m, "vm")];
+}
+
+/* A matrix the loader must refuse, and the words it must say. */
+struct refusal {
+	const char *toml;
+	const char *want;
+	const char *what;
+};
+
+static void check_refusals(const struct refusal *r, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		load_refused(r[i].toml, r[i].want, r[i].what);
 }
 
 static void test_defaults(void)
 {
 	struct matrix *m = load(MATRIX(""));
 	const struct matrix_host *h;
-	struct qemu_boot b = { .accel = ACCEL_TCG,
-			       .image = "/c/vmlinuz",
-			       .initrd = "/c/initrd",
-			       .cmdline = "console=ttyS0",
-			       .tap = "tap-x",
-			       .agent_sock = "/run/x,y/agent.sock",
-			       .console = "/run/x/console.log" };
-	struct strvec a = { 0 };
-	char *s;
+	struct qemu_boot b = TCG_BOOT("console=ttyS0");
+	char *s, *argv0;
 
-	if (!ok(m, "a qemu host with a package kernel loads"))
+	b.agent_sock = "/run/x,y/agent.sock";
+	h = vm_of(m, "a qemu host with a package kernel loads");
+	if (!h)
 		return;
-	h = &m->hosts[matrix__find_host(m, "vm")];
 	is_str(h->nic, "eth0", "the guest's NIC defaults to eth0");
 	is_int(h->qemu.cpus, 3, "cpus");
 	ok(h->qemu.iommu == QEMU_IOMMU_INTEL, "the intel vIOMMU by default");
@@ -66,9 +108,9 @@ static void test_defaults(void)
 	       "the release comes with the package name");
 	ok(m->kernels[0].kind == KERNEL_PACKAGE, "a package kernel");
 
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
-	is_str(a.v[0], "qemu-system-x86_64", "argv[0]");
+	s = argv_of(h, &b, &argv0);
+	is_str(argv0, "qemu-system-x86_64", "argv[0]");
+	free(argv0);
 	has_str(s, "|-device|intel-iommu,intremap=on,caching-mode=off|",
 		"an Intel vIOMMU, caching mode off");
 	has_str(s,
@@ -89,18 +131,15 @@ static void test_defaults(void)
 		"named threads: how the vCPUs are found to pin them");
 	ok(!strstr(s, "-daemonize"), "QEMU stays our child");
 	free(s);
-	strvec__release(&a);
 
 	b.accel = ACCEL_KVM;
 	b.tap = NULL;
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
+	s = argv_of(h, &b, NULL);
 	has_str(s, "|q35,kernel-irqchip=split|", "KVM: split irqchip");
 	has_str(s, "|-accel|kvm|-cpu|host|", "KVM: host CPU");
 	has_str(s, "|-netdev|user,id=n0,restrict=on|",
 		"no link: a user-mode NIC that reaches nothing");
 	free(s);
-	strvec__release(&a);
 	matrix__free(m);
 }
 
@@ -118,26 +157,19 @@ static void test_arm64(void)
 {
 	struct matrix *m = load(MATRIX_ARM64(""));
 	const struct matrix_host *h;
-	struct qemu_boot b = { .accel = ACCEL_TCG,
-			       .image = "/c/vmlinuz",
-			       .initrd = "/c/initrd",
-			       .cmdline = "console=ttyAMA0",
-			       .tap = "tap-x",
-			       .agent_sock = "/run/x/agent.sock",
-			       .console = "/run/x/console.log" };
-	struct strvec a = { 0 };
-	char *s, *c;
+	struct qemu_boot b = TCG_BOOT("console=ttyAMA0");
+	char *s, *c, *argv0;
 
-	if (!ok(m, "an arm64 qemu host loads"))
+	h = vm_of(m, "an arm64 qemu host loads");
+	if (!h)
 		return;
-	h = &m->hosts[matrix__find_host(m, "vm")];
 	is_str(h->qemu.arch->name, "arm64", "arch");
 	ok(h->qemu.iommu == QEMU_IOMMU_SMMUV3, "arm64's vIOMMU by default: "
 					       "the SMMUv3");
 	is_str(qemu__machine(h)->binary, "qemu-system-aarch64", "its QEMU");
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
-	is_str(a.v[0], "qemu-system-aarch64", "argv[0]");
+	s = argv_of(h, &b, &argv0);
+	is_str(argv0, "qemu-system-aarch64", "argv[0]");
+	free(argv0);
 	has_str(s, "|-machine|virt,gic-version=3,iommu=smmuv3|",
 		"virt with a GICv3 and an SMMUv3 before its PCIe root");
 	has_str(s, "|-accel|tcg,thread=multi|-cpu|cortex-a57|",
@@ -149,7 +181,6 @@ static void test_arm64(void)
 		"the NIC's DMA goes through the SMMU");
 	ok(!strstr(s, "intel-iommu"), "no Intel vIOMMU");
 	free(s);
-	strvec__release(&a);
 	c = qemu__cmdline(h, "/x/.output/arm64/iommu-bench", NULL, 0);
 	has_str(c, "console=ttyAMA0 panic=-1 ", "the PL011 console");
 	ok(!strstr(c, "intel_iommu"), "no intel_iommu=on");
@@ -160,16 +191,14 @@ static void test_arm64(void)
 	matrix__free(m);
 
 	m = load(MATRIX_ARM64("iommu = \"none\"\n"));
-	if (!ok(m, "an arm64 host without a vIOMMU loads"))
+	h = vm_of(m, "an arm64 host without a vIOMMU loads");
+	if (!h)
 		return;
-	h = &m->hosts[matrix__find_host(m, "vm")];
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
+	s = argv_of(h, &b, NULL);
 	has_str(s, "|-machine|virt,gic-version=3|", "no SMMUv3");
 	has_str(s, "|virtio-net-pci,netdev=n0,disable-legacy=on|",
 		"no iommu_platform without an IOMMU");
 	free(s);
-	strvec__release(&a);
 	matrix__free(m);
 }
 
@@ -179,18 +208,12 @@ static void test_cmdline(void)
 				       "caching_mode = true\n"));
 	const char *args[] = { "iommu.strict=0", "quiet" };
 	const struct matrix_host *h;
-	struct qemu_boot b = { .accel = ACCEL_TCG,
-			       .image = "i",
-			       .initrd = "r",
-			       .cmdline = "c",
-			       .agent_sock = "s",
-			       .console = "c" };
-	struct strvec a = { 0 };
+	struct qemu_boot b = TCG_BOOT("c");
 	char *c, *s;
 
-	if (!ok(m, "qemu cmdline and caching_mode load"))
+	h = vm_of(m, "qemu cmdline and caching_mode load");
+	if (!h)
 		return;
-	h = &m->hosts[matrix__find_host(m, "vm")];
 	c = qemu__cmdline(h, "/usr/bin/iommu-bench", args, 2);
 	has_str(c, "console=ttyS0 panic=-1 no_timer_check intel_iommu=on ",
 		"console, panic, no boot-time timer check (a busy host "
@@ -206,53 +229,51 @@ static void test_cmdline(void)
 			  strlen("iommu_bench.machine_id=")) > 32,
 	   "a machine id");
 	free(c);
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
+	s = argv_of(h, &b, NULL);
 	has_str(s, "caching-mode=on", "caching_mode = true reaches QEMU");
 	free(s);
-	strvec__release(&a);
 	matrix__free(m);
 }
 
-static void test_errors(void)
-{
-	char *e;
+static const struct refusal matrix_refusals[] = {
+	{ MATRIX("caching_mode = 1\n"), "caching_mode",
+	  "caching_mode must be a boolean" },
+	{ MATRIX("iommu = \"amd\"\n"), "iommu",
+	  "an unknown vIOMMU is refused" },
+	{ MATRIX("iommu = \"none\"\ncaching_mode = true\n"),
+	  "only the intel vIOMMU has it",
+	  "caching mode without the intel vIOMMU" },
+	{ "[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
+	  "[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
+	  "[[kernels]]\nname = \"deb\"\npackage = \"linux-headers-6.1\"\n"
+	  "[[workloads]]\nname = \"rx\"\nserver = \"vm\"\n"
+	  "client = \"peer\"\n",
+	  "not a Debian kernel image package",
+	  "a package that is not linux-image-*" },
+	{ "[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
+	  "address = \"s\"\nallow_reboot = true\n"
+	  "[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
+	  "[[kernels]]\nname = \"deb\"\n"
+	  "package = \"linux-image-6.1.0-57-amd64\"\n"
+	  "[[workloads]]\nname = \"rx\"\nserver = \"sut\"\n"
+	  "client = \"peer\"\n",
+	  "only a qemu host boots",
+	  "a package kernel on an ssh host is refused" },
+	{ MATRIX("") "[modes.x]\nmethod = \"reboot\"\ngroup_type = \"DMA\"\n",
+	  "boots with the mode's cmdline", "method reboot needs a cmdline" },
+};
 
-	e = load_bad(MATRIX("caching_mode = 1\n"));
-	has_str(e, "caching_mode", "caching_mode must be a boolean");
-	free(e);
-	e = load_bad(MATRIX("iommu = \"amd\"\n"));
-	has_str(e, "iommu", "an unknown vIOMMU is refused");
-	free(e);
-	e = load_bad(MATRIX("iommu = \"none\"\ncaching_mode = true\n"));
-	has_str(e, "only the intel vIOMMU has it",
-		"caching mode without the intel vIOMMU");
-	free(e);
-	e = load_bad(
-		"[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
-		"[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
-		"[[kernels]]\nname = \"deb\"\npackage = \"linux-headers-6.1\"\n"
-		"[[workloads]]\nname = \"rx\"\nserver = \"vm\"\n"
-		"client = \"peer\"\n");
-	has_str(e, "not a Debian kernel image package",
-		"a package that is not linux-image-*");
-	free(e);
-	e = load_bad("[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
-		     "address = \"s\"\nallow_reboot = true\n"
-		     "[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
-		     "[[kernels]]\nname = \"deb\"\n"
-		     "package = \"linux-image-6.1.0-57-amd64\"\n"
-		     "[[workloads]]\nname = \"rx\"\nserver = \"sut\"\n"
-		     "client = \"peer\"\n");
-	has_str(e, "only a qemu host boots",
-		"a package kernel on an ssh host is refused");
-	free(e);
-	e = load_bad(MATRIX("") "[modes.x]\nmethod = \"reboot\"\n"
-				"group_type = \"DMA\"\n");
-	has_str(e, "boots with the mode's cmdline",
-		"method reboot needs a cmdline");
-	free(e);
-}
+static const struct refusal affinity_refusals[] = {
+	{ MATRIX("affinity = { vcpus = [1, 2] }\n"),
+	  "vcpus: 2 CPUs for 3 vCPUs; give one per vCPU",
+	  "a CPU for each vCPU" },
+	{ MATRIX("affinity = { vcpus = 1 }\n"),
+	  "vcpus: 3 vCPUs need one CPU each", "a number only for one vCPU" },
+	{ MATRIX("affinity = { vcpus = [1, 2, 3], i0 = 0 }\n"),
+	  "did you mean 'io'?", "a misspelt key" },
+	{ MATRIX("affinity = { io = -1 }\n"), "io: CPU -1 is out of range",
+	  "a negative CPU" },
+};
 
 static void test_affinity(void)
 {
@@ -273,20 +294,7 @@ static void test_affinity(void)
 	ok(m && !m->hosts[0].qemu.nr_vcpu_cpus && m->hosts[0].qemu.io_cpu == -1,
 	   "not pinned by default");
 	matrix__free(m);
-	e = load_bad(MATRIX("affinity = { vcpus = [1, 2] }\n"));
-	has_str(e, "vcpus: 2 CPUs for 3 vCPUs; give one per vCPU",
-		"a CPU for each vCPU");
-	free(e);
-	e = load_bad(MATRIX("affinity = { vcpus = 1 }\n"));
-	has_str(e, "vcpus: 3 vCPUs need one CPU each",
-		"a number only for one vCPU");
-	free(e);
-	e = load_bad(MATRIX("affinity = { vcpus = [1, 2, 3], i0 = 0 }\n"));
-	has_str(e, "did you mean 'io'?", "a misspelt key");
-	free(e);
-	e = load_bad(MATRIX("affinity = { io = -1 }\n"));
-	has_str(e, "io: CPU -1 is out of range", "a negative CPU");
-	free(e);
+	check_refusals(affinity_refusals, ARRAY_SIZE(affinity_refusals));
 
 	/* The check at open: CPU 4095 is no CPU this machine runs us on. */
 	m = load(MATRIX("affinity = { vcpus = [0, 0, 4095] }\n"));
@@ -313,21 +321,15 @@ static void test_devices(void)
 		"disks = [{ name = \"nvme0\", model = \"nvme\", size = "
 		"\"64M\" }, { name = \"scratch-b\", size = \"1G\" }]\n"));
 	const char *disks[] = { "/run/q/disk-nvme0.img", "/run/q,x/b.img" };
-	struct qemu_boot b = { .accel = ACCEL_TCG,
-			       .image = "/c/vmlinuz",
-			       .initrd = "/c/initrd",
-			       .cmdline = "console=ttyS0",
-			       .tap = "tap-x",
-			       .agent_sock = "/run/x/agent.sock",
-			       .console = "/run/x/console.log",
-			       .disks = disks };
+	struct qemu_boot b = TCG_BOOT("console=ttyS0");
 	const struct matrix_host *h;
 	struct strvec a = { 0 };
 	char *s;
 
-	if (!ok(m, "nic, mtu and disks load"))
+	b.disks = disks;
+	h = vm_of(m, "nic, mtu and disks load");
+	if (!h)
 		return;
-	h = &m->hosts[matrix__find_host(m, "vm")];
 	ok(h->qemu.nic == QEMU_NIC_E1000E, "nic e1000e");
 	is_int(h->qemu.mtu, 9000, "mtu");
 	is_int(h->qemu.nr_disks, 2, "two disks");
@@ -336,8 +338,7 @@ static void test_devices(void)
 	ok(matrix_host__disk(h, "scratch-b") == &h->qemu.disks[1],
 	   "a disk found by name");
 	ok(!matrix_host__disk(h, "nvme1"), "an unknown disk is not found");
-	qemu__argv(h, &b, &a);
-	s = joined(&a);
+	s = argv_of(h, &b, NULL);
 	has_str(s, "|-device|e1000e,netdev=n0|", "an e1000e NIC");
 	ok(!strstr(s, "virtio-net"), "and no virtio NIC");
 	has_str(s,
@@ -347,12 +348,10 @@ static void test_devices(void)
 		"an NVMe disk whose serial is its name");
 	has_str(s, "file=/run/q,,x/b.img,", "a comma in its image doubled");
 	free(s);
-	strvec__release(&a);
 	qemu__guest_modules(h, &a);
 	s = joined(&a);
 	is_str(s, "|e1000e|nvme|", "the guest gets their drivers, once each");
 	free(s);
-	strvec__release(&a);
 	s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
 	has_str(s, " iommu_bench.mtu=9000 ", "the guest sets the MTU");
 	free(s);
@@ -374,61 +373,74 @@ static void test_devices(void)
 	}
 }
 
-static void test_device_errors(void)
-{
-	char *e;
-
-	e = load_bad(MATRIX("nic = \"e1000\"\n"));
-	has_str(e, "did you mean 'e1000e'", "nic e1000: did you mean");
-	has_str(e, ":9:7:", "at the value's line and column");
-	free(e);
-	e = load_bad(MATRIX("nic = \"e1000e\"\nmtu = 9216\n"));
-	has_str(e, "mtu: 9216 is more than an e1000e NIC takes (68..9000)",
-		"an e1000e's jumbo limit");
-	free(e);
-	e = load_bad(MATRIX("mtu = 70000\n"));
-	has_str(e, "mtu", "an MTU out of range");
-	has_str(e, "70000", "names the value");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\" }]\n"));
-	has_str(e, "has no size", "a disk without a size");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\", "
-			    "model = \"nmve\" }]\n"));
-	has_str(e, "did you mean 'nvme'", "a model typo");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }, "
-			    "{ name = \"d\", size = \"1G\" }]\n"));
-	has_str(e, "two disks named 'd'", "two disks of one name");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"../x\", size = \"1G\" "
-			    "}]\n"));
-	has_str(e, "name", "a disk name that is not a safe name");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"a23456789012345678901\", "
-			    "size = \"1G\" }]\n"));
-	has_str(e, "longer than 20", "a name too long for a serial number");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1K\" }]\n"));
-	has_str(e, "out of range", "a disk too small");
-	free(e);
-	e = load_bad(MATRIX("disks = { name = \"d\" }\n"));
-	has_str(e, "expected a list of tables", "disks not a list");
-	free(e);
-}
+static const struct refusal device_refusals[] = {
+	{ MATRIX("nic = \"e1000\"\n"), "did you mean 'e1000e'",
+	  "nic e1000: did you mean" },
+	{ MATRIX("nic = \"e1000\"\n"),
+	  ":9:7:", "at the value's line and column" },
+	{ MATRIX("nic = \"e1000e\"\nmtu = 9216\n"),
+	  "mtu: 9216 is more than an e1000e NIC takes (68..9000)",
+	  "an e1000e's jumbo limit" },
+	{ MATRIX("mtu = 70000\n"), "mtu", "an MTU out of range" },
+	{ MATRIX("mtu = 70000\n"), "70000", "names the value" },
+	{ MATRIX("disks = [{ name = \"d\" }]\n"), "has no size",
+	  "a disk without a size" },
+	{ MATRIX("disks = [{ name = \"d\", size = \"1G\", "
+		 "model = \"nmve\" }]\n"),
+	  "did you mean 'nvme'", "a model typo" },
+	{ MATRIX("disks = [{ name = \"d\", size = \"1G\" }, "
+		 "{ name = \"d\", size = \"1G\" }]\n"),
+	  "two disks named 'd'", "two disks of one name" },
+	{ MATRIX("disks = [{ name = \"../x\", size = \"1G\" }]\n"), "name",
+	  "a disk name that is not a safe name" },
+	{ MATRIX("disks = [{ name = \"a23456789012345678901\", "
+		 "size = \"1G\" }]\n"),
+	  "longer than 20", "a name too long for a serial number" },
+	{ MATRIX("disks = [{ name = \"d\", size = \"1K\" }]\n"), "out of range",
+	  "a disk too small" },
+	{ MATRIX("disks = { name = \"d\" }\n"), "expected a list of tables",
+	  "disks not a list" },
+};
 
 #define FIO(keys) "[[workloads]]\nname = \"f\"\ntype = \"fio\"\n" keys
+/* The VM with one disk of that name. */
+#define DISK(name) MATRIX("disks = [{ name = \"" name "\", size = \"1G\" }]\n")
+
+static const struct refusal fio_refusals[] = {
+	{ DISK("nvme0") FIO("host = \"vm\"\ntarget = \"nvme1\"\n"),
+	  "did you mean 'nvme0'", "an unknown disk: did you mean" },
+	{ MATRIX("") FIO("host = \"vm\"\ntarget = \"nvme0\"\n"),
+	  "host 'vm' has no disks", "a host without that disk" },
+	{ MATRIX("") FIO("host = \"peer\"\ntarget = \"d\"\n"),
+	  "'peer' is a peer", "fio measures a SUT" },
+	{ DISK("d") FIO("server = \"vm\"\nhost = \"vm\"\ntarget = \"d\"\n"),
+	  "server", "fio takes host, not server and client" },
+	{ DISK("d") FIO("host = \"vm\"\ntarget = \"d\"\nrw = \"randwirte\"\n"),
+	  "did you mean 'randwrite'", "an rw typo" },
+	{ "[run]\nmodes = [\"lazy\"]\n[modes.lazy]\nmethod = \"sysfs\"\n" DISK(
+		  "d") FIO("host = \"vm\"\ntarget = \"d\"\n"),
+	  "switches the IOMMU group of host 'vm''s NIC",
+	  "a sysfs switch where a fio workload measures a disk" },
+	{ MATRIX_ARM64("disks = [{ name = \"d\", size = \"1G\" }]\n")
+		  FIO("host = \"vm\"\ntarget = \"d\"\n"),
+	  "needs a guest of this machine's arch",
+	  "fio in a guest of another arch" },
+	{ DISK("d") FIO("host = \"vm\"\ntarget = \"d\"\nbs = \"1000\"\n"),
+	  "multiple of 512", "a block size the device cannot take" },
+	{ "[hosts.s]\ntransport = \"ssh\"\nrole = \"sut\"\naddress = \"s\"\n"
+	  "disks = [{ name = \"data\", path = \"/srv/x\" }]\n" FIO(
+		  "host = \"s\"\ntarget = \"data\"\n"),
+	  "not under /dev", "an ssh host's disk is a device" },
+};
 
 static void test_fio(void)
 {
 	const struct matrix_workload *w;
 	struct matrix *m;
-	char *e;
 
-	m = load(MATRIX("disks = [{ name = \"nvme0\", size = \"1G\" }]\n")
-			 FIO("host = \"vm\"\ntarget = \"nvme0\"\n"
-			     "rw = \"write\"\nbs = \"64K\"\niodepth = 8\n"
-			     "duration = \"3s\"\n"));
+	m = load(DISK("nvme0") FIO("host = \"vm\"\ntarget = \"nvme0\"\n"
+				   "rw = \"write\"\nbs = \"64K\"\niodepth = 8\n"
+				   "duration = \"3s\"\n"));
 	if (ok(m, "a fio workload on the VM's disk loads")) {
 		w = &m->workloads[matrix__find_workload(m, "f")];
 		ok(w->type == WORKLOAD_FIO && w->sut == w->server &&
@@ -443,35 +455,8 @@ static void test_fio(void)
 		is_int(matrix_workload__trial_ms(w), 3000, "3 s a trial");
 		matrix__free(m);
 	}
-	e = load_bad(MATRIX("disks = [{ name = \"nvme0\", size = \"1G\" }]\n")
-			     FIO("host = \"vm\"\ntarget = \"nvme1\"\n"));
-	has_str(e, "did you mean 'nvme0'", "an unknown disk: did you mean");
-	free(e);
-	e = load_bad(MATRIX("") FIO("host = \"vm\"\ntarget = \"nvme0\"\n"));
-	has_str(e, "host 'vm' has no disks", "a host without that disk");
-	free(e);
-	e = load_bad(MATRIX("") FIO("host = \"peer\"\ntarget = \"d\"\n"));
-	has_str(e, "'peer' is a peer", "fio measures a SUT");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
-			     FIO("server = \"vm\"\nhost = \"vm\"\n"
-				 "target = \"d\"\n"));
-	has_str(e, "server", "fio takes host, not server and client");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
-			     FIO("host = \"vm\"\ntarget = \"d\"\n"
-				 "rw = \"randwirte\"\n"));
-	has_str(e, "did you mean 'randwrite'", "an rw typo");
-	free(e);
-	e = load_bad("[run]\nmodes = [\"lazy\"]\n[modes.lazy]\n"
-		     "method = \"sysfs\"\n" MATRIX(
-			     "disks = [{ name = \"d\", size = \"1G\" }]\n")
-			     FIO("host = \"vm\"\ntarget = \"d\"\n"));
-	has_str(e, "switches the IOMMU group of host 'vm''s NIC",
-		"a sysfs switch where a fio workload measures a disk");
-	free(e);
-	m = load(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
-			 FIO("host = \"vm\"\ntarget = \"d\"\n"));
+	check_refusals(fio_refusals, ARRAY_SIZE(fio_refusals));
+	m = load(DISK("d") FIO("host = \"vm\"\ntarget = \"d\"\n"));
 	if (ok(m, "lazy with method auto on a host with a fio workload")) {
 		ok(matrix__apply(&m->hosts[0],
 				 &m->modes[matrix__find_mode(m, "lazy")]) ==
@@ -479,22 +464,6 @@ static void test_fio(void)
 		   "is booted, not switched through the NIC's group");
 		matrix__free(m);
 	}
-	e = load_bad(MATRIX_ARM64("disks = [{ name = \"d\", size = \"1G\" }]\n")
-			     FIO("host = \"vm\"\ntarget = \"d\"\n"));
-	has_str(e, "needs a guest of this machine's arch",
-		"fio in a guest of another arch");
-	free(e);
-	e = load_bad(MATRIX("disks = [{ name = \"d\", size = \"1G\" }]\n")
-			     FIO("host = \"vm\"\ntarget = \"d\"\n"
-				 "bs = \"1000\"\n"));
-	has_str(e, "multiple of 512", "a block size the device cannot take");
-	free(e);
-	e = load_bad("[hosts.s]\ntransport = \"ssh\"\nrole = \"sut\"\n"
-		     "address = \"s\"\n"
-		     "disks = [{ name = \"data\", path = \"/srv/x\" }]\n" FIO(
-			     "host = \"s\"\ntarget = \"data\"\n"));
-	has_str(e, "not under /dev", "an ssh host's disk is a device");
-	free(e);
 	m = load("[run]\nmodes = [\"current\"]\n"
 		 "[hosts.s]\ntransport = \"ssh\"\nrole = \"sut\"\n"
 		 "address = \"s\"\n"
@@ -523,10 +492,10 @@ int main(void)
 	test_defaults();
 	test_arm64();
 	test_cmdline();
-	test_errors();
+	check_refusals(matrix_refusals, ARRAY_SIZE(matrix_refusals));
 	test_affinity();
 	test_devices();
-	test_device_errors();
+	check_refusals(device_refusals, ARRAY_SIZE(device_refusals));
 	test_fio();
 	test_escape();
 	config_errors__release(&errs);

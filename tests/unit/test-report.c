@@ -32,29 +32,34 @@ static char *escaped(const char *s)
 	return buf;
 }
 
+/* Text for an HTML report, and the markup it must become. */
+static const struct {
+	const char *in, *want, *what;
+} markups[] = {
+	{ "<script>alert('x')</script> & \"q\"",
+	  "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;",
+	  "markup special characters are escaped" },
+	{ "caf\xc3\xa9 \xe2\x80\x94 ok", "caf\xc3\xa9 \xe2\x80\x94 ok",
+	  "valid UTF-8 passes through" },
+	{ "bad\xff\xfe byte, overlong \xc0\xaf, cut \xe2\x80",
+	  "bad\xef\xbf\xbd\xef\xbf\xbd byte, overlong "
+	  "\xef\xbf\xbd\xef\xbf\xbd, cut \xef\xbf\xbd\xef\xbf\xbd",
+	  "bytes that are not UTF-8 become U+FFFD" },
+	{ "bell\a esc\x1b tab\tnl\n",
+	  "bell\xef\xbf\xbd esc\xef\xbf\xbd tab\tnl\n",
+	  "control characters XML forbids become U+FFFD" },
+};
+
 static void test_markup(void)
 {
-	char *s;
+	size_t i;
 
-	s = escaped("<script>alert('x')</script> & \"q\"");
-	is_str(s,
-	       "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; "
-	       "&quot;q&quot;",
-	       "markup special characters are escaped");
-	free(s);
-	s = escaped("caf\xc3\xa9 \xe2\x80\x94 ok");
-	is_str(s, "caf\xc3\xa9 \xe2\x80\x94 ok", "valid UTF-8 passes through");
-	free(s);
-	s = escaped("bad\xff\xfe byte, overlong \xc0\xaf, cut \xe2\x80");
-	is_str(s,
-	       "bad\xef\xbf\xbd\xef\xbf\xbd byte, overlong "
-	       "\xef\xbf\xbd\xef\xbf\xbd, cut \xef\xbf\xbd\xef\xbf\xbd",
-	       "bytes that are not UTF-8 become U+FFFD");
-	free(s);
-	s = escaped("bell\a esc\x1b tab\tnl\n");
-	is_str(s, "bell\xef\xbf\xbd esc\xef\xbf\xbd tab\tnl\n",
-	       "control characters XML forbids become U+FFFD");
-	free(s);
+	for (i = 0; i < ARRAY_SIZE(markups); i++) {
+		char *s = escaped(markups[i].in);
+
+		is_str(s, markups[i].want, "%s", markups[i].what);
+		free(s);
+	}
 }
 
 static void test_format(void)
@@ -123,6 +128,14 @@ static int write_file(const char *path, const char *text)
 	return fclose(fp);
 }
 
+/* @text in @path is a CSV file @ds refuses. */
+static void refused_csv(struct dataset *ds, const char *path, const char *text,
+			const char *what)
+{
+	write_file(path, text);
+	ok(dataset__load_csv(ds, path, STORE_BETTER_NONE, "") < 0, "%s", what);
+}
+
 static void test_csv(void)
 {
 	char dir[] = "/tmp/iommu-bench-test-report.XXXXXX", *path;
@@ -140,18 +153,10 @@ static void test_csv(void)
 		   !strcmp(ds__str(&ds, ds.metrics[0].name), "thr") &&
 		   !strcmp(ds__str(&ds, ds.series[0].dim[DS_WORKLOAD]), "w"),
 	   "header names the metric, quotes hold commas, the file the row");
-	write_file(path, "a,1\na,nan\n");
-	ok(dataset__load_csv(&ds, path, STORE_BETTER_NONE, "") < 0,
-	   "NaN is refused");
-	write_file(path, "a,1,2\n");
-	ok(dataset__load_csv(&ds, path, STORE_BETTER_NONE, "") < 0,
-	   "three fields are refused");
-	write_file(path, "\"a,1\n");
-	ok(dataset__load_csv(&ds, path, STORE_BETTER_NONE, "") < 0,
-	   "an unterminated quote is refused");
-	write_file(path, "mode,value\n");
-	ok(dataset__load_csv(&ds, path, STORE_BETTER_NONE, "") < 0,
-	   "a header alone is refused");
+	refused_csv(&ds, path, "a,1\na,nan\n", "NaN is refused");
+	refused_csv(&ds, path, "a,1,2\n", "three fields are refused");
+	refused_csv(&ds, path, "\"a,1\n", "an unterminated quote is refused");
+	refused_csv(&ds, path, "mode,value\n", "a header alone is refused");
 	dataset__release(&ds);
 	unlink(path);
 	free(path);

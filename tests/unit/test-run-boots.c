@@ -30,46 +30,39 @@
 #define FOUND "6.0-fake"
 #define BUILT_ID "0123456789abcdef0123456789abcdef01234567"
 
-static const char matrix_toml[] = "[run]\n"
-				  "name = \"boots\"\n"
-				  "repetitions = 2\n"
-				  "warmup = 0\n"
-				  "cooldown = \"0s\"\n"
-				  "order = \"interleaved\"\n"
-				  "modes = [\"current\"]\n"
-				  "[hosts.a]\n"
-				  "transport = \"ssh\"\n"
-				  "role = \"sut\"\n"
-				  "address = \"a.lab\"\n"
-				  "allow_reboot = true\n"
-				  "kernel_dir = \"/kd\"\n"
-				  "[hosts.b]\n"
-				  "transport = \"ssh\"\n"
-				  "role = \"sut\"\n"
-				  "address = \"b.lab\"\n"
-				  "allow_reboot = true\n"
-				  "kernel_dir = \"/kd\"\n"
-				  "[hosts.p]\n"
-				  "transport = \"ssh\"\n"
-				  "role = \"peer\"\n"
-				  "address = \"p.lab\"\n"
-				  "[[kernels]]\n"
-				  "name = \"running\"\n"
-				  "[[kernels]]\n"
-				  "name = \"img\"\n"
-				  "image = \"/boot/vmlinuz-6.9-img\"\n"
-				  "release = \"6.9-img\"\n"
-				  "[[kernels]]\n"
-				  "name = \"built\"\n"
-				  "build = { tree = \"/nonexistent/linux\" }\n"
-				  "[[workloads]]\n"
-				  "name = \"tcp-a\"\n"
-				  "server = \"a\"\n"
-				  "client = \"p\"\n"
-				  "[[workloads]]\n"
-				  "name = \"tcp-b\"\n"
-				  "server = \"b\"\n"
-				  "client = \"p\"\n";
+static const char matrix_toml[] =
+	"[run]\n"
+	"name = \"boots\"\n"
+	"repetitions = 2\n"
+	"warmup = 0\n"
+	"cooldown = \"0s\"\n"
+	"order = \"interleaved\"\n"
+	"modes = [\"current\"]\n"
+	"[hosts.a]\n"
+	"transport = \"ssh\"\n"
+	"role = \"sut\"\n"
+	"address = \"a.lab\"\n"
+	"allow_reboot = true\n"
+	"kernel_dir = \"/kd\"\n"
+	"[hosts.b]\n"
+	"transport = \"ssh\"\n"
+	"role = \"sut\"\n"
+	"address = \"b.lab\"\n"
+	"allow_reboot = true\n"
+	"kernel_dir = \"/kd\"\n"
+	"[hosts.p]\n"
+	"transport = \"ssh\"\n"
+	"role = \"peer\"\n"
+	"address = \"p.lab\"\n"
+	"[[kernels]]\n"
+	"name = \"running\"\n"
+	"[[kernels]]\n"
+	"name = \"img\"\n"
+	"image = \"/boot/vmlinuz-6.9-img\"\n"
+	"release = \"6.9-img\"\n"
+	"[[kernels]]\n"
+	"name = \"built\"\n"
+	"build = { tree = \"/nonexistent/linux\" }\n" FAKE_RUN_WORKLOADS;
 
 static char scratch[64];
 
@@ -182,17 +175,7 @@ static json_t *fake_answer(const char *host, const char *verb, json_t *args)
 }
 
 /* reboot.now has rewritten the state already: the new boot is there. */
-static int fake__wait_boot(struct host *h, const char *old, uint64_t tmo,
-			   char **err)
-{
-	(void)h;
-	(void)old;
-	(void)tmo;
-	(void)err;
-	return 0;
-}
-
-static const struct host_ops fake_ops = FAKE_HOST_OPS(fake__wait_boot);
+static const struct host_ops fake_ops = FAKE_HOST_OPS(fake_host__booted);
 
 /* @resume: the run @ctx->run_id again, as `run --resume` would. */
 static int ctx__open(struct run_ctx *ctx, const char *db, bool resume)
@@ -327,9 +310,6 @@ int main(void)
 	   "the first thing the resumed run did was boot back by release");
 	free(log);
 out:
-	if (ctx.m)
-		fake_run__release(&ctx);
 	free(db);
-	agent_file__remove_tree(scratch, NULL);
-	return tap_done();
+	return fake_run__end(&ctx, scratch);
 }

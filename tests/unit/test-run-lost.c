@@ -48,15 +48,7 @@ static const char matrix_toml[] = "[modes.lazy]\n"
 				  "[hosts.p]\n"
 				  "transport = \"ssh\"\n"
 				  "role = \"peer\"\n"
-				  "address = \"p.lab\"\n"
-				  "[[workloads]]\n"
-				  "name = \"tcp-a\"\n"
-				  "server = \"a\"\n"
-				  "client = \"p\"\n"
-				  "[[workloads]]\n"
-				  "name = \"tcp-b\"\n"
-				  "server = \"b\"\n"
-				  "client = \"p\"\n";
+				  "address = \"p.lab\"\n" FAKE_RUN_WORKLOADS;
 
 static int nr_wait_boot_a, nr_wait_boot_b;
 
@@ -135,10 +127,6 @@ int main(void)
 	       "both of a's trials are failed naming host a and boot_timeout");
 	is_int(nr_b, 2, "both of b's trials were tried (they reached iperf3)");
 out:
-	if (ctx.m)
-		fake_run__release(&ctx);
 	free(db);
-	/* The database's -wal and -shm files too. */
-	agent_file__remove_tree(dir, NULL);
-	return tap_done();
+	return fake_run__end(&ctx, dir);
 }

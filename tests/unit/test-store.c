@@ -121,23 +121,28 @@ static void test_embedded(void)
 	       "first is 0001-initial");
 }
 
+/* store__open() of @path must give @want; what it said on stderr. */
+static char *open_said(const char *path, unsigned int flags, struct store **st,
+		       int want, const char *what)
+{
+	capture_begin();
+	is_int(store__open(path, flags, st), want, "%s", what);
+	return capture_end();
+}
+
 static void test_create_reopen(void)
 {
 	char *path = path_in("sub/new.db"), *s;
 	struct store *st = NULL;
 	unsigned int from = 99, to = 99;
 
-	capture_begin();
-	is_int(store__open(path, 0, &st), -ENOENT, "missing db without CREATE");
-	s = capture_end();
+	s = open_said(path, 0, &st, -ENOENT, "missing db without CREATE");
 	has_str(s, "no such database", "says the database is missing");
 	has_str(s, "db migrate", "and how to create one");
 	free(s);
 	ok(!st && !exists(path), "and creates nothing");
-	capture_begin();
-	is_int(store__open(path, STORE_READONLY, &st), -ENOENT,
-	       "missing db read-only");
-	free(capture_end());
+	free(open_said(path, STORE_READONLY, &st, -ENOENT,
+		       "missing db read-only"));
 
 	is_int(store__open(path, STORE_CREATE | STORE_ANY_OLD, &st), 0,
 	       "create (and its missing directory)");
@@ -214,10 +219,8 @@ static void test_refusals(void)
 		   SQLITE_OK,
 	   "make a foreign SQLite database");
 	file_sha(foreign, before);
-	capture_begin();
-	is_int(store__open(foreign, STORE_CREATE | STORE_MIGRATE, &st),
-	       -EBADMSG, "another application's database is refused");
-	s = capture_end();
+	s = open_said(foreign, STORE_CREATE | STORE_MIGRATE, &st, -EBADMSG,
+		      "another application's database is refused");
 	has_str(s, "not an iommu-bench one", "saying whose it is not");
 	free(s);
 	file_sha(foreign, after);
@@ -254,15 +257,11 @@ static void test_refusals(void)
 	/* Older: a SQLite file with no schema yet is pending version 1. */
 	ok(raw_exec(old, "CREATE TABLE t (x); DROP TABLE t") == SQLITE_OK,
 	   "make an empty SQLite database");
-	capture_begin();
-	is_int(store__open(old, 0, &st), -ESTALE, "pending migrations refused");
-	s = capture_end();
+	s = open_said(old, 0, &st, -ESTALE, "pending migrations refused");
 	has_str(s, "db migrate", "with the way out");
 	free(s);
-	capture_begin();
-	is_int(store__open(old, STORE_READONLY, &st), -ESTALE,
-	       "read-only refuses pending migrations too");
-	free(capture_end());
+	free(open_said(old, STORE_READONLY, &st, -ESTALE,
+		       "read-only refuses pending migrations too"));
 	is_int(store__open(old, STORE_READONLY | STORE_ANY_OLD, &st), 0,
 	       "read-only with ANY_OLD opens it");
 	is_int(store__version(st), 0, "at version 0");
@@ -291,10 +290,8 @@ static void test_refusals(void)
 	is_int(raw_int(empty, "PRAGMA user_version"), store__latest_version(),
 	       "and is migrated");
 
-	capture_begin();
-	is_int(store__open(tmpdir, STORE_CREATE, &st), -EINVAL,
-	       "a directory is refused");
-	free(capture_end());
+	free(open_said(tmpdir, STORE_CREATE, &st, -EINVAL,
+		       "a directory is refused"));
 	is_int(store__open(text, STORE_READONLY | STORE_CREATE, &st), -EINVAL,
 	       "READONLY with CREATE is a contradiction");
 	free(text);

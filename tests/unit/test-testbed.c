@@ -22,56 +22,11 @@
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "log.h"
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
 static char scratch[] = "/tmp/iommu-bench-test-testbed.XXXXXX";
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, data, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static bool same_file(const char *path, const void *data, size_t len)
-{
-	size_t got_len;
-	char *got;
-	bool same;
-
-	if (read_file(path, &got, &got_len))
-		return false;
-	same = got_len == len && !memcmp(got, data, len);
-	free(got);
-	return same;
-}
-
-/* Run @argv; 0 when it exited 0, its stdout in *@out (may be NULL). */
-static int run(const char *const *argv, char **out)
-{
-	char *err = NULL;
-	int ret;
-
-	ret = host__cmd(argv, 60000, out, &err, NULL);
-	if (ret)
-		tap_diag("%s", err ? err : argv[0]);
-	free(err);
-	return ret;
-}
-
-static bool have(const char *tool)
-{
-	const char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", tool,
-			       NULL };
-
-	return !host__cmd(argv, 10000, NULL, NULL, NULL);
-}
 
 static void test_cpio_names(void)
 {
@@ -129,7 +84,7 @@ static void test_cpio_roundtrip(void)
 	from = xasprintf("%s/source", scratch);
 	arch = xasprintf("%s/sample.cpio", scratch);
 	out_dir = xasprintf("%s/extracted", scratch);
-	write_file(from, "from a path\n", 12);
+	scratch__write(from, "from a path\n", 12, 0644);
 
 	ret = cpio_sample(&c, from);
 	is_int(ret, 0, "the sample archive builds");
@@ -147,9 +102,9 @@ static void test_cpio_roundtrip(void)
 	       "nothing is added after the trailer");
 	is_int(cpio__add_file(&c, "/abs", 0644, "", 0), -EINVAL,
 	       "an absolute name is refused");
-	is_int(write_file(arch, c.buf, c.len), 0, "archive written");
+	is_int(scratch__write(arch, c.buf, c.len, 0644), 0, "archive written");
 
-	if (!have("cpio")) {
+	if (!scratch__have("cpio")) {
 		tap_skip(
 			"no cpio to read the archive back (apt-get install cpio)");
 		goto out;
@@ -158,7 +113,7 @@ static void test_cpio_roundtrip(void)
 		const char *argv[] = { "cpio", "-it", "--quiet",
 				       "-F",   arch,  NULL };
 
-		is_int(run(argv, &list), 0, "cpio -it reads it");
+		is_int(scratch__run(argv, &list), 0, "cpio -it reads it");
 		is_str(list, want, "cpio -it lists every entry, in order");
 	}
 	mkdir(out_dir, 0755);
@@ -166,10 +121,10 @@ static void test_cpio_roundtrip(void)
 		const char *argv[] = { "cpio",	"-idm", "--quiet", "-D",
 				       out_dir, "-F",	arch,	   NULL };
 
-		is_int(run(argv, NULL), 0, "cpio -idm extracts it");
+		is_int(scratch__run(argv, NULL), 0, "cpio -idm extracts it");
 	}
 	p = xasprintf("%s/d/bin", out_dir);
-	ok(same_file(p, bin, sizeof(bin)), "binary data comes back intact");
+	ok(scratch__same(p, bin, sizeof(bin)), "binary data comes back intact");
 	ok(!stat(p, &sb) && (sb.st_mode & 07777) == 0600 && sb.st_mtime == 0,
 	   "with its mode and mtime 0");
 	free(p);
@@ -178,7 +133,7 @@ static void test_cpio_roundtrip(void)
 	   "a directory with its mode");
 	free(p);
 	p = xasprintf("%s/d/sub/xyz", out_dir);
-	ok(same_file(p, "12345", 5),
+	ok(scratch__same(p, "12345", 5),
 	   "a file whose size is not a multiple of 4");
 	free(p);
 	p = xasprintf("%s/empty", out_dir);
@@ -186,7 +141,7 @@ static void test_cpio_roundtrip(void)
 	   "an empty file");
 	free(p);
 	p = xasprintf("%s/copied", out_dir);
-	ok(same_file(p, "from a path\n", 12), "a file copied from a path");
+	ok(scratch__same(p, "from a path\n", 12), "a file copied from a path");
 	free(p);
 	p = xasprintf("%s/link", out_dir);
 	n = readlink(p, target, sizeof(target) - 1);
@@ -254,12 +209,12 @@ static char *modules_tree(const char *name, const char *dep,
 	mkdir(dir, 0755);
 	if (dep) {
 		p = xasprintf("%s/modules.dep", dir);
-		write_file(p, dep, strlen(dep));
+		scratch__write_text(p, dep);
 		free(p);
 	}
 	if (builtin) {
 		p = xasprintf("%s/modules.builtin", dir);
-		write_file(p, builtin, strlen(builtin));
+		scratch__write_text(p, builtin);
 		free(p);
 	}
 	return dir;
@@ -423,16 +378,17 @@ static void test_init_script(void)
 	has_str(s, "= " TESTBED_PORT_NAME " ]", "it looks for the agent port");
 	has_str(s, " " TESTBED_9P_TAG " /host", "it mounts the 9p tag");
 	has_str(s, "0<>\"$P\" 1>&0", "the port is opened once, read-write");
-	if (!have("busybox")) {
+	if (!scratch__have("busybox")) {
 		tap_skip("no busybox (apt-get install busybox-static)");
 		return;
 	}
 	path = xasprintf("%s/init", scratch);
-	write_file(path, s, strlen(s));
+	scratch__write_text(path, s);
 	{
 		const char *argv[] = { "busybox", "sh", "-n", path, NULL };
 
-		is_int(run(argv, NULL), 0, "busybox sh -n accepts /init");
+		is_int(scratch__run(argv, NULL), 0,
+		       "busybox sh -n accepts /init");
 	}
 	/* The argument checks, cut out of /init and run on their own. */
 	a = strstr(s, "valid_ip() {");
@@ -459,13 +415,13 @@ static void test_init_script(void)
 		"  valid_machine_id \"$v\" && echo \"good id $v\"; done\n"
 		"echo done\n",
 		(int)(b - a), a);
-	write_file(path, checks, strlen(checks));
+	scratch__write_text(path, checks);
 	free(checks);
 	{
 		const char *argv[] = { "busybox", "sh", path, NULL };
 		char *out = NULL;
 
-		is_int(run(argv, &out), 0, "the checks run");
+		is_int(scratch__run(argv, &out), 0, "the checks run");
 		is_str(out, "done\n",
 		       "every good value passes and every bad one is refused");
 		free(out);
@@ -479,7 +435,7 @@ static int compress(const char *tool, const char *path)
 {
 	const char *argv[] = { tool, "-q", "--", path, NULL };
 
-	return run(argv, NULL);
+	return scratch__run(argv, NULL);
 }
 
 static void test_initrd(void)
@@ -505,7 +461,8 @@ static void test_initrd(void)
 			 " (apt-get install busybox-static)");
 		return;
 	}
-	if (!have("xz") || !have("zstd") || !have("cpio")) {
+	if (!scratch__have("xz") || !scratch__have("zstd") ||
+	    !scratch__have("cpio")) {
 		tap_skip("needs xz, zstd and cpio");
 		return;
 	}
@@ -529,7 +486,7 @@ static void test_initrd(void)
 	/* Each module's content is its own name, to check it lands right. */
 	for (i = 0; i < ARRAY_SIZE(mods); i++) {
 		p = xasprintf("%s/%s", dir, mods[i]);
-		write_file(p, mods[i], strlen(mods[i]));
+		scratch__write_text(p, mods[i]);
 		if (strstr(p, "virtio_net"))
 			compress("xz", p);
 		if (strstr(p, "9pnet_virtio"))
@@ -537,7 +494,7 @@ static void test_initrd(void)
 		free(p);
 	}
 	config = xasprintf("%s/config", scratch);
-	write_file(config, "CONFIG_INTEL_IOMMU=y\n", 21);
+	scratch__write(config, "CONFIG_INTEL_IOMMU=y\n", 21, 0644);
 
 	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", false,
 				  &initrd, &cached, &err);
@@ -559,10 +516,10 @@ static void test_initrd(void)
 	read_file(base, &data, &base_len);
 	free(data);
 	read_file(initrd, &data, &len);
-	ok(len > base_len && same_file(base, data, base_len),
+	ok(len > base_len && scratch__same(base, data, base_len),
 	   "the initramfs starts with the base");
 	tail_path = xasprintf("%s/kernel-part.cpio", scratch);
-	write_file(tail_path, data + base_len, len - base_len);
+	scratch__write(tail_path, data + base_len, len - base_len, 0644);
 	free(data);
 
 	out_dir = xasprintf("%s/initrd-out", scratch);
@@ -573,27 +530,28 @@ static void test_initrd(void)
 		const char *x2[] = { "cpio",  "-idm", "--quiet", "-D",
 				     out_dir, "-F",   tail_path, NULL };
 
-		ok(!run(x1, NULL) && !run(x2, NULL), "both parts extract");
+		ok(!scratch__run(x1, NULL) && !scratch__run(x2, NULL),
+		   "both parts extract");
 	}
 	p = xasprintf("%s/init", out_dir);
-	ok(same_file(p, testbed_init_script, strlen(testbed_init_script)),
+	ok(scratch__same(p, testbed_init_script, strlen(testbed_init_script)),
 	   "/init is the script");
 	free(p);
 	p = xasprintf("%s/bin/busybox", out_dir);
 	ok(access(p, X_OK) == 0, "/bin/busybox is there, executable");
 	free(p);
 	p = xasprintf("%s/modules.load", out_dir);
-	ok(same_file(p, order_want, strlen(order_want)),
+	ok(scratch__same(p, order_want, strlen(order_want)),
 	   "/modules.load lists the modules in load order");
 	free(p);
 	for (i = 0; i < ARRAY_SIZE(mods); i++) {
 		p = xasprintf("%s/lib/modules/%s", out_dir, mods[i] + 7);
-		ok(same_file(p, mods[i], strlen(mods[i])),
+		ok(scratch__same(p, mods[i], strlen(mods[i])),
 		   "%s is in /lib/modules, uncompressed", mods[i] + 7);
 		free(p);
 	}
 	p = xasprintf("%s/boot/config-6.1.0-test", out_dir);
-	ok(same_file(p, "CONFIG_INTEL_IOMMU=y\n", 21),
+	ok(scratch__same(p, "CONFIG_INTEL_IOMMU=y\n", 21),
 	   "the kernel's config is /boot/config-RELEASE");
 	free(p);
 
@@ -610,7 +568,7 @@ static void test_initrd(void)
 	free(again);
 	again = NULL;
 	p = xasprintf("%s/kernel/9p.ko", dir);
-	write_file(p, "a patched 9p", 12);
+	scratch__write(p, "a patched 9p", 12, 0644);
 	free(p);
 	ret = testbed__initrd_get(NULL, dir, NULL, config, "6.1.0-test", false,
 				  &again, &cached, &err);
@@ -638,7 +596,7 @@ out:
 
 static void test_cache_dir(void)
 {
-	char *home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	char *home = scratch__env_save("HOME");
 	char *dir = NULL, *want;
 
 	setenv("IOMMU_BENCH_CACHE", "/srv/cache/", 1);
@@ -663,11 +621,7 @@ static void test_cache_dir(void)
 	       "a relative XDG_CACHE_HOME is ignored: $HOME/.cache");
 	free(dir);
 	unsetenv("XDG_CACHE_HOME");
-	if (home)
-		setenv("HOME", home, 1);
-	else
-		unsetenv("HOME");
-	free(home);
+	scratch__env_restore("HOME", home);
 	want = xasprintf("%s/cache", scratch);
 	setenv("IOMMU_BENCH_CACHE", want, 1);
 	free(want);
@@ -697,18 +651,18 @@ static void test_cache(void)
 	final = xasprintf("%s/entry", cache);
 	cache__mkdtemp(cache, &tmp, &err);
 	p = xasprintf("%s/v", tmp);
-	write_file(p, "one", 3);
+	scratch__write(p, "one", 3, 0644);
 	free(p);
 	is_int(cache__commit(tmp, final, &err), 0, "committed");
 	free(tmp);
 	cache__mkdtemp(cache, &tmp, &err);
 	p = xasprintf("%s/v", tmp);
-	write_file(p, "two", 3);
+	scratch__write(p, "two", 3, 0644);
 	free(p);
 	is_int(cache__commit(tmp, final, &err), 0,
 	       "committed again over the first");
 	p = xasprintf("%s/v", final);
-	ok(same_file(p, "two", 3), "the second one is in place");
+	ok(scratch__same(p, "two", 3), "the second one is in place");
 	free(p);
 	ok(access(tmp, F_OK) && errno == ENOENT, "and the old one is gone");
 	free(tmp);
@@ -739,11 +693,7 @@ static void test_cache(void)
 
 int main(void)
 {
-	const char *argv[] = { "rm", "-rf", scratch, NULL };
-
-	if (!mkdtemp(scratch))
-		tap_skip_all("no scratch folder");
-	log_verbosity = LOG_ERR;
+	scratch__begin(scratch);
 	test_cpio_names();
 	test_cpio_roundtrip();
 	test_names();
@@ -752,6 +702,5 @@ int main(void)
 	test_cache_dir();
 	test_initrd();
 	test_cache();
-	host__cmd(argv, 60000, NULL, NULL, NULL);
-	return tap_done();
+	return scratch__end(scratch);
 }
