@@ -40,6 +40,18 @@ const char *bpf_rung__name(enum bpf_rung r)
 	return "none";
 }
 
+void bpf_fail__set(struct bpf_fail *f, const struct bpf_env *env,
+		   enum bpf_rung rung, const char *stage, int err)
+{
+	f->rung = rung;
+	f->stage = stage;
+	f->err = err < 0 ? -err : err;
+	f->why = bpf_fail__explain(env, rung, stage, f->err);
+	f->verifier[0] = '\0';
+	if (!strcmp(stage, "load"))
+		bpf_env__verifier_take(f->verifier, sizeof(f->verifier));
+}
+
 void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 		      enum bpf_rung rung, const char *stage, int err)
 {
@@ -48,13 +60,7 @@ void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 	if (t->nr_fails >= ARRAY_SIZE(t->fails))
 		return;
 	f = &t->fails[t->nr_fails++];
-	f->rung = rung;
-	f->stage = stage;
-	f->err = err < 0 ? -err : err;
-	f->why = bpf_fail__explain(env, rung, stage, f->err);
-	f->verifier[0] = '\0';
-	if (!strcmp(stage, "load"))
-		bpf_env__verifier_take(f->verifier, sizeof(f->verifier));
+	bpf_fail__set(f, env, rung, stage, err);
 	pr_debug("bpf: %s: %s %s failed: %s (%s)", t->name,
 		 bpf_rung__name(rung), stage, strerror(f->err), f->why);
 }
@@ -85,9 +91,10 @@ static int link_err(struct bpf_link *l)
 	return l ? 0 : -errno;
 }
 
-static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
+static int try_fentry(void *target, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	struct probe_fentry_bpf *o;
 	int err;
 
@@ -154,9 +161,31 @@ struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
 	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
 }
 
-static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
+int bpf_target__kprobe_pair(struct bpf_target *t, const struct bpf_env *env,
+			    const struct bpf_program *entry,
+			    const struct bpf_program *exit,
+			    struct bpf_link *links[2])
+{
+	int err;
+
+	links[1] = bpf_target__kprobe(exit, true, t);
+	err = link_err(links[1]);
+	if (!err) {
+		links[0] = bpf_target__kprobe(entry, false, t);
+		err = link_err(links[0]);
+	}
+	if (err) {
+		bpf_link__destroy(links[1]);
+		links[1] = NULL;
+		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
+	}
+	return err;
+}
+
+static int try_kprobe(void *target, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	struct probe_kprobe_bpf *o;
 	int err;
 
@@ -178,16 +207,10 @@ static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
-	t->links[1] = bpf_target__kprobe(o->progs.kp_exit, true, t);
-	err = link_err(t->links[1]);
-	if (!err) {
-		t->links[0] = bpf_target__kprobe(o->progs.kp_entry, false, t);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
+	err = bpf_target__kprobe_pair(t, env, o->progs.kp_entry,
+				      o->progs.kp_exit, t->links);
+	if (err)
 		goto fail;
-	}
 	target__attached(t, o, o->maps.stats, o->progs.kp_entry,
 			 o->progs.kp_exit);
 	return 0;
@@ -197,9 +220,10 @@ fail:
 	return err;
 }
 
-static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
+static int try_rawtp(void *target, const struct bpf_env *env,
 		     const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	bool pair = t->tp_end != NULL;
 	struct probe_rawtp_bpf *o;
 	int err;
@@ -253,9 +277,10 @@ fail:
 	return err;
 }
 
-static int try_tp(struct bpf_target *t, const struct bpf_env *env,
+static int try_tp(void *target, const struct bpf_env *env,
 		  const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	bool pair = t->tp_end != NULL;
 	struct probe_tp_bpf *o;
 	int err;
@@ -306,32 +331,59 @@ fail:
 	return err;
 }
 
+int bpf_chain__climb(const struct bpf_chain *c, void *who,
+		     const struct bpf_env *env, const struct bpf_filter *filter,
+		     enum bpf_rung only, int fatal, enum bpf_rung *took)
+{
+	enum bpf_rung r;
+	int err = -ENOENT;
+
+	*took = BPF_RUNG_NONE;
+	for (r = c->first; r <= c->last; r++) {
+		if (only != BPF_RUNG_NONE && only != r)
+			continue;
+		err = c->rungs[r](who, env, filter);
+		if (!err) {
+			*took = r;
+			return 0;
+		}
+		if (fatal && err == fatal)
+			break;
+	}
+	return err;
+}
+
 int bpf_target__attach(struct bpf_target *t, const struct bpf_env *env,
 		       const struct bpf_filter *filter, enum bpf_rung only)
 {
-	static int (*const rungs[])(struct bpf_target *, const struct bpf_env *,
-				    const struct bpf_filter *) = {
-		[BPF_RUNG_FENTRY] = try_fentry,
-		[BPF_RUNG_KPROBE] = try_kprobe,
-		[BPF_RUNG_RAW_TP] = try_rawtp,
-		[BPF_RUNG_TRACEPOINT] = try_tp,
+	static const struct bpf_chain fn_chain = {
+		.rungs = { [BPF_RUNG_FENTRY] = try_fentry,
+			   [BPF_RUNG_KPROBE] = try_kprobe },
+		.first = BPF_RUNG_FENTRY,
+		.last = BPF_RUNG_KPROBE,
 	};
-	enum bpf_rung r, first, last;
-	int err = -ENOENT;
+	static const struct bpf_chain tp_chain = {
+		.rungs = { [BPF_RUNG_RAW_TP] = try_rawtp,
+			   [BPF_RUNG_TRACEPOINT] = try_tp },
+		.first = BPF_RUNG_RAW_TP,
+		.last = BPF_RUNG_TRACEPOINT,
+	};
+	const struct bpf_chain *chain = t->kind == BPF_TARGET_FN ? &fn_chain :
+								   &tp_chain;
 
-	t->rung = BPF_RUNG_NONE;
-	first = t->kind == BPF_TARGET_FN ? BPF_RUNG_FENTRY : BPF_RUNG_RAW_TP;
-	last = t->kind == BPF_TARGET_FN ? BPF_RUNG_KPROBE : BPF_RUNG_TRACEPOINT;
-	for (r = first; r <= last; r++) {
-		if (only != BPF_RUNG_NONE && only != r)
-			continue;
-		err = rungs[r](t, env, filter);
-		if (!err) {
-			t->rung = r;
-			return 0;
-		}
+	return bpf_chain__climb(chain, t, env, filter, only, 0, &t->rung);
+}
+
+void bpf_prog__run_stats(int fd, __u64 *missed, __u64 *ns, __u64 *runs)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		*missed += info.recursion_misses;
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
 	}
-	return err;
 }
 
 /*
@@ -343,28 +395,9 @@ static void target__prog_info(struct bpf_target *t)
 	size_t i;
 
 	t->missed = t->run_ns = t->runs = 0;
-	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		if (t->prog_fds[i] > 0 &&
-		    !bpf_obj_get_info_by_fd(t->prog_fds[i], &info, &len)) {
-			t->missed += info.recursion_misses;
-			t->run_ns += info.run_time_ns;
-			t->runs += info.run_cnt;
-		}
-	}
-}
-
-void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		*ns += info.run_time_ns;
-		*runs += info.run_cnt;
-	}
+	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++)
+		bpf_prog__run_stats(t->prog_fds[i], &t->missed, &t->run_ns,
+				    &t->runs);
 }
 
 int bpf_env__stats_on(void)

@@ -108,8 +108,11 @@ bool bpf_env__has_tp(const struct bpf_env *env, const char *cat,
  * run_time_ns and run_cnt). A negative errno if this kernel cannot.
  */
 int bpf_env__stats_on(void);
-/* Add the run-time stats of program @fd to *@ns, *@runs. */
-void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs);
+/*
+ * Add what the kernel counts of program @fd (-1: none) to *@missed (runs
+ * skipped as recursive), *@ns and *@runs (with its run-time stats on).
+ */
+void bpf_prog__run_stats(int fd, __u64 *missed, __u64 *ns, __u64 *runs);
 /* Route libbpf's messages (verifier logs) to pr_debug. */
 void bpf_env__quiet_libbpf(void);
 /*
@@ -226,15 +229,47 @@ void bpf_target__detach(struct bpf_target *t);
 /* Record that @rung failed at @stage (the target's fails[]). */
 void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 		      enum bpf_rung rung, const char *stage, int err);
+/* Fill @f: @err (either sign), what it means, at "load" the verifier's. */
+void bpf_fail__set(struct bpf_fail *f, const struct bpf_env *env,
+		   enum bpf_rung rung, const char *stage, int err);
 struct bpf_program;
 /* A kprobe (or kretprobe) of @prog on @t: by name, or by its address. */
 struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
 				    bool retprobe, const struct bpf_target *t);
+/*
+ * The kprobe rung's attach on @t: the kretprobe of @exit into links[1],
+ * then the kprobe of @entry into links[0], the exit first as every rung
+ * does. On failure neither is left and the failure is recorded.
+ */
+int bpf_target__kprobe_pair(struct bpf_target *t, const struct bpf_env *env,
+			    const struct bpf_program *entry,
+			    const struct bpf_program *exit,
+			    struct bpf_link *links[2]);
 /* "EPERM"; the kernel's own ENOTSUPP (524) too. */
 const char *bpf_errno__name(int err, char *buf, size_t size);
 /* What @err at @stage of @rung means, for the report. */
 const char *bpf_fail__explain(const struct bpf_env *env, enum bpf_rung rung,
 			      const char *stage, int err);
+
+/*
+ * The attach chain, whatever climbs it: a target (@who, one object per
+ * rung) or the exposure window (one object for all its roles, and no
+ * @filter). Rungs @first to @last in order, until one takes; each rung
+ * records its own failure. @only: that rung alone (BPF_RUNG_NONE: every
+ * one). An error equal to @fatal (0: none) ends the climb: running out
+ * of memory on one rung is no reason to try the next. The rung that
+ * took in *@took (BPF_RUNG_NONE if none), and 0; else the last rung's
+ * error (-ENOENT if none was tried).
+ */
+struct bpf_chain {
+	int (*rungs[BPF_RUNG_TRACEPOINT + 1])(void *who,
+					      const struct bpf_env *env,
+					      const struct bpf_filter *filter);
+	enum bpf_rung first, last;
+};
+int bpf_chain__climb(const struct bpf_chain *c, void *who,
+		     const struct bpf_env *env, const struct bpf_filter *filter,
+		     enum bpf_rung only, int fatal, enum bpf_rung *took);
 
 /* ---- tracefs ---- */
 
