@@ -294,6 +294,10 @@ size_t hist__len(const __u64 *hist, size_t n);
  * log2 bucket it falls in; NAN for an empty histogram.
  */
 double hist__percentile(const __u64 *hist, size_t n, double p);
+/* The same over buckets of other widths: @bounds gives bucket i's [lo, hi). */
+double hist__percentile_in(const __u64 *hist, size_t n, double p,
+			   void (*bounds)(unsigned int i, double *lo,
+					  double *hi));
 /* funclatency's layout: "  256 -> 511   : 10   |*****   |". */
 void hist__print(FILE *fp, const __u64 *hist, size_t n);
 
