@@ -101,6 +101,16 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+ssize_t read_retry(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int read_file(const char *path, char **bufp, size_t *lenp)
 {
 	size_t len = 0, alloc = 0;
@@ -113,11 +123,9 @@ int read_file(const char *path, char **bufp, size_t *lenp)
 		return -errno;
 	for (;;) {
 		ALLOC_GROW(buf, len + 4096 + 1, alloc);
-		n = read(fd, buf + len, alloc - len - 1);
+		n = read_retry(fd, buf + len, alloc - len - 1);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
+			err = (int)n;
 			goto out;
 		}
 		if (!n)

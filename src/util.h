@@ -48,6 +48,8 @@ char *xvasprintf(const char *fmt, va_list ap)
  * Returns 0 or a negative errno.
  */
 int read_file(const char *path, char **buf, size_t *len);
+/* read(), again after EINTR: the bytes read, 0 at the end, or -errno. */
+ssize_t read_retry(int fd, void *buf, size_t len);
 /* All of @buf to @fd, through short writes and EINTR: 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
