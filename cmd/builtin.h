@@ -38,6 +38,11 @@ extern struct global_opts global;
 const char *global__db_path(void);
 /* A matrix's database: --db, else its [run] db, else global__db_path(). */
 const char *global__matrix_db(const char *matrix_db);
+/*
+ * What `kernel path` and `testbed path` print: the cache folder @dir
+ * (freed), on stdout as --json asks; when @err, that there is none.
+ */
+int global__cache_path(int err, char *dir);
 
 int cmd_agent(int argc, const char **argv);
 int cmd_bisect(int argc, const char **argv);

@@ -11,6 +11,7 @@
 
 #include "builtin.h"
 #include "log.h"
+#include "output.h"
 #include "parse-options.h"
 #include "suggest.h"
 #include "util.h"
@@ -75,6 +76,17 @@ const char *global__matrix_db(const char *matrix_db)
 	if (global.db_path || !matrix_db)
 		return global__db_path();
 	return matrix_db;
+}
+
+int global__cache_path(int err, char *dir)
+{
+	if (err) {
+		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
+		return EXIT_WORK_FAILED;
+	}
+	output__path(dir, global.json);
+	free(dir);
+	return EXIT_OK;
 }
 
 const struct cmd_struct *command__find(const char *name)

@@ -290,6 +290,15 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 	return -1;
 }
 
+int run_subcommand(int argc, const char **argv, const struct subcommand *subs,
+		   size_t nr, const struct option *opts,
+		   const char *const *usage, const char *cmd)
+{
+	int i = parse_subcommand(argc, argv, subs, nr, opts, usage, cmd);
+
+	return i < 0 ? EXIT_USAGE : subs[i].fn();
+}
+
 int parse_opt_strvec(const struct option *opt, const char *arg)
 {
 	strvec__push(opt->value, arg);
