@@ -5,6 +5,7 @@
  * main only parses the global options and dispatches through the command
  * table; every command lives in its own builtin-<cmd>.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "log.h"
 #include "output.h"
 #include "parse-options.h"
+#include "report/report-opts.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -76,6 +78,25 @@ const char *global__matrix_db(const char *matrix_db)
 	if (global.db_path || !matrix_db)
 		return global__db_path();
 	return matrix_db;
+}
+
+int global__levels(const char *alpha, const char *conf, double *a, double *c)
+{
+	if (alpha && report_opt_number("--alpha", alpha, 0, 0.5, a))
+		return -EINVAL;
+	if (conf && report_opt_number("--confidence", conf, 0.5, 1, c))
+		return -EINVAL;
+	return 0;
+}
+
+void global__matrix_file(int argc, const char **argv, const struct option *opts,
+			 const char *const *usage)
+{
+	argc = parse_options(argc, argv, opts, usage, 0);
+	if (argc != 1)
+		usage_error(usage, opts,
+			    argc ? "one matrix file, please" :
+				   "which matrix file?");
 }
 
 int global__cache_path(int err, char *dir)
