@@ -177,4 +177,24 @@ static __always_inline bool dev_ok(__u64 dev)
 	return true;
 }
 
+/*
+ * A rung's programs at the two ends of a call: the start of one whose
+ * arguments do not matter (a begin:end tracepoint pair), and the end,
+ * at a return or an end tracepoint, which times it.
+ */
+#define PROBE_BEGIN(sec, name)                  \
+	SEC(sec)                                \
+	int name(void *ctx)                     \
+	{                                       \
+		frame_push(bpf_ktime_get_ns()); \
+		return 0;                       \
+	}
+#define PROBE_END(sec, name) \
+	SEC(sec)             \
+	int name(void *ctx)  \
+	{                    \
+		frame_pop(); \
+		return 0;    \
+	}
+
 #endif /* IOMMU_BENCH_PROBE_BPF_H */

@@ -23,11 +23,6 @@ int kp_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("kretprobe")
-int kp_exit(struct pt_regs *ctx)
-{
-	frame_pop();
-	return 0;
-}
+PROBE_END("kretprobe", kp_exit)
 
 char LICENSE[] SEC("license") = "GPL";
