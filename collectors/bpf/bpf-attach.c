@@ -91,6 +91,89 @@ static int link_err(struct bpf_link *l)
 	return l ? 0 : -errno;
 }
 
+/*
+ * By name, or by address for one of several functions of a name: the
+ * perf kprobe PMU takes an address where the name is left out.
+ */
+struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
+				    bool retprobe, const struct bpf_target *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
+		    .offset = t->addr);
+
+	if (!t->addr)
+		return bpf_program__attach_kprobe(prog, retprobe, t->symbol);
+	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
+}
+
+/* @p on @t by @rung; @exit: at the return, or at the end tracepoint. */
+static struct bpf_link *rung_link(const struct bpf_target *t,
+				  enum bpf_rung rung,
+				  const struct bpf_program *p, bool exit)
+{
+	const char *tp = exit ? t->tp_end : t->tp;
+
+	switch (rung) {
+	case BPF_RUNG_FENTRY:
+		return bpf_program__attach(p);
+	case BPF_RUNG_KPROBE:
+		return bpf_target__kprobe(p, exit, t);
+	case BPF_RUNG_RAW_TP:
+		return bpf_program__attach_raw_tracepoint(p, tp);
+	case BPF_RUNG_TRACEPOINT:
+		return bpf_program__attach_tracepoint(p, t->cat, tp);
+	case BPF_RUNG_NONE:
+		break;
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+int bpf_target__link(struct bpf_target *t, const struct bpf_env *env,
+		     enum bpf_rung rung, const struct bpf_program *entry,
+		     const struct bpf_program *exit, struct bpf_link *links[2])
+{
+	int err = 0;
+
+	if (exit) {
+		links[1] = rung_link(t, rung, exit, true);
+		err = link_err(links[1]);
+	}
+	if (!err) {
+		links[0] = rung_link(t, rung, entry, false);
+		err = link_err(links[0]);
+	}
+	if (err) {
+		bpf_link__destroy(links[1]);
+		links[1] = NULL;
+		bpf_target__fail(t, env, rung, "attach", err);
+	}
+	return err;
+}
+
+/* Attach @obj's @entry and @exit (NULL: none): the target holds them. */
+static int target__take(struct bpf_target *t, const struct bpf_env *env,
+			enum bpf_rung rung, void *obj,
+			const struct bpf_map *stats,
+			const struct bpf_program *entry,
+			const struct bpf_program *exit)
+{
+	int err = bpf_target__link(t, env, rung, entry, exit, t->links);
+
+	if (!err)
+		target__attached(t, obj, stats, entry, exit);
+	return err;
+}
+
+/* A tracepoint rung loads the counting program, or a begin:end pair's. */
+static void tp_autoload(bool pair, struct bpf_program *count,
+			struct bpf_program *begin, struct bpf_program *end)
+{
+	bpf_program__set_autoload(count, !pair);
+	bpf_program__set_autoload(begin, pair);
+	bpf_program__set_autoload(end, pair);
+}
+
 static int try_fentry(void *target, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
@@ -127,58 +210,14 @@ static int try_fentry(void *target, const struct bpf_env *env,
 		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
 		goto fail;
 	}
-	t->links[1] = bpf_program__attach(o->progs.fn_exit);
-	err = link_err(t->links[1]);
-	if (!err) {
-		t->links[0] = bpf_program__attach(o->progs.fn_entry);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "attach", err);
+	err = target__take(t, env, BPF_RUNG_FENTRY, o, o->maps.stats,
+			   o->progs.fn_entry, o->progs.fn_exit);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats, o->progs.fn_entry,
-			 o->progs.fn_exit);
 	return 0;
 fail:
 	bpf_target__detach(t);
 	probe_fentry_bpf__destroy(o);
-	return err;
-}
-
-/*
- * By name, or by address for one of several functions of a name: the
- * perf kprobe PMU takes an address where the name is left out.
- */
-struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
-				    bool retprobe, const struct bpf_target *t)
-{
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
-		    .offset = t->addr);
-
-	if (!t->addr)
-		return bpf_program__attach_kprobe(prog, retprobe, t->symbol);
-	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
-}
-
-int bpf_target__kprobe_pair(struct bpf_target *t, const struct bpf_env *env,
-			    const struct bpf_program *entry,
-			    const struct bpf_program *exit,
-			    struct bpf_link *links[2])
-{
-	int err;
-
-	links[1] = bpf_target__kprobe(exit, true, t);
-	err = link_err(links[1]);
-	if (!err) {
-		links[0] = bpf_target__kprobe(entry, false, t);
-		err = link_err(links[0]);
-	}
-	if (err) {
-		bpf_link__destroy(links[1]);
-		links[1] = NULL;
-		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
-	}
 	return err;
 }
 
@@ -207,12 +246,10 @@ static int try_kprobe(void *target, const struct bpf_env *env,
 		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
-	err = bpf_target__kprobe_pair(t, env, o->progs.kp_entry,
-				      o->progs.kp_exit, t->links);
+	err = target__take(t, env, BPF_RUNG_KPROBE, o, o->maps.stats,
+			   o->progs.kp_entry, o->progs.kp_exit);
 	if (err)
 		goto fail;
-	target__attached(t, o, o->maps.stats, o->progs.kp_entry,
-			 o->progs.kp_exit);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -241,35 +278,18 @@ static int try_rawtp(void *target, const struct bpf_env *env,
 	SET_FILTER(o->rodata, filter);
 	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
 	o->rodata->size_arg = t->size_arg;
-	bpf_program__set_autoload(o->progs.rtp_count, !pair);
-	bpf_program__set_autoload(o->progs.rtp_begin, pair);
-	bpf_program__set_autoload(o->progs.rtp_end, pair);
+	tp_autoload(pair, o->progs.rtp_count, o->progs.rtp_begin,
+		    o->progs.rtp_end);
 	err = probe_rawtp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
 		goto fail;
 	}
-	if (pair) {
-		t->links[1] = bpf_program__attach_raw_tracepoint(
-			o->progs.rtp_end, t->tp_end);
-		err = link_err(t->links[1]);
-		if (!err) {
-			t->links[0] = bpf_program__attach_raw_tracepoint(
-				o->progs.rtp_begin, t->tp);
-			err = link_err(t->links[0]);
-		}
-	} else {
-		t->links[0] = bpf_program__attach_raw_tracepoint(
-			o->progs.rtp_count, t->tp);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "attach", err);
+	err = target__take(t, env, BPF_RUNG_RAW_TP, o, o->maps.stats,
+			   pair ? o->progs.rtp_begin : o->progs.rtp_count,
+			   pair ? o->progs.rtp_end : NULL);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats,
-			 pair ? o->progs.rtp_begin : o->progs.rtp_count,
-			 pair ? o->progs.rtp_end : NULL);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -295,35 +315,18 @@ static int try_tp(void *target, const struct bpf_env *env,
 	o->rodata->dev_loc_off = t->dev_loc_off;
 	o->rodata->size_off = t->size_off;
 	o->rodata->size_len = t->size_len;
-	bpf_program__set_autoload(o->progs.tp_count, !pair);
-	bpf_program__set_autoload(o->progs.tp_begin, pair);
-	bpf_program__set_autoload(o->progs.tp_end, pair);
+	tp_autoload(pair, o->progs.tp_count, o->progs.tp_begin,
+		    o->progs.tp_end);
 	err = probe_tp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
 		goto fail;
 	}
-	if (pair) {
-		t->links[1] = bpf_program__attach_tracepoint(o->progs.tp_end,
-							     t->cat, t->tp_end);
-		err = link_err(t->links[1]);
-		if (!err) {
-			t->links[0] = bpf_program__attach_tracepoint(
-				o->progs.tp_begin, t->cat, t->tp);
-			err = link_err(t->links[0]);
-		}
-	} else {
-		t->links[0] = bpf_program__attach_tracepoint(o->progs.tp_count,
-							     t->cat, t->tp);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "attach", err);
+	err = target__take(t, env, BPF_RUNG_TRACEPOINT, o, o->maps.stats,
+			   pair ? o->progs.tp_begin : o->progs.tp_count,
+			   pair ? o->progs.tp_end : NULL);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats,
-			 pair ? o->progs.tp_begin : o->progs.tp_count,
-			 pair ? o->progs.tp_end : NULL);
 	return 0;
 fail:
 	bpf_target__detach(t);

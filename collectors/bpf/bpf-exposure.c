@@ -399,7 +399,7 @@ static int kprobe_role(struct bpf_exposure *x, const struct bpf_env *env,
 					 ENOENT);
 			continue;
 		}
-		err = bpf_target__kprobe_pair(t, env, entry, ret, l);
+		err = bpf_target__link(t, env, BPF_RUNG_KPROBE, entry, ret, l);
 		if (err)
 			continue;
 		t->rung = BPF_RUNG_KPROBE;

@@ -237,14 +237,14 @@ struct bpf_program;
 struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
 				    bool retprobe, const struct bpf_target *t);
 /*
- * The kprobe rung's attach on @t: the kretprobe of @exit into links[1],
- * then the kprobe of @entry into links[0], the exit first as every rung
- * does. On failure neither is left and the failure is recorded.
+ * The links of @t's programs on @rung: the exit's (@exit; NULL: none,
+ * a tracepoint that counts) into links[1] first, then the entry's into
+ * links[0], so that no call is timed from a start without its end. On
+ * failure neither is left and the failure is recorded.
  */
-int bpf_target__kprobe_pair(struct bpf_target *t, const struct bpf_env *env,
-			    const struct bpf_program *entry,
-			    const struct bpf_program *exit,
-			    struct bpf_link *links[2]);
+int bpf_target__link(struct bpf_target *t, const struct bpf_env *env,
+		     enum bpf_rung rung, const struct bpf_program *entry,
+		     const struct bpf_program *exit, struct bpf_link *links[2]);
 /* "EPERM"; the kernel's own ENOTSUPP (524) too. */
 const char *bpf_errno__name(int err, char *buf, size_t size);
 /* What @err at @stage of @rung means, for the report. */
