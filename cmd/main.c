@@ -134,14 +134,9 @@ void main__usage(FILE *fp)
 
 int main__unknown_command(const char *name)
 {
-	const char *names[ARRAY_SIZE(commands)];
-	const char *best;
-	size_t i;
+	const char *best =
+		SUGGEST_BEST(name, commands, ARRAY_SIZE(commands), name);
 
-	for (i = 0; commands[i].name; i++)
-		names[i] = commands[i].name;
-	names[i] = NULL;
-	best = suggest__best(name, names);
 	if (best)
 		pr_err("'%s' is not a command; did you mean '%s'?", name, best);
 	else
