@@ -112,12 +112,7 @@ int global__cache_path(int err, char *dir)
 
 const struct cmd_struct *command__find(const char *name)
 {
-	const struct cmd_struct *c;
-
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
+	return TABLE_FIND(commands, ARRAY_SIZE(commands), name, name);
 }
 
 void main__usage(FILE *fp)
