@@ -689,13 +689,7 @@ json_t *bpf_exposure__json(const struct bpf_exposure *x)
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "unpaired",
 			    json_integer((json_int_t)s->unpaired));
-	json_object_set_new(o, "missed", json_integer((json_int_t)x->missed));
-	if (x->runs) {
-		json_object_set_new(o, "run_ns",
-				    json_integer((json_int_t)x->run_ns));
-		json_object_set_new(o, "runs",
-				    json_integer((json_int_t)x->runs));
-	}
+	bpf_prog__stats_json(o, x->missed, x->run_ns, x->runs);
 	json_object_set_new(o, "stale_max",
 			    json_integer((json_int_t)x->shared.stale_max));
 	json_object_set_new(o, "sum_ns", json_integer((json_int_t)s->sum_ns));

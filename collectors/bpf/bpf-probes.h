@@ -215,6 +215,8 @@ void bpf_probe__release(struct bpf_probe *p);
 
 /* The wire form, as documented in docs/trace.md. */
 json_t *bpf_probe__json(const struct bpf_probe *p);
+/* What bpf_prog__run_stats() summed, into @o: "missed", "run_ns", "runs". */
+void bpf_prog__stats_json(json_t *o, __u64 missed, __u64 run_ns, __u64 runs);
 
 /*
  * The rungs, one target at a time, for the benchmark and the tests.
