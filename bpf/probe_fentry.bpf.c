@@ -11,18 +11,7 @@
 const volatile int dev_arg = -1;
 const volatile int size_arg = -1;
 
-SEC("fentry")
-int fn_entry(void *ctx)
-{
-	if (dev_arg >= 0 && !dev_ok(fn_arg(ctx, dev_arg))) {
-		frame_push(0);
-		return 0;
-	}
-	if (size_arg >= 0)
-		bytes_add(fn_arg(ctx, size_arg));
-	frame_push(bpf_ktime_get_ns());
-	return 0;
-}
+PROBE_FN_ENTRY("fentry", fn_entry, void, fn_arg)
 
 PROBE_END("fexit", fn_exit)
 
