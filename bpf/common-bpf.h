@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What every BPF program here shares: reads of its context at fixed
- * offsets, a kprobe's arguments, and log2. BPF programs only.
+ * offsets, a kprobe's and a trampoline's arguments, and log2. BPF
+ * programs only.
  */
 #ifndef IOMMU_BENCH_BPF_COMMON_H
 #define IOMMU_BENCH_BPF_COMMON_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
 /*
@@ -59,6 +61,15 @@ static __always_inline __u64 kp_arg(struct pt_regs *ctx, int n)
 		return KP_REG(ctx, __PT_PARM5_REG);
 	}
 	return 0;
+}
+
+/* Argument @n of the function a trampoline (fentry, fexit) is on. */
+static __always_inline __u64 fn_arg(void *ctx, int n)
+{
+	__u64 v = 0;
+
+	bpf_get_func_arg(ctx, n, &v);
+	return v;
 }
 
 /* The return value, at a kretprobe. */

@@ -299,14 +299,6 @@ static __always_inline void flush_done(__u64 domain, __u64 epoch)
 
 /* ---- fentry/fexit: the arguments are there at both ends ---- */
 
-static __always_inline __u64 fn_arg(void *ctx, int n)
-{
-	__u64 v = 0;
-
-	bpf_get_func_arg(ctx, n, &v);
-	return v;
-}
-
 /* iommu_unmap_fast(domain, iova, size, iotlb_gather): bytes unmapped. */
 SEC("fexit")
 int fast_exit(void *ctx)

@@ -177,4 +177,44 @@ static __always_inline bool dev_ok(__u64 dev)
 	return true;
 }
 
+/*
+ * The entry of a probed function (fentry, kprobe), whose arguments
+ * ARG(ctx, n) reads at the positions of the file's dev_arg and size_arg
+ * knobs: a call the device filter leaves out still takes a frame, to
+ * keep the stack balanced.
+ */
+#define PROBE_FN_ENTRY(sec, name, ctx_type, ARG)                  \
+	SEC(sec)                                                  \
+	int name(ctx_type *ctx)                                   \
+	{                                                         \
+		if (dev_arg >= 0 && !dev_ok(ARG(ctx, dev_arg))) { \
+			frame_push(0);                            \
+			return 0;                                 \
+		}                                                 \
+		if (size_arg >= 0)                                \
+			bytes_add(ARG(ctx, size_arg));            \
+		frame_push(bpf_ktime_get_ns());                   \
+		return 0;                                         \
+	}
+
+/*
+ * A rung's programs at the two ends of a call: the start of one whose
+ * arguments do not matter (a begin:end tracepoint pair), and the end,
+ * at a return or an end tracepoint, which times it.
+ */
+#define PROBE_BEGIN(sec, name)                  \
+	SEC(sec)                                \
+	int name(void *ctx)                     \
+	{                                       \
+		frame_push(bpf_ktime_get_ns()); \
+		return 0;                       \
+	}
+#define PROBE_END(sec, name) \
+	SEC(sec)             \
+	int name(void *ctx)  \
+	{                    \
+		frame_pop(); \
+		return 0;    \
+	}
+
 #endif /* IOMMU_BENCH_PROBE_BPF_H */

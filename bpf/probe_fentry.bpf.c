@@ -11,32 +11,8 @@
 const volatile int dev_arg = -1;
 const volatile int size_arg = -1;
 
-static __always_inline __u64 arg(void *ctx, int n)
-{
-	__u64 v = 0;
+PROBE_FN_ENTRY("fentry", fn_entry, void, fn_arg)
 
-	bpf_get_func_arg(ctx, n, &v);
-	return v;
-}
-
-SEC("fentry")
-int fn_entry(void *ctx)
-{
-	if (dev_arg >= 0 && !dev_ok(arg(ctx, dev_arg))) {
-		frame_push(0);
-		return 0;
-	}
-	if (size_arg >= 0)
-		bytes_add(arg(ctx, size_arg));
-	frame_push(bpf_ktime_get_ns());
-	return 0;
-}
-
-SEC("fexit")
-int fn_exit(void *ctx)
-{
-	frame_pop();
-	return 0;
-}
+PROBE_END("fexit", fn_exit)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -10,24 +10,8 @@
 const volatile int dev_arg = -1;
 const volatile int size_arg = -1;
 
-SEC("kprobe")
-int kp_entry(struct pt_regs *ctx)
-{
-	if (dev_arg >= 0 && !dev_ok(kp_arg(ctx, dev_arg))) {
-		frame_push(0);
-		return 0;
-	}
-	if (size_arg >= 0)
-		bytes_add(kp_arg(ctx, size_arg));
-	frame_push(bpf_ktime_get_ns());
-	return 0;
-}
+PROBE_FN_ENTRY("kprobe", kp_entry, struct pt_regs, kp_arg)
 
-SEC("kretprobe")
-int kp_exit(struct pt_regs *ctx)
-{
-	frame_pop();
-	return 0;
-}
+PROBE_END("kretprobe", kp_exit)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -41,18 +41,7 @@ int rtp_count(void *ctx)
 	return 0;
 }
 
-SEC("raw_tp")
-int rtp_begin(void *ctx)
-{
-	frame_push(bpf_ktime_get_ns());
-	return 0;
-}
-
-SEC("raw_tp")
-int rtp_end(void *ctx)
-{
-	frame_pop();
-	return 0;
-}
+PROBE_BEGIN("raw_tp", rtp_begin)
+PROBE_END("raw_tp", rtp_end)
 
 char LICENSE[] SEC("license") = "GPL";

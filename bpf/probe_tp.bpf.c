@@ -52,18 +52,7 @@ int tp_count(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint")
-int tp_begin(void *ctx)
-{
-	frame_push(bpf_ktime_get_ns());
-	return 0;
-}
-
-SEC("tracepoint")
-int tp_end(void *ctx)
-{
-	frame_pop();
-	return 0;
-}
+PROBE_BEGIN("tracepoint", tp_begin)
+PROBE_END("tracepoint", tp_end)
 
 char LICENSE[] SEC("license") = "GPL";

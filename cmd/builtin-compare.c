@@ -52,11 +52,7 @@ static int parse_stats(const struct compare_args *a, struct cmp_opts *o)
 {
 	double pct;
 
-	if (a->alpha &&
-	    report_opt_number("--alpha", a->alpha, 0, 0.5, &o->alpha))
-		return -EINVAL;
-	if (a->conf &&
-	    report_opt_number("--confidence", a->conf, 0.5, 1, &o->conf))
+	if (global__levels(a->alpha, a->conf, &o->alpha, &o->conf))
 		return -EINVAL;
 	if (a->cv_max) {
 		if (report_opt_number("--cv-max", a->cv_max, 0, 1000, &pct))

@@ -200,20 +200,17 @@ static int kernel_build(void)
 
 static int kernel_path(void)
 {
-	char *dir;
+	char *dir = NULL;
+	int err = 0;
 
 	if (args.tree || args.patches.nr || args.fragments.nr)
 		usage_error(kernel_usage, kernel_options,
 			    "kernel path takes no recipe");
-	if (args.out) {
+	if (args.out)
 		dir = xstrdup(args.out);
-	} else if (kbuild__cache_dir(&dir)) {
-		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
-		return EXIT_WORK_FAILED;
-	}
-	output__path(dir, global.json);
-	free(dir);
-	return EXIT_OK;
+	else
+		err = kbuild__cache_dir(&dir);
+	return global__cache_path(err, dir);
 }
 
 static const struct subcommand subcommands[] = {
@@ -223,12 +220,10 @@ static const struct subcommand subcommands[] = {
 
 int cmd_kernel(int argc, const char **argv)
 {
-	int i, ret = EXIT_USAGE;
+	int ret;
 
-	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
+	ret = run_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
 			     kernel_options, kernel_usage, "kernel");
-	if (i >= 0)
-		ret = subcommands[i].fn();
 	strvec__release(&args.patches);
 	strvec__release(&args.fragments);
 	return ret;

@@ -434,11 +434,7 @@ int cmd_plan(int argc, const char **argv)
 	struct plan p;
 	int ret;
 
-	argc = parse_options(argc, argv, opts, plan_usage, 0);
-	if (argc != 1)
-		usage_error(plan_usage, opts,
-			    argc ? "one matrix file, please" :
-				   "which matrix file?");
+	global__matrix_file(argc, argv, opts, plan_usage);
 	config_errors__init(&errs, argv[0]);
 	ret = matrix__load(argv[0], &m, &errs);
 	if (!ret)

@@ -74,11 +74,7 @@ static int parse_args(const struct regress_args *a, struct regress_opts *o,
 	size_t i;
 	int err = 0;
 
-	if (a->alpha &&
-	    report_opt_number("--alpha", a->alpha, 0, 0.5, &o->cmp.alpha))
-		return -EINVAL;
-	if (a->conf &&
-	    report_opt_number("--confidence", a->conf, 0.5, 1, &o->cmp.conf))
+	if (global__levels(a->alpha, a->conf, &o->cmp.alpha, &o->cmp.conf))
 		return -EINVAL;
 	if (a->max_p &&
 	    report_opt_number("--max-p", a->max_p, 0, 1, &o->cp.max_p))

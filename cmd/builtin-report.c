@@ -41,11 +41,7 @@ static int parse_args(const struct report_args *a, struct report_opts *o)
 		}
 		o->cmp.by = by;
 	}
-	if (a->alpha &&
-	    report_opt_number("--alpha", a->alpha, 0, 0.5, &o->cmp.alpha))
-		return -EINVAL;
-	if (a->conf &&
-	    report_opt_number("--confidence", a->conf, 0.5, 1, &o->cmp.conf))
+	if (global__levels(a->alpha, a->conf, &o->cmp.alpha, &o->cmp.conf))
 		return -EINVAL;
 	if (a->cv_max) {
 		if (report_opt_number("--cv-max", a->cv_max, 0, 1000, &pct))

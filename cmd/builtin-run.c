@@ -164,11 +164,7 @@ int cmd_run(int argc, const char **argv)
 	struct run_ctx ctx = { 0 };
 	int ret;
 
-	argc = parse_options(argc, argv, opts, run_usage, 0);
-	if (argc != 1)
-		usage_error(run_usage, opts,
-			    argc ? "one matrix file, please" :
-				   "which matrix file?");
+	global__matrix_file(argc, argv, opts, run_usage);
 	if (a.resume && a.fresh)
 		usage_error(run_usage, opts,
 			    "--resume and --new exclude each other");

@@ -145,21 +145,15 @@ static int testbed_build(void)
 
 static int testbed_path(void)
 {
-	char *dir;
-	int ret;
+	char *dir = NULL;
+	int err;
 
 	if (args.kernels.nr || args.force || args.arch)
 		usage_error(
 			testbed_usage, testbed_options,
 			"testbed path takes no --kernel, --arch or --force");
-	ret = cache__dir(TESTBED_CACHE_SUB, &dir);
-	if (ret) {
-		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
-		return EXIT_WORK_FAILED;
-	}
-	output__path(dir, global.json);
-	free(dir);
-	return EXIT_OK;
+	err = cache__dir(TESTBED_CACHE_SUB, &dir);
+	return global__cache_path(err, dir);
 }
 
 static const struct subcommand subcommands[] = {
@@ -169,12 +163,10 @@ static const struct subcommand subcommands[] = {
 
 int cmd_testbed(int argc, const char **argv)
 {
-	int i, ret = EXIT_USAGE;
+	int ret;
 
-	i = parse_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
+	ret = run_subcommand(argc, argv, subcommands, ARRAY_SIZE(subcommands),
 			     testbed_options, testbed_usage, "testbed");
-	if (i >= 0)
-		ret = subcommands[i].fn();
 	strvec__release(&args.kernels);
 	return ret;
 }

@@ -38,6 +38,23 @@ extern struct global_opts global;
 const char *global__db_path(void);
 /* A matrix's database: --db, else its [run] db, else global__db_path(). */
 const char *global__matrix_db(const char *matrix_db);
+/*
+ * What OPT_LEVELS() took, checked and into *@a and *@c where given:
+ * -EINVAL (said) for a level out of its range.
+ */
+int global__levels(const char *alpha, const char *conf, double *a, double *c);
+struct option;
+/*
+ * The options of plan and run, then their one argument, a matrix file,
+ * left in argv[0]; any other count of arguments is a usage error.
+ */
+void global__matrix_file(int argc, const char **argv, const struct option *opts,
+			 const char *const *usage);
+/*
+ * What `kernel path` and `testbed path` print: the cache folder @dir
+ * (freed), on stdout as --json asks; when @err, that there is none.
+ */
+int global__cache_path(int err, char *dir);
 
 int cmd_agent(int argc, const char **argv);
 int cmd_bisect(int argc, const char **argv);

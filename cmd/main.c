@@ -5,13 +5,16 @@
  * main only parses the global options and dispatches through the command
  * table; every command lives in its own builtin-<cmd>.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "log.h"
+#include "output.h"
 #include "parse-options.h"
+#include "report/report-opts.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -77,14 +80,39 @@ const char *global__matrix_db(const char *matrix_db)
 	return matrix_db;
 }
 
+int global__levels(const char *alpha, const char *conf, double *a, double *c)
+{
+	if (alpha && report_opt_number("--alpha", alpha, 0, 0.5, a))
+		return -EINVAL;
+	if (conf && report_opt_number("--confidence", conf, 0.5, 1, c))
+		return -EINVAL;
+	return 0;
+}
+
+void global__matrix_file(int argc, const char **argv, const struct option *opts,
+			 const char *const *usage)
+{
+	argc = parse_options(argc, argv, opts, usage, 0);
+	if (argc != 1)
+		usage_error(usage, opts,
+			    argc ? "one matrix file, please" :
+				   "which matrix file?");
+}
+
+int global__cache_path(int err, char *dir)
+{
+	if (err) {
+		pr_err("no cache folder: set IOMMU_BENCH_CACHE or HOME");
+		return EXIT_WORK_FAILED;
+	}
+	output__path(dir, global.json);
+	free(dir);
+	return EXIT_OK;
+}
+
 const struct cmd_struct *command__find(const char *name)
 {
-	const struct cmd_struct *c;
-
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
+	return TABLE_FIND(commands, ARRAY_SIZE(commands), name, name);
 }
 
 void main__usage(FILE *fp)
@@ -101,14 +129,9 @@ void main__usage(FILE *fp)
 
 int main__unknown_command(const char *name)
 {
-	const char *names[ARRAY_SIZE(commands)];
-	const char *best;
-	size_t i;
+	const char *best =
+		SUGGEST_BEST(name, commands, ARRAY_SIZE(commands), name);
 
-	for (i = 0; commands[i].name; i++)
-		names[i] = commands[i].name;
-	names[i] = NULL;
-	best = suggest__best(name, names);
 	if (best)
 		pr_err("'%s' is not a command; did you mean '%s'?", name, best);
 	else

@@ -55,5 +55,11 @@ extern const struct collector_ops procstat_collector_ops;
 /* Every kind, NULL-terminated, in the order probe lists them. */
 extern const struct collector_ops *const collector_kinds[];
 const struct collector_ops *collector__find(const char *name);
+/*
+ * A results() that hands over what stop() kept: a new reference to
+ * @results, or -ENODATA (said) when there are none.
+ */
+int collector__results(const struct collector *c, json_t *results,
+		       json_t **out);
 
 #endif /* IOMMU_BENCH_COLLECTOR_H */

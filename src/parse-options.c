@@ -257,7 +257,7 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 		     size_t nr, const struct option *opts,
 		     const char *const *usage, const char *cmd)
 {
-	const char **names, *best;
+	const char *best;
 	size_t i;
 
 	argc = parse_options(argc, argv, opts, usage,
@@ -275,10 +275,7 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 				    argv[0]);
 		return (int)i;
 	}
-	names = xcalloc(nr + 1, sizeof(*names));
-	for (i = 0; i < nr; i++)
-		names[i] = subs[i].name;
-	best = suggest__best(argv[0], names);
+	best = SUGGEST_BEST(argv[0], subs, nr, name);
 	if (best)
 		pr_err("'%s' is not a %s subcommand; did you mean '%s'?",
 		       argv[0], cmd, best);
@@ -286,8 +283,16 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 		pr_err("'%s' is not a %s subcommand (see 'iommu-bench %s "
 		       "--help')",
 		       argv[0], cmd, cmd);
-	free(names);
 	return -1;
+}
+
+int run_subcommand(int argc, const char **argv, const struct subcommand *subs,
+		   size_t nr, const struct option *opts,
+		   const char *const *usage, const char *cmd)
+{
+	int i = parse_subcommand(argc, argv, subs, nr, opts, usage, cmd);
+
+	return i < 0 ? EXIT_USAGE : subs[i].fn();
 }
 
 int parse_opt_strvec(const struct option *opt, const char *arg)

@@ -116,5 +116,9 @@ struct subcommand {
 int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 		     size_t nr, const struct option *opts,
 		     const char *const *usage, const char *cmd);
+/* parse_subcommand(), then the subcommand: its exit status, else 2. */
+int run_subcommand(int argc, const char **argv, const struct subcommand *subs,
+		   size_t nr, const struct option *opts,
+		   const char *const *usage, const char *cmd);
 
 #endif /* IOMMU_BENCH_PARSE_OPTIONS_H */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "sha256.h"
+#include "util.h"
 
 static const uint32_t k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -145,17 +146,11 @@ int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size)
 	if (fd < 0)
 		return -errno;
 	sha256__init(&s);
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (!n)
-			break;
+	while ((n = read_retry(fd, buf, sizeof(buf))) > 0)
 		sha256__update(&s, buf, n);
+	if (n < 0) {
+		err = (int)n;
+		goto out;
 	}
 	if (size)
 		*size = s.len; /* before final() counts the padding in */

@@ -39,6 +39,14 @@ bool strvec__contains(const struct strvec *sv, const char *s)
 	return false;
 }
 
+void strvec__push_distinct(struct strvec *sv, char *s)
+{
+	if (strvec__contains(sv, s))
+		free(s);
+	else
+		strvec__push_nodup(sv, s);
+}
+
 const char *const *strvec__argv(const struct strvec *sv)
 {
 	static const char *const empty[] = { NULL };

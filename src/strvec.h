@@ -22,6 +22,8 @@ void strvec__push_nodup(struct strvec *sv, char *s);
 void strvec__pushf(struct strvec *sv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool strvec__contains(const struct strvec *sv, const char *s);
+/* Append @s itself unless the vector holds its equal: then free it. */
+void strvec__push_distinct(struct strvec *sv, char *s);
 /* v as an argv: never NULL, NULL-terminated, even when empty. */
 const char *const *strvec__argv(const struct strvec *sv);
 /* The strings with @sep between them; "" when empty. free() it. */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,11 +44,12 @@ unsigned int suggest__distance(const char *a, const char *b)
 	return d;
 }
 
-const char *suggest__best(const char *word, const char *const *cands)
+const char *suggest__best_of(const char *word, const void *table, size_t nr,
+			     size_t stride, size_t off)
 {
 	unsigned int best_d = ~0u, limit;
-	const char *best = NULL;
-	size_t len = strlen(word);
+	const char *best = NULL, *cand;
+	size_t len = strlen(word), i;
 
 	/*
 	 * A third of the word, at least 1 and at most 3 edits; but a word
@@ -58,16 +60,26 @@ const char *suggest__best(const char *word, const char *const *cands)
 		limit = len > 1;
 	if (limit > 3)
 		limit = 3;
-	for (; *cands; cands++) {
-		unsigned int d = suggest__distance(word, *cands);
+	for (i = 0; i < nr; i++) {
+		unsigned int d;
 
+		cand = *(const char *const *)((const char *)table + i * stride +
+					      off);
+		if (!cand)
+			break;
+		d = suggest__distance(word, cand);
 		/* A prefix is a likely abbreviation too: "--ver" for "--verbose". */
-		if (len >= 3 && !strncmp(word, *cands, len))
+		if (len >= 3 && !strncmp(word, cand, len))
 			d = 1;
 		if (d < best_d) {
 			best_d = d;
-			best = *cands;
+			best = cand;
 		}
 	}
 	return best_d <= limit ? best : NULL;
+}
+
+const char *suggest__best(const char *word, const char *const *cands)
+{
+	return suggest__best_of(word, cands, SIZE_MAX, sizeof(*cands), 0);
 }

@@ -82,14 +82,22 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-int write_all(int fd, const void *buf, size_t len)
+int write_all_wait(int fd, const void *buf, size_t len, int (*wait)(void *arg),
+		   void *arg)
 {
 	const char *p = buf;
+	int ret;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (wait) {
+			ret = wait(arg);
+			if (ret)
+				return ret;
+		}
+		n = write(fd, p, len);
+		if (n < 0 && (errno == EINTR || (wait && errno == EAGAIN)))
 			continue;
 		if (n < 0)
 			return -errno;
@@ -99,6 +107,37 @@ int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	return write_all_wait(fd, buf, len, NULL, NULL);
+}
+
+const void *table__find(const void *table, size_t nr, size_t stride, size_t off,
+			const char *name)
+{
+	const char *entry = table, *key;
+	size_t i;
+
+	for (i = 0; i < nr; i++, entry += stride) {
+		key = *(const char *const *)(entry + off);
+		if (!key)
+			break;
+		if (!strcmp(key, name))
+			return entry;
+	}
+	return NULL;
+}
+
+ssize_t read_retry(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
 }
 
 int read_file(const char *path, char **bufp, size_t *lenp)
@@ -113,11 +152,9 @@ int read_file(const char *path, char **bufp, size_t *lenp)
 		return -errno;
 	for (;;) {
 		ALLOC_GROW(buf, len + 4096 + 1, alloc);
-		n = read(fd, buf + len, alloc - len - 1);
+		n = read_retry(fd, buf + len, alloc - len - 1);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
+			err = (int)n;
 			goto out;
 		}
 		if (!n)

@@ -14,6 +14,19 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The entry of a table of structs named @name: the const char * at @off
+ * in each of its @nr entries of @stride bytes, up to the first NULL.
+ * NULL if none. Through TABLE_FIND(table, nr, field, name), which finds
+ * the stride and the offset and gives back the entry's own type.
+ */
+const void *table__find(const void *table, size_t nr, size_t stride, size_t off,
+			const char *name);
+#define TABLE_FIND(table, nr, field, name)         \
+	((__typeof__(&(table)[0]))table__find(     \
+		(table), (nr), sizeof((table)[0]), \
+		offsetof(__typeof__((table)[0]), field), (name)))
+
 /* Exit status of the tool, documented in the man page and kept. */
 enum {
 	EXIT_OK = 0,
@@ -48,8 +61,16 @@ char *xvasprintf(const char *fmt, va_list ap)
  * Returns 0 or a negative errno.
  */
 int read_file(const char *path, char **buf, size_t *len);
+/* read(), again after EINTR: the bytes read, 0 at the end, or -errno. */
+ssize_t read_retry(int fd, void *buf, size_t len);
 /* All of @buf to @fd, through short writes and EINTR: 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
+/*
+ * The same to a non-blocking @fd: @wait(@arg) before each write (0, or
+ * an error that ends it), and EAGAIN is one more wait.
+ */
+int write_all_wait(int fd, const void *buf, size_t len, int (*wait)(void *arg),
+		   void *arg);
 
 /*
  * A name that may reach a path, a command line or a unit of the store:

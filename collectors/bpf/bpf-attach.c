@@ -40,6 +40,18 @@ const char *bpf_rung__name(enum bpf_rung r)
 	return "none";
 }
 
+void bpf_fail__set(struct bpf_fail *f, const struct bpf_env *env,
+		   enum bpf_rung rung, const char *stage, int err)
+{
+	f->rung = rung;
+	f->stage = stage;
+	f->err = err < 0 ? -err : err;
+	f->why = bpf_fail__explain(env, rung, stage, f->err);
+	f->verifier[0] = '\0';
+	if (!strcmp(stage, "load"))
+		bpf_env__verifier_take(f->verifier, sizeof(f->verifier));
+}
+
 void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 		      enum bpf_rung rung, const char *stage, int err)
 {
@@ -48,13 +60,7 @@ void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 	if (t->nr_fails >= ARRAY_SIZE(t->fails))
 		return;
 	f = &t->fails[t->nr_fails++];
-	f->rung = rung;
-	f->stage = stage;
-	f->err = err < 0 ? -err : err;
-	f->why = bpf_fail__explain(env, rung, stage, f->err);
-	f->verifier[0] = '\0';
-	if (!strcmp(stage, "load"))
-		bpf_env__verifier_take(f->verifier, sizeof(f->verifier));
+	bpf_fail__set(f, env, rung, stage, err);
 	pr_debug("bpf: %s: %s %s failed: %s (%s)", t->name,
 		 bpf_rung__name(rung), stage, strerror(f->err), f->why);
 }
@@ -85,9 +91,93 @@ static int link_err(struct bpf_link *l)
 	return l ? 0 : -errno;
 }
 
-static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
+/*
+ * By name, or by address for one of several functions of a name: the
+ * perf kprobe PMU takes an address where the name is left out.
+ */
+struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
+				    bool retprobe, const struct bpf_target *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
+		    .offset = t->addr);
+
+	if (!t->addr)
+		return bpf_program__attach_kprobe(prog, retprobe, t->symbol);
+	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
+}
+
+/* @p on @t by @rung; @exit: at the return, or at the end tracepoint. */
+static struct bpf_link *rung_link(const struct bpf_target *t,
+				  enum bpf_rung rung,
+				  const struct bpf_program *p, bool exit)
+{
+	const char *tp = exit ? t->tp_end : t->tp;
+
+	switch (rung) {
+	case BPF_RUNG_FENTRY:
+		return bpf_program__attach(p);
+	case BPF_RUNG_KPROBE:
+		return bpf_target__kprobe(p, exit, t);
+	case BPF_RUNG_RAW_TP:
+		return bpf_program__attach_raw_tracepoint(p, tp);
+	case BPF_RUNG_TRACEPOINT:
+		return bpf_program__attach_tracepoint(p, t->cat, tp);
+	case BPF_RUNG_NONE:
+		break;
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+int bpf_target__link(struct bpf_target *t, const struct bpf_env *env,
+		     enum bpf_rung rung, const struct bpf_program *entry,
+		     const struct bpf_program *exit, struct bpf_link *links[2])
+{
+	int err = 0;
+
+	if (exit) {
+		links[1] = rung_link(t, rung, exit, true);
+		err = link_err(links[1]);
+	}
+	if (!err) {
+		links[0] = rung_link(t, rung, entry, false);
+		err = link_err(links[0]);
+	}
+	if (err) {
+		bpf_link__destroy(links[1]);
+		links[1] = NULL;
+		bpf_target__fail(t, env, rung, "attach", err);
+	}
+	return err;
+}
+
+/* Attach @obj's @entry and @exit (NULL: none): the target holds them. */
+static int target__take(struct bpf_target *t, const struct bpf_env *env,
+			enum bpf_rung rung, void *obj,
+			const struct bpf_map *stats,
+			const struct bpf_program *entry,
+			const struct bpf_program *exit)
+{
+	int err = bpf_target__link(t, env, rung, entry, exit, t->links);
+
+	if (!err)
+		target__attached(t, obj, stats, entry, exit);
+	return err;
+}
+
+/* A tracepoint rung loads the counting program, or a begin:end pair's. */
+static void tp_autoload(bool pair, struct bpf_program *count,
+			struct bpf_program *begin, struct bpf_program *end)
+{
+	bpf_program__set_autoload(count, !pair);
+	bpf_program__set_autoload(begin, pair);
+	bpf_program__set_autoload(end, pair);
+}
+
+static int try_fentry(void *target, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	struct probe_fentry_bpf *o;
 	int err;
 
@@ -120,18 +210,10 @@ static int try_fentry(struct bpf_target *t, const struct bpf_env *env,
 		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
 		goto fail;
 	}
-	t->links[1] = bpf_program__attach(o->progs.fn_exit);
-	err = link_err(t->links[1]);
-	if (!err) {
-		t->links[0] = bpf_program__attach(o->progs.fn_entry);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "attach", err);
+	err = target__take(t, env, BPF_RUNG_FENTRY, o, o->maps.stats,
+			   o->progs.fn_entry, o->progs.fn_exit);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats, o->progs.fn_entry,
-			 o->progs.fn_exit);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -139,24 +221,10 @@ fail:
 	return err;
 }
 
-/*
- * By name, or by address for one of several functions of a name: the
- * perf kprobe PMU takes an address where the name is left out.
- */
-struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
-				    bool retprobe, const struct bpf_target *t)
-{
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe,
-		    .offset = t->addr);
-
-	if (!t->addr)
-		return bpf_program__attach_kprobe(prog, retprobe, t->symbol);
-	return bpf_program__attach_kprobe_opts(prog, NULL, &opts);
-}
-
-static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
+static int try_kprobe(void *target, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	struct probe_kprobe_bpf *o;
 	int err;
 
@@ -178,18 +246,10 @@ static int try_kprobe(struct bpf_target *t, const struct bpf_env *env,
 		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
-	t->links[1] = bpf_target__kprobe(o->progs.kp_exit, true, t);
-	err = link_err(t->links[1]);
-	if (!err) {
-		t->links[0] = bpf_target__kprobe(o->progs.kp_entry, false, t);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach", err);
+	err = target__take(t, env, BPF_RUNG_KPROBE, o, o->maps.stats,
+			   o->progs.kp_entry, o->progs.kp_exit);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats, o->progs.kp_entry,
-			 o->progs.kp_exit);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -197,9 +257,10 @@ fail:
 	return err;
 }
 
-static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
+static int try_rawtp(void *target, const struct bpf_env *env,
 		     const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	bool pair = t->tp_end != NULL;
 	struct probe_rawtp_bpf *o;
 	int err;
@@ -217,35 +278,18 @@ static int try_rawtp(struct bpf_target *t, const struct bpf_env *env,
 	SET_FILTER(o->rodata, filter);
 	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
 	o->rodata->size_arg = t->size_arg;
-	bpf_program__set_autoload(o->progs.rtp_count, !pair);
-	bpf_program__set_autoload(o->progs.rtp_begin, pair);
-	bpf_program__set_autoload(o->progs.rtp_end, pair);
+	tp_autoload(pair, o->progs.rtp_count, o->progs.rtp_begin,
+		    o->progs.rtp_end);
 	err = probe_rawtp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
 		goto fail;
 	}
-	if (pair) {
-		t->links[1] = bpf_program__attach_raw_tracepoint(
-			o->progs.rtp_end, t->tp_end);
-		err = link_err(t->links[1]);
-		if (!err) {
-			t->links[0] = bpf_program__attach_raw_tracepoint(
-				o->progs.rtp_begin, t->tp);
-			err = link_err(t->links[0]);
-		}
-	} else {
-		t->links[0] = bpf_program__attach_raw_tracepoint(
-			o->progs.rtp_count, t->tp);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "attach", err);
+	err = target__take(t, env, BPF_RUNG_RAW_TP, o, o->maps.stats,
+			   pair ? o->progs.rtp_begin : o->progs.rtp_count,
+			   pair ? o->progs.rtp_end : NULL);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats,
-			 pair ? o->progs.rtp_begin : o->progs.rtp_count,
-			 pair ? o->progs.rtp_end : NULL);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -253,9 +297,10 @@ fail:
 	return err;
 }
 
-static int try_tp(struct bpf_target *t, const struct bpf_env *env,
+static int try_tp(void *target, const struct bpf_env *env,
 		  const struct bpf_filter *filter)
 {
+	struct bpf_target *t = target;
 	bool pair = t->tp_end != NULL;
 	struct probe_tp_bpf *o;
 	int err;
@@ -270,35 +315,18 @@ static int try_tp(struct bpf_target *t, const struct bpf_env *env,
 	o->rodata->dev_loc_off = t->dev_loc_off;
 	o->rodata->size_off = t->size_off;
 	o->rodata->size_len = t->size_len;
-	bpf_program__set_autoload(o->progs.tp_count, !pair);
-	bpf_program__set_autoload(o->progs.tp_begin, pair);
-	bpf_program__set_autoload(o->progs.tp_end, pair);
+	tp_autoload(pair, o->progs.tp_count, o->progs.tp_begin,
+		    o->progs.tp_end);
 	err = probe_tp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
 		goto fail;
 	}
-	if (pair) {
-		t->links[1] = bpf_program__attach_tracepoint(o->progs.tp_end,
-							     t->cat, t->tp_end);
-		err = link_err(t->links[1]);
-		if (!err) {
-			t->links[0] = bpf_program__attach_tracepoint(
-				o->progs.tp_begin, t->cat, t->tp);
-			err = link_err(t->links[0]);
-		}
-	} else {
-		t->links[0] = bpf_program__attach_tracepoint(o->progs.tp_count,
-							     t->cat, t->tp);
-		err = link_err(t->links[0]);
-	}
-	if (err) {
-		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "attach", err);
+	err = target__take(t, env, BPF_RUNG_TRACEPOINT, o, o->maps.stats,
+			   pair ? o->progs.tp_begin : o->progs.tp_count,
+			   pair ? o->progs.tp_end : NULL);
+	if (err)
 		goto fail;
-	}
-	target__attached(t, o, o->maps.stats,
-			 pair ? o->progs.tp_begin : o->progs.tp_count,
-			 pair ? o->progs.tp_end : NULL);
 	return 0;
 fail:
 	bpf_target__detach(t);
@@ -306,32 +334,59 @@ fail:
 	return err;
 }
 
+int bpf_chain__climb(const struct bpf_chain *c, void *who,
+		     const struct bpf_env *env, const struct bpf_filter *filter,
+		     enum bpf_rung only, int fatal, enum bpf_rung *took)
+{
+	enum bpf_rung r;
+	int err = -ENOENT;
+
+	*took = BPF_RUNG_NONE;
+	for (r = c->first; r <= c->last; r++) {
+		if (only != BPF_RUNG_NONE && only != r)
+			continue;
+		err = c->rungs[r](who, env, filter);
+		if (!err) {
+			*took = r;
+			return 0;
+		}
+		if (fatal && err == fatal)
+			break;
+	}
+	return err;
+}
+
 int bpf_target__attach(struct bpf_target *t, const struct bpf_env *env,
 		       const struct bpf_filter *filter, enum bpf_rung only)
 {
-	static int (*const rungs[])(struct bpf_target *, const struct bpf_env *,
-				    const struct bpf_filter *) = {
-		[BPF_RUNG_FENTRY] = try_fentry,
-		[BPF_RUNG_KPROBE] = try_kprobe,
-		[BPF_RUNG_RAW_TP] = try_rawtp,
-		[BPF_RUNG_TRACEPOINT] = try_tp,
+	static const struct bpf_chain fn_chain = {
+		.rungs = { [BPF_RUNG_FENTRY] = try_fentry,
+			   [BPF_RUNG_KPROBE] = try_kprobe },
+		.first = BPF_RUNG_FENTRY,
+		.last = BPF_RUNG_KPROBE,
 	};
-	enum bpf_rung r, first, last;
-	int err = -ENOENT;
+	static const struct bpf_chain tp_chain = {
+		.rungs = { [BPF_RUNG_RAW_TP] = try_rawtp,
+			   [BPF_RUNG_TRACEPOINT] = try_tp },
+		.first = BPF_RUNG_RAW_TP,
+		.last = BPF_RUNG_TRACEPOINT,
+	};
+	const struct bpf_chain *chain = t->kind == BPF_TARGET_FN ? &fn_chain :
+								   &tp_chain;
 
-	t->rung = BPF_RUNG_NONE;
-	first = t->kind == BPF_TARGET_FN ? BPF_RUNG_FENTRY : BPF_RUNG_RAW_TP;
-	last = t->kind == BPF_TARGET_FN ? BPF_RUNG_KPROBE : BPF_RUNG_TRACEPOINT;
-	for (r = first; r <= last; r++) {
-		if (only != BPF_RUNG_NONE && only != r)
-			continue;
-		err = rungs[r](t, env, filter);
-		if (!err) {
-			t->rung = r;
-			return 0;
-		}
+	return bpf_chain__climb(chain, t, env, filter, only, 0, &t->rung);
+}
+
+void bpf_prog__run_stats(int fd, __u64 *missed, __u64 *ns, __u64 *runs)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		*missed += info.recursion_misses;
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
 	}
-	return err;
 }
 
 /*
@@ -343,28 +398,9 @@ static void target__prog_info(struct bpf_target *t)
 	size_t i;
 
 	t->missed = t->run_ns = t->runs = 0;
-	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		if (t->prog_fds[i] > 0 &&
-		    !bpf_obj_get_info_by_fd(t->prog_fds[i], &info, &len)) {
-			t->missed += info.recursion_misses;
-			t->run_ns += info.run_time_ns;
-			t->runs += info.run_cnt;
-		}
-	}
-}
-
-void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		*ns += info.run_time_ns;
-		*runs += info.run_cnt;
-	}
+	for (i = 0; i < ARRAY_SIZE(t->prog_fds); i++)
+		bpf_prog__run_stats(t->prog_fds[i], &t->missed, &t->run_ns,
+				    &t->runs);
 }
 
 int bpf_env__stats_on(void)

@@ -34,25 +34,7 @@ void expo_hist__bounds(unsigned int i, double *lo, double *hi)
 
 double expo_hist__percentile(const __u64 *hist, size_t n, double p)
 {
-	__u64 total = hist__sum(hist, n), before = 0;
-	double rank, lo, hi;
-	size_t i;
-
-	if (!total)
-		return NAN;
-	p = p < 0 ? 0 : p > 100 ? 100 : p;
-	rank = p / 100.0 * (double)total;
-	for (i = 0; i < n; i++) {
-		if (!hist[i])
-			continue;
-		if ((double)(before + hist[i]) >= rank)
-			break;
-		before += hist[i];
-	}
-	if (i == n) /* rounding at p = 100 */
-		i = hist__len(hist, n) - 1;
-	expo_hist__bounds((unsigned int)i, &lo, &hi);
-	return lo + (rank - (double)before) / (double)hist[i] * (hi - lo);
+	return hist__percentile_in(hist, n, p, expo_hist__bounds);
 }
 
 void expo_hist__to_log2(const __u64 *hist, size_t n, __u64 *log2, size_t log2_n)

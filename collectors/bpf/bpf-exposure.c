@@ -6,7 +6,8 @@
  *
  * One object for every role, unlike the counting probes (one object per
  * target): the roles share the windows in flight. So the rung is chosen
- * for the whole: fentry when every target can take it, else kprobes.
+ * for the whole, up the same chain a target climbs (bpf_chain__climb):
+ * fentry when every target can take it, else kprobes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -253,15 +254,7 @@ static struct exposure_bpf *open_obj(struct bpf_exposure *x)
 static void fentry_fail(struct bpf_exposure *x, const struct bpf_env *env,
 			const char *stage, int err, const char *target)
 {
-	x->fentry_fail.rung = BPF_RUNG_FENTRY;
-	x->fentry_fail.stage = stage;
-	x->fentry_fail.err = err < 0 ? -err : err;
-	x->fentry_fail.why = bpf_fail__explain(env, BPF_RUNG_FENTRY, stage,
-					       x->fentry_fail.err);
-	x->fentry_fail.verifier[0] = '\0';
-	if (!strcmp(stage, "load"))
-		bpf_env__verifier_take(x->fentry_fail.verifier,
-				       sizeof(x->fentry_fail.verifier));
+	bpf_fail__set(&x->fentry_fail, env, BPF_RUNG_FENTRY, stage, err);
 	pr_debug("bpf: exposure: fentry %s failed%s%s: %s", stage,
 		 target ? " on " : "", target ? target : "",
 		 strerror(x->fentry_fail.err));
@@ -294,8 +287,11 @@ static int fentry_targets(struct bpf_exposure *x, const struct bpf_env *env)
 	return 0;
 }
 
-static int try_fentry(struct bpf_exposure *x, const struct bpf_env *env)
+/* A rung of the chain: @filter is NULL, the window has none. */
+static int try_fentry(void *exposure, const struct bpf_env *env,
+		      const struct bpf_filter *filter)
 {
+	struct bpf_exposure *x = exposure;
 	struct exposure_bpf *o;
 	struct bpf_program *sync[EXPO_MAX_TARGETS], *fl_in[EXPO_MAX_TARGETS],
 		*fl_out[EXPO_MAX_TARGETS];
@@ -303,6 +299,7 @@ static int try_fentry(struct bpf_exposure *x, const struct bpf_env *env)
 	size_t i, n, nr_order = 0;
 	int err;
 
+	(void)filter;
 	x->fentry_tried = true;
 	err = fentry_targets(x, env);
 	if (err)
@@ -393,7 +390,7 @@ static int kprobe_role(struct bpf_exposure *x, const struct bpf_env *env,
 
 	for (i = 0; i < p->nr_targets; i++) {
 		struct bpf_target *t = &p->targets[i];
-		struct bpf_link *lr, *le = NULL;
+		struct bpf_link *l[2] = { NULL, NULL };
 
 		if (t->kind != BPF_TARGET_FN)
 			continue;
@@ -402,30 +399,26 @@ static int kprobe_role(struct bpf_exposure *x, const struct bpf_env *env,
 					 ENOENT);
 			continue;
 		}
-		lr = bpf_target__kprobe(ret, true, t);
-		if (lr)
-			le = bpf_target__kprobe(entry, false, t);
-		if (!le) {
-			err = -errno;
-			bpf_link__destroy(lr);
-			bpf_target__fail(t, env, BPF_RUNG_KPROBE, "attach",
-					 err);
+		err = bpf_target__link(t, env, BPF_RUNG_KPROBE, entry, ret, l);
+		if (err)
 			continue;
-		}
 		t->rung = BPF_RUNG_KPROBE;
-		add_link(x, lr);
-		add_link(x, le);
+		add_link(x, l[1]);
+		add_link(x, l[0]);
 		any = 1;
 	}
 	return any ? 0 : err;
 }
 
-static int try_kprobe(struct bpf_exposure *x, const struct bpf_env *env)
+static int try_kprobe(void *exposure, const struct bpf_env *env,
+		      const struct bpf_filter *filter)
 {
+	struct bpf_exposure *x = exposure;
 	struct exposure_bpf *o = open_obj(x);
 	struct bpf_program *prog;
 	int err;
 
+	(void)filter;
 	if (!o)
 		return -errno;
 	bpf_object__for_each_program(prog, o->obj) bpf_program__set_autoload(
@@ -470,6 +463,13 @@ static void mark_rung(struct bpf_exposure *x, enum bpf_rung rung)
 int bpf_exposure__attach(struct bpf_exposure *x, const struct bpf_env *env,
 			 const char *nic)
 {
+	static const struct bpf_chain chain = {
+		.rungs = { [BPF_RUNG_FENTRY] = try_fentry,
+			   [BPF_RUNG_KPROBE] = try_kprobe },
+		.first = BPF_RUNG_FENTRY,
+		.last = BPF_RUNG_KPROBE,
+	};
+	enum bpf_rung took;
 	char buf[16], *why;
 	int err;
 
@@ -481,16 +481,10 @@ int bpf_exposure__attach(struct bpf_exposure *x, const struct bpf_env *env,
 	}
 	if (x->state != EXPO_MEASURED)
 		return 0;
-	err = try_fentry(x, env);
+	err = bpf_chain__climb(&chain, x, env, NULL, BPF_RUNG_NONE, -ENOMEM,
+			       &took);
 	if (!err) {
-		mark_rung(x, BPF_RUNG_FENTRY);
-		return 0;
-	}
-	if (err == -ENOMEM)
-		return err;
-	err = try_kprobe(x, env);
-	if (!err) {
-		mark_rung(x, BPF_RUNG_KPROBE);
+		mark_rung(x, took);
 		return 0;
 	}
 	if (err == -ENOMEM)
@@ -545,18 +539,8 @@ static void prog_info(struct bpf_exposure *x, const struct exposure_bpf *o)
 	struct bpf_program *prog;
 
 	x->missed = x->run_ns = x->runs = 0;
-	bpf_object__for_each_program(prog, o->obj)
-	{
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
-			x->missed += info.recursion_misses;
-			x->run_ns += info.run_time_ns;
-			x->runs += info.run_cnt;
-		}
-	}
+	bpf_object__for_each_program(prog, o->obj) bpf_prog__run_stats(
+		bpf_program__fd(prog), &x->missed, &x->run_ns, &x->runs);
 }
 
 /* A figure that would be wrong is refused, with what made it so. */
@@ -705,13 +689,7 @@ json_t *bpf_exposure__json(const struct bpf_exposure *x)
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "unpaired",
 			    json_integer((json_int_t)s->unpaired));
-	json_object_set_new(o, "missed", json_integer((json_int_t)x->missed));
-	if (x->runs) {
-		json_object_set_new(o, "run_ns",
-				    json_integer((json_int_t)x->run_ns));
-		json_object_set_new(o, "runs",
-				    json_integer((json_int_t)x->runs));
-	}
+	bpf_prog__stats_json(o, x->missed, x->run_ns, x->runs);
 	json_object_set_new(o, "stale_max",
 			    json_integer((json_int_t)x->shared.stale_max));
 	json_object_set_new(o, "sum_ns", json_integer((json_int_t)s->sum_ns));

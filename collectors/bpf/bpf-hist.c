@@ -46,12 +46,16 @@ size_t hist__len(const __u64 *hist, size_t n)
 	return n;
 }
 
-static double bucket_lo(size_t i)
+/* log2 bucket @i: [2^i, 2^(i+1)), bucket 0 from 0. */
+static void log2_bounds(unsigned int i, double *lo, double *hi)
 {
-	return i ? ldexp(1.0, (int)i) : 0.0;
+	*lo = i ? ldexp(1.0, (int)i) : 0.0;
+	*hi = ldexp(1.0, (int)i + 1);
 }
 
-double hist__percentile(const __u64 *hist, size_t n, double p)
+double hist__percentile_in(const __u64 *hist, size_t n, double p,
+			   void (*bounds)(unsigned int i, double *lo,
+					  double *hi))
 {
 	__u64 total = hist__sum(hist, n), before = 0;
 	double rank, lo, hi;
@@ -73,9 +77,13 @@ double hist__percentile(const __u64 *hist, size_t n, double p)
 	}
 	if (i == n) /* rounding at p = 100 */
 		i = hist__len(hist, n) - 1;
-	lo = bucket_lo(i);
-	hi = ldexp(1.0, (int)i + 1);
+	bounds((unsigned int)i, &lo, &hi);
 	return lo + (rank - (double)before) / (double)hist[i] * (hi - lo);
+}
+
+double hist__percentile(const __u64 *hist, size_t n, double p)
+{
+	return hist__percentile_in(hist, n, p, log2_bounds);
 }
 
 #define BAR_WIDTH 40

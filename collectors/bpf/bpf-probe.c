@@ -202,6 +202,17 @@ static bool probe__sized(const struct bpf_probe *p)
 	return false;
 }
 
+void bpf_prog__stats_json(json_t *o, __u64 missed, __u64 run_ns, __u64 runs)
+{
+	json_object_set_new(o, "missed", json_integer((json_int_t)missed));
+	/* Only where the kernel's run-time stats were on ("cost"). */
+	if (runs) {
+		json_object_set_new(o, "run_ns",
+				    json_integer((json_int_t)run_ns));
+		json_object_set_new(o, "runs", json_integer((json_int_t)runs));
+	}
+}
+
 json_t *bpf_probe__json(const struct bpf_probe *p)
 {
 	size_t n = p->timed ? hist__len(p->total.hist, PROBE_HIST_SLOTS) : 0;
@@ -227,14 +238,7 @@ json_t *bpf_probe__json(const struct bpf_probe *p)
 			    probe__sized(p) ?
 				    json_integer((json_int_t)p->total.bytes) :
 				    json_null());
-	json_object_set_new(o, "missed", json_integer((json_int_t)p->missed));
-	/* Only where the kernel's run-time stats were on ("cost"). */
-	if (p->runs) {
-		json_object_set_new(o, "run_ns",
-				    json_integer((json_int_t)p->run_ns));
-		json_object_set_new(o, "runs",
-				    json_integer((json_int_t)p->runs));
-	}
+	bpf_prog__stats_json(o, p->missed, p->run_ns, p->runs);
 	json_object_set_new(o, "targets", targets);
 	json_object_set_new(o, "missing", missing);
 	free(target);

@@ -108,8 +108,11 @@ bool bpf_env__has_tp(const struct bpf_env *env, const char *cat,
  * run_time_ns and run_cnt). A negative errno if this kernel cannot.
  */
 int bpf_env__stats_on(void);
-/* Add the run-time stats of program @fd to *@ns, *@runs. */
-void bpf_prog__run_stats(int fd, __u64 *ns, __u64 *runs);
+/*
+ * Add what the kernel counts of program @fd (-1: none) to *@missed (runs
+ * skipped as recursive), *@ns and *@runs (with its run-time stats on).
+ */
+void bpf_prog__run_stats(int fd, __u64 *missed, __u64 *ns, __u64 *runs);
 /* Route libbpf's messages (verifier logs) to pr_debug. */
 void bpf_env__quiet_libbpf(void);
 /*
@@ -212,6 +215,8 @@ void bpf_probe__release(struct bpf_probe *p);
 
 /* The wire form, as documented in docs/trace.md. */
 json_t *bpf_probe__json(const struct bpf_probe *p);
+/* What bpf_prog__run_stats() summed, into @o: "missed", "run_ns", "runs". */
+void bpf_prog__stats_json(json_t *o, __u64 missed, __u64 run_ns, __u64 runs);
 
 /*
  * The rungs, one target at a time, for the benchmark and the tests.
@@ -226,15 +231,47 @@ void bpf_target__detach(struct bpf_target *t);
 /* Record that @rung failed at @stage (the target's fails[]). */
 void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 		      enum bpf_rung rung, const char *stage, int err);
+/* Fill @f: @err (either sign), what it means, at "load" the verifier's. */
+void bpf_fail__set(struct bpf_fail *f, const struct bpf_env *env,
+		   enum bpf_rung rung, const char *stage, int err);
 struct bpf_program;
 /* A kprobe (or kretprobe) of @prog on @t: by name, or by its address. */
 struct bpf_link *bpf_target__kprobe(const struct bpf_program *prog,
 				    bool retprobe, const struct bpf_target *t);
+/*
+ * The links of @t's programs on @rung: the exit's (@exit; NULL: none,
+ * a tracepoint that counts) into links[1] first, then the entry's into
+ * links[0], so that no call is timed from a start without its end. On
+ * failure neither is left and the failure is recorded.
+ */
+int bpf_target__link(struct bpf_target *t, const struct bpf_env *env,
+		     enum bpf_rung rung, const struct bpf_program *entry,
+		     const struct bpf_program *exit, struct bpf_link *links[2]);
 /* "EPERM"; the kernel's own ENOTSUPP (524) too. */
 const char *bpf_errno__name(int err, char *buf, size_t size);
 /* What @err at @stage of @rung means, for the report. */
 const char *bpf_fail__explain(const struct bpf_env *env, enum bpf_rung rung,
 			      const char *stage, int err);
+
+/*
+ * The attach chain, whatever climbs it: a target (@who, one object per
+ * rung) or the exposure window (one object for all its roles, and no
+ * @filter). Rungs @first to @last in order, until one takes; each rung
+ * records its own failure. @only: that rung alone (BPF_RUNG_NONE: every
+ * one). An error equal to @fatal (0: none) ends the climb: running out
+ * of memory on one rung is no reason to try the next. The rung that
+ * took in *@took (BPF_RUNG_NONE if none), and 0; else the last rung's
+ * error (-ENOENT if none was tried).
+ */
+struct bpf_chain {
+	int (*rungs[BPF_RUNG_TRACEPOINT + 1])(void *who,
+					      const struct bpf_env *env,
+					      const struct bpf_filter *filter);
+	enum bpf_rung first, last;
+};
+int bpf_chain__climb(const struct bpf_chain *c, void *who,
+		     const struct bpf_env *env, const struct bpf_filter *filter,
+		     enum bpf_rung only, int fatal, enum bpf_rung *took);
 
 /* ---- tracefs ---- */
 
@@ -259,6 +296,10 @@ size_t hist__len(const __u64 *hist, size_t n);
  * log2 bucket it falls in; NAN for an empty histogram.
  */
 double hist__percentile(const __u64 *hist, size_t n, double p);
+/* The same over buckets of other widths: @bounds gives bucket i's [lo, hi). */
+double hist__percentile_in(const __u64 *hist, size_t n, double p,
+			   void (*bounds)(unsigned int i, double *lo,
+					  double *hi));
 /* funclatency's layout: "  256 -> 511   : 10   |*****   |". */
 void hist__print(FILE *fp, const __u64 *hist, size_t n);
 

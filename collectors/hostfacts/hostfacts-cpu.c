@@ -106,7 +106,7 @@ static void cpu_topology(const char *root, struct hostfacts_cpu *cpu)
 {
 	struct strvec pkgs = { 0 };
 	char **cpus, *s;
-	size_t n, i, j;
+	size_t n, i;
 
 	if (!hf_read_str(&s, root,
 			 "/sys/devices/system/cpu/cpu0/topology/"
@@ -117,17 +117,11 @@ static void cpu_topology(const char *root, struct hostfacts_cpu *cpu)
 	if (hf_list_dir(&cpus, &n, "cpu", root, "/sys/devices/system/cpu"))
 		return;
 	for (i = 0; i < n; i++) {
-		if (hf_read_str(&s, root,
-				"/sys/devices/system/cpu/%s/topology/"
-				"physical_package_id",
-				cpus[i]))
-			continue;
-		for (j = 0; j < pkgs.nr && strcmp(pkgs.v[j], s); j++)
-			;
-		if (j == pkgs.nr)
-			strvec__push_nodup(&pkgs, s);
-		else
-			free(s);
+		if (!hf_read_str(&s, root,
+				 "/sys/devices/system/cpu/%s/topology/"
+				 "physical_package_id",
+				 cpus[i]))
+			strvec__push_distinct(&pkgs, s);
 	}
 	cpu->sockets = pkgs.nr;
 	strv_free(pkgs.v, pkgs.nr);
@@ -139,7 +133,7 @@ static void cpu_governor(const char *root, struct hostfacts_cpu *cpu)
 {
 	struct strvec govs = { 0 };
 	char **pol, *s, *t;
-	size_t n, i, j;
+	size_t n, i;
 
 	if (hf_list_dir(&pol, &n, "policy", root,
 			"/sys/devices/system/cpu/cpufreq"))
@@ -150,17 +144,11 @@ static void cpu_governor(const char *root, struct hostfacts_cpu *cpu)
 				    "/sys/devices/system/cpu/cpufreq/%s/"
 				    "scaling_driver",
 				    pol[i]);
-		if (hf_read_str(&s, root,
-				"/sys/devices/system/cpu/cpufreq/%s/"
-				"scaling_governor",
-				pol[i]))
-			continue;
-		for (j = 0; j < govs.nr && strcmp(govs.v[j], s); j++)
-			;
-		if (j == govs.nr)
-			strvec__push_nodup(&govs, s);
-		else
-			free(s);
+		if (!hf_read_str(&s, root,
+				 "/sys/devices/system/cpu/cpufreq/%s/"
+				 "scaling_governor",
+				 pol[i]))
+			strvec__push_distinct(&govs, s);
 	}
 	for (i = 0; i < govs.nr; i++) {
 		t = xasprintf("%s%s%s", cpu->governor ? cpu->governor : "",

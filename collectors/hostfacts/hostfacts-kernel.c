@@ -175,38 +175,43 @@ void hostfacts__identity_release(struct hostfacts_identity *id)
 	memset(id, 0, sizeof(*id));
 }
 
-int hostfacts__boot_id(const char *root, char **out)
+/* The word of the file at @path, if @valid takes it; else -EINVAL. */
+static int read_valid(char **out, const char *root, const char *path,
+		      bool (*valid)(const char *s))
 {
 	char *s;
 	int err;
 
-	err = hf_read_str(&s, root, "/proc/sys/kernel/random/boot_id");
+	err = hf_read_str(&s, root, "%s", path);
 	if (err)
 		return err;
-	if (!is_uuid(s)) {
+	if (!valid(s)) {
 		free(s);
 		return -EINVAL;
 	}
-	lower(s);
 	*out = s;
 	return 0;
 }
 
+int hostfacts__boot_id(const char *root, char **out)
+{
+	int err = read_valid(out, root, "/proc/sys/kernel/random/boot_id",
+			     is_uuid);
+
+	if (!err)
+		lower(*out);
+	return err;
+}
+
+/* It names /boot/config-RELEASE: it must stay one path component. */
+static bool is_release(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, "..");
+}
+
 int hostfacts__kernel_release(const char *root, char **out)
 {
-	char *s;
-	int err;
-
-	err = hf_read_str(&s, root, "/proc/sys/kernel/osrelease");
-	if (err)
-		return err;
-	/* It names /boot/config-RELEASE: it must stay one path component. */
-	if (!*s || strchr(s, '/') || !strcmp(s, "..")) {
-		free(s);
-		return -EINVAL;
-	}
-	*out = s;
-	return 0;
+	return read_valid(out, root, "/proc/sys/kernel/osrelease", is_release);
 }
 
 static uint32_t note_u32(const unsigned char *p)

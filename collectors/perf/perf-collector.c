@@ -313,14 +313,8 @@ static int perf_stop(struct collector *c)
 
 static int perf_results(struct collector *c, json_t **out)
 {
-	struct perf_collector *p = (struct perf_collector *)c;
-
-	if (!p->results) {
-		pr_err("perf: no results (not stopped, or it failed)");
-		return -ENODATA;
-	}
-	*out = json_incref(p->results);
-	return 0;
+	return collector__results(c, ((struct perf_collector *)c)->results,
+				  out);
 }
 
 static void perf_destroy(struct collector *c)

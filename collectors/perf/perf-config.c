@@ -23,21 +23,34 @@ static int want_string(const char *key, const json_t *v, const char *what)
 	return -EINVAL;
 }
 
-static int parse_event(const json_t *v, struct perf_config *c)
+/*
+ * A string that ends up on perf's command line: @ok says whether it is
+ * @noun, @expected what one looks like; *@out takes a copy.
+ */
+static int take_word(const char *key, const json_t *v, const char *what,
+		     bool (*ok)(const char *s), const char *noun,
+		     const char *expected, char **out)
 {
 	const char *s = json_string_value(v);
 
-	if (want_string("event", v, "a perf event name"))
+	if (want_string(key, v, what))
 		return -EINVAL;
-	if (!perf_record__event_ok(s)) {
-		pr_err("perf: event '%s' is not a perf event name (expected "
-		       "letters, digits and _-:./=,@, not starting with '-')",
-		       s);
+	if (!ok(s)) {
+		pr_err("perf: %s '%s' is not %s (expected %s)", key, s, noun,
+		       expected);
 		return -EINVAL;
 	}
-	free(c->event);
-	c->event = xstrdup(s);
+	free(*out);
+	*out = xstrdup(s);
 	return 0;
+}
+
+static int parse_event(const json_t *v, struct perf_config *c)
+{
+	return take_word("event", v, "a perf event name", perf_record__event_ok,
+			 "a perf event name",
+			 "letters, digits and _-:./=,@, not starting with '-'",
+			 &c->event);
 }
 
 static int parse_freq(const json_t *v, struct perf_config *c)
@@ -99,20 +112,11 @@ static int parse_counters(const json_t *v, struct perf_config *c)
 
 static int parse_cpus(const json_t *v, struct perf_config *c)
 {
-	const char *s = json_string_value(v);
-
 	if (json_is_null(v))
 		return 0;
-	if (want_string("cpus", v, "a CPU list like \"0-3,8\""))
-		return -EINVAL;
-	if (!perf_record__cpus_ok(s)) {
-		pr_err("perf: cpus '%s' is not a CPU list (expected digits, "
-		       "',' and '-', like \"0-3,8\")",
-		       s);
-		return -EINVAL;
-	}
-	c->cpus = xstrdup(s);
-	return 0;
+	return take_word("cpus", v, "a CPU list like \"0-3,8\"",
+			 perf_record__cpus_ok, "a CPU list",
+			 "digits, ',' and '-', like \"0-3,8\"", &c->cpus);
 }
 
 static int parse_key(const char *key, const json_t *v, struct perf_config *c)

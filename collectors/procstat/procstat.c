@@ -203,14 +203,8 @@ static int procstat_stop(struct collector *c)
 
 static int procstat_results(struct collector *c, json_t **out)
 {
-	struct procstat_collector *p = (struct procstat_collector *)c;
-
-	if (!p->results) {
-		pr_err("procstat: no results (not stopped, or it failed)");
-		return -ENODATA;
-	}
-	*out = json_incref(p->results);
-	return 0;
+	return collector__results(c, ((struct procstat_collector *)c)->results,
+				  out);
 }
 
 static void procstat_destroy(struct collector *c)
