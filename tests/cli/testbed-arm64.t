@@ -42,36 +42,10 @@ t_testbed_require "$PKG" qemu-system-aarch64 ip sqlite3 iperf3 pgrep python3
 
 DB=$T_TMP/a.db
 M=$T_TMP/a.toml
-cat >"$M" <<EOT
-[run]
-name = "tb-arm64"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = ["default", "strict", "lazy", "passthrough"]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(testbed_hosts "arch = \"arm64\"")
-
-[[kernels]]
-name = "debian-6.1-arm64"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "hw_flush", "fq_flush"]
-EOT
+testbed_matrix tb-arm64 '"default", "strict", "lazy", "passthrough"' \
+	order=interleaved reboot="strict passthrough" qemu='arch = "arm64"' \
+	kernels="$(testbed_kernel debian-6.1-arm64 "$PKG")" \
+	probes='"unmap", "hw_flush", "fq_flush"' >"$M"
 
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys

@@ -51,37 +51,11 @@ t_testbed_require linux-image-6.1.0-57-arm64
 
 # matrix FILE ARCH PKG [PKG2]: the second, another [[kernels]] entry.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "tb-exposure-$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = ["strict", "lazy", "passthrough"]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(testbed_hosts "arch = \"$2\"")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$3"
-$([ -z "${4:-}" ] || printf '[[kernels]]\nname = "debian-6.12"\npackage = "%s"\n' "$4")
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "iotlb_sync", "exposure"]
-EOT
+	testbed_matrix "tb-exposure-$2" '"strict", "lazy", "passthrough"' \
+		order=interleaved reboot="strict passthrough" \
+		qemu="arch = \"$2\"" kernels="$(testbed_kernel debian-6.1 "$3")
+$([ -z "${4:-}" ] || testbed_kernel debian-6.12 "$4")" \
+		probes='"unmap", "iotlb_sync", "exposure"' >"$1"
 }
 
 # check KERNEL RUNG: the relations above, from the stored trials.

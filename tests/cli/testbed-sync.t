@@ -38,48 +38,19 @@ M=$T_TMP/s.toml
 # 4 Mbit/s of 64-byte datagrams (7800 a second): what a TCG guest takes
 # without dropping any at the NIC, so that every datagram iperf3 counts
 # went through the driver once, and none it did not count did.
-cat >"$M" <<EOT
-[run]
-name = "tb-sync"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-modes = ["strict"]
+testbed_matrix tb-sync '"strict"' qemu='nic = "e1000e"
+mtu = 9000' \
+	kernels="$(testbed_kernel debian-6.1 "$PKG61")
 
-[modes.strict]
-method = "reboot"
-
-$(testbed_hosts "nic = \"e1000e\"
-mtu = 9000")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG61"
-
-[[kernels]]
-name = "debian-6.12"
-package = "$PKG612"
-
-[[workloads]]
-name = "udp64"
-server = "$G"
-client = "peer"
-protocol = "udp"
-length = 64
-bitrate = "4M"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["sync_cpu", "sync_device", "map", "unmap"]
-
+$(testbed_kernel debian-6.12 "$PKG612")" \
+	workload=udp64 probes='"sync_cpu", "sync_device", "map", "unmap"' \
+	collect="
 # A profile trial per kernel, sampled often enough that 6.1's sync
 # functions show (tens of samples) where 6.12 has none to show.
 [collect.perf]
-record = "separate"
-event = "cpu-clock"
-frequency = 4999
-EOT
+record = \"separate\"
+event = \"cpu-clock\"
+frequency = 4999" >"$M"
 
 t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
 	t_grep "$T_ERR" "4 trials, 0 failed"

@@ -54,46 +54,21 @@ trap cleanup EXIT INT TERM
 
 t_testbed_require "$PKG" qemu-system-x86_64 ip sqlite3 iperf3 pgrep python3
 
-# matrix FILE NAME MODES CACHING_MODE BPF: one guest, one rx workload
-# (the guest receives: an unmap per packet), one repetition per mode in
-# file order. Custom modes are appended by the caller.
+# matrix CASE MODES CACHING_MODE BPF: the case's database $DB and its
+# matrix $M, named tb-CASE: one guest, one rx workload (the guest
+# receives: an unmap per packet), one repetition per mode in file order.
+# Custom modes are appended by the caller.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = [$3]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(BOOT_TIMEOUT=60s testbed_hosts "caching_mode = $4")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect]
-bpf = $5
-EOT
+	DB=$T_TMP/$1.db
+	M=$T_TMP/$1.toml
+	testbed_matrix "tb-$1" "$2" order=interleaved \
+		reboot="strict passthrough" qemu="caching_mode = $3" boot=60s \
+		collect="[collect]
+bpf = $4" >"$M"
 }
 
 # --- A. strict by boot, lazy by sysfs on it, passthrough by boot ------
-DB=$T_TMP/a.db
-M=$T_TMP/a.toml
-matrix "$M" tb-a '"strict", "lazy", "passthrough"' false true
+matrix a '"strict", "lazy", "passthrough"' false true
 
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
@@ -150,9 +125,7 @@ t_testbed_gone
 t_ok $? "(A) no QEMU and no namespace left after the run"
 
 # --- B. caching mode refuses lazy; a panicking guest; the run goes on -
-DB=$T_TMP/b.db
-M=$T_TMP/b.toml
-matrix "$M" tb-b '"lazyboot", "panic", "strict"' true false
+matrix b '"lazyboot", "panic", "strict"' true false
 cat >>"$M" <<EOT
 
 [modes.lazyboot]
@@ -201,9 +174,7 @@ t_testbed_gone
 t_ok $? "(B) no QEMU and no namespace left after the run"
 
 # --- C. SIGKILL the controller mid-trial, then resume ----------------
-DB=$T_TMP/c.db
-M=$T_TMP/c.toml
-matrix "$M" tb-c '"strict", "lazy"' false false
+matrix c '"strict", "lazy"' false false
 
 # iperf3's data connection is up: the peer's client reaches the guest.
 iperf3_running() {
@@ -269,9 +240,7 @@ t_testbed_gone
 t_ok $? "(C) no QEMU and no namespace left after the resumed run"
 
 # --- D. QEMU dies mid-trial; the next trial boots afresh ---------------
-DB=$T_TMP/d.db
-M=$T_TMP/d.toml
-matrix "$M" tb-d '"strict", "lazy"' false false
+matrix d '"strict", "lazy"' false false
 run_until_iperf3 d
 # A second run of a VM of the same name would share its sockets.
 "$B" --db "$T_TMP/d2.db" run "$M" >"$T_TMP/d2.out" 2>"$T_TMP/d2.err"
@@ -311,9 +280,7 @@ t_testbed_gone
 t_ok $? "(D) no QEMU and no namespace left after the run"
 
 # --- E. QEMU crashes while booting: booted again ----------------------
-DB=$T_TMP/e.db
-M=$T_TMP/e.toml
-matrix "$M" tb-e '"strict"' false false
+matrix e '"strict"' false false
 "$B" --db "$DB" run "$M" >"$T_TMP/e.out" 2>"$T_TMP/e.err" &
 RUN_PID=$!
 i=0
