@@ -72,27 +72,70 @@ t_done() {
 	[ "$T_FAILED" -eq 0 ]
 }
 
-# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
-# kernel PKG (downloaded once into its cache), or a SKIP with the reason
-# and exit.
-t_testbed_require() {
-	pkg=$1
-	shift
+# t_require_root WHY: root, or a SKIP saying WHY and exit.
+t_require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
+		echo "1..0 # SKIP $1"
 		exit 0
 	fi
+}
+
+# t_require TOOL...: every TOOL on the PATH, or a SKIP naming the first
+# one missing and exit.
+t_require() {
 	for tool in "$@"; do
 		if ! command -v "$tool" >/dev/null 2>&1; then
 			echo "1..0 # SKIP $tool is not installed"
 			exit 0
 		fi
 	done
+}
+
+# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
+# kernel PKG (downloaded once into its cache), or a SKIP with the reason
+# and exit.
+t_testbed_require() {
+	pkg=$1
+	shift
+	t_require_root "the testbed needs root (a namespace, a tap)"
+	t_require "$@"
 	if ! "$IOMMU_BENCH" testbed build --kernel "$pkg" \
 		>"$T_TMP/build.out" 2>"$T_TMP/build.err"; then
 		echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
 		exit 0
 	fi
+}
+
+# t_netns_del NS...: each namespace's processes ended, then the namespace.
+t_netns_del() {
+	for ns in "$@"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$p" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+}
+
+# t_netns_hosts SUT_NIC PEER_NIC: the TOML of a SUT in the namespace
+# $NS_S at $NET.1 and its peer in $NS_P at $NET.2, the veth pair's ends
+# named SUT_NIC and PEER_NIC.
+t_netns_hosts() {
+	cat <<EOT
+[hosts.sut]
+transport = "netns"
+role = "sut"
+netns = "$NS_S"
+address = "$NET.1/24"
+nic = "$1"
+link = "peer"
+
+[hosts.peer]
+transport = "netns"
+role = "peer"
+netns = "$NS_P"
+address = "$NET.2/24"
+nic = "$2"
+EOT
 }
 
 # The testbed tests name their guest $G (QEMU's -name, its state folder)
@@ -111,10 +154,7 @@ t_testbed_cleanup() {
 	for p in $(t_qemu_pids); do
 		kill -9 "$p" 2>/dev/null
 	done
-	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
+	t_netns_del "$NS"
 	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
 	t_cleanup
 }

@@ -18,59 +18,23 @@ NS_P="ibs-p-$$"
 NET=10.197.$(($$ % 250))
 RUN_PID=
 
-kill_ns_pids() {
-	for ns in "$NS_S" "$NS_P"; do
-		for p in $(ip netns pids "$ns" 2>/dev/null); do
-			kill "$p" 2>/dev/null
-		done
-	done
-}
-
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -9 "$RUN_PID" 2>/dev/null
-	kill_ns_pids
-	ip netns del "$NS_S" 2>/dev/null
-	ip netns del "$NS_P" 2>/dev/null
+	t_netns_del "$NS_S" "$NS_P"
 	t_cleanup
 }
 trap cleanup EXIT INT TERM
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP network namespaces need root"
-	exit 0
-fi
-for tool in ip sqlite3; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+t_require_root "network namespaces need root"
+t_require ip sqlite3
 
 # matrix FILE COOLDOWN [REPETITIONS [UNTIL]]: 1 s trials, 3 of them.
 matrix() {
 	cat >"$1" <<EOT
-[run]
-name = "resume-t"
-repetitions = ${3:-3}
-warmup = 0
-cooldown = "$2"
-modes = ["current"]
+$(matrix_run resume-t "${3:-3}" '"current"' "$2")
 ${4:+until = $4}
 
-[hosts.sut]
-transport = "netns"
-role = "sut"
-netns = "$NS_S"
-address = "$NET.1/24"
-nic = "ibs-s$$"
-link = "peer"
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS_P"
-address = "$NET.2/24"
-nic = "ibs-p$$"
+$(t_netns_hosts "ibs-s$$" "ibs-p$$")
 
 [[workloads]]
 name = "tcp"
