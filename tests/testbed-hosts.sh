@@ -78,9 +78,9 @@ testbed_matrix() {
 	tm_name=$1
 	tm_modes=$2
 	shift 2
-	tm_reps=1 tm_order= tm_db= tm_reboot=strict tm_more= tm_qemu= tm_host=
-	tm_boot= tm_kernels= tm_workload=rx tm_duration=3s tm_omit=0s
-	tm_probes= tm_collect=
+	tm_reps=1 tm_reboot=strict tm_workload=rx tm_duration=3s tm_omit=0s
+	tm_order='' tm_db='' tm_more='' tm_qemu='' tm_host='' tm_boot=''
+	tm_kernels='' tm_probes='' tm_collect=''
 	for tm_kv; do
 		tm_v=${tm_kv#*=}
 		case $tm_kv in

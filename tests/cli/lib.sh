@@ -116,6 +116,13 @@ t_netns_del() {
 	done
 }
 
+# t_tcp_workload [SERVER CLIENT]: the tests' 1 s iperf3 workload "tcp",
+# from CLIENT (peer) to SERVER (sut).
+t_tcp_workload() {
+	printf '[[workloads]]\nname = "tcp"\nserver = "%s"\nclient = "%s"\nduration = "1s"\n' \
+		"${1:-sut}" "${2:-peer}"
+}
+
 # t_netns_hosts SUT_NIC PEER_NIC: the TOML of a SUT in the namespace
 # $NS_S at $NET.1 and its peer in $NS_P at $NET.2, the veth pair's ends
 # named SUT_NIC and PEER_NIC.
@@ -138,10 +145,50 @@ nic = "$2"
 EOT
 }
 
+# t_run_ok STATUS SECONDS SUMMARY DESCRIPTION CMD...: one check that CMD,
+# within SECONDS, exits STATUS with SUMMARY on its stderr (a run's "3
+# trials, 0 failed"); the tail of that stderr when it does not.
+t_run_ok() {
+	t_want=$1 t_secs=$2 t_said=$3 t_what=$4
+	shift 4
+	t_run "$t_want" timeout "$t_secs" "$@" && t_grep "$T_ERR" "$t_said"
+	t_st=$?
+	t_ok $t_st "$t_what"
+	[ $t_st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+	return $t_st
+}
+
+# t_poll TRIES INTERVAL PID CMD...: every INTERVAL seconds, until CMD
+# succeeds, PID has ended or TRIES tries have passed; leaves $i, the
+# tries it waited.
+t_poll() {
+	t_tries=$1 t_every=$2 t_pid=$3
+	shift 3
+	i=0
+	while [ $i -lt "$t_tries" ] && ! "$@"; do
+		kill -0 "$t_pid" 2>/dev/null || break
+		sleep "$t_every"
+		i=$((i + 1))
+	done
+}
+
 # The testbed tests name their guest $G (QEMU's -name, its state folder)
 # and the peer's namespace $NS, both with the test's PID, so that a
 # concurrent run (make demo) is never mistaken for theirs; $QEMU is the
 # guest's QEMU binary and $DB the test's database.
+
+# t_testbed_names TAG OCTET: $B the binary under test, and the test's
+# own names, TAG its letter: the guest $G (tbTAG-PID), the namespace
+# $NS (ibTAG-PID), the tap $TAP (tTAG and the PID), the network $NET
+# (10.OCTET.x); $QEMU the x86 guest's.
+t_testbed_names() {
+	B=$IOMMU_BENCH
+	G=tb$1-$$
+	NS=ib$1-$$
+	TAP=t$1$$
+	NET=10.$2.$(($$ % 250))
+	QEMU=qemu-system-x86_64
+}
 
 # QEMU processes of the guest $G, whoever their parent is now.
 t_qemu_pids() {

@@ -36,11 +36,7 @@ ${4:+until = $4}
 
 $(t_netns_hosts "ibs-s$$" "ibs-p$$")
 
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 EOT
 }
 
@@ -75,12 +71,7 @@ scenario() {
 		>"$T_TMP/out1" 2>"$T_TMP/err1" &
 	RUN_PID=$!
 	# Poll until the controller stands there; 40 s at most.
-	i=0
-	while [ $i -lt 400 ] && ! at_point "$where"; do
-		kill -0 "$RUN_PID" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	t_poll 400 0.1 "$RUN_PID" at_point "$where"
 	at_point "$where" && kill -9 "$RUN_PID"
 	st=$?
 	t_ok $st "($where) the controller is killed by PID at that point"
@@ -147,13 +138,12 @@ t_ok $? "(until) wider than asked: rounds 3 and 4 added, then the cap"
 DB=$T_TMP/results/until-kill.db
 "$B" --db "$DB" run "$T_TMP/m.toml" >"$T_TMP/out1" 2>"$T_TMP/err1" &
 RUN_PID=$!
-i=0
-while [ $i -lt 400 ] && ! { [ "$(ok_trials)" = 2 ] && iperf3_running; }; do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(ok_trials)" = 2 ] && iperf3_running && kill -9 "$RUN_PID" &&
+# Round 3's trial: the first two stored, iperf3 running.
+in_round3() {
+	[ "$(ok_trials)" = 2 ] && iperf3_running
+}
+t_poll 400 0.1 "$RUN_PID" in_round3
+in_round3 && kill -9 "$RUN_PID" &&
 	t_grep "$T_TMP/err1" "round 3 of at most 4"
 t_ok $? "(until) the controller is killed inside round 3"
 wait "$RUN_PID" 2>/dev/null

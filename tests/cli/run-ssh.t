@@ -70,11 +70,7 @@ nic = "$NIC"
 transport = "local"
 role = "peer"
 
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 port = $IPORT
 EOT
 if [ -n "$PERF" ]; then

@@ -234,11 +234,7 @@ nic = "eth0"
 transport = "ssh"
 address = "ibr-nowhere2.invalid"
 
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 EOT
 t_run 1 timeout 60 "$B" --db "$DB" run "$T_TMP/ssh.toml" &&
 	t_grep "$T_ERR" "ibr-nowhere" &&
@@ -281,11 +277,7 @@ transport = "$peer_t"
 role = "peer"
 $([ $peer_t = ssh ] && echo "$ssh_keys")
 
-[[workloads]]
-name = "tcp"
-server = "$server"
-client = "$client"
-duration = "1s"
+$(t_tcp_workload "$server" "$client")
 EOT
 }
 

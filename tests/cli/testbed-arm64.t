@@ -20,12 +20,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-arm64
-NET=10.195.$(($$ % 250))
-G=tba-$$
-NS=iba-$$
-TAP=ta$$
+t_testbed_names a 195
 AGENT=$(dirname "$B")/.output/arm64/iommu-bench
 
 QEMU=qemu-system-aarch64
@@ -56,11 +52,8 @@ assert got == [("default", "restart"), ("strict", "restart"),
 EOF
 t_ok $? "plan: default and strict by a boot each, lazy by sysfs, passthrough by a boot"
 
-t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "4 trials, 0 failed"
-st=$?
-t_ok $st "the arm64 run finishes, 4 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 0 600 "4 trials, 0 failed" \
+	"the arm64 run finishes, 4 trials, none failed" "$B" --db "$DB" run "$M"
 
 boot() {
 	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"

@@ -21,12 +21,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
-NET=10.194.$(($$ % 250))
-G=tbb-$$
-NS=ibb-$$
-TAP=tb$$
-QEMU=qemu-system-x86_64
+t_testbed_names b 194
 DB=$T_TMP/bisect.db
 STATE=$DB-bisect.json
 JOBS=$(nproc 2>/dev/null || echo 2)

@@ -17,15 +17,10 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-amd64
-NET=10.197.$(($$ % 250))
-G=tbk-$$
-NS=ibk-$$
-TAP=tk$$
+t_testbed_names k 197
 T_LOG=
 
-QEMU=qemu-system-x86_64
 trap t_testbed_cleanup EXIT INT TERM
 
 t_testbed_require "$PKG" qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3
@@ -65,11 +60,8 @@ assert got == [("strict", "kexec"), ("lazy", "sysfs"),
 EOF
 t_ok $? "(A) plan: strict and passthrough by kexec, lazy by sysfs"
 
-t_run 0 timeout 400 "$B" -v --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 0 failed"
-st=$?
-t_ok $st "(A) the run finishes, 3 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 0 400 "3 trials, 0 failed" \
+	"(A) the run finishes, 3 trials, none failed" "$B" -v --db "$DB" run "$M"
 cp "$T_ERR" "$T_TMP/a.err"
 E=$T_TMP/a.err
 
@@ -114,11 +106,8 @@ t_ok $? "(A) no QEMU and no namespace left after the run"
 # --- B. a kexec that panics; the next trial starts a fresh VM --------
 matrix b '"strict", "panic", "strict2"'
 
-t_run 1 timeout 400 "$B" -v --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 1 failed"
-st=$?
-t_ok $st "(B) the run ends, exit 1: 3 trials, 1 failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 1 400 "3 trials, 1 failed" \
+	"(B) the run ends, exit 1: 3 trials, 1 failed" "$B" -v --db "$DB" run "$M"
 cp "$T_ERR" "$T_TMP/b.err"
 
 t_trial panic error >"$T_TMP/b.terr"
