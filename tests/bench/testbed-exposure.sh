@@ -18,36 +18,9 @@ tb_tag=x
 tb_net=191
 . "$(dirname "$0")/testbed.lib"
 
-cat >"$TMP/m.toml" <<EOT
-[run]
-name = "bench-exposure"
-repetitions = 3
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = ["strict", "lazy"]
-db = "$TMP/b.db"
-
-[modes.strict]
-method = "reboot"
-
-$(testbed_hosts)
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "exposure"]
-cost = true
-EOT
+testbed_matrix bench-exposure '"strict", "lazy"' reps=3 order=interleaved \
+	db="$TMP/b.db" probes='"unmap", "exposure"' collect='cost = true' \
+	>"$TMP/m.toml"
 
 if ! "$B" run "$TMP/m.toml" >"$TMP/out" 2>"$TMP/log"; then
 	echo "!! the run failed: $(tail -1 "$TMP/log")"

@@ -16,42 +16,15 @@ tb_tag=p
 tb_net=193
 . "$(dirname "$0")/testbed.lib"
 
-cat >"$TMP/m.toml" <<EOT
-[run]
-name = "bench-profile"
-repetitions = 4
-warmup = 0
-cooldown = "0s"
-modes = ["strict"]
-db = "$TMP/b.db"
-
-[modes.strict]
-method = "reboot"
-
-$(testbed_hosts "nic = \"e1000e\"
-mtu = 9000")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG"
-
-[[workloads]]
-name = "udp64"
-server = "$G"
-client = "peer"
-protocol = "udp"
-length = 64
-bitrate = "4M"
-duration = "5s"
-
-[collect]
+testbed_matrix bench-profile '"strict"' reps=4 db="$TMP/b.db" \
+	qemu='nic = "e1000e"
+mtu = 9000' workload=udp64 duration=5s omit= collect='[collect]
 bpf = { probes = ["sync_cpu", "sync_device", "map", "unmap"] }
 
 [collect.perf]
 record = "separate"
 profile_trials = 3
-event = "cpu-clock"
-EOT
+event = "cpu-clock"' >"$TMP/m.toml"
 
 if ! "$B" run --json "$TMP/m.toml" >"$TMP/events" 2>"$TMP/log"; then
 	echo "!! the run failed: $(tail -1 "$TMP/log")"

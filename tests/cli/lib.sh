@@ -72,22 +72,33 @@ t_done() {
 	[ "$T_FAILED" -eq 0 ]
 }
 
-# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
-# kernel PKG (downloaded once into its cache), or a SKIP with the reason
-# and exit.
-t_testbed_require() {
-	pkg=$1
-	shift
+# t_require_root WHY: root, or a SKIP saying WHY and exit.
+t_require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP the testbed needs root (a namespace, a tap)"
+		echo "1..0 # SKIP $1"
 		exit 0
 	fi
+}
+
+# t_require TOOL...: every TOOL on the PATH, or a SKIP naming the first
+# one missing and exit.
+t_require() {
 	for tool in "$@"; do
 		if ! command -v "$tool" >/dev/null 2>&1; then
 			echo "1..0 # SKIP $tool is not installed"
 			exit 0
 		fi
 	done
+}
+
+# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
+# kernel PKG (downloaded once into its cache), or a SKIP with the reason
+# and exit.
+t_testbed_require() {
+	pkg=$1
+	shift
+	t_require_root "the testbed needs root (a namespace, a tap)"
+	t_require "$@"
 	if ! "$IOMMU_BENCH" testbed build --kernel "$pkg" \
 		>"$T_TMP/build.out" 2>"$T_TMP/build.err"; then
 		echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
@@ -95,10 +106,89 @@ t_testbed_require() {
 	fi
 }
 
+# t_netns_del NS...: each namespace's processes ended, then the namespace.
+t_netns_del() {
+	for ns in "$@"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$p" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+}
+
+# t_tcp_workload [SERVER CLIENT]: the tests' 1 s iperf3 workload "tcp",
+# from CLIENT (peer) to SERVER (sut).
+t_tcp_workload() {
+	printf '[[workloads]]\nname = "tcp"\nserver = "%s"\nclient = "%s"\nduration = "1s"\n' \
+		"${1:-sut}" "${2:-peer}"
+}
+
+# t_netns_hosts SUT_NIC PEER_NIC: the TOML of a SUT in the namespace
+# $NS_S at $NET.1 and its peer in $NS_P at $NET.2, the veth pair's ends
+# named SUT_NIC and PEER_NIC.
+t_netns_hosts() {
+	cat <<EOT
+[hosts.sut]
+transport = "netns"
+role = "sut"
+netns = "$NS_S"
+address = "$NET.1/24"
+nic = "$1"
+link = "peer"
+
+[hosts.peer]
+transport = "netns"
+role = "peer"
+netns = "$NS_P"
+address = "$NET.2/24"
+nic = "$2"
+EOT
+}
+
+# t_run_ok STATUS SECONDS SUMMARY DESCRIPTION CMD...: one check that CMD,
+# within SECONDS, exits STATUS with SUMMARY on its stderr (a run's "3
+# trials, 0 failed"); the tail of that stderr when it does not.
+t_run_ok() {
+	t_want=$1 t_secs=$2 t_said=$3 t_what=$4
+	shift 4
+	t_run "$t_want" timeout "$t_secs" "$@" && t_grep "$T_ERR" "$t_said"
+	t_st=$?
+	t_ok $t_st "$t_what"
+	[ $t_st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+	return $t_st
+}
+
+# t_poll TRIES INTERVAL PID CMD...: every INTERVAL seconds, until CMD
+# succeeds, PID has ended or TRIES tries have passed; leaves $i, the
+# tries it waited.
+t_poll() {
+	t_tries=$1 t_every=$2 t_pid=$3
+	shift 3
+	i=0
+	while [ $i -lt "$t_tries" ] && ! "$@"; do
+		kill -0 "$t_pid" 2>/dev/null || break
+		sleep "$t_every"
+		i=$((i + 1))
+	done
+}
+
 # The testbed tests name their guest $G (QEMU's -name, its state folder)
 # and the peer's namespace $NS, both with the test's PID, so that a
 # concurrent run (make demo) is never mistaken for theirs; $QEMU is the
 # guest's QEMU binary and $DB the test's database.
+
+# t_testbed_names TAG OCTET: $B the binary under test, and the test's
+# own names, TAG its letter: the guest $G (tbTAG-PID), the namespace
+# $NS (ibTAG-PID), the tap $TAP (tTAG and the PID), the network $NET
+# (10.OCTET.x); $QEMU the x86 guest's.
+t_testbed_names() {
+	B=$IOMMU_BENCH
+	G=tb$1-$$
+	NS=ib$1-$$
+	TAP=t$1$$
+	NET=10.$2.$(($$ % 250))
+	QEMU=qemu-system-x86_64
+}
 
 # QEMU processes of the guest $G, whoever their parent is now.
 t_qemu_pids() {
@@ -111,10 +201,7 @@ t_testbed_cleanup() {
 	for p in $(t_qemu_pids); do
 		kill -9 "$p" 2>/dev/null
 	done
-	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
-	ip netns del "$NS" 2>/dev/null
+	t_netns_del "$NS"
 	rm -rf "/run/iommu-bench/qemu-$G" 2>/dev/null
 	t_cleanup
 }

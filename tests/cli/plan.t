@@ -89,16 +89,9 @@ t_ok $? "no file: usage error"
 t_run 2 "$B" plan a.toml b.toml
 t_ok $? "two files: usage error"
 
-# --- all errors at once, sorted, and capped
-cat >"$T_TMP/three.toml" <<'EOF'
-[[workloads]]
-name = "w"
-server = "sut"
-client = "peer"
-streams = 0
-[run]
-warmup = -1
-repetitons = 3
+# lab_hosts: two ssh hosts, the SUT and its peer, that plan never reaches.
+lab_hosts() {
+	cat <<'EOF'
 [hosts.sut]
 transport = "ssh"
 role = "sut"
@@ -108,6 +101,22 @@ nic = "eth1"
 transport = "ssh"
 address = "peer.lab"
 EOF
+}
+
+# --- all errors at once, sorted, and capped
+{
+	cat <<'EOF'
+[[workloads]]
+name = "w"
+server = "sut"
+client = "peer"
+streams = 0
+[run]
+warmup = -1
+repetitons = 3
+EOF
+	lab_hosts
+} >"$T_TMP/three.toml"
 t_run 2 "$B" plan "$T_TMP/three.toml" &&
 	[ "$(grep -c ': error: ' "$T_ERR")" -eq 3 ] &&
 	grep ': error: ' "$T_ERR" | cut -d: -f2 | sort -nc &&
@@ -129,19 +138,15 @@ t_run 2 "$B" plan "$T_TMP/esc.toml" && ! grep -q "$(printf '\033')" "$T_ERR" &&
 t_ok $? "control characters in messages are neutralised"
 
 # --- order and size
-cat >"$T_TMP/big.toml" <<'EOF'
+{
+	cat <<'EOF'
 [run]
 order = "random"
 seed = 7
 repetitions = 20
-[hosts.sut]
-transport = "ssh"
-role = "sut"
-address = "sut.lab"
-nic = "eth1"
-[hosts.peer]
-transport = "ssh"
-address = "peer.lab"
+EOF
+	lab_hosts
+	cat <<'EOF'
 [[workloads]]
 name = "a"
 server = "sut"
@@ -151,6 +156,7 @@ name = "b"
 server = "peer"
 client = "sut"
 EOF
+} >"$T_TMP/big.toml"
 t_run 0 "$B" plan "$T_TMP/big.toml" && t_grep "$T_OUT" "more steps (--all" &&
 	[ "$(wc -l <"$T_OUT")" -lt 80 ]
 t_ok $? "a long plan is cut to its head and tail"

@@ -18,65 +18,25 @@ NS_P="ibs-p-$$"
 NET=10.197.$(($$ % 250))
 RUN_PID=
 
-kill_ns_pids() {
-	for ns in "$NS_S" "$NS_P"; do
-		for p in $(ip netns pids "$ns" 2>/dev/null); do
-			kill "$p" 2>/dev/null
-		done
-	done
-}
-
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -9 "$RUN_PID" 2>/dev/null
-	kill_ns_pids
-	ip netns del "$NS_S" 2>/dev/null
-	ip netns del "$NS_P" 2>/dev/null
+	t_netns_del "$NS_S" "$NS_P"
 	t_cleanup
 }
 trap cleanup EXIT INT TERM
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP network namespaces need root"
-	exit 0
-fi
-for tool in ip sqlite3; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+t_require_root "network namespaces need root"
+t_require ip sqlite3
 
 # matrix FILE COOLDOWN [REPETITIONS [UNTIL]]: 1 s trials, 3 of them.
 matrix() {
 	cat >"$1" <<EOT
-[run]
-name = "resume-t"
-repetitions = ${3:-3}
-warmup = 0
-cooldown = "$2"
-modes = ["current"]
+$(matrix_run resume-t "${3:-3}" '"current"' "$2")
 ${4:+until = $4}
 
-[hosts.sut]
-transport = "netns"
-role = "sut"
-netns = "$NS_S"
-address = "$NET.1/24"
-nic = "ibs-s$$"
-link = "peer"
+$(t_netns_hosts "ibs-s$$" "ibs-p$$")
 
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS_P"
-address = "$NET.2/24"
-nic = "ibs-p$$"
-
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 EOT
 }
 
@@ -111,12 +71,7 @@ scenario() {
 		>"$T_TMP/out1" 2>"$T_TMP/err1" &
 	RUN_PID=$!
 	# Poll until the controller stands there; 40 s at most.
-	i=0
-	while [ $i -lt 400 ] && ! at_point "$where"; do
-		kill -0 "$RUN_PID" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	t_poll 400 0.1 "$RUN_PID" at_point "$where"
 	at_point "$where" && kill -9 "$RUN_PID"
 	st=$?
 	t_ok $st "($where) the controller is killed by PID at that point"
@@ -183,13 +138,12 @@ t_ok $? "(until) wider than asked: rounds 3 and 4 added, then the cap"
 DB=$T_TMP/results/until-kill.db
 "$B" --db "$DB" run "$T_TMP/m.toml" >"$T_TMP/out1" 2>"$T_TMP/err1" &
 RUN_PID=$!
-i=0
-while [ $i -lt 400 ] && ! { [ "$(ok_trials)" = 2 ] && iperf3_running; }; do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(ok_trials)" = 2 ] && iperf3_running && kill -9 "$RUN_PID" &&
+# Round 3's trial: the first two stored, iperf3 running.
+in_round3() {
+	[ "$(ok_trials)" = 2 ] && iperf3_running
+}
+t_poll 400 0.1 "$RUN_PID" in_round3
+in_round3 && kill -9 "$RUN_PID" &&
 	t_grep "$T_TMP/err1" "round 3 of at most 4"
 t_ok $? "(until) the controller is killed inside round 3"
 wait "$RUN_PID" 2>/dev/null

@@ -13,12 +13,9 @@ set -eu
 
 B=$IOMMU_BENCH
 DB=$T_TMP/results/run-ssh.db
-SSHD_PID=
 
 cleanup() {
-	if [ -n "$SSHD_PID" ]; then
-		kill "$SSHD_PID" 2>/dev/null || :
-	fi
+	sshd_stop
 	t_cleanup
 }
 trap cleanup EXIT INT TERM
@@ -27,12 +24,7 @@ if ! sshd_usable; then
 	echo "1..0 # SKIP sshd needs root and openssh-server"
 	exit 0
 fi
-for tool in sqlite3 iperf3; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+t_require sqlite3 iperf3
 # The SUT's NIC is only watched (collectors), not the data path: any
 # real interface does, the one with the default route is one.
 NIC=$(ip -o route show default 2>/dev/null | awk '{ print $5; exit }')
@@ -64,12 +56,7 @@ IPORT=$(free_port $((CLOSED + 1)))
 
 M=$T_TMP/m.toml
 cat >"$M" <<EOT
-[run]
-name = "run-ssh-t"
-repetitions = 2
-warmup = 0
-cooldown = "0s"
-modes = ["current"]
+$(matrix_run run-ssh-t 2 '"current"')
 
 [hosts.sut]
 transport = "ssh"
@@ -83,11 +70,7 @@ nic = "$NIC"
 transport = "local"
 role = "peer"
 
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 port = $IPORT
 EOT
 if [ -n "$PERF" ]; then

@@ -12,53 +12,23 @@ DB=$T_TMP/results/run.db
 NS_S="ibr-s-$$"
 NS_P="ibr-p-$$"
 NET=10.198.$(($$ % 250))
-SSHD_PID=
 
 cleanup() {
-	if [ -n "$SSHD_PID" ]; then
-		kill "$SSHD_PID" 2>/dev/null || :
-	fi
-	ip netns del "$NS_S" 2>/dev/null
-	ip netns del "$NS_P" 2>/dev/null
+	sshd_stop
+	t_netns_del "$NS_S" "$NS_P"
 	t_cleanup
 }
 trap cleanup EXIT INT TERM
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP network namespaces need root"
-	exit 0
-fi
-for tool in ip sqlite3 python3; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+t_require_root "network namespaces need root"
+t_require ip sqlite3 python3
 
 # matrix FILE NIC_OF_SUT: 2 workloads x 3 repetitions of 2 s, no warmup.
 matrix() {
 	cat >"$1" <<EOT
-[run]
-name = "run-t"
-repetitions = 3
-warmup = 0
-cooldown = "0s"
-modes = ["current"]
+$(matrix_run run-t 3 '"current"')
 
-[hosts.sut]
-transport = "netns"
-role = "sut"
-netns = "$NS_S"
-address = "$NET.1/24"
-nic = "$2"
-link = "peer"
-
-[hosts.peer]
-transport = "netns"
-role = "peer"
-netns = "$NS_P"
-address = "$NET.2/24"
-nic = "ibr-p$$"
+$(t_netns_hosts "$2" "ibr-p$$")
 
 [[workloads]]
 name = "tcp-rx"
@@ -264,11 +234,7 @@ nic = "eth0"
 transport = "ssh"
 address = "ibr-nowhere2.invalid"
 
-[[workloads]]
-name = "tcp"
-server = "sut"
-client = "peer"
-duration = "1s"
+$(t_tcp_workload)
 EOT
 t_run 1 timeout 60 "$B" --db "$DB" run "$T_TMP/ssh.toml" &&
 	t_grep "$T_ERR" "ibr-nowhere" &&
@@ -298,12 +264,7 @@ data_address = "127.0.0.1"'
 [modes.strict]
 method = "sysfs"
 
-[run]
-name = "$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-modes = ["$3"]
+$(matrix_run "$2" 1 "\"$3\"")
 
 [hosts.sut]
 transport = "$sut_t"
@@ -316,11 +277,7 @@ transport = "$peer_t"
 role = "peer"
 $([ $peer_t = ssh ] && echo "$ssh_keys")
 
-[[workloads]]
-name = "tcp"
-server = "$server"
-client = "$client"
-duration = "1s"
+$(t_tcp_workload "$server" "$client")
 EOT
 }
 

@@ -7,10 +7,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP sshd needs root here"
-	exit 0
-fi
+t_require_root "sshd needs root here"
 if [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
 	echo "1..0 # SKIP openssh-server is not installed"
 	exit 0
@@ -23,16 +20,13 @@ if [ ! -x "$PROG" ]; then
 	exit 0
 fi
 
-SSHD_PID=
+. "$(dirname "$0")/sshd.sh"
 cleanup() {
-	if [ -n "$SSHD_PID" ]; then
-		kill "$SSHD_PID" 2>/dev/null || :
-	fi
+	sshd_stop
 	t_cleanup
 }
 trap cleanup EXIT INT TERM
 
-. "$(dirname "$0")/sshd.sh"
 sshd_start
 
 IOMMU_BENCH_SSH_CONFIG="$D/ssh_config" \

@@ -4,7 +4,9 @@
 # keys under $T_TMP/ssh, root login by key only. Sourced after lib.sh;
 # sshd_start sets D (its folder: ssh_config, remote/), PORT, CLOSED (a
 # port nothing listens on) and SSHD_PID, which the caller's cleanup
-# kills. It reports "sshd listens" as a check of its own.
+# kills with sshd_stop. It reports "sshd listens" as a check of its own.
+
+SSHD_PID=
 
 # free_port FROM: the first TCP port from FROM up that nothing listens on.
 free_port() {
@@ -13,6 +15,13 @@ free_port() {
 		p=$((p + 1))
 	done
 	echo "$p"
+}
+
+# sshd_stop: the sshd, if sshd_start started one.
+sshd_stop() {
+	if [ -n "$SSHD_PID" ]; then
+		kill "$SSHD_PID" 2>/dev/null || :
+	fi
 }
 
 sshd_usable() {

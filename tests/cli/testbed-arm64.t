@@ -20,12 +20,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-arm64
-NET=10.195.$(($$ % 250))
-G=tba-$$
-NS=iba-$$
-TAP=ta$$
+t_testbed_names a 195
 AGENT=$(dirname "$B")/.output/arm64/iommu-bench
 
 QEMU=qemu-system-aarch64
@@ -42,36 +38,10 @@ t_testbed_require "$PKG" qemu-system-aarch64 ip sqlite3 iperf3 pgrep python3
 
 DB=$T_TMP/a.db
 M=$T_TMP/a.toml
-cat >"$M" <<EOT
-[run]
-name = "tb-arm64"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = ["default", "strict", "lazy", "passthrough"]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(testbed_hosts "arch = \"arm64\"")
-
-[[kernels]]
-name = "debian-6.1-arm64"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "hw_flush", "fq_flush"]
-EOT
+testbed_matrix tb-arm64 '"default", "strict", "lazy", "passthrough"' \
+	order=interleaved reboot="strict passthrough" qemu='arch = "arm64"' \
+	kernels="$(testbed_kernel debian-6.1-arm64 "$PKG")" \
+	probes='"unmap", "hw_flush", "fq_flush"' >"$M"
 
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
@@ -82,11 +52,8 @@ assert got == [("default", "restart"), ("strict", "restart"),
 EOF
 t_ok $? "plan: default and strict by a boot each, lazy by sysfs, passthrough by a boot"
 
-t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "4 trials, 0 failed"
-st=$?
-t_ok $st "the arm64 run finishes, 4 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 0 600 "4 trials, 0 failed" \
+	"the arm64 run finishes, 4 trials, none failed" "$B" --db "$DB" run "$M"
 
 boot() {
 	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"

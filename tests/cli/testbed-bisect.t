@@ -21,12 +21,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
-NET=10.194.$(($$ % 250))
-G=tbb-$$
-NS=ibb-$$
-TAP=tb$$
-QEMU=qemu-system-x86_64
+t_testbed_names b 194
 DB=$T_TMP/bisect.db
 STATE=$DB-bisect.json
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -108,31 +103,17 @@ t_ok $? "8 scratch commits on HEAD, the 5th breaking the flush queue"
 
 # matrix FILE [EXTRA]: the bisection's matrix, EXTRA TOML appended.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "tb-bisect"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-modes = ["lazy"]
-
-$(testbed_hosts)
-
+	tiny=$(cat <<EOT
 [[kernels]]
 name = "tiny"
 build = { tree = "$KSRC", config = "tinyconfig", fragments = ["$SRCDIR/configs/kbuild/testbed-guest-tiny.config"] }
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "2s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "iotlb_sync"]
-${2:-}
 EOT
+	)
+	{
+		testbed_matrix tb-bisect '"lazy"' reboot= kernels="$tiny" \
+			duration=2s probes='"unmap", "iotlb_sync"'
+		printf '%s\n' "${2:-}"
+	} >"$1"
 }
 M=$T_TMP/bisect.toml
 matrix "$M"

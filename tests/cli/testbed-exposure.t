@@ -23,12 +23,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
-NET=10.192.$(($$ % 250))
-G=tbe-$$
-NS=ibe-$$
-TAP=te$$
-QEMU=qemu-system-x86_64
+t_testbed_names e 192
 ARM64_AGENT=$(dirname "$B")/.output/arm64/iommu-bench
 
 cleanup() {
@@ -51,37 +46,11 @@ t_testbed_require linux-image-6.1.0-57-arm64
 
 # matrix FILE ARCH PKG [PKG2]: the second, another [[kernels]] entry.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "tb-exposure-$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = ["strict", "lazy", "passthrough"]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(testbed_hosts "arch = \"$2\"")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$3"
-$([ -z "${4:-}" ] || printf '[[kernels]]\nname = "debian-6.12"\npackage = "%s"\n' "$4")
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["unmap", "iotlb_sync", "exposure"]
-EOT
+	testbed_matrix "tb-exposure-$2" '"strict", "lazy", "passthrough"' \
+		order=interleaved reboot="strict passthrough" \
+		qemu="arch = \"$2\"" kernels="$(testbed_kernel debian-6.1 "$3")
+$([ -z "${4:-}" ] || testbed_kernel debian-6.12 "$4")" \
+		probes='"unmap", "iotlb_sync", "exposure"' >"$1"
 }
 
 # check KERNEL RUNG: the relations above, from the stored trials.
@@ -169,11 +138,9 @@ for arch in x86_64 arm64; do
 	M=$T_TMP/$arch.toml
 	matrix "$M" $arch $PKG $([ $arch = arm64 ] || echo "$PKG612")
 
-	t_run 0 timeout 500 "$B" --db "$DB" run "$M" &&
-		t_grep "$T_ERR" "$N trials, 0 failed"
-	st=$?
-	t_ok $st "($arch) the run finishes, $N trials, none failed"
-	[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+	t_run_ok 0 500 "$N trials, 0 failed" \
+		"($arch) the run finishes, $N trials, none failed" \
+		"$B" --db "$DB" run "$M"
 
 	for k in $KERNELS; do
 		check $k $RUNG >"$T_TMP/check.out" 2>&1

@@ -17,57 +17,29 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-amd64
-NET=10.197.$(($$ % 250))
-G=tbk-$$
-NS=ibk-$$
-TAP=tk$$
+t_testbed_names k 197
 T_LOG=
 
-QEMU=qemu-system-x86_64
 trap t_testbed_cleanup EXIT INT TERM
 
 t_testbed_require "$PKG" qemu-system-x86_64 kexec ip sqlite3 iperf3 pgrep python3
 
-# matrix FILE NAME MODES: one VM that kexecs, one rx workload, one
-# repetition per mode in file order.
+# matrix CASE MODES: the case's database $DB and its matrix $M, named
+# tk-CASE: one VM that kexecs, one rx workload, one repetition per mode
+# in file order.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = [$3]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-# No such init: the kernel panics, panic=-1 and -no-reboot end QEMU.
+	DB=$T_TMP/$1.db
+	M=$T_TMP/$1.toml
+	testbed_matrix "tk-$1" "$2" order=interleaved \
+		reboot="strict passthrough" host='reboot = "kexec"' modes='# No such init: the kernel panics, panic=-1 and -no-reboot end QEMU.
 [modes.panic]
 cmdline = ["rdinit=/nonexistent"]
 method = "reboot"
 [modes.strict2]
 cmdline = ["iommu.strict=1"]
 method = "reboot"
-group_type = "DMA"
-
-$(testbed_hosts "" "reboot = \"kexec\"")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-EOT
+group_type = "DMA"' >"$M"
 }
 
 boot_of() {
@@ -77,9 +49,7 @@ boot_of() {
 }
 
 # --- A. one VM: strict booted, lazy by sysfs, passthrough by kexec ----
-DB=$T_TMP/a.db
-M=$T_TMP/a.toml
-matrix "$M" tk-a '"strict", "lazy", "passthrough"'
+matrix a '"strict", "lazy", "passthrough"'
 
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
@@ -90,11 +60,8 @@ assert got == [("strict", "kexec"), ("lazy", "sysfs"),
 EOF
 t_ok $? "(A) plan: strict and passthrough by kexec, lazy by sysfs"
 
-t_run 0 timeout 400 "$B" -v --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 0 failed"
-st=$?
-t_ok $st "(A) the run finishes, 3 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 0 400 "3 trials, 0 failed" \
+	"(A) the run finishes, 3 trials, none failed" "$B" -v --db "$DB" run "$M"
 cp "$T_ERR" "$T_TMP/a.err"
 E=$T_TMP/a.err
 
@@ -137,15 +104,10 @@ t_testbed_gone
 t_ok $? "(A) no QEMU and no namespace left after the run"
 
 # --- B. a kexec that panics; the next trial starts a fresh VM --------
-DB=$T_TMP/b.db
-M=$T_TMP/b.toml
-matrix "$M" tk-b '"strict", "panic", "strict2"'
+matrix b '"strict", "panic", "strict2"'
 
-t_run 1 timeout 400 "$B" -v --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 1 failed"
-st=$?
-t_ok $st "(B) the run ends, exit 1: 3 trials, 1 failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 1 400 "3 trials, 1 failed" \
+	"(B) the run ends, exit 1: 3 trials, 1 failed" "$B" -v --db "$DB" run "$M"
 cp "$T_ERR" "$T_TMP/b.err"
 
 t_trial panic error >"$T_TMP/b.terr"

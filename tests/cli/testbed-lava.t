@@ -188,12 +188,7 @@ t_ok $? "a token written into the matrix is refused, and not echoed"
 matrix "$M" "" '"strict", "lazy", "broken"'
 "$B" run "$M" --db "$DB" >"$T_TMP/run1.out" 2>"$T_TMP/run1.err" &
 RUN_PID=$!
-i=0
-while [ $i -lt 300 ] && ! grep -q "answered" "$T_TMP/run1.err" &&
-	kill -0 "$RUN_PID" 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
+t_poll 300 1 "$RUN_PID" grep -q "answered" "$T_TMP/run1.err"
 grep -q "answered" "$T_TMP/run1.err"
 t_ok $? "the first LAVA job booted the guest and its agent answered (${i} s)"
 grep -q "answered" "$T_TMP/run1.err" || t_diag "$(tail -20 "$T_TMP/run1.err")"
@@ -279,12 +274,7 @@ t_ok $? "each boot's facts name its LAVA job ($facts boots)"
 matrix "$M"
 "$B" run "$M" --db "$DB" --new >"$T_TMP/run3.out" 2>"$T_TMP/run3.err" &
 RUN_PID=$!
-i=0
-while [ $i -lt 60 ] && ! grep -q "submitted:" "$T_TMP/run3.err" &&
-	kill -0 "$RUN_PID" 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
+t_poll 60 1 "$RUN_PID" grep -q "submitted:" "$T_TMP/run3.err"
 kill -INT "$RUN_PID"
 wait "$RUN_PID"
 st=$?

@@ -19,15 +19,9 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG61=linux-image-6.1.0-57-amd64
 PKG612=linux-image-6.12.117+deb12-amd64
-NET=10.194.$(($$ % 250))
-G=tbs-$$
-NS=ibs-$$
-TAP=ts$$
-
-QEMU=qemu-system-x86_64
+t_testbed_names s 194
 trap t_testbed_cleanup EXIT INT TERM
 
 t_testbed_require "$PKG61" qemu-system-x86_64 ip sqlite3 iperf3 pgrep fio
@@ -38,57 +32,26 @@ M=$T_TMP/s.toml
 # 4 Mbit/s of 64-byte datagrams (7800 a second): what a TCG guest takes
 # without dropping any at the NIC, so that every datagram iperf3 counts
 # went through the driver once, and none it did not count did.
-cat >"$M" <<EOT
-[run]
-name = "tb-sync"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-modes = ["strict"]
+testbed_matrix tb-sync '"strict"' qemu='nic = "e1000e"
+mtu = 9000' \
+	kernels="$(testbed_kernel debian-6.1 "$PKG61")
 
-[modes.strict]
-method = "reboot"
-
-$(testbed_hosts "nic = \"e1000e\"
-mtu = 9000")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG61"
-
-[[kernels]]
-name = "debian-6.12"
-package = "$PKG612"
-
-[[workloads]]
-name = "udp64"
-server = "$G"
-client = "peer"
-protocol = "udp"
-length = 64
-bitrate = "4M"
-duration = "3s"
-omit = "0s"
-
-[collect.bpf]
-probes = ["sync_cpu", "sync_device", "map", "unmap"]
-
+$(testbed_kernel debian-6.12 "$PKG612")" \
+	workload=udp64 probes='"sync_cpu", "sync_device", "map", "unmap"' \
+	collect="
 # A profile trial per kernel, sampled often enough that 6.1's sync
 # functions show (tens of samples) where 6.12 has none to show.
 [collect.perf]
-record = "separate"
-event = "cpu-clock"
-frequency = 4999
-EOT
+record = \"separate\"
+event = \"cpu-clock\"
+frequency = 4999" >"$M"
 
-t_run 0 timeout 600 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "4 trials, 0 failed"
-st=$?
+t_run_ok 0 600 "4 trials, 0 failed" \
+	"e1000e at MTU 9000 on 6.1 and 6.12: 2 trials + 2 profiles, none failed" \
+	"$B" --db "$DB" run "$M"
 # The guest's console holds what its agent said (a channel that lost a
 # wakeup, say): printed whichever way the run went.
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
 t_diag "$(grep 'agent' "/run/iommu-bench/qemu-$G/console.log" 2>/dev/null | tail -5)"
-t_ok $st "e1000e at MTU 9000 on 6.1 and 6.12: 2 trials + 2 profiles, none failed"
 
 # kq KERNEL SQL-EXPR: the expression over the kernel's measured trial (t).
 kq() {
@@ -231,11 +194,9 @@ duration = "3s"
 [collect.bpf]
 probes = ["map_sg", "unmap_sg", "sync_sg_cpu", "iotlb_sync"]
 EOT
-t_run 0 timeout 300 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "2 trials, 0 failed"
-st=$?
-t_ok $st "fio on the guest's NVMe disk, strict and lazy: 2 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -30 "$T_ERR")"
+t_run_ok 0 300 "2 trials, 0 failed" \
+	"fio on the guest's NVMe disk, strict and lazy: 2 trials, none failed" \
+	"$B" --db "$DB" run "$M"
 # mq MODE SQL-EXPR: over the mode's trial (t).
 mq() {
 	t_q "SELECT $2 FROM trials t JOIN cells c ON c.id = t.cell_id

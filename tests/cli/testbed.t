@@ -22,14 +22,10 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-B=$IOMMU_BENCH
 PKG=linux-image-6.1.0-57-amd64
-NET=10.196.$(($$ % 250))
-# Per-test names: QEMU's -name, the state dir and the namespace carry
-# the PID, so a concurrent run (make demo) is never mistaken for ours.
+t_testbed_names q 196
+# The guest's name is older than the tag.
 G=tbg-$$
-NS=ibq-$$
-TAP=tq$$
 RUN_PID=
 LEFT_PIDS=
 
@@ -40,8 +36,6 @@ alive() {
 	esac
 	return 0
 }
-
-QEMU=qemu-system-x86_64
 
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -9 "$RUN_PID" 2>/dev/null
@@ -54,46 +48,21 @@ trap cleanup EXIT INT TERM
 
 t_testbed_require "$PKG" qemu-system-x86_64 ip sqlite3 iperf3 pgrep python3
 
-# matrix FILE NAME MODES CACHING_MODE BPF: one guest, one rx workload
-# (the guest receives: an unmap per packet), one repetition per mode in
-# file order. Custom modes are appended by the caller.
+# matrix CASE MODES CACHING_MODE BPF: the case's database $DB and its
+# matrix $M, named tb-CASE: one guest, one rx workload (the guest
+# receives: an unmap per packet), one repetition per mode in file order.
+# Custom modes are appended by the caller.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "$2"
-repetitions = 1
-warmup = 0
-cooldown = "0s"
-order = "interleaved"
-modes = [$3]
-
-[modes.strict]
-method = "reboot"
-[modes.passthrough]
-method = "reboot"
-
-$(BOOT_TIMEOUT=60s testbed_hosts "caching_mode = $4")
-
-[[kernels]]
-name = "debian-6.1"
-package = "$PKG"
-
-[[workloads]]
-name = "rx"
-server = "$G"
-client = "peer"
-duration = "3s"
-omit = "0s"
-
-[collect]
-bpf = $5
-EOT
+	DB=$T_TMP/$1.db
+	M=$T_TMP/$1.toml
+	testbed_matrix "tb-$1" "$2" order=interleaved \
+		reboot="strict passthrough" qemu="caching_mode = $3" boot=60s \
+		collect="[collect]
+bpf = $4" >"$M"
 }
 
 # --- A. strict by boot, lazy by sysfs on it, passthrough by boot ------
-DB=$T_TMP/a.db
-M=$T_TMP/a.toml
-matrix "$M" tb-a '"strict", "lazy", "passthrough"' false true
+matrix a '"strict", "lazy", "passthrough"' false true
 
 t_run 0 "$B" --db "$DB" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
@@ -104,11 +73,8 @@ assert got == [("strict", "restart", True), ("lazy", "sysfs", False),
 EOF
 t_ok $? "(A) plan: strict by a boot, lazy by sysfs on it, passthrough by a boot"
 
-t_run 0 timeout 300 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 0 failed"
-st=$?
-t_ok $st "(A) the run finishes, 3 trials, none failed"
-[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+t_run_ok 0 300 "3 trials, 0 failed" \
+	"(A) the run finishes, 3 trials, none failed" "$B" --db "$DB" run "$M"
 
 [ "$(t_trial strict status)/$(t_trial strict effective_mode)" = ok/strict ]
 t_ok $? "(A) strict: ok, strict in effect"
@@ -150,9 +116,7 @@ t_testbed_gone
 t_ok $? "(A) no QEMU and no namespace left after the run"
 
 # --- B. caching mode refuses lazy; a panicking guest; the run goes on -
-DB=$T_TMP/b.db
-M=$T_TMP/b.toml
-matrix "$M" tb-b '"lazyboot", "panic", "strict"' true false
+matrix b '"lazyboot", "panic", "strict"' true false
 cat >>"$M" <<EOT
 
 [modes.lazyboot]
@@ -166,11 +130,8 @@ cmdline = ["rdinit=/nonexistent"]
 method = "reboot"
 EOT
 
-t_run 1 timeout 300 "$B" --db "$DB" run "$M" &&
-	t_grep "$T_ERR" "3 trials, 2 failed"
-st=$?
-t_ok $st "(B) the run ends, exit 1: 3 trials, 2 failed"
-[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+t_run_ok 1 300 "3 trials, 2 failed" \
+	"(B) the run ends, exit 1: 3 trials, 2 failed" "$B" --db "$DB" run "$M"
 
 E=$T_TMP/b.err
 t_trial lazyboot error >"$E"
@@ -201,9 +162,7 @@ t_testbed_gone
 t_ok $? "(B) no QEMU and no namespace left after the run"
 
 # --- C. SIGKILL the controller mid-trial, then resume ----------------
-DB=$T_TMP/c.db
-M=$T_TMP/c.toml
-matrix "$M" tb-c '"strict", "lazy"' false false
+matrix c '"strict", "lazy"' false false
 
 # iperf3's data connection is up: the peer's client reaches the guest.
 iperf3_running() {
@@ -217,12 +176,17 @@ iperf3_running() {
 run_until_iperf3() {
 	"$B" --db "$DB" run "$M" >"$T_TMP/$1.out" 2>"$T_TMP/$1.err" &
 	RUN_PID=$!
-	i=0
-	while [ $i -lt 1200 ] && ! iperf3_running; do
-		kill -0 "$RUN_PID" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	t_poll 1200 0.1 "$RUN_PID" iperf3_running
+}
+
+# wait_run: st, the exit status of the run $RUN_PID, once it has ended
+# (300 s at most).
+wait_run() {
+	timeout 300 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' sh \
+		"$RUN_PID"
+	wait "$RUN_PID"
+	st=$?
+	RUN_PID=
 }
 
 run_until_iperf3 c
@@ -251,11 +215,9 @@ t_ok $? "(C) the dead controller's QEMU is gone too"
 	[ "$(t_q "PRAGMA integrity_check")" = ok ]
 t_ok $? "(C) nothing stored for the killed trial, the database sound"
 
-t_run 0 timeout 300 "$B" --db "$DB" run --resume "$M" &&
-	t_grep "$T_ERR" "resuming run 1"
-st=$?
-t_ok $st "(C) run --resume resumes the killed run (and copes with its namespace and tap)"
-[ $st -eq 0 ] || t_diag "$(tail -20 "$T_ERR")"
+t_run_ok 0 300 "resuming run 1" \
+	"(C) run --resume resumes the killed run (and copes with its namespace and tap)" \
+	"$B" --db "$DB" run --resume "$M"
 
 [ "$(t_q "SELECT count(*) FROM trials")" = 2 ] &&
 	[ "$(t_q "SELECT count(*) FROM trials WHERE status = 'ok'")" = 2 ] &&
@@ -269,9 +231,7 @@ t_testbed_gone
 t_ok $? "(C) no QEMU and no namespace left after the resumed run"
 
 # --- D. QEMU dies mid-trial; the next trial boots afresh ---------------
-DB=$T_TMP/d.db
-M=$T_TMP/d.toml
-matrix "$M" tb-d '"strict", "lazy"' false false
+matrix d '"strict", "lazy"' false false
 run_until_iperf3 d
 # A second run of a VM of the same name would share its sockets.
 "$B" --db "$T_TMP/d2.db" run "$M" >"$T_TMP/d2.out" 2>"$T_TMP/d2.err"
@@ -285,11 +245,7 @@ QPID=$(t_qemu_pids)
 st=$?
 t_ok $st "(D) mid-trial (iperf3 running), QEMU (PID $QPID) is SIGKILLed"
 [ $st -eq 0 ] || t_diag "$(tail -10 "$T_TMP/d.err")"
-timeout 300 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' sh \
-	"$RUN_PID"
-wait "$RUN_PID"
-st=$?
-RUN_PID=
+wait_run
 [ $st -eq 1 ] && t_grep "$T_TMP/d.err" "2 trials, 1 failed" &&
 	t_grep "$T_TMP/d.err" "QEMU exited (signal 9)"
 st=$?
@@ -311,27 +267,19 @@ t_testbed_gone
 t_ok $? "(D) no QEMU and no namespace left after the run"
 
 # --- E. QEMU crashes while booting: booted again ----------------------
-DB=$T_TMP/e.db
-M=$T_TMP/e.toml
-matrix "$M" tb-e '"strict"' false false
+matrix e '"strict"' false false
 "$B" --db "$DB" run "$M" >"$T_TMP/e.out" 2>"$T_TMP/e.err" &
 RUN_PID=$!
-i=0
-while [ $i -lt 600 ] && [ -z "$(t_qemu_pids)" ]; do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
+qemu_up() {
+	[ -n "$(t_qemu_pids)" ]
+}
+t_poll 600 0.1 "$RUN_PID" qemu_up
 QPID=$(t_qemu_pids)
 # Before the guest's agent can answer (seconds under TCG).
 [ -n "$QPID" ] && ! grep -q "answered" "$T_TMP/e.err" && kill -SEGV "$QPID"
 st=$?
 t_ok $st "(E) QEMU (PID $QPID) booting is sent SIGSEGV, as if it crashed"
-timeout 300 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' sh \
-	"$RUN_PID"
-wait "$RUN_PID"
-st=$?
-RUN_PID=
+wait_run
 [ $st -eq 0 ] && t_grep "$T_TMP/e.err" "1 trials, 0 failed" &&
 	t_grep "$T_TMP/e.err" "QEMU crashed (signal 11) while booting" &&
 	[ "$(t_trial strict status)/$(t_trial strict effective_mode)" = \

@@ -9,20 +9,12 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP loading BPF programs needs root"
-	exit 0
-fi
+t_require_root "loading BPF programs needs root"
 if [ ! -r /sys/kernel/btf/vmlinux ]; then
 	echo "1..0 # SKIP no kernel BTF (CONFIG_DEBUG_INFO_BTF)"
 	exit 0
 fi
-for tool in python3 iperf3 ss; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+t_require python3 iperf3 ss
 t_netns_pair || exit 0
 B="$IOMMU_BENCH"
 
