@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "bpf/probe-names.h"
 #include "compare.h"
 #include "noise.h"
 #include "plot.h"
@@ -83,8 +84,10 @@ void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
 		       const char *what, const char *caption);
 /* Column @col's colour in every plot. */
 const char *report__colour(size_t col);
+/* report-plots.c: the probes' names, by their place (bpf/probe-names.h). */
+extern const char *const report_probe_names[PROBE__NR];
 /* The probes row the exposure window is stored in. */
-#define EXPOSURE_PROBE "exposure"
+#define EXPOSURE_PROBE report_probe_names[PROBE_exposure]
 void report__exposure(struct report_ctx *c);
 void report__figure(struct report_ctx *c, struct plot *p, const char *id,
 		    const char *caption);
