@@ -160,7 +160,7 @@ static void probe__add(struct rd_ctx *c, struct rd_probe *p,
 	p->calls += r->calls;
 	p->total_ns += r->total_ns;
 	if (r->bytes >= 0) {
-		p->gbytes += r->bytes / 1e9;
+		p->bytes += r->bytes;
 		p->trials_bytes++;
 	}
 	for (i = 0; i < RD_HIST_MAX; i++)

@@ -13,6 +13,7 @@
 #include "format.h"
 #include "markup.h"
 #include "report-priv.h"
+#include "store/store.h"
 #include "util.h"
 
 static const char *const colours[] = {
@@ -347,8 +348,8 @@ double report__per_gb(const struct rd_probe *p)
 {
 	if (!p || !p->trials)
 		return NAN;
-	if (p->trials_bytes == p->trials && p->gbytes > 0)
-		return p->calls / p->gbytes;
+	if (p->trials_bytes == p->trials)
+		return store__per_gb(p->calls, p->bytes);
 	return NAN;
 }
 

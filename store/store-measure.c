@@ -129,18 +129,42 @@ int store__probe_add(struct store *st, int64_t trial_id,
 	return err;
 }
 
+double store__per_gb(double calls, double bytes)
+{
+	return bytes > 0 && isfinite(bytes) ? calls * 1e9 / bytes : NAN;
+}
+
+/* SQL's per_gb(calls, bytes): the rates stored are store__per_gb()'s. */
+static void sql_per_gb(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	sqlite3_result_double(ctx,
+			      store__per_gb(sqlite3_value_double(argv[0]),
+					    sqlite3_value_double(argv[1])));
+}
+
+int store__functions(struct store *st)
+{
+	int rc = sqlite3_create_function(st->db, "per_gb", 2,
+					 SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+					 NULL, sql_per_gb, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store__sqlerr(st, rc, "adding per_gb()");
+}
+
 int store__probe_rates(struct store *st, int64_t trial_id, double bytes)
 {
 	static const char sql[] =
 		"INSERT INTO metrics (trial_id, name, value, unit, better)"
 		" SELECT trial_id, name || '" STORE_PER_GB_SUFFIX "',"
-		" calls * 1e9 / ?2, 'calls/GB', 'lower' FROM probes"
+		" per_gb(calls, ?2), 'calls/GB', 'lower' FROM probes"
 		" WHERE trial_id = ?1 AND attach <> 'none' AND attach <> ''"
 		" AND name <> 'exposure' ORDER BY id";
 	sqlite3_stmt *stmt;
 	int err;
 
-	if (!(bytes > 0) || !isfinite(bytes))
+	/* Nothing moved: no rate, which is not a rate of 0. */
+	if (isnan(store__per_gb(0, bytes)))
 		return 0;
 	err = store__stmt(st, sql, &stmt);
 	if (err)

@@ -39,6 +39,9 @@ int store__step_done(struct store *st, sqlite3_stmt *stmt, const char *what);
 /* Bind a C string, NULL binding SQL NULL. */
 int store__bind_text(sqlite3_stmt *stmt, int idx, const char *s);
 
+/* The SQL functions of ours the statements use: per_gb(). */
+int store__functions(struct store *st);
+
 /* Status words back to enums; -EINVAL for a word not ours. */
 int store__run_status_parse(const char *s, enum store_run_status *out);
 int store__trial_status_parse(const char *s, enum store_trial_status *out);

@@ -404,6 +404,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 	err = check_identity(st);
 	if (!err)
 		err = set_pragmas(st);
+	if (!err)
+		err = store__functions(st);
 	if (err)
 		goto fail;
 	/* A database we just created gets its schema, unless asked not to. */
