@@ -98,15 +98,12 @@ static void exposure_table(struct report_ctx *c, int tput)
 
 	for (k = 0; k < ARRAY_SIZE(window_metrics); k++)
 		m[k] = report__metric(c, window_metrics[k]);
-	fputs("<table>\n<tr>", c->fp);
-	html__th(c->fp, "workload");
-	html__th(c->fp, ds_dim_names[t->o.by]);
-	html__th(c->fp, "window p50");
-	html__th(c->fp, "p99");
-	html__th(c->fp, "max");
-	html__th(c->fp, "stale IOVAs at once");
-	html__th(c->fp, "measured by");
-	fputs("</tr>\n", c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp,
+		     (const char *const[]){ "workload", ds_dim_names[t->o.by],
+					    "window p50", "p99", "max",
+					    "stale IOVAs at once",
+					    "measured by", NULL });
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct cmp_row *row = &t->rows[i];
 

@@ -41,6 +41,10 @@ void html__foot(FILE *fp);
 void html__h2(FILE *fp, const char *id, const char *title);
 void html__td(FILE *fp, const char *cls, const char *text);
 void html__th(FILE *fp, const char *text);
+/* A row of headers, @heads NULL-terminated. */
+void html__th_row(FILE *fp, const char *const *heads);
+/* A count in a cell of class @cls ("num", "num worse"). */
+void html__td_count(FILE *fp, const char *cls, size_t n);
 /* A delta's CSS class: better, worse or same. */
 const char *html__verdict_class(enum cmp_verdict v);
 
