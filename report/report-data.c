@@ -46,13 +46,7 @@ struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
 
 int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s)
 {
-	int err = rdb__prepare(c->r, sql, s);
-
-	if (err)
-		return err;
-	sqlite3_bind_int64(*s, 1, c->runs[0]);
-	sqlite3_bind_int64(*s, 2, c->runs[c->nr_runs - 1]);
-	return 0;
+	return rdb__prepare_runs(c->r, sql, c->runs, c->nr_runs, s);
 }
 
 uint32_t rd__merge_set(struct report_data *d, uint32_t old, const char *more)
