@@ -21,6 +21,15 @@ struct rd_ctx {
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id);
 /* @sql prepared with ?1 and ?2 bound to the first and last run read. */
 int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s);
+/*
+ * @fn(@c, cell, row, @arg) for each row of @sql over the runs read
+ * whose first column is a cell kept; others are passed over. @what
+ * names the reading in an error.
+ */
+int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
+				 sqlite3_stmt *row, void *arg),
+		      void *arg);
 bool rd__run_selected(const struct rd_ctx *c, int64_t run);
 /* Column @col as text, "" for NULL. */
 const char *rd__col(sqlite3_stmt *s, int col);

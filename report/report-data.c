@@ -49,6 +49,28 @@ int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s)
 	return rdb__prepare_runs(c->r, sql, c->runs, c->nr_runs, s);
 }
 
+int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
+				 sqlite3_stmt *row, void *arg),
+		      void *arg)
+{
+	struct rd_cell *cell;
+	sqlite3_stmt *s;
+	int rc, err = rd__prepare_runs(c, sql, &s);
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (cell)
+			fn(c, cell, s, arg);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, what);
+	sqlite3_finalize(s);
+	return err;
+}
+
 uint32_t rd__merge_set(struct report_data *d, uint32_t old, const char *more)
 {
 	char *set = xstrdup(rd__str(d, old)), *copy, *tok, *save, *n;
