@@ -224,7 +224,7 @@ static void plot_cpu(struct report_ctx *c)
 	static const char *const names[] = { "user", "sys", "softirq", "irq" };
 	const struct cmp_table *t = c->t;
 	int m[4], base = -1;
-	size_t i, j, col, n = 0, k;
+	size_t i, col, n = 0, k;
 	struct plot p;
 	char *label;
 
@@ -263,17 +263,12 @@ static void plot_cpu(struct report_ctx *c)
 			continue;
 		for (col = 0; col < t->nr_cols; col++) {
 			for (k = 0; k < 4; k++) {
-				double v = NAN;
+				const struct cmp_row *r =
+					report__row_like(t, m[k], &t->rows[i]);
+				double v = r && r->cells[col].present ?
+						   r->cells[col].s.median :
+						   NAN;
 
-				for (j = 0; m[k] >= 0 && j < t->nr_rows; j++)
-					if ((int)t->rows[j].metric == m[k] &&
-					    !memcmp(t->rows[j].key,
-						    t->rows[i].key,
-						    sizeof(t->rows[i].key)) &&
-					    t->rows[j].cells[col].present)
-						v = t->rows[j]
-							    .cells[col]
-							    .s.median;
 				plot__printf(&p, "%s%g", k ? " " : "", v);
 			}
 			plot__printf(&p, "\n");

@@ -34,6 +34,13 @@ int report__col(const struct report_ctx *c, const char *name);
 /* The cmp_table metric index called @name, or -1. */
 int report__metric(const struct report_ctx *c, const char *name);
 
+/*
+ * The row of @metric (-1: none) with @like's key (its workload, kernel
+ * ...), or NULL.
+ */
+const struct cmp_row *report__row_like(const struct cmp_table *t, int metric,
+				       const struct cmp_row *like);
+
 /* html.c */
 void html__head(FILE *fp, const char *title);
 void html__foot(FILE *fp);
