@@ -346,7 +346,7 @@ static int load_one_series(struct rd_ctx *c, struct rd_series *se)
 }
 
 /* A few trials of the newest selected run, per axis value and workload. */
-int rd__load_series(struct rd_ctx *c, size_t per_cell)
+int rd__load_series(struct rd_ctx *c)
 {
 	static const char sql[] =
 		"SELECT t.id, t.cell_id FROM cells c"
@@ -381,7 +381,7 @@ int rd__load_series(struct rd_ctx *c, size_t per_cell)
 			ALLOC_GROW(count, (size_t)id + 1, alloc);
 			count[id] = 0;
 		}
-		if (count[id]++ >= per_cell)
+		if (count[id]++ >= c->series_per_cell)
 			continue;
 		d->series = xrealloc(d->series,
 				     (d->nr_series + 1) * sizeof(*d->series));

@@ -11,6 +11,7 @@ struct rd_ctx {
 	const int64_t *runs;
 	size_t nr_runs;
 	const struct ds_filter *f;
+	size_t series_per_cell;
 	/* Store cell id -> index into d->cells, -1 when left out. */
 	int64_t *cell_of;
 	size_t nr_cell_of;
@@ -42,7 +43,8 @@ int rd__load_configs(struct rd_ctx *c);
 int rd__load_failures(struct rd_ctx *c);
 int rd__load_probes(struct rd_ctx *c);
 int rd__load_profile(struct rd_ctx *c);
-int rd__load_series(struct rd_ctx *c, size_t per_cell);
+/* c->series_per_cell trials per column and workload. */
+int rd__load_series(struct rd_ctx *c);
 /* report-data-carried.c */
 int rd__load_carried(struct rd_ctx *c);
 int rd__load_perturbation(struct rd_ctx *c);

@@ -347,32 +347,27 @@ int report_data__load(struct report_data *d, struct rdb *r, const int64_t *runs,
 		      size_t nr_runs, const struct ds_filter *f,
 		      enum ds_dim axis, size_t per_cell)
 {
-	struct rd_ctx c = {
-		.d = d, .r = r, .runs = runs, .nr_runs = nr_runs, .f = f
+	/* In this order: the cells first, the others find rows by them. */
+	static int (*const loads[])(struct rd_ctx * c) = {
+		rd__load_cells,	   rd__load_boots,   rd__load_configs,
+		rd__load_failures, rd__load_probes,  rd__load_profile,
+		rd__load_series,   rd__load_carried, rd__load_perturbation,
 	};
-	int err;
+	struct rd_ctx c = { .d = d,
+			    .r = r,
+			    .runs = runs,
+			    .nr_runs = nr_runs,
+			    .f = f,
+			    .series_per_cell = per_cell };
+	size_t i;
+	int err = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->axis = axis;
 	if (!nr_runs)
 		return 0;
-	err = rd__load_cells(&c);
-	if (!err)
-		err = rd__load_boots(&c);
-	if (!err)
-		err = rd__load_configs(&c);
-	if (!err)
-		err = rd__load_failures(&c);
-	if (!err)
-		err = rd__load_probes(&c);
-	if (!err)
-		err = rd__load_profile(&c);
-	if (!err)
-		err = rd__load_series(&c, per_cell);
-	if (!err)
-		err = rd__load_carried(&c);
-	if (!err)
-		err = rd__load_perturbation(&c);
+	for (i = 0; i < ARRAY_SIZE(loads) && !err; i++)
+		err = loads[i](&c);
 	free(c.cell_of);
 	keymap__release(&c.cell_map);
 	return err;
