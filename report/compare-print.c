@@ -244,6 +244,17 @@ void cmp__print_text(const struct cmp_table *t, FILE *fp)
 	}
 }
 
+int report_json_print(json_t *root, FILE *fp)
+{
+	int err = json_dumpf(root, fp,
+			     JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				     JSON_REAL_PRECISION(10));
+
+	fputc('\n', fp);
+	json_decref(root);
+	return err ? -EIO : 0;
+}
+
 /* A JSON string; bytes that are not UTF-8 become '?', never a failure. */
 json_t *report_json_str(const char *s)
 {
@@ -382,7 +393,6 @@ int cmp__print_json(const struct cmp_table *t, FILE *fp)
 		      *eff;
 	const struct ds_metric *m;
 	size_t i, j, c, g = 0;
-	int err;
 
 	for (c = 0; c < t->nr_cols; c++)
 		json_array_append_new(
@@ -426,12 +436,7 @@ int cmp__print_json(const struct cmp_table *t, FILE *fp)
 			 t->o.alpha, "confidence", t->o.conf, "cv_max",
 			 t->o.cv_max, "columns", cols, "metrics", metrics,
 			 "effective_modes", eff);
-	err = json_dumpf(root, fp,
-			 JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				 JSON_REAL_PRECISION(10));
-	fputc('\n', fp);
-	json_decref(root);
-	return err ? -EIO : 0;
+	return report_json_print(root, fp);
 }
 
 static void csv_num(FILE *fp, double v, bool last)

@@ -134,6 +134,11 @@ void cmp__describe(const struct cmp_opts *o, double *v, size_t n,
 struct json_t;
 struct json_t *report_json_str(const char *s);
 struct json_t *report_json_num(double v);
+/*
+ * Print @root (its reference taken) to @fp as --json prints: indented,
+ * keys in order, reals to ten digits, a newline after. -EIO on failure.
+ */
+int report_json_print(struct json_t *root, FILE *fp);
 
 /*
  * "GIVEN: no WHAT 'VALUE' here; did you mean ...?", or the list of

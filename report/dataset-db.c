@@ -163,11 +163,9 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 	bool keep;
 
 	memset(cd, 0, sizeof(*cd));
-	err = rdb__prepare(r, sql, &s);
+	err = rdb__prepare_runs(r, sql, runs, nr_runs, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, runs[0]);
-	sqlite3_bind_int64(s, 2, runs[nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
 			continue;
@@ -218,11 +216,9 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 	int rc, err;
 
 	memset(tc, 0, sizeof(*tc));
-	err = rdb__prepare(r, sql, &s);
+	err = rdb__prepare_runs(r, sql, runs, nr_runs, &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, runs[0]);
-	sqlite3_bind_int64(s, 2, runs[nr_runs - 1]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cell = sqlite3_column_int64(s, 1);
 		if (cell < 0 || (size_t)cell >= cd->nr || !cd->keep[cell])

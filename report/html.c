@@ -92,6 +92,22 @@ void html__th(FILE *fp, const char *text)
 	fputs("</th>", fp);
 }
 
+void html__th_row(FILE *fp, const char *const *heads)
+{
+	fputs("<tr>", fp);
+	for (; *heads; heads++)
+		html__th(fp, *heads);
+	fputs("</tr>\n", fp);
+}
+
+void html__td_count(FILE *fp, const char *cls, size_t n)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%zu", n);
+	html__td(fp, cls, num);
+}
+
 const char *html__verdict_class(enum cmp_verdict v)
 {
 	switch (v) {

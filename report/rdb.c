@@ -65,6 +65,18 @@ int rdb__prepare(struct rdb *r, const char *sql, sqlite3_stmt **stmt)
 	return 0;
 }
 
+int rdb__prepare_runs(struct rdb *r, const char *sql, const int64_t *runs,
+		      size_t nr_runs, sqlite3_stmt **stmt)
+{
+	int err = rdb__prepare(r, sql, stmt);
+
+	if (err)
+		return err;
+	sqlite3_bind_int64(*stmt, 1, runs[0]);
+	sqlite3_bind_int64(*stmt, 2, runs[nr_runs - 1]);
+	return 0;
+}
+
 static char *col_dup(sqlite3_stmt *s, int col)
 {
 	const unsigned char *t = sqlite3_column_text(s, col);

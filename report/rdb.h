@@ -25,6 +25,12 @@ void rdb__close(struct rdb *r);
 
 /* Prepare @sql; on failure print what for and return a negative errno. */
 int rdb__prepare(struct rdb *r, const char *sql, sqlite3_stmt **stmt);
+/*
+ * rdb__prepare() for a query of the runs ?1 to ?2: the first and the
+ * last of @runs, ascending (@nr_runs > 0).
+ */
+int rdb__prepare_runs(struct rdb *r, const char *sql, const int64_t *runs,
+		      size_t nr_runs, sqlite3_stmt **stmt);
 /* Report SQLite's error @rc while doing @what; returns -EIO. */
 int rdb__error(struct rdb *r, int rc, const char *what);
 

@@ -326,7 +326,6 @@ int regress__print_json(const struct regress_result *res,
 			const struct regress_opts *o, bool failed, FILE *fp)
 {
 	json_t *root;
-	int err;
 
 	root = json_pack("{s:s, s:f, s:f, s:f, s:o, s:o}", "verdict",
 			 failed ? "fail" : "pass", "alpha", o->cmp.alpha,
@@ -334,10 +333,5 @@ int regress__print_json(const struct regress_result *res,
 			 o->default_pct, "pairwise",
 			 res ? json_pairwise(res) : json_null(), "history",
 			 h ? json_history(h) : json_null());
-	err = json_dumpf(root, fp,
-			 JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				 JSON_REAL_PRECISION(10));
-	fputc('\n', fp);
-	json_decref(root);
-	return err ? -EIO : 0;
+	return report_json_print(root, fp);
 }

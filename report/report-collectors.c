@@ -29,21 +29,18 @@ static void td_tp(struct report_ctx *c, double v, uint32_t unit)
 
 static void kinds(struct report_ctx *c)
 {
+	static const char *const heads[] = { "trials", "kind", "collectors",
+					     NULL };
 	const struct report_data *d = c->d;
-	char num[32];
 	size_t i;
 
-	fputs("<table>\n<tr>", c->fp);
-	html__th(c->fp, "trials");
-	html__th(c->fp, "kind");
-	html__th(c->fp, "collectors");
-	fputs("</tr>\n", c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp, heads);
 	for (i = 0; i < d->nr_carried; i++) {
 		const struct rd_carried *k = &d->carried[i];
 
 		fputs("<tr>", c->fp);
-		snprintf(num, sizeof(num), "%zu", k->trials);
-		html__td(c->fp, "num", num);
+		html__td_count(c->fp, "num", k->trials);
 		html__td(c->fp, k->records && !k->profile ? "worse" : NULL,
 			 k->profile ? "profile, not in the statistics" :
 				      "measured");
@@ -55,20 +52,23 @@ static void kinds(struct report_ctx *c)
 
 static void perturbation(struct report_ctx *c)
 {
+	static const char *const heads[] = {
+		"host",
+		"kernel",
+		"mode",
+		"workload",
+		"throughput, measured",
+		"under perf record",
+		"profile trials",
+		"ratio",
+		NULL,
+	};
 	const struct report_data *d = c->d;
 	char buf[32];
 	size_t i;
 
-	fputs("<table>\n<tr>", c->fp);
-	html__th(c->fp, "host");
-	html__th(c->fp, "kernel");
-	html__th(c->fp, "mode");
-	html__th(c->fp, "workload");
-	html__th(c->fp, "throughput, measured");
-	html__th(c->fp, "under perf record");
-	html__th(c->fp, "profile trials");
-	html__th(c->fp, "ratio");
-	fputs("</tr>\n", c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp, heads);
 	for (i = 0; i < d->nr_cells; i++) {
 		const struct rd_cell *x = &d->cells[i];
 
@@ -81,8 +81,7 @@ static void perturbation(struct report_ctx *c)
 		html__td(c->fp, NULL, rd__str(d, x->workload));
 		td_tp(c, x->tp_measured, x->tp_unit);
 		td_tp(c, x->tp_profile, x->tp_unit);
-		snprintf(buf, sizeof(buf), "%zu", x->profile_trials);
-		html__td(c->fp, "num", buf);
+		html__td_count(c->fp, "num", x->profile_trials);
 		/*
 		 * Two decimals, as every ratio of the report: "%.3g" made
 		 * a cost within half a percent of none "1x", which reads

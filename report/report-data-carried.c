@@ -87,6 +87,21 @@ static struct rd_carried *carried_for(struct report_data *d, bool profile,
 	return &d->carried[d->nr_carried++];
 }
 
+static void carried_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
+			void *arg)
+{
+	struct rd_carried *k;
+	bool records;
+	char *what = describe(rd__col(s, 2), &records);
+
+	(void)cell;
+	(void)arg;
+	k = carried_for(c->d, sqlite3_column_int(s, 1),
+			intern__id(&c->d->str, what), records);
+	k->trials += sqlite3_column_int64(s, 3);
+	free(what);
+}
+
 int rd__load_carried(struct rd_ctx *c)
 {
 	static const char sql[] =
@@ -95,28 +110,9 @@ int rd__load_carried(struct rd_ctx *c)
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
 		" AND t.status = 'ok' GROUP BY t.cell_id, t.profile,"
 		" t.collectors ORDER BY t.profile, t.cell_id";
-	struct rd_carried *k;
-	sqlite3_stmt *s;
-	bool records;
-	char *what;
-	int rc, err;
 
-	err = rd__prepare_runs(c, sql, &s);
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!rd__cell(c, sqlite3_column_int64(s, 0)))
-			continue;
-		what = describe(rd__col(s, 2), &records);
-		k = carried_for(c->d, sqlite3_column_int(s, 1),
-				intern__id(&c->d->str, what), records);
-		k->trials += sqlite3_column_int64(s, 3);
-		free(what);
-	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading which collectors ran");
-	sqlite3_finalize(s);
-	return err;
+	return rd__each_cell_row(c, sql, "reading which collectors ran",
+				 carried_row, NULL);
 }
 
 struct tp_values {
@@ -132,6 +128,17 @@ static void median_of(double *v, size_t n, double *out)
 	*out = stats__median(v, n);
 }
 
+static void perturbation_row(struct rd_ctx *c, struct rd_cell *cell,
+			     sqlite3_stmt *s, void *arg)
+{
+	struct tp_values *tv = (struct tp_values *)arg + (cell - c->d->cells);
+	size_t k = !!sqlite3_column_int(s, 1);
+
+	tv->v[k] = xrealloc(tv->v[k], (tv->n[k] + 1) * sizeof(double));
+	tv->v[k][tv->n[k]++] = sqlite3_column_double(s, 2);
+	cell->tp_unit = intern__id(&c->d->str, rd__col(s, 3));
+}
+
 int rd__load_perturbation(struct rd_ctx *c)
 {
 	static const char sql[] =
@@ -142,33 +149,15 @@ int rd__load_perturbation(struct rd_ctx *c)
 		" AND t.status = 'ok' AND m.name = 'throughput'";
 	struct report_data *d = c->d;
 	struct tp_values *tv;
-	struct rd_cell *cell;
-	sqlite3_stmt *s;
-	size_t i, k;
-	int rc, err;
+	size_t i;
+	int err;
 
 	for (i = 0; i < d->nr_cells; i++)
 		d->cells[i].tp_measured = d->cells[i].tp_profile = NAN;
-	err = rd__prepare_runs(c, sql, &s);
-	if (err)
-		return err;
 	tv = xcalloc(d->nr_cells ? d->nr_cells : 1, sizeof(*tv));
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 0));
-		if (!cell)
-			continue;
-		i = cell - d->cells;
-		k = !!sqlite3_column_int(s, 1);
-		tv[i].v[k] =
-			xrealloc(tv[i].v[k], (tv[i].n[k] + 1) * sizeof(double));
-		tv[i].v[k][tv[i].n[k]++] = sqlite3_column_double(s, 2);
-		cell->tp_unit = intern__id(&d->str, rd__col(s, 3));
-	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc,
-				 "reading the profile trials' "
-				 "throughput");
-	sqlite3_finalize(s);
+	err = rd__each_cell_row(c, sql,
+				"reading the profile trials' throughput",
+				perturbation_row, tv);
 	for (i = 0; i < d->nr_cells; i++) {
 		median_of(tv[i].v[0], tv[i].n[0], &d->cells[i].tp_measured);
 		median_of(tv[i].v[1], tv[i].n[1], &d->cells[i].tp_profile);

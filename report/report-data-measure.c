@@ -160,7 +160,7 @@ static void probe__add(struct rd_ctx *c, struct rd_probe *p,
 	p->calls += r->calls;
 	p->total_ns += r->total_ns;
 	if (r->bytes >= 0) {
-		p->gbytes += r->bytes / 1e9;
+		p->bytes += r->bytes;
 		p->trials_bytes++;
 	}
 	for (i = 0; i < RD_HIST_MAX; i++)
@@ -172,6 +172,30 @@ static void probe__add(struct rd_ctx *c, struct rd_probe *p,
 					  intern__str(&c->d->str, r->rung));
 }
 
+/* What the probe rows are read into. */
+struct probes {
+	struct keymap map, seen;
+	struct bytes_map bytes;
+	size_t bad;
+};
+
+static void probe_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
+		      void *arg)
+{
+	struct probes *ps = arg;
+	struct probe_row row;
+	struct rd_probe *p;
+	size_t k;
+
+	probe_row__read(c, s, &ps->bytes, &row);
+	ps->bad += row.bad;
+	for (k = 0; k < 2; k++) {
+		p = probe_for(c->d, &ps->map, cell->axis,
+			      k ? cell->workload : UINT32_MAX, rd__col(s, 2));
+		probe__add(c, p, &row, &ps->seen);
+	}
+}
+
 int rd__load_probes(struct rd_ctx *c)
 {
 	static const char sql[] =
@@ -181,48 +205,48 @@ int rd__load_probes(struct rd_ctx *c)
 		" JOIN probes p ON p.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
 		" AND t.profile = 0 AND t.status = 'ok'";
-	struct keymap map, seen;
-	struct bytes_map bytes;
-	struct probe_row row;
-	struct rd_cell *cell;
-	struct rd_probe *p;
-	sqlite3_stmt *s;
-	size_t bad = 0, k;
-	int rc, err;
+	struct probes ps = { .bad = 0 };
+	int err;
 
-	err = load_bytes(c, &bytes);
-	if (!err)
-		err = rd__prepare_runs(c, sql, &s);
+	err = load_bytes(c, &ps.bytes);
 	if (err)
 		goto out_bytes;
-	keymap__init(&map, 3);
-	keymap__init(&seen, 3);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 0));
-		if (!cell)
-			continue;
-		probe_row__read(c, s, &bytes, &row);
-		bad += row.bad;
-		for (k = 0; k < 2; k++) {
-			p = probe_for(c->d, &map, cell->axis,
-				      k ? cell->workload : UINT32_MAX,
-				      rd__col(s, 2));
-			probe__add(c, p, &row, &seen);
-		}
-	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading probes");
-	if (bad)
+	keymap__init(&ps.map, 3);
+	keymap__init(&ps.seen, 3);
+	err = rd__each_cell_row(c, sql, "reading probes", probe_row, &ps);
+	if (ps.bad)
 		pr_warn("%s: %zu probe histograms are not JSON arrays of "
 			"counts; left out",
-			c->r->path, bad);
-	sqlite3_finalize(s);
-	keymap__release(&map);
-	keymap__release(&seen);
+			c->r->path, ps.bad);
+	keymap__release(&ps.map);
+	keymap__release(&ps.seen);
 out_bytes:
-	free(bytes.trial);
-	free(bytes.bytes);
+	free(ps.bytes.trial);
+	free(ps.bytes.bytes);
 	return err;
+}
+
+static void profiled_row(struct rd_ctx *c, struct rd_cell *cell,
+			 sqlite3_stmt *s, void *map)
+{
+	struct report_data *d = c->d;
+	uint32_t key[2] = { cell->axis, cell->workload }, id;
+	struct rd_profiled *pf;
+	bool added;
+
+	id = keymap__id(map, key, &added);
+	if (added) {
+		d->profiled =
+			xrealloc(d->profiled, (id + 1) * sizeof(*d->profiled));
+		pf = &d->profiled[d->nr_profiled++];
+		pf->axis = key[0];
+		pf->workload = key[1];
+		pf->trials = 0;
+		pf->events = intern__id(&d->str, "");
+	}
+	pf = &d->profiled[id];
+	pf->trials += sqlite3_column_int64(s, 1);
+	pf->events = rd__merge_set(d, pf->events, rd__col(s, 2));
 }
 
 static int load_profiled(struct rd_ctx *c, struct keymap *map)
@@ -234,41 +258,38 @@ static int load_profiled(struct rd_ctx *c, struct keymap *map)
 		" JOIN profile pr ON pr.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
 		" AND t.status = 'ok' GROUP BY t.cell_id";
-	struct report_data *d = c->d;
-	struct rd_profiled *pf;
-	struct rd_cell *cell;
-	uint32_t key[2], id;
-	sqlite3_stmt *s;
-	bool added;
-	int rc, err;
 
-	err = rd__prepare_runs(c, sql, &s);
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 0));
-		if (!cell)
-			continue;
-		key[0] = cell->axis;
-		key[1] = cell->workload;
-		id = keymap__id(map, key, &added);
-		if (added) {
-			d->profiled = xrealloc(d->profiled,
-					       (id + 1) * sizeof(*d->profiled));
-			pf = &d->profiled[d->nr_profiled++];
-			pf->axis = key[0];
-			pf->workload = key[1];
-			pf->trials = 0;
-			pf->events = intern__id(&d->str, "");
-		}
-		pf = &d->profiled[id];
-		pf->trials += sqlite3_column_int64(s, 1);
-		pf->events = rd__merge_set(d, pf->events, rd__col(s, 2));
+	return rd__each_cell_row(c, sql, "reading profiles", profiled_row, map);
+}
+
+/* The symbols of one profile, by (column, workload, symbol, dso). */
+struct symbols {
+	struct keymap map;
+	size_t alloc;
+};
+
+static void symbol_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
+		       void *arg)
+{
+	struct report_data *d = c->d;
+	struct symbols *syms = arg;
+	uint32_t key[4] = { cell->axis, cell->workload,
+			    intern__id(&d->str, rd__col(s, 1)),
+			    intern__id(&d->str, rd__col(s, 2)) };
+	struct rd_symbol *sym;
+	bool added;
+	uint32_t id = keymap__id(&syms->map, key, &added);
+
+	if (added) {
+		ALLOC_GROW(d->symbols, (size_t)id + 1, syms->alloc);
+		sym = &d->symbols[id];
+		sym->axis = key[0];
+		sym->workload = key[1];
+		sym->symbol = key[2];
+		sym->dso = key[3];
+		sym->overhead_sum = 0;
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading profiles");
-	sqlite3_finalize(s);
-	return err;
+	d->symbols[id].overhead_sum += sqlite3_column_double(s, 3);
 }
 
 int rd__load_profile(struct rd_ctx *c)
@@ -279,50 +300,20 @@ int rd__load_profile(struct rd_ctx *c)
 		" JOIN profile pr ON pr.trial_id = t.id"
 		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
 		" AND t.status = 'ok' GROUP BY t.cell_id, pr.symbol, pr.dso";
-	struct report_data *d = c->d;
-	struct keymap groups, syms;
-	size_t alloc = 0;
-	struct rd_symbol *sym;
-	struct rd_cell *cell;
-	uint32_t key[4], id;
-	sqlite3_stmt *s;
-	bool added;
-	int rc, err;
+	struct symbols syms = { .alloc = 0 };
+	struct keymap groups;
+	int err;
 
 	keymap__init(&groups, 2);
-	keymap__init(&syms, 4);
+	keymap__init(&syms.map, 4);
 	err = load_profiled(c, &groups);
-	if (!err)
-		err = rd__prepare_runs(c, sql, &s);
-	if (err)
-		goto out;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 0));
-		if (!cell)
-			continue;
-		key[0] = cell->axis;
-		key[1] = cell->workload;
-		key[2] = intern__id(&d->str, rd__col(s, 1));
-		key[3] = intern__id(&d->str, rd__col(s, 2));
-		id = keymap__id(&syms, key, &added);
-		if (added) {
-			ALLOC_GROW(d->symbols, (size_t)id + 1, alloc);
-			sym = &d->symbols[id];
-			sym->axis = key[0];
-			sym->workload = key[1];
-			sym->symbol = key[2];
-			sym->dso = key[3];
-			sym->overhead_sum = 0;
-		}
-		d->symbols[id].overhead_sum += sqlite3_column_double(s, 3);
+	if (!err) {
+		err = rd__each_cell_row(c, sql, "reading profiles", symbol_row,
+					&syms);
+		c->d->nr_symbols = syms.map.nr;
 	}
-	d->nr_symbols = syms.nr;
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading profiles");
-	sqlite3_finalize(s);
-out:
 	keymap__release(&groups);
-	keymap__release(&syms);
+	keymap__release(&syms.map);
 	return err;
 }
 
@@ -355,7 +346,7 @@ static int load_one_series(struct rd_ctx *c, struct rd_series *se)
 }
 
 /* A few trials of the newest selected run, per axis value and workload. */
-int rd__load_series(struct rd_ctx *c, size_t per_cell)
+int rd__load_series(struct rd_ctx *c)
 {
 	static const char sql[] =
 		"SELECT t.id, t.cell_id FROM cells c"
@@ -390,7 +381,7 @@ int rd__load_series(struct rd_ctx *c, size_t per_cell)
 			ALLOC_GROW(count, (size_t)id + 1, alloc);
 			count[id] = 0;
 		}
-		if (count[id]++ >= per_cell)
+		if (count[id]++ >= c->series_per_cell)
 			continue;
 		d->series = xrealloc(d->series,
 				     (d->nr_series + 1) * sizeof(*d->series));

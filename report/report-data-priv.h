@@ -11,6 +11,7 @@ struct rd_ctx {
 	const int64_t *runs;
 	size_t nr_runs;
 	const struct ds_filter *f;
+	size_t series_per_cell;
 	/* Store cell id -> index into d->cells, -1 when left out. */
 	int64_t *cell_of;
 	size_t nr_cell_of;
@@ -21,6 +22,15 @@ struct rd_ctx {
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id);
 /* @sql prepared with ?1 and ?2 bound to the first and last run read. */
 int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s);
+/*
+ * @fn(@c, cell, row, @arg) for each row of @sql over the runs read
+ * whose first column is a cell kept; others are passed over. @what
+ * names the reading in an error.
+ */
+int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
+				 sqlite3_stmt *row, void *arg),
+		      void *arg);
 bool rd__run_selected(const struct rd_ctx *c, int64_t run);
 /* Column @col as text, "" for NULL. */
 const char *rd__col(sqlite3_stmt *s, int col);
@@ -33,7 +43,8 @@ int rd__load_configs(struct rd_ctx *c);
 int rd__load_failures(struct rd_ctx *c);
 int rd__load_probes(struct rd_ctx *c);
 int rd__load_profile(struct rd_ctx *c);
-int rd__load_series(struct rd_ctx *c, size_t per_cell);
+/* c->series_per_cell trials per column and workload. */
+int rd__load_series(struct rd_ctx *c);
 /* report-data-carried.c */
 int rd__load_carried(struct rd_ctx *c);
 int rd__load_perturbation(struct rd_ctx *c);

@@ -46,13 +46,29 @@ struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
 
 int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s)
 {
-	int err = rdb__prepare(c->r, sql, s);
+	return rdb__prepare_runs(c->r, sql, c->runs, c->nr_runs, s);
+}
+
+int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
+				 sqlite3_stmt *row, void *arg),
+		      void *arg)
+{
+	struct rd_cell *cell;
+	sqlite3_stmt *s;
+	int rc, err = rd__prepare_runs(c, sql, &s);
 
 	if (err)
 		return err;
-	sqlite3_bind_int64(*s, 1, c->runs[0]);
-	sqlite3_bind_int64(*s, 2, c->runs[c->nr_runs - 1]);
-	return 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+		if (cell)
+			fn(c, cell, s, arg);
+	}
+	if (rc != SQLITE_DONE)
+		err = rdb__error(c->r, rc, what);
+	sqlite3_finalize(s);
+	return err;
 }
 
 uint32_t rd__merge_set(struct report_data *d, uint32_t old, const char *more)
@@ -331,32 +347,27 @@ int report_data__load(struct report_data *d, struct rdb *r, const int64_t *runs,
 		      size_t nr_runs, const struct ds_filter *f,
 		      enum ds_dim axis, size_t per_cell)
 {
-	struct rd_ctx c = {
-		.d = d, .r = r, .runs = runs, .nr_runs = nr_runs, .f = f
+	/* In this order: the cells first, the others find rows by them. */
+	static int (*const loads[])(struct rd_ctx * c) = {
+		rd__load_cells,	   rd__load_boots,   rd__load_configs,
+		rd__load_failures, rd__load_probes,  rd__load_profile,
+		rd__load_series,   rd__load_carried, rd__load_perturbation,
 	};
-	int err;
+	struct rd_ctx c = { .d = d,
+			    .r = r,
+			    .runs = runs,
+			    .nr_runs = nr_runs,
+			    .f = f,
+			    .series_per_cell = per_cell };
+	size_t i;
+	int err = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->axis = axis;
 	if (!nr_runs)
 		return 0;
-	err = rd__load_cells(&c);
-	if (!err)
-		err = rd__load_boots(&c);
-	if (!err)
-		err = rd__load_configs(&c);
-	if (!err)
-		err = rd__load_failures(&c);
-	if (!err)
-		err = rd__load_probes(&c);
-	if (!err)
-		err = rd__load_profile(&c);
-	if (!err)
-		err = rd__load_series(&c, per_cell);
-	if (!err)
-		err = rd__load_carried(&c);
-	if (!err)
-		err = rd__load_perturbation(&c);
+	for (i = 0; i < ARRAY_SIZE(loads) && !err; i++)
+		err = loads[i](&c);
 	free(c.cell_of);
 	keymap__release(&c.cell_map);
 	return err;

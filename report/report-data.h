@@ -58,7 +58,7 @@ struct rd_probe {
 	uint32_t attach; /* "fentry iommu_dma_unmap_page, ..." */
 	uint64_t calls, total_ns;
 	uint64_t hist[RD_HIST_MAX];
-	double gbytes; /* transferred in the trials it counted */
+	double bytes; /* transferred in the trials it counted */
 	size_t trials, trials_bytes;
 };
 

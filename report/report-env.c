@@ -38,15 +38,16 @@ static void verdict_cell(struct report_ctx *c, const struct rd_cell *cell)
 
 static void cells_table(struct report_ctx *c)
 {
+	static const char *const heads[] = {
+		"workload",   "host",	       "kernel", "releases booted",
+		"mode asked", "mode verified", "",	 "trials ok",
+		"failed",     "other",	       "runs",	 NULL,
+	};
 	const struct report_data *d = c->d;
-	char buf[64];
 	size_t i;
 
-	fputs("<table>\n<tr><th>workload</th><th>host</th><th>kernel</th>"
-	      "<th>releases booted</th><th>mode asked</th>"
-	      "<th>mode verified</th><th></th><th>trials ok</th>"
-	      "<th>failed</th><th>other</th><th>runs</th></tr>\n",
-	      c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp, heads);
 	for (i = 0; i < d->nr_cells; i++) {
 		const struct rd_cell *cell = &d->cells[i];
 
@@ -58,14 +59,11 @@ static void cells_table(struct report_ctx *c)
 		html__td(c->fp, NULL, rd__str(d, cell->mode));
 		html__td(c->fp, NULL, rd__str(d, cell->effective));
 		verdict_cell(c, cell);
-		snprintf(buf, sizeof(buf), "%zu", cell->ok);
-		html__td(c->fp, "num", buf);
-		snprintf(buf, sizeof(buf), "%zu", cell->failed);
-		html__td(c->fp, cell->failed ? "num worse" : "num", buf);
-		snprintf(buf, sizeof(buf), "%zu", cell->other);
-		html__td(c->fp, "num", buf);
-		snprintf(buf, sizeof(buf), "%zu", cell->runs);
-		html__td(c->fp, "num", buf);
+		html__td_count(c->fp, "num", cell->ok);
+		html__td_count(c->fp, cell->failed ? "num worse" : "num",
+			       cell->failed);
+		html__td_count(c->fp, "num", cell->other);
+		html__td_count(c->fp, "num", cell->runs);
 		fputs("</tr>\n", c->fp);
 	}
 	fputs("</table>\n", c->fp);
@@ -105,16 +103,19 @@ static void policy(FILE *fp, json_t *facts)
 
 static void boots_table(struct report_ctx *c)
 {
+	static const char *const heads[] = {
+		"host",	     "kernel release", "build id",
+		"modes run", "boots",	       "trials",
+		"platform",  "command line",   "DMA policy, as the host saw it",
+		NULL,
+	};
 	const struct report_data *d = c->d;
-	char buf[64], *platform;
+	char *platform;
 	json_t *facts;
 	size_t i;
 
-	fputs("<table>\n<tr><th>host</th><th>kernel release</th>"
-	      "<th>build id</th><th>modes run</th><th>boots</th>"
-	      "<th>trials</th><th>platform</th><th>command line</th>"
-	      "<th>DMA policy, as the host saw it</th></tr>\n",
-	      c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp, heads);
 	for (i = 0; i < d->nr_boots && i < MAX_BOOTS; i++) {
 		const struct rd_boot *b = &d->boots[i];
 
@@ -123,10 +124,8 @@ static void boots_table(struct report_ctx *c)
 		html__td(c->fp, NULL, rd__str(d, b->release));
 		html__td(c->fp, "small", rd__str(d, b->build_id));
 		html__td(c->fp, NULL, rd__str(d, b->modes));
-		snprintf(buf, sizeof(buf), "%zu", b->boots);
-		html__td(c->fp, "num", buf);
-		snprintf(buf, sizeof(buf), "%zu", b->trials);
-		html__td(c->fp, "num", buf);
+		html__td_count(c->fp, "num", b->boots);
+		html__td_count(c->fp, "num", b->trials);
 		platform = report__platform(b->facts);
 		html__td(c->fp, "small", platform ? platform : "");
 		free(platform);

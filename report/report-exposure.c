@@ -24,21 +24,6 @@ static const char *const window_metrics[] = {
 	"stale_max",
 };
 
-/* The row of @metric with @like's key (its workload, kernel ...). */
-static const struct cmp_row *row_like(const struct cmp_table *t, int metric,
-				      const struct cmp_row *like)
-{
-	size_t i;
-
-	if (metric < 0)
-		return NULL;
-	for (i = 0; i < t->nr_rows; i++)
-		if ((int)t->rows[i].metric == metric &&
-		    !memcmp(t->rows[i].key, like->key, sizeof(like->key)))
-			return &t->rows[i];
-	return NULL;
-}
-
 static bool unprotected(const struct report_ctx *c, const struct cmp_row *row,
 			size_t col)
 {
@@ -98,15 +83,12 @@ static void exposure_table(struct report_ctx *c, int tput)
 
 	for (k = 0; k < ARRAY_SIZE(window_metrics); k++)
 		m[k] = report__metric(c, window_metrics[k]);
-	fputs("<table>\n<tr>", c->fp);
-	html__th(c->fp, "workload");
-	html__th(c->fp, ds_dim_names[t->o.by]);
-	html__th(c->fp, "window p50");
-	html__th(c->fp, "p99");
-	html__th(c->fp, "max");
-	html__th(c->fp, "stale IOVAs at once");
-	html__th(c->fp, "measured by");
-	fputs("</tr>\n", c->fp);
+	fputs("<table>\n", c->fp);
+	html__th_row(c->fp,
+		     (const char *const[]){ "workload", ds_dim_names[t->o.by],
+					    "window p50", "p99", "max",
+					    "stale IOVAs at once",
+					    "measured by", NULL });
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct cmp_row *row = &t->rows[i];
 
@@ -119,8 +101,8 @@ static void exposure_table(struct report_ctx *c, int tput)
 			free(s);
 			html__td(c->fp, NULL, c->cols[col]);
 			for (k = 0; k < ARRAY_SIZE(window_metrics); k++) {
-				s = cell_text(c, row_like(t, m[k], row), row,
-					      col, k == 3);
+				s = cell_text(c, report__row_like(t, m[k], row),
+					      row, col, k == 3);
 				html__td(c->fp, "num", s);
 				free(s);
 			}
@@ -202,8 +184,8 @@ static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
 			continue;
 		for (col = 0; col < t->nr_cols; col++) {
 			if (!point_of(c, &t->rows[i],
-				      row_like(t, p99, &t->rows[i]), col,
-				      sc.mul, &pt))
+				      report__row_like(t, p99, &t->rows[i]),
+				      col, sc.mul, &pt))
 				continue;
 			any[col] = true;
 			if (pt.unprotected)
@@ -242,8 +224,8 @@ static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
 		for (i = 0; i < t->nr_rows; i++) {
 			if ((int)t->rows[i].metric != tput ||
 			    !point_of(c, &t->rows[i],
-				      row_like(t, p99, &t->rows[i]), col,
-				      sc.mul, &pt))
+				      report__row_like(t, p99, &t->rows[i]),
+				      col, sc.mul, &pt))
 				continue;
 			if (pt.unprotected)
 				pt.x = pt.xlo = pt.xhi = unprot_x;

@@ -16,21 +16,6 @@
 #include "report-priv.h"
 #include "util.h"
 
-/* The row of metric @m with the same key as @like, or NULL. */
-static const struct cmp_row *row_like(const struct cmp_table *t, int m,
-				      const struct cmp_row *like)
-{
-	size_t i;
-
-	if (m < 0)
-		return NULL;
-	for (i = 0; i < t->nr_rows; i++)
-		if ((int)t->rows[i].metric == m &&
-		    !memcmp(t->rows[i].key, like->key, sizeof(like->key)))
-			return &t->rows[i];
-	return NULL;
-}
-
 static void sentence(struct report_ctx *c, const struct cmp_row *row,
 		     size_t col)
 {
@@ -133,8 +118,8 @@ static void headline_table(struct report_ctx *c, int tput, int cpu, int eff,
 		row = &t->rows[i];
 		if ((int)row->metric != tput)
 			continue;
-		rc = row_like(t, cpu, row);
-		re = row_like(t, eff, row);
+		rc = report__row_like(t, cpu, row);
+		re = report__row_like(t, eff, row);
 		label = cmp__row_label(t, row);
 		fputs("<tr>", c->fp);
 		html__td(c->fp, NULL, label);

@@ -25,6 +25,14 @@ static void td_pct(FILE *fp, double v)
 
 void report__noise(struct report_ctx *c)
 {
+	static const char *const host_heads[] = {
+		"host", "CV", "within a boot", "between boots", NULL,
+	};
+	static const char *const cell_heads[] = {
+		"host",		 "kernel", "mode", "workload",
+		"trials",	 "boots",  "CV",   "within a boot",
+		"between boots", "A/A",	   NULL,
+	};
 	const struct noise *n = c->noise;
 	size_t i;
 
@@ -38,13 +46,9 @@ void report__noise(struct report_ctx *c)
 	      "against itself (its even repetitions against its odd ones), "
 	      "whose interval is the smallest change half the trials could "
 	      "tell apart. A change smaller than the noise needs more "
-	      "repetitions, not a verdict.</p>\n<table>\n<tr>",
+	      "repetitions, not a verdict.</p>\n<table>\n",
 	      c->fp);
-	html__th(c->fp, "host");
-	html__th(c->fp, "CV");
-	html__th(c->fp, "within a boot");
-	html__th(c->fp, "between boots");
-	fputs("</tr>\n", c->fp);
+	html__th_row(c->fp, host_heads);
 	for (i = 0; i < n->nr_hosts; i++) {
 		fputs("<tr>", c->fp);
 		html__td(c->fp, NULL, n->hosts[i].host);
@@ -53,31 +57,19 @@ void report__noise(struct report_ctx *c)
 		td_pct(c->fp, n->hosts[i].cv_between);
 		fputs("</tr>\n", c->fp);
 	}
-	fputs("</table>\n<table>\n<tr>", c->fp);
-	html__th(c->fp, "host");
-	html__th(c->fp, "kernel");
-	html__th(c->fp, "mode");
-	html__th(c->fp, "workload");
-	html__th(c->fp, "trials");
-	html__th(c->fp, "boots");
-	html__th(c->fp, "CV");
-	html__th(c->fp, "within a boot");
-	html__th(c->fp, "between boots");
-	html__th(c->fp, "A/A");
-	fputs("</tr>\n", c->fp);
+	fputs("</table>\n<table>\n", c->fp);
+	html__th_row(c->fp, cell_heads);
 	for (i = 0; i < n->nr; i++) {
 		const struct noise_cell *x = &n->cells[i];
-		char *aa = cmp__delta_text(&x->odd, &x->even), num[32];
+		char *aa = cmp__delta_text(&x->odd, &x->even);
 
 		fputs("<tr>", c->fp);
 		html__td(c->fp, NULL, x->host);
 		html__td(c->fp, NULL, x->kernel);
 		html__td(c->fp, NULL, x->mode);
 		html__td(c->fp, NULL, x->workload);
-		snprintf(num, sizeof(num), "%zu", x->n);
-		html__td(c->fp, "num", num);
-		snprintf(num, sizeof(num), "%zu", x->boots);
-		html__td(c->fp, "num", num);
+		html__td_count(c->fp, "num", x->n);
+		html__td_count(c->fp, "num", x->boots);
 		td_pct(c->fp, x->cv);
 		td_pct(c->fp, x->cv_within);
 		td_pct(c->fp, x->cv_between);

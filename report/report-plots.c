@@ -13,6 +13,7 @@
 #include "format.h"
 #include "markup.h"
 #include "report-priv.h"
+#include "store/store.h"
 #include "util.h"
 
 static const char *const colours[] = {
@@ -25,18 +26,13 @@ const char *report__colour(size_t col)
 	return colours[col % ARRAY_SIZE(colours)];
 }
 
-/* Probes shown, in the order of the DMA path; others follow by name. */
-static const char *const probe_order[] = {
-	"map",	      "unmap",	     "map_sg",	    "unmap_sg",
-	"sync_cpu",   "sync_device", "sync_sg_cpu", "sync_sg_device",
-	"iotlb_sync", "fq_flush",    "hw_flush",    "flush_all",
-	"iova_alloc", "iova_free",   "unmap_core",
-};
+/* The probes by place, shown in this order; others follow by name. */
+const char *const report_probe_names[PROBE__NR] = { PROBE_LIST(PROBE_NAME) };
 
 /* Latency histograms drawn: the unmap and flush paths. */
-static const char *const latency_probes[] = {
-	"unmap",    "unmap_sg", "unmap_core", "iotlb_sync",
-	"fq_flush", "hw_flush", "flush_all",
+static const enum probe_id latency_probes[] = {
+	PROBE_unmap,	PROBE_unmap_sg, PROBE_unmap_core, PROBE_iotlb_sync,
+	PROBE_fq_flush, PROBE_hw_flush, PROBE_flush_all,
 };
 
 #define MAX_SERIES_PLOTS 4
@@ -228,7 +224,7 @@ static void plot_cpu(struct report_ctx *c)
 	static const char *const names[] = { "user", "sys", "softirq", "irq" };
 	const struct cmp_table *t = c->t;
 	int m[4], base = -1;
-	size_t i, j, col, n = 0, k;
+	size_t i, col, n = 0, k;
 	struct plot p;
 	char *label;
 
@@ -267,17 +263,12 @@ static void plot_cpu(struct report_ctx *c)
 			continue;
 		for (col = 0; col < t->nr_cols; col++) {
 			for (k = 0; k < 4; k++) {
-				double v = NAN;
+				const struct cmp_row *r =
+					report__row_like(t, m[k], &t->rows[i]);
+				double v = r && r->cells[col].present ?
+						   r->cells[col].s.median :
+						   NAN;
 
-				for (j = 0; m[k] >= 0 && j < t->nr_rows; j++)
-					if ((int)t->rows[j].metric == m[k] &&
-					    !memcmp(t->rows[j].key,
-						    t->rows[i].key,
-						    sizeof(t->rows[i].key)) &&
-					    t->rows[j].cells[col].present)
-						v = t->rows[j]
-							    .cells[col]
-							    .s.median;
 				plot__printf(&p, "%s%g", k ? " " : "", v);
 			}
 			plot__printf(&p, "\n");
@@ -301,16 +292,19 @@ static size_t probe_names(const struct report_data *d, uint32_t *out)
 {
 	size_t i, j, n = 0;
 
-	for (j = 0; j < ARRAY_SIZE(probe_order); j++)
+	for (j = 0; j < PROBE__NR; j++) {
+		/* Windows, not calls: the Exposure section has them. */
+		if (j == PROBE_exposure)
+			continue;
 		for (i = 0; i < d->nr_probes; i++)
 			if (!strcmp(rd__str(d, d->probes[i].name),
-				    probe_order[j])) {
+				    report_probe_names[j])) {
 				out[n++] = d->probes[i].name;
 				break;
 			}
+	}
 	for (i = 0; i < d->nr_probes; i++) {
-		/* Windows, not calls: the Exposure section has them. */
-		if (!strcmp(rd__str(d, d->probes[i].name), "exposure"))
+		if (!strcmp(rd__str(d, d->probes[i].name), EXPOSURE_PROBE))
 			continue;
 		for (j = 0; j < n && out[j] != d->probes[i].name; j++)
 			;
@@ -349,8 +343,8 @@ double report__per_gb(const struct rd_probe *p)
 {
 	if (!p || !p->trials)
 		return NAN;
-	if (p->trials_bytes == p->trials && p->gbytes > 0)
-		return p->calls / p->gbytes;
+	if (p->trials_bytes == p->trials)
+		return store__per_gb(p->calls, p->bytes);
 	return NAN;
 }
 
@@ -488,7 +482,8 @@ static void plot_latencies(struct report_ctx *c)
 
 	for (i = 0; i < ARRAY_SIZE(latency_probes) && drawn < MAX_LATENCY_PLOTS;
 	     i++) {
-		id = intern__find(&d->str, latency_probes[i]);
+		id = intern__find(&d->str,
+				  report_probe_names[latency_probes[i]]);
 		if (id < 0)
 			continue;
 		any = false;

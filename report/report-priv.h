@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "bpf/probe-names.h"
 #include "compare.h"
 #include "noise.h"
 #include "plot.h"
@@ -33,6 +34,13 @@ int report__col(const struct report_ctx *c, const char *name);
 /* The cmp_table metric index called @name, or -1. */
 int report__metric(const struct report_ctx *c, const char *name);
 
+/*
+ * The row of @metric (-1: none) with @like's key (its workload, kernel
+ * ...), or NULL.
+ */
+const struct cmp_row *report__row_like(const struct cmp_table *t, int metric,
+				       const struct cmp_row *like);
+
 /* html.c */
 void html__head(FILE *fp, const char *title);
 void html__foot(FILE *fp);
@@ -40,6 +48,10 @@ void html__foot(FILE *fp);
 void html__h2(FILE *fp, const char *id, const char *title);
 void html__td(FILE *fp, const char *cls, const char *text);
 void html__th(FILE *fp, const char *text);
+/* A row of headers, @heads NULL-terminated. */
+void html__th_row(FILE *fp, const char *const *heads);
+/* A count in a cell of class @cls ("num", "num worse"). */
+void html__td_count(FILE *fp, const char *cls, size_t n);
 /* A delta's CSS class: better, worse or same. */
 const char *html__verdict_class(enum cmp_verdict v);
 
@@ -83,8 +95,10 @@ void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
 		       const char *what, const char *caption);
 /* Column @col's colour in every plot. */
 const char *report__colour(size_t col);
+/* report-plots.c: the probes' names, by their place (bpf/probe-names.h). */
+extern const char *const report_probe_names[PROBE__NR];
 /* The probes row the exposure window is stored in. */
-#define EXPOSURE_PROBE "exposure"
+#define EXPOSURE_PROBE report_probe_names[PROBE_exposure]
 void report__exposure(struct report_ctx *c);
 void report__figure(struct report_ctx *c, struct plot *p, const char *id,
 		    const char *caption);

@@ -20,6 +20,8 @@ static char *cell_label(const struct report_data *d, const struct rd_cell *c)
 
 static void warn_failures(struct report_ctx *c)
 {
+	static const char *const heads[] = { "run",    "trial", "cell",
+					     "status", "error", NULL };
 	const struct report_data *d = c->d;
 	const struct rd_failure *f;
 	char *label, num[32];
@@ -29,15 +31,10 @@ static void warn_failures(struct report_ctx *c)
 		return;
 	fprintf(c->fp,
 		"<li>%zu trial%s did not finish 'ok'; their numbers are left "
-		"out of every statistic.%s\n<table><tr>",
+		"out of every statistic.%s\n<table>",
 		d->total_failures, d->total_failures == 1 ? "" : "s",
 		d->total_failures > d->nr_failures ? " The first ones:" : "");
-	html__th(c->fp, "run");
-	html__th(c->fp, "trial");
-	html__th(c->fp, "cell");
-	html__th(c->fp, "status");
-	html__th(c->fp, "error");
-	fputs("</tr>\n", c->fp);
+	html__th_row(c->fp, heads);
 	for (i = 0; i < d->nr_failures; i++) {
 		f = &d->failures[i];
 		label = cell_label(d, &d->cells[f->cell]);

@@ -32,6 +32,20 @@ int report__metric(const struct report_ctx *c, const char *name)
 	return -1;
 }
 
+const struct cmp_row *report__row_like(const struct cmp_table *t, int metric,
+				       const struct cmp_row *like)
+{
+	size_t i;
+
+	if (metric < 0)
+		return NULL;
+	for (i = 0; i < t->nr_rows; i++)
+		if ((int)t->rows[i].metric == metric &&
+		    !memcmp(t->rows[i].key, like->key, sizeof(like->key)))
+			return &t->rows[i];
+	return NULL;
+}
+
 /* The table's columns, then axis values only the detail tables have. */
 static void pick_cols(struct report_ctx *c)
 {

@@ -18,20 +18,14 @@ int store__lab_job_add(struct store *st, int64_t run_id,
 		"INSERT INTO lab_jobs (run_id, host, server, job_id,"
 		" definition_sha256, kernel, cmdline, submitted_at)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, " STORE_NOW ")";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	store__bind_text(stmt, 2, j->host);
-	store__bind_text(stmt, 3, j->server);
-	sqlite3_bind_int64(stmt, 4, j->job_id);
-	store__bind_text(stmt, 5, j->sha256);
-	store__bind_text(stmt, 6, j->kernel);
-	store__bind_text(stmt, 7, j->cmdline);
-	return store__step_done(st, stmt, "adding a lab job");
+	return store__exec(
+		st, sql,
+		STORE_ARGS(STORE_INT(run_id), STORE_TEXT(j->host),
+			   STORE_TEXT(j->server), STORE_INT(j->job_id),
+			   STORE_TEXT(j->sha256), STORE_TEXT(j->kernel),
+			   STORE_TEXT(j->cmdline)),
+		"adding a lab job");
 }
 
 int store__lab_job_set(struct store *st, const struct store_lab_job *j)
@@ -46,26 +40,13 @@ int store__lab_job_set(struct store *st, const struct store_lab_job *j)
 		" ended_at = CASE WHEN ?3 = 'ended' AND ended_at IS NULL THEN"
 		" " STORE_NOW " ELSE ended_at END"
 		" WHERE server = ?1 AND job_id = ?2";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, j->server);
-	sqlite3_bind_int64(stmt, 2, j->job_id);
-	store__bind_text(stmt, 3, j->state);
-	store__bind_text(stmt, 4, j->health);
-	store__bind_text(stmt, 5, j->device);
-	store__bind_text(stmt, 6, j->error);
-	return store__step_done(st, stmt, "updating a lab job");
-}
-
-static char *col(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *s = sqlite3_column_text(stmt, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
+	return store__exec(
+		st, sql,
+		STORE_ARGS(STORE_TEXT(j->server), STORE_INT(j->job_id),
+			   STORE_TEXT(j->state), STORE_TEXT(j->health),
+			   STORE_TEXT(j->device), STORE_TEXT(j->error)),
+		"updating a lab job");
 }
 
 int store__lab_jobs_open(struct store *st, int64_t run_id, const char *host,
@@ -82,11 +63,11 @@ int store__lab_jobs_open(struct store *st, int64_t run_id, const char *host,
 
 	*out = NULL;
 	*nr = 0;
-	err = store__stmt(st, sql, &stmt);
+	err = store__prepare(st, sql,
+			     STORE_ARGS(STORE_INT(run_id), STORE_TEXT(host)),
+			     &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	store__bind_text(stmt, 2, host);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_lab_job *j;
 
@@ -94,13 +75,13 @@ int store__lab_jobs_open(struct store *st, int64_t run_id, const char *host,
 		j = &v[n++];
 		memset(j, 0, sizeof(*j));
 		j->host = xstrdup(host);
-		j->server = col(stmt, 0);
+		j->server = store__column_dup(stmt, 0);
 		j->job_id = sqlite3_column_int64(stmt, 1);
-		j->sha256 = col(stmt, 2);
-		j->kernel = col(stmt, 3);
-		j->cmdline = col(stmt, 4);
-		j->state = col(stmt, 5);
-		j->device = col(stmt, 6);
+		j->sha256 = store__column_dup(stmt, 2);
+		j->kernel = store__column_dup(stmt, 3);
+		j->cmdline = store__column_dup(stmt, 4);
+		j->state = store__column_dup(stmt, 5);
+		j->device = store__column_dup(stmt, 6);
 		j->run_id = sqlite3_column_int64(stmt, 7);
 	}
 	sqlite3_reset(stmt);

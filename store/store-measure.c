@@ -23,16 +23,6 @@ const char *store__better_name(enum store_better b)
 							    NULL;
 }
 
-static int step_insert(struct store *st, sqlite3_stmt *stmt, const char *what,
-		       int64_t *id)
-{
-	int err = store__step_done(st, stmt, what);
-
-	if (!err && id)
-		*id = sqlite3_last_insert_rowid(st->db);
-	return err;
-}
-
 /* SQLite stores NaN as NULL, and JSON has neither NaN nor infinity. */
 static int check_finite(struct store *st, const char *what, const char *name,
 			double v)
@@ -51,7 +41,6 @@ int store__metric_add(struct store *st, int64_t trial_id, const char *name,
 	static const char sql[] =
 		"INSERT INTO metrics (trial_id, name, value, unit, better)"
 		" VALUES (?1, ?2, ?3, coalesce(?4, ''), ?5)";
-	sqlite3_stmt *stmt;
 	int err;
 
 	err = check_finite(st, "metric", name, value);
@@ -60,16 +49,13 @@ int store__metric_add(struct store *st, int64_t trial_id, const char *name,
 		       (int)better);
 		err = -EINVAL;
 	}
-	if (!err)
-		err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, name);
-	sqlite3_bind_double(stmt, 3, value);
-	store__bind_text(stmt, 4, unit);
-	store__bind_text(stmt, 5, store__better_name(better));
-	return step_insert(st, stmt, "adding a metric", id);
+	return store__insert(st, sql,
+			     STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(name),
+					STORE_REAL(value), STORE_TEXT(unit),
+					STORE_TEXT(store__better_name(better))),
+			     "adding a metric", id);
 }
 
 /* The histogram as a JSON array: only digits, commas and brackets. */
@@ -103,30 +89,48 @@ int store__probe_add(struct store *st, int64_t trial_id,
 	static const char sql[] =
 		"INSERT INTO probes (trial_id, name, target, attach, calls,"
 		" total_ns, hist) VALUES (?1, ?2, coalesce(?3, ''), ?4, ?5, ?6, ?7)";
-	sqlite3_stmt *stmt;
 	char *hist;
 	int err;
 
 	err = check_u63(st, "probe calls", p->calls);
 	if (!err)
 		err = check_u63(st, "probe total_ns", p->total_ns);
-	if (!err)
-		err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
 	hist = hist_json(p->hist, p->hist ? p->hist_len : 0);
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, p->name);
-	store__bind_text(stmt, 3, p->target);
-	store__bind_text(stmt, 4, p->attach);
-	sqlite3_bind_int64(stmt, 5, p->calls);
-	sqlite3_bind_int64(stmt, 6, p->total_ns);
-	store__bind_text(stmt, 7, hist);
-	err = step_insert(st, stmt, "adding a probe", id);
-	/* Bound SQLITE_STATIC: free only after the step is done with it. */
-	sqlite3_clear_bindings(stmt);
+	err = store__insert(
+		st, sql,
+		STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(p->name),
+			   STORE_TEXT(p->target), STORE_TEXT(p->attach),
+			   STORE_INT(p->calls), STORE_INT(p->total_ns),
+			   STORE_TEXT(hist)),
+		"adding a probe", id);
+	/* Bound SQLITE_STATIC: store__insert() has unbound it. */
 	free(hist);
 	return err;
+}
+
+double store__per_gb(double calls, double bytes)
+{
+	return bytes > 0 && isfinite(bytes) ? calls * 1e9 / bytes : NAN;
+}
+
+/* SQL's per_gb(calls, bytes): the rates stored are store__per_gb()'s. */
+static void sql_per_gb(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	sqlite3_result_double(ctx,
+			      store__per_gb(sqlite3_value_double(argv[0]),
+					    sqlite3_value_double(argv[1])));
+}
+
+int store__functions(struct store *st)
+{
+	int rc = sqlite3_create_function(st->db, "per_gb", 2,
+					 SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+					 NULL, sql_per_gb, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store__sqlerr(st, rc, "adding per_gb()");
 }
 
 int store__probe_rates(struct store *st, int64_t trial_id, double bytes)
@@ -134,20 +138,16 @@ int store__probe_rates(struct store *st, int64_t trial_id, double bytes)
 	static const char sql[] =
 		"INSERT INTO metrics (trial_id, name, value, unit, better)"
 		" SELECT trial_id, name || '" STORE_PER_GB_SUFFIX "',"
-		" calls * 1e9 / ?2, 'calls/GB', 'lower' FROM probes"
+		" per_gb(calls, ?2), 'calls/GB', 'lower' FROM probes"
 		" WHERE trial_id = ?1 AND attach <> 'none' AND attach <> ''"
 		" AND name <> 'exposure' ORDER BY id";
-	sqlite3_stmt *stmt;
-	int err;
 
-	if (!(bytes > 0) || !isfinite(bytes))
+	/* Nothing moved: no rate, which is not a rate of 0. */
+	if (isnan(store__per_gb(0, bytes)))
 		return 0;
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	sqlite3_bind_double(stmt, 2, bytes);
-	return step_insert(st, stmt, "adding the probes' calls per GB", NULL);
+	return store__exec(st, sql,
+			   STORE_ARGS(STORE_INT(trial_id), STORE_REAL(bytes)),
+			   "adding the probes' calls per GB");
 }
 
 int store__profile_add(struct store *st, int64_t trial_id,
@@ -157,23 +157,19 @@ int store__profile_add(struct store *st, int64_t trial_id,
 		"INSERT INTO profile (trial_id, event, symbol, dso, overhead,"
 		" samples) VALUES (?1, coalesce(?2, ''), ?3, coalesce(?4, ''),"
 		" ?5, ?6)";
-	sqlite3_stmt *stmt;
 	int err;
 
 	err = check_finite(st, "profile row", row->symbol, row->overhead);
 	if (!err)
 		err = check_u63(st, "profile samples", row->samples);
-	if (!err)
-		err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, row->event);
-	store__bind_text(stmt, 3, row->symbol);
-	store__bind_text(stmt, 4, row->dso);
-	sqlite3_bind_double(stmt, 5, row->overhead);
-	sqlite3_bind_int64(stmt, 6, row->samples);
-	return step_insert(st, stmt, "adding a profile row", id);
+	return store__insert(
+		st, sql,
+		STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(row->event),
+			   STORE_TEXT(row->symbol), STORE_TEXT(row->dso),
+			   STORE_REAL(row->overhead), STORE_INT(row->samples)),
+		"adding a profile row", id);
 }
 
 int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
@@ -183,7 +179,6 @@ int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
 	static const char sql[] =
 		"INSERT INTO intervals (trial_id, metric, t_start, t_end, value,"
 		" unit) VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, ''))";
-	sqlite3_stmt *stmt;
 	int err;
 
 	err = check_finite(st, "interval", metric, value);
@@ -191,17 +186,13 @@ int store__interval_add(struct store *st, int64_t trial_id, const char *metric,
 		err = check_finite(st, "interval start", metric, t_start);
 	if (!err)
 		err = check_finite(st, "interval end", metric, t_end);
-	if (!err)
-		err = store__stmt(st, sql, &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, metric);
-	sqlite3_bind_double(stmt, 3, t_start);
-	sqlite3_bind_double(stmt, 4, t_end);
-	sqlite3_bind_double(stmt, 5, value);
-	store__bind_text(stmt, 6, unit);
-	return step_insert(st, stmt, "adding an interval", id);
+	return store__insert(st, sql,
+			     STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(metric),
+					STORE_REAL(t_start), STORE_REAL(t_end),
+					STORE_REAL(value), STORE_TEXT(unit)),
+			     "adding an interval", id);
 }
 
 int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
@@ -220,7 +211,6 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 		" ?1 = (SELECT c.run_id FROM trials t JOIN cells c ON"
 		" c.id = t.cell_id WHERE t.id = ?2)";
 	char sha[SHA256_HEX_SIZE], *full;
-	sqlite3_stmt *stmt;
 	uint64_t size;
 	int err;
 
@@ -233,18 +223,11 @@ int store__artifact_add(struct store *st, int64_t run_id, int64_t trial_id,
 		pr_err("%s: artifact %s: %s", st->path, full, strerror(-err));
 		goto out;
 	}
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		goto out;
-	if (run_id)
-		sqlite3_bind_int64(stmt, 1, run_id);
-	if (trial_id)
-		sqlite3_bind_int64(stmt, 2, trial_id);
-	store__bind_text(stmt, 3, path);
-	store__bind_text(stmt, 4, kind);
-	store__bind_text(stmt, 5, sha);
-	sqlite3_bind_int64(stmt, 6, size);
-	err = store__step_done(st, stmt, "adding an artifact");
+	err = store__exec(st, sql,
+			  STORE_ARGS(STORE_ID(run_id), STORE_ID(trial_id),
+				     STORE_TEXT(path), STORE_TEXT(kind),
+				     STORE_TEXT(sha), STORE_INT(size)),
+			  "adding an artifact");
 	if (err)
 		goto out;
 	if (!sqlite3_changes(st->db)) {

@@ -36,8 +36,59 @@ int store__sqlerr(struct store *st, int rc, const char *what);
 /* Step a statement that returns no rows; reset it either way. */
 int store__step_done(struct store *st, sqlite3_stmt *stmt, const char *what);
 
-/* Bind a C string, NULL binding SQL NULL. */
-int store__bind_text(sqlite3_stmt *stmt, int idx, const char *s);
+/*
+ * A statement's parameters, bound in order to ?1, ?2 ... by
+ * store__prepare(): STORE_ARGS(STORE_INT(run_id), STORE_TEXT(name)).
+ * Text is bound SQLITE_STATIC: it must outlive the statement's steps.
+ */
+struct store_arg {
+	enum store_arg_type {
+		STORE_ARG_END,
+		STORE_ARG_NULL,
+		STORE_ARG_INT,
+		STORE_ARG_REAL,
+		STORE_ARG_TEXT,
+	} type;
+	int64_t i;
+	double d;
+	const char *s; /* NULL binds SQL NULL */
+	int len;       /* of @s in bytes; -1: up to its NUL */
+};
+
+#define STORE_ARG(t, ...) ((struct store_arg){ .type = (t), __VA_ARGS__ })
+#define STORE_INT(v) STORE_ARG(STORE_ARG_INT, .i = (v))
+/* An optional id: 0, none, binds SQL NULL. */
+#define STORE_ID(v) STORE_ARG((v) ? STORE_ARG_INT : STORE_ARG_NULL, .i = (v))
+#define STORE_REAL(v) STORE_ARG(STORE_ARG_REAL, .d = (v))
+#define STORE_TEXT(v) STORE_ARG(STORE_ARG_TEXT, .s = (v), .len = -1)
+#define STORE_TEXT_LEN(v, n) STORE_ARG(STORE_ARG_TEXT, .s = (v), .len = (n))
+#define STORE_ARGS(...) \
+	((const struct store_arg[]){ __VA_ARGS__, { .type = STORE_ARG_END } })
+
+/* Bind @args (NULL: none) to @stmt's parameters. */
+int store__bind(struct store *st, sqlite3_stmt *stmt,
+		const struct store_arg *args);
+/* store__stmt() with @args bound. */
+int store__prepare(struct store *st, const char *sql,
+		   const struct store_arg *args, sqlite3_stmt **out);
+/*
+ * A statement that returns no rows, or whose rows do not matter; it is
+ * reset and unbound after, so that bound text may be freed.
+ */
+int store__exec(struct store *st, const char *sql, const struct store_arg *args,
+		const char *what);
+/* An INSERT: store__exec(), and the new row's id in @id (may be NULL). */
+int store__insert(struct store *st, const char *sql,
+		  const struct store_arg *args, const char *what, int64_t *id);
+/* A SELECT of one id; -ENOENT when it returns no row. */
+int store__select_id(struct store *st, const char *sql,
+		     const struct store_arg *args, const char *what,
+		     int64_t *id);
+/* A column's text as a new string; NULL for SQL NULL. */
+char *store__column_dup(sqlite3_stmt *stmt, int col);
+
+/* The SQL functions of ours the statements use: per_gb(). */
+int store__functions(struct store *st);
 
 /* Status words back to enums; -EINVAL for a word not ours. */
 int store__run_status_parse(const char *s, enum store_run_status *out);

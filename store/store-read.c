@@ -10,13 +10,6 @@
 #include "store/store-priv.h"
 #include "util.h"
 
-static char *column_dup(sqlite3_stmt *stmt, int col)
-{
-	const unsigned char *s = sqlite3_column_text(stmt, col);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
 /* "" for SQL NULL, so that row fields are always printable. */
 static const char *column_str(sqlite3_stmt *stmt, int col)
 {
@@ -34,10 +27,9 @@ int store__run_get(struct store *st, int64_t run_id, struct store_run *run)
 	int rc, err;
 
 	memset(run, 0, sizeof(*run));
-	err = store__stmt(st, sql, &stmt);
+	err = store__prepare(st, sql, STORE_ARGS(STORE_INT(run_id)), &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE) {
 		err = -ENOENT;
@@ -48,12 +40,12 @@ int store__run_get(struct store *st, int64_t run_id, struct store_run *run)
 		goto out;
 	}
 	run->id = sqlite3_column_int64(stmt, 0);
-	run->name = column_dup(stmt, 1);
-	run->config = column_dup(stmt, 2);
-	run->config_sha256 = column_dup(stmt, 3);
-	run->tool_version = column_dup(stmt, 4);
-	run->started_at = column_dup(stmt, 5);
-	run->finished_at = column_dup(stmt, 6);
+	run->name = store__column_dup(stmt, 1);
+	run->config = store__column_dup(stmt, 2);
+	run->config_sha256 = store__column_dup(stmt, 3);
+	run->tool_version = store__column_dup(stmt, 4);
+	run->started_at = store__column_dup(stmt, 5);
+	run->finished_at = store__column_dup(stmt, 6);
 	/* The schema's CHECK allows only the words the parser knows. */
 	store__run_status_parse(column_str(stmt, 7), &run->status);
 out:
@@ -74,20 +66,11 @@ void store__run_release(struct store_run *run)
 
 int store__run_latest(struct store *st, int64_t *run_id)
 {
+	/* An aggregate always has its row: 0 when there is no run. */
 	static const char sql[] = "SELECT coalesce(max(id), 0) FROM runs";
-	sqlite3_stmt *stmt;
-	int rc, err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*run_id = sqlite3_column_int64(stmt, 0);
-	else
-		err = store__sqlerr(st, rc, "finding the latest run");
-	sqlite3_reset(stmt);
-	return err;
+	return store__select_id(st, sql, NULL, "finding the latest run",
+				run_id);
 }
 
 struct store_export {
@@ -111,7 +94,7 @@ int store__export_open(struct store *st, int64_t run_id, unsigned int flags,
 		" ORDER BY run, cell_id, warmup DESC, profile, repetition, trial,"
 		" metric";
 	struct store_export *it;
-	int rc;
+	int rc, err;
 
 	*out = NULL;
 	it = xcalloc(1, sizeof(*it));
@@ -122,8 +105,13 @@ int store__export_open(struct store *st, int64_t run_id, unsigned int flags,
 		free(it);
 		return store__sqlerr(st, rc, "reading trial metrics");
 	}
-	sqlite3_bind_int64(it->stmt, 1, run_id);
-	sqlite3_bind_int(it->stmt, 2, !!(flags & STORE_EXPORT_ALL));
+	err = store__bind(st, it->stmt,
+			  STORE_ARGS(STORE_INT(run_id),
+				     STORE_INT(!!(flags & STORE_EXPORT_ALL))));
+	if (err) {
+		store__export_close(it);
+		return err;
+	}
 	*out = it;
 	return 0;
 }
@@ -183,17 +171,17 @@ int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
 	int rc, err;
 
 	*release = *build_id = NULL;
-	err = store__stmt(st, sql, &stmt);
+	err = store__prepare(st, sql,
+			     STORE_ARGS(STORE_INT(run_id), STORE_INT(host_id),
+					STORE_TEXT(kernel_name)),
+			     &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_int64(stmt, 2, host_id);
-	store__bind_text(stmt, 3, kernel_name);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*kernel_id = sqlite3_column_int64(stmt, 0);
-		*release = column_dup(stmt, 1);
-		*build_id = column_dup(stmt, 2);
+		*release = store__column_dup(stmt, 1);
+		*build_id = store__column_dup(stmt, 2);
 		if (*build_id && !**build_id) {
 			free(*build_id);
 			*build_id = NULL;
@@ -227,13 +215,13 @@ int store__cell_values(struct store *st, int64_t run_id, const char *mode,
 	*n = 0;
 	if (error)
 		*error = NULL;
-	err = store__stmt(st, sql, &stmt);
+	err = store__prepare(st, sql,
+			     STORE_ARGS(STORE_INT(run_id), STORE_TEXT(mode),
+					STORE_TEXT(workload),
+					STORE_TEXT(metric)),
+			     &stmt);
 	if (err)
 		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_text(stmt, 2, mode, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, workload, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, metric, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		bool ok = !strcmp(column_str(stmt, 0), "ok");
 

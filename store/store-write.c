@@ -76,32 +76,17 @@ int store__trial_status_parse(const char *s, enum store_trial_status *out)
  * Run one statement that changes a row known by id; -ENOENT when no
  * row had that id, which is a caller's bug worth a clear message.
  */
-static int step_changes_one(struct store *st, sqlite3_stmt *stmt,
-			    const char *what, int64_t id)
+static int update_one(struct store *st, const char *sql,
+		      const struct store_arg *args, const char *what,
+		      int64_t id)
 {
-	int err = store__step_done(st, stmt, what);
+	int err = store__exec(st, sql, args, what);
 
 	if (!err && sqlite3_changes(st->db) == 0) {
 		pr_err("%s: %s: no row with id %lld", st->path, what,
 		       (long long)id);
 		err = -ENOENT;
 	}
-	return err;
-}
-
-/* Step a SELECT of one id; -ENOENT when it returns nothing. */
-static int step_id(struct store *st, sqlite3_stmt *stmt, const char *what,
-		   int64_t *id)
-{
-	int rc = sqlite3_step(stmt), err = 0;
-
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE)
-		err = -ENOENT;
-	else
-		err = store__sqlerr(st, rc, what);
-	sqlite3_reset(stmt);
 	return err;
 }
 
@@ -112,21 +97,13 @@ int store__run_begin(struct store *st, const char *name, const char *config,
 		"INSERT INTO runs (name, config, config_sha256, tool_version,"
 		" started_at) VALUES (?1, ?2, ?3, ?4, " STORE_NOW ")";
 	char sha[SHA256_HEX_SIZE];
-	sqlite3_stmt *stmt;
-	int err;
 
 	sha256__hex(config, config_len, sha);
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, name);
-	sqlite3_bind_text(stmt, 2, config, config_len, SQLITE_STATIC);
-	store__bind_text(stmt, 3, sha);
-	store__bind_text(stmt, 4, iommu_bench_version);
-	err = store__step_done(st, stmt, "starting a run");
-	if (!err)
-		*run_id = sqlite3_last_insert_rowid(st->db);
-	return err;
+	return store__insert(
+		st, sql,
+		STORE_ARGS(STORE_TEXT(name), STORE_TEXT_LEN(config, config_len),
+			   STORE_TEXT(sha), STORE_TEXT(iommu_bench_version)),
+		"starting a run", run_id);
 }
 
 static int run_set_status(struct store *st, int64_t run_id,
@@ -135,15 +112,12 @@ static int run_set_status(struct store *st, int64_t run_id,
 	static const char sql[] =
 		"UPDATE runs SET status = ?2, finished_at = CASE WHEN ?2 ="
 		" 'running' THEN NULL ELSE " STORE_NOW " END WHERE id = ?1";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	store__bind_text(stmt, 2, store__run_status_name(status));
-	return step_changes_one(st, stmt, "setting run status", run_id);
+	return update_one(
+		st, sql,
+		STORE_ARGS(STORE_INT(run_id),
+			   STORE_TEXT(store__run_status_name(status))),
+		"setting run status", run_id);
 }
 
 int store__run_finish(struct store *st, int64_t run_id,
@@ -165,15 +139,11 @@ int store__run_find_resumable(struct store *st, const char *name,
 	static const char sql[] =
 		"SELECT id FROM runs WHERE name = ?1 AND config_sha256 = ?2"
 		" AND status <> 'done' ORDER BY id DESC LIMIT 1";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, name);
-	store__bind_text(stmt, 2, config_sha256);
-	return step_id(st, stmt, "finding a run to resume", run_id);
+	return store__select_id(st, sql,
+				STORE_ARGS(STORE_TEXT(name),
+					   STORE_TEXT(config_sha256)),
+				"finding a run to resume", run_id);
 }
 
 int store__host_upsert(struct store *st, const char *name, const char *identity,
@@ -184,15 +154,10 @@ int store__host_upsert(struct store *st, const char *name, const char *identity,
 		"INSERT INTO hosts (name, identity, first_seen)"
 		" VALUES (?1, ?2, " STORE_NOW ") ON CONFLICT (name, identity)"
 		" DO UPDATE SET name = excluded.name RETURNING id";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, name);
-	store__bind_text(stmt, 2, identity);
-	return step_id(st, stmt, "adding a host", host_id);
+	return store__select_id(
+		st, sql, STORE_ARGS(STORE_TEXT(name), STORE_TEXT(identity)),
+		"adding a host", host_id);
 }
 
 int store__boot_upsert(struct store *st, int64_t host_id,
@@ -205,19 +170,14 @@ int store__boot_upsert(struct store *st, int64_t host_id,
 		" VALUES (?1, ?2, ?3, coalesce(?4, ''), ?5, ?6, " STORE_NOW ")"
 		" ON CONFLICT (host_id, boot_id) DO UPDATE SET"
 		" facts = coalesce(excluded.facts, facts) RETURNING id";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, host_id);
-	store__bind_text(stmt, 2, b->boot_id);
-	store__bind_text(stmt, 3, b->kernel_release);
-	store__bind_text(stmt, 4, b->kernel_build_id);
-	store__bind_text(stmt, 5, b->cmdline);
-	store__bind_text(stmt, 6, b->facts_json);
-	return step_id(st, stmt, "adding a boot", boot_row_id);
+	return store__select_id(
+		st, sql,
+		STORE_ARGS(STORE_INT(host_id), STORE_TEXT(b->boot_id),
+			   STORE_TEXT(b->kernel_release),
+			   STORE_TEXT(b->kernel_build_id),
+			   STORE_TEXT(b->cmdline), STORE_TEXT(b->facts_json)),
+		"adding a boot", boot_row_id);
 }
 
 int store__kernel_upsert(struct store *st, const struct store_kernel *k,
@@ -229,18 +189,13 @@ int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 		" ON CONFLICT (name, release, build_id) DO UPDATE SET"
 		" image_path = coalesce(excluded.image_path, image_path),"
 		" recipe = coalesce(excluded.recipe, recipe) RETURNING id";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	store__bind_text(stmt, 1, k->name);
-	store__bind_text(stmt, 2, k->release);
-	store__bind_text(stmt, 3, k->build_id);
-	store__bind_text(stmt, 4, k->image_path);
-	store__bind_text(stmt, 5, k->recipe_json);
-	return step_id(st, stmt, "adding a kernel", kernel_id);
+	return store__select_id(
+		st, sql,
+		STORE_ARGS(STORE_TEXT(k->name), STORE_TEXT(k->release),
+			   STORE_TEXT(k->build_id), STORE_TEXT(k->image_path),
+			   STORE_TEXT(k->recipe_json)),
+		"adding a kernel", kernel_id);
 }
 
 int store__cell_upsert(struct store *st, const struct store_cell *c,
@@ -253,25 +208,18 @@ int store__cell_upsert(struct store *st, const struct store_cell *c,
 	static const char sel[] =
 		"SELECT id, host_id = ?2 AND kernel_id = ?3 AND mode = ?4 AND"
 		" workload = ?5 FROM cells WHERE run_id = ?1 AND cell_key = ?6";
+	const struct store_arg *args =
+		STORE_ARGS(STORE_INT(c->run_id), STORE_INT(c->host_id),
+			   STORE_INT(c->kernel_id), STORE_TEXT(c->mode),
+			   STORE_TEXT(c->workload), STORE_TEXT(c->key));
 	sqlite3_stmt *stmt;
-	int i, rc, err;
+	int rc, err;
 
-	for (i = 0; i < 2; i++) {
-		err = store__stmt(st, i ? sel : ins, &stmt);
-		if (err)
-			return err;
-		sqlite3_bind_int64(stmt, 1, c->run_id);
-		sqlite3_bind_int64(stmt, 2, c->host_id);
-		sqlite3_bind_int64(stmt, 3, c->kernel_id);
-		store__bind_text(stmt, 4, c->mode);
-		store__bind_text(stmt, 5, c->workload);
-		store__bind_text(stmt, 6, c->key);
-		if (!i) {
-			err = store__step_done(st, stmt, "adding a cell");
-			if (err)
-				return err;
-		}
-	}
+	err = store__exec(st, ins, args, "adding a cell");
+	if (!err)
+		err = store__prepare(st, sel, args, &stmt);
+	if (err)
+		return err;
 	rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW) {
 		err = rc == SQLITE_DONE ?
@@ -306,24 +254,19 @@ int store__trial_find_or_insert(struct store *st, int64_t cell_id,
 	static const char sel[] =
 		"SELECT id, status FROM trials WHERE cell_id = ?1 AND"
 		" repetition = ?2 AND warmup = ?3 AND profile = ?4";
+	const struct store_arg *args =
+		STORE_ARGS(STORE_INT(cell_id), STORE_INT(repetition),
+			   STORE_INT(kind == STORE_TRIAL_WARMUP),
+			   STORE_INT(kind == STORE_TRIAL_PROFILE));
 	enum store_trial_status s;
 	sqlite3_stmt *stmt;
-	int i, rc, err;
+	int rc, err;
 
-	for (i = 0; i < 2; i++) {
-		err = store__stmt(st, i ? sel : ins, &stmt);
-		if (err)
-			return err;
-		sqlite3_bind_int64(stmt, 1, cell_id);
-		sqlite3_bind_int64(stmt, 2, repetition);
-		sqlite3_bind_int(stmt, 3, kind == STORE_TRIAL_WARMUP);
-		sqlite3_bind_int(stmt, 4, kind == STORE_TRIAL_PROFILE);
-		if (!i) {
-			err = store__step_done(st, stmt, "adding a trial");
-			if (err)
-				return err;
-		}
-	}
+	err = store__exec(st, ins, args, "adding a trial");
+	if (!err)
+		err = store__prepare(st, sel, args, &stmt);
+	if (err)
+		return err;
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*trial_id = sqlite3_column_int64(stmt, 0);
@@ -350,18 +293,12 @@ int store__trial_start(struct store *st, int64_t trial_id, int64_t boot_row_id,
 		" effective_mode = ?3, expected_mode = ?4, error = NULL,"
 		" started_at = " STORE_NOW ","
 		" finished_at = NULL WHERE id = ?1";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	if (boot_row_id)
-		sqlite3_bind_int64(stmt, 2, boot_row_id);
-	store__bind_text(stmt, 3, effective_mode);
-	store__bind_text(stmt, 4, expected_mode);
-	return step_changes_one(st, stmt, "starting a trial", trial_id);
+	return update_one(st, sql,
+			  STORE_ARGS(STORE_INT(trial_id), STORE_ID(boot_row_id),
+				     STORE_TEXT(effective_mode),
+				     STORE_TEXT(expected_mode)),
+			  "starting a trial", trial_id);
 }
 
 int store__trial_collectors(struct store *st, int64_t trial_id,
@@ -369,16 +306,10 @@ int store__trial_collectors(struct store *st, int64_t trial_id,
 {
 	static const char sql[] =
 		"UPDATE trials SET collectors = ?2 WHERE id = ?1";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, json);
-	return step_changes_one(st, stmt, "recording a trial's collectors",
-				trial_id);
+	return update_one(st, sql,
+			  STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(json)),
+			  "recording a trial's collectors", trial_id);
 }
 
 int store__trial_finish(struct store *st, int64_t trial_id,
@@ -386,19 +317,16 @@ int store__trial_finish(struct store *st, int64_t trial_id,
 {
 	static const char sql[] = "UPDATE trials SET status = ?2, error = ?3,"
 				  " finished_at = " STORE_NOW " WHERE id = ?1";
-	sqlite3_stmt *stmt;
-	int err;
 
 	if (status == STORE_TRIAL_PENDING || status == STORE_TRIAL_RUNNING ||
 	    !store__trial_status_name(status))
 		return -EINVAL;
-	err = store__stmt(st, sql, &stmt);
-	if (err)
-		return err;
-	sqlite3_bind_int64(stmt, 1, trial_id);
-	store__bind_text(stmt, 2, store__trial_status_name(status));
-	store__bind_text(stmt, 3, error);
-	return step_changes_one(st, stmt, "finishing a trial", trial_id);
+	return update_one(
+		st, sql,
+		STORE_ARGS(STORE_INT(trial_id),
+			   STORE_TEXT(store__trial_status_name(status)),
+			   STORE_TEXT(error)),
+		"finishing a trial", trial_id);
 }
 
 int store__trial_reset(struct store *st, int64_t trial_id)
@@ -413,8 +341,8 @@ int store__trial_reset(struct store *st, int64_t trial_id)
 		" boot_id = NULL, error = NULL, started_at = NULL,"
 		" finished_at = NULL WHERE id = ?1",
 	};
+	const struct store_arg *args = STORE_ARGS(STORE_INT(trial_id));
 	bool own_tx = sqlite3_get_autocommit(st->db);
-	sqlite3_stmt *stmt;
 	size_t i;
 	int err = 0;
 
@@ -422,15 +350,12 @@ int store__trial_reset(struct store *st, int64_t trial_id)
 	if (own_tx && (err = store__begin(st)))
 		return err;
 	for (i = 0; i < ARRAY_SIZE(sql) && !err; i++) {
-		err = store__stmt(st, sql[i], &stmt);
-		if (err)
-			break;
-		sqlite3_bind_int64(stmt, 1, trial_id);
 		if (i == ARRAY_SIZE(sql) - 1)
-			err = step_changes_one(st, stmt, "resetting a trial",
-					       trial_id);
+			err = update_one(st, sql[i], args, "resetting a trial",
+					 trial_id);
 		else
-			err = store__step_done(st, stmt, "resetting a trial");
+			err = store__exec(st, sql[i], args,
+					  "resetting a trial");
 	}
 	if (!own_tx)
 		return err;

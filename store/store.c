@@ -102,11 +102,93 @@ int store__step_done(struct store *st, sqlite3_stmt *stmt, const char *what)
 	return err;
 }
 
-int store__bind_text(sqlite3_stmt *stmt, int idx, const char *s)
+static int bind_one(sqlite3_stmt *stmt, int idx, const struct store_arg *a)
 {
-	if (!s)
+	switch (a->type) {
+	case STORE_ARG_INT:
+		return sqlite3_bind_int64(stmt, idx, a->i);
+	case STORE_ARG_REAL:
+		return sqlite3_bind_double(stmt, idx, a->d);
+	case STORE_ARG_TEXT:
+		if (a->s)
+			return sqlite3_bind_text(stmt, idx, a->s, a->len,
+						 SQLITE_STATIC);
+		/* fall through */
+	default:
 		return sqlite3_bind_null(stmt, idx);
-	return sqlite3_bind_text(stmt, idx, s, -1, SQLITE_STATIC);
+	}
+}
+
+int store__bind(struct store *st, sqlite3_stmt *stmt,
+		const struct store_arg *args)
+{
+	int i, rc;
+
+	for (i = 0; args && args[i].type != STORE_ARG_END; i++) {
+		rc = bind_one(stmt, i + 1, &args[i]);
+		if (rc != SQLITE_OK)
+			return store__sqlerr(st, rc, "binding a parameter");
+	}
+	return 0;
+}
+
+int store__prepare(struct store *st, const char *sql,
+		   const struct store_arg *args, sqlite3_stmt **out)
+{
+	int err = store__stmt(st, sql, out);
+
+	return err ? err : store__bind(st, *out, args);
+}
+
+int store__exec(struct store *st, const char *sql, const struct store_arg *args,
+		const char *what)
+{
+	sqlite3_stmt *stmt;
+	int err = store__prepare(st, sql, args, &stmt);
+
+	if (err)
+		return err;
+	err = store__step_done(st, stmt, what);
+	/* Text is bound SQLITE_STATIC: the caller may free it now. */
+	sqlite3_clear_bindings(stmt);
+	return err;
+}
+
+int store__insert(struct store *st, const char *sql,
+		  const struct store_arg *args, const char *what, int64_t *id)
+{
+	int err = store__exec(st, sql, args, what);
+
+	if (!err && id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return err;
+}
+
+int store__select_id(struct store *st, const char *sql,
+		     const struct store_arg *args, const char *what,
+		     int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int rc, err = store__prepare(st, sql, args, &stmt);
+
+	if (err)
+		return err;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_DONE)
+		err = -ENOENT;
+	else
+		err = store__sqlerr(st, rc, what);
+	sqlite3_reset(stmt);
+	return err;
+}
+
+char *store__column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+
+	return s ? xstrdup((const char *)s) : NULL;
 }
 
 /* For the few statements that are not worth a cache slot. */
@@ -156,21 +238,15 @@ unsigned int store__latest_version(void)
 int store__begin(struct store *st)
 {
 	static const char sql[] = "BEGIN IMMEDIATE";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	return err ? err : store__step_done(st, stmt, "starting a transaction");
+	return store__exec(st, sql, NULL, "starting a transaction");
 }
 
 int store__commit(struct store *st)
 {
 	static const char sql[] = "COMMIT";
-	sqlite3_stmt *stmt;
-	int err;
 
-	err = store__stmt(st, sql, &stmt);
-	return err ? err : store__step_done(st, stmt, "committing");
+	return store__exec(st, sql, NULL, "committing");
 }
 
 void store__rollback(struct store *st)
@@ -404,6 +480,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 	err = check_identity(st);
 	if (!err)
 		err = set_pragmas(st);
+	if (!err)
+		err = store__functions(st);
 	if (err)
 		goto fail;
 	/* A database we just created gets its schema, unless asked not to. */

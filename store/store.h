@@ -271,6 +271,12 @@ int store__probe_add(struct store *st, int64_t trial_id,
  */
 int store__probe_rates(struct store *st, int64_t trial_id, double bytes);
 #define STORE_PER_GB_SUFFIX "_per_gb"
+/*
+ * @calls per 1e9 of @bytes: the rate store__probe_rates() stores for a
+ * trial, and the one the report pools over trials (their calls and
+ * bytes summed). NAN where no bytes moved.
+ */
+double store__per_gb(double calls, double bytes);
 
 struct store_profile_row {
 	const char *event; /* perf event sampled, e.g. cpu-clock */
