@@ -66,19 +66,6 @@ static bool parse_number(const char *s, double *v)
 	return !*end && isfinite(*v);
 }
 
-/* The file's name without its directory and a ".csv" ending. */
-static char *row_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t len;
-
-	base = base ? base + 1 : path;
-	len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".csv"))
-		len -= 4;
-	return xstrndup(base, len);
-}
-
 static void chomp(char *line)
 {
 	size_t len = strlen(line);
@@ -103,7 +90,7 @@ int dataset__load_csv(struct dataset *ds, const char *path,
 		pr_err("%s: %s", path, strerror(errno));
 		return err;
 	}
-	workload = row_name(path);
+	workload = path_stem(path, ".csv");
 	for (d = 0; d < DS_NR_DIMS; d++)
 		dim[d] = intern__id(&ds->str, "");
 	dim[DS_WORKLOAD] = intern__id(&ds->str, workload);
@@ -141,9 +128,6 @@ int dataset__load_csv(struct dataset *ds, const char *path,
 	}
 out:
 	fclose(fp);
-	free(line);
-	free(buf);
-	free(workload);
-	free(metric);
+	free_all(line, buf, workload, metric);
 	return err;
 }

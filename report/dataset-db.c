@@ -355,9 +355,6 @@ int dataset__load_db(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		err = load_trials(ds, r, runs, nr_runs, &cd, &tc);
 	if (!err && tc.nr)
 		err = load_metrics(ds, r, &cd, &tc, f);
-	free(tc.trial);
-	free(tc.cell);
-	free(cd.dim);
-	free(cd.keep);
+	free_all(tc.trial, tc.cell, cd.dim, cd.keep);
 	return err;
 }

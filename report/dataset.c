@@ -89,10 +89,7 @@ void dataset__release(struct dataset *ds)
 
 	for (i = 0; i < ds->nr_series; i++)
 		free(ds->series[i].v);
-	free(ds->series);
-	free(ds->metrics);
-	free(ds->effective);
-	free(ds->unprotected);
+	free_all(ds->series, ds->metrics, ds->effective, ds->unprotected);
 	keymap__release(&ds->metric_map);
 	keymap__release(&ds->series_map);
 	keymap__release(&ds->seen);

@@ -196,9 +196,7 @@ static void per_host(struct noise *out)
 		out->hosts[out->nr_hosts++].cv_between =
 			stats__median_of_numbers(bt, k);
 	}
-	free(cv);
-	free(in);
-	free(bt);
+	free_all(cv, in, bt);
 }
 
 int noise__load(struct rdb *r, const int64_t *runs, size_t nr_runs,
@@ -241,18 +239,11 @@ void noise__release(struct noise *n)
 	for (i = 0; i < n->nr; i++) {
 		struct noise_cell *c = &n->cells[i];
 
-		free(c->host);
-		free(c->kernel);
-		free(c->mode);
-		free(c->workload);
-		free(c->odd.v);
-		free(c->even.v);
+		free_all(c->host, c->kernel, c->mode, c->workload, c->odd.v,
+			 c->even.v);
 	}
 	for (i = 0; i < n->nr_hosts; i++)
 		free(n->hosts[i].host);
-	free(n->hosts);
-	free(n->cells);
-	free(n->metric);
-	free(n->unit);
+	free_all(n->hosts, n->cells, n->metric, n->unit);
 	memset(n, 0, sizeof(*n));
 }

@@ -127,13 +127,10 @@ void rdb__runs_release(struct rdb_runs *runs)
 {
 	size_t i;
 
-	for (i = 0; i < runs->nr; i++) {
-		free(runs->v[i].name);
-		free(runs->v[i].status);
-		free(runs->v[i].started_at);
-		free(runs->v[i].finished_at);
-		free(runs->v[i].tool_version);
-	}
+	for (i = 0; i < runs->nr; i++)
+		free_all(runs->v[i].name, runs->v[i].status,
+			 runs->v[i].started_at, runs->v[i].finished_at,
+			 runs->v[i].tool_version);
 	free(runs->v);
 	memset(runs, 0, sizeof(*runs));
 }

@@ -197,11 +197,9 @@ void regress__history_release(struct regress_history *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nr_series; i++) {
-		free(h->series[i].runs);
-		free(h->series[i].median);
-		free(h->series[i].cps);
-	}
+	for (i = 0; i < h->nr_series; i++)
+		free_all(h->series[i].runs, h->series[i].median,
+			 h->series[i].cps);
 	free(h->series);
 	free(h->runs);
 	dataset__release(&h->ds);

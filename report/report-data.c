@@ -387,15 +387,8 @@ void report_data__release(struct report_data *d)
 		free(d->configs[i].sha256);
 		free(d->configs[i].text);
 	}
-	free(d->cells);
-	free(d->boots);
-	free(d->probes);
-	free(d->symbols);
-	free(d->profiled);
-	free(d->series);
-	free(d->failures);
-	free(d->configs);
-	free(d->carried);
+	free_all(d->cells, d->boots, d->probes, d->symbols, d->profiled,
+		 d->series, d->failures, d->configs, d->carried);
 	intern__release(&d->str);
 	memset(d, 0, sizeof(*d));
 }

@@ -85,12 +85,39 @@ static size_t xtics_rows(struct report_ctx *c, struct plot *p, int metric)
 	return n;
 }
 
+/*
+ * The end of the inline data and a "plot" of one series per column of
+ * $@data that has a point (gnuplot refuses a column without one), each
+ * @width data columns wide (a value, or a value and its interval),
+ * titled by the column's name. How many series it drew.
+ */
+static size_t plot_columns(struct report_ctx *c, struct plot *p,
+			   const char *data, size_t width, const bool *any,
+			   size_t nr_cols)
+{
+	size_t col, k, drawn = 0;
+
+	plot__printf(p, "EOD\nplot ");
+	for (col = 0; col < nr_cols; col++) {
+		if (!any[col])
+			continue;
+		plot__printf(p, "%s$%s using ", drawn++ ? ", " : "", data);
+		for (k = 0; k < width; k++)
+			plot__printf(p, "%s%zu", k ? ":" : "",
+				     width * col + k + 1);
+		plot__printf(p, " title ");
+		plot__quote(p, c->cols[col]);
+		plot__printf(p, " lc rgb '%s'", report__colour(col));
+	}
+	return drawn;
+}
+
 static void plot_bars(struct report_ctx *c, int tput)
 {
 	const struct cmp_table *t = c->t;
 	const struct ds_metric *m = &c->ds->metrics[tput];
 	bool *any = xcalloc(t->nr_cols + 1, sizeof(*any));
-	size_t i, col, drawn = 0;
+	size_t i, col;
 	struct fmt_scale sc;
 	struct plot p;
 	double ref = NAN;
@@ -128,16 +155,7 @@ static void plot_bars(struct report_ctx *c, int tput)
 		}
 		plot__printf(&p, "\n");
 	}
-	plot__printf(&p, "EOD\nplot ");
-	for (col = 0; col < t->nr_cols; col++) {
-		if (!any[col])
-			continue;
-		plot__printf(&p, "%s$bars using %zu:%zu:%zu title ",
-			     drawn++ ? ", " : "", 3 * col + 1, 3 * col + 2,
-			     3 * col + 3);
-		plot__quote(&p, c->cols[col]);
-		plot__printf(&p, " lc rgb '%s'", report__colour(col));
-	}
+	plot_columns(c, &p, "bars", 3, any, t->nr_cols);
 	plot__printf(&p, "\n");
 	free(any);
 	report__figure(c, &p, "bars",
@@ -352,7 +370,7 @@ static void plot_probes(struct report_ctx *c, const uint32_t *names, size_t n)
 {
 	const struct report_data *d = c->d;
 	bool *any = xcalloc(c->nr_cols + 1, sizeof(*any));
-	size_t i, col, drawn = 0;
+	size_t i, col, drawn;
 	struct plot p;
 	double v;
 
@@ -381,21 +399,23 @@ static void plot_probes(struct report_ctx *c, const uint32_t *names, size_t n)
 		}
 		plot__printf(&p, "\n");
 	}
-	plot__printf(&p, "EOD\nplot ");
-	for (col = 0; col < c->nr_cols; col++) {
-		/* gnuplot refuses a column without a single point. */
-		if (!any[col])
-			continue;
-		plot__printf(&p, "%s$probes using %zu title ",
-			     drawn++ ? ", " : "", col + 1);
-		plot__quote(&p, c->cols[col]);
-		plot__printf(&p, " lc rgb '%s'", report__colour(col));
-	}
+	drawn = plot_columns(c, &p, "probes", 1, any, c->nr_cols);
 	plot__printf(&p, "%s\n", drawn ? "" : "NaN notitle");
 	free(any);
 	report__figure(c, &p, "probes",
 		       "Calls per GB transferred, per probe and column (log "
 		       "scale; a probe that was never called has no bar).");
+}
+
+/* Calls (or windows) in @pr's histogram; 0 for a column without it. */
+static uint64_t hist_total(const struct rd_probe *pr)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; pr && i < RD_HIST_MAX; i++)
+		total += pr->hist[i];
+	return total;
 }
 
 void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
@@ -433,8 +453,7 @@ void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
 		     pow(2, lo > 0 ? lo - 1 : 0), pow(2, hi + 2));
 	for (col = 0; col < c->nr_cols; col++) {
 		pr = report__probe(c, name, col);
-		for (i = 0, total = 0; pr && i < RD_HIST_MAX; i++)
-			total += pr->hist[i];
+		total = hist_total(pr);
 		if (!total)
 			continue;
 		plot__printf(&p, "$h%zu << EOD\n", col);
@@ -446,8 +465,7 @@ void report__plot_hist(struct report_ctx *c, uint32_t name, const char *id,
 	plot__printf(&p, "plot ");
 	for (col = 0; col < c->nr_cols; col++) {
 		pr = report__probe(c, name, col);
-		for (i = 0, total = 0; pr && i < RD_HIST_MAX; i++)
-			total += pr->hist[i];
+		total = hist_total(pr);
 		if (!total)
 			continue;
 		plot__printf(&p,

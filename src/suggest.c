@@ -38,9 +38,7 @@ unsigned int suggest__distance(const char *a, const char *b)
 		row2 = tmp;
 	}
 	d = row1[lb];
-	free(row0);
-	free(row1);
-	free(row2);
+	free_all(row0, row1, row2);
 	return d;
 }
 

@@ -82,6 +82,18 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+char *path_stem(const char *path, const char *suffix)
+{
+	const char *base = strrchr(path, '/');
+	size_t len, slen = strlen(suffix);
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > slen && !strcmp(base + len - slen, suffix))
+		len -= slen;
+	return xstrndup(base, len);
+}
+
 int write_all_wait(int fd, const void *buf, size_t len, int (*wait)(void *arg),
 		   void *arg)
 {

@@ -27,6 +27,17 @@ const void *table__find(const void *table, size_t nr, size_t stride, size_t off,
 		(table), (nr), sizeof((table)[0]), \
 		offsetof(__typeof__((table)[0]), field), (name)))
 
+/*
+ * free() each pointer given: a release function reads as one list of
+ * what its struct owns rather than a column of free() calls.
+ */
+#define free_all(...)                                                          \
+	do {                                                                   \
+		void *__fa_v[] = { __VA_ARGS__ };                              \
+		for (size_t __fa_i = 0; __fa_i < ARRAY_SIZE(__fa_v); __fa_i++) \
+			free(__fa_v[__fa_i]);                                  \
+	} while (0)
+
 /* Exit status of the tool, documented in the man page and kept. */
 enum {
 	EXIT_OK = 0,
@@ -41,6 +52,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* @path's last component without @suffix: ("a/demo.toml", ".toml") -> "demo". */
+char *path_stem(const char *path, const char *suffix);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));

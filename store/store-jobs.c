@@ -98,16 +98,9 @@ void store_lab_jobs__free(struct store_lab_job *v, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		free(v[i].host);
-		free(v[i].server);
-		free(v[i].sha256);
-		free(v[i].kernel);
-		free(v[i].cmdline);
-		free(v[i].state);
-		free(v[i].health);
-		free(v[i].device);
-		free(v[i].error);
-	}
+	for (i = 0; i < nr; i++)
+		free_all(v[i].host, v[i].server, v[i].sha256, v[i].kernel,
+			 v[i].cmdline, v[i].state, v[i].health, v[i].device,
+			 v[i].error);
 	free(v);
 }

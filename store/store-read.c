@@ -55,12 +55,8 @@ out:
 
 void store__run_release(struct store_run *run)
 {
-	free(run->name);
-	free(run->config);
-	free(run->config_sha256);
-	free(run->tool_version);
-	free(run->started_at);
-	free(run->finished_at);
+	free_all(run->name, run->config, run->config_sha256, run->tool_version,
+		 run->started_at, run->finished_at);
 	memset(run, 0, sizeof(*run));
 }
 

@@ -520,9 +520,7 @@ void store__close(struct store *st)
 	free(st->cache);
 	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
 		pr_warn("%s: close: %s", st->path, sqlite3_errmsg(st->db));
-	free(st->path);
-	free(st->dir);
-	free(st);
+	free_all(st->path, st->dir, st);
 }
 
 /* A migration that broke a reference must not commit. */

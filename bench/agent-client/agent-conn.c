@@ -254,7 +254,5 @@ void agent_conn__close(struct agent_conn *c)
 	spawn__release(&c->proc);
 	if (c->from_fd >= 0)
 		close(c->from_fd);
-	free(c->buf);
-	free(c->host);
-	free(c);
+	free_all(c->buf, c->host, c);
 }

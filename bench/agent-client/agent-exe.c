@@ -128,8 +128,6 @@ int host__agent_exe(const struct arch *arch, char **path, char **err)
 				 arch->deb);
 	else
 		free(why);
-	free(cand[0]);
-	free(cand[1]);
-	free(self);
+	free_all(cand[0], cand[1], self);
 	return ret;
 }

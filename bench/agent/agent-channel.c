@@ -121,25 +121,14 @@ int agent_channel__line(struct agent_channel *ch, char **line, size_t *cap,
 	return too_long;
 }
 
+static int wait_writable(void *arg)
+{
+	struct agent_channel *ch = arg;
+
+	return wait_ready(ch, ch->out_fd, POLLOUT);
+}
+
 int agent_channel__write(struct agent_channel *ch, const void *buf, size_t len)
 {
-	const char *p = buf;
-	ssize_t n;
-	int ret;
-
-	while (len) {
-		ret = wait_ready(ch, ch->out_fd, POLLOUT);
-		if (ret)
-			return ret;
-		n = write(ch->out_fd, p, len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return write_all_wait(ch->out_fd, buf, len, wait_writable, ch);
 }

@@ -391,10 +391,7 @@ void agent_kernel__boot_json(const struct kernel_install *in, json_t *o,
 
 void agent_kernel__boot_release(struct kernel_boot *b)
 {
-	free(b->dir);
-	free(b->grub);
-	free(b->image.path);
-	free(b->initrd.path);
+	free_all(b->dir, b->grub, b->image.path, b->initrd.path);
 }
 
 /* Why the copy @path no longer holds @want; NULL when it does. */

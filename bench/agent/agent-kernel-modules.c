@@ -335,8 +335,6 @@ int agent_kernel__install_modules(struct kernel_install *in, char **err)
 	pr_info("agent: modules of %s in %s (%ld symlinks dropped)",
 		in->release, in->modules_dir, links);
 out:
-	free(aside);
-	free(tree);
-	free(tar);
+	free_all(aside, tree, tar);
 	return ret;
 }

@@ -170,9 +170,7 @@ static int kernel_paths__get(const char *verb, json_t *args,
 
 static void kernel_paths__release(struct kernel_paths *kp)
 {
-	free(kp->dir);
-	free(kp->staging);
-	free(kp->final);
+	free_all(kp->dir, kp->staging, kp->final);
 }
 
 /* ---- kernel.stage ---- */
@@ -305,9 +303,7 @@ static void kernel_install__release(struct kernel_install *in)
 	kernel_paths__release(&in->kp);
 	free(in->modules_root);
 	json_decref(in->sha256);
-	free(in->gen);
-	free(in->modules_dir);
-	free(in->extract);
+	free_all(in->gen, in->modules_dir, in->extract);
 	agent_kernel__boot_release(&in->boot);
 }
 
@@ -660,9 +656,7 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 	if (*res)
 		agent_kernel__boot_json(&in, *res, false);
 out:
-	free(aside);
-	free(image);
-	free(initrd);
+	free_all(aside, image, initrd);
 	kernel_install__release(&in);
 	return ret;
 }
@@ -754,11 +748,7 @@ int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 		ret = -ENOMEM;
 out:
 	json_decref(j);
-	free(why);
-	free(image);
-	free(initrd);
-	free(path);
-	free(boot_dir);
+	free_all(why, image, initrd, path, boot_dir);
 	kernel_paths__release(&kp);
 	return ret;
 }

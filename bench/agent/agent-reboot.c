@@ -269,9 +269,7 @@ static char *grub_entry(const char *cfg, const char *image)
 			sub = NULL;
 		}
 	}
-	free(sub);
-	free(entry);
-	free(text);
+	free_all(sub, entry, text);
 	return found;
 }
 
@@ -357,9 +355,7 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 		free(i_opt);
 		free(c_opt);
 	}
-	free(rel);
-	free(def_img);
-	free(def_rd);
+	free_all(rel, def_img, def_rd);
 	return ret;
 }
 
@@ -392,9 +388,7 @@ static int prepare_grub(json_t *args, char ***argv, char **err)
 				  cfg, image);
 	else
 		*argv = argv_new("grub-reboot", entry, NULL, NULL, NULL);
-	free(entry);
-	free(rel);
-	free(def);
+	free_all(entry, rel, def);
 	return ret;
 }
 

@@ -382,15 +382,8 @@ done:
 
 void agent_sysfs__release(struct sysfs_switch *sw)
 {
-	free(sw->nicdev);
-	free(sw->devdir);
-	free(sw->pci);
-	free(sw->bus);
-	free(sw->group);
-	free(sw->driver);
-	free(sw->before);
-	free(sw->after);
-	free(sw->operstate);
+	free_all(sw->nicdev, sw->devdir, sw->pci, sw->bus, sw->group,
+		 sw->driver, sw->before, sw->after, sw->operstate);
 	json_decref(sw->steps);
 	netaddr__release(&sw->net);
 	json_decref(sw->restored);

@@ -61,12 +61,7 @@ char *bisect_state__path(const char *db_path)
 struct bisect_step *bisect_state__step(struct bisect_state *s,
 				       const char *commit)
 {
-	size_t i;
-
-	for (i = 0; i < s->nr_steps; i++)
-		if (!strcmp(s->steps[i].commit, commit))
-			return &s->steps[i];
-	return NULL;
+	return TABLE_FIND(s->steps, s->nr_steps, commit, commit);
 }
 
 /* NaN is no JSON number: null instead. */
@@ -279,27 +274,13 @@ void bisect_state__release(struct bisect_state *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr_steps; i++) {
-		free(s->steps[i].commit);
-		free(s->steps[i].values);
-		free(s->steps[i].why);
-	}
+	for (i = 0; i < s->nr_steps; i++)
+		free_all(s->steps[i].commit, s->steps[i].values,
+			 s->steps[i].why);
 	free(s->steps);
 	strv_free(s->candidates, s->nr_candidates);
-	free(s->path);
-	free(s->matrix);
-	free(s->matrix_sha256);
-	free(s->tree);
-	free(s->good);
-	free(s->bad);
-	free(s->good_arg);
-	free(s->bad_arg);
-	free(s->metric);
-	free(s->mode);
-	free(s->workload);
-	free(s->run_name);
-	free(s->workdir);
-	free(s->first_bad);
-	free(s->started_at);
+	free_all(s->path, s->matrix, s->matrix_sha256, s->tree, s->good, s->bad,
+		 s->good_arg, s->bad_arg, s->metric, s->mode, s->workload,
+		 s->run_name, s->workdir, s->first_bad, s->started_at);
 	memset(s, 0, sizeof(*s));
 }

@@ -110,12 +110,7 @@ static int pick_workload(const struct matrix *m, const char *given, char **out)
 static const struct matrix_workload *workload_of(const struct matrix *m,
 						 const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < m->nr_workloads; i++)
-		if (!strcmp(m->workloads[i].name, name))
-			return &m->workloads[i];
-	return NULL;
+	return TABLE_FIND(m->workloads, m->nr_workloads, name, name);
 }
 
 static bool has_probe(const struct matrix *m, const char *probe)
@@ -540,9 +535,7 @@ static int judge_step(struct bisect_state *s, const struct bisect_ends *e,
 	st->verdict = bisect_judge__step(s->kind, e, g, s->steps[0].n, b,
 					 s->steps[1].n, v, st->n, s->alpha,
 					 &st->p_good, &st->p_bad);
-	free(g);
-	free(b);
-	free(v);
+	free_all(g, b, v);
 	return st->verdict;
 }
 

@@ -209,18 +209,9 @@ out:
 
 void kbuild_result__release(struct kbuild_result *res)
 {
-	free(res->key);
-	free(res->dir);
-	free(res->image);
-	free(res->system_map);
-	free(res->config);
-	free(res->modules_tar);
-	free(res->modules_dir);
-	free(res->log);
-	free(res->build_id);
-	free(res->release);
-	free(res->arch);
-	free(res->base_commit);
+	free_all(res->key, res->dir, res->image, res->system_map, res->config,
+		 res->modules_tar, res->modules_dir, res->log, res->build_id,
+		 res->release, res->arch, res->base_commit);
 	kbuild_missing__free(res->missing, res->nr_missing);
 	json_decref(res->meta);
 	memset(res, 0, sizeof(*res));

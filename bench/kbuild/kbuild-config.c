@@ -133,10 +133,7 @@ static int merge_fragments(struct kbuild_ctx *c,
 out:
 	for (i = 0; i < r->nr_fragments; i++)
 		free(texts[i]);
-	free(texts);
-	free(path);
-	free(base);
-	free(merged);
+	free_all(texts, path, base, merged);
 	return ret;
 }
 

@@ -34,12 +34,7 @@ static bool is_symbol(const char *s, size_t len)
 const struct kconfig_opt *kconfig__get(const struct kconfig *kc,
 				       const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < kc->nr; i++)
-		if (!strcmp(kc->opts[i].name, name))
-			return &kc->opts[i];
-	return NULL;
+	return TABLE_FIND(kc->opts, kc->nr, name, name);
 }
 
 void kconfig__set(struct kconfig *kc, const char *name, const char *value,
@@ -154,11 +149,9 @@ void kconfig__release(struct kconfig *kc)
 {
 	size_t i;
 
-	for (i = 0; i < kc->nr; i++) {
-		free(kc->opts[i].name);
-		free(kc->opts[i].value);
-		free(kc->opts[i].origin);
-	}
+	for (i = 0; i < kc->nr; i++)
+		free_all(kc->opts[i].name, kc->opts[i].value,
+			 kc->opts[i].origin);
 	free(kc->opts);
 	memset(kc, 0, sizeof(*kc));
 }
@@ -472,13 +465,9 @@ void kbuild_missing__free(struct kbuild_missing *m, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		free(m[i].option);
-		free(m[i].wanted);
-		free(m[i].actual);
-		free(m[i].fragment);
-		free(m[i].reason);
-	}
+	for (i = 0; i < nr; i++)
+		free_all(m[i].option, m[i].wanted, m[i].actual, m[i].fragment,
+			 m[i].reason);
 	free(m);
 }
 

@@ -44,14 +44,8 @@ static void resolved__release(struct resolved *rs)
 		free(rs->patches[i]);
 	for (i = 0; i < rs->r.nr_fragments; i++)
 		free(rs->fragments[i]);
-	free(rs->patches);
-	free(rs->fragments);
-	free(rs->tree);
-	free(rs->config);
-	free(rs->commit);
-	free(rs->cc_version);
-	free(rs->dir);
-	free(rs->entry);
+	free_all(rs->patches, rs->fragments, rs->tree, rs->config, rs->commit,
+		 rs->cc_version, rs->dir, rs->entry);
 }
 
 /* @path made absolute, and it must be a @dir (or a regular file). */
@@ -216,9 +210,7 @@ static int cc_version(const struct kbuild_recipe *r, char **line, char **err)
 	nl = strchr(out, '\n');
 	*line = xstrndup(out, nl ? (size_t)(nl - out) : strlen(out));
 out:
-	free(cc);
-	free(out);
-	free(why);
+	free_all(cc, out, why);
 	return ret;
 }
 
@@ -407,9 +399,7 @@ static int write_result(const struct resolved *rs, struct kbuild_ctx *c,
 	iov.iov_base = text;
 	iov.iov_len = strlen(text);
 	ret = cache__write(path, &iov, 1, err);
-	free(path);
-	free(text);
-	free(modules_dir);
+	free_all(path, text, modules_dir);
 	json_decref(meta);
 	return ret;
 }
@@ -496,13 +486,8 @@ static void ctx__release(struct kbuild_ctx *c)
 {
 	if (c->log_fd >= 0)
 		close(c->log_fd);
-	free(c->tmp);
-	free(c->src);
-	free(c->obj);
-	free(c->out);
-	free(c->log_path);
-	free(c->release);
-	free(c->build_id);
+	free_all(c->tmp, c->src, c->obj, c->out, c->log_path, c->release,
+		 c->build_id);
 	kbuild_missing__free(c->missing, c->nr_missing);
 }
 

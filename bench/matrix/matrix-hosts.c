@@ -81,19 +81,11 @@ static bool transport_takes(enum host_transport t, const char *key)
 
 void matrix_host__release(struct matrix_host *h)
 {
-	free(h->name);
-	free(h->description);
-	free(h->address);
-	free(h->data_address);
-	free(h->user);
-	free(h->nic);
+	free_all(h->name, h->description, h->address, h->data_address, h->user,
+		 h->nic);
 	strv_free(h->power_cycle, h->nr_power_cycle);
-	free(h->netns);
-	free(h->kernel_dir);
-	free(h->lava.server);
-	free(h->lava.token_file);
-	free(h->lava.token_env);
-	free(h->lava.device_type);
+	free_all(h->netns, h->kernel_dir, h->lava.server, h->lava.token_file,
+		 h->lava.token_env, h->lava.device_type);
 	strv_free(h->lava.tags, h->lava.nr_tags);
 	free(h->lava.peer_address);
 	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
@@ -210,13 +202,10 @@ const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
 					    const char *name)
 {
 	const struct matrix_disk *d;
-	size_t i, nr;
+	size_t nr;
 
 	d = matrix_host__disks(h, &nr);
-	for (i = 0; i < nr; i++)
-		if (!strcmp(d[i].name, name))
-			return &d[i];
-	return NULL;
+	return TABLE_FIND(d, nr, name, name);
 }
 
 /* qemu: a scratch image of a size; ssh, local: a block device by path. */

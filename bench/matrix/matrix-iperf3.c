@@ -31,9 +31,7 @@ static void iperf3__release(struct matrix_workload *w)
 {
 	struct matrix_iperf3 *p = &w->u.iperf3;
 
-	free(p->congestion);
-	free(p->server_cpus.cpus);
-	free(p->client_cpus.cpus);
+	free_all(p->congestion, p->server_cpus.cpus, p->client_cpus.cpus);
 }
 
 static uint64_t iperf3__trial_ms(const struct matrix_workload *w)

@@ -15,19 +15,6 @@ const char *matrix_order__name(enum matrix_order o)
 	return order_names[o];
 }
 
-/* "configs/demo-netns.toml" -> "demo-netns". */
-static char *name_from_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t len;
-
-	base = base ? base + 1 : path;
-	len = strlen(base);
-	if (len > 5 && !strcmp(base + len - 5, ".toml"))
-		len -= 5;
-	return xstrndup(base, len);
-}
-
 /*
  * Without a list: the three built-in modes, then every mode the file
  * defines, in its order. "current" and "default" are left out: a
@@ -97,7 +84,7 @@ static void set_name(struct mx *mx, const struct toml_value *tab)
 	if (mx_string(mx, tab, "name", MX_NAME, &r->name))
 		return;
 	/* The name reaches paths and the store: the file name must pass too. */
-	r->name = name_from_path(mx->m->path);
+	r->name = path_stem(mx->m->path, ".toml");
 	if (mx_kind__check(MX_NAME, r->name))
 		mx_err(mx, r->pos,
 		       "the run has no name and the file name '%s' "

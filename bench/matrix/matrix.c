@@ -47,14 +47,9 @@ void matrix__free(struct matrix *m)
 	free(m->workloads);
 	matrix_collect__release(&m->collect);
 	matrix_regress__release(&m->regress);
-	free(m->run.name);
-	free(m->run.description);
-	free(m->run.db);
-	free(m->run.modes);
+	free_all(m->run.name, m->run.description, m->run.db, m->run.modes);
 	toml_value__free(m->root);
-	free(m->path);
-	free(m->dir);
-	free(m);
+	free_all(m->path, m->dir, m);
 }
 
 static void parse_sections(struct mx *mx)

@@ -324,11 +324,8 @@ void run_fetch__release(struct run_fetch *f)
 {
 	size_t i;
 
-	for (i = 0; i < f->nr; i++) {
-		free(f->files[i].path);
-		free(f->files[i].kind);
-		free(f->files[i].where);
-	}
+	for (i = 0; i < f->nr; i++)
+		free_all(f->files[i].path, f->files[i].kind, f->files[i].where);
 	free(f->files);
 	memset(f, 0, sizeof(*f));
 }

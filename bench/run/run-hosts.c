@@ -64,9 +64,7 @@ static const char *jstr(const json_t *o, const char *key)
 
 static void host__forget_boot(struct run_host *h)
 {
-	free(h->boot_id);
-	free(h->kernel_release);
-	free(h->build_id);
+	free_all(h->boot_id, h->kernel_release, h->build_id);
 	h->boot_id = h->kernel_release = h->build_id = NULL;
 	h->boot_row = 0;
 }
@@ -319,11 +317,8 @@ void run_hosts__close(struct run_ctx *ctx)
 			h->h.ops->close(&h->h);
 		h->opened = false;
 		host__forget_boot(h);
-		free(h->applied_mode);
-		free(h->lost);
-		free(h->failed_boot);
-		free(h->found_release);
-		free(h->found_build_id);
+		free_all(h->applied_mode, h->lost, h->failed_boot,
+			 h->found_release, h->found_build_id);
 	}
 	free(ctx->hosts);
 	ctx->hosts = NULL;

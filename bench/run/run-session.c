@@ -188,10 +188,8 @@ int run_session__close(struct run_ctx *ctx, int ret)
 
 void run_session__release(struct run_ctx *ctx)
 {
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	free(ctx->kernel_ids);
-	free(ctx->results_dir);
+	free_all(ctx->trial_ids, ctx->trial_done, ctx->kernel_ids,
+		 ctx->results_dir);
 	if (ctx->st)
 		store__close(ctx->st);
 	if (ctx->m) {

@@ -504,9 +504,7 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
 	/* Even an ok trial's artifacts may have gone unanswered. */
 	run_hosts__recover(ctx);
-	free(o.effective);
-	free(o.collectors);
-	free(o.err);
+	free_all(o.effective, o.collectors, o.err);
 	json_decref(o.client);
 	json_decref(o.collected);
 	run_fetch__release(&o.fetched);

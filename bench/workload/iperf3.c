@@ -365,9 +365,7 @@ void iperf3__server_stop(struct iperf3_server *s)
 		return;
 	for (i = 0; i < s->n; i++)
 		spawn__release(&s->sp[i]);
-	free(s->sp);
-	free(s->child);
-	free(s);
+	free_all(s->sp, s->child, s);
 }
 
 /* The clients' reports, or the first failure in iperf3's words. */
@@ -439,11 +437,7 @@ out:
 		spawn__release(&sp[i]);
 		json_decref(reports[i]);
 	}
-	free(sp);
-	free(v);
-	free(child);
-	free(reports);
-	free(ports);
+	free_all(sp, v, child, reports, ports);
 	return err;
 }
 

@@ -202,10 +202,6 @@ int bpf_spec__parse(const char *s, struct bpf_spec *spec, char *err,
 
 void bpf_spec__release(struct bpf_spec *spec)
 {
-	free(spec->name);
-	free(spec->fn);
-	free(spec->cat);
-	free(spec->tp);
-	free(spec->tp_end);
+	free_all(spec->name, spec->fn, spec->cat, spec->tp, spec->tp_end);
 	memset(spec, 0, sizeof(*spec));
 }

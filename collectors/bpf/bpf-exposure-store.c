@@ -193,9 +193,6 @@ int bpf_exposure__store(struct store *st, __s64 trial_id, const json_t *x)
 		err = store_metrics(st, trial_id, hist, n,
 				    max_ns > oldest ? max_ns : oldest, stale,
 				    windows, pending);
-	free(open);
-	free(sync);
-	free(flush);
-	free(target);
+	free_all(open, sync, flush, target);
 	return err;
 }

@@ -287,6 +287,24 @@ static int fentry_targets(struct bpf_exposure *x, const struct bpf_env *env)
 	return 0;
 }
 
+/* The @n-th of the programs the BPF side stamps out as @stem##n. */
+static struct bpf_program *prog_nth(struct bpf_object *obj, const char *stem,
+				    size_t n)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%zu", stem, n);
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+/* @prog on @fn, and next in the order of loading and attaching. */
+static int aim(struct bpf_program *prog, const char *fn,
+	       struct bpf_program **order, size_t *nr_order)
+{
+	order[(*nr_order)++] = prog;
+	return bpf_program__set_attach_target(prog, 0, fn);
+}
+
 /* A rung of the chain: @filter is NULL, the window has none. */
 static int try_fentry(void *exposure, const struct bpf_env *env,
 		      const struct bpf_filter *filter)
@@ -310,26 +328,23 @@ static int try_fentry(void *exposure, const struct bpf_env *env,
 		fentry_fail(x, env, "load", err, NULL);
 		return err;
 	}
-	sync[0] = o->progs.sync_exit0;
-	sync[1] = o->progs.sync_exit1;
-	sync[2] = o->progs.sync_exit2;
-	sync[3] = o->progs.sync_exit3;
-	fl_in[0] = o->progs.flush_entry0;
-	fl_in[1] = o->progs.flush_entry1;
-	fl_in[2] = o->progs.flush_entry2;
-	fl_in[3] = o->progs.flush_entry3;
-	fl_out[0] = o->progs.flush_exit0;
-	fl_out[1] = o->progs.flush_exit1;
-	fl_out[2] = o->progs.flush_exit2;
-	fl_out[3] = o->progs.flush_exit3;
+	/* The BPF side stamps them out by number (SYNC_PROG(n)). */
+	for (i = 0; i < EXPO_MAX_TARGETS; i++) {
+		sync[i] = prog_nth(o->obj, "sync_exit", i);
+		fl_in[i] = prog_nth(o->obj, "flush_entry", i);
+		fl_out[i] = prog_nth(o->obj, "flush_exit", i);
+		if (!sync[i] || !fl_in[i] || !fl_out[i]) {
+			err = -ENOENT;
+			goto load_fail;
+		}
+	}
 	/* The ends first, so that no window opens without them. */
 	for (i = n = 0; i < x->roles[EXPO_SYNC].nr_targets; i++) {
 		const struct bpf_target *t = &x->roles[EXPO_SYNC].targets[i];
 
 		if (t->kind != BPF_TARGET_FN)
 			continue;
-		order[nr_order++] = sync[n];
-		err = bpf_program__set_attach_target(sync[n++], 0, t->name);
+		err = aim(sync[n++], t->name, order, &nr_order);
 		if (err)
 			goto load_fail;
 	}
@@ -338,19 +353,15 @@ static int try_fentry(void *exposure, const struct bpf_env *env,
 
 		if (t->kind != BPF_TARGET_FN)
 			continue;
-		order[nr_order++] = fl_out[n];
-		order[nr_order++] = fl_in[n];
-		err = bpf_program__set_attach_target(fl_out[n], 0, t->name);
+		err = aim(fl_out[n], t->name, order, &nr_order);
 		if (!err)
-			err = bpf_program__set_attach_target(fl_in[n], 0,
-							     t->name);
+			err = aim(fl_in[n], t->name, order, &nr_order);
 		n++;
 		if (err)
 			goto load_fail;
 	}
-	order[nr_order++] = o->progs.fast_exit;
-	err = bpf_program__set_attach_target(
-		o->progs.fast_exit, 0, x->roles[EXPO_OPEN].targets[0].name);
+	err = aim(o->progs.fast_exit, x->roles[EXPO_OPEN].targets[0].name,
+		  order, &nr_order);
 	if (err)
 		goto load_fail;
 	for (i = 0; i < nr_order; i++)

@@ -110,9 +110,7 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->syms);
-	free(ks->text);
-	free(ks);
+	free_all(ks->syms, ks->text, ks);
 }
 
 /* Index of the first symbol >= @name. */

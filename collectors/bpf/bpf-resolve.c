@@ -347,12 +347,8 @@ void bpf_probe__release(struct bpf_probe *p)
 	for (i = 0; i < p->nr_targets; i++) {
 		struct bpf_target *t = &p->targets[i];
 
-		free(t->name);
-		free(t->symbol);
-		free(t->module);
-		free(t->cat);
-		free(t->tp);
-		free(t->tp_end);
+		free_all(t->name, t->symbol, t->module, t->cat, t->tp,
+			 t->tp_end);
 	}
 	strvec__release(&p->missing);
 	free(p->targets);

@@ -183,12 +183,8 @@ int hostfacts__cpu(const char *root, struct hostfacts_cpu *cpu)
 
 void hostfacts__cpu_release(struct hostfacts_cpu *cpu)
 {
-	free(cpu->model);
-	free(cpu->vendor);
-	free(cpu->online_list);
-	free(cpu->smt_control);
-	free(cpu->governor);
-	free(cpu->cpufreq_driver);
+	free_all(cpu->model, cpu->vendor, cpu->online_list, cpu->smt_control,
+		 cpu->governor, cpu->cpufreq_driver);
 	memset(cpu, 0, sizeof(*cpu));
 }
 

@@ -105,12 +105,9 @@ void hostfacts__iommu_units_free(struct hostfacts_iommu_unit *units, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		free(units[i].name);
-		free(units[i].driver);
-		free(units[i].cap);
-		free(units[i].ecap);
-	}
+	for (i = 0; i < nr; i++)
+		free_all(units[i].name, units[i].driver, units[i].cap,
+			 units[i].ecap);
 	free(units);
 }
 
@@ -218,12 +215,7 @@ int hostfacts__iommu_groups(const char *root, struct hostfacts_group **groups,
 
 static void device_release(struct hostfacts_device *d)
 {
-	free(d->name);
-	free(d->bus);
-	free(d->driver);
-	free(d->class);
-	free(d->vendor);
-	free(d->device);
+	free_all(d->name, d->bus, d->driver, d->class, d->vendor, d->device);
 	strv_free(d->net, d->nr_net);
 }
 

@@ -165,13 +165,8 @@ int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 
 void hostfacts__identity_release(struct hostfacts_identity *id)
 {
-	free(id->key);
-	free(id->machine_id);
-	free(id->product_uuid);
-	free(id->product_serial);
-	free(id->board_serial);
-	free(id->vendor);
-	free(id->product);
+	free_all(id->key, id->machine_id, id->product_uuid, id->product_serial,
+		 id->board_serial, id->vendor, id->product);
 	memset(id, 0, sizeof(*id));
 }
 
@@ -366,11 +361,6 @@ json_t *hf_json_kernel(const char *root, struct strvec *warn)
 		      json_string_or_null(boot_id), "cmdline",
 		      json_string_or_null(cmdline), "config",
 		      config_json(root, release, warn));
-	free(release);
-	free(build_id);
-	free(boot_id);
-	free(cmdline);
-	free(version);
-	free(arch);
+	free_all(release, build_id, boot_id, cmdline, version, arch);
 	return o;
 }

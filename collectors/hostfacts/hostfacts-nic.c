@@ -182,15 +182,10 @@ void hostfacts__nics_free(struct hostfacts_nic *nics, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		free(nics[i].name);
-		free(nics[i].driver);
-		free(nics[i].driver_version);
-		free(nics[i].firmware);
-		free(nics[i].bus_info);
-		free(nics[i].pci);
-		free(nics[i].operstate);
-	}
+	for (i = 0; i < nr; i++)
+		free_all(nics[i].name, nics[i].driver, nics[i].driver_version,
+			 nics[i].firmware, nics[i].bus_info, nics[i].pci,
+			 nics[i].operstate);
 	free(nics);
 }
 

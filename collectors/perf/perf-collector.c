@@ -334,10 +334,7 @@ static void perf_destroy(struct collector *c)
 		unlink(p->data);
 		rmdir(p->dir);
 	}
-	free(p->dir);
-	free(p->data);
-	free(p->log);
-	free(p->event_requested);
+	free_all(p->dir, p->data, p->log, p->event_requested);
 	perf_config__release(&p->cfg);
 	json_decref(p->results);
 	free(p);

@@ -209,9 +209,6 @@ void perf_config__release(struct perf_config *c)
 
 	for (i = 0; i < c->nr_counters; i++)
 		free(c->counters[i]);
-	free(c->counters);
-	free(c->event);
-	free(c->callgraph);
-	free(c->cpus);
+	free_all(c->counters, c->event, c->callgraph, c->cpus);
 	memset(c, 0, sizeof(*c));
 }

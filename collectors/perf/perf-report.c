@@ -247,9 +247,7 @@ int perf_report__parse(const char *text, struct perf_report *r)
 
 static void row_release(struct perf_row *row)
 {
-	free(row->event);
-	free(row->symbol);
-	free(row->dso);
+	free_all(row->event, row->symbol, row->dso);
 }
 
 void perf_report__limit(struct perf_report *r, double percent)

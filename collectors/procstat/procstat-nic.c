@@ -79,9 +79,6 @@ int procstat__nic_open(const char *nic, struct procstat_nic_info *info)
 
 void procstat__nic_release(struct procstat_nic_info *info)
 {
-	free(info->name);
-	free(info->keys[0]);
-	free(info->keys[1]);
-	free(info->irqs);
+	free_all(info->name, info->keys[0], info->keys[1], info->irqs);
 	memset(info, 0, sizeof(*info));
 }

@@ -320,9 +320,7 @@ int procstat__snap_read(struct procstat_snap *s, const struct procstat_nic *nic)
 		err = procstat__parse_softirqs(soft, s);
 	if (!err && nic)
 		err = procstat__parse_interrupts(intr, nic, s);
-	free(stat);
-	free(soft);
-	free(intr);
+	free_all(stat, soft, intr);
 	return err;
 }
 
@@ -467,9 +465,7 @@ int procstat__delta(const struct procstat_snap *a,
 
 void procstat__delta_release(struct procstat_delta *d)
 {
-	free(d->cpus);
-	free(d->missing);
-	free(d->irqs);
+	free_all(d->cpus, d->missing, d->irqs);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -88,9 +88,7 @@ static inline int fake_run__start(struct run_ctx *ctx, const char *db,
 static inline void fake_run__release(struct run_ctx *ctx)
 {
 	run_hosts__close(ctx);
-	free(ctx->trial_ids);
-	free(ctx->trial_done);
-	free(ctx->kernel_ids);
+	free_all(ctx->trial_ids, ctx->trial_done, ctx->kernel_ids);
 	if (ctx->st)
 		store__close(ctx->st);
 	plan__release(&ctx->plan);

@@ -239,10 +239,7 @@ static void test_refusals(const char *dir)
 	refused("file.read", p, -EACCES, "writable by others",
 		"anything while the root is 0777");
 	chmod(root, 0700);
-	free(p);
-	free(secret);
-	free(link);
-	free(link2);
+	free_all(p, secret, link, link2);
 }
 
 static void test_remove(const char *dir)
@@ -274,9 +271,7 @@ static void test_remove(const char *dir)
 	is_int(agent_test__call("file.remove", json_pack("{s:s}", "path", dir),
 				NULL, NULL),
 	       -ENOENT, "a second remove: ENOENT");
-	free(secret);
-	free(sub);
-	free(deep);
+	free_all(secret, sub, deep);
 }
 
 /* Anything in @dir that a broken-off write left under a temporary name. */
@@ -380,13 +375,7 @@ static void test_fetch(struct run_host *h)
 	json_decref(res);
 	run_fetch__release(&f);
 
-	free(buf);
-	free(remote);
-	free(local);
-	free(p);
-	free(e);
-	free(lp);
-	free(le);
+	free_all(buf, remote, local, p, e, lp, le);
 }
 
 static void test_wire(void)

@@ -490,9 +490,7 @@ static void test_modules(void)
 	   "... and it is left as it was");
 	free(p);
 	ok(!scratch__there("%s/m2", kdir), "... nothing installed");
-	free(mdir);
-	free(stage);
-	free(tar);
+	free_all(mdir, stage, tar);
 }
 
 /* A modules root on another filesystem: unpacked there, not renamed. */
@@ -535,9 +533,7 @@ static void refused_tar(const char *name, const char *rel, const char *tar,
 		tap_diag("%s", err);
 	ok(!scratch__exists(mdir), "... no modules folder made");
 	ok(!scratch__exists(x), "... the unpacked tree removed");
-	free(err);
-	free(x);
-	free(mdir);
+	free_all(err, x, mdir);
 }
 
 static const char *const climbing[] = { "../escape-me" };
@@ -1146,11 +1142,7 @@ static void test_boot(void)
 	free(p);
 
 	setenv("PATH", old, 1);
-	free(old);
-	free(bin);
-	free(img);
-	free(rd);
-	free(other);
+	free_all(old, bin, img, rd, other);
 }
 
 /* Copies an earlier install of ours placed, replaced or removed. */
@@ -1191,10 +1183,7 @@ static void test_boot_replace(void)
 	ok(find_boot_installed("b3", BID1, bootdir), "... and the new one is");
 
 	setenv("PATH", old, 1);
-	free(old);
-	free(bin);
-	free(img);
-	free(rd);
+	free_all(old, bin, img, rd);
 }
 
 /* The last line the fake generators wrote. */

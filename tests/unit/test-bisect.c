@@ -187,10 +187,7 @@ static void test_git(void)
 out:
 	for (i = 0; i < n; i++)
 		free(shas[i]);
-	free(shas);
-	free(good);
-	free(bad);
-	free(err);
+	free_all(shas, good, bad, err);
 	scratch__remove(tmp);
 }
 

@@ -180,9 +180,7 @@ static void test_store(void)
 		ok(calls >= 5000, "%lld calls stored", calls);
 		ok(json_sum(hist) <= calls && json_sum(hist) >= 5000,
 		   "the stored histogram holds our calls");
-		free(target);
-		free(attach);
-		free(hist);
+		free_all(target, attach, hist);
 	} else {
 		ok(0, "the pair's row is there");
 	}
@@ -190,9 +188,7 @@ static void test_store(void)
 		is_str(attach, "none", "iotlb_sync: not attached, so 'none'");
 		is_str(target, "", "with no target");
 		ok(calls == 0 && !strcmp(hist, "[]"), "zero calls, no hist");
-		free(target);
-		free(attach);
-		free(hist);
+		free_all(target, attach, hist);
 	} else {
 		ok(0, "the iotlb_sync row is there");
 	}

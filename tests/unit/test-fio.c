@@ -250,9 +250,7 @@ static void test_target(void)
 	ok(fio__resolve("no-such-serial-x", NULL, &root, &err) == -ENODEV,
 	   "a serial number no disk has");
 	has_str(err, "no-such-serial-x", "named in the error");
-	free(err);
-	free(blank);
-	free(mbr);
+	free_all(err, blank, mbr);
 }
 
 int main(void)

@@ -430,11 +430,7 @@ static void test_key(void)
 	ret = kbuild__key(&r, c, cc, k, &err);
 	is_int(ret, -EINVAL, "a missing patch is a recipe error");
 	has_str(err, "k-p2", "naming it");
-	free(err);
-	free(p1);
-	free(p2);
-	free(f1);
-	free(cfg);
+	free_all(err, p1, p2, f1, cfg);
 }
 
 /* Compile a tiny program with @ldflag; the path of the result. */
@@ -925,15 +921,7 @@ static void test_pipeline(void)
 	free(err);
 	err = NULL;
 
-	free(first_dir);
-	free(mbox);
-	free(diff);
-	free(bad);
-	free(frag);
-	free(dep);
-	free(fail);
-	free(tree);
-	free(cache);
+	free_all(first_dir, mbox, diff, bad, frag, dep, fail, tree, cache);
 }
 
 int main(void)

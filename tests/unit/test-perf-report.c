@@ -23,12 +23,7 @@ static char *fixture(const char *name)
 static const struct perf_row *find(const struct perf_report *r,
 				   const char *symbol)
 {
-	size_t i;
-
-	for (i = 0; i < r->nr; i++)
-		if (!strcmp(r->rows[i].symbol, symbol))
-			return &r->rows[i];
-	return NULL;
+	return TABLE_FIND(r->rows, r->nr, symbol, symbol);
 }
 
 static void test_real(void)

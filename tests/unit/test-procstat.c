@@ -45,9 +45,7 @@ static int parse_pair(struct procstat_snap *a, struct procstat_snap *b,
 			      procstat__parse_softirqs(so, s[i]) ?:
 			      procstat__parse_interrupts(in, nic, s[i]);
 		s[i]->t = 10.0 * i;
-		free(st);
-		free(so);
-		free(in);
+		free_all(st, so, in);
 	}
 	return err;
 }

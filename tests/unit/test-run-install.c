@@ -122,9 +122,7 @@ static int make_build(char **image, char **tar)
 	tar_argv[5] = rel;
 	if (!ret)
 		ret = run_argv(tar_argv);
-	free(rel);
-	free(d);
-	free(mods);
+	free_all(rel, d, mods);
 	return ret;
 }
 
@@ -225,9 +223,7 @@ static void test_send(struct run_ctx *ctx, struct matrix_host *mh,
 	ok(initrd && count_lines(argv_log) == 1 && !access(initrd, F_OK),
 	   "the initrd made by the host's own mkinitramfs (%s)",
 	   initrd ? initrd : "none");
-	free(image);
-	free(initrd);
-	free(err);
+	free_all(image, initrd, err);
 	image = initrd = err = NULL;
 
 	/* A second run: found by build id, nothing sent or generated. */
@@ -237,9 +233,7 @@ static void test_send(struct run_ctx *ctx, struct matrix_host *mh,
 	   err ? err : "found");
 	agent_conn__close(h.agent);
 	h.agent = NULL;
-	free(image);
-	free(initrd);
-	free(err);
+	free_all(image, initrd, err);
 	image = initrd = err = NULL;
 
 	/* Another build, on a host with no generator at all. */
@@ -256,11 +250,7 @@ static void test_send(struct run_ctx *ctx, struct matrix_host *mh,
 	   err ? err : "no error");
 	agent_conn__close(h.agent);
 out:
-	free(image);
-	free(initrd);
-	free(err);
-	free(argv_log);
-	free(mod_dir);
+	free_all(image, initrd, err, argv_log, mod_dir);
 }
 
 int main(void)
@@ -296,10 +286,6 @@ int main(void)
 	agent_file__remove_tree(mods, NULL);
 	free(mods);
 	agent_file__remove_tree(scratch, NULL);
-	free(bin_dir);
-	free(k.image);
-	free(k.modules_tar);
-	free(k.build_id);
-	free(mh.kernel_dir);
+	free_all(bin_dir, k.image, k.modules_tar, k.build_id, mh.kernel_dir);
 	return tap_done();
 }

@@ -294,11 +294,7 @@ static void test_refusals(void)
 		       "a directory is refused"));
 	is_int(store__open(text, STORE_READONLY | STORE_CREATE, &st), -EINVAL,
 	       "READONLY with CREATE is a contradiction");
-	free(text);
-	free(foreign);
-	free(newer);
-	free(old);
-	free(empty);
+	free_all(text, foreign, newer, old, empty);
 }
 
 /* What a trial of the fixture measured, and what export must give back. */

@@ -63,11 +63,8 @@ int lava_job__parse(const json_t *j, struct lava_job *out, char **err)
 
 void lava_job__release(struct lava_job *j)
 {
-	free(j->health);
-	free(j->device);
-	free(j->submit_time);
-	free(j->start_time);
-	free(j->end_time);
+	free_all(j->health, j->device, j->submit_time, j->start_time,
+		 j->end_time);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -121,9 +118,7 @@ char *lava_job__error(const json_t *tests)
 				s = xasprintf("%s%s%s", type ? type : "",
 					      type && msg ? ": " : "",
 					      msg ? msg : "");
-				free(type);
-				free(msg);
-				free(failed);
+				free_all(type, msg, failed);
 				return s;
 			}
 		}

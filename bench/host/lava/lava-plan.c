@@ -57,9 +57,7 @@ static int write_yaml(const char *dir, const struct matrix *m,
 	def = lava__boot_definition(h, m->kernels[t->kernel].name,
 				    &qk[t->kernel], exe, sock, args, nr,
 				    &cmdline);
-	free(sock);
-	free(args);
-	free(cmdline);
+	free_all(sock, args, cmdline);
 	if (!def)
 		return errmsg__set(err, -EINVAL,
 				   "host %s: job %u cannot be written (a path "

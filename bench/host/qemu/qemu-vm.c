@@ -10,6 +10,7 @@
 #include "bench/host/host.h"
 #include "bench/host/qemu/qemu.h"
 #include "errmsg.h"
+#include "util.h"
 
 int qemu_vm__lock(struct host *h, struct qemu_vm *vm, const char *kind,
 		  char **err)
@@ -47,9 +48,7 @@ void qemu_vm__release(struct host *h, struct qemu_vm *vm)
 		agent_conn__close(vm->ready);
 	vm->ready = NULL;
 	qemu__kernels_free(h, vm->kernels);
-	free(vm->agent);
-	free(vm->sock);
-	free(vm->dir);
+	free_all(vm->agent, vm->sock, vm->dir);
 	if (vm->lock_fd >= 0)
 		close(vm->lock_fd);
 }

@@ -176,9 +176,7 @@ out:
 			    "host %s: cannot copy the agent to %s: %s",
 			    h->m->name, p->remote, err);
 	strvec__release(&a);
-	free(err);
-	free(tmp);
-	free(dir);
+	free_all(err, tmp, dir);
 	return ret;
 }
 
@@ -284,9 +282,7 @@ static void ssh_host__close(struct host *h)
 		return;
 	if (p->ctl_dir)
 		ssh__exit_master(h);
-	free(p->ctl_dir);
-	free(p->remote);
-	free(p);
+	free_all(p->ctl_dir, p->remote, p);
 	h->priv = NULL;
 }
 
