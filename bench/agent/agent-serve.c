@@ -45,12 +45,7 @@ const struct agent_verb agent_verbs[] = {
 
 const struct agent_verb *agent_verb__find(const char *name)
 {
-	const struct agent_verb *v;
-
-	for (v = agent_verbs; v->name; v++)
-		if (!strcmp(v->name, name))
-			return v;
-	return NULL;
+	return TABLE_FIND(agent_verbs, ARRAY_SIZE(agent_verbs), name, name);
 }
 
 static json_t *error_reply(json_int_t id, int ret, const char *msg)
@@ -67,14 +62,9 @@ static json_t *error_reply(json_int_t id, int ret, const char *msg)
 
 static int unknown_verb(const char *verb, char **err)
 {
-	const char *names[ARRAY_SIZE(agent_verbs)];
-	const char *near;
-	size_t i;
+	const char *near =
+		SUGGEST_BEST(verb, agent_verbs, ARRAY_SIZE(agent_verbs), name);
 
-	for (i = 0; agent_verbs[i].name; i++)
-		names[i] = agent_verbs[i].name;
-	names[i] = NULL;
-	near = suggest__best(verb, names);
 	if (near)
 		return errmsg__set(err, -ENOSYS,
 				   "unknown verb '%s'; did you mean '%s'?",

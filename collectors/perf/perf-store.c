@@ -11,16 +11,10 @@
 #include <unistd.h>
 
 #include "collectors/perf/perf-collector.h"
+#include "json-util.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"
-
-static double num(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -39,9 +33,9 @@ static int store_profile(struct store *st, int64_t trial, const json_t *res)
 			.event = str(row, "event"),
 			.symbol = str(row, "symbol"),
 			.dso = str(row, "dso"),
-			.overhead = num(row, "overhead"),
+			.overhead = json_number_or_nan(row, "overhead"),
 		};
-		double samples = num(row, "samples");
+		double samples = json_number_or_nan(row, "samples");
 
 		if (!r.symbol || !(r.overhead >= 0 && r.overhead <= 100) ||
 		    !(samples >= 0)) {
@@ -83,7 +77,7 @@ static int store_counters(struct store *st, int64_t trial, const json_t *res)
 
 	json_array_foreach(json_object_get(res, "counters"), i, c) {
 		const char *name = str(c, "name"), *unit = str(c, "unit");
-		double v = num(c, "value");
+		double v = json_number_or_nan(c, "value");
 		char metric[64], *p;
 
 		if (!name || !json_is_true(json_object_get(c, "supported")) ||
@@ -137,16 +131,16 @@ int perf_collector__store(struct store *st, int64_t trial_id,
 	 * none, and the trial's measurements are stored all the same.
 	 */
 	if (!err && json_is_true(json_object_get(results, "recorded")) &&
-	    isfinite(num(results, "samples"))) {
+	    isfinite(json_number_or_nan(results, "samples"))) {
 		err = store__metric_add(st, trial_id, "perf_samples",
-					num(results, "samples"), "count",
-					STORE_BETTER_NONE, NULL);
-		if (!err && isfinite(num(results, "lost_samples")))
-			err = store__metric_add(st, trial_id,
-						"perf_lost_samples",
-						num(results, "lost_samples"),
-						"count", STORE_BETTER_LOWER,
-						NULL);
+					json_number_or_nan(results, "samples"),
+					"count", STORE_BETTER_NONE, NULL);
+		if (!err &&
+		    isfinite(json_number_or_nan(results, "lost_samples")))
+			err = store__metric_add(
+				st, trial_id, "perf_lost_samples",
+				json_number_or_nan(results, "lost_samples"),
+				"count", STORE_BETTER_LOWER, NULL);
 	}
 	if (!err)
 		err = store_counters(st, trial_id, results);

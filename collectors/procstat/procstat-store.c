@@ -10,6 +10,7 @@
 
 #include "collectors/procstat/procstat-priv.h"
 #include "collectors/procstat/procstat.h"
+#include "json-util.h"
 #include "log.h"
 #include "store/store.h"
 #include "strvec.h"
@@ -48,13 +49,6 @@ void procstat__metric_names(struct strvec *out)
 		strvec__push(out, more[i]);
 }
 
-static double num(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static int metric(struct store *st, int64_t trial, const char *name, double v,
 		  const char *unit, enum store_better b)
 {
@@ -77,8 +71,8 @@ static int store_per_cpu(struct store *st, int64_t trial, const json_t *arr)
 			continue;
 		snprintf(name, sizeof(name), "cpu_util_pct.cpu%lld",
 			 (long long)json_integer_value(cpu));
-		err = metric(st, trial, name, num(c, "util_pct"), "%",
-			     STORE_BETTER_NONE);
+		err = metric(st, trial, name, json_number_or_nan(c, "util_pct"),
+			     "%", STORE_BETTER_NONE);
 		if (err)
 			break;
 	}
@@ -87,7 +81,8 @@ static int store_per_cpu(struct store *st, int64_t trial, const json_t *arr)
 
 static int interval(struct store *st, int64_t trial, const json_t *iv)
 {
-	double t0 = num(iv, "start"), t1 = num(iv, "end");
+	double t0 = json_number_or_nan(iv, "start"),
+	       t1 = json_number_or_nan(iv, "end");
 	static const struct metric_def rates[] = {
 		{ "net_rx_per_s", "net_rx_softirqs", "/s" },
 		{ "net_tx_per_s", "net_tx_softirqs", "/s" },
@@ -102,14 +97,16 @@ static int interval(struct store *st, int64_t trial, const json_t *iv)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(shares) - 1 && !err; i++)
 		if (json_is_number(json_object_get(iv, shares[i].key)))
-			err = store__interval_add(st, trial, shares[i].name, t0,
-						  t1, num(iv, shares[i].key),
-						  "%", NULL);
+			err = store__interval_add(
+				st, trial, shares[i].name, t0, t1,
+				json_number_or_nan(iv, shares[i].key), "%",
+				NULL);
 	for (i = 0; i < ARRAY_SIZE(rates) && !err; i++)
 		if (json_is_number(json_object_get(iv, rates[i].key)))
-			err = store__interval_add(st, trial, rates[i].name, t0,
-						  t1, num(iv, rates[i].key),
-						  "/s", NULL);
+			err = store__interval_add(
+				st, trial, rates[i].name, t0, t1,
+				json_number_or_nan(iv, rates[i].key), "/s",
+				NULL);
 	json_object_foreach(json_object_get(iv, "per_cpu_util_pct"), key, v) {
 		char name[48];
 
@@ -136,26 +133,27 @@ int procstat__store(struct store *st, int64_t trial_id, const json_t *results)
 	}
 	for (i = 0; i < ARRAY_SIZE(shares) && !err; i++)
 		err = metric(st, trial_id, shares[i].name,
-			     num(total, shares[i].key), shares[i].unit,
-			     shares[i].better);
+			     json_number_or_nan(total, shares[i].key),
+			     shares[i].unit, shares[i].better);
 	if (!err)
 		err = metric(st, trial_id, "cpu_util_max_pct",
-			     num(results, "max_util_pct"), "%",
+			     json_number_or_nan(results, "max_util_pct"), "%",
 			     STORE_BETTER_NONE);
 	if (!err)
 		err = store_per_cpu(st, trial_id,
 				    json_object_get(results, "per_cpu"));
 	if (!err)
 		err = metric(st, trial_id, "net_rx_softirqs",
-			     num(soft, "net_rx_per_s"), "/s",
+			     json_number_or_nan(soft, "net_rx_per_s"), "/s",
 			     STORE_BETTER_NONE);
 	if (!err)
 		err = metric(st, trial_id, "net_tx_softirqs",
-			     num(soft, "net_tx_per_s"), "/s",
+			     json_number_or_nan(soft, "net_tx_per_s"), "/s",
 			     STORE_BETTER_NONE);
 	/* A NIC without interrupt lines of its own measured nothing. */
 	if (!err && json_array_size(json_object_get(nic, "irqs")))
-		err = metric(st, trial_id, "nic_irqs", num(nic, "per_s"), "/s",
+		err = metric(st, trial_id, "nic_irqs",
+			     json_number_or_nan(nic, "per_s"), "/s",
 			     STORE_BETTER_NONE);
 	json_array_foreach(json_object_get(results, "intervals"), i, iv) {
 		if (err)
@@ -174,7 +172,8 @@ double procstat__efficiency(double gbit_s, double busy_cores)
 
 double procstat__busy_cores(const json_t *results)
 {
-	return num(json_object_get(results, "total"), "busy_cores");
+	return json_number_or_nan(json_object_get(results, "total"),
+				  "busy_cores");
 }
 
 int procstat__store_efficiency(struct store *st, int64_t trial_id,
