@@ -16,6 +16,7 @@
 #include "bench/testbed/testbed.h"
 #include "builtin.h"
 #include "cache.h"
+#include "debian-suite.h"
 #include "log.h"
 #include "output.h"
 #include "parse-options.h"
@@ -28,14 +29,15 @@
 #define TESTBED_DEFAULT_KERNEL_ARM64 "linux-image-6.1.0-57-arm64"
 
 static const char *const testbed_usage[] = {
-	"iommu-bench testbed build [--kernel <PKG>]... [--arch <ARCH>] "
-	"[--force] [--json]",
+	"iommu-bench testbed build [--kernel <PKG>]... [--suite <SUITE>] "
+	"[--arch <ARCH>] [--force] [--json]",
 	"iommu-bench testbed path [--json]",
 	NULL,
 };
 
 struct testbed_args {
 	struct strvec kernels;
+	const char *suite;
 	const char *arch;
 	bool force;
 };
@@ -50,6 +52,11 @@ static const struct option testbed_options[] = {
 		"a Debian kernel package (repeatable; default " TESTBED_DEFAULT_KERNEL
 		")",
 		parse_opt_strvec),
+	OPT_STRING(0, "suite", &args.suite, "SUITE",
+		   "fetch the kernels from this Debian suite (sid, "
+		   "trixie-backports...) through the cache's own apt "
+		   "configuration; a meta-package (linux-image-amd64) resolves "
+		   "to the kernel it depends on there"),
 	OPT_STRING(0, "arch", &args.arch, "ARCH",
 		   "without --kernel: the reference kernel of this guest "
 		   "arch (x86_64: " TESTBED_DEFAULT_KERNEL
@@ -100,13 +107,19 @@ static int testbed_build(void)
 				    "(linux-image- and then [a-z0-9.+-], at "
 				    "most 100 characters)",
 				    pkgs[i]);
+	if (args.suite && !debian_suite__is_valid(args.suite))
+		usage_error(testbed_usage, testbed_options,
+			    "--suite '%s' is not a Debian suite name "
+			    "([a-z0-9-], starting with a letter, such as "
+			    "trixie-backports)",
+			    args.suite);
 	/* A first build takes seconds per kernel: say what is going on. */
 	if (log_verbosity < LOG_INFO)
 		log_verbosity = LOG_INFO;
 	for (i = 0; i < nr; i++) {
 		err = NULL;
-		if (testbed__kernel_get(pkgs[i], NULL, true, args.force, &k,
-					&err)) {
+		if (testbed__kernel_get(pkgs[i], args.suite, NULL, true,
+					args.force, &k, &err)) {
 			pr_err("%s", err ? err : pkgs[i]);
 			free(err);
 			failed = true;
@@ -115,21 +128,27 @@ static int testbed_build(void)
 		if (global.json) {
 			json_array_append_new(
 				out,
-				json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, "
-					  "s:b, s:s, s:s}",
+				json_pack("{s:s, s:s?, s:s, s:s, s:s?, s:s?, "
+					  "s:s, s:s, s:s, s:b, s:s, s:s}",
 					  "package", k.package, "arch",
 					  (a = arch__of_package(k.package)) ?
 						  a->name :
 						  NULL,
 					  "version", k.version, "release",
-					  k.release, "image", k.image, "initrd",
-					  k.initrd, "cached", k.cached,
-					  "config", k.config, "dir", k.dir));
+					  k.release, "suite", k.suite, "asked",
+					  k.asked, "layout",
+					  testbed_layout__name(k.layout),
+					  "image", k.image, "initrd", k.initrd,
+					  "cached", k.cached, "config",
+					  k.config, "dir", k.dir));
 		} else {
 			a = arch__of_package(k.package);
-			printf("%s %s (release %s, %s): %s\n", k.package,
+			if (k.asked)
+				printf("%s in %s: ", k.asked, k.suite);
+			printf("%s %s (release %s, %s%s%s): %s\n", k.package,
 			       k.version, k.release,
 			       a ? a->name : "arch not in its name",
+			       k.suite ? ", from " : "", k.suite ? k.suite : "",
 			       k.cached ? "cached" : "built");
 			printf("  image   %s\n  initrd  %s\n", k.image,
 			       k.initrd);
@@ -148,10 +167,11 @@ static int testbed_path(void)
 	char *dir = NULL;
 	int err;
 
-	if (args.kernels.nr || args.force || args.arch)
+	if (args.kernels.nr || args.force || args.arch || args.suite)
 		usage_error(
 			testbed_usage, testbed_options,
-			"testbed path takes no --kernel, --arch or --force");
+			"testbed path takes no --kernel, --suite, --arch or "
+			"--force");
 	err = cache__dir(TESTBED_CACHE_SUB, &dir);
 	return global__cache_path(err, dir);
 }

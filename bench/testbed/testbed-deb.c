@@ -76,6 +76,12 @@ static char *argv_join(const char *const *argv)
 int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
 		 char **out, char **err)
 {
+	return testbed__run_std(argv, dir, timeout_ms, out, NULL, err);
+}
+
+int testbed__run_std(const char *const *argv, const char *dir, int timeout_ms,
+		     char **out, char **errout, char **err)
+{
 	struct spawn_opts opts = {
 		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
 		.pdeathsig = SIGKILL,
@@ -109,6 +115,9 @@ int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
 		*out = sp.out ? sp.out : xstrdup("");
 		sp.out = NULL;
 	}
+	/* Ran, failed or not: apt's warnings are there too. */
+	if (errout && (!ret || ret == -EIO))
+		*errout = xstrdup(sp.err ? sp.err : "");
 	spawn__release(&sp);
 	return ret;
 }
@@ -144,9 +153,8 @@ static int download(const char *package, const struct arch *arch,
 	return ret;
 }
 
-/* The one *.deb that apt-get put in @dir. */
-static int find_deb(const char *dir, const char *package, char **deb,
-		    char **err)
+int testbed__find_deb(const char *dir, const char *package, char **deb,
+		      char **err)
 {
 	struct dirent *de;
 	int n = 0;
@@ -200,7 +208,7 @@ int testbed__deb_fetch(const char *package, const struct arch *arch,
 {
 	int ret = download(package, arch, dir, err);
 
-	return ret ? ret : find_deb(dir, package, deb, err);
+	return ret ? ret : testbed__find_deb(dir, package, deb, err);
 }
 
 int testbed__deb_unpack(const char *deb, const char *dir, char **err)
