@@ -23,38 +23,28 @@ bool testbed__package_is_meta(const char *package)
 
 char *testbed__control_field(const char *stanza, const char *field)
 {
-	size_t flen = strlen(field);
+	size_t flen = strlen(field), skip;
 	const char *line, *end;
 	char *val = NULL, *p;
 
-	for (line = stanza; line && *line; line = end) {
+	for (line = stanza; line && *line; line = *end ? end + 1 : end) {
 		end = strchrnul(line, '\n');
-		if (*end)
-			end++;
 		if (!val) {
 			if (strncasecmp(line, field, flen) || line[flen] != ':')
 				continue;
 			line += flen + 1;
-		} else if (*line == ' ' || *line == '\t') {
-			/* A continuation: the folded value goes on. */
-		} else {
-			break;
+		} else if (*line != ' ' && *line != '\t') {
+			break; /* not a continuation: the next field */
 		}
+		skip = strspn(line, " \t");
 		p = val;
 		val = xasprintf("%s%s%.*s", p ? p : "", p ? " " : "",
-				(int)(end - line), line);
+				(int)(end - line - skip), line + skip);
 		free(p);
 	}
-	if (!val)
-		return NULL;
-	/* Trim what the folding left: the leading blank, newlines. */
-	for (p = val; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	p = val + strspn(val, " ");
-	memmove(val, p, strlen(p) + 1);
-	for (p = val + strlen(val); p > val && p[-1] == ' ';)
-		*--p = '\0';
+	if (val)
+		for (p = val + strlen(val); p > val && p[-1] == ' ';)
+			*--p = '\0';
 	return val;
 }
 
@@ -64,8 +54,8 @@ void testbed__depends_names(const char *depends, struct strvec *names)
 	size_t len;
 
 	while (*p) {
-		p += strspn(p, " ,|");
-		len = strcspn(p, " ,|(:[<");
+		p += strspn(p, " \t\n,|");
+		len = strcspn(p, " \t\n,|(:[<");
 		if (len)
 			strvec__pushf(names, "%.*s", (int)len, p);
 		p += len;
