@@ -31,6 +31,8 @@
 static const char *const testbed_usage[] = {
 	"iommu-bench testbed build [--kernel <PKG>]... [--suite <SUITE>] "
 	"[--arch <ARCH>] [--force] [--json]",
+	"iommu-bench testbed resolve --kernel <PKG>... --suite <SUITE> "
+	"[--json]",
 	"iommu-bench testbed path [--json]",
 	NULL,
 };
@@ -66,7 +68,9 @@ static const struct option testbed_options[] = {
 	OPT_GROUP(
 		"build: download each kernel package (apt-get download, never\n"
 		"installed), unpack it, run depmod and build its initramfs,\n"
-		"each only when the cache lacks it. path: print the cache\n"
+		"each only when the cache lacks it. resolve: say which\n"
+		"versioned package each is in the suite now (a meta-package's\n"
+		"kernel), downloading no kernel. path: print the cache\n"
 		"folder ($IOMMU_BENCH_CACHE, $XDG_CACHE_HOME/iommu-bench or\n"
 		"~/.cache/iommu-bench, then testbed/)."),
 	OPT_END(),
@@ -162,6 +166,45 @@ static int testbed_build(void)
 	return failed ? EXIT_WORK_FAILED : EXIT_OK;
 }
 
+static int testbed_resolve(void)
+{
+	const char *const *pkgs = strvec__argv(&args.kernels);
+	char *name, *version, *err;
+	json_t *out = json_array();
+	bool failed = false;
+	size_t i;
+
+	if (!args.suite || !args.kernels.nr || args.arch || args.force)
+		usage_error(testbed_usage, testbed_options,
+			    "testbed resolve takes --kernel and --suite, and "
+			    "no --arch or --force");
+	for (i = 0; i < args.kernels.nr; i++) {
+		if (testbed__kernel_resolve(pkgs[i], args.suite, &name,
+					    &version, &err)) {
+			pr_err("%s", err ? err : pkgs[i]);
+			free(err);
+			failed = true;
+			continue;
+		}
+		if (global.json)
+			json_array_append_new(
+				out,
+				json_pack("{s:s, s:s, s:s, s:s?}", "asked",
+					  pkgs[i], "suite", args.suite,
+					  "package", name, "version", version));
+		else
+			printf("%s in %s: %s %s\n", pkgs[i], args.suite, name,
+			       version ? version : "(no version)");
+		free(name);
+		free(version);
+	}
+	if (global.json)
+		output__json(out);
+	else
+		json_decref(out);
+	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
 static int testbed_path(void)
 {
 	char *dir = NULL;
@@ -178,6 +221,7 @@ static int testbed_path(void)
 
 static const struct subcommand subcommands[] = {
 	{ "build", "testbed build", testbed_build },
+	{ "resolve", "testbed resolve", testbed_resolve },
 	{ "path", "testbed path", testbed_path },
 };
 

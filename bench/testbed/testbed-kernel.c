@@ -327,16 +327,18 @@ out:
  * so that a name the suite lacks costs only its package lists.
  */
 static int resolve(struct testbed_apt *apt, const char *package, char **name,
-		   char **err)
+		   char **version, char **err)
 {
-	char *stanza = NULL, *depends = NULL, *version = NULL;
+	char *stanza = NULL, *depends = NULL;
 	int ret;
 
+	*name = NULL;
 	ret = testbed_apt__show(apt, package, &stanza, err);
-	if (ret || !testbed__package_is_meta(package)) {
-		*name = ret ? NULL : xstrdup(package);
-		free(stanza);
-		return ret;
+	if (ret)
+		goto out;
+	if (!testbed__package_is_meta(package)) {
+		*name = xstrdup(package);
+		goto out;
 	}
 	depends = testbed__control_field(stanza, "Depends");
 	*name = depends ? testbed__meta_target(package, depends) : NULL;
@@ -351,19 +353,39 @@ static int resolve(struct testbed_apt *apt, const char *package, char **name,
 		goto out;
 	}
 	ret = testbed_apt__show(apt, *name, &stanza, err);
-	if (ret)
-		goto out;
-	version = testbed__control_field(stanza, "Version");
-	pr_info("testbed: %s in %s is %s %s", package, apt->suite, *name,
-		version ? version : "(no version)");
 out:
+	if (!ret)
+		*version = testbed__control_field(stanza, "Version");
+	if (!ret && testbed__package_is_meta(package))
+		pr_info("testbed: %s in %s is %s %s", package, apt->suite,
+			*name, *version ? *version : "(no version)");
 	if (ret) {
 		free(*name);
 		*name = NULL;
 	}
 	free(stanza);
 	free(depends);
-	free(version);
+	return ret;
+}
+
+/*
+ * @apt opened for @suite and @package's arch, updated when @fetch, and
+ * @package resolved in it; under the cache's lock.
+ */
+static int suite__resolve(const char *cache, const char *package,
+			  const char *suite, bool fetch,
+			  struct testbed_apt *apt, char **name, char **version,
+			  char **err)
+{
+	const struct arch *arch = arch__of_package(package);
+	int ret;
+
+	ret = testbed_apt__open(apt, cache, suite, arch ? arch : arch__native(),
+				err);
+	if (!ret && fetch)
+		ret = testbed_apt__update(apt, err);
+	if (!ret)
+		ret = resolve(apt, package, name, version, err);
 	return ret;
 }
 
@@ -386,9 +408,8 @@ static int kernel__locate(const char *cache, const char *package,
 			  struct testbed_kernel *k, bool *cached, char **err)
 {
 	bool meta = suite && testbed__package_is_meta(package);
-	const struct arch *arch = arch__of_package(package);
 	struct testbed_apt apt = { 0 };
-	char *name = NULL;
+	char *name = NULL, *version = NULL;
 	int lock = -1, ret;
 
 	if (!meta) {
@@ -403,12 +424,8 @@ static int kernel__locate(const char *cache, const char *package,
 	if (ret)
 		return ret;
 	if (suite) {
-		ret = testbed_apt__open(&apt, cache, suite,
-					arch ? arch : arch__native(), err);
-		if (!ret && fetch)
-			ret = testbed_apt__update(&apt, err);
-		if (!ret)
-			ret = resolve(&apt, package, &name, err);
+		ret = suite__resolve(cache, package, suite, fetch, &apt, &name,
+				     &version, err);
 		if (ret)
 			goto out;
 	} else {
@@ -431,6 +448,55 @@ out:
 	cache__unlock(lock);
 	testbed_apt__release(&apt);
 	free(name);
+	free(version);
+	return ret;
+}
+
+/* @package and @suite checked, and the cache's folder in *@cache. */
+static int kernel__cache(const char *package, const char *suite, char **cache,
+			 char **err)
+{
+	int ret;
+
+	if (!testbed__package_is_valid(package))
+		return errmsg__set(err, -EINVAL,
+				   "'%s' is not a kernel package name "
+				   "(linux-image- and then [a-z0-9.+-], at "
+				   "most %d characters)",
+				   package, PACKAGE_MAX);
+	if (suite && !debian_suite__is_valid(suite))
+		return errmsg__set(err, -EINVAL,
+				   "'%.60s' is not a Debian suite name "
+				   "([a-z0-9-], starting with a letter)",
+				   suite);
+	ret = cache__dir(TESTBED_CACHE_SUB, cache);
+	if (ret)
+		return errmsg__set(err, ret,
+				   "no cache folder: set IOMMU_BENCH_CACHE or "
+				   "HOME");
+	return 0;
+}
+
+int testbed__kernel_resolve(const char *package, const char *suite, char **name,
+			    char **version, char **err)
+{
+	struct testbed_apt apt = { 0 };
+	char *cache = NULL;
+	int lock = -1, ret;
+
+	*err = NULL;
+	*name = *version = NULL;
+	ret = kernel__cache(package, suite, &cache, err);
+	if (!ret)
+		ret = testbed_cache__lock(cache, &lock, err);
+	if (ret)
+		goto out;
+	ret = suite__resolve(cache, package, suite, true, &apt, name, version,
+			     err);
+	cache__unlock(lock);
+out:
+	testbed_apt__release(&apt);
+	free(cache);
 	return ret;
 }
 
@@ -444,26 +510,9 @@ int testbed__kernel_get(const char *package, const char *suite,
 
 	*err = NULL;
 	memset(k, 0, sizeof(*k));
-	if (!testbed__package_is_valid(package)) {
-		*err = xasprintf("'%s' is not a kernel package name "
-				 "(linux-image- and then [a-z0-9.+-], at most "
-				 "%d characters)",
-				 package, PACKAGE_MAX);
-		return -EINVAL;
-	}
-	if (suite && !debian_suite__is_valid(suite)) {
-		*err = xasprintf(
-			"'%.60s' is not a Debian suite name ([a-z0-9-], "
-			"starting with a letter)",
-			suite);
-		return -EINVAL;
-	}
-	ret = cache__dir(TESTBED_CACHE_SUB, &cache);
-	if (ret) {
-		*err = xasprintf("no cache folder: set IOMMU_BENCH_CACHE or "
-				 "HOME");
+	ret = kernel__cache(package, suite, &cache, err);
+	if (ret)
 		return ret;
-	}
 	ret = kernel__locate(cache, package, suite, fetch, force, k,
 			     &kernel_cached, err);
 	if (ret)

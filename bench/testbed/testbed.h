@@ -108,6 +108,14 @@ bool testbed__package_is_meta(const char *package);
  */
 int testbed__kernel(const char *package, const char *suite, bool fetch,
 		    struct testbed_kernel *k, char **err);
+/*
+ * What @package is in @suite now, downloading no kernel: apt-get update
+ * of the suite, then the versioned package (a meta-package's, else
+ * @package itself, checked to be there) in *@name and its version in
+ * *@version. The errors are testbed__kernel()'s for bad input.
+ */
+int testbed__kernel_resolve(const char *package, const char *suite, char **name,
+			    char **version, char **err);
 /* The same with the modules @extra in its initramfs (see initrd_get). */
 int testbed__kernel_with(const char *package, const char *suite,
 			 const char *const *extra, struct testbed_kernel *k,
