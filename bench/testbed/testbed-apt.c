@@ -44,7 +44,7 @@ static bool uri_is_valid(const char *uri)
 /* The machine's URI for Debian itself: the first one ending in /debian. */
 static char *machine_mirror(void)
 {
-	char *text = NULL, *line, *save = NULL, *word, *found = NULL;
+	char *text = NULL, *line, *save = NULL, *word, *wsave, *found = NULL;
 	size_t len;
 
 	if (read_file(MACHINE_SOURCES, &text, &len))
@@ -53,8 +53,8 @@ static char *machine_mirror(void)
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncasecmp(line, "URIs:", 5))
 			continue;
-		for (word = strtok(line + 5, " \t"); word && !found;
-		     word = strtok(NULL, " \t")) {
+		for (word = strtok_r(line + 5, " \t", &wsave); word && !found;
+		     word = strtok_r(NULL, " \t", &wsave)) {
 			len = strlen(word);
 			while (len && word[len - 1] == '/')
 				word[--len] = '\0';
@@ -116,11 +116,19 @@ void testbed_apt__release(struct testbed_apt *apt)
 	memset(apt, 0, sizeof(*apt));
 }
 
-static void opt(struct testbed_apt *apt, const char *key, const char *sub)
+static void opt(struct testbed_apt *apt, const char *key, const char *value)
 {
 	strvec__push(&apt->opts, "-o");
-	strvec__pushf(&apt->opts, "%s=%s%s%s", key, sub ? apt->dir : "",
-		      sub ? "/" : "", sub ? sub : "");
+	strvec__pushf(&apt->opts, "%s=%s", key, value);
+}
+
+/* @key set to @sub of the private folder. */
+static void opt_dir(struct testbed_apt *apt, const char *key, const char *sub)
+{
+	char *path = xasprintf("%s/%s", apt->dir, sub);
+
+	opt(apt, key, path);
+	free(path);
 }
 
 static int write_file(const char *path, const char *text, char **err)
@@ -176,20 +184,18 @@ int testbed_apt__open(struct testbed_apt *apt, const char *cache,
 	free(path);
 	if (ret)
 		goto out;
-	opt(apt, "Dir::State", "state");
-	opt(apt, "Dir::State::status", "status");
-	opt(apt, "Dir::Cache", "cache");
-	opt(apt, "Dir::Etc::sourcelist", "sources.list");
-	opt(apt, "Dir::Etc::sourceparts", "sources.list.d");
-	opt(apt, "Dir::Etc::preferences", "preferences");
-	opt(apt, "Dir::Etc::preferencesparts", "preferences.d");
-	strvec__push(&apt->opts, "-o");
-	strvec__pushf(&apt->opts, "APT::Architecture=%s", arch->deb);
-	strvec__push(&apt->opts, "-o");
-	strvec__pushf(&apt->opts, "APT::Architectures=%s", arch->deb);
+	opt_dir(apt, "Dir::State", "state");
+	opt_dir(apt, "Dir::State::status", "status");
+	opt_dir(apt, "Dir::Cache", "cache");
+	opt_dir(apt, "Dir::Etc::sourcelist", "sources.list");
+	opt_dir(apt, "Dir::Etc::sourceparts", "sources.list.d");
+	opt_dir(apt, "Dir::Etc::preferences", "preferences");
+	opt_dir(apt, "Dir::Etc::preferencesparts", "preferences.d");
+	/* The guest's arch alone: no multiarch set up on this machine. */
+	opt(apt, "APT::Architecture", arch->deb);
+	opt(apt, "APT::Architectures", arch->deb);
 	/* Translations are the bulk of an update and nothing reads them. */
-	strvec__push(&apt->opts, "-o");
-	strvec__push(&apt->opts, "Acquire::Languages=none");
+	opt(apt, "Acquire::Languages", "none");
 out:
 	free(uri);
 	if (ret)
@@ -304,7 +310,7 @@ int testbed_apt__update(struct testbed_apt *apt, char **err)
 		case 1:
 			near = debian_suite__suggest(apt->suite);
 			ret = errmsg__set(
-				err, -ENOENT, "unknown suite '%s'%s%s%s (%s)",
+				err, -ENOENT, "unknown suite '%s'%s%s%s: %s",
 				apt->suite, near ? " (did you mean '" : "",
 				near ? near : "", near ? "'?)" : "", line);
 			break;

@@ -181,9 +181,10 @@ int testbed__find_deb(const char *dir, const char *package, char **deb,
 	return -EIO;
 }
 
-int testbed__deb_version(const char *deb, char **version, char **err)
+int testbed__deb_field(const char *deb, const char *field, char **value,
+		       char **err)
 {
-	const char *argv[] = { "dpkg-deb", "-f", deb, "Version", NULL };
+	const char *argv[] = { "dpkg-deb", "-f", deb, field, NULL };
 	char *out = NULL;
 	size_t len;
 	int ret;
@@ -191,8 +192,23 @@ int testbed__deb_version(const char *deb, char **version, char **err)
 	ret = testbed__run(argv, NULL, UNPACK_TIMEOUT_MS, &out, err);
 	if (ret)
 		return ret;
-	len = strcspn(out, "\r\n");
-	out[len] = '\0';
+	/* One field asked for: dpkg-deb prints its value alone. */
+	len = strlen(out);
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+		out[--len] = '\0';
+	*value = out;
+	return 0;
+}
+
+int testbed__deb_version(const char *deb, char **version, char **err)
+{
+	char *out = NULL;
+	int ret;
+
+	ret = testbed__deb_field(deb, "Version", &out, err);
+	if (ret)
+		return ret;
+	out[strcspn(out, "\r\n")] = '\0';
 	if (!testbed__version_is_valid(out)) {
 		*err = xasprintf("%s: '%.40s' is not a package version", deb,
 				 out);

@@ -216,11 +216,8 @@ static int fetch_unpack(const char *cache, struct testbed_apt *apt,
 				       &deb, err);
 	if (!ret && version)
 		ret = testbed__deb_version(deb, version, err);
-	if (!ret && depends) {
-		const char *argv[] = { "dpkg-deb", "-f", deb, "Depends", NULL };
-
-		ret = testbed__run(argv, NULL, DEPMOD_TIMEOUT_MS, depends, err);
-	}
+	if (!ret && depends)
+		ret = testbed__deb_field(deb, "Depends", depends, err);
 	if (!ret) {
 		pr_info("testbed: unpacking %s%s%s", package,
 			version ? " " : "", version ? *version : "");
@@ -347,9 +344,13 @@ static int resolve(struct testbed_apt *apt, const char *package, char **name,
 	if (!*name) {
 		ret = errmsg__set(err, -ENOENT,
 				  "%s in %s depends on no versioned kernel for "
-				  "%s (Depends: %s)",
+				  "%s (Depends: %s)%s",
 				  package, apt->suite, apt->arch->deb,
-				  depends ? depends : "none");
+				  depends ? depends : "none",
+				  strstr(package, "-dbg") ?
+					  "; a -dbg package holds debug "
+					  "symbols, not a kernel" :
+					  "");
 		goto out;
 	}
 	ret = testbed_apt__show(apt, *name, &stanza, err);

@@ -287,6 +287,9 @@ int testbed__find_deb(const char *dir, const char *package, char **deb,
  */
 int testbed__deb_fetch(const char *package, const struct arch *arch,
 		       const char *dir, char **deb, char **err);
+/* The value of the package's control @field ("" when it has none). */
+int testbed__deb_field(const char *deb, const char *field, char **value,
+		       char **err);
 /* The package's Version field, checked. */
 int testbed__deb_version(const char *deb, char **version, char **err);
 /* `dpkg -x @deb @dir`. */
