@@ -518,6 +518,12 @@ int testbed__kernel_get(const char *package, const char *suite,
 			     &kernel_cached, err);
 	if (ret)
 		goto out;
+	/* Built before from another source under the same name: the same
+	 * kernel, and the suite asked for is what the caller records. */
+	if (suite && (!k->suite || strcmp(k->suite, suite))) {
+		free(k->suite);
+		k->suite = xstrdup(suite);
+	}
 	base = modules_base(k->dir, k->release);
 	if (base)
 		modules = xasprintf("%s/lib/modules/%s", base, k->release);

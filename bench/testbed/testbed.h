@@ -72,7 +72,8 @@ struct testbed_kernel {
 	char *package; /* "linux-image-6.1.0-57-amd64" */
 	char *version; /* the package's version, "6.1.192-3" */
 	char *release; /* `uname -r` in the guest, "6.1.0-57-amd64" */
-	char *suite;   /* its Debian suite; NULL: the machine's apt */
+	char *suite;   /* the suite asked for, else the one it came from;
+			* NULL: the machine's apt */
 	char *asked;   /* the meta-package asked for; NULL: @package was */
 	char *dir;     /* where it is unpacked */
 	char *image;   /* .../boot/vmlinuz-<release>, or per @layout */
