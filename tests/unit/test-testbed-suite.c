@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/testbed/testbed.h"
+#include "cache.h"
 #include "debian-suite.h"
 #include "matrix-load.h"
 #include "scratch-files.h"
@@ -332,6 +333,119 @@ static void test_apt_failures(void)
 	is_str(buf, "Could not get lock", "and its E: line is kept");
 }
 
+/*
+ * A kernel in the cache, as a build leaves it: @json its testbed.json,
+ * @image relative to its folder, and modules.builtin holding every
+ * module the initramfs wants, so that none needs packing.
+ */
+static void cached_kernel(const char *cache, const char *package,
+			  const char *json, const char *image,
+			  const char *modules)
+{
+	static const char builtin[] =
+		"kernel/drivers/virtio/virtio_pci.ko\n"
+		"kernel/drivers/net/virtio_net.ko\n"
+		"kernel/drivers/char/virtio_console.ko\n"
+		"kernel/net/9p/9pnet_virtio.ko\nkernel/fs/9p/9p.ko\n";
+	char *p;
+
+	p = xasprintf("%s/testbed/kernels/%s/testbed.json", cache, package);
+	scratch__put(p, json);
+	free(p);
+	p = xasprintf("%s/testbed/kernels/%s/%s", cache, package, image);
+	scratch__put(p, "image");
+	free(p);
+	p = xasprintf("%s/testbed/kernels/%s/%s/modules.builtin", cache,
+		      package, modules);
+	scratch__put(p, builtin);
+	free(p);
+	p = xasprintf("%s/testbed/kernels/%s/%s/modules.dep", cache, package,
+		      modules);
+	scratch__put(p, "");
+	free(p);
+}
+
+static void test_cached_layouts(void)
+{
+	static const char pkg7[] = "linux-image-7.3.4+deb13-amd64";
+	static const char pkg6[] = "linux-image-6.1.0-57-amd64";
+	static const char rel7[] = "7.3.4+deb13-amd64";
+	char *cache = xasprintf("%s/cache", scratch), *err = NULL, *p;
+	char *data = NULL;
+	struct testbed_kernel k;
+	size_t len;
+	int ret;
+
+	if (!cache__has_file(TESTBED_BUSYBOX)) {
+		tap_skip("no " TESTBED_BUSYBOX
+			 " (apt-get install busybox-static)");
+		free(cache);
+		return;
+	}
+	setenv("IOMMU_BENCH_CACHE", cache, 1);
+	cached_kernel(cache, pkg7,
+		      "{\"package\": \"linux-image-7.3.4+deb13-amd64\", "
+		      "\"version\": \"7.3.4-1~bpo13+1\", "
+		      "\"release\": \"7.3.4+deb13-amd64\", "
+		      "\"layout\": \"modules\", "
+		      "\"suite\": \"trixie-backports\"}",
+		      "usr/lib/modules/7.3.4+deb13-amd64/vmlinuz",
+		      "usr/lib/modules/7.3.4+deb13-amd64");
+	p = xasprintf("%s/testbed/kernels/%s/usr/lib/modules/%s/config", cache,
+		      pkg7, rel7);
+	scratch__put(p, "CONFIG_IOMMU_DMA=y\n");
+	free(p);
+
+	ret = testbed__kernel(pkg7, NULL, false, &k, &err);
+	is_int(ret, 0, "a cached 7.x kernel is found without apt");
+	if (ret)
+		tap_diag("%s", err);
+	ok(k.layout == TESTBED_LAYOUT_MODULES, "in the modules layout");
+	ok(k.image && strstr(k.image, "/usr/lib/modules/7.3.4+deb13-amd64/"
+				      "vmlinuz"),
+	   "its image is linux-binary's");
+	ok(k.config && strstr(k.config, "/usr/lib/modules/7.3.4+deb13-amd64/"
+					"config"),
+	   "its config is linux-base's");
+	is_str(k.suite, "trixie-backports", "the suite its testbed.json says");
+	ok(!k.asked, "nothing resolved: it was asked by name");
+	ok(k.initrd && !read_file(k.initrd, &data, &len) &&
+		   memmem(data, len, "boot/config-7.3.4+deb13-amd64", 29),
+	   "its initramfs carries its config as boot/config-RELEASE");
+	free(data);
+	testbed_kernel__release(&k);
+	free(err);
+	err = NULL;
+
+	ret = testbed__kernel(pkg7, "sid", false, &k, &err);
+	ok(!ret && k.suite && !strcmp(k.suite, "sid"),
+	   "asked from another suite, the suite asked for comes back");
+	testbed_kernel__release(&k);
+	free(err);
+	err = NULL;
+
+	/* Written before 7.x: no layout key, boot/ it is. */
+	cached_kernel(cache, pkg6,
+		      "{\"package\": \"linux-image-6.1.0-57-amd64\", "
+		      "\"version\": \"6.1.192-3\", "
+		      "\"release\": \"6.1.0-57-amd64\"}",
+		      "boot/vmlinuz-6.1.0-57-amd64",
+		      "lib/modules/6.1.0-57-amd64");
+	ret = testbed__kernel(pkg6, NULL, false, &k, &err);
+	ok(!ret && k.layout == TESTBED_LAYOUT_BOOT && !k.suite &&
+		   strstr(k.image, "/boot/vmlinuz-6.1.0-57-amd64"),
+	   "a testbed.json without a layout is the boot layout, no suite");
+	testbed_kernel__release(&k);
+	free(err);
+	err = NULL;
+
+	ret = testbed__kernel(pkg6, "sid main", false, &k, &err);
+	is_int(ret, -EINVAL, "a bad suite is refused before anything else");
+	has_str(err, "not a Debian suite name", "saying so");
+	free(err);
+	free(cache);
+}
+
 int main(void)
 {
 	scratch__begin(scratch);
@@ -340,5 +454,6 @@ int main(void)
 	test_control();
 	test_layout();
 	test_apt_failures();
+	test_cached_layouts();
 	return scratch__end(scratch);
 }
