@@ -27,6 +27,9 @@
 /* The testbed's reference kernels: Debian 12's, measured by hand first. */
 #define TESTBED_DEFAULT_KERNEL "linux-image-6.1.0-57-amd64"
 #define TESTBED_DEFAULT_KERNEL_ARM64 "linux-image-6.1.0-57-arm64"
+/* With --suite and no --kernel: the suite's newest, by its meta-package. */
+#define TESTBED_SUITE_KERNEL "linux-image-amd64"
+#define TESTBED_SUITE_KERNEL_ARM64 "linux-image-arm64"
 
 static const char *const testbed_usage[] = {
 	"iommu-bench testbed build [--kernel <PKG>]... [--suite <SUITE>] "
@@ -58,11 +61,13 @@ static const struct option testbed_options[] = {
 		   "fetch the kernels from this Debian suite (sid, "
 		   "trixie-backports...) through the cache's own apt "
 		   "configuration; a meta-package (linux-image-amd64) resolves "
-		   "to the kernel it depends on there"),
+		   "to the kernel it depends on there, and is the default"),
 	OPT_STRING(0, "arch", &args.arch, "ARCH",
 		   "without --kernel: the reference kernel of this guest "
 		   "arch (x86_64: " TESTBED_DEFAULT_KERNEL
-		   ", arm64: " TESTBED_DEFAULT_KERNEL_ARM64 ")"),
+		   ", arm64: " TESTBED_DEFAULT_KERNEL_ARM64
+		   "; with --suite, " TESTBED_SUITE_KERNEL
+		   " or " TESTBED_SUITE_KERNEL_ARM64 ")"),
 	OPT_BOOLEAN(0, "force", &args.force,
 		    "download and build again even what the cache holds"),
 	OPT_GROUP(
@@ -78,7 +83,8 @@ static const struct option testbed_options[] = {
 
 static int testbed_build(void)
 {
-	const char *fallback[] = { TESTBED_DEFAULT_KERNEL };
+	const char *fallback[] = { args.suite ? TESTBED_SUITE_KERNEL :
+						TESTBED_DEFAULT_KERNEL };
 	const char *const *pkgs =
 		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
 	const struct arch *a;
@@ -93,7 +99,8 @@ static int testbed_build(void)
 			    "--arch picks a reference kernel; with --kernel "
 			    "the package's name says its arch");
 	if (args.arch && !strcmp(args.arch, "arm64"))
-		fallback[0] = TESTBED_DEFAULT_KERNEL_ARM64;
+		fallback[0] = args.suite ? TESTBED_SUITE_KERNEL_ARM64 :
+					   TESTBED_DEFAULT_KERNEL_ARM64;
 	else if (args.arch && strcmp(args.arch, "x86_64"))
 		usage_error(testbed_usage, testbed_options,
 			    "--arch %s: the testbed has guests for x86_64 and "

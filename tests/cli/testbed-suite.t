@@ -158,6 +158,9 @@ EOF
 	st=$?
 	[ $st -eq 0 ] && t_grep "$T_ERR" "linux-image-amd64 in $SUITE is $PKG "
 	t_ok $? "the meta-package builds as the kernel it resolves to, and says so"
+	t_run 0 "$B" testbed build --suite "$SUITE" &&
+		t_grep "$T_OUT" "linux-image-amd64 in $SUITE: $PKG "
+	t_ok $? "and is what --suite builds without --kernel"
 else
 	t_skip "linux-image-amd64 in $SUITE is $META now, not $PKG: not fetched"
 fi
