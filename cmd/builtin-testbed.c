@@ -16,6 +16,7 @@
 #include "bench/testbed/testbed.h"
 #include "builtin.h"
 #include "cache.h"
+#include "debian-suite.h"
 #include "log.h"
 #include "output.h"
 #include "parse-options.h"
@@ -26,16 +27,22 @@
 /* The testbed's reference kernels: Debian 12's, measured by hand first. */
 #define TESTBED_DEFAULT_KERNEL "linux-image-6.1.0-57-amd64"
 #define TESTBED_DEFAULT_KERNEL_ARM64 "linux-image-6.1.0-57-arm64"
+/* With --suite and no --kernel: the suite's newest, by its meta-package. */
+#define TESTBED_SUITE_KERNEL "linux-image-amd64"
+#define TESTBED_SUITE_KERNEL_ARM64 "linux-image-arm64"
 
 static const char *const testbed_usage[] = {
-	"iommu-bench testbed build [--kernel <PKG>]... [--arch <ARCH>] "
-	"[--force] [--json]",
+	"iommu-bench testbed build [--kernel <PKG>]... [--suite <SUITE>] "
+	"[--arch <ARCH>] [--force] [--json]",
+	"iommu-bench testbed resolve --kernel <PKG>... --suite <SUITE> "
+	"[--json]",
 	"iommu-bench testbed path [--json]",
 	NULL,
 };
 
 struct testbed_args {
 	struct strvec kernels;
+	const char *suite;
 	const char *arch;
 	bool force;
 };
@@ -50,16 +57,25 @@ static const struct option testbed_options[] = {
 		"a Debian kernel package (repeatable; default " TESTBED_DEFAULT_KERNEL
 		")",
 		parse_opt_strvec),
+	OPT_STRING(0, "suite", &args.suite, "SUITE",
+		   "fetch the kernels from this Debian suite (sid, "
+		   "trixie-backports...) through the cache's own apt "
+		   "configuration; a meta-package (linux-image-amd64) resolves "
+		   "to the kernel it depends on there, and is the default"),
 	OPT_STRING(0, "arch", &args.arch, "ARCH",
 		   "without --kernel: the reference kernel of this guest "
 		   "arch (x86_64: " TESTBED_DEFAULT_KERNEL
-		   ", arm64: " TESTBED_DEFAULT_KERNEL_ARM64 ")"),
+		   ", arm64: " TESTBED_DEFAULT_KERNEL_ARM64
+		   "; with --suite, " TESTBED_SUITE_KERNEL
+		   " or " TESTBED_SUITE_KERNEL_ARM64 ")"),
 	OPT_BOOLEAN(0, "force", &args.force,
 		    "download and build again even what the cache holds"),
 	OPT_GROUP(
 		"build: download each kernel package (apt-get download, never\n"
 		"installed), unpack it, run depmod and build its initramfs,\n"
-		"each only when the cache lacks it. path: print the cache\n"
+		"each only when the cache lacks it. resolve: say which\n"
+		"versioned package each is in the suite now (a meta-package's\n"
+		"kernel), downloading no kernel. path: print the cache\n"
 		"folder ($IOMMU_BENCH_CACHE, $XDG_CACHE_HOME/iommu-bench or\n"
 		"~/.cache/iommu-bench, then testbed/)."),
 	OPT_END(),
@@ -67,7 +83,8 @@ static const struct option testbed_options[] = {
 
 static int testbed_build(void)
 {
-	const char *fallback[] = { TESTBED_DEFAULT_KERNEL };
+	const char *fallback[] = { args.suite ? TESTBED_SUITE_KERNEL :
+						TESTBED_DEFAULT_KERNEL };
 	const char *const *pkgs =
 		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
 	const struct arch *a;
@@ -82,7 +99,8 @@ static int testbed_build(void)
 			    "--arch picks a reference kernel; with --kernel "
 			    "the package's name says its arch");
 	if (args.arch && !strcmp(args.arch, "arm64"))
-		fallback[0] = TESTBED_DEFAULT_KERNEL_ARM64;
+		fallback[0] = args.suite ? TESTBED_SUITE_KERNEL_ARM64 :
+					   TESTBED_DEFAULT_KERNEL_ARM64;
 	else if (args.arch && strcmp(args.arch, "x86_64"))
 		usage_error(testbed_usage, testbed_options,
 			    "--arch %s: the testbed has guests for x86_64 and "
@@ -100,13 +118,19 @@ static int testbed_build(void)
 				    "(linux-image- and then [a-z0-9.+-], at "
 				    "most 100 characters)",
 				    pkgs[i]);
+	if (args.suite && !debian_suite__is_valid(args.suite))
+		usage_error(testbed_usage, testbed_options,
+			    "--suite '%s' is not a Debian suite name "
+			    "([a-z0-9-], starting with a letter, such as "
+			    "trixie-backports)",
+			    args.suite);
 	/* A first build takes seconds per kernel: say what is going on. */
 	if (log_verbosity < LOG_INFO)
 		log_verbosity = LOG_INFO;
 	for (i = 0; i < nr; i++) {
 		err = NULL;
-		if (testbed__kernel_get(pkgs[i], NULL, true, args.force, &k,
-					&err)) {
+		if (testbed__kernel_get(pkgs[i], args.suite, NULL, true,
+					args.force, &k, &err)) {
 			pr_err("%s", err ? err : pkgs[i]);
 			free(err);
 			failed = true;
@@ -115,21 +139,27 @@ static int testbed_build(void)
 		if (global.json) {
 			json_array_append_new(
 				out,
-				json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, "
-					  "s:b, s:s, s:s}",
+				json_pack("{s:s, s:s?, s:s, s:s, s:s?, s:s?, "
+					  "s:s, s:s, s:s, s:b, s:s, s:s}",
 					  "package", k.package, "arch",
 					  (a = arch__of_package(k.package)) ?
 						  a->name :
 						  NULL,
 					  "version", k.version, "release",
-					  k.release, "image", k.image, "initrd",
-					  k.initrd, "cached", k.cached,
-					  "config", k.config, "dir", k.dir));
+					  k.release, "suite", k.suite, "asked",
+					  k.asked, "layout",
+					  testbed_layout__name(k.layout),
+					  "image", k.image, "initrd", k.initrd,
+					  "cached", k.cached, "config",
+					  k.config, "dir", k.dir));
 		} else {
 			a = arch__of_package(k.package);
-			printf("%s %s (release %s, %s): %s\n", k.package,
+			if (k.asked)
+				printf("%s in %s: ", k.asked, k.suite);
+			printf("%s %s (release %s, %s%s%s): %s\n", k.package,
 			       k.version, k.release,
 			       a ? a->name : "arch not in its name",
+			       k.suite ? ", from " : "", k.suite ? k.suite : "",
 			       k.cached ? "cached" : "built");
 			printf("  image   %s\n  initrd  %s\n", k.image,
 			       k.initrd);
@@ -143,21 +173,62 @@ static int testbed_build(void)
 	return failed ? EXIT_WORK_FAILED : EXIT_OK;
 }
 
+static int testbed_resolve(void)
+{
+	const char *const *pkgs = strvec__argv(&args.kernels);
+	char *name, *version, *err;
+	json_t *out = json_array();
+	bool failed = false;
+	size_t i;
+
+	if (!args.suite || !args.kernels.nr || args.arch || args.force)
+		usage_error(testbed_usage, testbed_options,
+			    "testbed resolve takes --kernel and --suite, and "
+			    "no --arch or --force");
+	for (i = 0; i < args.kernels.nr; i++) {
+		if (testbed__kernel_resolve(pkgs[i], args.suite, &name,
+					    &version, &err)) {
+			pr_err("%s", err ? err : pkgs[i]);
+			free(err);
+			failed = true;
+			continue;
+		}
+		if (global.json)
+			json_array_append_new(
+				out,
+				json_pack("{s:s, s:s, s:s, s:s?}", "asked",
+					  pkgs[i], "suite", args.suite,
+					  "package", name, "version", version));
+		else
+			printf("%s in %s: %s %s\n", pkgs[i], args.suite, name,
+			       version ? version : "(no version)");
+		free(name);
+		free(version);
+	}
+	if (global.json)
+		output__json(out);
+	else
+		json_decref(out);
+	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
 static int testbed_path(void)
 {
 	char *dir = NULL;
 	int err;
 
-	if (args.kernels.nr || args.force || args.arch)
+	if (args.kernels.nr || args.force || args.arch || args.suite)
 		usage_error(
 			testbed_usage, testbed_options,
-			"testbed path takes no --kernel, --arch or --force");
+			"testbed path takes no --kernel, --suite, --arch or "
+			"--force");
 	err = cache__dir(TESTBED_CACHE_SUB, &dir);
 	return global__cache_path(err, dir);
 }
 
 static const struct subcommand subcommands[] = {
 	{ "build", "testbed build", testbed_build },
+	{ "resolve", "testbed resolve", testbed_resolve },
 	{ "path", "testbed path", testbed_path },
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debian-suite.h"
 #include "kernel-target.h"
 #include "matrix-priv.h"
 #include "util.h"
@@ -37,6 +38,7 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	strv_free(k->cmdline, k->nr_cmdline);
 	free(k->release);
 	free(k->package);
+	free(k->suite);
 	free(k->modules_dir);
 	free(k->build_id);
 	free(k->built_config);
@@ -133,8 +135,44 @@ static void parse_package(struct mx *mx, struct matrix_kernel *k,
 		       k->package);
 		return;
 	}
-	if (!k->release)
+	/* A meta-package ("linux-image-amd64") boots what it resolves to. */
+	if (!k->release && !(k->suite && *rel >= 'a' && *rel <= 'z'))
 		k->release = xstrdup(rel);
+}
+
+/*
+ * The Debian suite a package comes from, fetched through the testbed's
+ * own apt configuration. A name close to a known suite is a typo; one
+ * far from all may be newer than the table and is left to the archive.
+ */
+static void parse_suite(struct mx *mx, struct matrix_kernel *k,
+			const struct toml_value *tab)
+{
+	const struct toml_value *v = toml_table__get(tab, "suite");
+	const char *near;
+
+	if (mx_text(mx, tab, "suite", &k->suite) <= 0)
+		return;
+	if (!debian_suite__is_valid(k->suite)) {
+		mx_err(mx, v->pos,
+		       "suite: '%s' is not a Debian suite name ([a-z0-9-], "
+		       "starting with a letter, such as 'trixie-backports')",
+		       k->suite);
+	} else if ((near = debian_suite__suggest(k->suite))) {
+		mx_err(mx, v->pos,
+		       "suite: unknown suite '%s' (did you mean '%s'?)",
+		       k->suite, near);
+	} else if (!toml_table__get(tab, "package")) {
+		mx_err(mx, v->pos,
+		       "suite: kernel '%s' has no package to fetch from "
+		       "suite '%s'",
+		       k->name, k->suite);
+		return;
+	} else {
+		return;
+	}
+	free(k->suite);
+	k->suite = NULL;
 }
 
 static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
@@ -142,7 +180,8 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 {
 	static const char *const keys[] = { "name",   "description", "image",
 					    "initrd", "cmdline",     "release",
-					    "build",  "package",     NULL };
+					    "build",  "package",     "suite",
+					    NULL };
 	const struct toml_value *build = toml_table__get(tab, "build");
 	char where[96];
 
@@ -156,6 +195,7 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 	if (build)
 		parse_build(mx, k, build);
 
+	parse_suite(mx, k, tab);
 	if (toml_table__get(tab, "package"))
 		parse_package(mx, k, tab);
 	if (!!toml_table__get(tab, "image") + !!build +

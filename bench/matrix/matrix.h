@@ -225,6 +225,7 @@ struct matrix_kernel {
 	size_t nr_cmdline;
 	char *release; /* `uname -r` expected after boot; NULL: any */
 	char *package; /* KERNEL_PACKAGE: "linux-image-6.1.0-57-amd64" */
+	char *suite;   /* its Debian suite; NULL: the controller's apt */
 	struct matrix_build build;
 	/*
 	 * KERNEL_BUILD, once `run` has built it (not from the file): @image

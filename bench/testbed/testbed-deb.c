@@ -76,6 +76,12 @@ static char *argv_join(const char *const *argv)
 int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
 		 char **out, char **err)
 {
+	return testbed__run_std(argv, dir, timeout_ms, out, NULL, err);
+}
+
+int testbed__run_std(const char *const *argv, const char *dir, int timeout_ms,
+		     char **out, char **errout, char **err)
+{
 	struct spawn_opts opts = {
 		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
 		.pdeathsig = SIGKILL,
@@ -109,6 +115,9 @@ int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
 		*out = sp.out ? sp.out : xstrdup("");
 		sp.out = NULL;
 	}
+	/* Ran, failed or not: apt's warnings are there too. */
+	if (errout && (!ret || ret == -EIO))
+		*errout = xstrdup(sp.err ? sp.err : "");
 	spawn__release(&sp);
 	return ret;
 }
@@ -144,9 +153,8 @@ static int download(const char *package, const struct arch *arch,
 	return ret;
 }
 
-/* The one *.deb that apt-get put in @dir. */
-static int find_deb(const char *dir, const char *package, char **deb,
-		    char **err)
+int testbed__find_deb(const char *dir, const char *package, char **deb,
+		      char **err)
 {
 	struct dirent *de;
 	int n = 0;
@@ -173,9 +181,10 @@ static int find_deb(const char *dir, const char *package, char **deb,
 	return -EIO;
 }
 
-int testbed__deb_version(const char *deb, char **version, char **err)
+int testbed__deb_field(const char *deb, const char *field, char **value,
+		       char **err)
 {
-	const char *argv[] = { "dpkg-deb", "-f", deb, "Version", NULL };
+	const char *argv[] = { "dpkg-deb", "-f", deb, field, NULL };
 	char *out = NULL;
 	size_t len;
 	int ret;
@@ -183,8 +192,23 @@ int testbed__deb_version(const char *deb, char **version, char **err)
 	ret = testbed__run(argv, NULL, UNPACK_TIMEOUT_MS, &out, err);
 	if (ret)
 		return ret;
-	len = strcspn(out, "\r\n");
-	out[len] = '\0';
+	/* One field asked for: dpkg-deb prints its value alone. */
+	len = strlen(out);
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+		out[--len] = '\0';
+	*value = out;
+	return 0;
+}
+
+int testbed__deb_version(const char *deb, char **version, char **err)
+{
+	char *out = NULL;
+	int ret;
+
+	ret = testbed__deb_field(deb, "Version", &out, err);
+	if (ret)
+		return ret;
+	out[strcspn(out, "\r\n")] = '\0';
 	if (!testbed__version_is_valid(out)) {
 		*err = xasprintf("%s: '%.40s' is not a package version", deb,
 				 out);
@@ -200,7 +224,7 @@ int testbed__deb_fetch(const char *package, const struct arch *arch,
 {
 	int ret = download(package, arch, dir, err);
 
-	return ret ? ret : find_deb(dir, package, deb, err);
+	return ret ? ret : testbed__find_deb(dir, package, deb, err);
 }
 
 int testbed__deb_unpack(const char *deb, const char *dir, char **err)

@@ -51,16 +51,36 @@ struct arch;
 #define TESTBED_PORT_NAME "iommu-bench.agent"
 #define TESTBED_READY_LINE "iommu-bench-guest: ready"
 
-/* A guest kernel from a Debian package, ready to boot. */
+/*
+ * Where a kernel package keeps its image and config. Debian 7.x splits
+ * a kernel: linux-image-VER is empty and depends on linux-binary-VER
+ * (the image), linux-modules-VER and linux-base-VER (config, System.map,
+ * modules.builtin), all under usr/lib/modules/VER.
+ */
+enum testbed_layout {
+	TESTBED_LAYOUT_BOOT,	/* boot/vmlinuz-VER, boot/config-VER */
+	TESTBED_LAYOUT_MODULES, /* usr/lib/modules/VER/{vmlinuz,config} */
+};
+
+/*
+ * A guest kernel from a Debian package, ready to boot. @package,
+ * @version and @suite say what was measured: for a meta-package
+ * (@asked, "linux-image-amd64") they are the versioned package it
+ * resolved to in its suite at the time, which the caller records.
+ */
 struct testbed_kernel {
 	char *package; /* "linux-image-6.1.0-57-amd64" */
 	char *version; /* the package's version, "6.1.192-3" */
 	char *release; /* `uname -r` in the guest, "6.1.0-57-amd64" */
+	char *suite;   /* the suite asked for, else the one it came from;
+			* NULL: the machine's apt */
+	char *asked;   /* the meta-package asked for; NULL: @package was */
 	char *dir;     /* where it is unpacked */
-	char *image;   /* .../boot/vmlinuz-<release> */
+	char *image;   /* .../boot/vmlinuz-<release>, or per @layout */
 	char *initrd;  /* the initramfs: the base plus its modules */
-	char *config;  /* .../boot/config-<release> */
-	bool cached;   /* nothing had to be downloaded or built */
+	char *config;  /* .../boot/config-<release>, or per @layout */
+	enum testbed_layout layout;
+	bool cached; /* nothing had to be downloaded or built */
 };
 
 /* The testbed cache's folder, under cache__dir(). */
@@ -72,20 +92,35 @@ struct testbed_kernel {
  */
 bool testbed__package_is_valid(const char *package);
 
+/* A package named by flavour only ("linux-image-amd64"), no version. */
+bool testbed__package_is_meta(const char *package);
+
 /*
  * @package ready to boot: downloaded with `apt-get download`, unpacked
  * with `dpkg -x`, `depmod -b` run, and its initramfs built, each step
- * only when the cache does not hold it already. With @fetch false a
+ * only when the cache does not hold it already. With @suite (NULL: the
+ * machine's apt), from that Debian suite through a private apt
+ * configuration in the cache (testbed-apt.c), where a meta-package
+ * resolves to the versioned one it depends on now. With @fetch false a
  * kernel not in the cache is -ENOENT (nothing is downloaded).
  * 0 and *@k filled, or a negative errno and *@err saying what failed in
  * words (the package name, the tool's last stderr line: "E: Unable to
  * locate package ..." for a typo).
  */
-int testbed__kernel(const char *package, bool fetch, struct testbed_kernel *k,
-		    char **err);
+int testbed__kernel(const char *package, const char *suite, bool fetch,
+		    struct testbed_kernel *k, char **err);
+/*
+ * What @package is in @suite now, downloading no kernel: apt-get update
+ * of the suite, then the versioned package (a meta-package's, else
+ * @package itself, checked to be there) in *@name and its version in
+ * *@version. The errors are testbed__kernel()'s for bad input.
+ */
+int testbed__kernel_resolve(const char *package, const char *suite, char **name,
+			    char **version, char **err);
 /* The same with the modules @extra in its initramfs (see initrd_get). */
-int testbed__kernel_with(const char *package, const char *const *extra,
-			 struct testbed_kernel *k, char **err);
+int testbed__kernel_with(const char *package, const char *suite,
+			 const char *const *extra, struct testbed_kernel *k,
+			 char **err);
 void testbed_kernel__release(struct testbed_kernel *k);
 
 /*
@@ -117,9 +152,85 @@ extern const char *const testbed_modules[];
 bool testbed__release_is_valid(const char *release);
 
 /* testbed__kernel(); with @force, downloaded and built again regardless. */
-int testbed__kernel_get(const char *package, const char *const *extra,
-			bool fetch, bool force, struct testbed_kernel *k,
-			char **err);
+int testbed__kernel_get(const char *package, const char *suite,
+			const char *const *extra, bool fetch, bool force,
+			struct testbed_kernel *k, char **err);
+
+/*
+ * The value of @field in a control stanza (dpkg-deb -f, apt-cache
+ * show), continuation lines joined; NULL: not there. free() it.
+ */
+char *testbed__control_field(const char *stanza, const char *field);
+/*
+ * The package names of a Depends value, each alternative of each
+ * group, in order, without versions or arch qualifiers.
+ */
+void testbed__depends_names(const char *depends, struct strvec *names);
+/*
+ * The versioned kernel a meta-package's Depends names for its flavour
+ * ("linux-image-amd64" depends on "linux-image-7.3.4+deb13-amd64"),
+ * never a -dbg one. NULL: none. free() it.
+ */
+char *testbed__meta_target(const char *meta, const char *depends);
+/*
+ * The packages a Debian 7.x linux-image-VER depends on that hold the
+ * kernel: linux-binary-VER, linux-modules-VER, linux-base-VER, those
+ * of them its @depends names, in that order.
+ */
+void testbed__kernel_parts(const char *package, const char *depends,
+			   struct strvec *parts);
+
+/*
+ * Which layout the unpacked @tree has, and its release. -ENOENT: no
+ * image in either (a meta-package, or a 7.x image package alone).
+ */
+int testbed__tree_layout(const char *tree, enum testbed_layout *layout,
+			 char **release, char **err);
+/* The image and config of @release unpacked in @dir, by @layout. */
+char *testbed__layout_image(const char *dir, enum testbed_layout layout,
+			    const char *release);
+char *testbed__layout_config(const char *dir, enum testbed_layout layout,
+			     const char *release);
+/* "boot", "modules"; and back (-1: none such). */
+const char *testbed_layout__name(enum testbed_layout layout);
+int testbed_layout__find(const char *name);
+
+/*
+ * A private apt configuration for one suite and guest arch, in the
+ * cache's apt/SUITE-ARCH: its own sources.list (Debian's mirror, the
+ * suite's main, signed-by Debian's keyring), lists, cache, preferences
+ * and an empty dpkg status, so the machine's apt is neither read nor
+ * changed. The mirror is $IOMMU_BENCH_DEBIAN_MIRROR, else the machine's
+ * own for Debian (debian.sources), else deb.debian.org.
+ */
+struct testbed_apt {
+	char *dir;
+	char *suite;
+	const struct arch *arch;
+	struct strvec opts; /* the -o options every apt command takes */
+};
+int testbed_apt__open(struct testbed_apt *apt, const char *cache,
+		      const char *suite, const struct arch *arch, char **err);
+void testbed_apt__release(struct testbed_apt *apt);
+/*
+ * `apt-get update`: an unknown suite (no Release file) is -ENOENT, with
+ * a did-you-mean; a failed signature -EPERM, naming the suite.
+ */
+int testbed_apt__update(struct testbed_apt *apt, char **err);
+/*
+ * The candidate stanza of @package in the suite (apt-cache show); one
+ * the suite lacks is -ENOENT, naming the nearest linux-image-* it has.
+ */
+int testbed_apt__show(struct testbed_apt *apt, const char *package,
+		      char **stanza, char **err);
+/* `apt-get download` @package into the empty @dir; the .deb in *@deb. */
+int testbed_apt__download(struct testbed_apt *apt, const char *package,
+			  const char *dir, char **deb, char **err);
+/*
+ * What apt's failed update said, classified: 1 no Release file (an
+ * unknown suite), 2 a failed signature, 0 other; the line in @buf.
+ */
+int testbed__apt_failure(const char *text, char *buf, size_t size);
 
 /*
  * testbed__initrd() with the modules @extra (NULL-terminated, may be
@@ -163,11 +274,23 @@ bool testbed__version_is_valid(const char *version);
 int testbed__run(const char *const *argv, const char *dir, int timeout_ms,
 		 char **out, char **err);
 /*
+ * The same, with its stderr in *@errout (may be NULL) whenever it ran
+ * to its end, for callers that read more of it than the E: line.
+ */
+int testbed__run_std(const char *const *argv, const char *dir, int timeout_ms,
+		     char **out, char **errout, char **err);
+/* The one *.deb that apt-get put in @dir. */
+int testbed__find_deb(const char *dir, const char *package, char **deb,
+		      char **err);
+/*
  * `apt-get download` @package (of @arch; NULL: this machine's) into the
  * empty folder @dir; the .deb's path in *@deb.
  */
 int testbed__deb_fetch(const char *package, const struct arch *arch,
 		       const char *dir, char **deb, char **err);
+/* The value of the package's control @field ("" when it has none). */
+int testbed__deb_field(const char *deb, const char *field, char **value,
+		       char **err);
 /* The package's Version field, checked. */
 int testbed__deb_version(const char *deb, char **version, char **err);
 /* `dpkg -x @deb @dir`. */

@@ -677,13 +677,14 @@ static void test_cache(void)
 	free(leftover);
 
 	setenv("IOMMU_BENCH_CACHE", cache, 1);
-	ret = testbed__kernel("linux-image-6.1.0-57-amd64", false, &k, &err);
+	ret = testbed__kernel("linux-image-6.1.0-57-amd64", NULL, false, &k,
+			      &err);
 	is_int(ret, -ENOENT, "without fetch, a kernel not in the cache fails");
 	has_str(err, "iommu-bench testbed build --kernel",
 		"saying how to get it");
 	free(err);
 	err = NULL;
-	ret = testbed__kernel("linux-image-$(id)", true, &k, &err);
+	ret = testbed__kernel("linux-image-$(id)", NULL, true, &k, &err);
 	is_int(ret, -EINVAL, "a bad package name is refused");
 	has_str(err, "not a kernel package name", "saying so");
 	free(err);

@@ -32,8 +32,9 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 
 		switch (k->kind) {
 		case KERNEL_PACKAGE:
-			ret = testbed__kernel_with(
-				k->package, strvec__argv(&mods), &tk, &err);
+			ret = testbed__kernel_with(k->package, k->suite,
+						   strvec__argv(&mods), &tk,
+						   &err);
 			if (!ret) {
 				q->image = xstrdup(tk.image);
 				q->initrd = xstrdup(tk.initrd);
