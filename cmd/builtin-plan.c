@@ -13,6 +13,7 @@
 
 #include "bench/matrix/matrix.h"
 #include "bench/host/lava/lava-plan.h"
+#include "bench/host/qemu/qemu.h"
 #include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"
@@ -416,6 +417,29 @@ static void print_gate(const struct plan *p, const struct stats_power *pw)
 	print_gate_until(m, pw);
 }
 
+/* What the testbed cache already knows a VM cannot boot, said now. */
+static int check_vm_kernels(const struct matrix *m)
+{
+	size_t h, k;
+	char *err = NULL;
+	int ret = 0;
+
+	for (h = 0; h < m->nr_hosts; h++) {
+		if (m->hosts[h].transport != HOST_QEMU)
+			continue;
+		for (k = 0; k < m->nr_kernels; k++) {
+			if (!qemu__kernel_check(&m->hosts[h], &m->kernels[k],
+						&err))
+				continue;
+			pr_err("%s", err);
+			free(err);
+			err = NULL;
+			ret = -EOPNOTSUPP;
+		}
+	}
+	return ret;
+}
+
 int cmd_plan(int argc, const char **argv)
 {
 	const char *lava_yaml = NULL;
@@ -450,6 +474,11 @@ int cmd_plan(int argc, const char **argv)
 							 EXIT_WORK_FAILED;
 	}
 	config_errors__release(&errs);
+	if (check_vm_kernels(m)) {
+		plan__release(&p);
+		matrix__free(m);
+		return EXIT_USAGE;
+	}
 	gate_power(&p, &pw);
 	if (!pw.can_detect)
 		pr_warn("%s: the gate cannot detect any change with %u "

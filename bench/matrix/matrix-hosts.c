@@ -18,7 +18,31 @@ static const char *const reboot_values[] = { "none", "kexec", "grub", NULL };
 static const char *const qemu_reboot_values[] = { "restart", "kexec", NULL };
 static const char *const accel_names[] = { "auto", "kvm", "tcg", NULL };
 /* In the order of enum qemu_iommu. */
-static const char *const iommu_names[] = { "intel", "none", "smmuv3", NULL };
+static const char *const iommu_names[] = { "intel", "none",   "smmuv3",
+					   "amd",   "virtio", NULL };
+
+/*
+ * Where QEMU emulates each: Intel's and AMD's on q35, SMMUv3 on Arm's
+ * virt, virtio-iommu on both (found through ACPI's VIOT table on x86).
+ */
+static const char *const iommu_arches[][3] = {
+	[QEMU_IOMMU_INTEL] = { "x86_64" },
+	[QEMU_IOMMU_NONE] = { "x86_64", "arm64" },
+	[QEMU_IOMMU_SMMUV3] = { "arm64" },
+	[QEMU_IOMMU_AMD] = { "x86_64" },
+	[QEMU_IOMMU_VIRTIO] = { "x86_64", "arm64" },
+};
+
+bool qemu_iommu__emulated(enum qemu_iommu iommu, const struct arch *arch)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(iommu_arches[0]); i++)
+		if (iommu_arches[iommu][i] &&
+		    !strcmp(iommu_arches[iommu][i], arch->name))
+			return true;
+	return false;
+}
 /* In the order of enum qemu_nic and enum qemu_disk_model. */
 static const char *const nic_names[] = { "virtio", "e1000e", NULL };
 static const char *const disk_model_names[] = { "nvme", NULL };
@@ -326,15 +350,19 @@ static void parse_qemu_nic(struct mx *mx, struct matrix_host *h,
 static void check_qemu_iommu(struct mx *mx, struct matrix_host *h,
 			     const struct toml_value *tab)
 {
-	enum qemu_iommu want = qemu_iommu__default(h->qemu.arch);
+	char has[80] = "";
+	size_t i, n = 0;
 
-	if (h->qemu.iommu == QEMU_IOMMU_NONE || h->qemu.iommu == want)
+	if (qemu_iommu__emulated(h->qemu.iommu, h->qemu.arch))
 		return;
+	for (i = 0; iommu_names[i]; i++)
+		if (qemu_iommu__emulated(i, h->qemu.arch))
+			snprintf(has + strlen(has), sizeof(has) - strlen(has),
+				 "%s\"%s\"", n++ ? ", " : "", iommu_names[i]);
 	mx_err(mx, mx_val_pos(tab, "iommu", h->pos),
 	       "iommu: \"%s\" is not emulated on an %s guest (host '%s'); "
-	       "it has \"%s\" or \"none\"",
-	       iommu_names[h->qemu.iommu], h->qemu.arch->name, h->name,
-	       iommu_names[want]);
+	       "it has %s",
+	       iommu_names[h->qemu.iommu], h->qemu.arch->name, h->name, has);
 }
 
 static void parse_qemu(struct mx *mx, struct matrix_host *h,

@@ -31,20 +31,10 @@ void matrix_kernel__release(struct matrix_kernel *k)
 {
 	struct matrix_build *b = &k->build;
 
-	free(k->name);
-	free(k->description);
-	free(k->image);
-	free(k->initrd);
+	free_all(k->name, k->description, k->image, k->initrd);
 	strv_free(k->cmdline, k->nr_cmdline);
-	free(k->release);
-	free(k->package);
-	free(k->suite);
-	free(k->modules_dir);
-	free(k->build_id);
-	free(k->built_config);
-	free(k->modules_tar);
-	free(b->tree);
-	free(b->base);
+	free_all(k->release, k->package, k->suite, k->modules_dir, k->build_id,
+		 k->built_config, k->modules_tar, b->tree, b->base);
 	strv_free(b->patches, b->nr_patches);
 	free(b->config);
 	strv_free(b->fragments, b->nr_fragments);

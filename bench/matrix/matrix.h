@@ -65,7 +65,13 @@ enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU, HOST_LAVA };
 enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
 enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
-enum qemu_iommu { QEMU_IOMMU_INTEL, QEMU_IOMMU_NONE, QEMU_IOMMU_SMMUV3 };
+enum qemu_iommu {
+	QEMU_IOMMU_INTEL,
+	QEMU_IOMMU_NONE,
+	QEMU_IOMMU_SMMUV3,
+	QEMU_IOMMU_AMD,
+	QEMU_IOMMU_VIRTIO,
+};
 /*
  * The guest's NIC. virtio-net never calls the DMA sync functions; an
  * e1000e at a jumbo MTU receives small packets into buffers it syncs
@@ -102,7 +108,8 @@ struct matrix_qemu {
 	 */
 	const struct arch *arch;
 	enum qemu_accel accel;
-	enum qemu_iommu iommu; /* default: the arch's own (intel, smmuv3) */
+	/* Default: the arch's own (intel, smmuv3); amd and virtio asked. */
+	enum qemu_iommu iommu;
 	/*
 	 * The vIOMMU reports caching mode (what vfio in the guest needs).
 	 * Intel's driver then forces strict: a lazy mode asked for fails
@@ -516,6 +523,8 @@ const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
 					     size_t *nr);
 /* The vIOMMU a guest of @arch has: intel on x86_64, smmuv3 on arm64. */
 enum qemu_iommu qemu_iommu__default(const struct arch *arch);
+/* Whether QEMU emulates @iommu on a guest of @arch. */
+bool qemu_iommu__emulated(enum qemu_iommu iommu, const struct arch *arch);
 const char *group_type__name(enum group_type g);
 const char *mode_method__name(enum mode_method m);
 /* The built-in mode "default": a boot with no DMA-policy argument. */

@@ -43,10 +43,7 @@ static int busybox__fetch(const char *cache, const struct arch *arch,
 		cache__remove(tree);
 	if (dl)
 		cache__remove(dl);
-	free(parent);
-	free(tree);
-	free(deb);
-	free(dl);
+	free_all(parent, tree, deb, dl);
 	return ret;
 }
 

@@ -682,9 +682,7 @@ out:
 	strvec__release(&order);
 	cpio__release(&base);
 	cpio__release(&part);
-	free(path);
-	free(base_path);
-	free(cache);
+	free_all(path, base_path, cache);
 	return ret;
 }
 

@@ -65,15 +65,8 @@ bool testbed__release_is_valid(const char *release)
 
 void testbed_kernel__release(struct testbed_kernel *k)
 {
-	free(k->package);
-	free(k->version);
-	free(k->release);
-	free(k->suite);
-	free(k->asked);
-	free(k->dir);
-	free(k->image);
-	free(k->initrd);
-	free(k->config);
+	free_all(k->package, k->version, k->release, k->suite, k->asked, k->dir,
+		 k->image, k->initrd, k->config);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -309,12 +302,7 @@ static int kernel__build(const char *cache, const char *package,
 out:
 	if (ret && tree)
 		cache__remove(tree);
-	free(tree);
-	free(version);
-	free(depends);
-	free(release);
-	free(kernels);
-	free(dir);
+	free_all(tree, version, depends, release, kernels, dir);
 	return ret;
 }
 
@@ -559,4 +547,36 @@ int testbed__kernel_with(const char *package, const char *suite,
 			 char **err)
 {
 	return testbed__kernel_get(package, suite, extra, true, false, k, err);
+}
+
+int testbed__kernel_option(const char *package, const char *option)
+{
+	struct testbed_kernel k = { 0 };
+	char *cache = NULL, *err = NULL, *line = NULL;
+	size_t cap = 0, len = strlen(option);
+	int val = 0;
+	FILE *f;
+
+	if (!testbed__package_is_valid(package) ||
+	    cache__dir(TESTBED_CACHE_SUB, &cache))
+		return 0;
+	if (meta__read(cache, package, &k, &err))
+		goto out;
+	f = fopen(k.config, "r");
+	if (!f)
+		goto out;
+	/* Kconfig writes "# CONFIG_X is not set", or nothing, for n. */
+	val = 'n';
+	while (getline(&line, &cap, f) > 0)
+		if (!strncmp(line, option, len) && line[len] == '=') {
+			val = line[len + 1];
+			break;
+		}
+	fclose(f);
+out:
+	testbed_kernel__release(&k);
+	free(line);
+	free(err);
+	free(cache);
+	return val;
 }

@@ -122,6 +122,12 @@ int testbed__kernel_with(const char *package, const char *suite,
 			 const char *const *extra, struct testbed_kernel *k,
 			 char **err);
 void testbed_kernel__release(struct testbed_kernel *k);
+/*
+ * @option ("CONFIG_VIRTIO_IOMMU") in the config of @package as the cache
+ * holds it: 'y', 'm' or 'n'; 0 when the cache holds no such kernel or
+ * no config for it. Downloads nothing, so that a plan can ask.
+ */
+int testbed__kernel_option(const char *package, const char *option);
 
 /*
  * An initramfs for a kernel that is not a package (an image of the

@@ -91,15 +91,21 @@ t_require() {
 	done
 }
 
-# t_testbed_require PKG TOOL...: root, the tools and the testbed's guest
-# kernel PKG (downloaded once into its cache), or a SKIP with the reason
-# and exit.
+# t_testbed_require [--suite SUITE] PKG TOOL...: root, the tools and the
+# testbed's guest kernel PKG (from SUITE when given; downloaded once into
+# its cache), or a SKIP with the reason and exit.
 t_testbed_require() {
+	suite=
+	if [ "$1" = --suite ]; then
+		suite=$2
+		shift 2
+	fi
 	pkg=$1
 	shift
 	t_require_root "the testbed needs root (a namespace, a tap)"
 	t_require "$@"
 	if ! "$IOMMU_BENCH" testbed build --kernel "$pkg" \
+		${suite:+--suite "$suite"} \
 		>"$T_TMP/build.out" 2>"$T_TMP/build.err"; then
 		echo "1..0 # SKIP no testbed kernel: $(grep -m1 . "$T_TMP/build.err")"
 		exit 0
@@ -230,13 +236,19 @@ t_calls() {
 	     AND p.name = '$2'"
 }
 
-# t_flush_ratio MODE: the driver's IOTLB flushes per unmap, 3 decimals.
-t_flush_ratio() {
+# t_ratio MODE PROBE PER: PROBE's calls per call of PER in the mode's
+# trial, 3 decimals; empty when PER was never called.
+t_ratio() {
 	t_q "SELECT printf('%.3f', 1.0 * h.calls / u.calls)
 	     FROM probes h JOIN probes u ON u.trial_id = h.trial_id
 	     JOIN trials t ON t.id = h.trial_id JOIN cells c ON c.id = t.cell_id
 	     WHERE c.mode = '$1' AND t.warmup = 0 AND t.profile = 0
-	     AND h.name = 'hw_flush' AND u.name = 'unmap' AND u.calls > 0"
+	     AND h.name = '$2' AND u.name = '$3' AND u.calls > 0"
+}
+
+# t_flush_ratio MODE: the driver's IOTLB flushes per unmap.
+t_flush_ratio() {
+	t_ratio "$1" hw_flush unmap
 }
 
 # t_between X LO HI: LO <= X <= HI, X a decimal.

@@ -202,6 +202,55 @@ static void test_arm64(void)
 	matrix__free(m);
 }
 
+/* The other vIOMMUs QEMU emulates: AMD-Vi on q35, virtio-iommu on both. */
+static void test_iommus(void)
+{
+	static const struct {
+		const char *toml, *device, *what;
+	} cases[] = {
+		{ MATRIX("iommu = \"amd\"\n"), "|-device|amd-iommu|",
+		  "AMD-Vi on q35" },
+		{ MATRIX("iommu = \"virtio\"\n"), "|-device|virtio-iommu-pci|",
+		  "virtio-iommu on q35" },
+		{ MATRIX_ARM64("iommu = \"virtio\"\n"),
+		  "|-device|virtio-iommu-pci|", "virtio-iommu on virt" },
+	};
+	struct qemu_boot b = TCG_BOOT("c");
+	struct strvec mods = { 0 };
+	const struct matrix_host *h;
+	struct matrix *m;
+	size_t i;
+	char *s;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		m = load(cases[i].toml);
+		h = vm_of(m, cases[i].what);
+		if (!h)
+			continue;
+		s = argv_of(h, &b, NULL);
+		has_str(s, cases[i].device, cases[i].what);
+		ok(!strstr(s, "intel-iommu") && !strstr(s, "iommu=smmuv3"),
+		   "%s: and no other vIOMMU", cases[i].what);
+		has_str(s, "iommu_platform=on",
+			"the NIC's DMA goes through it");
+		free(s);
+		s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
+		ok(!strstr(s, "intel_iommu"), "%s: no intel_iommu=on",
+		   cases[i].what);
+		free(s);
+		qemu__guest_modules(h, &mods);
+		s = joined(&mods);
+		if (h->qemu.iommu == QEMU_IOMMU_VIRTIO)
+			is_str(s, "|virtio_iommu|",
+			       "virtio-iommu's driver loaded first");
+		else
+			is_int(mods.nr, 0, "AMD-Vi's driver is built in");
+		free(s);
+		strvec__release(&mods);
+		matrix__free(m);
+	}
+}
+
 static void test_cmdline(void)
 {
 	struct matrix *m = load(MATRIX("cmdline = [\"loglevel=4\"]\n"
@@ -238,8 +287,11 @@ static void test_cmdline(void)
 static const struct refusal matrix_refusals[] = {
 	{ MATRIX("caching_mode = 1\n"), "caching_mode",
 	  "caching_mode must be a boolean" },
-	{ MATRIX("iommu = \"amd\"\n"), "iommu",
+	{ MATRIX("iommu = \"arm\"\n"), "iommu",
 	  "an unknown vIOMMU is refused" },
+	{ MATRIX("iommu = \"smmuv3\"\n"),
+	  "it has \"intel\", \"none\", \"amd\", \"virtio\"",
+	  "one another arch has is refused, naming this arch's" },
 	{ MATRIX("iommu = \"none\"\ncaching_mode = true\n"),
 	  "only the intel vIOMMU has it",
 	  "caching mode without the intel vIOMMU" },
@@ -491,6 +543,7 @@ int main(void)
 {
 	test_defaults();
 	test_arm64();
+	test_iommus();
 	test_cmdline();
 	check_refusals(matrix_refusals, ARRAY_SIZE(matrix_refusals));
 	test_affinity();

@@ -150,10 +150,7 @@ static void test_cpio_roundtrip(void)
 	free(p);
 out:
 	cpio__release(&c);
-	free(list);
-	free(from);
-	free(arch);
-	free(out_dir);
+	free_all(list, from, arch, out_dir);
 }
 
 static void test_names(void)
@@ -585,13 +582,7 @@ static void test_initrd(void)
 	free(out_dir);
 out:
 	unsetenv("IOMMU_BENCH_CACHE");
-	free(config);
-	free(again);
-	free(err);
-	free(base);
-	free(initrd);
-	free(dir);
-	free(cache);
+	free_all(config, again, err, base, initrd, dir, cache);
 }
 
 static void test_cache_dir(void)
@@ -687,9 +678,7 @@ static void test_cache(void)
 	ret = testbed__kernel("linux-image-$(id)", NULL, true, &k, &err);
 	is_int(ret, -EINVAL, "a bad package name is refused");
 	has_str(err, "not a kernel package name", "saying so");
-	free(err);
-	free(final);
-	free(cache);
+	free_all(err, final, cache);
 }
 
 int main(void)

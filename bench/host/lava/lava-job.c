@@ -238,7 +238,7 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 {
 	unsigned long long job_s = (b->timeout_ms + 999) / 1000;
 	unsigned long long boot_s = (m->boot_timeout_ms + 999) / 1000;
-	char *sock, *buf = NULL, *arg;
+	char *sock, *buf = NULL, *arg, *dev;
 	size_t len = 0, i;
 	FILE *f;
 
@@ -282,9 +282,10 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 	put_option(f, "-m %lluM", (unsigned long long)(m->qemu.memory >> 20));
 	/* A panic ends the job at once, not at its timeout. */
 	put_option(f, "-no-reboot");
-	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
-		put_option(f, "-device intel-iommu,intremap=on,caching-mode=%s",
-			   m->qemu.caching_mode ? "on" : "off");
+	dev = qemu__iommu_device(m);
+	if (dev)
+		put_option(f, "-device %s", dev);
+	free(dev);
 	put_option(f, "-fsdev local,id=fs0,path=/,security_model=none,"
 		      "readonly=on,multidevs=remap");
 	put_option(f, "-device virtio-9p-pci,fsdev=fs0,mount_tag=%s",

@@ -193,6 +193,12 @@ void qemu__guest_modules(const struct matrix_host *m, struct strvec *out)
 {
 	size_t i;
 
+	/*
+	 * Before the NIC's driver: a device probed with no IOMMU driver
+	 * yet bound keeps the direct mapping it started with.
+	 */
+	if (m->qemu.iommu == QEMU_IOMMU_VIRTIO)
+		strvec__push(out, "virtio_iommu");
 	if (m->qemu.nic == QEMU_NIC_E1000E)
 		strvec__push(out, "e1000e");
 	for (i = 0; i < m->qemu.nr_disks; i++)
@@ -201,12 +207,29 @@ void qemu__guest_modules(const struct matrix_host *m, struct strvec *out)
 			strvec__push(out, "nvme");
 }
 
+char *qemu__iommu_device(const struct matrix_host *m)
+{
+	switch (m->qemu.iommu) {
+	case QEMU_IOMMU_INTEL:
+		return xasprintf("intel-iommu,intremap=on,caching-mode=%s",
+				 m->qemu.caching_mode ? "on" : "off");
+	case QEMU_IOMMU_AMD:
+		return xstrdup("amd-iommu");
+	case QEMU_IOMMU_VIRTIO:
+		return xstrdup("virtio-iommu-pci");
+	case QEMU_IOMMU_NONE:
+	case QEMU_IOMMU_SMMUV3:
+		break;
+	}
+	return NULL;
+}
+
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		struct strvec *out)
 {
 	const struct qemu_machine *qm = qemu__machine(m);
 	bool kvm = b->accel == ACCEL_KVM;
-	char *e;
+	char *e, *dev;
 
 	strvec__push(out, qm ? qm->binary : "qemu-system-x86_64");
 	strvec__pushf(out, "-name");
@@ -229,10 +252,11 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__pushf(out, "%u", m->qemu.cpus);
 	strvec__push(out, "-m");
 	strvec__pushf(out, "%lluM", (unsigned long long)(m->qemu.memory >> 20));
-	if (m->qemu.iommu == QEMU_IOMMU_INTEL) {
+	dev = qemu__iommu_device(m);
+	if (dev) {
 		strvec__push(out, "-device");
-		strvec__pushf(out, "intel-iommu,intremap=on,caching-mode=%s",
-			      m->qemu.caching_mode ? "on" : "off");
+		strvec__push(out, dev);
+		free(dev);
 	}
 	strvec__push(out, "-kernel");
 	strvec__push(out, b->image);

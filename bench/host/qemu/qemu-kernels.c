@@ -3,6 +3,7 @@
  * A VM's kernels as files QEMU boots: shared by the testbed's QEMU and a
  * LAVA job's, which boot the same image and initramfs.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,19 @@
 #include "errmsg.h"
 #include "log.h"
 #include "util.h"
+
+int qemu__kernel_check(const struct matrix_host *m,
+		       const struct matrix_kernel *k, char **err)
+{
+	if (m->qemu.iommu != QEMU_IOMMU_VIRTIO || k->kind != KERNEL_PACKAGE ||
+	    testbed__kernel_option(k->package, "CONFIG_VIRTIO_IOMMU") != 'n')
+		return 0;
+	return errmsg__set(err, -EOPNOTSUPP,
+			   "host %s: kernel '%s' (%s) has no virtio-iommu "
+			   "driver: CONFIG_VIRTIO_IOMMU is not set in its "
+			   "config (Debian builds it, as a module, from 6.12)",
+			   m->name, k->name, k->package);
+}
 
 /* Package kernels come from the testbed cache, images get its initrd. */
 int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
@@ -30,6 +44,9 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 		struct testbed_kernel tk = { 0 };
 		char *err = NULL;
 
+		ret = qemu__kernel_check(h->m, k, errp);
+		if (ret)
+			break;
 		switch (k->kind) {
 		case KERNEL_PACKAGE:
 			ret = testbed__kernel_with(k->package, k->suite,

@@ -53,6 +53,12 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 		    const char *const *args, size_t nr_args);
 
 /* QEMU's argv for @b on host @m, appended to @out. */
+/*
+ * The -device of @m's vIOMMU when it is one (intel, amd, virtio), for
+ * the qemu and lava transports alike; NULL: none, or SMMUv3, which is a
+ * property of Arm's virt machine. The caller frees it.
+ */
+char *qemu__iommu_device(const struct matrix_host *m);
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		struct strvec *out);
 
@@ -79,6 +85,13 @@ int qemu__pin_vcpus(const struct matrix_host *m, int pid);
  * its disks'), appended to @out by module name.
  */
 void qemu__guest_modules(const struct matrix_host *m, struct strvec *out);
+/*
+ * 0, or -EOPNOTSUPP and the words when kernel @k cannot drive host @m's
+ * vIOMMU (virtio-iommu on a kernel built without it), as far as the
+ * testbed cache knows before any download or boot.
+ */
+int qemu__kernel_check(const struct matrix_host *m,
+		       const struct matrix_kernel *k, char **err);
 
 /* A kernel of the matrix, resolved to files QEMU can boot. */
 struct qemu_kernel {
