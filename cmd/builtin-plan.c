@@ -2,7 +2,8 @@
 /*
  * iommu-bench plan MATRIX: validate a matrix and show what a run of it
  * would do, in order, and how long it would take. Reads the matrix and
- * the local files it names; asks no host anything.
+ * the local files it names, and asks a kernel's Debian suite what its
+ * package is now; asks no host anything and downloads no kernel.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include "bench/matrix/matrix.h"
 #include "bench/host/lava/lava-plan.h"
 #include "bench/host/qemu/qemu.h"
+#include "bench/testbed/testbed.h"
 #include "bench/matrix/plan.h"
 #include "builtin.h"
 #include "config-error.h"
@@ -112,7 +114,13 @@ static void print_kernels(const struct matrix *m)
 		else if (k->kind == KERNEL_IMAGE)
 			printf("image %s", k->image);
 		else if (k->kind == KERNEL_PACKAGE)
-			printf("Debian package %s", k->package);
+			printf("Debian package %s%s%s", k->package,
+			       k->suite ? " from " : "",
+			       k->suite ? k->suite : "");
+		if (k->fetched && strcmp(k->fetched, k->package))
+			printf(", now %s %s", k->fetched, k->version);
+		else if (k->version)
+			printf(" %s", k->version);
 		else
 			printf("built from %s at %s + %zu patch%s", b->tree,
 			       b->base ? b->base : "HEAD", b->nr_patches,
@@ -417,6 +425,44 @@ static void print_gate(const struct plan *p, const struct stats_power *pw)
 	print_gate_until(m, pw);
 }
 
+/*
+ * What each package kernel of a suite is there now (a meta-package
+ * moves), asked of the suite without downloading a kernel. A mirror
+ * that cannot be reached leaves the plan as it is, said; a suite or a
+ * package that is not there is bad input.
+ */
+static int resolve_kernels(struct matrix *m)
+{
+	char *name, *version, *err = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < m->nr_kernels; i++) {
+		struct matrix_kernel *k = &m->kernels[i];
+
+		if (k->kind != KERNEL_PACKAGE || !k->suite)
+			continue;
+		ret = testbed__kernel_resolve(k->package, k->suite, &name,
+					      &version, &err);
+		if (ret == -EIO) {
+			pr_warn("kernel '%s': cannot tell what %s in %s is "
+				"now: %s",
+				k->name, k->package, k->suite, err);
+		} else if (ret) {
+			pr_err("kernel '%s': %s", k->name,
+			       err ? err : strerror(-ret));
+			free(err);
+			return ret;
+		} else {
+			k->fetched = name;
+			k->version = version;
+		}
+		free(err);
+		err = NULL;
+	}
+	return 0;
+}
+
 /* What the testbed cache already knows a VM cannot boot, said now. */
 static int check_vm_kernels(const struct matrix *m)
 {
@@ -474,7 +520,7 @@ int cmd_plan(int argc, const char **argv)
 							 EXIT_WORK_FAILED;
 	}
 	config_errors__release(&errs);
-	if (check_vm_kernels(m)) {
+	if (check_vm_kernels(m) || resolve_kernels(m)) {
 		plan__release(&p);
 		matrix__free(m);
 		return EXIT_USAGE;

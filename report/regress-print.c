@@ -87,6 +87,32 @@ static void print_gated(const struct regress_result *res, FILE *fp)
 		g[REG_OK], g[REG_INCONCLUSIVE], g[REG_MISSING], g[REG_NEW]);
 }
 
+/* "7.3.4-1" of "linux-image-7.3.4+deb13-amd64 7.3.4-1". */
+static const char *version_of(const char *package_version)
+{
+	const char *sp = strrchr(package_version, ' ');
+
+	return sp ? sp + 1 : package_version;
+}
+
+/* "kernel NAME: V1 -> V2" for each package kernel, before the items. */
+static void print_kernels(const struct regress_result *res, FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_kernels; i++) {
+		const struct regress_kernel *k = &res->kernels[i];
+
+		if (k->base && k->cand && !strcmp(k->base, k->cand))
+			fprintf(fp, "kernel %s: %s on both sides\n", k->name,
+				version_of(k->base));
+		else
+			fprintf(fp, "kernel %s: %s -> %s\n", k->name,
+				k->base ? version_of(k->base) : "(none)",
+				k->cand ? version_of(k->cand) : "(none)");
+	}
+}
+
 static void print_pairwise(const struct regress_result *res, bool all, FILE *fp)
 {
 	char b[96], c[96];
@@ -100,6 +126,7 @@ static void print_pairwise(const struct regress_result *res, bool all, FILE *fp)
 		if (res->keyed[d])
 			fprintf(fp, ", %s", ds_dim_names[d]);
 	fputc('\n', fp);
+	print_kernels(res, fp);
 	for (i = 0; i < res->nr_items; i++) {
 		const struct regress_item *it = &res->items[i];
 
@@ -211,6 +238,21 @@ static json_t *json_key(const struct dataset *ds, const uint32_t *key,
 	return o;
 }
 
+static json_t *json_kernels(const struct regress_result *res)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < res->nr_kernels; i++) {
+		const struct regress_kernel *k = &res->kernels[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?}", "name",
+						   k->name, "baseline", k->base,
+						   "candidate", k->cand));
+	}
+	return a;
+}
+
 static json_t *json_pairwise(const struct regress_result *res)
 {
 	json_t *items = json_array(), *counts = json_object();
@@ -255,13 +297,13 @@ static json_t *json_pairwise(const struct regress_result *res)
 		json_array_append_new(metrics, json_string(res->metrics[i]));
 	return json_pack(
 		"{s:{s:s, s:I, s:s?}, s:{s:s, s:I, s:s?}, s:o, s:o, s:o, s:o, "
-		"s:o}",
+		"s:o, s:o}",
 		"baseline", "arg", res->base.arg, "run",
 		(json_int_t)res->base.run, "kernel", res->base.kernel,
 		"candidate", "arg", res->cand.arg, "run",
 		(json_int_t)res->cand.run, "kernel", res->cand.kernel,
-		"gated_metrics", metrics, "items", items, "counts", counts,
-		"gated_counts", gated, "cannot_judge",
+		"kernels", json_kernels(res), "gated_metrics", metrics, "items",
+		items, "counts", counts, "gated_counts", gated, "cannot_judge",
 		res->gated[REG_INCONCLUSIVE] ?
 			json_pack("{s:I, s:I, s:I}", "comparisons",
 				  (json_int_t)res->gated[REG_INCONCLUSIVE],

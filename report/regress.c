@@ -475,6 +475,9 @@ int regress__pairwise(struct rdb *r, const struct regress_opts *o,
 		err = load_side(r, &res->cand, f, &res->cds);
 	if (err)
 		return err;
+	err = regress__kernels(r, res);
+	if (err)
+		return err;
 	pick_keyed(res);
 	fill_items(res);
 	err = pick_metrics(r, o, res);
@@ -530,6 +533,7 @@ void regress__release(struct regress_result *res)
 	res->nr_metrics = 0;
 	dataset__release(&res->bds);
 	dataset__release(&res->cds);
+	regress__kernels_release(res);
 	res->items = NULL;
 	res->nr_items = 0;
 }

@@ -93,8 +93,16 @@ struct regress_item {
 	double threshold;
 };
 
+/* A kernel of either side that was a Debian package: "PACKAGE VERSION". */
+struct regress_kernel {
+	char *name;
+	char *base, *cand; /* NULL: not on that side */
+};
+
 struct regress_result {
 	struct regress_sel base, cand;
+	struct regress_kernel *kernels; /* by name */
+	size_t nr_kernels;
 	struct dataset bds, cds;
 	bool keyed[DS_NR_DIMS]; /* the dims items are matched on */
 	struct regress_item *items;
@@ -172,5 +180,9 @@ void regress__print_cp(const struct regress_history *h,
 /* JUnit XML, as GitLab and GitHub test reports read it. */
 int regress__write_junit(const struct regress_result *res,
 			 const struct regress_history *h, const char *path);
+
+/* The package kernels of both sides (regress-kernels.c). */
+int regress__kernels(struct rdb *r, struct regress_result *res);
+void regress__kernels_release(struct regress_result *res);
 
 #endif /* IOMMU_BENCH_REPORT_REGRESS_H */

@@ -144,6 +144,10 @@ static void map_cell(struct rd_ctx *c, int64_t id, int64_t idx)
 
 int rd__load_cells(struct rd_ctx *c)
 {
+	/*
+	 * The releases booted carry a package kernel's version: a followed
+	 * suite moves under one kernel name, sometimes under one release.
+	 */
 	static const char sql[] =
 		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload,"
 		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok'),"
@@ -153,7 +157,9 @@ int rd__load_cells(struct rd_ctx *c)
 		" " STORE_SQL_MODE_MISMATCH(
 			"t") "),"
 			     " group_concat(DISTINCT t.effective_mode),"
-			     " group_concat(DISTINCT b.kernel_release)"
+			     " group_concat(DISTINCT b.kernel_release ||"
+			     "  CASE WHEN k.version <> '' THEN"
+			     "  ' (' || k.version || ')' ELSE '' END)"
 			     " FROM cells c JOIN hosts h ON h.id = c.host_id"
 			     " JOIN kernels k ON k.id = c.kernel_id"
 			     " LEFT JOIN trials t ON t.cell_id = c.id"

@@ -185,16 +185,21 @@ int store__kernel_upsert(struct store *st, const struct store_kernel *k,
 {
 	static const char sql[] =
 		"INSERT INTO kernels (name, release, build_id, image_path,"
-		" recipe) VALUES (?1, coalesce(?2, ''), coalesce(?3, ''), ?4, ?5)"
-		" ON CONFLICT (name, release, build_id) DO UPDATE SET"
+		" recipe, package, version, suite) VALUES (?1, coalesce(?2, ''),"
+		" coalesce(?3, ''), ?4, ?5, coalesce(?6, ''), coalesce(?7, ''),"
+		" coalesce(?8, ''))"
+		" ON CONFLICT (name, release, build_id, version) DO UPDATE SET"
 		" image_path = coalesce(excluded.image_path, image_path),"
-		" recipe = coalesce(excluded.recipe, recipe) RETURNING id";
+		" recipe = coalesce(excluded.recipe, recipe),"
+		" package = coalesce(nullif(excluded.package, ''), package),"
+		" suite = coalesce(nullif(excluded.suite, ''), suite) RETURNING id";
 
 	return store__select_id(
 		st, sql,
 		STORE_ARGS(STORE_TEXT(k->name), STORE_TEXT(k->release),
 			   STORE_TEXT(k->build_id), STORE_TEXT(k->image_path),
-			   STORE_TEXT(k->recipe_json)),
+			   STORE_TEXT(k->recipe_json), STORE_TEXT(k->package),
+			   STORE_TEXT(k->version), STORE_TEXT(k->suite)),
 		"adding a kernel", kernel_id);
 }
 

@@ -161,6 +161,14 @@ struct store_kernel {
 	const char *build_id;	 /* NULL: not known */
 	const char *image_path;	 /* NULL: keep what is stored */
 	const char *recipe_json; /* NULL: keep what is stored */
+	/*
+	 * A Debian package kernel as it was fetched: the versioned package
+	 * (a meta-package's target then), its version, its suite. NULL:
+	 * not a package ('' in the store). The version is part of the key.
+	 */
+	const char *package;
+	const char *version;
+	const char *suite;
 };
 
 int store__kernel_upsert(struct store *st, const struct store_kernel *k,

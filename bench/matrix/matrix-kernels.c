@@ -34,7 +34,8 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free_all(k->name, k->description, k->image, k->initrd);
 	strv_free(k->cmdline, k->nr_cmdline);
 	free_all(k->release, k->package, k->suite, k->modules_dir, k->build_id,
-		 k->built_config, k->modules_tar, b->tree, b->base);
+		 k->built_config, k->modules_tar, k->fetched, k->version,
+		 b->tree, b->base);
 	strv_free(b->patches, b->nr_patches);
 	free(b->config);
 	strv_free(b->fragments, b->nr_fragments);

@@ -242,6 +242,13 @@ struct matrix_kernel {
 	char *build_id;	    /* the GNU build id of its vmlinux */
 	char *built_config; /* its final .config, for the guest's /boot */
 	char *modules_tar;  /* the build's modules packed; NULL: none */
+	/*
+	 * KERNEL_PACKAGE, once `run` has fetched it: the versioned package
+	 * it is now (a meta-package's target) and its Debian version; the
+	 * whole run boots that one, however the suite moves meanwhile.
+	 */
+	char *fetched;
+	char *version;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

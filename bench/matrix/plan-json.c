@@ -79,16 +79,22 @@ static json_t *kernels_json(const struct matrix *m)
 		const struct matrix_kernel *k = &m->kernels[i];
 
 		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
-				     "name", k->name, "kind",
-				     kernel_kind__name(k->kind), "package",
-				     json_string_or_null(k->package), "image",
-				     json_string_or_null(k->image), "release",
-				     json_string_or_null(k->release), "cmdline",
-				     json_strings(k->cmdline, k->nr_cmdline),
-				     "patches",
-				     json_strings(k->build.patches,
-						  k->build.nr_patches)));
+			a,
+			json_pack(
+				"{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+				"s:o}",
+				"name", k->name, "kind",
+				kernel_kind__name(k->kind), "package",
+				json_string_or_null(k->package), "suite",
+				json_string_or_null(k->suite), "resolves_to",
+				json_string_or_null(k->fetched), "version",
+				json_string_or_null(k->version), "image",
+				json_string_or_null(k->image), "release",
+				json_string_or_null(k->release), "cmdline",
+				json_strings(k->cmdline, k->nr_cmdline),
+				"patches",
+				json_strings(k->build.patches,
+					     k->build.nr_patches)));
 	}
 	return a;
 }

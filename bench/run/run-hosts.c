@@ -402,6 +402,10 @@ int run_kernels__store(struct run_ctx *ctx)
 			sk.build_id = sut->build_id;
 		} else if (k->kind == KERNEL_BUILD) {
 			sk.build_id = k->build_id;
+		} else if (k->kind == KERNEL_PACKAGE) {
+			sk.package = k->fetched;
+			sk.version = k->version;
+			sk.suite = k->suite;
 		}
 		ret = store__kernel_upsert(ctx->st, &sk, &ctx->kernel_ids[i]);
 		if (ret)

@@ -4,13 +4,16 @@
  * cache) before any host is touched: a run that would fail on a patch
  * that does not apply should fail before the first reboot, not after.
  * A built kernel then boots like an image, and its release and build id
- * are what each boot is verified against.
+ * are what each boot is verified against. Debian package kernels are
+ * fetched here too, for the same reason and so that a meta-package is
+ * settled to one version for the whole run.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "bench/testbed/testbed.h"
 #include "bench/run/run.h"
 #include "log.h"
 #include "util.h"
@@ -83,6 +86,43 @@ out:
 	return ret;
 }
 
+/*
+ * A package kernel fetched into the testbed cache now, so that what it
+ * is (a meta-package moves) is settled once, before any host, and the
+ * store can say which version each trial measured.
+ */
+static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
+{
+	struct testbed_kernel tk = { 0 };
+	char *err = NULL;
+	int ret;
+
+	ret = testbed__kernel(k->package, k->suite, true, &tk, &err);
+	if (ret) {
+		pr_err("kernel '%s': %s", k->name, err ? err : strerror(-ret));
+		goto out;
+	}
+	if (k->release && strcmp(k->release, tk.release)) {
+		pr_err("kernel '%s': the matrix expects release %s, %s boots "
+		       "as %s",
+		       k->name, k->release, tk.package, tk.release);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!k->release)
+		k->release = xstrdup(tk.release);
+	k->fetched = xstrdup(tk.package);
+	k->version = xstrdup(tk.version);
+	run_progress__msg(ctx, "kernel %s: %s%s%s %s%s%s, release %s", k->name,
+			  tk.asked ? tk.asked : "", tk.asked ? " is " : "",
+			  tk.package, tk.version, tk.suite ? " from " : "",
+			  tk.suite ? tk.suite : "", tk.release);
+out:
+	testbed_kernel__release(&tk);
+	free(err);
+	return ret;
+}
+
 int run_kernels__build(struct run_ctx *ctx)
 {
 	size_t i;
@@ -91,9 +131,14 @@ int run_kernels__build(struct run_ctx *ctx)
 	for (i = 0; i < ctx->m->nr_kernels; i++) {
 		struct matrix_kernel *k = &ctx->m->kernels[i];
 
-		if (k->kind != KERNEL_BUILD || !kernel__selected(ctx, i))
+		if (!kernel__selected(ctx, i))
 			continue;
-		ret = kernel__build(ctx, k);
+		if (k->kind == KERNEL_BUILD)
+			ret = kernel__build(ctx, k);
+		else if (k->kind == KERNEL_PACKAGE)
+			ret = kernel__fetch(ctx, k);
+		else
+			continue;
 		if (ret)
 			return ret;
 	}

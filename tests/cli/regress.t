@@ -156,4 +156,32 @@ t_ok $? "nightly gate, a good night: passes and becomes the last good run"
 t_run 2 gate bad.db && t_grep "$T_ERR" "select the same trials (run 2)"
 t_ok $? "nightly gate: the next night is judged against the last good run"
 
+# A kernel that follows its suite: run 2 measured a newer upload of the
+# same kernel name. The gate names both versions beside its verdict.
+cp noise.db moved.db &&
+	sqlite3 moved.db "UPDATE kernels SET
+		package = 'linux-image-7.3.4+deb13-amd64',
+		version = '7.3.4-1~bpo13+1', suite = 'trixie-backports';
+	INSERT INTO kernels (name, release, package, version, suite)
+		SELECT name, release, 'linux-image-7.3.5+deb13-amd64',
+		'7.3.5-1~bpo13+1', suite FROM kernels;
+	UPDATE cells SET kernel_id = (SELECT max(id) FROM kernels)
+		WHERE run_id = 2;"
+k=$(sqlite3 moved.db "SELECT name FROM kernels LIMIT 1")
+t_run 0 "$B" --db moved.db regress &&
+	t_grep "$T_OUT" "kernel $k: 7.3.4-1~bpo13+1 -> 7.3.5-1~bpo13+1"
+t_ok $? "a kernel that moved: regress names both versions"
+t_run 0 "$B" --db moved.db regress --json && python3 - "$T_OUT" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))["pairwise"]["kernels"]
+assert [x["baseline"] for x in k] == ["linux-image-7.3.4+deb13-amd64 7.3.4-1~bpo13+1"], k
+assert [x["candidate"] for x in k] == ["linux-image-7.3.5+deb13-amd64 7.3.5-1~bpo13+1"], k
+PY
+t_ok $? "... and --json carries both, package and version"
+t_run 0 "$B" --db moved.db report -o moved.html --no-plots &&
+	grep -q '(7.3.5-1~bpo13+1)' moved.html
+t_ok $? "... and the report shows the version the run booted"
+t_run 0 "$B" --db noise.db regress && ! grep -q '^kernel ' "$T_OUT"
+t_ok $? "no package kernel: no kernel line"
+
 t_done

@@ -45,6 +45,9 @@ boot() {
 }
 [ "$(boot strict kernel_release)" = "$REL" ]
 t_ok $? "the boots ran $REL"
+[ "$(t_q "SELECT package || '|' || suite || '|' || (version <> '') FROM kernels")" = \
+	"$PKG|$SUITE|1" ]
+t_ok $? "the store says which package, version and suite ran ($(t_q 'SELECT version FROM kernels'))"
 for mode in strict lazy passthrough; do
 	[ "$(t_trial $mode status)/$(t_trial $mode effective_mode)" = \
 		ok/$mode ]

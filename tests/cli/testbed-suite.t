@@ -101,6 +101,42 @@ no_kernels
 t_ok $? "without downloading it"
 META=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["package"])' "$T_OUT")
 
+# plan asks the suite too, and refuses there what a run would.
+plan_matrix() {
+	cat <<EOT
+[run]
+name = "plan-suite"
+modes = ["strict"]
+[hosts.vm]
+transport = "qemu"
+role = "sut"
+address = "10.77.0.2/24"
+link = "peer"
+[hosts.peer]
+transport = "netns"
+role = "peer"
+address = "10.77.0.1/24"
+[[kernels]]
+name = "newest"
+package = "$1"
+suite = "$SUITE"
+[[workloads]]
+name = "rx"
+server = "vm"
+client = "peer"
+EOT
+}
+plan_matrix linux-image-amd64 >"$T_TMP/plan.toml"
+scratch "$B" plan "$T_TMP/plan.toml" >"$T_TMP/plan.out" 2>"$T_TMP/plan.err" &&
+	grep -q "Debian package linux-image-amd64 from $SUITE, now $META 7\." "$T_TMP/plan.out"
+t_ok $? "plan says what the meta-package is now ($META)"
+no_kernels
+t_ok $? "without downloading it"
+plan_matrix linux-image-7.3.4+deb13-amd46 >"$T_TMP/plan.toml"
+scratch "$B" plan "$T_TMP/plan.toml" >"$T_TMP/plan.out" 2>"$T_TMP/plan.err"
+[ $? -eq 2 ] && grep -q "did you mean 'linux-image-7.3.4+deb13-amd64'" "$T_TMP/plan.err"
+t_ok $? "plan refuses a package the suite does not have, with the nearest name (exit 2)"
+
 # The real fetch, into the default cache.
 if ! scratch "$B" testbed resolve --kernel "$PKG" --suite "$SUITE" \
 	>/dev/null 2>"$T_TMP/err"; then

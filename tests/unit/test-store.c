@@ -401,7 +401,7 @@ static void test_run(void)
 	};
 	struct store_cell cell;
 	enum store_trial_status ts;
-	int64_t id, id2, other_run;
+	int64_t id, id2, other_run, pkg;
 	bool all_ok = true, match = true;
 	size_t i, n;
 	int rc;
@@ -444,6 +444,24 @@ static void test_run(void)
 	k.build_id = "def456";
 	store__kernel_upsert(st, &k, &id);
 	ok(id != f.kernel, "another build is another kernel");
+	k.build_id = NULL;
+	k.package = "linux-image-6.1.0-57-amd64";
+	k.version = "6.1.192-1";
+	k.suite = "bookworm";
+	store__kernel_upsert(st, &k, &pkg);
+	ok(pkg != f.kernel && pkg != id, "a package's version is a kernel");
+	k.suite = NULL;
+	store__kernel_upsert(st, &k, &id);
+	is_int(id, pkg, "the same version again: the same kernel");
+	s = raw_text(path, "SELECT package || ' ' || version || ' ' || suite"
+			   " FROM kernels WHERE version = '6.1.192-1'");
+	is_str(s, "linux-image-6.1.0-57-amd64 6.1.192-1 bookworm",
+	       "its package, version and suite, kept when not said again");
+	free(s);
+	k.version = "6.1.192-2";
+	store__kernel_upsert(st, &k, &id);
+	ok(id != pkg, "a new upload under the same release: another kernel");
+	k.package = k.version = NULL;
 	k.recipe_json = "{not json";
 	capture_begin();
 	rc = store__kernel_upsert(st, &k, &id);
@@ -795,6 +813,10 @@ static void test_migrate_profile(void)
 	is_int(raw_int(path, "SELECT count(*) FROM trial_metrics WHERE"
 			     " profile = 0 AND value = 9.5 AND warmup = 0"),
 	       1, "v1: the view reads the metric, with profile at its end");
+	is_int(raw_int(path, "SELECT count(*) FROM kernels WHERE id = 1 AND"
+			     " name = 'k' AND package = '' AND version = ''"
+			     " AND suite = ''"),
+	       1, "v1: the kernel kept its id, no package known (0005)");
 	is_int(store__trial_find_or_insert(st, 1, 1, STORE_TRIAL_MEASURED, &id,
 					   &ts),
 	       0, "v1: the measured trial is found");

@@ -49,9 +49,10 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			break;
 		switch (k->kind) {
 		case KERNEL_PACKAGE:
-			ret = testbed__kernel_with(k->package, k->suite,
-						   strvec__argv(&mods), &tk,
-						   &err);
+			/* What `run` fetched, not what the suite has now. */
+			ret = testbed__kernel_with(
+				k->fetched ? k->fetched : k->package, k->suite,
+				strvec__argv(&mods), &tk, &err);
 			if (!ret) {
 				q->image = xstrdup(tk.image);
 				q->initrd = xstrdup(tk.initrd);
