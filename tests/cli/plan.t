@@ -10,7 +10,7 @@ B=$IOMMU_BENCH
 cd "$SRCDIR"
 
 # --- the shipped configs
-for f in configs/*.toml; do
+for f in configs/*.toml configs/ci/*.toml; do
 	t_run 0 "$B" plan "$f" && t_grep "$T_OUT" "summary" &&
 		t_grep "$T_OUT" "estimated" && ! grep -q "error:" "$T_ERR"
 	t_ok $? "plan $f: valid, with a summary"

@@ -184,4 +184,23 @@ t_ok $? "... and the report shows the version the run booted"
 t_run 0 "$B" --db noise.db regress && ! grep -q '^kernel ' "$T_OUT"
 t_ok $? "no package kernel: no kernel line"
 
+# The nightly that follows a kernel: the followed kernel night to night
+# (its version named when it moved) and against the pinned one.
+t_gendb --out follow.db --runs 2 --reps 10 --kernels 2 --seed 11 &&
+	sqlite3 follow.db "UPDATE kernels SET package = 'linux-image-amd64',
+		version = CASE WHEN release LIKE '6.12.70%' THEN '7.3.4-1'
+		ELSE '7.3.5-1' END WHERE name = 'skip-sync'"
+t_ok $? "generated a database of a pinned and a followed kernel"
+rm -rf state gate && mkdir gate
+t_run 0 env IOMMU_BENCH_FOLLOWED=skip-sync IOMMU_BENCH_PINNED=mainline \
+	sh -c 'cd gate && IOMMU_BENCH="$0" IOMMU_BENCH_DB="$1" \
+	IOMMU_BENCH_STATE="$2" IOMMU_BENCH_HISTORY=10 sh "$3"' \
+	"$B" "$T_TMP/follow.db" "$T_TMP/state" "$SRCDIR/configs/ci/nightly-gate.sh"
+st=$?
+[ $st -le 1 ] && t_grep gate/regress.txt "kernel skip-sync: 7.3.4-1 -> 7.3.5-1" &&
+	t_grep gate/regress.txt "--- skip-sync against mainline, this night" &&
+	t_grep gate/regress.txt "baseline kernel mainline (run 2), candidate kernel skip-sync (run 2)" &&
+	! grep -q "mode=.* kernel=mainline" gate/regress.txt
+t_ok $? "nightly gate, followed kernel: night to night with its versions, then against the pinned one"
+
 t_done
