@@ -6,8 +6,7 @@
  * verdict ("kernel debian-sid: 7.3.4-1 -> 7.3.5-1"), or a change of the
  * kernel reads as a change of the code under test.
  */
-#include <stdlib.h>
-#include <string.h>
+#include <jansson.h>
 
 #include "rdb.h"
 #include "regress.h"
@@ -24,9 +23,7 @@ int regress__kernels(struct rdb *r, struct regress_result *res)
 		" FROM cells c JOIN kernels k ON k.id = c.kernel_id"
 		" WHERE c.run_id IN (?1, ?2) AND k.version <> ''"
 		" GROUP BY k.name ORDER BY k.name";
-	struct regress_kernel *k;
 	sqlite3_stmt *stmt;
-	size_t alloc = 0;
 	int rc;
 
 	rc = rdb__prepare(r, sql, &stmt);
@@ -36,34 +33,18 @@ int regress__kernels(struct rdb *r, struct regress_result *res)
 	sqlite3_bind_int64(stmt, 2, res->cand.run);
 	sqlite3_bind_text(stmt, 3, res->base.kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 4, res->cand.kernel, -1, SQLITE_STATIC);
+	res->kernels = json_array();
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *b = (const char *)sqlite3_column_text(stmt, 1);
 		const char *c = (const char *)sqlite3_column_text(stmt, 2);
 
-		if (!b && !c)
-			continue;
-		if (res->nr_kernels == alloc) {
-			alloc = alloc ? 2 * alloc : 4;
-			res->kernels = xrealloc(res->kernels,
-						alloc * sizeof(*res->kernels));
-		}
-		k = &res->kernels[res->nr_kernels++];
-		k->name = xstrdup((const char *)sqlite3_column_text(stmt, 0));
-		k->base = b ? xstrdup(b) : NULL;
-		k->cand = c ? xstrdup(c) : NULL;
+		if (b || c)
+			json_array_append_new(
+				res->kernels,
+				json_pack("{s:s, s:s?, s:s?}", "name",
+					  sqlite3_column_text(stmt, 0),
+					  "baseline", b, "candidate", c));
 	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading kernels");
-}
-
-void regress__kernels_release(struct regress_result *res)
-{
-	size_t i;
-
-	for (i = 0; i < res->nr_kernels; i++)
-		free_all(res->kernels[i].name, res->kernels[i].base,
-			 res->kernels[i].cand);
-	free(res->kernels);
-	res->kernels = NULL;
-	res->nr_kernels = 0;
 }

@@ -98,18 +98,21 @@ static const char *version_of(const char *package_version)
 /* "kernel NAME: V1 -> V2" for each package kernel, before the items. */
 static void print_kernels(const struct regress_result *res, FILE *fp)
 {
+	const char *name, *b, *c;
+	json_t *k;
 	size_t i;
 
-	for (i = 0; i < res->nr_kernels; i++) {
-		const struct regress_kernel *k = &res->kernels[i];
-
-		if (k->base && k->cand && !strcmp(k->base, k->cand))
-			fprintf(fp, "kernel %s: %s on both sides\n", k->name,
-				version_of(k->base));
+	json_array_foreach(res->kernels, i, k) {
+		name = json_string_value(json_object_get(k, "name"));
+		b = json_string_value(json_object_get(k, "baseline"));
+		c = json_string_value(json_object_get(k, "candidate"));
+		if (b && c && !strcmp(b, c))
+			fprintf(fp, "kernel %s: %s on both sides\n", name,
+				version_of(b));
 		else
-			fprintf(fp, "kernel %s: %s -> %s\n", k->name,
-				k->base ? version_of(k->base) : "(none)",
-				k->cand ? version_of(k->cand) : "(none)");
+			fprintf(fp, "kernel %s: %s -> %s\n", name,
+				b ? version_of(b) : "(none)",
+				c ? version_of(c) : "(none)");
 	}
 }
 
@@ -238,21 +241,6 @@ static json_t *json_key(const struct dataset *ds, const uint32_t *key,
 	return o;
 }
 
-static json_t *json_kernels(const struct regress_result *res)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < res->nr_kernels; i++) {
-		const struct regress_kernel *k = &res->kernels[i];
-
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?}", "name",
-						   k->name, "baseline", k->base,
-						   "candidate", k->cand));
-	}
-	return a;
-}
-
 static json_t *json_pairwise(const struct regress_result *res)
 {
 	json_t *items = json_array(), *counts = json_object();
@@ -302,8 +290,10 @@ static json_t *json_pairwise(const struct regress_result *res)
 		(json_int_t)res->base.run, "kernel", res->base.kernel,
 		"candidate", "arg", res->cand.arg, "run",
 		(json_int_t)res->cand.run, "kernel", res->cand.kernel,
-		"kernels", json_kernels(res), "gated_metrics", metrics, "items",
-		items, "counts", counts, "gated_counts", gated, "cannot_judge",
+		"kernels",
+		res->kernels ? json_incref(res->kernels) : json_array(),
+		"gated_metrics", metrics, "items", items, "counts", counts,
+		"gated_counts", gated, "cannot_judge",
 		res->gated[REG_INCONCLUSIVE] ?
 			json_pack("{s:I, s:I, s:I}", "comparisons",
 				  (json_int_t)res->gated[REG_INCONCLUSIVE],

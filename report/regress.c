@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* regress, pairwise: selecting the two sides, matching, judging. */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,7 +534,8 @@ void regress__release(struct regress_result *res)
 	res->nr_metrics = 0;
 	dataset__release(&res->bds);
 	dataset__release(&res->cds);
-	regress__kernels_release(res);
+	json_decref(res->kernels);
+	res->kernels = NULL;
 	res->items = NULL;
 	res->nr_items = 0;
 }

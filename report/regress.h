@@ -93,16 +93,16 @@ struct regress_item {
 	double threshold;
 };
 
-/* A kernel of either side that was a Debian package: "PACKAGE VERSION". */
-struct regress_kernel {
-	char *name;
-	char *base, *cand; /* NULL: not on that side */
-};
+struct json_t;
 
 struct regress_result {
 	struct regress_sel base, cand;
-	struct regress_kernel *kernels; /* by name */
-	size_t nr_kernels;
+	/*
+	 * The kernels of either side that were Debian packages, by name:
+	 * [{name, baseline, candidate}], each side "PACKAGE VERSION" or
+	 * absent.
+	 */
+	struct json_t *kernels;
 	struct dataset bds, cds;
 	bool keyed[DS_NR_DIMS]; /* the dims items are matched on */
 	struct regress_item *items;
@@ -183,6 +183,5 @@ int regress__write_junit(const struct regress_result *res,
 
 /* The package kernels of both sides (regress-kernels.c). */
 int regress__kernels(struct rdb *r, struct regress_result *res);
-void regress__kernels_release(struct regress_result *res);
 
 #endif /* IOMMU_BENCH_REPORT_REGRESS_H */

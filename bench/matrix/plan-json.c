@@ -52,16 +52,13 @@ static json_t *hosts_json(const struct matrix *m)
 
 		json_array_append_new(
 			a,
-			json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:s, "
+			json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s, "
 				  "s:o}",
 				  "name", h->name, "transport",
 				  host_transport__name(h->transport), "role",
 				  host_role__name(h->role), "address",
-				  json_string_or_null(h->address), "nic",
-				  json_string_or_null(h->nic), "link",
-				  json_string_or_null(
-					  h->has_link ? m->hosts[h->link].name :
-							NULL),
+				  h->address, "nic", h->nic, "link",
+				  h->has_link ? m->hosts[h->link].name : NULL,
 				  "allow_reboot", h->allow_reboot, "reboot",
 				  mode_apply__name(matrix__boot_method(h)),
 				  "boot_estimate_seconds",
@@ -80,17 +77,15 @@ static json_t *kernels_json(const struct matrix *m)
 
 		json_array_append_new(
 			a,
+			/* s? is null where the matrix or the run says nothing. */
 			json_pack(
-				"{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-				"s:o}",
+				"{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, "
+				"s:o, s:o}",
 				"name", k->name, "kind",
 				kernel_kind__name(k->kind), "package",
-				json_string_or_null(k->package), "suite",
-				json_string_or_null(k->suite), "resolves_to",
-				json_string_or_null(k->fetched), "version",
-				json_string_or_null(k->version), "image",
-				json_string_or_null(k->image), "release",
-				json_string_or_null(k->release), "cmdline",
+				k->package, "suite", k->suite, "resolves_to",
+				k->fetched, "version", k->version, "image",
+				k->image, "release", k->release, "cmdline",
 				json_strings(k->cmdline, k->nr_cmdline),
 				"patches",
 				json_strings(k->build.patches,

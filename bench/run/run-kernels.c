@@ -15,6 +15,7 @@
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
 #include "bench/run/run.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -45,6 +46,17 @@ void run_kernels__recipe(const struct matrix_build *b, struct kbuild_recipe *r)
 	};
 }
 
+/* 0 when the matrix names no release or @got's; -EINVAL and the words. */
+static int release_is(const struct matrix_kernel *k, const char *got,
+		      const char *what, char **err)
+{
+	if (!k->release || !strcmp(k->release, got))
+		return 0;
+	return errmsg__set(err, -EINVAL,
+			   "the matrix expects release %s, %s boots as %s",
+			   k->release, what, got);
+}
+
 static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 {
 	struct kbuild_result res = { 0 };
@@ -58,15 +70,10 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 			  "in the cache)",
 			  k->name);
 	ret = kbuild__build(&r, NULL, &res, &err);
+	if (!ret)
+		ret = release_is(k, res.release, "the build", &err);
 	if (ret) {
 		pr_err("kernel '%s': %s", k->name, err ? err : strerror(-ret));
-		goto out;
-	}
-	if (k->release && strcmp(k->release, res.release)) {
-		pr_err("kernel '%s': the matrix expects release %s, the build "
-		       "is %s",
-		       k->name, k->release, res.release);
-		ret = -EINVAL;
 		goto out;
 	}
 	free(k->image);
@@ -98,15 +105,10 @@ static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
 	int ret;
 
 	ret = testbed__kernel(k->package, k->suite, true, &tk, &err);
+	if (!ret)
+		ret = release_is(k, tk.release, tk.package, &err);
 	if (ret) {
 		pr_err("kernel '%s': %s", k->name, err ? err : strerror(-ret));
-		goto out;
-	}
-	if (k->release && strcmp(k->release, tk.release)) {
-		pr_err("kernel '%s': the matrix expects release %s, %s boots "
-		       "as %s",
-		       k->name, k->release, tk.package, tk.release);
-		ret = -EINVAL;
 		goto out;
 	}
 	if (!k->release)

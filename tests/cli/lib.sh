@@ -251,6 +251,51 @@ t_flush_ratio() {
 	t_ratio "$1" hw_flush unmap
 }
 
+# t_boot MODE COLUMN: a column of the boot the mode's trial ran on.
+t_boot() {
+	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"
+}
+
+# t_modes_ok WHAT MODE...: each mode's trial ok and the mode in effect,
+# as the guest itself reported it.
+t_modes_ok() {
+	what=$1
+	shift
+	for mode; do
+		[ "$(t_trial "$mode" status)/$(t_trial "$mode" effective_mode)" = \
+			"ok/$mode" ]
+		t_ok $? "$what $mode: ok, $mode in effect (verified in the guest)"
+	done
+}
+
+# t_relations WHAT: what must hold on every kernel and every IOMMU, on
+# the run in $DB, whose strict and lazy trials counted unmap, iotlb_sync,
+# hw_flush and fq_flush (and passthrough's, when it has one, map): strict
+# makes one IOTLB sync per unmap and the driver's invalidations show;
+# lazy makes none, and its flush queue flushes at least an order of
+# magnitude less often than it unmaps (under TCG the guest unmaps slowly
+# enough that the queue's 10 ms timer, not its size, sets the pace);
+# passthrough maps nothing. WHAT names them in the test's words.
+t_relations() {
+	r=$(t_ratio strict iotlb_sync unmap)
+	t_between "$r" 0.9 1.1
+	t_ok $? "$1 strict: one IOTLB sync per unmap (iotlb_sync/unmap = $r)"
+	n=$(t_calls strict hw_flush)
+	[ "${n:-0}" -gt 0 ]
+	t_ok $? "$1 strict: the driver's invalidation commands counted ($n)"
+	r=$(t_ratio lazy iotlb_sync unmap)
+	t_between "$r" 0 0.01
+	t_ok $? "$1 lazy: no IOTLB sync per unmap (iotlb_sync/unmap = $r)"
+	r=$(t_ratio lazy fq_flush unmap)
+	n=$(t_calls lazy fq_flush)
+	[ "${n:-0}" -gt 0 ] && t_between "$r" 0 0.1
+	t_ok $? "$1 lazy: the flush queue flushed $n times, far fewer than the unmaps (fq_flush/unmap = $r)"
+	[ -z "$(t_trial passthrough id)" ] && return
+	[ "$(t_calls passthrough map)" = 0 ] &&
+		[ "$(t_calls passthrough unmap)" = 0 ]
+	t_ok $? "$1 passthrough: no map and no unmap calls"
+}
+
 # t_between X LO HI: LO <= X <= HI, X a decimal.
 t_between() {
 	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \

@@ -55,22 +55,19 @@ t_ok $? "plan: default and strict by a boot each, lazy by sysfs, passthrough by 
 t_run_ok 0 600 "4 trials, 0 failed" \
 	"the arm64 run finishes, 4 trials, none failed" "$B" --db "$DB" run "$M"
 
-boot() {
-	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"
-}
-[ "$(boot strict kernel_release)" = 6.1.0-57-arm64 ] &&
-	[ "$(boot strict "json_extract(facts, '\$.kernel.arch')")" = \
+[ "$(t_boot strict kernel_release)" = 6.1.0-57-arm64 ] &&
+	[ "$(t_boot strict "json_extract(facts, '\$.kernel.arch')")" = \
 		aarch64 ]
 t_ok $? "the boots ran Debian's arm64 kernel on an aarch64 machine"
-boot strict facts | grep -q '"arm-smmu-v3"'
+t_boot strict facts | grep -q '"arm-smmu-v3"'
 t_ok $? "the guest's facts name its IOMMU: an Arm SMMUv3"
 
 [ "$(t_trial default status)/$(t_trial default effective_mode)" = ok/strict ]
 t_ok $? "stock kernel, no iommu argument: strict is its default"
-! boot default cmdline | grep -q 'iommu\.'
+! t_boot default cmdline | grep -q 'iommu\.'
 t_ok $? "... and its command line has no iommu argument"
-boot default facts | grep -q "policy: strict mode *'" &&
-	! boot default facts | grep -q "strict mode (set via"
+t_boot default facts | grep -q "policy: strict mode *'" &&
+	! t_boot default facts | grep -q "strict mode (set via"
 t_ok $? "... and its kernel log says strict, not set via the command line"
 t_run 0 "$B" --db "$DB" compare --by mode --only metric=throughput &&
 	t_grep "$T_OUT" "default on kernel debian-6.1-arm64: strict"

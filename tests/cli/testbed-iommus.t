@@ -35,25 +35,6 @@ t_testbed_require "$PKG612"
 
 PROBES='"map", "unmap", "iotlb_sync", "fq_flush", "hw_flush"'
 
-# relations NAME: the three relations on the run in $DB.
-relations() {
-	r=$(t_ratio strict iotlb_sync unmap)
-	t_between "$r" 0.9 1.1
-	t_ok $? "$1 strict: one IOTLB sync per unmap (iotlb_sync/unmap = $r)"
-	n=$(t_calls strict hw_flush)
-	[ "${n:-0}" -gt 0 ]
-	t_ok $? "$1 strict: the driver's invalidation commands counted ($n)"
-	r=$(t_ratio lazy iotlb_sync unmap)
-	t_between "$r" 0 0.01
-	t_ok $? "$1 lazy: no IOTLB sync per unmap (iotlb_sync/unmap = $r)"
-	r=$(t_ratio lazy fq_flush unmap)
-	n=$(t_calls lazy fq_flush)
-	# At least an order of magnitude: under TCG the guest unmaps slowly
-	# enough that the queue's 10 ms timer, not its size, sets the pace.
-	[ "${n:-0}" -gt 0 ] && t_between "$r" 0 0.1
-	t_ok $? "$1 lazy: the flush queue flushed $n times, far fewer than the unmaps (fq_flush/unmap = $r)"
-}
-
 # --- AMD-Vi on 6.1 ---
 DB=$T_TMP/amd.db
 M=$T_TMP/amd.toml
@@ -66,19 +47,10 @@ t_run_ok 0 600 "3 trials, 0 failed" \
 	"$B" --db "$DB" run "$M"
 t_diag "$(grep -i 'AMD-Vi' "/run/iommu-bench/qemu-$G/console.log" 2>/dev/null | head -3)"
 
-boot() {
-	t_q "SELECT $2 FROM boots WHERE id = $(t_trial "$1" boot_id)"
-}
-boot strict facts | grep -q '"amd-vi"'
+t_boot strict facts | grep -q '"amd-vi"'
 t_ok $? "the guest's facts name its IOMMU: AMD-Vi"
-for mode in strict lazy passthrough; do
-	[ "$(t_trial $mode status)/$(t_trial $mode effective_mode)" = \
-		ok/$mode ]
-	t_ok $? "amd $mode: ok, $mode in effect (verified in the guest)"
-done
-relations amd
-[ "$(t_calls passthrough map)" = 0 ] && [ "$(t_calls passthrough unmap)" = 0 ]
-t_ok $? "amd passthrough: no map and no unmap calls"
+t_modes_ok amd strict lazy passthrough
+t_relations amd
 
 # --- virtio-iommu on 6.12 ---
 DB=$T_TMP/virtio.db
@@ -90,14 +62,10 @@ testbed_matrix tb-virtio '"strict", "lazy"' qemu='iommu = "virtio"' \
 t_run_ok 0 600 "2 trials, 0 failed" \
 	"the virtio-iommu guest's run finishes, 2 trials, none failed" \
 	"$B" --db "$DB" run "$M"
-boot strict facts | grep -q '"virtio-iommu"'
+t_boot strict facts | grep -q '"virtio-iommu"'
 t_ok $? "the guest's facts name its IOMMU: virtio-iommu"
-for mode in strict lazy; do
-	[ "$(t_trial $mode status)/$(t_trial $mode effective_mode)" = \
-		ok/$mode ]
-	t_ok $? "virtio $mode: ok, $mode in effect (verified in the guest)"
-done
-relations virtio
+t_modes_ok virtio strict lazy
+t_relations virtio
 
 # --- a kernel without the driver ---
 DB=$T_TMP/none.db
