@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The two other IOMMUs QEMU emulates on x86, end to end: AMD-Vi
-# (amd-iommu on q35, found through the IVRS table; Debian builds its
-# driver in) under Debian's 6.1, and virtio-iommu (virtio-iommu-pci,
-# found through ACPI's VIOT table; a module in Debian's 6.12, absent
-# from its 6.1) under 6.12. Each mode is verified from inside the guest
+# The other IOMMUs QEMU emulates, end to end: AMD-Vi (amd-iommu on q35,
+# found through the IVRS table; Debian builds its driver in) under
+# Debian's 6.1, and virtio-iommu (virtio-iommu-pci, found through ACPI's
+# VIOT table on x86 and the device tree on arm64's virt; a module in
+# Debian's 6.12, absent from its 6.1) under 6.12, on x86 and on the arm64
+# guest when its agent is built. Each mode is verified from inside the guest
 # as with Intel's and the SMMUv3, and the relations that must hold
 # whatever the IOMMU are asserted on the driver's own functions:
 #
@@ -20,7 +21,7 @@
 # any boot.
 #
 # Needs root, QEMU and both testbed kernels (downloaded once); skipped
-# with the reason otherwise. About three minutes under TCG.
+# with the reason otherwise. About two and a half minutes under TCG.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -66,6 +67,29 @@ t_boot strict facts | grep -q '"virtio-iommu"'
 t_ok $? "the guest's facts name its IOMMU: virtio-iommu"
 t_modes_ok virtio strict lazy
 t_relations virtio
+
+# --- virtio-iommu on arm64's virt machine, 6.12 ---
+AGENT=$(dirname "$B")/.output/arm64/iommu-bench
+PKGA=linux-image-6.12.117+deb12-arm64
+if [ ! -x "$AGENT" ] || ! command -v qemu-system-aarch64 >/dev/null ||
+	! "$B" testbed build --kernel "$PKGA" >/dev/null 2>&1; then
+	T_N=$((T_N + 1))
+	echo "ok $T_N # SKIP arm64: no agent at $AGENT (make agent-arm64), no qemu-system-aarch64 or no $PKGA"
+else
+	DB=$T_TMP/virtio-arm64.db
+	M=$T_TMP/virtio-arm64.toml
+	QEMU=qemu-system-aarch64
+	testbed_matrix tb-virtio-arm64 '"strict", "lazy"' boot=180s \
+		qemu='arch = "arm64"
+iommu = "virtio"' kernels="$(testbed_kernel debian-6.12-arm64 "$PKGA")" \
+		probes="$PROBES" >"$M"
+	t_run_ok 0 600 "2 trials, 0 failed" \
+		"the arm64 virtio-iommu guest's run finishes, 2 trials, none failed" \
+		"$B" --db "$DB" run "$M"
+	t_modes_ok arm64-virtio strict lazy
+	t_relations arm64-virtio
+	QEMU=qemu-system-x86_64
+fi
 
 # --- a kernel without the driver ---
 DB=$T_TMP/none.db
