@@ -259,3 +259,34 @@ int store__metric_names(struct store *st, struct strvec *out)
 	sqlite3_reset(stmt);
 	return err;
 }
+
+int store__run_kernel_package(struct store *st, int64_t run_id,
+			      const char *kernel_name, char **package,
+			      char **version)
+{
+	static const char sql[] =
+		"SELECT k.package, k.version FROM cells c"
+		" JOIN kernels k ON k.id = c.kernel_id"
+		" WHERE c.run_id = ?1 AND k.name = ?2 AND k.version <> ''"
+		" ORDER BY c.id LIMIT 1";
+	sqlite3_stmt *stmt;
+	int rc, err;
+
+	*package = *version = NULL;
+	err = store__prepare(
+		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(kernel_name)),
+		&stmt);
+	if (err)
+		return err;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*package = store__column_dup(stmt, 0);
+		*version = store__column_dup(stmt, 1);
+	} else {
+		err = rc == SQLITE_DONE ?
+			      -ENOENT :
+			      store__sqlerr(st, rc, "reading a run's kernel");
+	}
+	sqlite3_reset(stmt);
+	return err;
+}

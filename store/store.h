@@ -184,6 +184,16 @@ int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
 			   const char *kernel_name, int64_t *kernel_id,
 			   char **release, char **build_id);
 
+/*
+ * The Debian package and version run @run_id measured as its kernel
+ * @kernel_name, in new strings; -ENOENT when it has none recorded (not a
+ * package, or no cell yet). A resumed run boots that one again, wherever
+ * its suite has moved since.
+ */
+int store__run_kernel_package(struct store *st, int64_t run_id,
+			      const char *kernel_name, char **package,
+			      char **version);
+
 struct store_cell {
 	int64_t run_id, host_id, kernel_id;
 	const char *mode; /* requested: strict, lazy, passthrough, custom */

@@ -13,10 +13,11 @@
 #include <string.h>
 
 #include "bench/kbuild/kbuild.h"
-#include "bench/testbed/testbed.h"
 #include "bench/run/run.h"
+#include "bench/testbed/testbed.h"
 #include "errmsg.h"
 #include "log.h"
+#include "store/store.h"
 #include "util.h"
 
 static bool kernel__selected(struct run_ctx *ctx, size_t k)
@@ -101,10 +102,20 @@ out:
 static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
 {
 	struct testbed_kernel tk = { 0 };
-	char *err = NULL;
+	char *err = NULL, *was = NULL, *version = NULL;
 	int ret;
 
-	ret = testbed__kernel(k->package, k->suite, true, &tk, &err);
+	/* A resumed run goes on with the build it measured, in the cache. */
+	if (ctx->resumed)
+		store__run_kernel_package(ctx->st, ctx->run_id, k->name, &was,
+					  &version);
+	ret = testbed__kernel(was ? was : k->package, k->suite, true, &tk,
+			      &err);
+	if (!ret && version && strcmp(version, tk.version))
+		ret = errmsg__set(&err, -ESTALE,
+				  "the run measured %s %s before it stopped, "
+				  "and the cache now holds %s",
+				  was, version, tk.version);
 	if (!ret)
 		ret = release_is(k, tk.release, tk.package, &err);
 	if (ret) {
@@ -121,7 +132,7 @@ static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
 			  tk.suite ? tk.suite : "", tk.release);
 out:
 	testbed_kernel__release(&tk);
-	free(err);
+	free_all(err, was, version);
 	return ret;
 }
 

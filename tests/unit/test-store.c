@@ -494,6 +494,22 @@ static void test_run(void)
 	free(s);
 	cell.key = "sut/debian-6.1/lazy/iperf3-tcp";
 	is_int(store__cell_upsert(st, &cell, &f.cell[1]), 0, "add lazy cell");
+	{
+		struct store_cell pc = cell;
+		char *p = NULL, *v = NULL;
+
+		pc.kernel_id = pkg;
+		pc.key = "sut/pkg/lazy/iperf3-tcp";
+		store__cell_upsert(st, &pc, &id);
+		is_int(store__run_kernel_package(st, f.run, k.name, &p, &v), 0,
+		       "the package a run measured as its kernel");
+		ok(p && v && !strcmp(p, "linux-image-6.1.0-57-amd64") &&
+			   !strcmp(v, "6.1.192-1"),
+		   "its package and version, for a resume");
+		free_all(p, v);
+		is_int(store__run_kernel_package(st, f.run, "other", &p, &v),
+		       -ENOENT, "a kernel the run has no package for");
+	}
 
 	for (i = 0; i < ARRAY_SIZE(trials); i++) {
 		int64_t c = f.cell[strcmp(trials[i].mode, "strict") ? 1 : 0];
