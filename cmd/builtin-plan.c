@@ -117,14 +117,14 @@ static void print_kernels(const struct matrix *m)
 			printf("Debian package %s%s%s", k->package,
 			       k->suite ? " from " : "",
 			       k->suite ? k->suite : "");
-		if (k->fetched && strcmp(k->fetched, k->package))
-			printf(", now %s %s", k->fetched, k->version);
-		else if (k->version)
-			printf(" %s", k->version);
 		else
 			printf("built from %s at %s + %zu patch%s", b->tree,
 			       b->base ? b->base : "HEAD", b->nr_patches,
 			       b->nr_patches == 1 ? "" : "es");
+		if (k->fetched && strcmp(k->fetched, k->package))
+			printf(", now %s %s", k->fetched, k->version);
+		else if (k->version)
+			printf(" %s", k->version);
 		if (k->release)
 			printf(", release %s", k->release);
 		putchar('\n');

@@ -62,7 +62,8 @@ const struct bpf_probe_def bpf_probe_defs[] = {
 	    { "qi_submit_sync|qi_flush_iotlb|iommu_flush_iotlb_psi",
 	      "__iommu_queue_command_sync|iommu_queue_command_sync|"
 	      "iommu_queue_command",
-	      "arm_smmu_cmdq_issue_cmdlist", "viommu_sync_req" }),
+	      "arm_smmu_cmdq_issue_cmdlist",
+	      "viommu_sync_req|__viommu_sync_req" }),
 	DEF(flush_all, false, "flush a whole domain's IOTLB",
 	    { "iommu_flush_iotlb_all", "intel_flush_iotlb_all",
 	      "amd_iommu_flush_iotlb_all",

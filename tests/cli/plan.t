@@ -12,7 +12,8 @@ cd "$SRCDIR"
 # --- the shipped configs
 for f in configs/*.toml configs/ci/*.toml; do
 	t_run 0 "$B" plan "$f" && t_grep "$T_OUT" "summary" &&
-		t_grep "$T_OUT" "estimated" && ! grep -q "error:" "$T_ERR"
+		t_grep "$T_OUT" "estimated" && ! grep -q "error:" "$T_ERR" &&
+		! grep -q "(null)" "$T_OUT"
 	t_ok $? "plan $f: valid, with a summary"
 
 	t_run 0 "$B" plan --json "$f" && python3 - "$T_OUT" <<'EOF'
