@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/agent-client/agent-bundle.h"
 #include "bench/agent/agent.h"
 #include "builtin.h"
 #include "parse-options.h"
@@ -106,6 +107,21 @@ static int agent_oneshot(const char *verb, const char *args_text)
 	return ret;
 }
 
+/*
+ * Sent to a machine with its libraries (agent-bundle.h), the agent was
+ * started with them first in LD_LIBRARY_PATH: loaded now, they must not
+ * reach what it runs there (kexec, grub-reboot, dpkg, perf).
+ */
+static void drop_bundle_env(void)
+{
+	const char *libs = getenv(AGENT_LIBS_ENV);
+	const char *path = getenv("LD_LIBRARY_PATH");
+
+	if (libs && path && !strcmp(libs, path))
+		unsetenv("LD_LIBRARY_PATH");
+	unsetenv(AGENT_LIBS_ENV);
+}
+
 int cmd_agent(int argc, const char **argv)
 {
 	const char *args = NULL;
@@ -116,6 +132,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_END(),
 	};
 
+	drop_bundle_env();
 	argc = parse_options(argc, argv, opts, agent_usage, 0);
 	if (argc != 1)
 		usage_error(agent_usage, opts, "%s",

@@ -72,7 +72,9 @@ static void print_hosts(const struct matrix *m)
 
 		printf("  %-12s %-4s %-5s", h->name, host_role__name(h->role),
 		       host_transport__name(h->transport));
-		if (h->transport == HOST_SSH)
+		if (!h->address && h->labvm)
+			printf(" lab machine %s (not running)", h->labvm);
+		else if (h->transport == HOST_SSH)
 			printf(" %s%s%s", h->user ? h->user : "",
 			       h->user ? "@" : "", h->address);
 		else if (h->transport == HOST_NETNS)
@@ -254,10 +256,16 @@ static void print_step(const struct plan *p, const struct step *s)
 	if (s->profiles)
 		snprintf(what + n, sizeof(what) - n, "%s%u profile",
 			 s->rep_lo ? " + " : "", s->profiles);
+	/* The mode's own boot when it is one (kexec on a grub host). */
 	if (t->reboot_before)
 		snprintf(before, sizeof(before), "%s boot",
 			 mode_apply__name(
-				 matrix__boot_method(&m->hosts[t->host])));
+				 t->apply == APPLY_KEXEC ||
+						 t->apply == APPLY_GRUB ||
+						 t->apply == APPLY_RESTART ?
+					 t->apply :
+					 matrix__boot_method(
+						 &m->hosts[t->host])));
 	if (t->mode_switch && t->apply == APPLY_SYSFS)
 		snprintf(before + strlen(before),
 			 sizeof(before) - strlen(before), "%ssysfs switch",

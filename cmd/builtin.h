@@ -70,6 +70,7 @@ int cmd_run(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
 int cmd_testbed(int argc, const char **argv);
 int cmd_kernel(int argc, const char **argv);
+int cmd_labvm(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 
 /* The command table, for help and "did you mean". */

@@ -31,6 +31,8 @@ const struct cmd_struct commands[] = {
 	{ "help", cmd_help, "show help for the tool or a command" },
 	{ "kernel", cmd_kernel,
 	  "build patched kernels: cached, config-verified, bootable" },
+	{ "labvm", cmd_labvm,
+	  "a lab machine in a VM: Debian, grub and sshd, power-cycled" },
 	{ "plan", cmd_plan, "expand and validate a matrix; touch no host" },
 	{ "probe", cmd_probe, "what this host's IOMMU is and does right now" },
 	{ "regress", cmd_regress,

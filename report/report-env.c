@@ -2,8 +2,9 @@
 /*
  * Verification and environment: for every cell the mode asked for and
  * the mode verified, with the evidence the host gave (its command line
- * and the DMA policy from its facts); the kernels and boots; the runs
- * and the matrix files themselves. A number whose mode cannot be shown
+ * and the DMA policy from its facts); the kernels and boots; the runs,
+ * the machines the boots ran on (report-machine.c) and the matrix files
+ * themselves. A number whose mode cannot be shown
  * to have been in effect is not evidence for that mode.
  */
 #include <jansson.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "markup.h"
+#include "report-machine.h"
 #include "report-priv.h"
 #include "util.h"
 
@@ -231,6 +233,7 @@ void report__environment(struct report_ctx *c)
 	markup__escape(c->fp, c->db_path);
 	fputs("</code></p>\n", c->fp);
 	runs_table(c);
+	report__machines(c);
 	facts_details(c);
 	for (i = 0; i < d->nr_configs; i++) {
 		const struct rd_config *cf = &d->configs[i];

@@ -16,6 +16,10 @@ set -eu
 # builds going back and forth between commits (kernel build --workdir).
 # The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
+# The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
+# fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
+# its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
+# for the arm64 one's firmware.
 # Its Arm guest: qemu-system-arm (qemu-system-aarch64), and the libraries
 # the cross-built arm64 agent links and runs with (ARM64_PKGS below).
 # LAVA (LAVA_PKGS below): a master + worker that make check brings up
@@ -69,6 +73,13 @@ busybox-static
 cpio
 kmod
 zstd
+debootstrap
+fdisk
+e2fsprogs
+dosfstools
+qemu-utils
+dnsmasq-base
+qemu-efi-aarch64
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 #include "arch.h"
@@ -81,4 +84,22 @@ const struct arch *arch__of_elf(const void *data, size_t len)
 		    arches[i].elf64 == (e[EI_CLASS] == ELFCLASS64))
 			return &arches[i];
 	return NULL;
+}
+
+bool arch__kvm_works(void)
+{
+	char *cpuinfo = NULL;
+	size_t len;
+	bool virt;
+	int fd;
+
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	if (read_file("/proc/cpuinfo", &cpuinfo, &len) < 0)
+		return false;
+	virt = strstr(cpuinfo, " vmx") || strstr(cpuinfo, " svm");
+	free(cpuinfo);
+	return virt;
 }

@@ -36,4 +36,11 @@ const struct arch *arch__of_package(const char *package);
 /* An ELF file's, from its header; NULL: not ELF, or not in the table. */
 const struct arch *arch__of_elf(const void *data, size_t len);
 
+/*
+ * KVM where it can work: /dev/kvm opens and the CPU has vmx or svm. A
+ * paravirtual /dev/kvm without them starts QEMU, then hangs the guest
+ * in early boot (measured here), so it does not count.
+ */
+bool arch__kvm_works(void);
+
 #endif /* IOMMU_BENCH_ARCH_H */

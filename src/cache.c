@@ -7,6 +7,7 @@
  * complete, under an flock(). Readers take no lock: a final name, once
  * it exists, is always whole.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -266,4 +267,30 @@ bool cache__has_file(const char *path)
 	struct stat sb;
 
 	return !stat(path, &sb) && S_ISREG(sb.st_mode);
+}
+
+void cache__sweep(const char *dir, int depth)
+{
+	struct dirent *de;
+	char *path;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (!strncmp(de->d_name, CACHE_TMP_PREFIX,
+			     strlen(CACHE_TMP_PREFIX))) {
+			pr_debug("cache: removing the leftover %s", path);
+			cache__remove(path);
+		} else if (depth && de->d_name[0] != '.' &&
+			   de->d_type == DT_DIR) {
+			cache__sweep(path, depth - 1);
+		}
+		free(path);
+	}
+	closedir(d);
 }

@@ -35,6 +35,11 @@ int cache__commit(const char *tmp, const char *path, char **err);
 /* Write @iov to @path (0644), all or nothing (atomic-file.h). */
 int cache__write(const char *path, const struct iovec *iov, int iovcnt,
 		 char **err);
+/*
+ * What killed builds left in @dir (CACHE_TMP_PREFIX names), and in its
+ * folders @depth levels down, removed: for the holder of the lock.
+ */
+void cache__sweep(const char *dir, int depth);
 /* Remove a tree, never following links nor leaving its file system. */
 int cache__remove(const char *path);
 /* @path exists and is a regular file. */

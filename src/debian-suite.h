@@ -18,4 +18,12 @@ extern const char *const debian_suites[];
  */
 const char *debian_suite__suggest(const char *suite);
 
+/*
+ * The URI of Debian's main archive to fetch from: $IOMMU_BENCH_DEBIAN_MIRROR,
+ * else the first .../debian URI of this machine's apt sources, else
+ * deb.debian.org. 0 and a new string, or -EINVAL and *@err for a bad
+ * $IOMMU_BENCH_DEBIAN_MIRROR.
+ */
+int debian__mirror(char **uri, char **err);
+
 #endif /* IOMMU_BENCH_DEBIAN_SUITE_H */

@@ -637,8 +637,9 @@ int spawn__run(struct spawn *sp, const char *const *argv,
 		return err;
 	err = spawn__wait(sp, timeout_ms);
 	if (err == -ETIMEDOUT) {
-		pr_err("%s did not finish within %d ms; killed", sp->what,
-		       timeout_ms);
+		/* -ETIMEDOUT says it; the caller knows whether that is news. */
+		pr_debug("%s did not finish within %d ms; killed", sp->what,
+			 timeout_ms);
 		spawn__stop(sp, SIGKILL, SPAWN_KILL_WAIT_MS);
 	}
 	return err;
@@ -700,4 +701,25 @@ const char *spawn__last_line(const char *text, char *buf, size_t size)
 		start++;
 	snprintf(buf, size, "%.*s", (int)(end - start), start);
 	return buf;
+}
+
+int proc__starttime(pid_t pid, unsigned long long *st)
+{
+	char path[64], *buf = NULL, *p;
+	size_t len;
+	int ret, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return ret;
+	/* The name in parentheses may hold spaces: count from its end. */
+	p = strrchr(buf, ')');
+	ret = -EINVAL;
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p + 1, "%llu", st) == 1)
+		ret = 0;
+	free(buf);
+	return ret;
 }

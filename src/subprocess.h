@@ -144,4 +144,11 @@ const char *spawn__describe(const struct spawn *sp, char *buf, size_t size);
 /* The last line of @text, trimmed, for error messages ("" when empty). */
 const char *spawn__last_line(const char *text, char *buf, size_t size);
 
+/*
+ * When process @pid started (field 22 of /proc/PID/stat, in clock
+ * ticks since boot): with the PID, what tells a process the tool
+ * started from another that reuses its PID. 0 or a negative errno.
+ */
+int proc__starttime(pid_t pid, unsigned long long *st);
+
 #endif /* IOMMU_BENCH_SUBPROCESS_H */

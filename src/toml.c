@@ -2025,3 +2025,28 @@ int toml_datetime__format(const struct toml_value *v, char *buf, size_t size)
 	}
 	return snprintf(buf, size, "%s%s%s", date, time, zone);
 }
+
+char *toml__quote(const char *s)
+{
+	size_t len = strlen(s), o = 0;
+	char *out = malloc(len * 6 + 3);
+
+	if (!out)
+		abort();
+	out[o++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)sprintf(out + o, "\\u%04x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+	return out;
+}

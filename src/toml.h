@@ -111,4 +111,11 @@ const char *toml_type__name(enum toml_type type);
  */
 int toml_datetime__format(const struct toml_value *v, char *buf, size_t size);
 
+/*
+ * @s as a TOML basic string, quotes included, with what must be escaped
+ * escaped: for the TOML the tool prints (a lab machine's stanza).
+ * A new string.
+ */
+char *toml__quote(const char *s);
+
 #endif /* IOMMU_BENCH_TOML_H */

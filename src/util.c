@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +204,37 @@ bool name_is_safe(const char *name)
 			return false;
 	}
 	return true;
+}
+
+const char *self_exe(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("IOMMU_BENCH");
+	ssize_t n;
+
+	/*
+	 * Under make check the binary under test is named by the
+	 * environment, and a unit test's own /proc/self/exe is the test,
+	 * which has no agent in it.
+	 */
+	if (env && *env)
+		return env;
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return "/proc/self/exe";
+	path[n] = '\0';
+	/*
+	 * Rebuilt or reinstalled while a run goes on: the new binary at the
+	 * same path serves (hello checks its protocol), else this very one.
+	 */
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)")) {
+		path[n - 10] = '\0';
+		if (access(path, X_OK)) {
+			path[0] = '\0';
+			return "/proc/self/exe";
+		}
+	}
+	return path;
 }

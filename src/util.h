@@ -92,4 +92,11 @@ int write_all_wait(int fd, const void *buf, size_t len, int (*wait)(void *arg),
  */
 bool name_is_safe(const char *name);
 
+/*
+ * This tool's binary: $IOMMU_BENCH when set (the binary under test; a
+ * unit test's own /proc/self/exe is the test), else the executable of
+ * this process, the path it was started from.
+ */
+const char *self_exe(void);
+
 #endif /* IOMMU_BENCH_UTIL_H */

@@ -7,7 +7,6 @@
  * libraries there (/lib/ld-linux-aarch64.so.1, /usr/lib/aarch64-linux-gnu)
  * when its -dev packages are installed for the cross build.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -17,35 +16,9 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "bench/agent-client/agent-elf.h"
 #include "bench/host/host.h"
 #include "util.h"
-
-/* The PT_INTERP of a little-endian ELF64 at @fd into @buf; "" if none. */
-static int elf_interp(int fd, char *buf, size_t size)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	size_t i;
-
-	buf[0] = '\0';
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    eh.e_phentsize != sizeof(ph))
-		return -ENOEXEC;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
-		    sizeof(ph))
-			return -ENOEXEC;
-		if (ph.p_type != PT_INTERP)
-			continue;
-		if (!ph.p_filesz || ph.p_filesz >= size ||
-		    pread(fd, buf, ph.p_filesz, ph.p_offset) !=
-			    (ssize_t)ph.p_filesz)
-			return -ENOEXEC;
-		buf[ph.p_filesz - 1] = '\0';
-		return 0;
-	}
-	return 0;
-}
 
 /* 0: @path is an executable of @arch whose loader is here; else why. */
 static int agent__check(const char *path, const struct arch *arch, char **why)
@@ -70,7 +43,7 @@ static int agent__check(const char *path, const struct arch *arch, char **why)
 		ret = -ENOEXEC;
 		goto out;
 	}
-	if (!found->elf64 || elf_interp(fd, interp, sizeof(interp))) {
+	if (!found->elf64 || elf__interp(fd, interp, sizeof(interp))) {
 		*why = xasprintf("%s: cannot read its ELF program headers",
 				 path);
 		ret = -ENOEXEC;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * reboot.prepare / reboot.now. kexec loads the kernel with the mode's
- * command line at prepare and jumps at now; grub sets a one-shot entry
- * at prepare (a hang falls back to the default entry on the next reset)
- * and reboots at now. "dry_run": true in args answers with the argv
+ * command line at prepare and jumps at now; grub writes a one-shot entry
+ * with the mode's command line and sets it for the next boot only
+ * (agent-grub.c: a hang falls back to the default entry on the next
+ * reset), and reboots through firmware at now. "dry_run": true in args answers with the argv
  * instead of running it: the only way to test this without rebooting.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <sys/reboot.h>
 #include <unistd.h>
 
+#include "bench/agent/agent-grub.h"
 #include "bench/agent/agent.h"
 #include "collectors/hostfacts/hostfacts.h"
 #include "errmsg.h"
@@ -178,13 +180,12 @@ static int check_path(const char *what, const char *p, char **err)
 	return 0;
 }
 
-static int cmdline_args(json_t *args, char **out, char **err)
+/* args.cmdline checked, as a NULL-terminated list (new, not its words). */
+static int cmdline_add(json_t *args, const char ***out, size_t *nr, char **err)
 {
 	json_t *a = json_object_get(args, "cmdline");
 	const char **add;
-	char *cur = NULL;
 	size_t i, n = json_array_size(a);
-	const char *pc;
 
 	if (a && !json_is_array(a))
 		return errmsg__set(err, -EINVAL,
@@ -193,7 +194,7 @@ static int cmdline_args(json_t *args, char **out, char **err)
 	add = xcalloc(n + 1, sizeof(*add));
 	for (i = 0; i < n; i++) {
 		add[i] = json_string_value(json_array_get(a, i));
-		if (!add[i] || !*add[i] || strpbrk(add[i], " \t\n\"")) {
+		if (!add[i] || !*add[i] || strpbrk(add[i], " \t\n\"'")) {
 			free(add);
 			return errmsg__set(err, -EINVAL,
 					   "reboot.prepare: cmdline entry %zu "
@@ -201,76 +202,24 @@ static int cmdline_args(json_t *args, char **out, char **err)
 					   i);
 		}
 	}
+	*out = add;
+	*nr = n;
+	return 0;
+}
+
+/* kexec's command line: the running boot's (or the given one) and @add. */
+static char *kexec_cmdline(json_t *args, const char *const *add, size_t n)
+{
+	const char *pc;
+	char *cur = NULL, *out;
+
 	/* Tests pass the "current" line; a real prepare reads the boot's. */
 	pc = json_string_value(json_object_get(args, "current_cmdline"));
 	if (!pc)
 		hostfacts__cmdline(NULL, &cur);
-	*out = agent_reboot__cmdline(pc ? pc : cur, add, n);
+	out = agent_reboot__cmdline(pc ? pc : cur, add, n);
 	free(cur);
-	free(add);
-	return 0;
-}
-
-/* The first '...'-quoted title on a menuentry/submenu line. */
-static char *quoted_title(const char *line)
-{
-	const char *a = strchr(line, '\''), *b;
-
-	if (!a)
-		return NULL;
-	b = strchr(a + 1, '\'');
-	return b ? xstrndup(a + 1, (size_t)(b - a - 1)) : NULL;
-}
-
-/*
- * The grub-reboot name ("Submenu>Entry") of the first entry whose linux
- * line boots a file named like @image. Debian's grub.cfg keeps titles in
- * single quotes and one submenu level; that is all this reads.
- */
-static char *grub_entry(const char *cfg, const char *image)
-{
-	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 :
-						 image;
-	char *text = NULL, *line, *save = NULL, *sub = NULL, *entry = NULL;
-	char *found = NULL;
-	int depth = 0, sub_depth = -1;
-	size_t len;
-
-	if (read_file(cfg, &text, &len) < 0)
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *t = line + strspn(line, " \t");
-
-		if (!strncmp(t, "submenu ", 8)) {
-			free(sub);
-			sub = quoted_title(t);
-			sub_depth = depth;
-		} else if (!strncmp(t, "menuentry ", 10)) {
-			free(entry);
-			entry = quoted_title(t);
-		} else if (!strncmp(t, "linux", 5) && entry) {
-			const char *f = t + strcspn(t, " \t");
-			char *file, *b;
-
-			f += strspn(f, " \t");
-			file = xstrndup(f, strcspn(f, " \t"));
-			b = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-			if (!strcmp(b, base))
-				found = sub ? xasprintf("%s>%s", sub, entry) :
-					      xstrdup(entry);
-			free(file);
-		}
-		if (strchr(t, '{'))
-			depth++;
-		if (strchr(t, '}') && --depth <= sub_depth) {
-			sub_depth = -1;
-			free(sub);
-			sub = NULL;
-		}
-	}
-	free_all(sub, entry, text);
-	return found;
+	return out;
 }
 
 static char **argv_new(const char *a0, const char *a1, const char *a2,
@@ -359,36 +308,42 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 	return ret;
 }
 
-static int prepare_grub(json_t *args, char ***argv, char **err)
+/*
+ * The one-shot entry (agent-grub.c), then grub-reboot naming it. A dry
+ * run writes nothing; it alone may read another root (tests' "root").
+ */
+static int prepare_grub(json_t *args, const char *const *add, size_t nr_add,
+			bool dry, char **cmdline, char ***argv, json_t *res,
+			char **err)
 {
 	const char *image = json_string_value(json_object_get(args, "image"));
-	const char *cfg = "/boot/grub/grub.cfg";
-	char *entry, *rel = NULL, *def = NULL;
-	int ret = 0;
+	const char *root =
+		dry ? json_string_value(json_object_get(args, "root")) : NULL;
+	struct agent_grub_plan pl = { 0 };
+	char *rel = NULL, *def = NULL;
+	int ret;
 
-	if (json_array_size(json_object_get(args, "cmdline")))
-		return errmsg__set(err, -EOPNOTSUPP,
-				   "reboot.prepare: grub boots an entry as "
-				   "grub.cfg writes it and cannot add kernel "
-				   "arguments; use method kexec for a mode "
-				   "set on the command line");
-	/* Tests point at a scratch grub.cfg; only a dry run honours it. */
-	if (json_is_true(json_object_get(args, "dry_run")) &&
-	    json_string_value(json_object_get(args, "grub_cfg")))
-		cfg = json_string_value(json_object_get(args, "grub_cfg"));
 	ret = default_release(args, &rel, err);
 	if (ret)
 		return ret;
 	if (!image)
 		image = def = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
-	entry = grub_entry(cfg, image);
-	if (!entry)
-		ret = errmsg__set(err, -ENOENT,
-				  "reboot.prepare: no menuentry in %s boots %s",
-				  cfg, image);
-	else
-		*argv = argv_new("grub-reboot", entry, NULL, NULL, NULL);
-	free_all(entry, rel, def);
+	ret = check_path("image", image, err);
+	if (!ret)
+		ret = agent_grub__plan(root ? root : "/", image, add, nr_add,
+				       &pl, err);
+	if (!ret && !dry)
+		ret = agent_grub__install(&pl, err);
+	if (!ret) {
+		*cmdline = xstrdup(pl.cmdline ? pl.cmdline : "");
+		*argv = argv_new(pl.tool, AGENT_GRUB_ID, NULL, NULL, NULL);
+		json_object_set_new(res, "entry", json_string(pl.entry_title));
+		json_object_set_new(res, "oneshot", json_string(pl.text));
+		json_object_set_new(res, "hook_installed",
+				    json_boolean(!pl.hooked));
+	}
+	agent_grub__plan_release(&pl);
+	free_all(rel, def);
 	return ret;
 }
 
@@ -398,28 +353,40 @@ int agent_verb__reboot_prepare(struct agent *a, json_t *args, json_t **res,
 	const char *method = json_string_value(json_object_get(args, "method"));
 	bool dry = json_is_true(json_object_get(args, "dry_run"));
 	char *cmdline = NULL, **argv = NULL;
+	json_t *out = json_object();
+	const char **add = NULL;
+	size_t nr_add = 0;
 	int ret;
 
 	(void)a;
-	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub")))
+	if (!method || (strcmp(method, "kexec") && strcmp(method, "grub"))) {
+		json_decref(out);
 		return errmsg__set(
 			err, -EINVAL,
 			"reboot.prepare: \"method\" must be \"kexec\" "
 			"or \"grub\"");
-	ret = cmdline_args(args, &cmdline, err);
-	if (ret < 0)
-		return ret;
-	if (!strcmp(method, "kexec"))
+	}
+	ret = cmdline_add(args, &add, &nr_add, err);
+	if (!ret && !strcmp(method, "kexec")) {
+		cmdline = kexec_cmdline(args, add, nr_add);
 		ret = prepare_kexec(args, cmdline, &argv, err);
-	else
-		ret = prepare_grub(args, &argv, err);
+	} else if (!ret) {
+		ret = prepare_grub(args, add, nr_add, dry, &cmdline, &argv, out,
+				   err);
+	}
 	if (!ret && !dry)
 		ret = run_argv(argv, err);
-	if (!ret)
-		*res = json_pack("{s:s, s:s, s:o, s:b}", "method", method,
-				 "cmdline", cmdline, "argv", argv_json(argv),
-				 "dry_run", dry);
+	if (!ret) {
+		json_object_set_new(out, "method", json_string(method));
+		json_object_set_new(out, "cmdline", json_string(cmdline));
+		json_object_set_new(out, "argv", argv_json(argv));
+		json_object_set_new(out, "dry_run", json_boolean(dry));
+		*res = out;
+		out = NULL;
+	}
+	json_decref(out);
 	argv_free(argv);
+	free(add);
 	free(cmdline);
 	return ret;
 }

@@ -3,7 +3,10 @@
  * Waiting for an ssh host to come back from a reboot: poll `agent hello`
  * until it reports a boot_id other than the one before, within the
  * host's boot_timeout; then power-cycle it once (the matrix's
- * power_cycle argv, run here on the controller) and wait again.
+ * power_cycle argv, run here on the controller) and wait again. Back
+ * after the power cycle, the machine runs what its firmware and boot
+ * loader choose by default (grub's one-shot entry was used up by the
+ * boot that hung): the boot asked for failed, and the caller is told.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "clock.h"
 #include "errmsg.h"
 #include "log.h"
+#include "strvec.h"
 #include "util.h"
 
 #define POLL_INTERVAL_MS 2000
@@ -58,16 +62,30 @@ static int boot__poll(struct host *h, const char *old, uint64_t timeout_ms,
 }
 
 /* A failure replaces *@last: the reboot's error then says why. */
+/* The power_cycle command as a person would type it, for messages. */
+static char *power_cycle_words(const struct matrix_host *m)
+{
+	struct strvec v = { 0 };
+	char *s;
+	size_t i;
+
+	for (i = 0; i < m->nr_power_cycle; i++)
+		strvec__push(&v, m->power_cycle[i]);
+	s = strvec__join(&v, " ");
+	strvec__release(&v);
+	return s;
+}
+
 static int boot__power_cycle(struct host *h, char **last)
 {
 	const struct matrix_host *m = h->m;
-	char *err = NULL;
+	char *err = NULL, *words = power_cycle_words(m);
 	int ret;
 
-	pr_warn("host %s: not back within %llu ms, running its power_cycle "
-		"command (%s)",
-		m->name, (unsigned long long)m->boot_timeout_ms,
-		m->power_cycle[0]);
+	host__say(h, "host %s: not back within %llu s, power-cycling it: %s",
+		  m->name, (unsigned long long)m->boot_timeout_ms / 1000,
+		  words);
+	free(words);
 	ret = host__cmd((const char *const *)m->power_cycle,
 			POWER_CYCLE_TIMEOUT_MS, NULL, &err, NULL);
 	if (ret)
@@ -92,8 +110,23 @@ int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
 	ssh__exit_master(h);
 	ret = boot__poll(h, old_boot_id, timeout_ms, &err);
 	if (ret && m->power_cycle && m->power_cycle[0] &&
-	    !boot__power_cycle(h, &err))
+	    !boot__power_cycle(h, &err)) {
+		free(err);
+		err = NULL;
 		ret = boot__poll(h, old_boot_id, timeout_ms, &err);
+		if (!ret) {
+			char *words = power_cycle_words(m);
+
+			*why = xasprintf(
+				"host %s: the boot did not come back within "
+				"%llu s; power-cycled (%s), the machine is back "
+				"on its default boot",
+				m->name, (unsigned long long)timeout_ms / 1000,
+				words);
+			free(words);
+			return HOST_BOOT_RECOVERED;
+		}
+	}
 	if (ret)
 		*why = xasprintf("host %s: did not come back from its reboot "
 				 "within %llu ms%s (last: %s)",

@@ -26,8 +26,18 @@ int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
 /* ssh transport internals, shared with the reboot wait (host-boot.c). */
 struct ssh_priv {
 	char *ctl_dir; /* ControlPath sockets */
-	char *remote;  /* the agent's path there, relative to $HOME */
+	char *base;    /* the tool's folder there, relative to $HOME */
+	char *dir;     /* the agent's folder there: base/agent-ID */
+	char *remote;  /* the agent there: dir/iommu-bench */
+	char *libdir;  /* its libraries there: dir, beside it */
 };
+
+/*
+ * The words that run the agent there with @verb: its libraries first
+ * in the loader's path (and named, so that it drops them for what it
+ * runs), appended to @a.
+ */
+void ssh__agent_words(struct host *h, struct strvec *a, const char *verb);
 
 /*
  * `ssh [options] -- ADDRESS REMOTE agent hello` within @timeout_ms;

@@ -68,35 +68,7 @@ void host_jobs__free(struct host_job *v, size_t nr)
 
 const char *host__self_exe(void)
 {
-	static char path[PATH_MAX];
-	const char *env = getenv("IOMMU_BENCH");
-	ssize_t n;
-
-	/*
-	 * Under make check the binary under test is named by the
-	 * environment, and a unit test's own /proc/self/exe is the test,
-	 * which has no agent in it.
-	 */
-	if (env && *env)
-		return env;
-	if (path[0])
-		return path;
-	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	if (n <= 0)
-		return "/proc/self/exe";
-	path[n] = '\0';
-	/*
-	 * Rebuilt or reinstalled while a run goes on: the new binary at the
-	 * same path serves (hello checks its protocol), else this very one.
-	 */
-	if (n > 10 && !strcmp(path + n - 10, " (deleted)")) {
-		path[n - 10] = '\0';
-		if (access(path, X_OK)) {
-			path[0] = '\0';
-			return "/proc/self/exe";
-		}
-	}
-	return path;
+	return self_exe();
 }
 
 static int mkdir_p(const char *dir, mode_t mode)

@@ -44,6 +44,9 @@ void agent_conn__close(struct agent_conn *c);
 
 struct host;
 
+/* wait_boot(): the boot hung, and a power cycle brought the host back. */
+#define HOST_BOOT_RECOVERED 1
+
 struct host_ops {
 	const char *name; /* as [hosts.X] transport says */
 	/*
@@ -56,9 +59,14 @@ struct host_ops {
 	int (*open)(struct host *h, char **err);
 	/* Start `iommu-bench agent serve` there. */
 	int (*agent)(struct host *h, struct agent_conn **out, char **err);
-	/* The host is gone (rebooting): wait until the agent answers hello
+	/*
+	 * The host is gone (rebooting): wait until the agent answers hello
 	 * again, with a boot_id other than @old_boot_id, within @timeout_ms;
-	 * or a negative errno and *@err with what was seen last. */
+	 * or a negative errno and *@err with what was seen last. A host
+	 * that was back only after its power cycle is HOST_BOOT_RECOVERED,
+	 * with *@err saying so: it runs its default boot, not the one asked
+	 * for, and the boot asked for failed.
+	 */
 	int (*wait_boot)(struct host *h, const char *old_boot_id,
 			 uint64_t timeout_ms, char **err);
 	/*

@@ -4,8 +4,10 @@
  * how to reach, reboot and link them.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "matrix-priv.h"
 #include "util.h"
@@ -66,22 +68,26 @@ const char *host_role__name(enum host_role r)
 
 /* Every key any transport knows, so that a typo gets a suggestion. */
 static const char *const all_keys[] = {
-	"transport",   "role",	       "description",	"address",
-	"nic",	       "link",	       "netns",		"data_address",
-	"user",	       "port",	       "allow_reboot",	"reboot",
-	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
-	"kernel_dir",  "disks",	       "lava",		NULL,
+	"transport",   "role",	       "description",
+	"address",     "nic",	       "link",
+	"netns",       "data_address", "user",
+	"port",	       "allow_reboot", "reboot",
+	"power_cycle", "boot_timeout", "boot_estimate",
+	"qemu",	       "kernel_dir",   "disks",
+	"lava",	       "ssh_key",      "known_hosts",
+	"labvm",       NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
-static const char *const transport_keys[][13] = {
+static const char *const transport_keys[][15] = {
 	[HOST_LOCAL] = { "address", "nic", "link", "allow_reboot", "reboot",
-			 "disks" },
+			 "disks", "labvm" },
 	[HOST_NETNS] = { "address", "nic", "link", "netns", "allow_reboot",
 			 "reboot" },
 	[HOST_SSH] = { "address", "nic", "data_address", "user", "port",
 		       "allow_reboot", "reboot", "power_cycle", "boot_timeout",
-		       "boot_estimate", "kernel_dir", "disks" },
+		       "boot_estimate", "kernel_dir", "disks", "ssh_key",
+		       "known_hosts", "labvm" },
 	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot", "reboot",
 			"boot_timeout", "boot_estimate", "qemu", "kernel_dir" },
 	/* The lab boots it, once per job: no reboot of its own. */
@@ -106,7 +112,7 @@ static bool transport_takes(enum host_transport t, const char *key)
 void matrix_host__release(struct matrix_host *h)
 {
 	free_all(h->name, h->description, h->address, h->data_address, h->user,
-		 h->nic);
+		 h->nic, h->ssh_key, h->known_hosts, h->labvm);
 	strv_free(h->power_cycle, h->nr_power_cycle);
 	free_all(h->netns, h->kernel_dir, h->lava.server, h->lava.token_file,
 		 h->lava.token_env, h->lava.device_type);
@@ -643,12 +649,36 @@ static uint64_t boot_estimate(const struct matrix_host *h)
 	}
 }
 
+/*
+ * A file ssh reads by an -o option: it must exist here, and hold nothing
+ * ssh would split or expand (blanks, quotes, its %-tokens).
+ */
+static void ssh_file(struct mx *mx, const struct toml_value *tab,
+		     const char *key, char **out)
+{
+	const struct toml_pos *pos;
+
+	if (mx_string(mx, tab, key, MX_PATH, out) <= 0)
+		return;
+	pos = &toml_table__get(tab, key)->pos;
+	if (strpbrk(*out, " \t\n\"'%\\"))
+		mx_err(mx, *pos,
+		       "%s: '%s' holds a blank, a quote, '%%' or '\\', which "
+		       "ssh would split or expand; use a path without them",
+		       key, *out);
+	else if (access(*out, R_OK))
+		mx_err(mx, *pos, "%s: cannot read '%s': %s", key, *out,
+		       strerror(errno));
+}
+
 static void parse_address(struct mx *mx, struct matrix_host *h,
 			  const struct toml_value *tab)
 {
 	switch (h->transport) {
 	case HOST_SSH:
-		if (!mx_string(mx, tab, "address", MX_HOSTADDR, &h->address))
+		/* A lab machine's comes with it, or its error says why not. */
+		if (!mx_string(mx, tab, "address", MX_HOSTADDR, &h->address) &&
+		    !h->address && !toml_table__get(tab, "labvm"))
 			mx_err(mx, h->pos,
 			       "missing key 'address' in "
 			       "[hosts.%s] (the ssh destination)",
@@ -657,6 +687,8 @@ static void parse_address(struct mx *mx, struct matrix_host *h,
 			  &h->data_address);
 		mx_string(mx, tab, "user", MX_NAME, &h->user);
 		mx_uint32(mx, tab, "port", 1, 65535, &h->port);
+		ssh_file(mx, tab, "ssh_key", &h->ssh_key);
+		ssh_file(mx, tab, "known_hosts", &h->known_hosts);
 		break;
 	case HOST_NETNS:
 		if (!mx_string(mx, tab, "address", MX_CIDR, &h->address))
@@ -727,6 +759,7 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	mx_text(mx, tab, "description", &h->description);
 	if (mx_enum(mx, tab, "role", role_names, &role) > 0)
 		h->role = role;
+	mx_labvm(mx, h, tab);
 	parse_address(mx, h, tab);
 	mx_string(mx, tab, "nic", MX_IFNAME, &h->nic);
 	/* The testbed's guest has no udev to rename its one NIC. */

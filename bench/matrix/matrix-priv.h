@@ -133,4 +133,8 @@ void matrix_regress__release(struct matrix_regress *r);
 extern const struct workload_type_ops iperf3_workload_ops;
 extern const struct workload_type_ops fio_workload_ops;
 
+/* labvm = "NAME": a lab machine's address and keys (matrix-labvm.c). */
+void mx_labvm(struct mx *mx, struct matrix_host *h,
+	      const struct toml_value *tab);
+
 #endif /* IOMMU_BENCH_MATRIX_PRIV_H */

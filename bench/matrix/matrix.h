@@ -173,8 +173,16 @@ struct matrix_host {
 	char *address;
 	char *data_address; /* ssh: where iperf3 connects; NULL: address */
 	char *user;	    /* ssh; NULL: whatever ssh's config says */
-	unsigned int port;  /* ssh; 0: whatever ssh's config says */
-	char *nic;	    /* the interface under test, on the host */
+	char *ssh_key;	    /* ssh: the identity file; NULL: ssh's config's */
+	char *known_hosts;  /* ssh: its host keys, pinned; NULL: ssh's own */
+	/*
+	 * ssh, local: the lab machine in a VM it is (labvm = "NAME"); its
+	 * address and keys are read from it when it runs, else NULL until
+	 * it does (plan warns, run refuses).
+	 */
+	char *labvm;
+	unsigned int port; /* ssh; 0: whatever ssh's config says */
+	char *nic;	   /* the interface under test, on the host */
 	bool allow_reboot;
 	enum host_reboot reboot; /* how it boots another kernel or cmdline */
 	/*

@@ -137,6 +137,37 @@ static int boot_files(struct run_ctx *ctx, struct run_host *h,
 }
 
 /*
+ * The boot of trial @t hung and a power cycle brought the machine back
+ * on its default boot: that boot fails the trial (and, at once, every
+ * other trial that asks for it), the machine takes the next trials. It
+ * runs the kernel the run found if the agent says so; if not, the next
+ * trial boots whatever it needs.
+ */
+static int boot_recovered(struct run_ctx *ctx, struct run_host *h,
+			  const struct plan_trial *t, long mode, char **err)
+{
+	run_progress__msg(ctx, "%s", *err);
+	free(h->failed_boot);
+	h->failed_boot = xstrdup(*err);
+	h->failed_kernel = (long)t->kernel;
+	h->failed_mode = mode;
+	if (run_host__connect(ctx, h)) {
+		free(h->lost);
+		h->lost = xasprintf("%s, but its agent does not answer", *err);
+		return -EHOSTDOWN;
+	}
+	h->booted_mode = -1;
+	h->booted_kernel =
+		h->found_release && h->kernel_release &&
+				!strcmp(h->found_release, h->kernel_release) &&
+				(!h->found_build_id || !h->build_id ||
+				 !strcmp(h->found_build_id, h->build_id)) ?
+			-1 :
+			RUN_KERNEL_UNKNOWN;
+	return -EHOSTDOWN;
+}
+
+/*
  * Boot trial @t's kernel through the host's own agent (kexec or grub),
  * with the mode's cmdline when @with_mode, else with none of it (the
  * mode is put in place on the new boot by sysfs, or not at all).
@@ -152,6 +183,14 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	json_t *args, *res = NULL;
 	char *old;
 	int ret;
+
+	/* That very boot hung before: its trials fail without another. */
+	if (h->failed_boot && h->failed_kernel == (long)t->kernel &&
+	    h->failed_mode == (with_mode ? (long)t->mode : -1)) {
+		*err = xasprintf("%s (that boot failed earlier in this run)",
+				 h->failed_boot);
+		return -EHOSTDOWN;
+	}
 
 	args = json_pack("{s:s, s:o}", "method", method, "cmdline",
 			 boot_cmdline(k, with_mode ? md : NULL));
@@ -179,6 +218,9 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	old = xstrdup(h->boot_id ? h->boot_id : "");
 	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms, err);
 	free(old);
+	if (ret == HOST_BOOT_RECOVERED)
+		return boot_recovered(ctx, h, t, with_mode ? (long)t->mode : -1,
+				      err);
 	if (ret) {
 		if (!*err)
 			*err = xasprintf(

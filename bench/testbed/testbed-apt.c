@@ -24,69 +24,9 @@
 #define UPDATE_TIMEOUT_MS (5 * 60 * 1000)
 #define QUERY_TIMEOUT_MS (60 * 1000)
 #define DOWNLOAD_TIMEOUT_MS (10 * 60 * 1000)
-#define DEBIAN_MIRROR "http://deb.debian.org/debian"
 #define DEBIAN_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg"
-#define MACHINE_SOURCES "/etc/apt/sources.list.d/debian.sources"
-#define MIRROR_ENV "IOMMU_BENCH_DEBIAN_MIRROR"
 /* Tests only: a keyring without Debian's key makes the signature fail. */
 #define KEYRING_ENV "IOMMU_BENCH_TEST_KEYRING"
-
-/* What reaches sources.list as a word: no blank, no bracket, no quote. */
-static bool uri_is_valid(const char *uri)
-{
-	return (!strncmp(uri, "http://", 7) || !strncmp(uri, "https://", 8) ||
-		!strncmp(uri, "file:/", 6)) &&
-	       strspn(uri,
-		      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "0123456789._~:/%@+-") == strlen(uri);
-}
-
-/* The machine's URI for Debian itself: the first one ending in /debian. */
-static char *machine_mirror(void)
-{
-	char *text = NULL, *line, *save = NULL, *word, *wsave, *found = NULL;
-	size_t len;
-
-	if (read_file(MACHINE_SOURCES, &text, &len))
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncasecmp(line, "URIs:", 5))
-			continue;
-		for (word = strtok_r(line + 5, " \t", &wsave); word && !found;
-		     word = strtok_r(NULL, " \t", &wsave)) {
-			len = strlen(word);
-			while (len && word[len - 1] == '/')
-				word[--len] = '\0';
-			if (len >= 7 && !strcmp(word + len - 7, "/debian") &&
-			    uri_is_valid(word))
-				found = xstrdup(word);
-		}
-	}
-	free(text);
-	return found;
-}
-
-static int mirror(char **uri, char **err)
-{
-	const char *env = getenv(MIRROR_ENV);
-
-	if (env && *env) {
-		if (!uri_is_valid(env)) {
-			*err = xasprintf("%s='%.80s' is not a mirror URI "
-					 "(http://, https:// or file:/ and no "
-					 "blanks)",
-					 MIRROR_ENV, env);
-			return -EINVAL;
-		}
-		*uri = xstrdup(env);
-		return 0;
-	}
-	*uri = machine_mirror();
-	if (!*uri)
-		*uri = xstrdup(DEBIAN_MIRROR);
-	return 0;
-}
 
 static int keyring(const char **path, char **err)
 {
@@ -158,7 +98,7 @@ int testbed_apt__open(struct testbed_apt *apt, const char *cache,
 	}
 	ret = keyring(&keys, err);
 	if (!ret)
-		ret = mirror(&uri, err);
+		ret = debian__mirror(&uri, err);
 	if (ret)
 		return ret;
 	apt->suite = xstrdup(suite);

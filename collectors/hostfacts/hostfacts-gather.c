@@ -65,6 +65,13 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 	json_object_set_new(o, "nics", hf_json_nics(root, &warn));
 	json_object_set_new(o, "cpu", hf_json_cpu(root, &warn));
 	json_object_set_new(o, "memory", hf_json_memory(root, &warn));
+	json_object_set_new(o, "dmi", hf_json_dmi(root, &warn));
+	json_object_set_new(o, "firmware", hf_json_firmware(root, &warn));
+	json_object_set_new(o, "boot_loader", hf_json_boot_loader(root, &warn));
+	json_object_set_new(o, "systemd", hf_json_systemd(root, &warn));
+	json_object_set_new(o, "distro", hf_json_distro(root, &warn));
+	json_object_set_new(o, "kernel_config",
+			    hf_json_kernel_config(root, &warn));
 	/* The collectors probe the running kernel, never a copied tree. */
 	json_object_set_new(o, "collectors",
 			    opts->collectors && hf_root_is_real(root) ?

@@ -170,30 +170,33 @@ static const char *const config_names[] = {
 	"CONFIG_ARM_SMMU",
 	"CONFIG_ARM_SMMU_V3",
 	"CONFIG_VIRTIO_IOMMU",
+	NULL,
 };
 
-static void config_line(const char *line, struct strvec *lines)
+static void config_line(const char *line, const char *const *names,
+			struct strvec *lines)
 {
 	size_t i, n;
 
-	for (i = 0; i < ARRAY_SIZE(config_names); i++) {
-		n = strlen(config_names[i]);
-		if (!strncmp(line, config_names[i], n) && line[n] == '=') {
-			strvec__pushf(lines, "%s=%.*s", config_names[i],
+	for (i = 0; names[i]; i++) {
+		n = strlen(names[i]);
+		if (!strncmp(line, names[i], n) && line[n] == '=') {
+			strvec__pushf(lines, "%s=%.*s", names[i],
 				      (int)strcspn(line + n + 1, "\r\n"),
 				      line + n + 1);
 			return;
 		}
 		if (!strncmp(line, "# ", 2) &&
-		    !strncmp(line + 2, config_names[i], n) &&
+		    !strncmp(line + 2, names[i], n) &&
 		    !strncmp(line + 2 + n, " is not set", 11)) {
-			strvec__pushf(lines, "%s=n", config_names[i]);
+			strvec__pushf(lines, "%s=n", names[i]);
 			return;
 		}
 	}
 }
 
-static int config_read(const char *path, struct strvec *lines)
+static int config_read(const char *path, const char *const *names,
+		       struct strvec *lines)
 {
 	char line[4096];
 	gzFile gz;
@@ -203,19 +206,20 @@ static int config_read(const char *path, struct strvec *lines)
 	if (!gz)
 		return errno ? -errno : -ENOMEM;
 	while (gzgets(gz, line, sizeof(line)))
-		config_line(line, lines);
+		config_line(line, names, lines);
 	gzclose(gz);
 	return 0;
 }
 
-int hf_kernel_config(const char *root, const char *release, char **source,
-		     struct strvec *lines)
+int hf_kernel_config_names(const char *root, const char *release,
+			   const char *const *names, char **source,
+			   struct strvec *lines)
 {
 	char *path;
 
 	if (release) {
 		path = hf_path(root, "/boot/config-%s", release);
-		if (!config_read(path, lines)) {
+		if (!config_read(path, names, lines)) {
 			*source = xasprintf("/boot/config-%s", release);
 			free(path);
 			return 0;
@@ -223,11 +227,18 @@ int hf_kernel_config(const char *root, const char *release, char **source,
 		free(path);
 	}
 	path = hf_path(root, "/proc/config.gz");
-	if (!config_read(path, lines)) {
+	if (!config_read(path, names, lines)) {
 		*source = xstrdup("/proc/config.gz");
 		free(path);
 		return 0;
 	}
 	free(path);
 	return -ENOENT;
+}
+
+int hf_kernel_config(const char *root, const char *release, char **source,
+		     struct strvec *lines)
+{
+	return hf_kernel_config_names(root, release, config_names, source,
+				      lines);
 }

@@ -59,6 +59,45 @@ int hf_kernel_config(const char *root, const char *release, char **source,
 int hf_kmsg_grep(const char *root, const char *const *needles,
 		 struct strvec *lines);
 
+/* As hf_kernel_config, for the options @names (NULL-terminated). */
+int hf_kernel_config_names(const char *root, const char *release,
+			   const char *const *names, char **source,
+			   struct strvec *lines);
+
+/* Caps on what files we do not control can make us hold. */
+#define HF_STR_MAX 1024	       /* a title, a name, a version */
+#define HF_ARGS_MAX 4096       /* a command line (the kernel's own cap) */
+#define HF_FILE_MAX (8u << 20) /* a configuration file */
+
+/* The first @len bytes of @s, at most @max of them. */
+char *hf_strcap(const char *s, size_t len, size_t max);
+/* @path under @root, -EFBIG when a regular file holds more than @max. */
+int hf_read_capped(char **out, size_t *len, size_t max, const char *root,
+		   const char *path);
+/*
+ * The next word of a line at *@pp, quoted as a shell or grub quotes
+ * ('...', "..." with \" \\ \$ \`, \x), at most @max bytes kept; a quote
+ * left open ends at the end of the line. -ENOENT at the line's end.
+ */
+int hf_word(const char **pp, size_t max, char **out);
+/* The words of @s unquoted, one space apart; -ENOENT: none. */
+int hf_words_join(const char *s, size_t max, char **out);
+/*
+ * The values of @keys (NULL-terminated) in a file of KEY=value lines,
+ * into @vals (each replaced when found: the last line wins, as when a
+ * shell sources it), unquoted by hf_word() when @unquote; never run.
+ */
+int hf_keyval_read(const char *root, const char *path, const char *const *keys,
+		   char **vals, bool unquote);
+
+/* An EFI variable's data, its attribute bytes dropped. */
+int hf_efivar_read(const char *root, const char *name, unsigned char **data,
+		   size_t *len);
+/* grub.cfg's menu entries into @g (entries, truncated). */
+void hf_grub_cfg_parse(const char *text, struct hostfacts_grub *g);
+/* `systemd-analyze time`'s "Startup finished in ..." line. */
+int hf_boot_time_parse(const char *text, struct hostfacts_boot_time *t);
+
 /* One section of the gathered JSON each. */
 json_t *hf_json_identity(const char *root, struct strvec *warn);
 json_t *hf_json_kernel(const char *root, struct strvec *warn);
@@ -67,5 +106,11 @@ json_t *hf_json_policy(const char *root, struct strvec *warn);
 json_t *hf_json_nics(const char *root, struct strvec *warn);
 json_t *hf_json_cpu(const char *root, struct strvec *warn);
 json_t *hf_json_memory(const char *root, struct strvec *warn);
+json_t *hf_json_dmi(const char *root, struct strvec *warn);
+json_t *hf_json_firmware(const char *root, struct strvec *warn);
+json_t *hf_json_boot_loader(const char *root, struct strvec *warn);
+json_t *hf_json_systemd(const char *root, struct strvec *warn);
+json_t *hf_json_distro(const char *root, struct strvec *warn);
+json_t *hf_json_kernel_config(const char *root, struct strvec *warn);
 
 #endif /* IOMMU_BENCH_HOSTFACTS_PRIV_H */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Host facts: what this host's kernel, IOMMU, NICs, CPUs and memory are
- * and do right now, read from sysfs, procfs and the kernel log. `probe`
+ * and do right now, read from sysfs, procfs and the kernel log; and,
+ * for a real machine, its DMI, firmware, boot loader, systemd and
+ * distribution. `probe`
  * prints them; the agent stores them with each boot and VERIFIES a mode
  * after every change with hostfacts__dma_policy().
  *
@@ -20,7 +22,7 @@
 #include <stddef.h>
 
 /* The version of hostfacts__gather_opts()'s JSON (docs/probe.md). */
-#define HOSTFACTS_FORMAT 1
+#define HOSTFACTS_FORMAT 2
 
 struct hostfacts_opts {
 	const char *root; /* NULL: "/" */
@@ -239,5 +241,143 @@ struct hostfacts_memory {
 
 int hostfacts__memory(const char *root, struct hostfacts_memory *mem);
 void hostfacts__memory_release(struct hostfacts_memory *mem);
+
+/* ---- the machine, its firmware, its boot and its distribution ---- */
+
+/* Non-secret DMI strings, as firmware wrote them; serials are identity's. */
+struct hostfacts_dmi {
+	char *sys_vendor, *product_name, *product_version;
+	char *board_vendor, *board_name;
+	char *bios_vendor, *bios_version, *bios_date;
+	int chassis_type; /* the SMBIOS number; -1: unknown */
+};
+
+/* -ENOENT without /sys/class/dmi/id; a field it lacks is NULL. */
+int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi);
+void hostfacts__dmi_release(struct hostfacts_dmi *dmi);
+/* SMBIOS's word for a chassis type ("rack mount chassis"); NULL: none. */
+const char *hostfacts__chassis_name(int type);
+
+enum hostfacts_firmware_kind {
+	HOSTFACTS_FW_UNKNOWN, /* no EFI, no DMI, no devicetree */
+	HOSTFACTS_FW_BIOS,    /* DMI but no EFI: a legacy BIOS (SeaBIOS) */
+	HOSTFACTS_FW_UEFI,    /* /sys/firmware/efi */
+	/* a devicetree, no EFI and no DMI: a board booted directly */
+	HOSTFACTS_FW_DEVICETREE,
+};
+
+struct hostfacts_firmware {
+	enum hostfacts_firmware_kind kind;
+	int secure_boot;   /* 1, 0; -1: unknown or not UEFI */
+	int platform_bits; /* UEFI's 64 or 32; -1: unknown */
+};
+
+const char *hostfacts__firmware_name(enum hostfacts_firmware_kind k);
+int hostfacts__firmware(const char *root, struct hostfacts_firmware *fw);
+
+/* Entries of grub.cfg kept; a menu longer than this is cut there. */
+#define HOSTFACTS_GRUB_MAX_ENTRIES 64
+
+struct hostfacts_grub_entry {
+	char *title;
+	char *id;      /* --id (Debian: $menuentry_id_option); NULL: none */
+	char *submenu; /* the submenu's title; NULL: the top menu */
+	char *image;   /* the linux command's kernel; NULL: not Linux */
+	char *args;    /* its arguments, unquoted, one space apart */
+	/*
+	 * Its commands as grub.cfg has them (a line each, the braces
+	 * left out, at most HOSTFACTS_GRUB_MAX_BODY bytes): what a copy
+	 * of the entry with other arguments needs (reboot = "grub").
+	 */
+	char *body;
+};
+
+#define HOSTFACTS_GRUB_MAX_BODY 8192
+
+struct hostfacts_grub {
+	char *config; /* "/boot/grub/grub.cfg"; NULL: not read */
+	int config_err;
+	struct hostfacts_grub_entry *entries;
+	size_t nr_entries;
+	bool truncated; /* more than HOSTFACTS_GRUB_MAX_ENTRIES */
+	bool env;	/* /boot/grub/grubenv was read */
+	char *saved_entry, *next_entry; /* grubenv; NULL: unset */
+	/* /etc/default/grub, then grub.d's .cfg files: the last one wins */
+	char **defaults_files;
+	size_t nr_defaults_files;
+	char *grub_default, *cmdline_linux, *cmdline_linux_default;
+	char *grub_reboot, *grub_editenv; /* their paths; NULL: missing */
+};
+
+/* -ENOENT when no grub file exists at all. Release @g either way. */
+int hostfacts__grub(const char *root, struct hostfacts_grub *g);
+void hostfacts__grub_release(struct hostfacts_grub *g);
+/*
+ * The entry a kernel with @cmdline was booted from: the one whose image
+ * is its BOOT_IMAGE= and whose arguments it all got (@exact), else the
+ * first with that image; -1: none.
+ */
+long hostfacts__grub_booted(const struct hostfacts_grub *g, const char *cmdline,
+			    bool *exact);
+
+struct hostfacts_boot_loader {
+	char *name;	    /* "grub", "systemd-boot"; NULL: no trace */
+	char *loader_info;  /* the LoaderInfo EFI variable; NULL: none */
+	char *loader_entry; /* LoaderEntrySelected (systemd-boot); NULL */
+	char *boot_image;   /* BOOT_IMAGE= of the command line; NULL */
+	char **evidence;    /* how we know, one sentence each */
+	size_t nr_evidence;
+	long booted;	   /* index in grub.entries; -1: not found */
+	bool booted_exact; /* its arguments are all on the command line */
+	int grub_err;	   /* hostfacts__grub()'s */
+	struct hostfacts_grub grub;
+};
+
+/* -ENOENT when no loader left a trace; release @bl either way. */
+int hostfacts__boot_loader(const char *root, struct hostfacts_boot_loader *bl);
+void hostfacts__boot_loader_release(struct hostfacts_boot_loader *bl);
+
+/* /run/systemd/system exists: systemd is PID 1. */
+bool hostfacts__systemd_running(const char *root);
+
+/* The split of `systemd-analyze time`, in ms; -1: not reported. */
+struct hostfacts_boot_time {
+	long long firmware_ms, loader_ms, kernel_ms, initrd_ms, userspace_ms;
+	long long total_ms;
+};
+
+/*
+ * Asks the running systemd (see hostfacts-systemd.c for why it runs
+ * systemd-analyze): -EOPNOTSUPP under another root, -ESRCH without
+ * systemd, -EAGAIN while the boot is not finished; the words in *@err
+ * (may be NULL), which the caller frees.
+ */
+int hostfacts__boot_time(const char *root, struct hostfacts_boot_time *t,
+			 char **err);
+
+/* os-release's ID, VERSION_ID and PRETTY_NAME; NULL where unset. */
+struct hostfacts_distro {
+	char *id, *version_id, *pretty_name;
+	char *source; /* the file read */
+};
+
+int hostfacts__distro(const char *root, struct hostfacts_distro *d);
+void hostfacts__distro_release(struct hostfacts_distro *d);
+
+/* The options "kernel_config" reports, NULL-terminated. */
+extern const char *const hostfacts_kconfig_names[];
+
+struct hostfacts_kconfig {
+	char *source; /* /boot/config-RELEASE, or /proc/config.gz */
+	char **lines; /* "CONFIG_X=y", "CONFIG_Y=n" (not set) */
+	size_t nr_lines;
+};
+
+/* -ENOENT when no config is readable. */
+int hostfacts__kernel_config(const char *root, struct hostfacts_kconfig *kc);
+void hostfacts__kernel_config_release(struct hostfacts_kconfig *kc);
+/* @name's value ("y", "m", "n", a number ...); NULL: not in the config. */
+const char *hostfacts__kernel_config_value(const struct hostfacts_kconfig *kc,
+					   const char *name);
 
 #endif /* IOMMU_BENCH_HOSTFACTS_H */

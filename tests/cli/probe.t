@@ -36,8 +36,8 @@ else
 fi
 
 t_run 0 "$IOMMU_BENCH" probe --json && cp "$T_OUT" "$T_TMP/a.json" &&
-	py "$T_TMP/a.json" 'assert d["format"] == 1'
-t_ok $? "--json parses and is format 1"
+	py "$T_TMP/a.json" 'assert d["format"] == 2'
+t_ok $? "--json parses and is format 2"
 
 # The top-level keys of docs/probe.md are exactly those of the JSON.
 sed -n '/^## Top level/,/^## identity/p' "$SRCDIR/docs/probe.md" |
@@ -77,6 +77,23 @@ t_ok $? "the identity is machine-id (+ DMI uuid), what the store keys on"
 
 py "$T_TMP/a.json" "assert d['kernel']['release'] == '$(uname -r)'"
 t_ok $? "kernel.release is uname -r"
+
+# The real machine's boot facts, against the files they come from.
+py "$T_TMP/a.json" '
+import os, shlex
+assert d["systemd"]["running"] == os.path.isdir("/run/systemd/system")
+assert (d["firmware"]["kind"] == "uefi") == os.path.isdir("/sys/firmware/efi")
+assert (d["dmi"] is None) == (not os.path.isdir("/sys/class/dmi/id"))
+rel = [p for p in ("/etc/os-release", "/usr/lib/os-release") if os.path.exists(p)]
+if rel:
+    kv = dict(l.split("=", 1) for l in open(rel[0]).read().splitlines() if "=" in l)
+    assert d["distro"]["id"] == shlex.split(kv["ID"])[0], d["distro"]
+else:
+    assert d["distro"] is None
+cmd = open("/proc/cmdline").read().split()
+img = [w[11:] for w in cmd if w.startswith("BOOT_IMAGE=")]
+assert d["boot_loader"]["boot_image"] == (img[0] if img else None)'
+t_ok $? "systemd, firmware, dmi, distro and BOOT_IMAGE are this machine's"
 
 py "$T_TMP/a.json" '
 assert d["kernel"]["boot_id"] == open("/proc/sys/kernel/random/boot_id").read().strip()
@@ -159,8 +176,13 @@ t_run 0 "$IOMMU_BENCH" probe --root "$R" --json &&
 	py "$T_OUT" "
 assert d['dma_policy']['mode'] == 'lazy' and d['collectors'] is None
 assert d['iommu']['groups'][0]['devices'][0]['driver'] == 'ixgbe'
-assert d['identity']['key'] == 'machine-id=0123456789abcdef0123456789abcdef'"
-t_ok $? "--root --json: the same facts, and no collectors asked"
+assert d['identity']['key'] == 'machine-id=0123456789abcdef0123456789abcdef'
+assert d['dmi'] is None and d['firmware']['kind'] is None
+assert d['boot_loader']['name'] is None and d['boot_loader']['grub'] is None
+assert d['systemd'] == {'running': False, 'boot_time': None}
+assert d['distro'] is None and d['kernel_config'] is None
+assert any(w.startswith('grub:') for w in d['warnings'])"
+t_ok $? "--root --json: the same facts, no collectors asked, no boot facts in a bare tree"
 
 t_run 2 "$IOMMU_BENCH" probe --root "$T_TMP/nonexistent" &&
 	t_grep "$T_ERR" "--root '$T_TMP/nonexistent'" &&

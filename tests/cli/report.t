@@ -70,6 +70,63 @@ assert "iommu.strict=0" in html and "lazy: all 12 groups are DMA-FQ" in html
 PY
 t_ok $? "the page: no script, escaped strings, headline, sections, unique SVG ids"
 
+# One boot with a lab machine's facts (format 2: DMI, firmware, grub,
+# systemd, os-release, the kernel config), hostile strings among them;
+# the other boots keep format 1 facts, which lack all of these.
+cp r.db lab.db
+sqlite3 lab.db <<'SQL'
+UPDATE boots SET facts = json_patch(facts, json('{
+ "format": 2,
+ "dmi": {"sys_vendor": "Evil <script>alert(1)</script>",
+	 "product_name": "Lab & Box", "bios_vendor": "SeaBIOS",
+	 "bios_version": "1.16.2-debian-1.16.2-1", "bios_date": "04/01/2014",
+	 "chassis_type": 1, "chassis": "other"},
+ "firmware": {"kind": "bios"},
+ "boot_loader": {"name": "grub", "evidence": [],
+	 "boot_image": "/vmlinuz-6.12.71",
+	 "booted_entry": {"index": 3, "title": "iommu-bench <strict>",
+		 "id": "iommu-bench-strict", "exact": true},
+	 "grub": {"config": "/boot/grub/grub.cfg", "entries": [],
+		 "entries_truncated": false,
+		 "next_entry": "iommu-bench-lazy\"><b>x"}},
+ "systemd": {"running": true, "boot_time": {"kernel_ms": 1232,
+	 "initrd_ms": 2135, "userspace_ms": 8297, "total_ms": 11664}},
+ "distro": {"id": "debian", "version_id": "12",
+	 "pretty_name": "Debian GNU/Linux 12 (bookworm)"},
+ "kernel_config": {"source": "/boot/config-6.12.71", "compressed": false,
+	 "options": {"CONFIG_IOMMU_DEFAULT_DMA_STRICT": "n",
+		 "CONFIG_IOMMU_DEFAULT_DMA_LAZY": "y",
+		 "CONFIG_KPROBES": "y"}}}'))
+WHERE id = (SELECT max(id) FROM boots);
+SQL
+"$B" --db lab.db report --no-plots -o lab.html 2>/dev/null &&
+	python3 - lab.html <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+assert not re.search(r"<script", html, re.I), "a <script> element"
+env = html[html.index('id="environment"'):]
+head = env.index("<th>machine</th>")
+table = env[env.rindex("<table", 0, head):env.index("</table>", head)]
+rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+lab = [r for r in rows if "SeaBIOS" in r]
+assert len(lab) == 1, rows
+lab = lab[0]
+for want in ("Evil &lt;script&gt;alert(1)&lt;/script&gt; Lab &amp; Box (other)",
+             "BIOS SeaBIOS 1.16.2-debian-1.16.2-1 04/01/2014",
+             ">bios<",
+             "Debian GNU/Linux 12 (bookworm)",
+             "entry: iommu-bench &lt;strict&gt;",
+             "next_entry: <b>iommu-bench-lazy&quot;&gt;&lt;b&gt;x</b>",
+             "kernel 1.2 s + initrd 2.1 s + userspace 8.3 s = <b>11.7 s</b>",
+             "IOMMU default: <b>lazy</b>",
+             "KPROBES=y"):
+    assert want in lab, (want, lab)
+old = [r for r in rows[1:] if "SeaBIOS" not in r]
+assert old and all("not recorded: these host facts predate format 2" in r
+                   for r in old), old
+PY
+t_ok $? "Environment: a lab machine's DMI, firmware, grub entry, boot time and config, escaped; format 1 facts still render"
+
 if command -v chromium >/dev/null 2>&1; then
 	chrome() {
 		timeout 60 chromium --headless --no-sandbox --disable-gpu \

@@ -96,9 +96,12 @@ cp "$T_ERR" "$T_TMP/run.err"
 	[ "$(sqlite3 "$DB" "SELECT status FROM runs")" = done ]
 t_ok $? "2 trials ok, each with a throughput > 0, the run done"
 
-[ -x "$D/remote/iommu-bench" ] && cmp -s "$B" "$D/remote/iommu-bench"
+# The agent's folder is named by its bundle: this binary and its libraries.
+AGENT=$(ls -d "$D"/remote/agent-* 2>/dev/null | head -1)
+[ -n "$AGENT" ] && [ -x "$AGENT/iommu-bench" ] &&
+	cmp -s "$B" "$AGENT/iommu-bench" && ls "$AGENT"/libjansson.so.* >/dev/null 2>&1
 st=$?
-t_ok $st "the agent (this binary) was copied to the ssh host's remote folder"
+t_ok $st "the agent (this binary) and its libraries were copied to the ssh host's remote folder"
 [ $st -eq 0 ] || t_diag "$(ls -la "$D/remote")"
 
 if [ -z "$PERF" ]; then

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/agent/agent.h"
@@ -162,58 +163,129 @@ static void test_kexec(void)
 }
 
 static const char grub_cfg[] =
+	"function load_video {\n"
+	"\tinsmod all_video\n"
+	"}\n"
 	"menuentry 'Debian GNU/Linux' --class debian {\n"
+	"\tload_video\n"
+	"\tsearch --no-floppy --fs-uuid --set=root 1234\n"
 	"\tlinux\t/boot/vmlinuz-6.12.0-1-amd64 root=UUID=x ro quiet\n"
+	"\tinitrd\t/boot/initrd.img-6.12.0-1-amd64\n"
 	"}\n"
 	"submenu 'Advanced options for Debian GNU/Linux' $menuentry_id {\n"
 	"\tmenuentry 'Debian GNU/Linux, with Linux 6.12.0-1-amd64' {\n"
 	"\t\tlinux\t/boot/vmlinuz-6.12.0-1-amd64 root=UUID=x ro quiet\n"
 	"\t}\n"
 	"\tmenuentry 'Debian GNU/Linux, with Linux 6.1.0-57-amd64' {\n"
-	"\t\tlinux\t/vmlinuz-6.1.0-57-amd64 root=UUID=x ro quiet\n"
+	"\t\tsearch --no-floppy --fs-uuid --set=root 5678\n"
+	"\t\tlinux\t/vmlinuz-6.1.0-57-amd64 root=UUID=x ro quiet "
+	"iommu.strict=0 dyndbg=\"file a.c +p\"\n"
+	"\t\tinitrd\t/initrd.img-6.1.0-57-amd64\n"
 	"\t}\n"
 	"}\n";
 
+static void put(const char *dir, const char *path, const char *text,
+		mode_t mode)
+{
+	char *p = xasprintf("%s%s", dir, path), *s;
+	FILE *f;
+
+	for (s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(p, mode);
+	free(p);
+}
+
+static json_t *grub_prepare(const char *root, const char *image,
+			    const char *arg, int *ret, char **err)
+{
+	json_t *args = json_pack("{s:s, s:s, s:b}", "method", "grub", "root",
+				 root, "dry_run", 1);
+
+	if (image)
+		json_object_set_new(args, "image", json_string(image));
+	if (arg)
+		json_object_set_new(args, "cmdline", json_pack("[s]", arg));
+	return call("reboot.prepare", args, ret, err);
+}
+
 static void test_grub(void)
 {
-	char dir[] = "/tmp/agent-grub-XXXXXX", *cfg;
+	char dir[] = "/tmp/agent-grub-XXXXXX", *cmd;
+	const char *text;
 	json_t *r;
 	char *err;
 	int ret;
-	FILE *f;
 
 	ok(mkdtemp(dir) != NULL, "scratch dir");
-	cfg = xasprintf("%s/grub.cfg", dir);
-	f = fopen(cfg, "w");
-	fputs(grub_cfg, f);
-	fclose(f);
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:s, s:s, s:b}", "method", "grub", "image",
-			   "/boot/vmlinuz-6.1.0-57-amd64", "grub_cfg", cfg,
-			   "dry_run", 1),
-		 &ret, &err);
+	put(dir, "/boot/grub/grub.cfg", grub_cfg, 0644);
+	r = grub_prepare(dir, "/boot/vmlinuz-6.1.0-57-amd64", "iommu.strict=1",
+			 &ret, &err);
+	is_int(ret, -EOPNOTSUPP, "a machine without grub-reboot is refused");
+	has_str(err, "grub-reboot", "... naming it");
+	has_str(err, "kexec", "... and pointing at kexec");
+	free(err);
+	put(dir, "/usr/sbin/grub-reboot", "#!/bin/sh\n", 0755);
+
+	r = grub_prepare(dir, "/boot/vmlinuz-6.1.0-57-amd64", "iommu.strict=1",
+			 &ret, &err);
 	is_int(ret, 0, "grub prepare (dry run): %s", err ? err : "ok");
-	is_str(argv_at(r, 0), "grub-reboot", "grub-reboot");
-	is_str(argv_at(r, 1),
+	is_str(argv_at(r, 0), "/usr/sbin/grub-reboot", "grub-reboot");
+	is_str(argv_at(r, 1), "iommu-bench-oneshot",
+	       "names the one-shot entry");
+	is_str(json_string_value(json_object_get(r, "entry")),
 	       "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with "
 	       "Linux 6.1.0-57-amd64",
-	       "the entry inside its submenu");
+	       "a copy of the entry that boots the image, inside its submenu");
+	is_str(json_string_value(json_object_get(r, "cmdline")),
+	       "root=UUID=x ro quiet dyndbg=\"file a.c +p\" iommu.strict=1",
+	       "its arguments, quotes kept, the mode's in place of its own");
+	text = json_string_value(json_object_get(r, "oneshot"));
+	has_str(text, "--id iommu-bench-oneshot {", "the entry has the id");
+	has_str(text, "\tsearch --no-floppy --fs-uuid --set=root 5678\n",
+		"and the entry's own commands");
+	has_str(text,
+		"\tlinux /vmlinuz-6.1.0-57-amd64 root=UUID=x ro quiet "
+		"dyndbg=\"file a.c +p\" iommu.strict=1\n",
+		"its linux line with the mode's arguments");
+	has_str(text, "\tinitrd\t/initrd.img-6.1.0-57-amd64\n}\n",
+		"and its initrd");
+	ok(json_is_true(json_object_get(r, "hook_installed")),
+	   "grub.cfg lacks the hook: it would be installed");
 	json_decref(r);
 	free(err);
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:s, s:s, s:b}", "method", "grub", "image",
-			   "/boot/vmlinuz-9.9", "grub_cfg", cfg, "dry_run", 1),
-		 &ret, &err);
+
+	/* Once grub.cfg sources the file, nothing is installed again. */
+	cmd = xasprintf("%s\nsource $prefix/iommu-bench-oneshot.cfg\n",
+			grub_cfg);
+	put(dir, "/boot/grub/grub.cfg", cmd, 0644);
+	free(cmd);
+	r = grub_prepare(dir, "/boot/vmlinuz-6.12.0-1-amd64", NULL, &ret, &err);
+	is_int(ret, 0, "a boot without a mode: %s", err ? err : "ok");
+	is_str(json_string_value(json_object_get(r, "entry")),
+	       "Debian GNU/Linux", "the first entry that boots the image");
+	is_str(json_string_value(json_object_get(r, "cmdline")),
+	       "root=UUID=x ro quiet", "its arguments as they are");
+	ok(json_is_false(json_object_get(r, "hook_installed")),
+	   "the hook is there already");
+	json_decref(r);
+	free(err);
+
+	r = grub_prepare(dir, "/boot/vmlinuz-9.9", NULL, &ret, &err);
 	is_int(ret, -ENOENT, "no entry boots an unknown image");
 	has_str(err, "/boot/vmlinuz-9.9", "... naming it");
 	free(err);
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:[s], s:s, s:b}", "method", "grub",
-			   "cmdline", "iommu.strict=1", "grub_cfg", cfg,
-			   "dry_run", 1),
-		 &ret, &err);
-	is_int(ret, -EOPNOTSUPP, "grub refuses to add kernel arguments");
-	has_str(err, "kexec", "... pointing at kexec");
+	r = grub_prepare(dir, "/boot/vmlinuz-6.12.0-1-amd64", "a b", &ret,
+			 &err);
+	is_int(ret, -EINVAL, "an argument with a blank is refused");
 	free(err);
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "grub", "dry_run", 1), &ret,
@@ -223,9 +295,9 @@ static void test_grub(void)
 	   "grub now reboots");
 	json_decref(r);
 	free(err);
-	unlink(cfg);
-	rmdir(dir);
-	free(cfg);
+	cmd = xasprintf("rm -rf %s", dir);
+	ok(!system(cmd), "scratch removed");
+	free(cmd);
 }
 
 int main(void)

@@ -5,6 +5,7 @@
  * (IOMMU_BENCH_SSH_CONFIG, IOMMU_BENCH_SSH_REMOTE_DIR, SSH_TEST_CLOSED_PORT).
  * Run on its own it has no server and skips.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,21 +78,52 @@ static char *boot_id(void)
 	return buf;
 }
 
-static void test_copy(struct matrix *m, const char *remote)
+/* A library in the agent's folder there, or NULL. */
+static char *first_lib(const char *libdir)
+{
+	char *out = NULL;
+	struct dirent *de;
+	DIR *d = opendir(libdir);
+
+	while (d && (de = readdir(d)) && !out)
+		if (!strncmp(de->d_name, "lib", 3))
+			out = xasprintf("%s/%s", libdir, de->d_name);
+	if (d)
+		closedir(d);
+	return out;
+}
+
+static void test_copy(struct matrix *m, const char *base)
 {
 	struct host h = { .m = &m->hosts[0], .matrix = m };
 	char mine[SHA256_HEX_SIZE], theirs[SHA256_HEX_SIZE];
-	char *id = boot_id();
+	char *id = boot_id(), *remote, *lib, *old, *sums;
+	struct ssh_priv *p;
 	long long before;
 	time_t t0;
 	char *why = NULL;
+	FILE *f;
 
 	h.ops = host_ops__find(h.m->transport);
-	unlink(remote);
+	/* An agent of another build of the tool, to be tidied away. */
+	old = xasprintf("%s/agent-0123456789abcdef", base);
+	mkdir(base, 0755);
+	mkdir(old, 0755);
 	is_int(h.ops->open(&h, NULL), 0, "open installs the agent");
+	p = h.priv;
+	remote = xstrdup(p->remote);
+	ok(!strncmp(remote, base, strlen(base)) && strstr(remote, "/agent-") &&
+		   strstr(remote, "/iommu-bench"),
+	   "in a folder of its bundle's id under the remote folder (%s)",
+	   remote);
 	ok(!sha256__file(host__self_exe(), mine, NULL) &&
 		   !sha256__file(remote, theirs, NULL) && !strcmp(mine, theirs),
 	   "the remote copy is this binary");
+	lib = first_lib(p->libdir);
+	ok(lib, "its libraries are beside it (%s)", p->libdir);
+	sums = xasprintf("%s/SHA256SUMS", p->dir);
+	ok(!access(sums, R_OK), "with their SHA256SUMS");
+	ok(access(old, F_OK), "an older agent's folder is removed");
 	check_agent(&h);
 	is_int(h.ops->wait_boot(&h, "not-this-boot", 10000, &why), 0,
 	       "wait_boot sees a boot other than the old one");
@@ -106,7 +138,17 @@ static void test_copy(struct matrix *m, const char *remote)
 	ok(before > 0 && mtime_ns(remote) == before,
 	   "copies nothing: the agent is current");
 	h.ops->close(&h);
-	free(id);
+	/* A library damaged there fails its sha256: the folder is sent again. */
+	f = lib ? fopen(lib, "r+e") : NULL;
+	if (f) {
+		fputs("damaged", f);
+		fclose(f);
+	}
+	is_int(h.ops->open(&h, NULL), 0, "an open after a library was damaged");
+	ok(lib && !access(lib, R_OK) && mtime_ns(remote) != before,
+	   "copies the agent's folder again");
+	h.ops->close(&h);
+	free_all(id, remote, lib, old, sums);
 }
 
 static void test_unreachable(struct matrix *m)
@@ -130,17 +172,14 @@ int main(void)
 	const char *dir = getenv("IOMMU_BENCH_SSH_REMOTE_DIR");
 	const char *closed = getenv("SSH_TEST_CLOSED_PORT");
 	struct matrix *m;
-	char *remote;
 
 	if (!cfg || !dir || !closed || !getenv("IOMMU_BENCH"))
 		tap_skip_all("run by tests/cli/ssh.t, which starts an sshd");
 	m = ssh_matrix(closed);
 	if (!ok(m, "the matrix loads"))
 		return tap_done();
-	remote = xasprintf("%s/iommu-bench", dir);
-	test_copy(m, remote);
+	test_copy(m, dir);
 	test_unreachable(m);
-	free(remote);
 	matrix__free(m);
 	return tap_done();
 }

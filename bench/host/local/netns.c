@@ -18,6 +18,7 @@
 #include "bench/host/local/netns.h"
 #include "errmsg.h"
 #include "log.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define IP_TIMEOUT_MS 10000
@@ -69,27 +70,6 @@ bool netns__exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* Field 22 of /proc/PID/stat: tells a live run from a reused PID. */
-static int proc_starttime(pid_t pid, unsigned long long *st)
-{
-	char path[64], *buf = NULL, *p;
-	size_t len;
-	int ret, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	ret = read_file(path, &buf, &len);
-	if (ret)
-		return ret;
-	p = strrchr(buf, ')');
-	ret = -EINVAL;
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p && sscanf(p + 1, "%llu", st) == 1)
-		ret = 0;
-	free(buf);
-	return ret;
-}
-
 static char *marker_path(const char *name)
 {
 	return xasprintf("%s/%s", NETNS_MARKER_DIR, name);
@@ -111,7 +91,7 @@ static enum marker_state marker__read(const char *name, pid_t *pidp)
 	if (sscanf(buf, "%ld %llu", &pid, &st) != 2 || pid <= 0)
 		goto out;
 	*pidp = (pid_t)pid;
-	if (proc_starttime((pid_t)pid, &now) || now != st)
+	if (proc__starttime((pid_t)pid, &now) || now != st)
 		goto out;
 	s = pid == getpid() ? MARKER_MINE : MARKER_LIVE;
 out:
@@ -126,7 +106,7 @@ static int marker__write(const char *name, char **err)
 	unsigned long long st;
 	int ret, fd, len;
 
-	ret = proc_starttime(getpid(), &st);
+	ret = proc__starttime(getpid(), &st);
 	if (ret)
 		goto out;
 	ret = host__state_dir(NULL, "netns", &tmp, err);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "sha256.h"
@@ -307,18 +308,5 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 
 enum qemu_accel qemu__detect_accel(void)
 {
-	char *cpuinfo = NULL;
-	size_t len;
-	bool virt;
-	int fd;
-
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return ACCEL_TCG;
-	close(fd);
-	if (read_file("/proc/cpuinfo", &cpuinfo, &len) < 0)
-		return ACCEL_TCG;
-	virt = strstr(cpuinfo, " vmx") || strstr(cpuinfo, " svm");
-	free(cpuinfo);
-	return virt ? ACCEL_KVM : ACCEL_TCG;
+	return arch__kvm_works() ? ACCEL_KVM : ACCEL_TCG;
 }

@@ -9,10 +9,14 @@
  * and stdout.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "bench/agent/agent-proto.h"
+#include "bench/agent-client/agent-bundle.h"
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
@@ -70,6 +74,22 @@ static void ssh__options(struct host *h, struct strvec *a, int connect_s,
 		strvec__push(a, "-o");
 		strvec__pushf(a, "User=%s", h->m->user);
 	}
+	/* This key only: an agent's others would each cost a try. */
+	if (h->m->ssh_key) {
+		strvec__push(a, "-o");
+		strvec__pushf(a, "IdentityFile=%s", h->m->ssh_key);
+		strvec__push(a, "-o");
+		strvec__push(a, "IdentitiesOnly=yes");
+	}
+	/* Pinned host keys: a machine that is not the one named fails. */
+	if (h->m->known_hosts) {
+		strvec__push(a, "-o");
+		strvec__pushf(a, "UserKnownHostsFile=%s", h->m->known_hosts);
+		strvec__push(a, "-o");
+		strvec__push(a, "GlobalKnownHostsFile=/dev/null");
+		strvec__push(a, "-o");
+		strvec__push(a, "StrictHostKeyChecking=yes");
+	}
 	if (cfg && *cfg) {
 		strvec__push(a, "-F");
 		strvec__push(a, cfg);
@@ -100,6 +120,18 @@ static int ssh__remote(struct host *h, const char *const *words, int timeout_ms,
 	return ret;
 }
 
+void ssh__agent_words(struct host *h, struct strvec *a, const char *verb)
+{
+	struct ssh_priv *p = h->priv;
+
+	strvec__push(a, "env");
+	strvec__pushf(a, "LD_LIBRARY_PATH=%s", p->libdir);
+	strvec__pushf(a, AGENT_LIBS_ENV "=%s", p->libdir);
+	strvec__push(a, p->remote);
+	strvec__push(a, "agent");
+	strvec__push(a, verb);
+}
+
 int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	       json_t **hello, char **err, int *status)
 {
@@ -110,9 +142,7 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	int ret;
 
 	ssh__argv(h, &a, connect_s, mux);
-	strvec__push(&a, p->remote);
-	strvec__push(&a, "agent");
-	strvec__push(&a, "hello");
+	ssh__agent_words(h, &a, "hello");
 	ret = host__cmd(strvec__argv(&a), timeout_ms, &out, err, status);
 	strvec__release(&a);
 	if (ret)
@@ -143,46 +173,183 @@ void ssh__exit_master(struct host *h)
 	strvec__release(&a);
 }
 
-static int ssh__copy(struct host *h, const char *local, char **errp)
+/* scp @files (NULL-terminated) into folder @dir there. */
+static int ssh__scp(struct host *h, const char *const *files, const char *dir,
+		    char **err)
 {
-	struct ssh_priv *p = h->priv;
-	char *dir = xstrdup(p->remote), *slash = strrchr(dir, '/');
-	char *tmp = xasprintf("%s.tmp", p->remote), *err = NULL;
-	const char *mkdir_w[] = { "mkdir", "-p", dir, NULL };
-	const char *mv_w[] = { "mv", "-f", tmp, p->remote, NULL };
 	bool v6 = strchr(h->m->address, ':');
 	struct strvec a = { 0 };
-	int ret = 0;
+	size_t i;
+	int ret;
 
-	pr_info("host %s: copying the agent to %s", h->m->name, p->remote);
-	if (slash) {
-		*slash = '\0';
-		ret = ssh__remote(h, mkdir_w, HELLO_TIMEOUT_MS, NULL, &err,
-				  NULL);
-	}
-	if (ret)
-		goto out;
 	strvec__push(&a, "scp");
+	strvec__push(&a, "-q");
 	ssh__options(h, &a, 10, true);
 	strvec__push(&a, "--");
-	strvec__push(&a, local);
-	strvec__pushf(&a, v6 ? "[%s]:%s" : "%s:%s", h->m->address, tmp);
-	ret = host__cmd(strvec__argv(&a), COPY_TIMEOUT_MS, NULL, &err, NULL);
-	if (!ret)
-		ret = ssh__remote(h, mv_w, HELLO_TIMEOUT_MS, NULL, &err, NULL);
-out:
-	if (ret)
-		errmsg__set(errp, ret,
-			    "host %s: cannot copy the agent to %s: %s",
-			    h->m->name, p->remote, err);
+	for (i = 0; files[i]; i++)
+		strvec__push(&a, files[i]);
+	strvec__pushf(&a, v6 ? "[%s]:%s/" : "%s:%s/", h->m->address, dir);
+	ret = host__cmd(strvec__argv(&a), COPY_TIMEOUT_MS, NULL, err, NULL);
 	strvec__release(&a);
-	free_all(err, tmp, dir);
 	return ret;
 }
 
-/* 0: the agent there is this binary; 1: missing or stale; < 0: error. */
+/* The bundle's SHA256SUMS, its paths as they are there under @dir. */
+static char *sums_text(const struct agent_bundle *b, const char *dir)
+{
+	struct strvec lines = { 0 };
+	char *text;
+	size_t i;
+
+	strvec__pushf(&lines, "%s  %s/iommu-bench", b->exe_sha, dir);
+	for (i = 0; i < b->libs.nr; i++)
+		strvec__pushf(&lines, "%s  %s/%s", b->lib_shas.v[i], dir,
+			      strrchr(b->libs.v[i], '/') + 1);
+	strvec__push(&lines, "");
+	text = strvec__join(&lines, "\n");
+	strvec__release(&lines);
+	return text;
+}
+
+/*
+ * The files as they are to be named there, in a folder here: links to
+ * the binary and the libraries (scp sends what they point at), and the
+ * sums, last, since a folder whose sums check is a whole agent.
+ */
+static int stage(struct host *h, const struct agent_bundle *b, char **dirp,
+		 struct strvec *files, char **err)
+{
+	struct ssh_priv *p = h->priv;
+	char *dir = xasprintf("%s/stage-XXXXXX", p->ctl_dir), *sums, *path;
+	size_t i;
+	int fd, ret = 0;
+
+	*dirp = NULL;
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		errmsg__set(err, ret, "cannot make a folder in %s: %s",
+			    p->ctl_dir, strerror(-ret));
+		free(dir);
+		return ret;
+	}
+	*dirp = dir;
+	path = xasprintf("%s/iommu-bench", dir);
+	if (symlink(b->exe, path))
+		ret = -errno;
+	strvec__push_nodup(files, path);
+	for (i = 0; !ret && i < b->libs.nr; i++) {
+		path = xasprintf("%s/%s", dir, strrchr(b->libs.v[i], '/') + 1);
+		if (symlink(b->libs.v[i], path))
+			ret = -errno;
+		strvec__push_nodup(files, path);
+	}
+	path = xasprintf("%s/SHA256SUMS", dir);
+	strvec__push_nodup(files, path);
+	sums = sums_text(b, p->dir);
+	fd = ret ? -1 :
+		   open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (!ret && (fd < 0 || write_all(fd, sums, strlen(sums))))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(sums);
+	if (ret)
+		errmsg__set(err, ret, "cannot stage the agent in %s: %s", dir,
+			    strerror(-ret));
+	return ret;
+}
+
+static void unstage(const char *dir, const struct strvec *files)
+{
+	size_t i;
+
+	for (i = 0; i < files->nr; i++)
+		unlink(files->v[i]);
+	if (dir)
+		rmdir(dir);
+}
+
+/* 0 when every file of the agent's folder there has its sha256. */
+static int ssh__verify(struct host *h, const char *dir, char **err)
+{
+	char *sums = xasprintf("%s/SHA256SUMS", dir);
+	int ret;
+
+	ret = ssh__remote(h,
+			  (const char *const[]){ "sha256sum", "--check",
+						 "--strict", "--quiet", sums,
+						 NULL },
+			  COPY_TIMEOUT_MS, NULL, err, NULL);
+	free(sums);
+	return ret;
+}
+
+/* The other agents' folders there: a tool that changed left them. */
+static void ssh__tidy(struct host *h)
+{
+	struct ssh_priv *p = h->priv;
+	const char *mine = strrchr(p->dir, '/') + 1;
+	char *out = NULL, *line, *save = NULL;
+
+	if (ssh__remote(h, (const char *const[]){ "ls", "-1", p->base, NULL },
+			HELLO_TIMEOUT_MS, &out, NULL, NULL))
+		return;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *old;
+
+		if (strncmp(line, "agent-", 6) || !strcmp(line, mine) ||
+		    !name_is_safe(line))
+			continue;
+		old = xasprintf("%s/%s", p->base, line);
+		pr_info("host %s: removing the older agent %s", h->m->name,
+			old);
+		ssh__remote(h,
+			    (const char *const[]){ "rm", "-rf", "--", old,
+						   NULL },
+			    HELLO_TIMEOUT_MS, NULL, NULL, NULL);
+		free(old);
+	}
+	free(out);
+}
+
+/*
+ * The folder is named by its content's hash, so a copy cut short is
+ * only ever completed, never mistaken for another agent: it fails its
+ * sums (sent last) until it is whole.
+ */
+static int ssh__copy(struct host *h, const struct agent_bundle *b, char **errp)
+{
+	struct ssh_priv *p = h->priv;
+	struct strvec files = { 0 };
+	char *err = NULL, *dir = NULL;
+	int ret;
+
+	pr_info("host %s: copying the agent and %zu libraries (%.1f MiB) to "
+		"%s",
+		h->m->name, b->libs.nr, b->bytes / 1048576.0, p->dir);
+	ret = stage(h, b, &dir, &files, &err);
+	if (!ret)
+		ret = ssh__remote(h,
+				  (const char *const[]){ "mkdir", "-p", "--",
+							 p->dir, NULL },
+				  HELLO_TIMEOUT_MS, NULL, &err, NULL);
+	if (!ret)
+		ret = ssh__scp(h, strvec__argv(&files), p->dir, &err);
+	if (ret)
+		errmsg__set(errp, ret,
+			    "host %s: cannot copy the agent to %s: %s",
+			    h->m->name, p->dir, err ? err : strerror(-ret));
+	unstage(dir, &files);
+	strvec__release(&files);
+	free_all(err, dir);
+	return ret;
+}
+
+/* 0: the agent there is this bundle; 1: missing or stale; < 0: error. */
 static int ssh__check(struct host *h, const char *sha, char **errp)
 {
+	struct ssh_priv *p = h->priv;
 	json_t *hello = NULL;
 	char *err = NULL;
 	const char *their;
@@ -205,6 +372,15 @@ static int ssh__check(struct host *h, const char *sha, char **errp)
 	ret = 1;
 	if (!their || strcmp(their, sha))
 		goto out;
+	free(err);
+	err = NULL;
+	/* The binary is right; a library may not be (a disk, a hand). */
+	if (ssh__verify(h, p->dir, &err)) {
+		pr_info("host %s: the agent's files at %s fail their sha256 "
+			"check (%s): copying them again",
+			h->m->name, p->dir, err);
+		goto out;
+	}
 	ret = 0;
 	if (proto != AGENT_PROTOCOL)
 		ret = errmsg__set(errp, -EPROTO,
@@ -217,55 +393,92 @@ out:
 	return ret;
 }
 
+/* What `uname -m` says there, as the tool names arches. */
+static int ssh__arch(struct host *h, const struct arch **arch, char **errp)
+{
+	char *out = NULL, *err = NULL;
+	int ret;
+
+	ret = ssh__remote(h, (const char *const[]){ "uname", "-m", NULL },
+			  HELLO_TIMEOUT_MS, &out, &err, NULL);
+	if (ret) {
+		errmsg__set(errp, ret, "host %s: cannot reach %s over ssh: %s",
+			    h->m->name, h->m->address, err);
+		goto out;
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	*arch = arch__by_machine(out);
+	if (!*arch)
+		ret = errmsg__set(errp, -EOPNOTSUPP,
+				  "host %s is a '%.40s' machine (uname -m): "
+				  "the tool has agents for x86_64 and arm64 "
+				  "(aarch64)",
+				  h->m->name, out);
+out:
+	free_all(out, err);
+	return ret;
+}
+
 static int ssh_host__open(struct host *h, char **err)
 {
 	const char *env = getenv("IOMMU_BENCH_SSH_REMOTE_DIR");
-	const char *self = host__self_exe();
-	char sha[SHA256_HEX_SIZE];
+	struct agent_bundle b = { 0 };
+	const struct arch *arch;
 	struct ssh_priv *p;
 	int ret;
 
 	p = h->priv = xcalloc(1, sizeof(*p));
-	p->remote = xasprintf("%s/iommu-bench", env && *env ? env : REMOTE_DIR);
-	if (!remote_path_is_safe(p->remote))
+	if (!h->m->address)
+		return errmsg__set(err, -EHOSTDOWN,
+				   "host %s: lab machine '%s' is not running: "
+				   "`iommu-bench labvm start %s`",
+				   h->m->name, h->m->labvm, h->m->labvm);
+	p->base = xstrdup(env && *env ? env : REMOTE_DIR);
+	if (!remote_path_is_safe(p->base))
 		return errmsg__set(err, -EINVAL,
 				   "IOMMU_BENCH_SSH_REMOTE_DIR '%s' is not a "
 				   "safe remote path (expected "
 				   "[A-Za-z0-9._/-], no '..')",
 				   env);
 	ret = host__state_dir(h, "ssh", &p->ctl_dir, err);
+	if (!ret)
+		ret = ssh__arch(h, &arch, err);
+	if (!ret)
+		ret = agent_bundle__make(arch, &b, err);
 	if (ret)
-		return ret;
-	ret = sha256__file(self, sha, NULL);
-	if (ret)
-		return errmsg__set(err, ret, "cannot hash %s: %s", self,
-				   strerror(-ret));
-	ret = ssh__check(h, sha, err);
+		goto out;
+	p->dir = xasprintf("%s/agent-%s", p->base, b.id);
+	p->remote = xasprintf("%s/iommu-bench", p->dir);
+	p->libdir = xstrdup(p->dir);
+	pr_debug("host %s: %s, agent bundle %s (%zu libraries)", h->m->name,
+		 arch->name, b.id, b.libs.nr);
+	ret = ssh__check(h, b.exe_sha, err);
 	if (ret <= 0)
-		return ret;
-	ret = ssh__copy(h, self, err);
+		goto out;
+	ret = ssh__copy(h, &b, err);
 	if (ret)
-		return ret;
-	ret = ssh__check(h, sha, err);
+		goto out;
+	ret = ssh__check(h, b.exe_sha, err);
 	if (ret > 0)
 		ret = errmsg__set(err, -ENOEXEC,
 				  "host %s: the agent copied to %s does not "
-				  "run or does not match this binary (a "
-				  "different architecture or libraries?)",
-				  h->m->name, p->remote);
+				  "run (its C library older than this "
+				  "machine's?)",
+				  h->m->name, p->dir);
+	if (!ret)
+		ssh__tidy(h);
+out:
+	agent_bundle__release(&b);
 	return ret;
 }
 
 static int ssh_host__agent(struct host *h, struct agent_conn **out, char **err)
 {
-	struct ssh_priv *p = h->priv;
 	struct strvec a = { 0 };
 	int ret;
 
 	ssh__argv(h, &a, 10, true);
-	strvec__push(&a, p->remote);
-	strvec__push(&a, "agent");
-	strvec__push(&a, "serve");
+	ssh__agent_words(h, &a, "serve");
 	ret = agent_conn__spawn(strvec__argv(&a), NULL, h->m->name, out);
 	strvec__release(&a);
 	if (ret)
@@ -282,7 +495,7 @@ static void ssh_host__close(struct host *h)
 		return;
 	if (p->ctl_dir)
 		ssh__exit_master(h);
-	free_all(p->ctl_dir, p->remote, p);
+	free_all(p->ctl_dir, p->base, p->dir, p->remote, p->libdir, p);
 	h->priv = NULL;
 }
 
