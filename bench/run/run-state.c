@@ -146,7 +146,6 @@ static int boot_files(struct run_ctx *ctx, struct run_host *h,
 static int boot_recovered(struct run_ctx *ctx, struct run_host *h,
 			  const struct plan_trial *t, long mode, char **err)
 {
-	run_progress__msg(ctx, "%s", *err);
 	free(h->failed_boot);
 	h->failed_boot = xstrdup(*err);
 	h->failed_kernel = (long)t->kernel;

@@ -75,6 +75,19 @@ static void test_recipes(void)
 	labvm_files__free(f, nr);
 }
 
+/* A matrix of the stanza start prints for @s, one workload on it. */
+static char *stanza_matrix(const json_t *s)
+{
+	char *text = labvm__stanza(s, "/usr/bin/iommu-bench"), *toml;
+
+	toml = xasprintf("[run]\nmodes = [\"strict\"]\n%s\n[[workloads]]\n"
+			 "name = \"w\"\nserver = \"lab1\"\nclient = "
+			 "\"lab1-peer\"\n",
+			 text);
+	free(text);
+	return toml;
+}
+
 static void test_stanza(void)
 {
 	json_t *s = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
@@ -83,43 +96,29 @@ static void test_stanza(void)
 			      "10.91.3.2", "host_address", "10.91.3.1", "key",
 			      "/tmp/a \"quoted\" dir\\key", "known_hosts",
 			      "/tmp/kh", "nic", "enp0s3");
-	char *text = labvm__stanza(s, "/usr/bin/iommu-bench"), *toml;
 	const struct matrix_host *h = NULL, *p = NULL;
+	char *toml = stanza_matrix(s);
 	struct matrix *m;
 	size_t i;
 
-	has_str(text,
+	has_str(toml,
 		"power_cycle = [\"/usr/bin/iommu-bench\", \"labvm\", "
 		"\"reset\", \"lab1\"]",
 		"the power cycle is this tool's labvm reset");
-	has_str(text, "ssh_key = \"/tmp/a \\\"quoted\\\" dir\\\\key\"",
+	has_str(toml, "ssh_key = \"/tmp/a \\\"quoted\\\" dir\\\\key\"",
 		"a path's quotes and backslashes are escaped as TOML wants");
-	toml = xasprintf("[run]\nmodes = [\"strict\"]\n%s\n[[workloads]]\n"
-			 "name = \"w\"\nserver = \"lab1\"\nclient = "
-			 "\"lab1-peer\"\n",
-			 text);
 	/* A path ssh would split is refused before it is looked for. */
 	load_refused(toml,
 		     "ssh_key: '/tmp/a \"quoted\" dir\\key' holds a blank",
 		     "a key path ssh would split is refused by the matrix");
 	free(toml);
 	json_object_set_new(s, "key", json_string("/dev/null"));
-	free(text);
-	text = labvm__stanza(s, "/usr/bin/iommu-bench");
-	toml = xasprintf("[run]\nmodes = [\"strict\"]\n%s\n[[workloads]]\n"
-			 "name = \"w\"\nserver = \"lab1\"\nclient = "
-			 "\"lab1-peer\"\n",
-			 text);
-	json_object_set_new(s, "known_hosts", json_string("/dev/null"));
+	toml = stanza_matrix(s);
 	load_refused(toml, "known_hosts: cannot read '/tmp/kh'",
 		     "known_hosts must be readable too");
-	free(text);
 	free(toml);
-	text = labvm__stanza(s, "/usr/bin/iommu-bench");
-	toml = xasprintf("[run]\nmodes = [\"strict\"]\n%s\n[[workloads]]\n"
-			 "name = \"w\"\nserver = \"lab1\"\nclient = "
-			 "\"lab1-peer\"\n",
-			 text);
+	json_object_set_new(s, "known_hosts", json_string("/dev/null"));
+	toml = stanza_matrix(s);
 	m = load(toml);
 	ok(m, "the stanza loads as a matrix's hosts");
 	for (i = 0; m && i < m->nr_hosts; i++) {
@@ -140,7 +139,6 @@ static void test_stanza(void)
 		   !strcmp(p->address, "10.91.3.1"),
 	   "its peer: this machine at its end of the link");
 	matrix__free(m);
-	free(text);
 	free(toml);
 	json_decref(s);
 }
