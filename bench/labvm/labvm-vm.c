@@ -129,7 +129,7 @@ static void net_of(const json_t *s, struct labvm_net *n)
 /* The QEMU command line of recipe @r's machine for this start. */
 static void qemu_argv(const struct labvm_start_opts *o,
 		      const struct labvm_net *n, const char *overlay,
-		      const char *dir, struct strvec *a)
+		      const char *dir, const char *uuid, struct strvec *a)
 {
 	const struct labvm_recipe *r = o->img->recipe;
 	bool native = arch__find(r->arch) == arch__native();
@@ -148,6 +148,13 @@ static void qemu_argv(const struct labvm_start_opts *o,
 	strvec__pushf(a, "%u", o->mem_mib ? o->mem_mib : 1024);
 	strvec__push(a, "-smp");
 	strvec__pushf(a, "%u", o->cpus ? o->cpus : 2);
+	/*
+	 * Its own DMI product UUID: every machine of one image shares the
+	 * image's machine-id, as clones of a real installation do, and
+	 * the store tells machines apart by both.
+	 */
+	strvec__push(a, "-uuid");
+	strvec__push(a, uuid);
 	if (r->bios) {
 		strvec__push(a, "-bios");
 		strvec__push(a, r->bios);
@@ -349,6 +356,7 @@ static void teardown(const char *name, const json_t *s)
 int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 {
 	char *dir = NULL, *odir = NULL, *overlay = NULL, *pidf, *tail;
+	char uuid[37];
 	struct labvm_net n;
 	struct strvec a = { 0 };
 	json_t *s = NULL, *old = NULL;
@@ -416,7 +424,9 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 	json_object_set_new(s, "dnsmasq_start",
 			    json_integer((json_int_t)n.dnsmasq_start));
 	state_write(dir, s, NULL);
-	qemu_argv(o, &n, overlay, dir, &a);
+	labvm__uuid(uuid);
+	json_object_set_new(s, "uuid", json_string(uuid));
+	qemu_argv(o, &n, overlay, dir, uuid, &a);
 	pr_info("labvm: starting %s (%s) on %s, address %s", o->name,
 		o->img->recipe->name, n.tap, n.vm_ip);
 	ret = run_quiet(strvec__argv(&a), QEMU_START_TIMEOUT_MS, err);
