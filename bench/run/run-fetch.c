@@ -198,8 +198,11 @@ static const char *fetch_one(struct fetch_walk *w, const char *remote,
 	if (ret) {
 		pr_warn("host %s: artifact %s not fetched: %s; left there",
 			w->h->h.m->name, remote, why ? why : strerror(-ret));
-		if (!w->ret)
+		if (!w->ret) {
 			w->ret = ret;
+			w->f->why = xasprintf("%s not fetched: %s", remote,
+					      why ? why : strerror(-ret));
+		}
 		free(local);
 		free(why);
 		return NULL;
@@ -327,5 +330,6 @@ void run_fetch__release(struct run_fetch *f)
 	for (i = 0; i < f->nr; i++)
 		free_all(f->files[i].path, f->files[i].kind, f->files[i].where);
 	free(f->files);
+	free(f->why);
 	memset(f, 0, sizeof(*f));
 }

@@ -26,6 +26,9 @@ struct run_fetched {
 struct run_fetch {
 	struct run_fetched *files;
 	size_t nr, alloc;
+	/* The first file that did not come and why, for a trial that
+	 * cannot do without it (a profile trial's perf.data). */
+	char *why;
 };
 
 /* Artifacts land on the controller's disk only where the agent shares it. */

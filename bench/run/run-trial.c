@@ -225,6 +225,36 @@ static int fio__trial(struct run_ctx *ctx, const struct plan_trial *t,
 	return ret;
 }
 
+/*
+ * A profile the host left to us: its files are here now. A measured
+ * trial without it still counts; a profile trial is there for nothing
+ * else, so it fails with the reason (o->err) rather than pass empty.
+ */
+static int profile__finish(const struct plan_trial *t, struct run_host *sut,
+			   int64_t trial_id, struct trial_out *o)
+{
+	char *why = NULL;
+	int ret = 0;
+
+	if (!perf_collector__report_deferred(
+		    json_object_get(o->collected, "perf"), &why))
+		return 0;
+	/* Why the file did not come says more than that it is missing. */
+	if (o->fetched.why) {
+		free(why);
+		why = xstrdup(o->fetched.why);
+	}
+	if (t->profile) {
+		o->err = xasprintf("no profile: %s", why);
+		ret = -EIO;
+	} else {
+		pr_warn("trial %lld: no profile from host %s: %s",
+			(long long)trial_id, sut->h.m->name, why);
+	}
+	free(why);
+	return ret;
+}
+
 static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 			 int64_t trial_id, struct trial_out *o)
 {
@@ -263,15 +293,12 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 	/* The fetch removes the host's folder once all of it came home. */
 	if (!ret && remote)
 		artifacts__fetch(ctx, sut, trial_id, remote, o);
-	/* A profile the host left to us: its files are here now. */
-	if (!ret && perf_collector__report_deferred(
-			    json_object_get(o->collected, "perf")) < 0)
-		pr_warn("trial %lld: no profile from host %s",
-			(long long)trial_id, sut->h.m->name);
 	/* An agent that gave no answer would only keep us waiting again. */
 	if (ret && remote && sut->agent && !sut->agent->unanswered)
 		run_fetch__remove(sut, remote);
 	free(remote);
+	if (!ret)
+		ret = profile__finish(t, sut, trial_id, o);
 	return ret;
 stop_collect:
 	if (w->collect && sut->agent &&

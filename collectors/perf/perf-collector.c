@@ -250,22 +250,28 @@ static int profile__defer(struct perf_collector *p, json_t *res)
 	return err;
 }
 
-int perf_collector__report_deferred(json_t *res)
+int perf_collector__report_deferred(json_t *res, char **why)
 {
 	const char *how = json_string_value(json_object_get(res, "report"));
 	const char *data = json_string_value(json_object_get(res, "perf_data"));
 	const char *ksyms = json_string_value(json_object_get(res, "kallsyms"));
 	double limit = json_number_value(json_object_get(res, "percent_limit"));
+	int err;
 
 	if (!how || strcmp(how, "controller"))
 		return 0;
 	if (!data || !ksyms || access(data, R_OK) || access(ksyms, R_OK)) {
-		pr_warn("perf: the host's perf.data or kallsyms did not come; "
-			"no profile for this trial");
+		if (why)
+			*why = xstrdup("the host's perf.data or kallsyms did "
+				       "not come");
 		return -ENOENT;
 	}
 	json_object_set_new(res, "report", json_string("done"));
-	return profile__read(data, ksyms, limit, res);
+	err = profile__read(data, ksyms, limit, res);
+	if (err && why)
+		*why = xasprintf("perf could not read %s here: %s", data,
+				 strerror(-err));
+	return err;
 }
 
 static int perf_stop(struct collector *c)

@@ -47,9 +47,10 @@ void perf_config__release(struct perf_config *cfg);
 /*
  * On the controller, for results whose report was left to it: perf
  * evlist and report of the fetched perf.data with the host's kallsyms,
- * the profile filled into @results. 0 when there was nothing to do.
+ * the profile filled into @results. 0 when there was nothing to do;
+ * otherwise a negative errno and, where @why is given, what went wrong.
  */
-int perf_collector__report_deferred(json_t *results);
+int perf_collector__report_deferred(json_t *results, char **why);
 
 /* The ops table's store(): profile rows, metrics, perf.data. */
 int perf_collector__store(struct store *st, int64_t trial_id,

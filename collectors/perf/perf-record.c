@@ -267,6 +267,9 @@ static int perf_quick(struct spawn *sp, const char *const *argv, int tmo)
 			 &(struct spawn_opts){ .flags = SPAWN_CAPTURE_OUT |
 							SPAWN_CAPTURE_ERR },
 			 tmo);
+	if (err == -ETIMEDOUT)
+		pr_err("%s %s did not finish within %d s; killed", argv[0],
+		       argv[1], tmo / 1000);
 	if (!err && !spawn__succeeded(sp)) {
 		pr_err("%s %s failed (%s): %s", argv[0], argv[1],
 		       spawn__describe(sp, how, sizeof(how)),

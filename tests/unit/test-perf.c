@@ -137,11 +137,13 @@ static void test_store_unreported(struct store *st, int64_t trial)
 			      "/nonexistent/perf.data", "kallsyms",
 			      "/nonexistent/kallsyms", "counters");
 	int64_t n = -1;
+	char *why = NULL;
 
-	ct_capture_begin();
-	is_int(perf_collector__report_deferred(r), -ENOENT,
+	is_int(perf_collector__report_deferred(r, &why), -ENOENT,
 	       "perf.data that did not come: no report");
-	free(ct_capture_end());
+	ok(why && strstr(why, "perf.data or kallsyms did not come"),
+	   "and the reason says what is missing (%s)", why ? why : "none");
+	free(why);
 	is_int(ops->store(st, trial, r), 0,
 	       "and the results are stored all the same");
 	store__count(st, "metrics", &n);
@@ -218,12 +220,12 @@ static void test_deferred(void)
 	ks = json_string_value(json_object_get(r, "kallsyms"));
 	ok(ks && !stat(ks, &st) && st.st_size > 1000,
 	   "the host's kallsyms beside perf.data (%s)", ks ? ks : "none");
-	is_int(perf_collector__report_deferred(r), 0,
+	is_int(perf_collector__report_deferred(r, NULL), 0,
 	       "the controller reports it");
 	is_str(json_string_value(json_object_get(r, "report")), "done",
 	       "and says so");
 	check_profile(r);
-	is_int(perf_collector__report_deferred(r), 0,
+	is_int(perf_collector__report_deferred(r, NULL), 0,
 	       "a second call has nothing left to do");
 	json_decref(r);
 out:
