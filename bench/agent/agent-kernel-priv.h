@@ -64,6 +64,13 @@ struct kernel_install {
 	struct kernel_boot boot;
 };
 
+/* agent-kernel.c: DIR and NAME of @args, checked; and its folders. */
+int agent_kernel__paths(const char *verb, json_t *args, struct kernel_paths *kp,
+			char **err);
+void agent_kernel__paths_release(struct kernel_paths *kp);
+/* A .deb's file name as kernel.stage takes it: a name, "*.deb". */
+bool agent_kernel__deb_is_safe(const char *file);
+
 /* agent-kernel-fs.c: 0 or -errno; those with @verb and @err fill *@err. */
 int agent_kernel__dir_make(const char *verb, const char *dir, mode_t mode,
 			   char **err);

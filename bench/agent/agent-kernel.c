@@ -77,6 +77,16 @@ bool agent_kernel__build_id_is_safe(const char *id)
 	return is_hex(id, BUILD_ID_MIN, AGENT_KERNEL_BUILD_ID_MAX);
 }
 
+bool agent_kernel__deb_is_safe(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	return agent_kernel__name_is_safe(file) && n > 4 &&
+	       !strcmp(file + n - 4, ".deb") && file[0] >= 'a' &&
+	       file[0] <= 'z';
+}
+
+/* A build's three files, or a package's .debs (kernel.pkg_install). */
 static bool stage_file_is_known(const char *file)
 {
 	const char *const *f;
@@ -84,7 +94,7 @@ static bool stage_file_is_known(const char *file)
 	for (f = stage_files; file && *f; f++)
 		if (!strcmp(file, *f))
 			return true;
-	return false;
+	return agent_kernel__deb_is_safe(file);
 }
 
 static bool sha_is_safe(const char *s)
@@ -146,8 +156,8 @@ static int arg_name(const char *verb, json_t *args, const char *key,
 	return 0;
 }
 
-static int kernel_paths__get(const char *verb, json_t *args,
-			     struct kernel_paths *kp, char **err)
+int agent_kernel__paths(const char *verb, json_t *args, struct kernel_paths *kp,
+			char **err)
 {
 	size_t n;
 	int ret;
@@ -168,7 +178,7 @@ static int kernel_paths__get(const char *verb, json_t *args,
 	return 0;
 }
 
-static void kernel_paths__release(struct kernel_paths *kp)
+void agent_kernel__paths_release(struct kernel_paths *kp)
 {
 	free_all(kp->dir, kp->staging, kp->final);
 }
@@ -225,14 +235,14 @@ int agent_verb__kernel_stage(struct agent *a, json_t *args, json_t **res,
 	int fd = -1, ret;
 
 	(void)a;
-	ret = kernel_paths__get(verb, args, &kp, err);
+	ret = agent_kernel__paths(verb, args, &kp, err);
 	if (ret)
 		goto out;
 	if (!stage_file_is_known(file)) {
-		ret = bad_arg(err, verb, "file", fj,
-			      "\"" AGENT_KERNEL_IMAGE
-			      "\", \"" AGENT_KERNEL_INITRD
-			      "\" or \"" AGENT_KERNEL_MODULES "\"");
+		ret = bad_arg(
+			err, verb, "file", fj,
+			"\"" AGENT_KERNEL_IMAGE "\", \"" AGENT_KERNEL_INITRD
+			"\", \"" AGENT_KERNEL_MODULES "\" or a .deb's name");
 		goto out;
 	}
 	if (!json_is_integer(oj) || json_integer_value(oj) < 0) {
@@ -290,7 +300,7 @@ out:
 		close(fd);
 	free(path);
 	free(buf);
-	kernel_paths__release(&kp);
+	agent_kernel__paths_release(&kp);
 	return ret;
 }
 
@@ -300,7 +310,7 @@ static void kernel_install__release(struct kernel_install *in)
 {
 	if (in->extract)
 		agent_file__remove_tree(in->extract, NULL);
-	kernel_paths__release(&in->kp);
+	agent_kernel__paths_release(&in->kp);
 	free(in->modules_root);
 	json_decref(in->sha256);
 	free_all(in->gen, in->modules_dir, in->extract);
@@ -396,7 +406,7 @@ static int install_args(struct kernel_install *in, json_t *args, char **err)
 	json_t *v;
 	int ret;
 
-	ret = kernel_paths__get(in->verb, args, &in->kp, err);
+	ret = agent_kernel__paths(in->verb, args, &in->kp, err);
 	if (!ret)
 		ret = arg_name(in->verb, args, "release", &in->release, err);
 	if (ret)
@@ -709,7 +719,7 @@ int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 	int ret;
 
 	(void)a;
-	ret = kernel_paths__get(verb, args, &kp, err);
+	ret = agent_kernel__paths(verb, args, &kp, err);
 	if (!ret && json_object_get(args, "boot_dir"))
 		ret = arg_dir(verb, args, "boot_dir", NULL, &boot_dir, err);
 	if (ret)
@@ -749,6 +759,6 @@ int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 out:
 	json_decref(j);
 	free_all(why, image, initrd, path, boot_dir);
-	kernel_paths__release(&kp);
+	agent_kernel__paths_release(&kp);
 	return ret;
 }

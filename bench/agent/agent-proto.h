@@ -67,6 +67,25 @@
  *                     "modules_dir"?, "initrd_by"?, "release"?,
  *                     "boot_image", "boot_initrd", "grub_by",
  *                     "why"?: when not}
+ *   kernel.pkg_check {"dir", "name", "package", "version"?, "release",
+ *                     "arch"?, "need"?: {"installed", "boot"} bytes} ->
+ *                    {"status": dpkg's two letters ("ii") or "",
+ *                     "version", "ours": installed by this tool,
+ *                     "image"?, "initrd"? when "ii", "boot_free"?,
+ *                     "boot_need"?}; ENOEXEC: dpkg is for another
+ *                     arch; ENOSPC: no room (only with "need");
+ *                     EEXIST: another version, or someone else's
+ *   kernel.pkg_install {the same, "debs": {"NAME.deb": sha256}} ->
+ *                    {"package", "version", "image", "initrd",
+ *                     "resumed", "elapsed_ms"}; the .debs staged by
+ *                     kernel.stage, checked, installed by `dpkg -i`
+ *                     (a half-done install of ours finished by
+ *                     `dpkg --configure -a` first; another dpkg's lock
+ *                     waited for); DIR/NAME/package.json records it
+ *   kernel.pkg_remove {"dir", "name", "package", "release"} ->
+ *                    {"removed"}; `dpkg --purge`, only of what
+ *                     package.json records (EPERM otherwise), never
+ *                     the running release (EBUSY)
  *   iperf3.server    {iperf3 opts} -> {"ports": [...]} once listening
  *   iperf3.wait      {} -> the server's results JSON
  *   iperf3.client    {iperf3 opts} -> the client's results JSON

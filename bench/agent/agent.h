@@ -99,6 +99,12 @@ int agent_verb__kernel_install(struct agent *a, json_t *args, json_t **res,
 			       char **err);
 int agent_verb__kernel_find(struct agent *a, json_t *args, json_t **res,
 			    char **err);
+int agent_verb__kernel_pkg_check(struct agent *a, json_t *args, json_t **res,
+				 char **err);
+int agent_verb__kernel_pkg_install(struct agent *a, json_t *args, json_t **res,
+				   char **err);
+int agent_verb__kernel_pkg_remove(struct agent *a, json_t *args, json_t **res,
+				  char **err);
 int agent_verb__iperf3_server(struct agent *a, json_t *args, json_t **res,
 			      char **err);
 int agent_verb__iperf3_wait(struct agent *a, json_t *args, json_t **res,

@@ -109,6 +109,15 @@ void labvm_recipe__files(const struct labvm_recipe *r, const char *pubkey,
 	 * when a run asks for it. */
 	file_add(&v, nr, &alloc, "/etc/default/kexec", 0644,
 		 xstrdup("LOAD_KEXEC=false\n"));
+	/*
+	 * A kernel installed on the running machine gets an initramfs of
+	 * the modules its own hardware needs, as many a lab host is set:
+	 * Debian's "most" takes minutes of an emulated CPU. The image's
+	 * own initramfs, made in a chroot on this machine, keeps "most":
+	 * "dep" there would detect this machine's hardware.
+	 */
+	file_add(&v, nr, &alloc, "/etc/initramfs-tools/conf.d/lab-modules.conf",
+		 0644, xstrdup("MODULES=dep\n"));
 	file_add(&v, nr, &alloc, "/etc/ssh/sshd_config.d/lab.conf", 0644,
 		 xstrdup("PasswordAuthentication no\n"
 			 "KbdInteractiveAuthentication no\n"

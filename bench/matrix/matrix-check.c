@@ -190,11 +190,13 @@ static void check_kernel(struct mx *mx, const struct matrix_host *h,
 			check_kernel_arch(mx, h, k, at);
 		return;
 	}
-	if (k->kind == KERNEL_PACKAGE) {
+	/* A lab machine installs it with its own dpkg (run-install-pkg.c). */
+	if (k->kind == KERNEL_PACKAGE && h->transport != HOST_SSH) {
 		mx_err(mx, mx_val_pos(k->src, "package", at),
-		       "kernel '%s' is a Debian package, which only a qemu "
-		       "host boots (from the testbed's cache); for host '%s' "
-		       "install it there and give its image",
+		       "kernel '%s' is a Debian package, which a qemu host "
+		       "boots from the testbed's cache and an ssh host "
+		       "installs with its dpkg; host '%s' is neither: install "
+		       "it there and give its image",
 		       k->name, h->name);
 		return;
 	}

@@ -172,7 +172,7 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 	static const char *const keys[] = { "name",   "description", "image",
 					    "initrd", "cmdline",     "release",
 					    "build",  "package",     "suite",
-					    NULL };
+					    "keep",   NULL };
 	const struct toml_value *build = toml_table__get(tab, "build");
 	char where[96];
 
@@ -189,6 +189,12 @@ static void parse_kernel(struct mx *mx, struct matrix_kernel *k,
 	parse_suite(mx, k, tab);
 	if (toml_table__get(tab, "package"))
 		parse_package(mx, k, tab);
+	mx_bool(mx, tab, "keep", &k->keep);
+	if (k->keep && !toml_table__get(tab, "package"))
+		mx_err(mx, mx_val_pos(tab, "keep", k->pos),
+		       "keep: kernel '%s' is no package; only a package "
+		       "installed on a lab machine is removed after the run",
+		       k->name);
 	if (!!toml_table__get(tab, "image") + !!build +
 		    !!toml_table__get(tab, "package") >
 	    1) {

@@ -257,6 +257,8 @@ struct matrix_kernel {
 	 */
 	char *fetched;
 	char *version;
+	/* KERNEL_PACKAGE: left installed on lab hosts after the run. */
+	bool keep;
 	struct toml_pos pos;
 	const struct toml_value *src;
 };

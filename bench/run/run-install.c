@@ -44,7 +44,8 @@ bool run_install__needed(const struct run_host *h,
 	 * it is the stand-in for a lab host. */
 	if (matrix_host__is_vm(h->h.m))
 		return h->h.m->reboot == REBOOT_KEXEC;
-	return h->h.m->transport == HOST_SSH && k->kind == KERNEL_BUILD;
+	return h->h.m->transport == HOST_SSH &&
+	       (k->kind == KERNEL_BUILD || k->kind == KERNEL_PACKAGE);
 }
 
 static int send_file(struct run_host *h, const char *dir, const char *name,
@@ -99,6 +100,24 @@ out:
 	return ret;
 }
 
+int run_install__stage_file(struct run_host *h, const char *dir,
+			    const char *name, const char *file,
+			    const char *path, char *sha, char **err)
+{
+	struct install_file f = { .name = file, .path = path };
+	int ret;
+
+	ret = sha256__file(path, f.sha, &f.size);
+	if (ret) {
+		*err = xasprintf("%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = send_file(h, dir, name, &f, err);
+	if (!ret)
+		memcpy(sha, f.sha, SHA256_HEX_SIZE);
+	return ret;
+}
+
 /*
  * The install name: the release, for a person looking at the host, and
  * the build id (or the image's hash, for kernels that have none), for
@@ -121,6 +140,25 @@ static void take_paths(json_t *res, bool grub, char **image, char **initrd)
 	*initrd = r ? xstrdup(r) : NULL;
 }
 
+int run_install__said(const struct run_host *h, const struct matrix_kernel *k,
+		      int ret, const char *image, char **err)
+{
+	if (ret && *err) {
+		char *why = *err;
+
+		*err = xasprintf("host %s: installing kernel '%s': %s",
+				 h->h.m->name, k->name, why);
+		free(why);
+	}
+	if (!ret && !image) {
+		*err = xasprintf("host %s: installing kernel '%s' named no "
+				 "image to boot",
+				 h->h.m->name, k->name);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
 int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 			const struct matrix_kernel *k, char **image,
 			char **initrd, char **err)
@@ -140,6 +178,9 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 	int ret;
 
 	*image = *initrd = NULL;
+	/* A VM that kexecs is sent the unpacked kernel, as a build. */
+	if (k->kind == KERNEL_PACKAGE && !matrix_host__is_vm(h->h.m))
+		return run_install__package(ctx, h, k, image, initrd, err);
 	if (h->h.ops->kernel_files) {
 		ret = h->h.ops->kernel_files(&h->h, k, &img, &rd);
 		if (ret) {
@@ -226,18 +267,7 @@ int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 		h->h.m->name, k->name, (double)(mono_ms() - t0) / 1000.0,
 		json_string_value(json_object_get(res, "initrd_by")) ?: "none");
 out:
-	if (ret && *err) {
-		char *why = *err;
-
-		*err = xasprintf("host %s: installing kernel '%s': %s",
-				 h->h.m->name, k->name, why);
-		free(why);
-	}
-	if (!ret && !*image) {
-		*err = xasprintf("host %s: kernel.install named no image",
-				 h->h.m->name);
-		ret = -EPROTO;
-	}
+	ret = run_install__said(h, k, ret, *image, err);
 	json_decref(res);
 	free(name);
 	return ret;

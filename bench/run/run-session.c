@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/run/run-install.h"
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "log.h"
@@ -163,6 +164,8 @@ int run_session__close(struct run_ctx *ctx, int ret)
 	enum store_run_status s = STORE_RUN_DONE;
 	const char *word;
 
+	/* Interrupted, it leaves them for the resumed run to use. */
+	run_install__cleanup(ctx, ret != -EINTR && !run_signal__level());
 	run_hosts__close(ctx);
 	if (ret == -EINTR || run_signal__level())
 		s = STORE_RUN_INTERRUPTED;

@@ -167,6 +167,29 @@ static int boot_recovered(struct run_ctx *ctx, struct run_host *h,
 }
 
 /*
+ * reboot.now by @method, then the new boot waited for (wait_boot's
+ * answer: 0, HOST_BOOT_RECOVERED or a negative errno).
+ */
+static int reboot__now(struct run_host *h, const char *method, char **err)
+{
+	json_t *res = NULL;
+	char *old;
+	int ret;
+
+	ret = run_host__call(h, "reboot.now",
+			     json_pack("{s:s}", "method", method),
+			     REBOOT_TIMEOUT_MS, &res, err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	run_host__forget_boot(h);
+	old = xstrdup(h->boot_id ? h->boot_id : "");
+	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms, err);
+	free(old);
+	return ret;
+}
+
+/*
  * Boot trial @t's kernel through the host's own agent (kexec or grub),
  * with the mode's cmdline when @with_mode, else with none of it (the
  * mode is put in place on the new boot by sysfs, or not at all).
@@ -180,7 +203,6 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 					  matrix__boot_method(h->h.m);
 	const char *method = how == APPLY_GRUB ? "grub" : "kexec";
 	json_t *args, *res = NULL;
-	char *old;
 	int ret;
 
 	/* That very boot hung before: its trials fail without another. */
@@ -207,16 +229,7 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 			  h->h.m->name, method, k->name,
 			  with_mode ? ", mode " : "",
 			  with_mode ? md->name : "");
-	ret = run_host__call(h, "reboot.now",
-			     json_pack("{s:s}", "method", method),
-			     REBOOT_TIMEOUT_MS, &res, err);
-	json_decref(res);
-	if (ret)
-		return ret;
-	run_host__forget_boot(h);
-	old = xstrdup(h->boot_id ? h->boot_id : "");
-	ret = h->h.ops->wait_boot(&h->h, old, h->h.m->boot_timeout_ms, err);
-	free(old);
+	ret = reboot__now(h, method, err);
 	if (ret == HOST_BOOT_RECOVERED)
 		return boot_recovered(ctx, h, t, with_mode ? (long)t->mode : -1,
 				      err);
@@ -485,4 +498,36 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
 	free(h->applied_mode);
 	h->applied_mode = xstrdup(md->name);
 	return verify(h, md, effective, err);
+}
+
+int run_state__boot_found(struct run_ctx *ctx, struct run_host *h, char **err)
+{
+	const char *method =
+		matrix__boot_method(h->h.m) == APPLY_GRUB ? "grub" : "kexec";
+	json_t *res = NULL;
+	int ret;
+
+	*err = NULL;
+	ret = run_host__call(h, "reboot.prepare",
+			     json_pack("{s:s, s:[], s:s}", "method", method,
+				       "cmdline", "release", h->found_release),
+			     REBOOT_TIMEOUT_MS, &res, err);
+	json_decref(res);
+	if (ret)
+		return ret;
+	run_progress__msg(ctx,
+			  "host %s: rebooting (%s) back into %s, as the "
+			  "run found it",
+			  h->h.m->name, method, h->found_release);
+	ret = reboot__now(h, method, err);
+	h->booted_kernel = RUN_KERNEL_UNKNOWN;
+	h->booted_mode = -1;
+	if (ret == HOST_BOOT_RECOVERED)
+		ret = -EHOSTDOWN; /* back on its default, whatever that is */
+	if (!ret)
+		ret = run_host__connect(ctx, h);
+	if (ret && !*err)
+		*err = xasprintf("host %s: not back on %s: %s", h->h.m->name,
+				 h->found_release, strerror(-ret));
+	return ret;
 }

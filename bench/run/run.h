@@ -29,6 +29,11 @@ struct run_filter {
  * killed run left booted); every kernel, "running" too, boots first. */
 #define RUN_KERNEL_UNKNOWN LONG_MAX
 
+/* A kernel package installed on a lab host, to remove at the end. */
+struct run_pkg {
+	char *package, *release, *name;
+};
+
 struct run_host {
 	struct host h;
 	bool opened;
@@ -56,6 +61,12 @@ struct run_host {
 	 * a "running" trial must go back, not run on whatever is there.
 	 */
 	char *found_release, *found_build_id;
+	/*
+	 * Debian kernel packages this run installed there (ssh hosts),
+	 * removed when it ends unless the kernel says keep.
+	 */
+	struct run_pkg *pkgs;
+	size_t nr_pkgs;
 };
 
 struct run_progress {
@@ -137,6 +148,11 @@ int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
  */
 int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 		    long mode, char **err);
+/*
+ * Reboot lab host @h back into the kernel the run found there, with no
+ * mode's arguments (before a package the run installed is removed).
+ */
+int run_state__boot_found(struct run_ctx *ctx, struct run_host *h, char **err);
 
 /* run-trial.c */
 int run_trial__exec(struct run_ctx *ctx, size_t i);

@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include <stdint.h>
+
 #include "strvec.h"
 
 struct arch;
@@ -292,6 +294,17 @@ int testbed__find_deb(const char *dir, const char *package, char **deb,
  * `apt-get download` @package (of @arch; NULL: this machine's) into the
  * empty folder @dir; the .deb's path in *@deb.
  */
+/*
+ * The .deb files of cached kernel @k (the package, and the parts a
+ * Debian 7.x image depends on), fetched into its folder the first time
+ * (testbed-debs.c): the very version the cache unpacked, or -ESTALE.
+ */
+int testbed__kernel_debs(const struct testbed_kernel *k, struct strvec *debs,
+			 char **err);
+/* What @debs take installed (Installed-Size), and the part in /boot. */
+int testbed__debs_sizes(const struct testbed_kernel *k,
+			const struct strvec *debs, uint64_t *installed,
+			uint64_t *boot, char **err);
 int testbed__deb_fetch(const char *package, const struct arch *arch,
 		       const char *dir, char **deb, char **err);
 /* The value of the package's control @field ("" when it has none). */

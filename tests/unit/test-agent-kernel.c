@@ -26,6 +26,7 @@
 #include "agent-test.h"
 #include "base64.h"
 #include "bench/agent/agent-file.h"
+#include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent-kernel.h"
 #include "bench/agent/agent.h"
 #include "log.h"
@@ -693,6 +694,71 @@ static void test_invalid(void)
 	free(p);
 }
 
+static json_t *pkg_args(const char *package, const char *version,
+			const char *release)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "dir", kdir, "name", "p1",
+			 "package", package, "version", version, "release",
+			 release);
+}
+
+/*
+ * kernel.pkg_*: names that reach dpkg's argv and the paths under DIR,
+ * refused before either; a .deb's name as kernel.stage takes it.
+ */
+static void test_pkg_invalid(void)
+{
+	const char *pkgs[] = { "bash", "linux-image-A", "linux-image-6.1 x",
+			       "-linux-image", "linux-image-6.1/../x" };
+	const char *verbs[] = { "kernel.pkg_check", "kernel.pkg_install",
+				"kernel.pkg_remove" };
+	char *err = NULL;
+	size_t i, v;
+
+	for (v = 0; v < ARRAY_SIZE(verbs); v++) {
+		for (i = 0; i < ARRAY_SIZE(pkgs); i++)
+			invalid(verbs[v], pkg_args(pkgs[i], "6.1.192-3", "r1"),
+				"package", pkgs[i]);
+		invalid(verbs[v],
+			pkg_args("linux-image-6.1.0-57-amd64", "6.1;rm", "r1"),
+			"version", "a version with ';'");
+		invalid(verbs[v],
+			pkg_args("linux-image-6.1.0-57-amd64", "6.1.192-3",
+				 "../r1"),
+			"release", "the release '../r1'");
+	}
+	ok(agent_kernel__deb_is_safe(
+		   "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb") &&
+		   !agent_kernel__deb_is_safe("../x.deb") &&
+		   !agent_kernel__deb_is_safe("x.deb.sh") &&
+		   !agent_kernel__deb_is_safe(".x.deb") &&
+		   !agent_kernel__deb_is_safe("-x.deb") &&
+		   !agent_kernel__deb_is_safe(".deb"),
+	   "a .deb's name: [a-z] first, no path, ending in .deb");
+	invalid("kernel.stage", stage_args(kdir, "k9", "../x.deb"), "file",
+		"a .deb with a path");
+	is_int(agent_test__call("kernel.pkg_install",
+				json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s}}",
+					  "dir", kdir, "name", "p1", "package",
+					  "linux-image-0test-iommu-bench",
+					  "version", "1.0", "release",
+					  "0test-iommu-bench", "debs",
+					  "../../etc/passwd.deb", "00"),
+				NULL, &err),
+	       -EINVAL, "kernel.pkg_install refuses a .deb named with a path");
+	has_str(err, "bad .deb name", "... saying so");
+	free(err);
+	err = NULL;
+	is_int(agent_test__call("kernel.pkg_remove",
+				pkg_args("linux-image-0test-iommu-bench", "1.0",
+					 "0test-iommu-bench"),
+				NULL, &err),
+	       -EPERM,
+	       "kernel.pkg_remove leaves alone what it has no record of");
+	has_str(err, "was not installed by this tool", "... saying so");
+	free(err);
+}
+
 static int install_initrd(const char *name, const char *release,
 			  const char *mode, json_t **res, char **err)
 {
@@ -1358,6 +1424,7 @@ int main(void)
 	test_other_fs();
 	test_bad_tars();
 	test_invalid();
+	test_pkg_invalid();
 	test_generate_fake();
 	test_generate_real();
 	test_staged_initrd();

@@ -302,15 +302,18 @@ static const struct refusal matrix_refusals[] = {
 	  "client = \"peer\"\n",
 	  "not a Debian kernel image package",
 	  "a package that is not linux-image-*" },
-	{ "[hosts.sut]\ntransport = \"ssh\"\nrole = \"sut\"\n"
-	  "address = \"s\"\nallow_reboot = true\n"
+	{ "[hosts.sut]\ntransport = \"local\"\nrole = \"sut\"\n"
 	  "[hosts.peer]\ntransport = \"ssh\"\naddress = \"p\"\n"
 	  "[[kernels]]\nname = \"deb\"\n"
 	  "package = \"linux-image-6.1.0-57-amd64\"\n"
 	  "[[workloads]]\nname = \"rx\"\nserver = \"sut\"\n"
 	  "client = \"peer\"\n",
-	  "only a qemu host boots",
-	  "a package kernel on an ssh host is refused" },
+	  "an ssh host installs with its dpkg; host 'sut' is neither",
+	  "a package kernel on this machine is refused" },
+	{ MATRIX("") "[[kernels]]\nname = \"k2\"\nimage = \"/boot/x\"\n"
+		     "keep = true\n",
+	  "keep: kernel 'k2' is no package",
+	  "keep on a kernel that is no package" },
 	{ MATRIX("") "[modes.x]\nmethod = \"reboot\"\ngroup_type = \"DMA\"\n",
 	  "boots with the mode's cmdline", "method reboot needs a cmdline" },
 };
