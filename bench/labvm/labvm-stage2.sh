@@ -47,8 +47,9 @@ mkdir -p /dev/pts
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /run
 mount -o remount,rw / || fail "cannot write the root"
+[ -r "$S/env" ] || fail "no $S/env"
 # shellcheck source=/dev/null # written by the build
-. "$S/env" || fail "no $S/env"
+. "$S/env"
 
 step "configuring the packages"
 run dpkg --configure -a --force-unsafe-io
