@@ -128,6 +128,9 @@ $(OUT)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The stage-2 scripts are in the object itself (.incbin): -MMD cannot see them.
+$(OUT)/bench/labvm/labvm-stage2.o: $(wildcard bench/labvm/*.sh)
+
 $(LIBPERF_STAMP): scripts/build-libperf.sh
 	sh scripts/build-libperf.sh $(LIBPERF_DIR) $(LIBPERF_CROSS)
 	@touch $@

@@ -58,8 +58,9 @@ static const struct option labvm_options[] = {
 		    "start: wait this long for ssh to answer (0: do not "
 		    "wait; default 600)"),
 	OPT_GROUP(
-		"build: the image, from Debian's mirror (debootstrap), once per\n"
-		"recipe, into the cache ($IOMMU_BENCH_CACHE or\n"
+		"build: the image, from Debian's mirror (debootstrap; arm64's\n"
+		"unpacked here, then configured in one boot of an arm64 VM),\n"
+		"once per recipe, into the cache ($IOMMU_BENCH_CACHE or\n"
 		"~/.cache/iommu-bench, then labvm/). start: the VM on an overlay\n"
 		"of its own, a tap link and DHCP from this machine; prints the\n"
 		"[hosts.NAME] stanza a matrix needs. reset: its power cycle\n"

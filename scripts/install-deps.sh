@@ -19,7 +19,9 @@ set -eu
 # The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
 # fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
 # its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
-# for the arm64 one's firmware.
+# for the arm64 one's firmware; for the arm64 image's build on another
+# arch, qemu-user-static and binfmt-support (its packages' scripts run
+# emulated) and mtools (its ESP checked as the firmware reads it).
 # Its Arm guest: qemu-system-arm (qemu-system-aarch64), and the libraries
 # the cross-built arm64 agent links and runs with (ARM64_PKGS below).
 # LAVA (LAVA_PKGS below): a master + worker that make check brings up
@@ -80,6 +82,9 @@ dosfstools
 qemu-utils
 dnsmasq-base
 qemu-efi-aarch64
+qemu-user-static
+binfmt-support
+mtools
 "
 
 if [ "$(id -u)" -ne 0 ]; then

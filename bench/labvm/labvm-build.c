@@ -62,7 +62,7 @@ static char *log_tail(int fd, int lines)
 	return xstrdup(p);
 }
 
-static void tick(struct labvm_build *b)
+void labvm_build__tick(struct labvm_build *b)
 {
 	char *tail, line[160];
 	double t = now_s();
@@ -109,7 +109,7 @@ static int run(struct labvm_build *b, const char *const *argv, int timeout_ms,
 		ret = spawn__wait(&sp, TICK_MS);
 		if (ret != -ETIMEDOUT)
 			break;
-		tick(b);
+		labvm_build__tick(b);
 		if (labvm_interrupted && labvm_interrupted()) {
 			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
 			*err = xasprintf("%s stopped: interrupted", argv[0]);

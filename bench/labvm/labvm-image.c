@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A lab machine's image, built from Debian's mirror alone and cached
- * under the key of its recipe (labvm-recipe.c): debootstrap into a
- * loop-mounted disk, the recipe's files, systemd's units, grub for the
- * firmware, then the disk as it is. The build runs once; every start
+ * under the key of its recipe (labvm-recipe.c), by the recipe's route:
+ * debootstrap into a loop-mounted disk, the recipe's files, systemd's
+ * units, grub for the firmware, then the disk as it is; or, for a
+ * foreign arch, labvm-foreign.c's. The build runs once; every start
  * runs on an overlay of it.
  *
  *   $cache/labvm/key/id_ed25519{,.pub}   the controller's key for root
- *   $cache/labvm/debs/SUITE-ARCH/        debootstrap's downloads, kept
+ *   $cache/labvm/debs/SUITE-ARCH/        the downloads, kept
  *   $cache/labvm/images/NAME-KEY/        disk.raw, image.json,
  *                                        known_hosts, build.log
  */
@@ -36,7 +37,7 @@
 #define CHROOT_TIMEOUT_MS (10 * 60 * 1000)
 #define KEY_NAME "id_ed25519"
 
-static char *labvm_dir(const char *sub, char **err)
+char *labvm__dir(const char *sub, char **err)
 {
 	char *sfx = xasprintf("labvm%s%s", sub ? "/" : "", sub ? sub : "");
 	char *dir = NULL;
@@ -50,7 +51,7 @@ static char *labvm_dir(const char *sub, char **err)
 
 int labvm_key__get(char **priv, char **pub_text, char **err)
 {
-	char *dir = labvm_dir("key", err), *pub = NULL, *text = NULL;
+	char *dir = labvm__dir("key", err), *pub = NULL, *text = NULL;
 	struct spawn sp;
 	size_t len;
 	int ret;
@@ -101,19 +102,13 @@ out:
 	return ret;
 }
 
-/* @path in the image: the root prefix and the path, one string. */
-static char *in_root(const struct labvm_disk *d, const char *path)
+static int mkdirs_in(const char *root, const char *path, unsigned int mode,
+		     char **err)
 {
-	return xasprintf("%s%s", d->mnt, path);
-}
-
-static int mkdirs_in(const struct labvm_disk *d, const char *path,
-		     unsigned int mode, char **err)
-{
-	char *p = in_root(d, path), *s;
+	char *p = xasprintf("%s%s", root, path), *s;
 	int ret = 0;
 
-	for (s = p + strlen(d->mnt) + 1; (s = strchr(s, '/')); s++) {
+	for (s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
 		*s = '\0';
 		mkdir(p, 0755);
 		*s = '/';
@@ -125,17 +120,17 @@ static int mkdirs_in(const struct labvm_disk *d, const char *path,
 	return ret;
 }
 
-static int write_in(const struct labvm_disk *d, const char *path,
-		    unsigned int mode, const char *content, char **err)
+int labvm__write_in(const char *root, const char *path, unsigned int mode,
+		    const char *content, char **err)
 {
-	char *p = in_root(d, path), *dir = xstrdup(path), *slash;
+	char *p = xasprintf("%s%s", root, path), *dir = xstrdup(path), *slash;
 	int fd, ret = 0;
 
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		ret = mkdirs_in(d, dir, strncmp(dir, "/root", 5) ? 0755 : 0700,
-				err);
+		ret = mkdirs_in(root, dir,
+				strncmp(dir, "/root", 5) ? 0755 : 0700, err);
 	}
 	/* Replaces what a package put there (/etc/default/kexec). */
 	unlink(p);
@@ -175,7 +170,7 @@ static int debootstrap(struct labvm_build *b, const struct labvm_recipe *r,
 	if (ret)
 		return ret;
 	sub = xasprintf("debs/%s-%s", r->suite, a->deb);
-	debs = labvm_dir(sub, err);
+	debs = labvm__dir(sub, err);
 	free(sub);
 	ret = debs ? cache__mkdirs(debs, err) : -ENOENT;
 	if (ret)
@@ -206,7 +201,8 @@ static int configure(struct labvm_build *b, const struct labvm_recipe *r,
 
 	labvm_recipe__files(r, pubkey, &f, &nr);
 	for (i = 0; i < nr && !ret; i++)
-		ret = write_in(d, f[i].path, f[i].mode, f[i].content, err);
+		ret = labvm__write_in(d->mnt, f[i].path, f[i].mode,
+				      f[i].content, err);
 	labvm_files__free(f, nr);
 	if (ret)
 		return ret;
@@ -216,7 +212,7 @@ static int configure(struct labvm_build *b, const struct labvm_recipe *r,
 				  d->root_uuid, d->esp_serial) :
 			xasprintf("UUID=%s / ext4 errors=remount-ro 0 1\n",
 				  d->root_uuid);
-	ret = write_in(d, "/etc/fstab", 0644, fstab, err);
+	ret = labvm__write_in(d->mnt, "/etc/fstab", 0644, fstab, err);
 	free(fstab);
 	if (ret)
 		return ret;
@@ -274,7 +270,7 @@ static int grub(struct labvm_build *b, const struct labvm_recipe *r,
 	free(target);
 	if (ret)
 		return ret;
-	path = in_root(d, "/boot/grub/grub.cfg");
+	path = xasprintf("%s/boot/grub/grub.cfg", d->mnt);
 	want = xasprintf("root=UUID=%s", d->root_uuid);
 	ret = read_file(path, &cfg, &len);
 	if (ret)
@@ -289,10 +285,9 @@ static int grub(struct labvm_build *b, const struct labvm_recipe *r,
 	return ret;
 }
 
-/* The release of the one kernel the image has, from its /boot. */
-static char *image_release(const struct labvm_disk *d)
+char *labvm__image_release(const char *root)
 {
-	char *boot = in_root(d, "/boot"), *rel = NULL;
+	char *boot = xasprintf("%s/boot", root), *rel = NULL;
 	struct dirent *de;
 	DIR *dir = opendir(boot);
 
@@ -309,7 +304,7 @@ static char *image_release(const struct labvm_disk *d)
  * known_hosts for the image's host keys, whatever address the machine
  * is given: the file is named by the stanza of this image alone.
  */
-static int known_hosts(const struct labvm_disk *d, const char *out, char **err)
+int labvm__known_hosts(const char *root, const char *out, char **err)
 {
 	static const char *const keys[] = { "ed25519", "ecdsa", "rsa" };
 	char *all = xstrdup(""), *text, *p, *more;
@@ -318,8 +313,7 @@ static int known_hosts(const struct labvm_disk *d, const char *out, char **err)
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
-		p = xasprintf("%s/etc/ssh/ssh_host_%s_key.pub", d->mnt,
-			      keys[i]);
+		p = xasprintf("%s/etc/ssh/ssh_host_%s_key.pub", root, keys[i]);
 		if (!read_file(p, &text, &len)) {
 			text[strcspn(text, "\n")] = '\0';
 			more = xasprintf("%s* %s\n", all, text);
@@ -351,16 +345,66 @@ static int write_json(const char *path, json_t *j, char **err)
 	return ret;
 }
 
+/* debootstrap's route: a loop-mounted disk, configured in a chroot. */
+static int build_debootstrap(struct labvm_build *b,
+			     const struct labvm_recipe *r, const char *tmp,
+			     const char *pubkey, struct labvm_built *out,
+			     char **err)
+{
+	struct labvm_disk d = { 0 };
+	char *disk = xasprintf("%s/disk.raw", tmp);
+	char *mnt = xasprintf("%s/mnt", tmp), *kh;
+	int ret;
+
+	labvm_build__phase(b, "disk");
+	ret = labvm_disk__create(b, r, disk, &d, err);
+	if (!ret)
+		ret = labvm_disk__mount_root(b, &d, mnt, err);
+	if (ret)
+		goto out;
+	labvm_build__phase(b, "debootstrap");
+	ret = debootstrap(b, r, &d, err);
+	if (ret)
+		goto out;
+	labvm_build__phase(b, "configure");
+	ret = labvm_disk__bind(&d, err);
+	if (!ret && d.esp_dev)
+		ret = labvm_disk__mount_esp(b, &d, err);
+	if (!ret)
+		ret = configure(b, r, &d, pubkey, err);
+	if (ret)
+		goto out;
+	labvm_build__phase(b, "grub");
+	ret = grub(b, r, &d, err);
+	if (ret)
+		goto out;
+	labvm_build__phase(b, "finish");
+	ret = chroot_run(
+		b, &d, (const char *const[]){ "apt-get", "clean", NULL }, err);
+	kh = xasprintf("%s/known_hosts", tmp);
+	if (!ret)
+		ret = labvm__known_hosts(d.mnt, kh, err);
+	free(kh);
+	out->release = labvm__image_release(d.mnt);
+	if (!ret && !out->release)
+		ret = errmsg__set(err, -ENOENT,
+				  "the image has no kernel in /boot");
+	memcpy(out->root_uuid, d.root_uuid, sizeof(out->root_uuid));
+out:
+	labvm_disk__teardown(&d);
+	rmdir(mnt);
+	free_all(disk, mnt);
+	return ret;
+}
+
 /* The whole build into folder @tmp. */
 static int build(const struct labvm_recipe *r, const char *tmp, const char *log,
 		 const char *pubkey, const char *key_hex, char **err)
 {
 	struct labvm_build b = { 0 };
-	struct labvm_disk d = { 0 };
-	char *disk = xasprintf("%s/disk.raw", tmp);
-	char *mnt = xasprintf("%s/mnt", tmp), *rel = NULL, *kh;
+	struct labvm_built got = { 0 };
+	char *disk = xasprintf("%s/disk.raw", tmp), *path;
 	double t0 = mono_ns() / 1e9;
-	char uuid[sizeof(d.root_uuid)];
 	struct stat sb;
 	json_t *j;
 	int ret;
@@ -374,61 +418,28 @@ static int build(const struct labvm_recipe *r, const char *tmp, const char *log,
 				  b.log_path, strerror(errno));
 		goto out;
 	}
-	labvm_build__phase(&b, "disk");
-	ret = labvm_disk__create(&b, r, disk, &d, err);
-	if (!ret)
-		ret = labvm_disk__mount_root(&b, &d, mnt, err);
+	if (r->route == LABVM_UNPACK_VM)
+		ret = labvm_foreign__build(&b, r, tmp, pubkey, &got, err);
+	else
+		ret = build_debootstrap(&b, r, tmp, pubkey, &got, err);
 	if (ret)
 		goto out;
-	labvm_build__phase(&b, "debootstrap");
-	ret = debootstrap(&b, r, &d, err);
-	if (ret)
-		goto out;
-	labvm_build__phase(&b, "configure");
-	ret = labvm_disk__bind(&d, err);
-	if (!ret && d.esp_dev)
-		ret = labvm_disk__mount_esp(&b, &d, err);
-	if (!ret)
-		ret = configure(&b, r, &d, pubkey, err);
-	if (ret)
-		goto out;
-	labvm_build__phase(&b, "grub");
-	ret = grub(&b, r, &d, err);
-	if (ret)
-		goto out;
-	labvm_build__phase(&b, "finish");
-	ret = chroot_run(
-		&b, &d, (const char *const[]){ "apt-get", "clean", NULL }, err);
-	kh = xasprintf("%s/known_hosts", tmp);
-	if (!ret)
-		ret = known_hosts(&d, kh, err);
-	free(kh);
-	rel = image_release(&d);
-	if (!ret && !rel)
-		ret = errmsg__set(err, -ENOENT,
-				  "the image has no kernel in /boot");
-	if (ret)
-		goto out;
-	memcpy(uuid, d.root_uuid, sizeof(uuid));
-	labvm_disk__teardown(&d);
-	rmdir(mnt);
 	stat(disk, &sb);
 	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:I, s:I, s:I}",
 		      "recipe", r->name, "arch", r->arch, "suite", r->suite,
-		      "key", key_hex, "release", rel, "root_uuid", uuid,
-		      "build_s", mono_ns() / 1e9 - t0, "size",
+		      "key", key_hex, "release", got.release, "root_uuid",
+		      got.root_uuid, "build_s", mono_ns() / 1e9 - t0, "size",
 		      (json_int_t)sb.st_size, "allocated",
 		      (json_int_t)sb.st_blocks * 512, "built",
 		      (json_int_t)time(NULL));
-	kh = xasprintf("%s/image.json", tmp);
-	ret = write_json(kh, j, err);
-	free(kh);
+	path = xasprintf("%s/image.json", tmp);
+	ret = write_json(path, j, err);
+	free(path);
 	json_decref(j);
 out:
-	labvm_disk__teardown(&d);
 	if (b.log_fd >= 0)
 		close(b.log_fd);
-	free_all(disk, mnt, rel, b.log_path);
+	free_all(disk, got.release, b.log_path);
 	return ret;
 }
 
@@ -471,7 +482,7 @@ int labvm_image__get(const struct labvm_recipe *r, bool build_it, bool force,
 	if (ret)
 		return ret;
 	labvm_recipe__key(r, pub, hex);
-	images = labvm_dir("images", err);
+	images = labvm__dir("images", err);
 	if (!images) {
 		ret = -ENOENT;
 		goto out;
@@ -479,22 +490,6 @@ int labvm_image__get(const struct labvm_recipe *r, bool build_it, bool force,
 	img->dir = xasprintf("%s/%s-%.12s", images, r->name, hex);
 	if (!force && !image_load(img, NULL))
 		goto out;
-	/*
-	 * A foreign root's maintainer scripts run under emulation: by hand,
-	 * debootstrap's second stage did not finish in 13 minutes. Until
-	 * the build takes the faster route being measured, say so.
-	 */
-	if (build_it && arch__find(r->arch) != arch__native()) {
-		ret = errmsg__set(err, -EOPNOTSUPP,
-				  "building the %s lab image on this %s "
-				  "machine is not supported yet: its Debian "
-				  "root must be configured under emulation "
-				  "(docs/labvm.md, 'Not yet')",
-				  r->arch,
-				  arch__native() ? arch__native()->name :
-						   "unknown");
-		goto out;
-	}
 	if (!build_it) {
 		ret = errmsg__set(err, -ENOENT,
 				  "no %s lab image for this recipe in %s yet: "

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/labvm/labvm.h"
+#include "bench/labvm/labvm-priv.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -48,7 +48,13 @@ const struct labvm_recipe labvm_recipes[] = {
 		.name = "trixie-arm64",
 		.arch = "arm64",
 		.suite = "trixie",
-		.packages = COMMON_PACKAGES ",linux-image-arm64,grub-efi-arm64",
+		/*
+		 * Trixie's essential and required set lacks what the
+		 * ESP's and the root's fsck and the initramfs need.
+		 */
+		.packages = COMMON_PACKAGES ",linux-image-arm64,grub-efi-arm64,"
+					    "e2fsprogs,dosfstools,zstd",
+		.route = LABVM_UNPACK_VM,
 		.firmware = LABVM_UEFI,
 		.grub_target = "arm64-efi",
 		.console = "ttyAMA0",
@@ -58,6 +64,8 @@ const struct labvm_recipe labvm_recipes[] = {
 		/* max is 5x slower under TCG (pointer authentication). */
 		.tcg_cpu = "cortex-a57",
 		.bios = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd",
+		.efi_code = "/usr/share/AAVMF/AAVMF_CODE.fd",
+		.efi_vars = "/usr/share/AAVMF/AAVMF_VARS.fd",
 		.nic = "enp0s3",
 	},
 };
@@ -82,6 +90,7 @@ void labvm_recipe__files(const struct labvm_recipe *r, const char *pubkey,
 {
 	struct labvm_file *v = NULL;
 	size_t alloc = 0;
+	char *grub;
 
 	*nr = 0;
 	file_add(&v, nr, &alloc, "/etc/hostname", 0644, xstrdup("labvm\n"));
@@ -97,14 +106,29 @@ void labvm_recipe__files(const struct labvm_recipe *r, const char *pubkey,
 	 * default entry stays Debian's (GRUB_DEFAULT=0), as on a machine
 	 * nobody prepared for us.
 	 */
+	if (r->firmware == LABVM_UEFI)
+		/*
+		 * EDK2 puts its console, and with it grub's, on the serial
+		 * line already: grub's own serial driver there would be a
+		 * second one on the same UART.
+		 */
+		grub = xasprintf("GRUB_TIMEOUT=1\n"
+				 "GRUB_CMDLINE_LINUX=\"console=%s\"\n"
+				 "GRUB_CMDLINE_LINUX_DEFAULT=\"\"\n"
+				 "GRUB_TERMINAL=console\n"
+				 "GRUB_DISABLE_OS_PROBER=true\n",
+				 r->console);
+	else
+		grub = xasprintf(
+			"GRUB_TIMEOUT=1\n"
+			"GRUB_CMDLINE_LINUX=\"console=%s,115200\"\n"
+			"GRUB_CMDLINE_LINUX_DEFAULT=\"\"\n"
+			"GRUB_TERMINAL=serial\n"
+			"GRUB_SERIAL_COMMAND=\"serial --speed=115200\"\n"
+			"GRUB_DISABLE_OS_PROBER=true\n",
+			r->console);
 	file_add(&v, nr, &alloc, "/etc/default/grub.d/lab-console.cfg", 0644,
-		 xasprintf("GRUB_TIMEOUT=1\n"
-			   "GRUB_CMDLINE_LINUX=\"console=%s,115200\"\n"
-			   "GRUB_CMDLINE_LINUX_DEFAULT=\"\"\n"
-			   "GRUB_TERMINAL=serial\n"
-			   "GRUB_SERIAL_COMMAND=\"serial --speed=115200\"\n"
-			   "GRUB_DISABLE_OS_PROBER=true\n",
-			   r->console));
+		 grub);
 	/* A plain reboot must go through firmware and grub; kexec only
 	 * when a run asks for it. */
 	file_add(&v, nr, &alloc, "/etc/default/kexec", 0644,
@@ -112,9 +136,11 @@ void labvm_recipe__files(const struct labvm_recipe *r, const char *pubkey,
 	/*
 	 * A kernel installed on the running machine gets an initramfs of
 	 * the modules its own hardware needs, as many a lab host is set:
-	 * Debian's "most" takes minutes of an emulated CPU. The image's
-	 * own initramfs, made in a chroot on this machine, keeps "most":
-	 * "dep" there would detect this machine's hardware.
+	 * Debian's "most" takes minutes of an emulated CPU. The x86
+	 * image's own initramfs, made by debootstrap in a chroot on this
+	 * machine before this file is written, keeps "most" ("dep" there
+	 * would detect this machine's hardware); the arm64 image makes
+	 * its own inside its stage-2 VM, with "dep".
 	 */
 	file_add(&v, nr, &alloc, "/etc/initramfs-tools/conf.d/lab-modules.conf",
 		 0644, xstrdup("MODULES=dep\n"));
@@ -160,6 +186,17 @@ void labvm_recipe__key(const struct labvm_recipe *r, const char *pubkey,
 		sha256__update(&ctx, line, strlen(line));
 		sha256__update(&ctx, f[i].content, strlen(f[i].content));
 		free(line);
+	}
+	/*
+	 * The unpack route's steps are in its stage-2 scripts: a changed
+	 * script is a new image. (Hashed only there, so that the keys of
+	 * debootstrap's images stay what they were.)
+	 */
+	if (r->route == LABVM_UNPACK_VM) {
+		sha256__update(&ctx, "route unpack-vm\n", 16);
+		sha256__update(&ctx, labvm_stage2_sh, strlen(labvm_stage2_sh));
+		sha256__update(&ctx, labvm_stage2_init_sh,
+			       strlen(labvm_stage2_init_sh));
 	}
 	sha256__final(&ctx, digest);
 	for (i = 0; i < SHA256_DIGEST_SIZE; i++)

@@ -129,7 +129,8 @@ static void net_of(const json_t *s, struct labvm_net *n)
 /* The QEMU command line of recipe @r's machine for this start. */
 static void qemu_argv(const struct labvm_start_opts *o,
 		      const struct labvm_net *n, const char *overlay,
-		      const char *dir, const char *uuid, struct strvec *a)
+		      const char *efi_vars, const char *dir, const char *uuid,
+		      struct strvec *a)
 {
 	const struct labvm_recipe *r = o->img->recipe;
 	bool native = arch__find(r->arch) == arch__native();
@@ -155,7 +156,17 @@ static void qemu_argv(const struct labvm_start_opts *o,
 	 */
 	strvec__push(a, "-uuid");
 	strvec__push(a, uuid);
-	if (r->bios) {
+	if (efi_vars) {
+		/* UEFI as flash, its variables the machine's own. */
+		strvec__push(a, "-drive");
+		strvec__pushf(a,
+			      "if=pflash,format=raw,unit=0,readonly=on,"
+			      "file=%s",
+			      r->efi_code);
+		strvec__push(a, "-drive");
+		strvec__pushf(a, "if=pflash,format=raw,unit=1,file=%s",
+			      efi_vars);
+	} else if (r->bios) {
 		strvec__push(a, "-bios");
 		strvec__push(a, r->bios);
 	}
@@ -353,10 +364,58 @@ static void teardown(const char *name, const json_t *s)
 	free_all(dir, odir);
 }
 
+/*
+ * What this machine needs to run recipe @r's machine: its QEMU, and for
+ * UEFI a firmware (*@efi: as flash, with variables to copy).
+ */
+static int machine_check(const struct labvm_recipe *r, bool *efi, char **err)
+{
+	*efi = false;
+	if (!labvm__have(r->qemu))
+		return errmsg__set(err, -ENOENT,
+				   "%s is not installed: the %s lab machine "
+				   "cannot run here (scripts/install-deps.sh)",
+				   r->qemu, r->arch);
+	if (r->firmware != LABVM_UEFI)
+		return 0;
+	if (r->efi_code && r->efi_vars && !access(r->efi_code, R_OK) &&
+	    !access(r->efi_vars, R_OK)) {
+		*efi = true;
+		return 0;
+	}
+	if (r->bios && !access(r->bios, R_OK))
+		return 0;
+	return errmsg__set(err, -ENOENT,
+			   "no UEFI firmware for the %s lab machine: neither "
+			   "%s nor %s is here (package qemu-efi-aarch64)",
+			   r->arch, r->efi_code ? r->efi_code : "-",
+			   r->bios ? r->bios : "-");
+}
+
+/* @src copied to @dst (the firmware's variables, 64 MiB). */
+static int copy_file(const char *src, const char *dst, char **err)
+{
+	char *text = NULL;
+	struct iovec iov;
+	size_t len;
+	int ret;
+
+	ret = read_file(src, &text, &len);
+	if (ret)
+		return errmsg__set(err, ret, "cannot read %s: %s", src,
+				   strerror(-ret));
+	iov = (struct iovec){ text, len };
+	ret = cache__write(dst, &iov, 1, err);
+	free(text);
+	return ret;
+}
+
 int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 {
-	char *dir = NULL, *odir = NULL, *overlay = NULL, *pidf, *tail;
+	char *dir = NULL, *odir = NULL, *overlay = NULL, *vars = NULL, *pidf,
+	     *tail;
 	char uuid[37];
+	bool efi = false;
 	struct labvm_net n;
 	struct strvec a = { 0 };
 	json_t *s = NULL, *old = NULL;
@@ -382,6 +441,9 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 		teardown(o->name, old);
 		json_decref(old);
 	}
+	ret = machine_check(o->img->recipe, &efi, err);
+	if (ret)
+		return ret;
 	dir = labvm__state_dir(o->name);
 	ret = cache__mkdirs(dir, err);
 	if (!ret && chmod(dir, 0700))
@@ -401,6 +463,10 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 					       "qcow2", "-b", o->img->disk,
 					       "-F", "raw", overlay, NULL },
 			QEMU_START_TIMEOUT_MS, err);
+	if (!ret && efi) {
+		vars = xasprintf("%s/efivars.fd", odir);
+		ret = copy_file(o->img->recipe->efi_vars, vars, err);
+	}
 	if (!ret)
 		ret = labvm_net__plan(o->name, o->subnet, &n, err);
 	if (ret)
@@ -426,7 +492,7 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 	state_write(dir, s, NULL);
 	labvm__uuid(uuid);
 	json_object_set_new(s, "uuid", json_string(uuid));
-	qemu_argv(o, &n, overlay, dir, uuid, &a);
+	qemu_argv(o, &n, overlay, vars, dir, uuid, &a);
 	pr_info("labvm: starting %s (%s) on %s, address %s", o->name,
 		o->img->recipe->name, n.tap, n.vm_ip);
 	ret = run_quiet(strvec__argv(&a), QEMU_START_TIMEOUT_MS, err);
@@ -459,7 +525,7 @@ fail:
 out:
 	strvec__release(&a);
 	json_decref(s);
-	free_all(dir, odir, overlay);
+	free_all(dir, odir, overlay, vars);
 	return ret;
 }
 

@@ -276,6 +276,137 @@ static void test_qmp(void)
 	free(err);
 }
 
+/* The unpack route's pure parts: the GPT, apt's list, dpkg's order. */
+static void test_gpt(void)
+{
+	struct labvm_gpt g;
+	char *script;
+
+	is_int(labvm_gpt__layout(4096ULL << 20, 200, &g), 0, "4 GiB lays out");
+	ok(g.esp_start == 2048 && g.esp_sectors == 409600,
+	   "the ESP: 1 MiB in, 200 MiB long");
+	ok(g.root_start == 411648 && g.root_start % 2048 == 0,
+	   "the root right after it, 1 MiB aligned");
+	/* 8388608 sectors, the backup GPT's 33 kept free, aligned down. */
+	ok(g.root_sectors == 7974912 &&
+		   g.root_start + g.root_sectors <= 8388608 - 33,
+	   "the root ends before the backup GPT: %llu sectors", g.root_sectors);
+	script = labvm_gpt__script(&g);
+	ok(strstr(script, "label: gpt\n") &&
+		   strstr(script, "start=2048, size=409600, type=U") &&
+		   strstr(script, "start=411648, size=7974912, type=L"),
+	   "sfdisk's script has both partitions as laid out");
+	free(script);
+	is_int(labvm_gpt__layout(200ULL << 20, 200, &g), -EINVAL,
+	       "a disk the ESP fills is refused");
+	is_int(labvm_gpt__layout(4096ULL << 20, 0, &g), -EINVAL,
+	       "no ESP is refused");
+}
+
+static void test_debs(void)
+{
+	const char *sim =
+		"NOTE: This is only a simulation!\n"
+		"Inst base-files (13.8+deb13u2 Debian:13.2/stable [arm64])\n"
+		"Inst libc6 (2.41-12 Debian:13.2/stable [arm64])\n"
+		"Conf libc6 (2.41-12 Debian:13.2/stable [arm64])\n"
+		"Inst perl-base (5.40.1-6 Debian:13.2/stable [arm64])\n"
+		"Inst base-passwd (3.6.7 Debian:13.2/stable [arm64])\n"
+		"Inst tzdata (2025b-4+deb13u1 Debian:13.2/stable [all])\n"
+		"Inst bsdutils (1:2.41-5 Debian:13.2/stable [arm64])\n";
+	struct labvm_debs d;
+	char *err = NULL;
+	size_t i;
+
+	is_int(labvm_debs__parse_sim(sim, "/a", &d, &err), 0,
+	       "apt's simulation is read");
+	is_int((int)d.nr, 6, "one deb per Inst line, Conf lines aside");
+	is_str(d.v[5].file, "/a/bsdutils_1%3a2.41-5_arm64.deb",
+	       "an epoch's ':' is %%3a in the file name, as apt saves it");
+	is_str(d.v[4].file, "/a/tzdata_2025b-4+deb13u1_all.deb",
+	       "an arch-all deb is _all");
+	d.v[0].rank = labvm_debs__rank("base-files",
+				       "Essential: yes\nPriority: required\n");
+	d.v[1].rank = labvm_debs__rank("libc6", "Priority: optional\n");
+	d.v[2].rank = labvm_debs__rank("perl-base", "Essential: yes\n");
+	d.v[3].rank = labvm_debs__rank("base-passwd", "Essential: yes\n");
+	d.v[4].rank = labvm_debs__rank("tzdata", "priority: Required\n");
+	d.v[5].rank = labvm_debs__rank("bsdutils", "Essential: no\n");
+	labvm_debs__order(&d);
+	is_str(d.v[0].name, "base-passwd", "base-passwd is unpacked first");
+	is_str(d.v[1].name, "base-files", "then base-files");
+	ok(d.v[2].rank == LABVM_DEB_ESSENTIAL &&
+		   d.v[3].rank == LABVM_DEB_ESSENTIAL &&
+		   !strcmp(d.v[2].name, "perl-base") &&
+		   !strcmp(d.v[3].name, "tzdata"),
+	   "then Essential: yes and Priority: required, by name");
+	ok(d.v[4].rank == LABVM_DEB_REST && d.v[5].rank == LABVM_DEB_REST,
+	   "then the rest (Essential: no, Priority: optional)");
+	for (i = 1; i < d.nr; i++)
+		if (d.v[i - 1].rank > d.v[i].rank)
+			break;
+	ok(i == d.nr, "ranks never go down");
+	labvm_debs__release(&d);
+
+	is_int(labvm_debs__parse_sim("Inst ../../etc (1 x [arm64])\n", "/a", &d,
+				     &err),
+	       -EINVAL, "a name that would climb out of the archives: refused");
+	free(err);
+	err = NULL;
+	is_int(labvm_debs__parse_sim("Inst foo (1/../x y [arm64])\n", "/a", &d,
+				     &err),
+	       -EINVAL, "a version with a '/': refused");
+	free(err);
+	err = NULL;
+	is_int(labvm_debs__parse_sim("Inst foo (1 y [arm/64])\n", "/a", &d,
+				     &err),
+	       -EINVAL, "an arch with a '/': refused");
+	free(err);
+	err = NULL;
+	is_int(labvm_debs__parse_sim("0 upgraded\n", "/a", &d, &err), -ENOENT,
+	       "nothing to install is an error");
+	free(err);
+}
+
+static void test_cpio(void)
+{
+	struct labvm_cpio c = { 0 };
+
+	labvm_cpio__add(&c, "init", 0100755, 0, 0, "abcde", 5);
+	ok(c.len % 4 == 0 && !memcmp(c.buf, "070701", 6),
+	   "a newc entry, padded to 4 bytes");
+	ok(!memcmp(c.buf + 6 + 8, "000081ED", 8), "its mode in hex");
+	ok(!memcmp(c.buf + 6 + 6 * 8, "00000005", 8), "its size");
+	ok(!memcmp(c.buf + 110, "init\0", 5) &&
+		   !memcmp(c.buf + 116, "abcde", 5),
+	   "the name, then the data at a 4-byte boundary");
+	labvm_cpio__add(&c, "dev/console", 020600, 5, 1, NULL, 0);
+	labvm_cpio__finish(&c);
+	ok(c.len % 4 == 0 && memmem(c.buf, c.len, "TRAILER!!!", 10),
+	   "the trailer ends it");
+	labvm_cpio__release(&c);
+}
+
+static void test_stage2(void)
+{
+	const struct labvm_recipe *arm = labvm_recipe__find("arm64");
+	const struct labvm_recipe *x86 = labvm_recipe__find("x86_64");
+
+	ok(arm->route == LABVM_UNPACK_VM && x86->route == LABVM_DEBOOTSTRAP,
+	   "arm64 takes the unpack route, x86_64 debootstrap's");
+	ok(!strncmp(labvm_stage2_sh, "#!/bin/sh\n", 10) &&
+		   strstr(labvm_stage2_sh, "labvm-stage2: ok") &&
+		   strstr(labvm_stage2_sh, "dpkg --configure -a"),
+	   "the stage-2 script is in the binary");
+	ok(!strncmp(labvm_stage2_init_sh, "#!/bin/busybox sh\n", 18) &&
+		   strstr(labvm_stage2_init_sh, "switch_root"),
+	   "so is its initramfs' init");
+	ok(strstr(arm->packages, "e2fsprogs") &&
+		   strstr(arm->packages, "dosfstools") &&
+		   strstr(arm->packages, "zstd"),
+	   "trixie's image gets what its minimal set lacks");
+}
+
 int main(void)
 {
 	test_recipes();
@@ -283,5 +414,9 @@ int main(void)
 	test_quote();
 	test_names();
 	test_qmp();
+	test_gpt();
+	test_debs();
+	test_cpio();
+	test_stage2();
 	return tap_done();
 }
