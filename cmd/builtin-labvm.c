@@ -251,11 +251,14 @@ static int labvm_status(const char *name)
 static int labvm_path(const char *name)
 {
 	char *dir = NULL;
+	int err;
 
 	if (name)
 		usage_error(labvm_usage, labvm_options,
 			    "labvm path takes no name");
-	return global__cache_path(cache__dir("labvm", &dir), dir);
+	/* Two statements: C leaves the order of a call's arguments open. */
+	err = cache__dir("labvm", &dir);
+	return global__cache_path(err, dir);
 }
 
 static const struct {

@@ -70,8 +70,9 @@ static bool pkg_version_ok(const char *s)
 static int bad(char **err, const char *verb, const char *key, const char *v,
 	       const char *expect)
 {
-	return errmsg__set(err, -EINVAL, "%s: bad \"%s\" '%.100s' (expected %s)",
-			   verb, key, v ? v : "(missing)", expect);
+	return errmsg__set(err, -EINVAL,
+			   "%s: bad \"%s\" '%.100s' (expected %s)", verb, key,
+			   v ? v : "(missing)", expect);
 }
 
 static int pkg_args__get(struct pkg_args *a, json_t *args, char **err)
@@ -94,9 +95,10 @@ static int pkg_args__get(struct pkg_args *a, json_t *args, char **err)
 	if (a->arch && !pkg_name_ok(a->arch))
 		return bad(err, a->verb, "arch", a->arch,
 			   "a Debian architecture");
-	a->need_installed =
-		(uint64_t)json_integer_value(json_object_get(need, "installed"));
-	a->need_boot = (uint64_t)json_integer_value(json_object_get(need, "boot"));
+	a->need_installed = (uint64_t)json_integer_value(
+		json_object_get(need, "installed"));
+	a->need_boot =
+		(uint64_t)json_integer_value(json_object_get(need, "boot"));
 	return 0;
 }
 
@@ -262,8 +264,7 @@ static json_t *record_read(const struct kernel_paths *kp)
 }
 
 static int record_write(const char *verb, const struct kernel_paths *kp,
-			const struct pkg_args *a, const char *state,
-			char **err)
+			const struct pkg_args *a, const char *state, char **err)
 {
 	char *p = xasprintf("%s/%s", kp->final, PKG_RECORD), *text = NULL;
 	json_t *j;
@@ -272,14 +273,12 @@ static int record_write(const char *verb, const struct kernel_paths *kp,
 	ret = agent_kernel__dir_make(verb, kp->final, 0700, err);
 	if (ret)
 		goto out;
-	j = json_pack("{s:s, s:s?, s:s, s:s}", "package", a->package,
-		      "version", a->version, "release", a->release, "state",
-		      state);
+	j = json_pack("{s:s, s:s?, s:s, s:s}", "package", a->package, "version",
+		      a->version, "release", a->release, "state", state);
 	text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	json_decref(j);
-	ret = text ? atomic_file__write(p,
-					&(struct iovec){ text, strlen(text) },
-					1) :
+	ret = text ? atomic_file__write(
+			     p, &(struct iovec){ text, strlen(text) }, 1) :
 		     -ENOMEM;
 	if (ret)
 		ret = errmsg__set(err, ret, "%s: cannot write %s: %s", verb, p,
@@ -443,8 +442,8 @@ static int dpkg_run(const char *verb, const char *const *argv, char **err)
 	}
 }
 
-int agent_verb__kernel_pkg_install(struct agent *ag, json_t *args,
-				   json_t **res, char **err)
+int agent_verb__kernel_pkg_install(struct agent *ag, json_t *args, json_t **res,
+				   char **err)
 {
 	struct pkg_args a = { .verb = "kernel.pkg_install" };
 	const char *debs[PKG_MAX_DEBS + 1] = { 0 };

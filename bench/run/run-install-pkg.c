@@ -104,9 +104,9 @@ static int pkg_send(struct run_ctx *ctx, struct run_host *h,
 			  h->h.m->name, k->fetched, k->version, debs->nr,
 			  debs->nr == 1 ? "" : "s");
 	for (i = 0; i < debs->nr && !ret; i++) {
-		ret = run_install__stage_file(h, h->h.m->kernel_dir,
-					      k->fetched, base_name(debs->v[i]),
-					      debs->v[i], sha, err);
+		ret = run_install__stage_file(h, h->h.m->kernel_dir, k->fetched,
+					      base_name(debs->v[i]), debs->v[i],
+					      sha, err);
 		if (!ret)
 			json_object_set_new(sums, base_name(debs->v[i]),
 					    json_string(sha));

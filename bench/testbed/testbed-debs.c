@@ -71,11 +71,12 @@ static int debs__fetch(const struct testbed_kernel *k, struct testbed_apt *apt,
 	if (!ret)
 		ret = testbed__deb_version(deb, &version, err);
 	if (!ret && strcmp(version, k->version))
-		ret = errmsg__set(err, -ESTALE,
-				  "%s is %s on the mirror now, but the testbed "
-				  "cache unpacked %s: 'iommu-bench testbed "
-				  "build --force --kernel %s' takes the new one",
-				  k->package, version, k->version, k->package);
+		ret = errmsg__set(
+			err, -ESTALE,
+			"%s is %s on the mirror now, but the testbed "
+			"cache unpacked %s: 'iommu-bench testbed "
+			"build --force --kernel %s' takes the new one",
+			k->package, version, k->version, k->package);
 	if (!ret && k->layout == TESTBED_LAYOUT_MODULES)
 		ret = testbed__deb_field(deb, "Depends", &depends, err);
 	if (!ret && depends)
