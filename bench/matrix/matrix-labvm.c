@@ -41,9 +41,11 @@ void mx_labvm(struct mx *mx, struct matrix_host *h,
 		return;
 	h->labvm = xstrdup(name);
 	if (labvm__status(name, &s, &err) == -ENOENT) {
+		/* Its arch is the machine's, which is not started yet. */
 		mx_warn(mx, v->pos,
 			"labvm: no lab machine '%s' runs yet: `iommu-bench "
-			"labvm start %s` before the run",
+			"labvm start %s` (with --arch arm64 for an arm64 "
+			"machine) before the run",
 			name, name);
 		goto out;
 	}
