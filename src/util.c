@@ -238,3 +238,27 @@ const char *self_exe(void)
 	}
 	return path;
 }
+
+char *path__which(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *d, *save = NULL, *f = NULL;
+	struct stat sb;
+
+	dirs = xstrdup(path ? path :
+			      "/usr/local/sbin:/usr/local/bin:"
+			      "/usr/sbin:/usr/bin:/sbin:/bin");
+	for (d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		/* A relative entry would run whatever the cwd holds. */
+		if (d[0] != '/')
+			continue;
+		f = xasprintf("%s/%s", d, prog);
+		if (!stat(f, &sb) && S_ISREG(sb.st_mode) && !access(f, X_OK))
+			break;
+		free(f);
+		f = NULL;
+	}
+	free(dirs);
+	return f;
+}

@@ -98,5 +98,10 @@ bool name_is_safe(const char *name);
  * this process, the path it was started from.
  */
 const char *self_exe(void);
+/*
+ * @prog's path in $PATH (Debian's root PATH when unset), a regular
+ * executable file, absolute entries only; NULL if none. free() it.
+ */
+char *path__which(const char *prog);
 
 #endif /* IOMMU_BENCH_UTIL_H */

@@ -190,7 +190,7 @@ int agent_grub__mkconfig(const char *verb, const char **by, char **err)
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(tools) && !path; i++)
-		path = agent_kernel__which(tools[i]);
+		path = path__which(tools[i]);
 	if (!path)
 		return errmsg__set(
 			err, -ENOENT,

@@ -165,7 +165,7 @@ static int find_grub(struct kernel_install *in, char **err)
 	const char *path = getenv("PATH");
 
 	for (t = tools; *t && !b->grub; t++) {
-		b->grub = agent_kernel__which(*t);
+		b->grub = path__which(*t);
 		b->grub_name = *t;
 	}
 	if (b->grub)

@@ -151,28 +151,3 @@ int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,
 	spawn__release(&sp);
 	return ret;
 }
-
-/* @prog's path in $PATH, or NULL. */
-char *agent_kernel__which(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char *dirs, *d, *save = NULL, *f = NULL;
-	struct stat sb;
-
-	dirs = xstrdup(path ? path :
-			      "/usr/local/sbin:/usr/local/bin:"
-			      "/usr/sbin:/usr/bin:/sbin:/bin");
-	for (d = strtok_r(dirs, ":", &save); d;
-	     d = strtok_r(NULL, ":", &save)) {
-		/* A relative entry would run whatever the cwd holds. */
-		if (d[0] != '/')
-			continue;
-		f = xasprintf("%s/%s", d, prog);
-		if (!stat(f, &sb) && S_ISREG(sb.st_mode) && !access(f, X_OK))
-			break;
-		free(f);
-		f = NULL;
-	}
-	free(dirs);
-	return f;
-}

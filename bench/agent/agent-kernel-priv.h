@@ -78,7 +78,6 @@ int agent_kernel__replace_dir(const char *from, const char *to,
 			      const char *aside);
 int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,
 			   const char *skip, char **out, char **err);
-char *agent_kernel__which(const char *prog);
 
 /* agent-kernel-modules.c */
 int agent_kernel__marker_read(const char *dir, char *out, size_t size);

@@ -437,7 +437,7 @@ static int find_generator(struct kernel_install *in, char **err)
 	const char *path = getenv("PATH");
 
 	for (t = tools; *t && !in->gen; t++) {
-		in->gen = agent_kernel__which(*t);
+		in->gen = path__which(*t);
 		in->gen_name = *t;
 	}
 	if (in->gen)

@@ -112,18 +112,10 @@ char *agent_reboot__cmdline(const char *current, const char *const *add,
 
 static bool in_path(const char *prog)
 {
-	const char *path = getenv("PATH");
-	char *dirs, *d, *save = NULL, *f;
-	bool found = false;
+	char *p = path__which(prog);
+	bool found = p != NULL;
 
-	dirs = xstrdup(path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
-	for (d = strtok_r(dirs, ":", &save); d && !found;
-	     d = strtok_r(NULL, ":", &save)) {
-		f = xasprintf("%s/%s", d, prog);
-		found = !access(f, X_OK);
-		free(f);
-	}
-	free(dirs);
+	free(p);
 	return found;
 }
 

@@ -29,20 +29,13 @@
 static bool have_ccache(void)
 {
 	static int have = -1;
-	const char *path = getenv("PATH");
-	char *dirs, *dir, *save = NULL, *exe;
+	char *p;
 
-	if (have >= 0)
-		return have;
-	have = 0;
-	dirs = xstrdup(path ? path : "/usr/bin:/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir && !have;
-	     dir = strtok_r(NULL, ":", &save)) {
-		exe = xasprintf("%s/ccache", dir);
-		have = !access(exe, X_OK);
-		free(exe);
+	if (have < 0) {
+		p = path__which("ccache");
+		have = p != NULL;
+		free(p);
 	}
-	free(dirs);
 	return have;
 }
 

@@ -47,17 +47,10 @@ static const struct {
 
 bool labvm__have(const char *tool)
 {
-	const char *path = getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin";
-	char *copy = xstrdup(path), *dir, *save = NULL, *p;
-	bool found = false;
+	char *p = path__which(tool);
+	bool found = p != NULL;
 
-	for (dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		p = xasprintf("%s/%s", dir, tool);
-		found = !access(p, X_OK);
-		free(p);
-	}
-	free(copy);
+	free(p);
 	return found;
 }
 
