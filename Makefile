@@ -210,6 +210,7 @@ demo: $(BIN)
 	./$(BIN) run configs/demo.toml
 	./$(BIN) compare --by mode --only metric=throughput \
 		--only metric=exposure_p99_us --only metric=stale_max
+	./$(BIN) compare --cost --at 10G,25G,100G
 	./$(BIN) report -o results/demo.html
 	@echo "report: results/demo.html"
 

@@ -15,15 +15,18 @@
 #include "output.h"
 #include "parse-options.h"
 #include "report/compare.h"
+#include "report/cost.h"
 #include "report/dataset.h"
 #include "report/noise.h"
 #include "report/regress.h"
 #include "report/report-opts.h"
+#include "units.h"
 #include "util.h"
 
 static const char *const compare_usage[] = {
 	"iommu-bench compare [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]... [--json | --csv]",
 	"iommu-bench compare --aa [--run <ID>]... [--only <KEY=VALUE>]... [--json]",
+	"iommu-bench compare --cost [--at <RATES>] [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]... [--json]",
 	"iommu-bench compare [--better higher|lower] [--json | --csv] <FILE.csv>...",
 	NULL,
 };
@@ -31,7 +34,8 @@ static const char *const compare_usage[] = {
 struct compare_args {
 	struct strvec runs, only, files;
 	const char *by, *baseline, *alpha, *conf, *cv_max, *better, *unit;
-	bool csv, aa;
+	const char *at;
+	bool csv, aa, cost;
 };
 
 static int parse_better(const char *s, enum store_better *b)
@@ -101,7 +105,7 @@ static int print_noise(struct rdb *r, const int64_t *ids, size_t nr,
 }
 
 static int load_db(const struct compare_args *a, const struct cmp_opts *o,
-		   struct dataset *ds)
+		   struct dataset *ds, struct cost_load *load)
 {
 	struct ds_filter f = { 0 };
 	struct rdb_runs runs;
@@ -133,7 +137,8 @@ static int load_db(const struct compare_args *a, const struct cmp_opts *o,
 		goto out_runs;
 	}
 	status = EXIT_WORK_FAILED;
-	if (dataset__load_db(ds, &r, ids, nr, &f))
+	if (a->cost ? cost__load(ds, &r, ids, nr, &f, load) :
+		      dataset__load_db(ds, &r, ids, nr, &f))
 		goto out_runs;
 	status = EXIT_USAGE;
 	if (dataset__check_filter(ds, &f))
@@ -193,6 +198,80 @@ static int print_table(const struct cmp_table *t, bool csv)
 	return status;
 }
 
+/* --at 10G,25G: line rates in Gbit/s, each as iperf3's -b reads it. */
+static int parse_at(const char *arg, struct cost_table *ct)
+{
+	char *copy = xstrdup(arg ? arg : "10G,25G,100G"), *tok, *save = NULL;
+	char err[UNITS_ERR_MAX];
+	uint64_t bps;
+	int ret = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (units__parse_bitrate(tok, &bps, err, sizeof(err)) || !bps) {
+			pr_err("--at: '%s' is not a line rate (%s): give rates "
+			       "as iperf3's -b reads them, e.g. 10G,25G,100G",
+			       tok, bps ? err : "zero");
+			ret = -EINVAL;
+			break;
+		}
+		ct->at_gbit = xrealloc(ct->at_gbit,
+				       (ct->nr_at + 1) * sizeof(*ct->at_gbit));
+		ct->at_gbit[ct->nr_at++] = (double)bps / 1e9;
+	}
+	free(copy);
+	if (!ret && !ct->nr_at) {
+		pr_err("--at: no line rate in '%s'", arg);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* --cost: where the CPU goes per GB, and what line rates cost. */
+static int cost(const struct compare_args *a, const struct cmp_opts *o)
+{
+	struct cost_table ct = { 0 };
+	int status = EXIT_USAGE, err;
+
+	dataset__init(&ct.ds);
+	if (parse_at(a->at, &ct))
+		goto out;
+	status = load_db(a, o, &ct.ds, &ct.load);
+	if (status != EXIT_OK)
+		goto out;
+	if (!ct.ds.nr_series)
+		goto out;
+	if (ct.load.no_cpu == ct.load.trials) {
+		pr_err("%s: none of the %zu measured trials has both a "
+		       "throughput and busy CPU: --cost needs iperf3 and "
+		       "procstat ([collect] procstat = true)",
+		       global__db_path(), ct.load.trials);
+		status = EXIT_WORK_FAILED;
+		goto out;
+	}
+	err = cost__build(&ct, o);
+	if (err) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (global.json) {
+		status = cost__print_json(&ct, stdout) ? EXIT_WORK_FAILED :
+							 EXIT_OK;
+	} else {
+		cost__print_text(&ct, stdout);
+		status = EXIT_OK;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("writing the costs: %s", strerror(errno));
+		status = EXIT_WORK_FAILED;
+	}
+	cost__release(&ct);
+out:
+	free(ct.at_gbit);
+	dataset__release(&ct.ds);
+	return status;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	struct compare_args a = { 0 };
@@ -206,6 +285,13 @@ int cmd_compare(int argc, const char **argv)
 		OPT_BOOLEAN(0, "aa", &a.aa,
 			    "the noise floor instead: per cell, the CV within "
 			    "and between boots, and the cell against itself"),
+		OPT_BOOLEAN(0, "cost", &a.cost,
+			    "where the CPU goes instead: busy CPU time per GB "
+			    "moved, split by probed path, and the cores line "
+			    "rates need (docs/cost.md)"),
+		OPT_STRING(0, "at", &a.at, "RATES",
+			   "with --cost: the line rates to cost, as iperf3's "
+			   "-b writes them (default 10G,25G,100G)"),
 		OPT_GROUP("CSV input (files of label,value lines)"),
 		OPT_STRING(0, "better", &a.better, "DIR",
 			   "higher, lower or none (default): the direction "
@@ -244,6 +330,17 @@ int cmd_compare(int argc, const char **argv)
 		usage_error(NULL, NULL,
 			    "--better and --unit describe CSV input; stored "
 			    "metrics carry their own");
+	if (a.cost && (a.files.nr || a.aa || a.csv))
+		usage_error(NULL, NULL,
+			    "--cost reads trials and probes from the database: "
+			    "not with CSV files, --aa or --csv");
+	if (a.at && !a.cost)
+		usage_error(NULL, NULL, "--at is for --cost");
+	for (i = 0; a.cost && i < (int)a.only.nr; i++)
+		if (!strncmp(a.only.v[i], "metric=", 7))
+			usage_error(NULL, NULL,
+				    "--cost shows its own figures: --only "
+				    "metric= is for the plain comparison");
 	if (a.by) {
 		by = ds__dim_parse(a.by);
 		if (by < 0 || by == DS_WORKLOAD || by == DS_LABEL)
@@ -259,7 +356,11 @@ int cmd_compare(int argc, const char **argv)
 	status = EXIT_USAGE;
 	if (parse_stats(&a, &o))
 		goto out;
-	status = a.files.nr ? load_csv(&a, &ds) : load_db(&a, &o, &ds);
+	if (a.cost) {
+		status = cost(&a, &o);
+		goto out;
+	}
+	status = a.files.nr ? load_csv(&a, &ds) : load_db(&a, &o, &ds, NULL);
 	if (status != EXIT_OK || a.aa)
 		goto out;
 	status = cmp__build(&ds, &o, &t);

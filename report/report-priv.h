@@ -7,6 +7,7 @@
 
 #include "bpf/probe-names.h"
 #include "compare.h"
+#include "cost.h"
 #include "noise.h"
 #include "plot.h"
 #include "report-data.h"
@@ -18,7 +19,8 @@ struct report_ctx {
 	const struct dataset *ds;
 	const struct cmp_table *t;
 	const struct report_data *d;
-	const struct noise *noise; /* throughput's; may be NULL */
+	const struct noise *noise;     /* throughput's; may be NULL */
+	const struct cost_table *cost; /* NULL: none could be read */
 	const struct rdb_runs *all;
 	const int64_t *runs;
 	size_t nr_runs;
@@ -100,6 +102,7 @@ extern const char *const report_probe_names[PROBE__NR];
 /* The probes row the exposure window is stored in. */
 #define EXPOSURE_PROBE report_probe_names[PROBE_exposure]
 void report__exposure(struct report_ctx *c);
+void report__cost(struct report_ctx *c);
 void report__figure(struct report_ctx *c, struct plot *p, const char *id,
 		    const char *caption);
 

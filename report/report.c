@@ -94,7 +94,7 @@ static void page(struct report_ctx *c)
 			100 * c->t->o.conf, c->t->o.alpha);
 	fputs("</p>\n<nav><a href=\"#headline\">Headline</a>"
 	      "<a href=\"#warnings\">Warnings</a><a href=\"#plots\">Plots</a>"
-	      "<a href=\"#probes\">Probes</a>"
+	      "<a href=\"#probes\">Probes</a><a href=\"#cost\">Cost</a>"
 	      "<a href=\"#profile\">Profile diff</a>"
 	      "<a href=\"#collectors\">Collectors</a>"
 	      "<a href=\"#stats\">Every metric</a>"
@@ -105,6 +105,7 @@ static void page(struct report_ctx *c)
 	report__warnings(c);
 	report__plots(c);
 	report__exposure(c);
+	report__cost(c);
 	report__profile(c);
 	report__collectors(c);
 	report__stats(c);
@@ -113,6 +114,28 @@ static void page(struct report_ctx *c)
 	report__environment(c);
 	html__foot(c->fp);
 	free(title);
+}
+
+/*
+ * The Cost section's table: the same trials as the rest of the page, at
+ * the line rates compare --cost costs by default. NULL when there is
+ * nothing to cost; the section says so.
+ */
+static const struct cost_table *cost_load(struct rdb *r, const int64_t *runs,
+					  size_t nr_runs,
+					  const struct ds_filter *f,
+					  const struct report_opts *o,
+					  struct cost_table *ct)
+{
+	static const double rates[] = { 10, 25, 100 };
+
+	ct->at_gbit = xmalloc(sizeof(rates));
+	memcpy(ct->at_gbit, rates, sizeof(rates));
+	ct->nr_at = ARRAY_SIZE(rates);
+	if (cost__load(&ct->ds, r, runs, nr_runs, f, &ct->load) ||
+	    ct->load.no_cpu == ct->load.trials || cost__build(ct, &o->cmp))
+		return NULL;
+	return ct;
 }
 
 static int write_file(struct report_ctx *c, const char *path)
@@ -143,10 +166,12 @@ int report__write(struct rdb *r, const struct rdb_runs *all,
 	struct report_data d;
 	struct cmp_table t;
 	struct dataset ds;
+	struct cost_table cost = { 0 };
 	struct noise n;
 	int err;
 
 	dataset__init(&ds);
+	dataset__init(&cost.ds);
 	err = dataset__load_db(&ds, r, runs, nr_runs, f);
 	if (!err)
 		err = dataset__check_filter(&ds, f);
@@ -170,12 +195,15 @@ int report__write(struct rdb *r, const struct rdb_runs *all,
 	c.t = &t;
 	c.d = &d;
 	c.noise = &n;
+	c.cost = cost_load(r, runs, nr_runs, f, o, &cost);
 	pick_cols(&c);
 	err = write_file(&c, o->output);
 	if (!err && c.plot_failures)
 		pr_warn("%s: %zu plot%s could not be drawn", o->output,
 			c.plot_failures, c.plot_failures == 1 ? "" : "s");
 	free(c.cols);
+	if (c.cost)
+		cost__release(&cost);
 	noise__release(&n);
 out_d:
 	report_data__release(&d);
@@ -183,5 +211,7 @@ out_t:
 	cmp__release(&t);
 out_ds:
 	dataset__release(&ds);
+	free(cost.at_gbit);
+	dataset__release(&cost.ds);
 	return err;
 }

@@ -317,15 +317,29 @@ static void shift(const double *x, size_t m, const double *y, size_t n,
 	r->significant = r->mw.p < alpha && (r->lo > 0 || r->hi < 0);
 }
 
+static int shift_start(size_t nx, size_t ny, struct stats_shift *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->est = r->lo = r->hi = r->mw.p = NAN;
+	return nx && ny ? 0 : -EDOM;
+}
+
+int stats__shift_abs(const double *x_sorted, size_t nx, const double *y_sorted,
+		     size_t ny, double alpha, struct stats_shift *r)
+{
+	if (shift_start(nx, ny, r))
+		return -EDOM;
+	shift(x_sorted, nx, y_sorted, ny, alpha, r);
+	return 0;
+}
+
 int stats__shift(const double *x_sorted, size_t nx, const double *y_sorted,
 		 size_t ny, double alpha, struct stats_shift *r)
 {
 	double *lx, *ly;
 	size_t i;
 
-	memset(r, 0, sizeof(*r));
-	r->est = r->lo = r->hi = r->mw.p = NAN;
-	if (!nx || !ny)
+	if (shift_start(nx, ny, r))
 		return -EDOM;
 	r->log = x_sorted[0] > 0 && y_sorted[0] > 0;
 	if (!r->log) {

@@ -115,6 +115,12 @@ struct stats_shift {
  */
 int stats__shift(const double *x_sorted, size_t nx, const double *y_sorted,
 		 size_t ny, double alpha, struct stats_shift *r);
+/*
+ * The same in the values' own units, never as a ratio: where parts of a
+ * whole are compared, their shifts add up and ratios do not.
+ */
+int stats__shift_abs(const double *x_sorted, size_t nx, const double *y_sorted,
+		     size_t ny, double alpha, struct stats_shift *r);
 
 /* ---- two-sample t-tests, two-sided, from summary statistics ---- */
 double stats__welch_p(double mean1, double var1, size_t n1, double mean2,

@@ -284,6 +284,8 @@ static int bpf_results(struct collector *c, json_t **out)
 		json_array_append_new(probes, bpf_probe__json(&bc->probes[i]));
 	json_object_set_new(o, "duration_s",
 			    json_real((bc->t_stop - bc->t_start) / 1e9));
+	/* The run-time stats were on: a probe never run cost 0, not "?". */
+	json_object_set_new(o, "cost", json_boolean(bc->cost));
 	json_object_set_new(o, "device",
 			    bc->filter.on ? json_string(bc->filter.dev_name) :
 					    json_null());
@@ -323,6 +325,44 @@ static int store_one(struct store *st, int64_t trial_id, const json_t *p)
 	return err;
 }
 
+/*
+ * What a cost per GB needs beside the probes (docs/cost.md): how long
+ * they counted, since the workload's byte count leaves out its omitted
+ * first seconds, and, where the kernel's run-time stats were on, the
+ * time the probes' own programs took, which no probe's time holds.
+ */
+static int store_window(struct store *st, int64_t trial_id,
+			const json_t *results)
+{
+	const json_t *probes = json_object_get(results, "probes"), *p;
+	double secs = json_number_value(json_object_get(results, "duration_s"));
+	json_int_t run_ns = 0;
+	bool stats = json_is_true(json_object_get(results, "cost"));
+	size_t i;
+	int err = 0;
+
+	if (secs > 0)
+		err = store__metric_add(st, trial_id, "probe_window_s", secs,
+					"s", STORE_BETTER_NONE, NULL);
+	json_array_foreach(probes, i, p) {
+		if (json_object_get(p, "runs")) {
+			stats = true;
+			run_ns += json_integer_value(
+				json_object_get(p, "run_ns"));
+		}
+	}
+	p = json_object_get(results, "exposure");
+	if (p && json_object_get(p, "runs")) {
+		stats = true;
+		run_ns += json_integer_value(json_object_get(p, "run_ns"));
+	}
+	if (!err && stats)
+		err = store__metric_add(st, trial_id, "bpf_run_ns",
+					(double)run_ns, "ns",
+					STORE_BETTER_LOWER, NULL);
+	return err;
+}
+
 static int bpf_store(struct store *st, int64_t trial_id, const json_t *results)
 {
 	const json_t *probes = json_object_get(results, "probes"), *p;
@@ -338,6 +378,9 @@ static int bpf_store(struct store *st, int64_t trial_id, const json_t *results)
 		if (err)
 			return err;
 	}
+	err = store_window(st, trial_id, results);
+	if (err)
+		return err;
 	p = json_object_get(results, "exposure");
 	return p ? bpf_exposure__store(st, trial_id, p) : 0;
 }

@@ -161,4 +161,24 @@ t_ok $? "--aa --json: the cells --only keeps, CVs, the A/A halves and a consiste
 t_run 2 "$B" compare --aa tcp-rx.csv && t_grep "$T_ERR" "--aa reads the trials' boots"
 t_ok $? "--aa on CSV files is a usage error"
 
+# --cost's arithmetic is tests/unit/test-cost.c's; here, its words.
+t_run 1 "$B" compare --cost &&
+	t_grep "$T_ERR" "none of the 56 measured trials has both a throughput and busy CPU"
+t_ok $? "--cost on trials without procstat says what it needs"
+t_run 2 "$B" compare --cost --at 10G,25X &&
+	t_grep "$T_ERR" "--at: '25X' is not a line rate"
+t_ok $? "--at with a bad rate names it"
+t_run 2 "$B" compare --cost --at 0 && t_grep "$T_ERR" "--at: '0' is not a line rate (zero)"
+t_ok $? "--at 0 is refused"
+t_run 2 "$B" compare --at 10G && t_grep "$T_ERR" "--at is for --cost"
+t_ok $? "--at without --cost is a usage error"
+t_run 2 "$B" compare --cost --csv && t_grep "$T_ERR" "--cost reads trials and probes"
+t_ok $? "--cost with --csv is a usage error"
+t_run 2 "$B" compare --cost --only metric=throughput &&
+	t_grep "$T_ERR" "--cost shows its own figures"
+t_ok $? "--cost with --only metric= is a usage error"
+t_run 2 "$B" compare --cost --only mode=lazzy &&
+	t_grep "$T_ERR" "did you mean 'lazy'?"
+t_ok $? "--cost checks --only values like compare"
+
 t_done

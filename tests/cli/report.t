@@ -54,8 +54,10 @@ assert "unable to connect to &lt;server&gt; &amp; &quot;10.0.0.2&quot;" in html
 assert "Xeon &lt;Gold&gt; &amp; 6430" in html
 # The seed's story, with its interval and p-value.
 assert re.search(r"lazy is 2\.[5-8][0-9]x strict on tcp-rx, 95% CI \[2\.[0-9]+, 2\.[0-9]+\], p &lt; 0\.001, n = 10\+9", html), "headline"
-for section in ("headline", "warnings", "plots", "probes", "profile", "stats", "noise", "verification", "environment"):
+for section in ("headline", "warnings", "plots", "probes", "cost", "profile", "stats", "noise", "verification", "environment"):
     assert f'id="{section}"' in html, section
+# The generator stores no busy CPU: the Cost section says so, not "0".
+assert "No trial has both busy CPU (procstat) and a throughput" in html
 assert html.count("<svg") >= 7, html.count("<svg")
 # Inline SVGs must not share ids, and every reference must resolve.
 ids = re.findall(r"""\sid=["']([^"']+)["']""", html)

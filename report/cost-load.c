@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-trial cost figures, read from the store: one trial at a time,
+ * since each needs its throughput, busy cores and probe rows together,
+ * and a matrix's trials number hundreds, not the hundred thousand of a
+ * metric history.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/probe-names.h"
+#include "cost.h"
+#include "log.h"
+#include "util.h"
+
+const char *const cost_fig_names[COST_NR_FIGS] = {
+	[COST_MS_PER_GB] = "ms_per_gb",
+	[COST_SHARE_PCT] = "share_pct",
+	[COST_CALLS_PER_GB] = "calls_per_gb",
+	[COST_NS_PER_CALL] = "ns_per_call",
+	[COST_SELF_NS_PER_CALL] = "self_ns_per_call",
+};
+
+static const char *const fig_units[COST_NR_FIGS] = {
+	[COST_MS_PER_GB] = "ms/GB",	  [COST_SHARE_PCT] = "%",
+	[COST_CALLS_PER_GB] = "calls/GB", [COST_NS_PER_CALL] = "ns",
+	[COST_SELF_NS_PER_CALL] = "ns",
+};
+
+/* What one trial holds that the figures need; NAN where missing. */
+struct cost_trial {
+	double bps, busy, bytes, window_s, bpf_run_ns;
+};
+
+static const char trials_sql[] =
+	"SELECT t.id, c.run_id, h.name, k.name, c.mode, c.workload, " STORE_SQL_MODE_MISMATCH(
+		"t") " FROM cells c JOIN trials t ON t.cell_id = c.id"
+		     " JOIN hosts h ON h.id = c.host_id JOIN kernels k ON k.id = c.kernel_id"
+		     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0 AND t.profile = 0"
+		     " AND t.status = 'ok' ORDER BY t.id";
+
+static const char metrics_sql[] =
+	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND name IN"
+	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
+	" 'bpf_run_ns')";
+
+/*
+ * Timed calls are the histogram's: a call whose start was not seen has
+ * no duration, and the mean is over the calls that have one.
+ */
+static const char probes_sql[] =
+	"SELECT name, calls, total_ns, (SELECT coalesce(sum(value), 0) FROM"
+	" json_each(hist)), self_ns FROM probes WHERE trial_id = ?1"
+	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
+	" ORDER BY id";
+
+struct cost_stmts {
+	sqlite3_stmt *metrics, *probes;
+};
+
+static const char *col_str(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	return t ? (const char *)t : "";
+}
+
+static bool run_selected(const int64_t *runs, size_t nr, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (runs[i] == id)
+			return true;
+	return false;
+}
+
+static void add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
+		const char *path, enum cost_fig fig, double v)
+{
+	char name[96];
+
+	if (!isfinite(v))
+		return;
+	snprintf(name, sizeof(name), "%s/%s", path, cost_fig_names[fig]);
+	dataset__add(ds, dim, name, fig_units[fig], STORE_BETTER_LOWER, v);
+}
+
+static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
+			struct cost_trial *t)
+{
+	int rc;
+
+	t->bps = t->busy = t->bytes = t->window_s = t->bpf_run_ns = NAN;
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, trial);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = col_str(s, 0);
+		double v = sqlite3_column_double(s, 1);
+
+		if (!strcmp(name, "throughput"))
+			t->bps = v;
+		else if (!strcmp(name, "busy_cores"))
+			t->busy = v;
+		else if (!strcmp(name, "bytes"))
+			t->bytes = v;
+		else if (!strcmp(name, "probe_window_s"))
+			t->window_s = v;
+		else
+			t->bpf_run_ns = v;
+	}
+	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading metrics");
+}
+
+/*
+ * The GB moved while the probes counted: the workload's bytes, which
+ * hold its omitted first seconds as the probes' window does; iperf3's
+ * rate over that window where a trial has no byte count.
+ */
+static double gb_counted(const struct cost_trial *t, struct cost_load *info)
+{
+	if (t->bytes > 0)
+		return t->bytes / 1e9;
+	info->no_window++;
+	if (t->window_s > 0 && t->bps > 0)
+		return t->bps / 8 * t->window_s / 1e9;
+	return NAN;
+}
+
+/*
+ * Busy core-seconds per GB: the busy cores over the window (procstat's
+ * and the probes' are the same collect.start to collect.stop) for the
+ * bytes moved in it; without a window, busy cores for the 8e9 / bps
+ * seconds a GB takes at iperf3's rate, which leaves out the moments
+ * around the run.
+ */
+static double cpu_ms_per_gb(const struct cost_trial *t, double gb)
+{
+	if (!(t->busy > 0))
+		return NAN;
+	if (t->window_s > 0 && gb > 0)
+		return t->busy * t->window_s / gb * 1e3;
+	if (t->bps > 0)
+		return 8e12 * t->busy / t->bps;
+	return NAN;
+}
+
+/* The self_ns column came with schema 0006; older stores have none. */
+static int prepare_probes(struct rdb *r, sqlite3_stmt **s)
+{
+	static const char old_sql[] =
+		"SELECT name, calls, total_ns, (SELECT coalesce(sum(value), 0)"
+		" FROM json_each(hist)), NULL FROM probes WHERE trial_id = ?1"
+		" AND attach NOT IN ('', 'none', 'unprotected')"
+		" AND name <> 'exposure' ORDER BY id";
+
+	if (sqlite3_prepare_v2(r->db, probes_sql, -1, s, NULL) == SQLITE_OK)
+		return 0;
+	return rdb__prepare(r, old_sql, s);
+}
+
+static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
+		       int64_t trial, const uint32_t dim[DS_NR_DIMS],
+		       const struct cost_trial *t, double gb, double cpu_ms,
+		       struct cost_load *info)
+{
+	double probed = 0;
+	bool no_self = false;
+	int rc;
+
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, trial);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = col_str(s, 0);
+		double calls = sqlite3_column_double(s, 1);
+		double total = sqlite3_column_double(s, 2);
+		double timed = sqlite3_column_double(s, 3);
+		double per_gb = calls / gb, ns = NAN, self = NAN, ms;
+
+		add(ds, dim, name, COST_CALLS_PER_GB, per_gb);
+		/* Never called: no time per call, and none spent. */
+		if (!calls) {
+			add(ds, dim, name, COST_MS_PER_GB, 0);
+			add(ds, dim, name, COST_SHARE_PCT, 0);
+			continue;
+		}
+		/* An event without a duration (a tracepoint): counted only. */
+		if (!(timed > 0))
+			continue;
+		ns = total / timed;
+		if (sqlite3_column_type(s, 4) == SQLITE_NULL) {
+			self = ns;
+			no_self = true;
+		} else {
+			self = sqlite3_column_double(s, 4) / timed;
+		}
+		ms = self * per_gb / 1e6;
+		probed += ms;
+		add(ds, dim, name, COST_NS_PER_CALL, ns);
+		add(ds, dim, name, COST_SELF_NS_PER_CALL, self);
+		add(ds, dim, name, COST_MS_PER_GB, ms);
+		add(ds, dim, name, COST_SHARE_PCT, ms / cpu_ms * 100);
+	}
+	if (rc != SQLITE_DONE)
+		return rdb__error(r, rc, "reading probes");
+	info->no_self += no_self;
+	/*
+	 * The probes' own programs run outside the times they take, so
+	 * that their cost would read as time in no probed path.
+	 */
+	if (t->bpf_run_ns >= 0 && isfinite(gb)) {
+		double own = t->bpf_run_ns / gb / 1e6;
+
+		add(ds, dim, COST_PROBES, COST_MS_PER_GB, own);
+		add(ds, dim, COST_PROBES, COST_SHARE_PCT, own / cpu_ms * 100);
+		probed += own;
+	}
+	if (isfinite(gb) && isfinite(cpu_ms)) {
+		add(ds, dim, COST_UNPROBED, COST_MS_PER_GB, cpu_ms - probed);
+		add(ds, dim, COST_UNPROBED, COST_SHARE_PCT,
+		    (cpu_ms - probed) / cpu_ms * 100);
+	}
+	return 0;
+}
+
+static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
+		      int64_t trial, const uint32_t dim[DS_NR_DIMS],
+		      struct cost_load *info)
+{
+	struct cost_trial t;
+	double cpu_ms, gb;
+	int err;
+
+	err = read_metrics(r, st->metrics, trial, &t);
+	if (err)
+		return err;
+	info->trials++;
+	gb = gb_counted(&t, info);
+	cpu_ms = cpu_ms_per_gb(&t, gb);
+	if (isfinite(cpu_ms)) {
+		dataset__add(ds, dim, "cpu_ms_per_gb", "ms/GB",
+			     STORE_BETTER_LOWER, cpu_ms);
+		/* A GB is 8 Gbit: the line rate one core sustains. */
+		dataset__add(ds, dim, "gbit_per_core", "Gbit/s",
+			     STORE_BETTER_HIGHER, 8e3 / cpu_ms);
+	} else {
+		info->no_cpu++;
+	}
+	return read_probes(ds, r, st->probes, trial, dim, &t, gb, cpu_ms, info);
+}
+
+int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
+	       size_t nr_runs, const struct ds_filter *f,
+	       struct cost_load *info)
+{
+	struct cost_stmts st = { 0 };
+	const char *val[DS_NR_DIMS];
+	uint32_t dim[DS_NR_DIMS];
+	sqlite3_stmt *s = NULL;
+	char run[24];
+	int rc, err, d;
+	bool keep;
+
+	memset(info, 0, sizeof(*info));
+	if (!nr_runs)
+		return 0;
+	err = rdb__prepare_runs(r, trials_sql, runs, nr_runs, &s);
+	if (!err)
+		err = rdb__prepare(r, metrics_sql, &st.metrics);
+	if (!err)
+		err = prepare_probes(r, &st.probes);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
+			continue;
+		snprintf(run, sizeof(run), "%lld",
+			 (long long)sqlite3_column_int64(s, 1));
+		val[DS_RUN] = run;
+		for (d = DS_HOST; d <= DS_WORKLOAD; d++)
+			val[d] = col_str(s, d + 1);
+		val[DS_LABEL] = "";
+		keep = true;
+		for (d = 0; d < DS_NR_DIMS; d++) {
+			keep = keep && ds_filter__match(f, d, val[d]);
+			if (f && f->nr) {
+				uint32_t k[2] = { d, intern__id(&ds->str,
+								val[d]) };
+
+				keymap__id(&ds->seen, k, NULL);
+			}
+		}
+		if (!keep)
+			continue;
+		if (sqlite3_column_int(s, 6)) {
+			ds->mode_mismatch++;
+			continue;
+		}
+		for (d = 0; d < DS_NR_DIMS; d++)
+			dim[d] = intern__id(&ds->str, val[d]);
+		err = load_trial(ds, r, &st, sqlite3_column_int64(s, 0), dim,
+				 info);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = rdb__error(r, rc, "reading trials");
+	sqlite3_finalize(s);
+	sqlite3_finalize(st.metrics);
+	sqlite3_finalize(st.probes);
+	return err;
+}
