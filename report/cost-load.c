@@ -22,30 +22,43 @@ const char *const cost_fig_names[COST_NR_FIGS] = {
 	[COST_CALLS_PER_GB] = "calls_per_gb",
 	[COST_NS_PER_CALL] = "ns_per_call",
 	[COST_SELF_NS_PER_CALL] = "self_ns_per_call",
+	[COST_BPF_NS_PER_CALL] = "bpf_ns_per_call",
+	[COST_PROBE_PCT] = "probe_pct",
+	[COST_PROFILE_PCT] = "profile_pct",
 };
 
 static const char *const fig_units[COST_NR_FIGS] = {
 	[COST_MS_PER_GB] = "ms/GB",	  [COST_SHARE_PCT] = "%",
 	[COST_CALLS_PER_GB] = "calls/GB", [COST_NS_PER_CALL] = "ns",
 	[COST_SELF_NS_PER_CALL] = "ns",
+	[COST_BPF_NS_PER_CALL] = "ns",
+	[COST_PROBE_PCT] = "%",
+	[COST_PROFILE_PCT] = "%",
 };
 
 /* What one trial holds that the figures need; NAN where missing. */
 struct cost_trial {
-	double bps, busy, bytes, window_s, bpf_run_ns;
+	double bps, busy, bytes, window_s, bpf_run_ns, util_pct;
+	/* Each probe's own programs per call (NAME_bpf_ns), where known. */
+	struct {
+		char probe[32];
+		double ns;
+	} bpf[PROBE__NR];
+	size_t nr_bpf;
 };
 
 static const char trials_sql[] =
 	"SELECT t.id, c.run_id, h.name, k.name, c.mode, c.workload, " STORE_SQL_MODE_MISMATCH(
 		"t") " FROM cells c JOIN trials t ON t.cell_id = c.id"
 		     " JOIN hosts h ON h.id = c.host_id JOIN kernels k ON k.id = c.kernel_id"
-		     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0 AND t.profile = 0"
+		     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0 AND t.profile = ?3"
 		     " AND t.status = 'ok' ORDER BY t.id";
 
 static const char metrics_sql[] =
-	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND name IN"
+	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND (name IN"
 	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
-	" 'bpf_run_ns')";
+	" 'bpf_run_ns', 'cpu_util_pct') OR name GLOB '*" STORE_BPF_NS_SUFFIX
+	"')";
 
 /*
  * Timed calls are the histogram's: a call whose start was not seen has
@@ -57,8 +70,20 @@ static const char probes_sql[] =
 	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
 	" ORDER BY id";
 
+/* A profile trial's samples in a path's functions (its target list). */
+static const char profile_sql[] =
+	"SELECT count(*), coalesce(sum(overhead), 0) FROM profile"
+	" WHERE trial_id = ?1 AND (?2 = '' OR ',' || ?2 || ',' LIKE"
+	" '%,' || symbol || ',%')";
+
+static const char targets_sql[] =
+	"SELECT name, total_ns, replace(target, ' ', ''), calls FROM probes"
+	" WHERE trial_id = ?1 AND calls > 0"
+	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
+	" AND target NOT LIKE '%>%' ORDER BY id";
+
 struct cost_stmts {
-	sqlite3_stmt *metrics, *probes;
+	sqlite3_stmt *metrics, *probes, *profile, *targets;
 };
 
 static const char *col_str(sqlite3_stmt *s, int col)
@@ -95,6 +120,8 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 	int rc;
 
 	t->bps = t->busy = t->bytes = t->window_s = t->bpf_run_ns = NAN;
+	t->util_pct = NAN;
+	t->nr_bpf = 0;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, trial);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -109,8 +136,20 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 			t->bytes = v;
 		else if (!strcmp(name, "probe_window_s"))
 			t->window_s = v;
-		else
+		else if (!strcmp(name, "cpu_util_pct"))
+			t->util_pct = v;
+		else if (!strcmp(name, "bpf_run_ns"))
 			t->bpf_run_ns = v;
+		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
+			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
+				 sizeof(t->bpf[0].probe)) {
+			snprintf(t->bpf[t->nr_bpf].probe,
+				 sizeof(t->bpf[0].probe), "%.*s",
+				 (int)(strlen(name) -
+				       strlen(STORE_BPF_NS_SUFFIX)),
+				 name);
+			t->bpf[t->nr_bpf++].ns = v;
+		}
 	}
 	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading metrics");
 }
@@ -145,6 +184,16 @@ static double cpu_ms_per_gb(const struct cost_trial *t, double gb)
 		return t->busy * t->window_s / gb * 1e3;
 	if (t->bps > 0)
 		return 8e12 * t->busy / t->bps;
+	return NAN;
+}
+
+static double bpf_ns(const struct cost_trial *t, const char *probe)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_bpf; i++)
+		if (!strcmp(t->bpf[i].probe, probe))
+			return t->bpf[i].ns;
 	return NAN;
 }
 
@@ -200,6 +249,7 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		ms = self * per_gb / 1e6;
 		probed += ms;
 		add(ds, dim, name, COST_NS_PER_CALL, ns);
+		add(ds, dim, name, COST_BPF_NS_PER_CALL, bpf_ns(t, name));
 		add(ds, dim, name, COST_SELF_NS_PER_CALL, self);
 		add(ds, dim, name, COST_MS_PER_GB, ms);
 		add(ds, dim, name, COST_SHARE_PCT, ms / cpu_ms * 100);
@@ -252,26 +302,80 @@ static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 	return read_probes(ds, r, st->probes, trial, dim, &t, gb, cpu_ms, info);
 }
 
-int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
-	       size_t nr_runs, const struct ds_filter *f,
-	       struct cost_load *info)
+/*
+ * A profile trial: each called path's probe time and perf's samples in
+ * its functions, both as a share of all CPU time in the trial (perf
+ * records every CPU, idle ones too; the CPUs are busy cores over the
+ * busy share). perf counts a function's own samples, the probe its whole
+ * call: they agree where a path spends its time in its own code.
+ */
+static int load_profile(struct dataset *ds, struct rdb *r,
+			struct cost_stmts *st, int64_t trial,
+			const uint32_t dim[DS_NR_DIMS], struct cost_load *info)
 {
-	struct cost_stmts st = { 0 };
+	struct cost_trial t;
+	double cpu_ns, own;
+	int rc, err;
+
+	err = read_metrics(r, st->metrics, trial, &t);
+	if (err)
+		return err;
+	sqlite3_reset(st->profile);
+	sqlite3_bind_int64(st->profile, 1, trial);
+	sqlite3_bind_text(st->profile, 2, "", -1, SQLITE_STATIC);
+	rc = sqlite3_step(st->profile);
+	if (rc != SQLITE_ROW)
+		return rdb__error(r, rc, "reading a profile");
+	cpu_ns = t.busy / (t.util_pct / 100) * t.window_s * 1e9;
+	if (!sqlite3_column_int64(st->profile, 0) || !(cpu_ns > 0))
+		return 0;
+	info->profiles++;
+	sqlite3_reset(st->targets);
+	sqlite3_bind_int64(st->targets, 1, trial);
+	while ((rc = sqlite3_step(st->targets)) == SQLITE_ROW) {
+		const char *name = col_str(st->targets, 0);
+
+		sqlite3_reset(st->profile);
+		sqlite3_bind_int64(st->profile, 1, trial);
+		sqlite3_bind_text(st->profile, 2, col_str(st->targets, 2), -1,
+				  SQLITE_TRANSIENT);
+		err = sqlite3_step(st->profile) == SQLITE_ROW ?
+			      0 :
+			      rdb__error(r, sqlite3_errcode(r->db),
+					 "reading a profile");
+		if (err)
+			return err;
+		/*
+		 * The probe's programs run partly inside the time it takes
+		 * and perf puts their samples apart: taken out where known.
+		 */
+		own = bpf_ns(&t, name) * sqlite3_column_double(st->targets, 3);
+		add(ds, dim, name, COST_PROBE_PCT,
+		    (sqlite3_column_double(st->targets, 1) -
+		     (isfinite(own) ? own : 0)) /
+			    cpu_ns * 100);
+		add(ds, dim, name, COST_PROFILE_PCT,
+		    sqlite3_column_double(st->profile, 1));
+	}
+	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading probes");
+}
+
+static int load_trials(struct dataset *ds, struct rdb *r,
+		       struct cost_stmts *st, const int64_t *runs,
+		       size_t nr_runs, const struct ds_filter *f, bool profile,
+		       struct cost_load *info)
+{
 	const char *val[DS_NR_DIMS];
 	uint32_t dim[DS_NR_DIMS];
 	sqlite3_stmt *s = NULL;
 	char run[24];
-	int rc, err, d;
+	int rc = SQLITE_DONE, err, d;
 	bool keep;
 
-	memset(info, 0, sizeof(*info));
-	if (!nr_runs)
-		return 0;
 	err = rdb__prepare_runs(r, trials_sql, runs, nr_runs, &s);
-	if (!err)
-		err = rdb__prepare(r, metrics_sql, &st.metrics);
-	if (!err)
-		err = prepare_probes(r, &st.probes);
+	if (err)
+		return err;
+	sqlite3_bind_int(s, 3, profile);
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
 			continue;
@@ -285,8 +389,8 @@ int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		for (d = 0; d < DS_NR_DIMS; d++) {
 			keep = keep && ds_filter__match(f, d, val[d]);
 			if (f && f->nr) {
-				uint32_t k[2] = { d, intern__id(&ds->str,
-								val[d]) };
+				uint32_t k[2] = { d,
+						  intern__id(&ds->str, val[d]) };
 
 				keymap__id(&ds->seen, k, NULL);
 			}
@@ -294,18 +398,48 @@ int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		if (!keep)
 			continue;
 		if (sqlite3_column_int(s, 6)) {
-			ds->mode_mismatch++;
+			ds->mode_mismatch += !profile;
 			continue;
 		}
 		for (d = 0; d < DS_NR_DIMS; d++)
 			dim[d] = intern__id(&ds->str, val[d]);
-		err = load_trial(ds, r, &st, sqlite3_column_int64(s, 0), dim,
-				 info);
+		err = profile ? load_profile(ds, r, st,
+					     sqlite3_column_int64(s, 0), dim,
+					     info) :
+				load_trial(ds, r, st,
+					   sqlite3_column_int64(s, 0), dim,
+					   info);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = rdb__error(r, rc, "reading trials");
 	sqlite3_finalize(s);
+	return err;
+}
+
+int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
+	       size_t nr_runs, const struct ds_filter *f,
+	       struct cost_load *info)
+{
+	struct cost_stmts st = { 0 };
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	if (!nr_runs)
+		return 0;
+	err = rdb__prepare(r, metrics_sql, &st.metrics);
+	if (!err)
+		err = prepare_probes(r, &st.probes);
+	if (!err)
+		err = rdb__prepare(r, profile_sql, &st.profile);
+	if (!err)
+		err = rdb__prepare(r, targets_sql, &st.targets);
+	if (!err)
+		err = load_trials(ds, r, &st, runs, nr_runs, f, false, info);
+	if (!err)
+		err = load_trials(ds, r, &st, runs, nr_runs, f, true, info);
 	sqlite3_finalize(st.metrics);
 	sqlite3_finalize(st.probes);
+	sqlite3_finalize(st.profile);
+	sqlite3_finalize(st.targets);
 	return err;
 }

@@ -97,6 +97,8 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 			cell(ct, p->row[COST_NS_PER_CALL], col);
 		const struct cmp_cell *c =
 			cell(ct, p->row[COST_CALLS_PER_GB], col);
+		const struct cmp_cell *b =
+			cell(ct, p->row[COST_BPF_NS_PER_CALL], col);
 
 		buf[0] = '\0';
 		if (c) {
@@ -116,6 +118,10 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 					  sizeof(incl)),
 				 sc.unit);
 		}
+		if (b)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 ", probe %s ns",
+				 fmt__num(b->s.median, self, sizeof(self)));
 		fprintf(fp, "  %-34s", *buf ? buf : "-");
 	}
 	fputc('\n', fp);
@@ -202,6 +208,42 @@ static void print_diffs(const struct cost_table *ct, const struct cost_group *g,
 	}
 }
 
+/* Per path: the probes' share against perf's, on the profile trials. */
+static void print_profile(const struct cost_table *ct,
+			  const struct cost_group *g, FILE *fp)
+{
+	char a[FMT_MAX], b[FMT_MAX], buf[96];
+	bool head = false;
+	size_t i, col;
+
+	for (i = 0; i < g->nr_paths; i++) {
+		const struct cost_path *p = &g->paths[i];
+
+		if (p->row[COST_PROFILE_PCT] < 0)
+			continue;
+		if (!head)
+			fprintf(fp, "  profile trials, %% of all CPU time, "
+				    "probes / perf's samples:\n");
+		head = true;
+		fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
+		for (col = 0; col < ct->t.nr_cols; col++) {
+			const struct cmp_cell *x =
+				cell(ct, p->row[COST_PROBE_PCT], col);
+			const struct cmp_cell *y =
+				cell(ct, p->row[COST_PROFILE_PCT], col);
+
+			if (x && y)
+				snprintf(buf, sizeof(buf), "%s%% / %s%%",
+					 fmt__num(x->s.median, a, sizeof(a)),
+					 fmt__num(y->s.median, b, sizeof(b)));
+			else
+				snprintf(buf, sizeof(buf), "-");
+			fprintf(fp, "  %-34s", buf);
+		}
+		fputc('\n', fp);
+	}
+}
+
 static void print_cores(const struct cost_table *ct, const struct cost_group *g,
 			FILE *fp)
 {
@@ -267,10 +309,11 @@ void cost__print_text(const struct cost_table *ct, FILE *fp)
 		strcpy(none.unit, "Gbit/s");
 		print_row(ct, "per busy core", g->gbit_per_core, -1, &none, 1,
 			  fp);
-		fprintf(fp,
-			"  per call (own time of time with nested paths):\n");
+		fprintf(fp, "  per call: calls per GB, own time of the time "
+			    "with nested paths, the probe's programs:\n");
 		for (i = 0; i < g->nr_paths; i++)
 			print_calls(ct, &g->paths[i], fp);
+		print_profile(ct, g, fp);
 		print_diffs(ct, g, &sc, fp);
 		print_cores(ct, g, fp);
 	}

@@ -30,6 +30,10 @@ enum cost_fig {
 	COST_CALLS_PER_GB,     /* calls per GB moved */
 	COST_NS_PER_CALL,      /* mean time per call, nested paths in */
 	COST_SELF_NS_PER_CALL, /* mean time per call, nested paths out */
+	COST_BPF_NS_PER_CALL, /* the probe's own programs per call */
+	/* Profile trials: the same path by both methods, in % of all CPU. */
+	COST_PROBE_PCT,	  /* the probe's time less its programs' */
+	COST_PROFILE_PCT, /* perf's samples in the path's functions */
 	COST_NR_FIGS,
 };
 
@@ -56,6 +60,7 @@ struct cost_load {
 	size_t no_cpu;	  /* of which without busy CPU or throughput */
 	size_t no_self;	  /* with a probe whose own time was not stored */
 	size_t no_window; /* no bytes: GB from the rate over the window */
+	size_t profiles;  /* profile trials with probes and samples */
 };
 
 struct cost_table {

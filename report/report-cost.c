@@ -247,6 +247,57 @@ static void cores_table(struct report_ctx *c, const struct cost_table *ct,
 	fputs("</table>\n", c->fp);
 }
 
+/* The two methods side by side, where profile trials had probes too. */
+static void profile_check(struct report_ctx *c, const struct cost_table *ct,
+			  const struct cost_group *g)
+{
+	char a[FMT_MAX], b[FMT_MAX];
+	bool head = false;
+	size_t i, col;
+
+	for (i = 0; i < g->nr_paths; i++) {
+		const struct cost_path *p = &g->paths[i];
+
+		if (p->row[COST_PROFILE_PCT] < 0)
+			continue;
+		if (!head) {
+			fputs("<table>\n<tr><th>profile trials: % of all CPU "
+			      "time, probes / perf</th>",
+			      c->fp);
+			for (col = 0; col < ct->t.nr_cols; col++)
+				html__th(c->fp,
+					 ds__str(&ct->ds, ct->t.cols[col]));
+			fputs("</tr>\n", c->fp);
+			head = true;
+		}
+		fputs("<tr>", c->fp);
+		html__td(c->fp, NULL, label(ct, p));
+		for (col = 0; col < ct->t.nr_cols; col++) {
+			const struct cmp_cell *x =
+				cell(ct, p->row[COST_PROBE_PCT], col);
+			const struct cmp_cell *y =
+				cell(ct, p->row[COST_PROFILE_PCT], col);
+			char *t = x && y ? xasprintf("%s%% / %s%%",
+						     fmt__num(x->s.median, a,
+							      sizeof(a)),
+						     fmt__num(y->s.median, b,
+							      sizeof(b))) :
+					   xstrdup("-");
+
+			html__td(c->fp, "num", t);
+			free(t);
+		}
+		fputs("</tr>\n", c->fp);
+	}
+	if (head)
+		fputs("</table>\n<p class=\"small\">The same paths by two "
+		      "methods on the profile trials: the probes' time and "
+		      "perf's samples in the paths' own functions, each as a "
+		      "share of all CPU time. They agree where a path spends "
+		      "its time in its own code (docs/cost.md).</p>\n",
+		      c->fp);
+}
+
 void report__cost(struct report_ctx *c)
 {
 	const struct cost_table *ct = c->cost;
@@ -284,6 +335,7 @@ void report__cost(struct report_ctx *c)
 		table(c, ct, g, &sc);
 		decomposition(c, ct, g, &sc);
 		plot_stack(c, ct, g, gi, &sc);
+		profile_check(c, ct, g);
 		cores_table(c, ct, g);
 		plot_cores(c, ct, g, gi);
 	}

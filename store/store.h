@@ -290,6 +290,11 @@ int store__probe_add(struct store *st, int64_t trial_id,
 int store__probe_rates(struct store *st, int64_t trial_id, double bytes);
 #define STORE_PER_GB_SUFFIX "_per_gb"
 /*
+ * NAME_bpf_ns: probe NAME's own BPF programs' run time per call of the
+ * path, where the kernel's run-time stats were on (docs/cost.md).
+ */
+#define STORE_BPF_NS_SUFFIX "_bpf_ns"
+/*
  * @calls per 1e9 of @bytes: the rate store__probe_rates() stores for a
  * trial, and the one the report pools over trials (their calls and
  * bytes summed). NAN where no bytes moved.

@@ -345,11 +345,23 @@ static int store_window(struct store *st, int64_t trial_id,
 		err = store__metric_add(st, trial_id, "probe_window_s", secs,
 					"s", STORE_BETTER_NONE, NULL);
 	json_array_foreach(probes, i, p) {
-		if (json_object_get(p, "runs")) {
-			stats = true;
-			run_ns += json_integer_value(
-				json_object_get(p, "run_ns"));
-		}
+		json_int_t ns = json_integer_value(json_object_get(p, "run_ns"));
+		json_int_t calls = json_integer_value(json_object_get(p, "calls"));
+		const char *name = json_string_value(json_object_get(p, "name"));
+		char metric[64];
+
+		if (!json_object_get(p, "runs"))
+			continue;
+		stats = true;
+		run_ns += ns;
+		/* Per call of the probed path: what its time holds of ours. */
+		if (err || !name || calls <= 0)
+			continue;
+		snprintf(metric, sizeof(metric), "%s%s", name,
+			 STORE_BPF_NS_SUFFIX);
+		err = store__metric_add(st, trial_id, metric,
+					(double)ns / (double)calls, "ns",
+					STORE_BETTER_LOWER, NULL);
 	}
 	p = json_object_get(results, "exposure");
 	if (p && json_object_get(p, "runs")) {

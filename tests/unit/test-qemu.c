@@ -185,6 +185,7 @@ static void test_arm64(void)
 	has_str(c, "console=ttyAMA0 panic=-1 ", "the PL011 console");
 	ok(!strstr(c, "intel_iommu"), "no intel_iommu=on");
 	ok(!strstr(c, "no_timer_check"), "no x86 timer check to skip");
+	ok(!strstr(c, "tsc=reliable"), "no TSC to trust: arm64's timer");
 	has_str(c, "iommu_bench.exe=/x/.output/arm64/iommu-bench",
 		"the agent named is the arm64 one");
 	free(c);
@@ -264,9 +265,11 @@ static void test_cmdline(void)
 	if (!h)
 		return;
 	c = qemu__cmdline(h, "/usr/bin/iommu-bench", args, 2);
-	has_str(c, "console=ttyS0 panic=-1 no_timer_check intel_iommu=on ",
+	has_str(c,
+		"console=ttyS0 panic=-1 no_timer_check tsc=reliable "
+		"intel_iommu=on ",
 		"console, panic, no boot-time timer check (a busy host "
-		"fails it), the vIOMMU on");
+		"fails it), the TSC kept as the clock, the vIOMMU on");
 	has_str(c,
 		" iommu_bench.ip=10.77.0.2/24 iommu_bench.nic=eth0 "
 		"iommu_bench.exe=/usr/bin/iommu-bench ",

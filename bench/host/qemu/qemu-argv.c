@@ -105,6 +105,18 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	 */
 	if (qm && !strcmp(qm->arch, "x86_64"))
 		append(&s, &len, "no_timer_check");
+	/*
+	 * The TSC is the clock, as on a machine. The kernel's watchdog
+	 * compares it with the HPET and, when a loaded host stalls a TCG
+	 * vCPU between the two reads, calls the TSC unstable and switches
+	 * to the HPET for good: every clock read (each probe's, each
+	 * timer's) is then an emulated MMIO access: read_hpet held 29% of
+	 * a skip-sync profile trial's samples, read_tsc 0.1% with this
+	 * (docs/testbed-noise.md). QEMU's TSC is one host clock for every
+	 * vCPU, so nothing is lost by trusting it.
+	 */
+	if (qm && !strcmp(qm->arch, "x86_64"))
+		append(&s, &len, "tsc=reliable");
 	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
 		append(&s, &len, "intel_iommu=on");
 	if (m->address) {
