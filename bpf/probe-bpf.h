@@ -3,8 +3,8 @@
  * The BPF half every probe program shares: the per-CPU stats, a per-task
  * stack of start times, the per-task nesting of timed calls that every
  * object of a collector shares (self time), and the device filter.
- * Included by the
- * bpf/probe_*.bpf.c programs only; user space sees bpf/probe.h.
+ * Included by the bpf/probe_*.bpf.c programs only; user space sees
+ * bpf/probe.h.
  *
  * One object is loaded per target and per rung, so each stats map has a
  * single slot and no program needs to know which target it serves.
@@ -90,13 +90,14 @@ static __always_inline struct probe_stats *stats_slot(void)
 }
 
 /*
- * Not atomic: a program never runs twice at once on one CPU (the kernel
- * skips a nested run and counts it as a recursion miss, which user
- * space reports), and only one program of an object writes these
- * fields, so each CPU's slot has one writer at a time.
+ * The stats below are not updated atomically: a program never runs twice
+ * at once on one CPU (the kernel skips a nested run and counts it as a
+ * recursion miss, which user space reports), and only one program of an
+ * object writes these fields, so each CPU's slot has one writer at a
+ * time.
+ *
+ * A call with no duration: an event, or an end whose start is unknown.
  */
-
-/* A call with no duration: an event, or an end whose start is unknown. */
 static __always_inline void stats_untimed(void)
 {
 	struct probe_stats *s = stats_slot();

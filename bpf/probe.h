@@ -18,9 +18,9 @@
 #define PROBE_MAX_DEPTH 4
 
 /*
- * Probed calls, of all the probes of one collector, a task can have in
- * flight at once (unmap > iotlb_sync > hw_flush, an interrupt's on top).
- * A power of two: the programs mask their index with it.
+ * Timed calls, of all the probes of one collector, whose nesting a task
+ * keeps (unmap > iotlb_sync > hw_flush, an interrupt's calls on top);
+ * a call deeper than that counts its whole duration as self time.
  */
 #define PROBE_NEST_DEPTH 16
 
