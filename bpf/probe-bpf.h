@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The BPF half every probe program shares: the per-CPU stats, a per-task
- * stack of start times, and the device filter. Included by the
- * bpf/probe_*.bpf.c programs only; user space sees bpf/probe.h.
+ * stack of start times, the per-task nesting of timed calls that every
+ * object of a collector shares (self time), and the device filter.
+ * Included by the bpf/probe_*.bpf.c programs only; user space sees
+ * bpf/probe.h.
  *
  * One object is loaded per target and per rung, so each stats map has a
  * single slot and no program needs to know which target it serves.
@@ -40,6 +42,7 @@ struct {
  */
 struct frames {
 	__u64 ts[PROBE_MAX_DEPTH]; /* 0: a call the filter left out */
+	__u32 at[PROBE_MAX_DEPTH]; /* its slot in nest; NEST_NONE: none */
 	__u32 depth;
 };
 
@@ -50,6 +53,35 @@ struct {
 	__type(value, struct frames);
 } starts SEC(".maps");
 
+/*
+ * The timed calls a task has in flight, of every probe of a collector:
+ * user space hands the map of the first object it loads to the others
+ * (bpf_map__reuse_fd()). inner_ns[i + 1] holds the time spent so far in
+ * timed calls nested in the call in slot i (inner_ns[0], what the calls
+ * of slot 0 add up to, is never read); a call's self time is its
+ * duration less that. One up, so that a call finds its parent's sum
+ * without a subtraction, whose bounds a 6.1 verifier loses ("math
+ * between map_value pointer and register with unbounded min value",
+ * measured in the testbed guest). Each call keeps its slot in its own
+ * frame, so that an end the kernel did not report (a kretprobe beyond
+ * maxactive, a lookup refused while another ran on the CPU) is set
+ * right by the end of the call around it, instead of shifting every
+ * later slot.
+ */
+#define NEST_NONE 0xffffffffU
+
+struct nest_frames {
+	__u64 inner_ns[PROBE_NEST_DEPTH + 1];
+	__u32 depth;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nest_frames);
+} nest SEC(".maps");
+
 static __always_inline struct probe_stats *stats_slot(void)
 {
 	__u32 zero = 0;
@@ -58,12 +90,26 @@ static __always_inline struct probe_stats *stats_slot(void)
 }
 
 /*
- * Not atomic: a program never runs twice at once on one CPU (the kernel
- * skips a nested run and counts it as a recursion miss, which user
- * space reports), and only one program of an object writes these
- * fields, so each CPU's slot has one writer at a time.
+ * The stats below are not updated atomically: a program never runs twice
+ * at once on one CPU (the kernel skips a nested run and counts it as a
+ * recursion miss, which user space reports), and only one program of an
+ * object writes these fields, so each CPU's slot has one writer at a
+ * time.
+ *
+ * A call with no duration: an event, or an end whose start is unknown.
  */
-static __always_inline void stats_add(__u64 delta, bool timed)
+static __always_inline void stats_untimed(void)
+{
+	struct probe_stats *s = stats_slot();
+
+	if (!s)
+		return;
+	s->calls++;
+	s->untimed++;
+}
+
+/* A timed call of @delta ns, @inner of them in probed calls nested in it. */
+static __always_inline void stats_timed(__u64 delta, __u64 inner, bool nested)
 {
 	struct probe_stats *s = stats_slot();
 	/*
@@ -76,11 +122,10 @@ static __always_inline void stats_add(__u64 delta, bool timed)
 	if (!s)
 		return;
 	s->calls++;
-	if (!timed) {
-		s->untimed++;
-		return;
-	}
 	s->total_ns += delta;
+	/* Below zero only if clocks disagree, or ends came out of order. */
+	s->self_ns += delta > inner ? delta - inner : 0;
+	s->nested += nested;
 	slot = log2_u64(delta);
 	if (slot >= PROBE_HIST_SLOTS)
 		slot = PROBE_HIST_SLOTS - 1;
@@ -95,21 +140,76 @@ static __always_inline void bytes_add(__u64 n)
 		s->bytes += n;
 }
 
-/* @ts 0 marks a call the device filter left out; it keeps the stack
- * balanced all the same. */
+/* A timed call begins: its slot in nest, NEST_NONE if it got none. */
+static __always_inline __u32 nest_push(struct task_struct *task)
+{
+	struct nest_frames *n;
+	__u64 d;
+
+	n = bpf_task_storage_get(&nest, task, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!n)
+		return NEST_NONE;
+	d = n->depth;
+	if (d >= NEST_NONE - 1)
+		return NEST_NONE;
+	if (d < PROBE_NEST_DEPTH)
+		n->inner_ns[d + 1] = 0;
+	n->depth = d + 1;
+	return d;
+}
+
+/*
+ * The timed call in slot @at ended after @delta ns: it and whatever is
+ * still above it leave the stack, its time goes to the call it is
+ * nested in. The time of the calls nested in it is returned.
+ *
+ * Its slot already gone means that the call around it ended first:
+ * two programs on one hook end in the order they were attached, not
+ * the reverse. The call around it then counted this one's time as its
+ * own, and this one has none.
+ */
+static __always_inline __u64 nest_pop(struct task_struct *task, __u64 at,
+				      __u64 delta)
+{
+	struct nest_frames *n;
+	__u64 inner = 0;
+
+	if (at == NEST_NONE)
+		return 0;
+	n = bpf_task_storage_get(&nest, task, 0, 0);
+	if (!n)
+		return 0;
+	if (at >= n->depth)
+		return delta;
+	n->depth = at;
+	if (at < PROBE_NEST_DEPTH)
+		inner = n->inner_ns[at + 1];
+	if (at <= PROBE_NEST_DEPTH)
+		n->inner_ns[at] += delta;
+	return inner;
+}
+
+/*
+ * @ts 0 marks a call the device filter left out; it keeps the stack
+ * balanced all the same, and takes no part in nest: the calls nested
+ * in it count as nested in the timed call around it, if any.
+ */
 static __always_inline void frame_push(__u64 ts)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct frames *f;
-	__u32 d;
+	__u64 d;
 
 	f = bpf_task_storage_get(&starts, task, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!f)
 		return;
 	d = f->depth;
-	if (d < PROBE_MAX_DEPTH)
+	if (d < PROBE_MAX_DEPTH) {
 		f->ts[d] = ts;
+		f->at[d] = ts ? nest_push(task) : NEST_NONE;
+	}
 	f->depth = d + 1;
 }
 
@@ -122,25 +222,28 @@ static __always_inline void frame_push(__u64 ts)
 static __always_inline void frame_pop(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 now = bpf_ktime_get_ns(), ts = 0;
+	__u64 now = bpf_ktime_get_ns(), ts, at, delta;
 	struct frames *f;
 	__u32 d;
 
 	f = bpf_task_storage_get(&starts, task, 0, 0);
 	if (!f || !f->depth) {
 		if (!filter_dev)
-			stats_add(0, false);
+			stats_untimed();
 		return;
 	}
 	d = f->depth - 1;
 	f->depth = d;
 	if (d >= PROBE_MAX_DEPTH) {
-		stats_add(0, false);
+		stats_untimed();
 		return;
 	}
 	ts = f->ts[d & (PROBE_MAX_DEPTH - 1)];
-	if (ts)
-		stats_add(now - ts, true);
+	at = f->at[d & (PROBE_MAX_DEPTH - 1)];
+	if (!ts)
+		return;
+	delta = now - ts;
+	stats_timed(delta, nest_pop(task, at, delta), at && at != NEST_NONE);
 }
 
 static __always_inline bool name_is_filtered(const char *name)

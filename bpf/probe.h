@@ -17,6 +17,13 @@
 /* Calls a task can have in flight at once: task, softirq, hardirq, NMI. */
 #define PROBE_MAX_DEPTH 4
 
+/*
+ * Timed calls, of all the probes of one collector, whose nesting a task
+ * keeps (unmap > iotlb_sync > hw_flush, an interrupt's calls on top);
+ * a call deeper than that counts its whole duration as self time.
+ */
+#define PROBE_NEST_DEPTH 16
+
 /* Longest device name compared by the device filter ("0000:3b:00.0"). */
 #define PROBE_DEV_NAME_LEN 32
 
@@ -25,6 +32,13 @@ struct probe_stats {
 	__u64 untimed; /* calls whose start was not seen */
 	__u64 total_ns;
 	__u64 bytes; /* from a size argument or field; 0 if none */
+	/*
+	 * Of the timed calls: the time not spent inside another timed call
+	 * of the same task, of any probe of the collector, nested in this
+	 * one; and the calls that began inside such a call.
+	 */
+	__u64 self_ns;
+	__u64 nested;
 	__u64 hist[PROBE_HIST_SLOTS];
 };
 

@@ -37,7 +37,7 @@ int rtp_count(void *ctx)
 		return 0;
 	if (size_arg >= 0)
 		bytes_add(arg(ctx, size_arg));
-	stats_add(0, false);
+	stats_untimed();
 	return 0;
 }
 

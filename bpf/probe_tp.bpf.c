@@ -48,7 +48,7 @@ int tp_count(void *ctx)
 	if (!record_dev_ok(ctx))
 		return 0;
 	record_bytes(ctx);
-	stats_add(0, false);
+	stats_untimed();
 	return 0;
 }
 

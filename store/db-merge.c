@@ -92,8 +92,9 @@ static const char *const merge_sql[] = {
 	"x.d, name, value, unit, better FROM src.metrics JOIN m_trial x ON x.s "
 	"= trial_id ORDER BY id",
 	"INSERT INTO main.probes (trial_id, name, target, attach, calls, "
-	"total_ns, hist) SELECT x.d, name, target, attach, calls, total_ns, "
-	"hist FROM src.probes JOIN m_trial x ON x.s = trial_id ORDER BY id",
+	"total_ns, hist, self_ns, nested) SELECT x.d, name, target, attach, "
+	"calls, total_ns, hist, self_ns, nested FROM src.probes JOIN m_trial "
+	"x ON x.s = trial_id ORDER BY id",
 	"INSERT INTO main.profile (trial_id, event, symbol, dso, overhead, "
 	"samples) SELECT x.d, event, symbol, dso, overhead, samples FROM "
 	"src.profile JOIN m_trial x ON x.s = trial_id ORDER BY id",

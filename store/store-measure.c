@@ -88,13 +88,21 @@ int store__probe_add(struct store *st, int64_t trial_id,
 {
 	static const char sql[] =
 		"INSERT INTO probes (trial_id, name, target, attach, calls,"
-		" total_ns, hist) VALUES (?1, ?2, coalesce(?3, ''), ?4, ?5, ?6, ?7)";
+		" total_ns, hist, self_ns, nested)"
+		" VALUES (?1, ?2, coalesce(?3, ''), ?4, ?5, ?6, ?7, ?8, ?9)";
+	/* NULL unless known */
+	enum store_arg_type self = p->self_known ? STORE_ARG_INT :
+						   STORE_ARG_NULL;
 	char *hist;
 	int err;
 
 	err = check_u63(st, "probe calls", p->calls);
 	if (!err)
 		err = check_u63(st, "probe total_ns", p->total_ns);
+	if (!err && p->self_known)
+		err = check_u63(st, "probe self_ns", p->self_ns);
+	if (!err && p->self_known)
+		err = check_u63(st, "probe nested", p->nested);
 	if (err)
 		return err;
 	hist = hist_json(p->hist, p->hist ? p->hist_len : 0);
@@ -103,7 +111,9 @@ int store__probe_add(struct store *st, int64_t trial_id,
 		STORE_ARGS(STORE_INT(trial_id), STORE_TEXT(p->name),
 			   STORE_TEXT(p->target), STORE_TEXT(p->attach),
 			   STORE_INT(p->calls), STORE_INT(p->total_ns),
-			   STORE_TEXT(hist)),
+			   STORE_TEXT(hist),
+			   STORE_ARG(self, .i = (int64_t)p->self_ns),
+			   STORE_ARG(self, .i = (int64_t)p->nested)),
 		"adding a probe", id);
 	/* Bound SQLITE_STATIC: store__insert() has unbound it. */
 	free(hist);

@@ -274,6 +274,14 @@ struct store_probe {
 	uint64_t total_ns;
 	const uint64_t *hist; /* log2 ns buckets, see schemas/README.md */
 	size_t hist_len;
+	/*
+	 * Of the timed calls: the time outside the other probed calls
+	 * nested in them, and how many began inside another probed call
+	 * (schemas/0006-probe-self.sql). false: not known, stored NULL.
+	 */
+	bool self_known;
+	uint64_t self_ns;
+	uint64_t nested;
 };
 
 int store__probe_add(struct store *st, int64_t trial_id,

@@ -8,8 +8,14 @@
  * Exit programs are attached before entry programs, and detached after
  * them: an exit with no start is counted untimed, whereas a start with
  * no exit would leave a stale time for the next call to pair with.
+ *
+ * The objects of one collector share one map all the same: the nesting
+ * of timed calls per task (bpf/probe-bpf.h), which the first object
+ * loaded creates and the others reuse, so that a probe's self time
+ * leaves out the calls of the other probes nested in it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -73,6 +79,33 @@ void bpf_target__fail(struct bpf_target *t, const struct bpf_env *env,
 			memcpy((rodata)->dev_name, (filter)->dev_name, \
 			       sizeof((rodata)->dev_name));            \
 	} while (0)
+
+/* Before load: the collector's nesting map instead of a new one. */
+static int nest__reuse(const struct bpf_target *t, struct bpf_map *nest)
+{
+	if (!t->nest_fd || *t->nest_fd < 0)
+		return 0;
+	return bpf_map__reuse_fd(nest, *t->nest_fd);
+}
+
+/*
+ * After load: the first object's map becomes the collector's, on a
+ * descriptor of its own, which outlives the object. Without one, each
+ * later object has its own map and its calls nest only in its own.
+ */
+static void nest__keep(const struct bpf_target *t, const struct bpf_map *nest)
+{
+	int fd;
+
+	if (!t->nest_fd || *t->nest_fd >= 0)
+		return;
+	fd = fcntl(bpf_map__fd(nest), F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		pr_debug("bpf: %s: the nesting map is not shared: %s", t->name,
+			 strerror(errno));
+	else
+		*t->nest_fd = fd;
+}
 
 static void target__attached(struct bpf_target *t, void *obj,
 			     const struct bpf_map *stats,
@@ -205,11 +238,14 @@ static int try_fentry(void *target, const struct bpf_env *env,
 		err = bpf_program__set_attach_target(o->progs.fn_exit, 0,
 						     t->name);
 	if (!err)
+		err = nest__reuse(t, o->maps.nest);
+	if (!err)
 		err = probe_fentry_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_FENTRY, "load", err);
 		goto fail;
 	}
+	nest__keep(t, o->maps.nest);
 	err = target__take(t, env, BPF_RUNG_FENTRY, o, o->maps.stats,
 			   o->progs.fn_entry, o->progs.fn_exit);
 	if (err)
@@ -241,11 +277,14 @@ static int try_kprobe(void *target, const struct bpf_env *env,
 	SET_FILTER(o->rodata, filter);
 	o->rodata->dev_arg = o->rodata->filter_dev ? t->dev_arg : -1;
 	o->rodata->size_arg = t->size_arg;
-	err = probe_kprobe_bpf__load(o);
+	err = nest__reuse(t, o->maps.nest);
+	if (!err)
+		err = probe_kprobe_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_KPROBE, "load", err);
 		goto fail;
 	}
+	nest__keep(t, o->maps.nest);
 	err = target__take(t, env, BPF_RUNG_KPROBE, o, o->maps.stats,
 			   o->progs.kp_entry, o->progs.kp_exit);
 	if (err)
@@ -280,11 +319,14 @@ static int try_rawtp(void *target, const struct bpf_env *env,
 	o->rodata->size_arg = t->size_arg;
 	tp_autoload(pair, o->progs.rtp_count, o->progs.rtp_begin,
 		    o->progs.rtp_end);
-	err = probe_rawtp_bpf__load(o);
+	err = nest__reuse(t, o->maps.nest);
+	if (!err)
+		err = probe_rawtp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_RAW_TP, "load", err);
 		goto fail;
 	}
+	nest__keep(t, o->maps.nest);
 	err = target__take(t, env, BPF_RUNG_RAW_TP, o, o->maps.stats,
 			   pair ? o->progs.rtp_begin : o->progs.rtp_count,
 			   pair ? o->progs.rtp_end : NULL);
@@ -317,11 +359,14 @@ static int try_tp(void *target, const struct bpf_env *env,
 	o->rodata->size_len = t->size_len;
 	tp_autoload(pair, o->progs.tp_count, o->progs.tp_begin,
 		    o->progs.tp_end);
-	err = probe_tp_bpf__load(o);
+	err = nest__reuse(t, o->maps.nest);
+	if (!err)
+		err = probe_tp_bpf__load(o);
 	if (err) {
 		bpf_target__fail(t, env, BPF_RUNG_TRACEPOINT, "load", err);
 		goto fail;
 	}
+	nest__keep(t, o->maps.nest);
 	err = target__take(t, env, BPF_RUNG_TRACEPOINT, o, o->maps.stats,
 			   pair ? o->progs.tp_begin : o->progs.tp_count,
 			   pair ? o->progs.tp_end : NULL);

@@ -35,6 +35,7 @@ struct bpf_collector {
 	char *nic;
 	bool cost;    /* the kernel's run-time stats while measuring */
 	int stats_fd; /* holds them on; -1: off */
+	int nest_fd;  /* the probes' shared nesting map; -1: none yet */
 	int64_t t_start, t_stop; /* mono_ns() */
 	bool started, stopped;
 };
@@ -157,6 +158,8 @@ static void bpf_destroy(struct collector *c)
 	free(bc->probes);
 	if (bc->stats_fd >= 0)
 		close(bc->stats_fd);
+	if (bc->nest_fd >= 0)
+		close(bc->nest_fd);
 	if (bc->exposure)
 		bpf_exposure__release(bc->exposure);
 	free(bc->exposure);
@@ -171,7 +174,7 @@ static int bpf_create(const struct collector_opts *opts, struct collector **out)
 	int err;
 
 	bc->c.ops = &bpf_collector_ops;
-	bc->stats_fd = -1;
+	bc->stats_fd = bc->nest_fd = -1;
 	bpf_env__open(&bc->env);
 	if (opts && opts->nic)
 		bc->nic = xstrdup(opts->nic);
@@ -200,7 +203,8 @@ static int bpf_start(struct collector *c)
 		}
 	}
 	for (i = 0; i < bc->nr; i++) {
-		err = bpf_probe__attach(&bc->probes[i], &bc->env, &bc->filter);
+		err = bpf_probe__attach(&bc->probes[i], &bc->env, &bc->filter,
+					&bc->nest_fd);
 		if (err)
 			return err;
 	}
@@ -299,7 +303,7 @@ static int bpf_results(struct collector *c, json_t **out)
 
 static int store_one(struct store *st, int64_t trial_id, const json_t *p)
 {
-	const json_t *hist = json_object_get(p, "hist"), *v;
+	const json_t *hist = json_object_get(p, "hist"), *v, *self, *nested;
 	struct store_probe sp = { 0 };
 	uint64_t *buckets;
 	size_t i;
@@ -315,6 +319,14 @@ static int store_one(struct store *st, int64_t trial_id, const json_t *p)
 	}
 	sp.calls = json_integer_value(json_object_get(p, "calls"));
 	sp.total_ns = json_integer_value(json_object_get(p, "total_ns"));
+	/* null (no latency) or absent (an older agent): not known */
+	self = json_object_get(p, "self_ns");
+	nested = json_object_get(p, "nested");
+	if (json_is_integer(self) && json_is_integer(nested)) {
+		sp.self_known = true;
+		sp.self_ns = json_integer_value(self);
+		sp.nested = json_integer_value(nested);
+	}
 	sp.hist_len = json_array_size(hist);
 	buckets = xcalloc(sp.hist_len + 1, sizeof(*buckets));
 	json_array_foreach(hist, i, v)
@@ -451,7 +463,7 @@ static int bpf_support(json_t **info)
 	json_t *o, *probes = json_array();
 	size_t i;
 
-	bc->stats_fd = -1;
+	bc->stats_fd = bc->nest_fd = -1;
 	if (geteuid()) {
 		*info = json_pack("{s:b, s:s}", "available", false, "reason",
 				  "loading BPF programs needs root");
@@ -466,7 +478,7 @@ static int bpf_support(json_t **info)
 		struct bpf_probe *p = &bc->probes[i];
 		json_t *j;
 
-		bpf_probe__attach(p, &bc->env, NULL);
+		bpf_probe__attach(p, &bc->env, NULL, &bc->nest_fd);
 		bpf_probe__detach(p);
 		j = bpf_probe__json(p);
 		/* Nothing was measured: no counts to mislead with. */
@@ -476,6 +488,8 @@ static int bpf_support(json_t **info)
 		json_object_del(j, "untimed");
 		json_object_del(j, "bytes");
 		json_object_del(j, "missed");
+		json_object_del(j, "self_ns");
+		json_object_del(j, "nested");
 		json_object_set_new(j, "default",
 				    json_boolean(p->def && p->def->in_default));
 		json_object_set_new(j, "what", json_string(p->def->what));

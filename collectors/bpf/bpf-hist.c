@@ -25,6 +25,8 @@ void probe_stats__add(struct probe_stats *acc, const struct probe_stats *s)
 	acc->untimed += s->untimed;
 	acc->total_ns += s->total_ns;
 	acc->bytes += s->bytes;
+	acc->self_ns += s->self_ns;
+	acc->nested += s->nested;
 	for (i = 0; i < PROBE_HIST_SLOTS; i++)
 		acc->hist[i] += s->hist[i];
 }

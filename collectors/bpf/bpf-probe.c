@@ -12,11 +12,13 @@
 #include "util.h"
 
 int bpf_probe__attach(struct bpf_probe *p, const struct bpf_env *env,
-		      const struct bpf_filter *filter)
+		      const struct bpf_filter *filter, int *nest_fd)
 {
 	bool any_fn = false;
 	size_t i;
 
+	for (i = 0; i < p->nr_targets; i++)
+		p->targets[i].nest_fd = nest_fd;
 	for (i = 0; i < p->nr_targets; i++) {
 		struct bpf_target *t = &p->targets[i];
 
@@ -213,6 +215,12 @@ void bpf_prog__stats_json(json_t *o, __u64 missed, __u64 run_ns, __u64 runs)
 	}
 }
 
+/* A count of timed calls: null for a probe without latency. */
+static json_t *timed_int(const struct bpf_probe *p, __u64 v)
+{
+	return p->timed ? json_integer((json_int_t)v) : json_null();
+}
+
 json_t *bpf_probe__json(const struct bpf_probe *p)
 {
 	size_t n = p->timed ? hist__len(p->total.hist, PROBE_HIST_SLOTS) : 0;
@@ -238,6 +246,8 @@ json_t *bpf_probe__json(const struct bpf_probe *p)
 			    probe__sized(p) ?
 				    json_integer((json_int_t)p->total.bytes) :
 				    json_null());
+	json_object_set_new(o, "self_ns", timed_int(p, p->total.self_ns));
+	json_object_set_new(o, "nested", timed_int(p, p->total.nested));
 	bpf_prog__stats_json(o, p->missed, p->run_ns, p->runs);
 	json_object_set_new(o, "targets", targets);
 	json_object_set_new(o, "missing", missing);

@@ -170,6 +170,12 @@ struct bpf_target {
 	struct bpf_link *links[2]; /* [0] entry or only, [1] exit */
 	int prog_fds[2];
 	int stats_fd;
+	/*
+	 * The nesting map its collector's objects share (self time): -1
+	 * until the first object loads, which sets it; NULL: a map of its
+	 * own, nothing nests.
+	 */
+	int *nest_fd;
 	struct probe_stats stats; /* summed over CPUs by bpf_probe__read() */
 	__u64 missed;		  /* runs the kernel skipped (recursion) */
 	/* With the kernel's run-time stats on ([collect.bpf] cost): */
@@ -202,10 +208,14 @@ int bpf_probe__resolve(struct bpf_probe *p, const struct bpf_spec *spec,
 		       const struct bpf_env *env, char *err, size_t errsz);
 /*
  * Climb the chain for every target. Not attaching is recorded, never an
- * error; only running out of memory is.
+ * error; only running out of memory is. *@nest_fd is the nesting map
+ * the probes of one collector share, so that each probe's self time
+ * leaves out the calls of the others nested in it: -1 before the first
+ * probe attaches, which sets it (the caller closes it when done); NULL:
+ * the probe's calls nest only in its own.
  */
 int bpf_probe__attach(struct bpf_probe *p, const struct bpf_env *env,
-		      const struct bpf_filter *filter);
+		      const struct bpf_filter *filter, int *nest_fd);
 /* Sum the per-CPU stats of every attached target into p->total. */
 int bpf_probe__read(struct bpf_probe *p);
 void bpf_probe__detach(struct bpf_probe *p);

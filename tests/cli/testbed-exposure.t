@@ -16,7 +16,13 @@
 #     kernel build beside it);
 #   - lazy holds many stale IOVAs at once, strict a few;
 #   - passthrough is "unprotected": a probes row that says so and no
-#     window metric, and compare and the report say "unprotected".
+#     window metric, and compare and the report say "unprotected";
+#   - self time (bpf/probe-bpf.h's nesting map, which the probes of a
+#     collector share): in strict every iotlb_sync runs inside an unmap,
+#     so its nested calls equal its calls within 1%, unmap's self time
+#     is less than its total, and it is unmap's total less iotlb_sync's
+#     within 10% (which also says the programs passed the verifier of
+#     each kernel, on each rung).
 #
 # Needs root, QEMU (both arches), the arm64 agent and the testbed
 # kernels; skipped with the reason otherwise. About 3 minutes under TCG.
@@ -113,6 +119,23 @@ check(lp50 <= 30000,
 ss, ls = metric(s, "stale_max"), metric(l, "stale_max")
 check(ss <= 6 and ls >= 16,
       "stale IOVAs at once: strict %d (a few), lazy %d (batched)" % (ss, ls))
+def self_of(t, name):
+    r = q("SELECT calls, total_ns, self_ns, nested FROM probes"
+          " WHERE trial_id = ? AND name = ?", t, name)
+    return r[0] if r else (0, 0, None, None)
+uc, ut, us, un = self_of(s, "unmap")
+ic, it, is_, inn = self_of(s, "iotlb_sync")
+print("strict: unmap calls %d total_ns %d self_ns %s nested %s; "
+      "iotlb_sync calls %d total_ns %d self_ns %s nested %s"
+      % (uc, ut, us, un, ic, it, is_, inn))
+check(us is not None and 0 < us < ut,
+      "strict: unmap's self time %s ns < its total %d ns" % (us, ut))
+check(ic > 1000 and inn is not None and abs(inn - ic) <= ic / 100,
+      "strict: iotlb_sync nested %s of %d calls (within 1%%)" % (inn, ic))
+check(us is not None and ut > it and
+      abs(us - (ut - it)) <= 0.1 * (ut - it),
+      "strict: unmap's self %s ns = its total less iotlb_sync's, %d ns,"
+      " within 10%%" % (us, ut - it))
 attach = probe(p, "exposure")[0]
 check(attach == "unprotected" and metric(p, "exposure_p99_us") is None
       and metric(p, "stale_max") is None,
@@ -148,7 +171,7 @@ for arch in x86_64 arm64; do
 		t_diag "$(sed "s/^/($arch $k) /" "$T_TMP/check.out")"
 		t_ok $st "($arch $k) windows per unmap, strict against its" \
 			"sync, lazy against strict and the timer, passthrough" \
-			"unprotected"
+			"unprotected, unmap's self time without its syncs"
 	done
 
 	t_run 0 "$B" --db "$DB" compare --by mode \

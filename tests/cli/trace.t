@@ -141,6 +141,33 @@ t_ok $? "the histogram holds every timed call"
 json "$T_TMP/pair.json" 'd["exit_status"] == 0 and d["command"][0] == "python3"'
 t_ok $? "--json records the command and its exit status"
 
+# ---- self time: a softirq nested in the syscall that raised it ----
+
+# UDP to loopback: the receive softirq runs in the sender's sendto(),
+# on its way out, on the same task.
+t_run 0 "$B" trace --json -e tp:syscalls:sys_enter_sendto:sys_exit_sendto \
+	-e tp:irq:softirq_entry:softirq_exit -e tp:syscalls:sys_enter_getppid \
+	-- python3 -c 'import socket
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(2000):
+    s.sendto(b"x" * 64, r.getsockname())
+    r.recv(100)' && cp "$T_OUT" "$T_TMP/self.json"
+t_ok $? "a syscall pair and the softirq pair around 2000 sendto() calls"
+json "$T_TMP/self.json" 'd["probes"][0]["calls"] >= 2000 and d["probes"][0]["nested"] == 0 and 0 < d["probes"][0]["self_ns"] < d["probes"][0]["total_ns"]'
+t_ok $? "sendto: nested in nothing, its self time less than its total"
+json "$T_TMP/self.json" '1000 <= d["probes"][1]["nested"] <= d["probes"][1]["calls"] and 0 < d["probes"][1]["self_ns"] <= d["probes"][1]["total_ns"]'
+st=$?
+t_diag "sendto $(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["probes"]
+print("calls %d total_ns %d self_ns %d; softirq calls %d nested %d total_ns %d" % (d[0]["calls"], d[0]["total_ns"], d[0]["self_ns"], d[1]["calls"], d[1]["nested"], d[1]["total_ns"]))' "$T_TMP/self.json")"
+t_ok $st "the softirqs: most nested in a sendto (a probe of the same trace)"
+json "$T_TMP/self.json" 'd["probes"][0]["total_ns"] - d["probes"][0]["self_ns"] <= d["probes"][1]["total_ns"]'
+t_ok $? "what sendto's self time leaves out is softirq time"
+json "$T_TMP/self.json" 'd["probes"][2]["self_ns"] is None and d["probes"][2]["nested"] is None'
+t_ok $? "one tracepoint, no duration: self_ns and nested are null"
+
 # ---- real counts: iperf3 between two namespaces ----
 
 pids_before=$T_NETNS_PIDS

@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "collectors/bpf/bpf-probes.h"
 #include "tap.h"
 #include "util.h"
@@ -108,7 +110,8 @@ static void test_chain(void)
 		bpf_probe__release(&p);
 		return;
 	}
-	is_int(bpf_probe__attach(&p, &env, NULL), 0, "attaching never fails");
+	is_int(bpf_probe__attach(&p, &env, NULL, NULL), 0,
+	       "attaching never fails");
 	check_fn_rungs(fn);
 	if (fn->rung != BPF_RUNG_NONE) {
 		ok(!tp || !tp->tried, "a function attached: no tracepoint");
@@ -132,7 +135,7 @@ static void test_fn_alone(void)
 
 	if (resolve("fn:vfs_read", &p))
 		return;
-	bpf_probe__attach(&p, &env, NULL);
+	bpf_probe__attach(&p, &env, NULL, NULL);
 	check_fn_rungs(&p.targets[0]);
 	j = bpf_probe__json(&p);
 	if (p.targets[0].rung == BPF_RUNG_NONE)
@@ -152,7 +155,7 @@ static void test_pair(void)
 
 	if (resolve("tp:syscalls:sys_enter_getppid:sys_exit_getppid", &p))
 		return;
-	bpf_probe__attach(&p, &env, NULL);
+	bpf_probe__attach(&p, &env, NULL, NULL);
 	is_int(p.targets[0].rung, BPF_RUNG_TRACEPOINT,
 	       "syscall events take the perf tracepoint rung");
 	ok(fail_of(&p.targets[0], BPF_RUNG_RAW_TP) != NULL,
@@ -173,6 +176,79 @@ static void test_pair(void)
 	ok(hist__percentile(p.total.hist, PROBE_HIST_SLOTS, 50) <= 4 * mean,
 	   "p50 no more than 4 times the mean");
 	bpf_probe__release(&p);
+}
+
+/* Does program @fd use the map of id @map_id? */
+static bool prog_uses(int fd, __u32 map_id)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 ids[16], len = sizeof(info), i;
+
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++)
+		if (ids[i] == map_id)
+			return true;
+	return false;
+}
+
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/*
+ * The probes of one collector share one nesting map: the first object
+ * loaded makes it, the others reuse it. Without the shared descriptor
+ * a probe's programs have a map of their own.
+ */
+static void test_nest_shared(void)
+{
+	static const char *const names[] = {
+		"tp:syscalls:sys_enter_getppid:sys_exit_getppid",
+		"tp:raw_syscalls:sys_enter:sys_exit",
+		"tp:syscalls:sys_enter_getpid",
+	};
+	struct bpf_probe p[ARRAY_SIZE(names)], alone;
+	int nest_fd = -1;
+	bool shared = true;
+	__u32 id;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (resolve(names[i], &p[i])) {
+			while (i--)
+				bpf_probe__release(&p[i]);
+			return;
+		}
+		bpf_probe__attach(&p[i], &env, NULL, &nest_fd);
+		if (!i)
+			ok(nest_fd >= 0, "the first probe leaves its map");
+	}
+	id = nest_fd >= 0 ? map_id(nest_fd) : 0;
+	for (i = 0; i < ARRAY_SIZE(names) - 1; i++)
+		shared &= p[i].targets[0].rung != BPF_RUNG_NONE &&
+			  prog_uses(p[i].targets[0].prog_fds[0], id) &&
+			  prog_uses(p[i].targets[0].prog_fds[1], id);
+	ok(id && shared,
+	   "both pairs' begin and end programs use that one map (id %u)", id);
+	if (!resolve(names[0], &alone)) {
+		bpf_probe__attach(&alone, &env, NULL, NULL);
+		ok(alone.targets[0].rung != BPF_RUNG_NONE &&
+			   !prog_uses(alone.targets[0].prog_fds[0], id),
+		   "a probe attached without it has a map of its own");
+		bpf_probe__release(&alone);
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		bpf_probe__release(&p[i]);
+	ok(map_id(nest_fd) == id, "the map outlives the objects");
+	if (nest_fd >= 0)
+		close(nest_fd);
 }
 
 static void test_count(enum bpf_rung only, const char *what)
@@ -248,6 +324,7 @@ int main(void)
 	test_chain();
 	test_fn_alone();
 	test_pair();
+	test_nest_shared();
 	test_count(BPF_RUNG_RAW_TP, "raw_tp");
 	test_count(BPF_RUNG_TRACEPOINT, "perf tracepoint");
 	test_filter_loads();

@@ -127,6 +127,29 @@ out:
 	return ret;
 }
 
+/* "SELF/NESTED/TOTAL" of probe @name, "NULL" for NULL; free() it. */
+static char *self_of(const char *name)
+{
+	char *path = xasprintf("%s/results.db", tmpdir), *v = NULL;
+	sqlite3_stmt *s = NULL;
+	sqlite3 *db = NULL;
+
+	if (!sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) &&
+	    !sqlite3_prepare_v2(db,
+				"SELECT coalesce(self_ns, 'NULL') || '/' ||"
+				" coalesce(nested, 'NULL') || '/' || total_ns"
+				" FROM probes WHERE name = ?",
+				-1, &s, NULL)) {
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = xstrdup((const char *)sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	free(path);
+	return v ? v : xstrdup("(no row)");
+}
+
 static long long json_sum(const char *text)
 {
 	json_t *a = json_loads(text, 0, NULL), *v;
@@ -143,11 +166,11 @@ static void test_store(void)
 {
 	const char *cfg = "{\"probes\": [\"tp:syscalls:sys_enter_getppid:"
 			  "sys_exit_getppid\", \"iotlb_sync\"]}";
-	char *msg, *target, *attach, *hist;
+	char *msg, *target, *attach, *hist, *self;
+	long long calls, sn, nested, total;
 	struct collector *c;
 	json_t *res = NULL;
 	struct store *st;
-	long long calls;
 	int64_t trial;
 	int i;
 
@@ -181,6 +204,13 @@ static void test_store(void)
 		ok(json_sum(hist) <= calls && json_sum(hist) >= 5000,
 		   "the stored histogram holds our calls");
 		free_all(target, attach, hist);
+		/* No other timed probe: nothing nests, self is the total. */
+		self = self_of("tp:syscalls:sys_enter_getppid:"
+			       "sys_exit_getppid");
+		ok(sscanf(self, "%lld/%lld/%lld", &sn, &nested, &total) == 3 &&
+			   sn == total && total > 0 && nested == 0,
+		   "the pair's self time is its total, none nested (%s)", self);
+		free(self);
 	} else {
 		ok(0, "the pair's row is there");
 	}
@@ -189,6 +219,9 @@ static void test_store(void)
 		is_str(target, "", "with no target");
 		ok(calls == 0 && !strcmp(hist, "[]"), "zero calls, no hist");
 		free_all(target, attach, hist);
+		self = self_of("iotlb_sync");
+		is_str(self, "NULL/NULL/0", "and no self time: NULL, not 0");
+		free(self);
 	} else {
 		ok(0, "the iotlb_sync row is there");
 	}

@@ -778,6 +778,112 @@ static void test_crash(void)
 }
 
 /*
+ * 0006: a probe's self time and nested calls, written and read back;
+ * NULL where the writer does not know them (no latency, the exposure
+ * row), and where no value can be stored.
+ */
+static void test_probe_self(void)
+{
+	char *path = path_in("self.db"), *s;
+	struct store_cell cell = { .mode = "strict",
+				   .workload = "w",
+				   .key = "k" };
+	struct store_kernel k = { .name = "k" };
+	const uint64_t hist[] = { 0, 2, 1 };
+	struct store_probe unmap = {
+		.name = "unmap",
+		.target = "iommu_dma_unmap_page",
+		.attach = "fentry",
+		.calls = 3,
+		.total_ns = 9000000000000ull,
+		.hist = hist,
+		.hist_len = ARRAY_SIZE(hist),
+		.self_known = true,
+		.self_ns = 5000000000123ull,
+		.nested = 0,
+	};
+	struct store_probe sync = {
+		.name = "iotlb_sync",
+		.target = "intel_iommu_tlb_sync",
+		.attach = "fentry",
+		.calls = 3,
+		.total_ns = 4000,
+		.self_known = true,
+		.self_ns = 1500,
+		.nested = 3,
+	};
+	struct store_probe untimed = {
+		.name = "unmap_tp",
+		.target = "dma:dma_unmap_phys",
+		.attach = "raw_tp",
+		.calls = 7,
+		.self_ns = 99, /* not known: not stored */
+		.nested = 99,
+	};
+	struct store_probe huge = {
+		.name = "huge",
+		.target = "f",
+		.attach = "kprobe",
+		.self_known = true,
+		.self_ns = (uint64_t)INT64_MAX + 1,
+	};
+	enum store_trial_status ts;
+	int64_t cell_id, trial;
+	struct store *st;
+	int rc;
+
+	if (store__open(path, STORE_CREATE | STORE_MIGRATE, &st)) {
+		ok(0, "open self.db");
+		free(path);
+		return;
+	}
+	store__run_begin(st, "self", "", 0, &cell.run_id);
+	store__host_upsert(st, "h", "id", &cell.host_id);
+	store__kernel_upsert(st, &k, &cell.kernel_id);
+	store__cell_upsert(st, &cell, &cell_id);
+	store__trial_find_or_insert(st, cell_id, 0, STORE_TRIAL_MEASURED,
+				    &trial, &ts);
+	is_int(store__probe_add(st, trial, &unmap, NULL), 0,
+	       "a timed probe with its self time");
+	is_int(store__probe_add(st, trial, &sync, NULL), 0, "one nested in it");
+	is_int(store__probe_add(st, trial, &untimed, NULL), 0,
+	       "a probe without latency");
+	capture_begin();
+	rc = store__probe_add(st, trial, &huge, NULL);
+	s = capture_end();
+	is_int(rc, -ERANGE, "a self time SQLite cannot hold is refused");
+	has_str(s, "self_ns", "naming it");
+	free(s);
+	store__close(st);
+
+	s = raw_text(path, "SELECT self_ns || '/' || nested || '/' || total_ns"
+			   " FROM probes WHERE name = 'unmap'");
+	is_str(s, "5000000000123/0/9000000000000",
+	       "unmap: self_ns and nested read back, beside total_ns");
+	free(s);
+	s = raw_text(path, "SELECT self_ns || '/' || nested FROM probes"
+			   " WHERE name = 'iotlb_sync'");
+	is_str(s, "1500/3", "iotlb_sync: every call nested");
+	free(s);
+	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE"
+			     " name = 'unmap_tp' AND self_ns IS NULL AND"
+			     " nested IS NULL AND calls = 7"),
+	       1, "no latency: self_ns and nested are NULL, not 0");
+	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE name = 'huge'"),
+	       0, "the refused row is not there");
+	is_int(raw_int(path, "SELECT sum(total_ns - self_ns) FROM probes"
+			     " WHERE name = 'iotlb_sync'"),
+	       2500, "total_ns - self_ns: the time in calls nested deeper");
+	is_int(raw_exec(path, "UPDATE probes SET self_ns = -1"
+			      " WHERE name = 'unmap'"),
+	       SQLITE_CONSTRAINT, "a negative self_ns breaks a CHECK");
+	is_int(raw_exec(path, "UPDATE probes SET nested = -1"
+			      " WHERE name = 'unmap'"),
+	       SQLITE_CONSTRAINT, "and so does a negative nested");
+	free(path);
+}
+
+/*
  * 0002 rebuilds trials: a version 1 database with a run in it keeps every
  * row and reference, its trials become measured ones (profile 0) whose
  * collectors are not known, and a profile trial can then sit beside a
@@ -808,7 +914,10 @@ static void test_migrate_profile(void)
 		" requested_mode, effective_mode, status)"
 		" VALUES (2, 1, 0, 'lazyboot', 'lazy', 'failed');"
 		"INSERT INTO metrics (trial_id, name, value, unit, better)"
-		" VALUES (1, 'throughput', 9.5, 'Gbit/s', 'higher');",
+		" VALUES (1, 'throughput', 9.5, 'Gbit/s', 'higher');"
+		"INSERT INTO probes (trial_id, name, target, attach, calls,"
+		" total_ns, hist) VALUES (1, 'unmap', 'f', 'fentry', 5, 50,"
+		" '[0, 5]');",
 		store_migrations[0].sql, 0);
 	is_int(raw_exec(path, sql), SQLITE_OK, "v1: a database with a run");
 	free(sql);
@@ -833,6 +942,10 @@ static void test_migrate_profile(void)
 			     " name = 'k' AND package = '' AND version = ''"
 			     " AND suite = ''"),
 	       1, "v1: the kernel kept its id, no package known (0005)");
+	is_int(raw_int(path, "SELECT count(*) FROM probes WHERE trial_id = 1"
+			     " AND calls = 5 AND total_ns = 50 AND"
+			     " self_ns IS NULL AND nested IS NULL"),
+	       1, "v1: a probe keeps its counts, its self time unknown (0006)");
 	is_int(store__trial_find_or_insert(st, 1, 1, STORE_TRIAL_MEASURED, &id,
 					   &ts),
 	       0, "v1: the measured trial is found");
@@ -945,6 +1058,7 @@ int main(void)
 	test_refusals();
 	test_run();
 	test_crash();
+	test_probe_self();
 	test_migrate_profile();
 	test_concurrent_first_use();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
