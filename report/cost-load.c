@@ -25,20 +25,21 @@ const char *const cost_fig_names[COST_NR_FIGS] = {
 	[COST_BPF_NS_PER_CALL] = "bpf_ns_per_call",
 	[COST_PROBE_PCT] = "probe_pct",
 	[COST_PROFILE_PCT] = "profile_pct",
+	[COST_PROFILE_LO_PCT] = "profile_lo_pct",
+	[COST_PROFILE_HI_PCT] = "profile_hi_pct",
 };
 
 static const char *const fig_units[COST_NR_FIGS] = {
 	[COST_MS_PER_GB] = "ms/GB",	  [COST_SHARE_PCT] = "%",
 	[COST_CALLS_PER_GB] = "calls/GB", [COST_NS_PER_CALL] = "ns",
-	[COST_SELF_NS_PER_CALL] = "ns",
-	[COST_BPF_NS_PER_CALL] = "ns",
-	[COST_PROBE_PCT] = "%",
-	[COST_PROFILE_PCT] = "%",
+	[COST_SELF_NS_PER_CALL] = "ns",	  [COST_BPF_NS_PER_CALL] = "ns",
+	[COST_PROBE_PCT] = "%",		  [COST_PROFILE_PCT] = "%",
+	[COST_PROFILE_LO_PCT] = "%",	  [COST_PROFILE_HI_PCT] = "%",
 };
 
 /* What one trial holds that the figures need; NAN where missing. */
 struct cost_trial {
-	double bps, busy, bytes, window_s, bpf_run_ns, util_pct;
+	double bps, busy, bytes, window_s, floor_ns, util_pct;
 	/* Each probe's own programs per call (NAME_bpf_ns), where known. */
 	struct {
 		char probe[32];
@@ -57,7 +58,7 @@ static const char trials_sql[] =
 static const char metrics_sql[] =
 	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND (name IN"
 	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
-	" 'bpf_run_ns', 'cpu_util_pct') OR name GLOB '*" STORE_BPF_NS_SUFFIX
+	" 'probe_floor_ns', 'cpu_util_pct') OR name GLOB '*" STORE_BPF_NS_SUFFIX
 	"')";
 
 /*
@@ -72,12 +73,13 @@ static const char probes_sql[] =
 
 /* A profile trial's samples in a path's functions (its target list). */
 static const char profile_sql[] =
-	"SELECT count(*), coalesce(sum(overhead), 0) FROM profile"
+	"SELECT count(*), coalesce(sum(samples), 0) FROM profile"
 	" WHERE trial_id = ?1 AND (?2 = '' OR ',' || ?2 || ',' LIKE"
 	" '%,' || symbol || ',%')";
 
 static const char targets_sql[] =
-	"SELECT name, total_ns, replace(target, ' ', ''), calls FROM probes"
+	"SELECT name, total_ns, replace(target, ' ', ''), calls,"
+	" (SELECT coalesce(sum(value), 0) FROM json_each(hist)) FROM probes"
 	" WHERE trial_id = ?1 AND calls > 0"
 	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
 	" AND target NOT LIKE '%>%' ORDER BY id";
@@ -119,7 +121,7 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 {
 	int rc;
 
-	t->bps = t->busy = t->bytes = t->window_s = t->bpf_run_ns = NAN;
+	t->bps = t->busy = t->bytes = t->window_s = t->floor_ns = NAN;
 	t->util_pct = NAN;
 	t->nr_bpf = 0;
 	sqlite3_reset(s);
@@ -138,8 +140,8 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 			t->window_s = v;
 		else if (!strcmp(name, "cpu_util_pct"))
 			t->util_pct = v;
-		else if (!strcmp(name, "bpf_run_ns"))
-			t->bpf_run_ns = v;
+		else if (!strcmp(name, "probe_floor_ns"))
+			t->floor_ns = v;
 		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
 			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
 				 sizeof(t->bpf[0].probe)) {
@@ -197,18 +199,16 @@ static double bpf_ns(const struct cost_trial *t, const char *probe)
 	return NAN;
 }
 
-/* The self_ns column came with schema 0006; older stores have none. */
-static int prepare_probes(struct rdb *r, sqlite3_stmt **s)
+/*
+ * The probe's floor (bpf-calibrate.c) is in every call it timed, the
+ * path's own time is what is above it; a call shorter than the floor
+ * (noise) gives none.
+ */
+static double above_floor(double self, double floor)
 {
-	static const char old_sql[] =
-		"SELECT name, calls, total_ns, (SELECT coalesce(sum(value), 0)"
-		" FROM json_each(hist)), NULL FROM probes WHERE trial_id = ?1"
-		" AND attach NOT IN ('', 'none', 'unprotected')"
-		" AND name <> 'exposure' ORDER BY id";
-
-	if (sqlite3_prepare_v2(r->db, probes_sql, -1, s, NULL) == SQLITE_OK)
-		return 0;
-	return rdb__prepare(r, old_sql, s);
+	if (!(floor > 0))
+		return self;
+	return self > floor ? self - floor : 0;
 }
 
 static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
@@ -216,7 +216,7 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		       const struct cost_trial *t, double gb, double cpu_ms,
 		       struct cost_load *info)
 {
-	double probed = 0;
+	double probed = 0, floor_ms = 0;
 	bool no_self = false;
 	int rc;
 
@@ -227,7 +227,7 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		double calls = sqlite3_column_double(s, 1);
 		double total = sqlite3_column_double(s, 2);
 		double timed = sqlite3_column_double(s, 3);
-		double per_gb = calls / gb, ns = NAN, self = NAN, ms;
+		double per_gb = calls / gb, ns = NAN, self = NAN, own, ms;
 
 		add(ds, dim, name, COST_CALLS_PER_GB, per_gb);
 		/* Never called: no time per call, and none spent. */
@@ -246,8 +246,10 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		} else {
 			self = sqlite3_column_double(s, 4) / timed;
 		}
-		ms = self * per_gb / 1e6;
+		own = above_floor(self, t->floor_ns);
+		ms = own * per_gb / 1e6;
 		probed += ms;
+		floor_ms += (self - own) * per_gb / 1e6;
 		add(ds, dim, name, COST_NS_PER_CALL, ns);
 		add(ds, dim, name, COST_BPF_NS_PER_CALL, bpf_ns(t, name));
 		add(ds, dim, name, COST_SELF_NS_PER_CALL, self);
@@ -257,16 +259,13 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 	if (rc != SQLITE_DONE)
 		return rdb__error(r, rc, "reading probes");
 	info->no_self += no_self;
-	/*
-	 * The probes' own programs run outside the times they take, so
-	 * that their cost would read as time in no probed path.
-	 */
-	if (t->bpf_run_ns >= 0 && isfinite(gb)) {
-		double own = t->bpf_run_ns / gb / 1e6;
-
-		add(ds, dim, COST_PROBES, COST_MS_PER_GB, own);
-		add(ds, dim, COST_PROBES, COST_SHARE_PCT, own / cpu_ms * 100);
-		probed += own;
+	/* What the floor took out of the paths: the probes' own time. */
+	if (t->floor_ns > 0 && isfinite(gb)) {
+		add(ds, dim, COST_PROBES, COST_NS_PER_CALL, t->floor_ns);
+		add(ds, dim, COST_PROBES, COST_MS_PER_GB, floor_ms);
+		add(ds, dim, COST_PROBES, COST_SHARE_PCT,
+		    floor_ms / cpu_ms * 100);
+		probed += floor_ms;
 	}
 	if (isfinite(gb) && isfinite(cpu_ms)) {
 		add(ds, dim, COST_UNPROBED, COST_MS_PER_GB, cpu_ms - probed);
@@ -303,6 +302,20 @@ static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 }
 
 /*
+ * Wilson's 95% interval of a share of @k samples in @n: perf's figure is
+ * a count, and a path a few samples hit has a wide one.
+ */
+static void wilson(double k, double n, double *lo, double *hi)
+{
+	const double z = 1.959964, z2 = z * z;
+	double mid = (k + z2 / 2) / (n + z2);
+	double half = z / (n + z2) * sqrt(k * (n - k) / n + z2 / 4);
+
+	*lo = fmax(mid - half, 0);
+	*hi = fmin(mid + half, 1);
+}
+
+/*
  * A profile trial: each called path's probe time and perf's samples in
  * its functions, both as a share of all CPU time in the trial (perf
  * records every CPU, idle ones too; the CPUs are busy cores over the
@@ -314,7 +327,7 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 			const uint32_t dim[DS_NR_DIMS], struct cost_load *info)
 {
 	struct cost_trial t;
-	double cpu_ns, own;
+	double cpu_ns, own, samples, lo, hi;
 	int rc, err;
 
 	err = read_metrics(r, st->metrics, trial, &t);
@@ -327,7 +340,8 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 	if (rc != SQLITE_ROW)
 		return rdb__error(r, rc, "reading a profile");
 	cpu_ns = t.busy / (t.util_pct / 100) * t.window_s * 1e9;
-	if (!sqlite3_column_int64(st->profile, 0) || !(cpu_ns > 0))
+	samples = sqlite3_column_double(st->profile, 1);
+	if (!(samples > 0) || !(cpu_ns > 0))
 		return 0;
 	info->profiles++;
 	sqlite3_reset(st->targets);
@@ -346,23 +360,29 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 		if (err)
 			return err;
 		/*
-		 * The probe's programs run partly inside the time it takes
-		 * and perf puts their samples apart: taken out where known.
+		 * The probe's floor is in every call it timed, and perf
+		 * puts its programs' samples apart: taken out where known.
 		 */
-		own = bpf_ns(&t, name) * sqlite3_column_double(st->targets, 3);
+		own = t.floor_ns > 0 ?
+			      t.floor_ns *
+				      sqlite3_column_double(st->targets, 4) :
+			      0;
 		add(ds, dim, name, COST_PROBE_PCT,
-		    (sqlite3_column_double(st->targets, 1) -
-		     (isfinite(own) ? own : 0)) /
-			    cpu_ns * 100);
+		    (sqlite3_column_double(st->targets, 1) - own) / cpu_ns *
+			    100);
+		wilson(sqlite3_column_double(st->profile, 1), samples, &lo,
+		       &hi);
 		add(ds, dim, name, COST_PROFILE_PCT,
-		    sqlite3_column_double(st->profile, 1));
+		    sqlite3_column_double(st->profile, 1) / samples * 100);
+		add(ds, dim, name, COST_PROFILE_LO_PCT, lo * 100);
+		add(ds, dim, name, COST_PROFILE_HI_PCT, hi * 100);
 	}
 	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading probes");
 }
 
-static int load_trials(struct dataset *ds, struct rdb *r,
-		       struct cost_stmts *st, const int64_t *runs,
-		       size_t nr_runs, const struct ds_filter *f, bool profile,
+static int load_trials(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
+		       const int64_t *runs, size_t nr_runs,
+		       const struct ds_filter *f, bool profile,
 		       struct cost_load *info)
 {
 	const char *val[DS_NR_DIMS];
@@ -389,8 +409,8 @@ static int load_trials(struct dataset *ds, struct rdb *r,
 		for (d = 0; d < DS_NR_DIMS; d++) {
 			keep = keep && ds_filter__match(f, d, val[d]);
 			if (f && f->nr) {
-				uint32_t k[2] = { d,
-						  intern__id(&ds->str, val[d]) };
+				uint32_t k[2] = { d, intern__id(&ds->str,
+								val[d]) };
 
 				keymap__id(&ds->seen, k, NULL);
 			}
@@ -403,12 +423,12 @@ static int load_trials(struct dataset *ds, struct rdb *r,
 		}
 		for (d = 0; d < DS_NR_DIMS; d++)
 			dim[d] = intern__id(&ds->str, val[d]);
-		err = profile ? load_profile(ds, r, st,
-					     sqlite3_column_int64(s, 0), dim,
-					     info) :
-				load_trial(ds, r, st,
+		err = profile ?
+			      load_profile(ds, r, st,
 					   sqlite3_column_int64(s, 0), dim,
-					   info);
+					   info) :
+			      load_trial(ds, r, st, sqlite3_column_int64(s, 0),
+					 dim, info);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = rdb__error(r, rc, "reading trials");
@@ -428,7 +448,7 @@ int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		return 0;
 	err = rdb__prepare(r, metrics_sql, &st.metrics);
 	if (!err)
-		err = prepare_probes(r, &st.probes);
+		err = rdb__prepare(r, probes_sql, &st.probes);
 	if (!err)
 		err = rdb__prepare(r, profile_sql, &st.profile);
 	if (!err)

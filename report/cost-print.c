@@ -223,7 +223,8 @@ static void print_profile(const struct cost_table *ct,
 			continue;
 		if (!head)
 			fprintf(fp, "  profile trials, %% of all CPU time, "
-				    "probes / perf's samples:\n");
+				    "probes / perf's samples (agree: within "
+				    "perf's 95%% interval):\n");
 		head = true;
 		fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
 		for (col = 0; col < ct->t.nr_cols; col++) {
@@ -232,10 +233,15 @@ static void print_profile(const struct cost_table *ct,
 			const struct cmp_cell *y =
 				cell(ct, p->row[COST_PROFILE_PCT], col);
 
+			int agree = cost__agree(ct, p, col);
+
 			if (x && y)
-				snprintf(buf, sizeof(buf), "%s%% / %s%%",
+				snprintf(buf, sizeof(buf), "%s%% / %s%%%s",
 					 fmt__num(x->s.median, a, sizeof(a)),
-					 fmt__num(y->s.median, b, sizeof(b)));
+					 fmt__num(y->s.median, b, sizeof(b)),
+					 agree < 0 ? "" :
+					 agree	   ? " agree" :
+						     " differ");
 			else
 				snprintf(buf, sizeof(buf), "-");
 			fprintf(fp, "  %-34s", buf);
@@ -276,7 +282,7 @@ static void print_cores(const struct cost_table *ct, const struct cost_group *g,
 
 void cost__print_text(const struct cost_table *ct, FILE *fp)
 {
-	struct fmt_scale sc, none = { .mul = 1 };
+	struct fmt_scale sc, none = { .mul = 1 }, ns = { .mul = 1 };
 	size_t gi, i, col;
 
 	for (gi = 0; gi < ct->nr_groups; gi++) {
@@ -307,12 +313,19 @@ void cost__print_text(const struct cost_table *ct, FILE *fp)
 				  g->paths[i].row[COST_SHARE_PCT], &sc, 1e6,
 				  fp);
 		strcpy(none.unit, "Gbit/s");
+		strcpy(ns.unit, "ns");
 		print_row(ct, "per busy core", g->gbit_per_core, -1, &none, 1,
 			  fp);
 		fprintf(fp, "  per call: calls per GB, own time of the time "
 			    "with nested paths, the probe's programs:\n");
 		for (i = 0; i < g->nr_paths; i++)
 			print_calls(ct, &g->paths[i], fp);
+		for (i = 0; i < g->nr_paths; i++)
+			if (!strcmp(ds__str(&ct->ds, g->paths[i].name),
+				    COST_PROBES))
+				print_row(ct, "probe floor a call",
+					  g->paths[i].row[COST_NS_PER_CALL], -1,
+					  &ns, 1, fp);
 		print_profile(ct, g, fp);
 		print_diffs(ct, g, &sc, fp);
 		print_cores(ct, g, fp);

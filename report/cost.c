@@ -187,3 +187,18 @@ double cost__cores(double cpu_ms_per_gb, double gbit)
 	/* A GB is 8 Gbit: at @gbit Gbit/s, gbit / 8 GB every second. */
 	return cpu_ms_per_gb / 1e3 * gbit / 8;
 }
+
+int cost__agree(const struct cost_table *ct, const struct cost_path *p,
+		size_t col)
+{
+	const struct cmp_cell *x =
+		cost__cell(ct, NULL, p->row[COST_PROBE_PCT], col);
+	const struct cmp_cell *lo =
+		cost__cell(ct, NULL, p->row[COST_PROFILE_LO_PCT], col);
+	const struct cmp_cell *hi =
+		cost__cell(ct, NULL, p->row[COST_PROFILE_HI_PCT], col);
+
+	if (!x || !lo || !hi)
+		return -1;
+	return x->s.median >= lo->s.median && x->s.median <= hi->s.median;
+}

@@ -30,10 +30,12 @@ enum cost_fig {
 	COST_CALLS_PER_GB,     /* calls per GB moved */
 	COST_NS_PER_CALL,      /* mean time per call, nested paths in */
 	COST_SELF_NS_PER_CALL, /* mean time per call, nested paths out */
-	COST_BPF_NS_PER_CALL, /* the probe's own programs per call */
+	COST_BPF_NS_PER_CALL,  /* the probe's own programs per call */
 	/* Profile trials: the same path by both methods, in % of all CPU. */
-	COST_PROBE_PCT,	  /* the probe's time less its programs' */
-	COST_PROFILE_PCT, /* perf's samples in the path's functions */
+	COST_PROBE_PCT,	     /* the probe's time less its programs' */
+	COST_PROFILE_PCT,    /* perf's samples in the path's functions */
+	COST_PROFILE_LO_PCT, /* their Wilson 95% interval */
+	COST_PROFILE_HI_PCT,
 	COST_NR_FIGS,
 };
 
@@ -108,6 +110,13 @@ bool cost__diff(const struct cost_table *ct, int64_t row, size_t col,
 
 /* Cores a line rate of @gbit Gbit/s costs at @cpu_ms_per_gb. */
 double cost__cores(double cpu_ms_per_gb, double gbit);
+
+/*
+ * Do the two methods agree on @g's @path in column @col: the probes'
+ * share within the interval of perf's samples? -1: not both there.
+ */
+int cost__agree(const struct cost_table *ct, const struct cost_path *p,
+		size_t col);
 
 /* Outputs (cost-print.c). */
 struct fmt_scale;

@@ -277,11 +277,15 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 				cell(ct, p->row[COST_PROBE_PCT], col);
 			const struct cmp_cell *y =
 				cell(ct, p->row[COST_PROFILE_PCT], col);
-			char *t = x && y ? xasprintf("%s%% / %s%%",
+			int agree = cost__agree(ct, p, col);
+			char *t = x && y ? xasprintf("%s%% / %s%%%s",
 						     fmt__num(x->s.median, a,
 							      sizeof(a)),
 						     fmt__num(y->s.median, b,
-							      sizeof(b))) :
+							      sizeof(b)),
+						     agree < 0 ? "" :
+						     agree     ? ", agree" :
+								 ", differ") :
 					   xstrdup("-");
 
 			html__td(c->fp, "num", t);
@@ -293,8 +297,9 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		fputs("</table>\n<p class=\"small\">The same paths by two "
 		      "methods on the profile trials: the probes' time and "
 		      "perf's samples in the paths' own functions, each as a "
-		      "share of all CPU time. They agree where a path spends "
-		      "its time in its own code (docs/cost.md).</p>\n",
+		      "share of all CPU time, less the probe's floor per call. "
+		      "They agree when the probes' share lies in the 95% "
+		      "interval of perf's sample count (docs/cost.md).</p>\n",
 		      c->fp);
 }
 

@@ -33,9 +33,10 @@ struct bpf_collector {
 	size_t nr, alloc;
 	struct bpf_exposure *exposure; /* NULL: not asked for */
 	char *nic;
-	bool cost;    /* the kernel's run-time stats while measuring */
-	int stats_fd; /* holds them on; -1: off */
-	int nest_fd;  /* the probes' shared nesting map; -1: none yet */
+	bool cost;	 /* the kernel's run-time stats while measuring */
+	int stats_fd;	 /* holds them on; -1: off */
+	int nest_fd;	 /* the probes' shared nesting map; -1: none yet */
+	double floor_ns; /* a probed call's own share of it; < 0: unknown */
 	int64_t t_start, t_stop; /* mono_ns() */
 	bool started, stopped;
 };
@@ -175,6 +176,7 @@ static int bpf_create(const struct collector_opts *opts, struct collector **out)
 
 	bc->c.ops = &bpf_collector_ops;
 	bc->stats_fd = bc->nest_fd = -1;
+	bc->floor_ns = -1;
 	bpf_env__open(&bc->env);
 	if (opts && opts->nic)
 		bc->nic = xstrdup(opts->nic);
@@ -207,6 +209,15 @@ static int bpf_start(struct collector *c)
 					&bc->nest_fd);
 		if (err)
 			return err;
+	}
+	/* Before the window: its getppid() calls are not the workload's. */
+	bc->floor_ns = -1;
+	if (bc->nr) {
+		err = bpf_calibrate__floor(&bc->env, &bc->nest_fd,
+					   &bc->floor_ns);
+		if (err)
+			pr_debug("bpf: no probe floor here: %s",
+				 strerror(-err));
 	}
 	if (bc->exposure) {
 		err = bpf_exposure__attach(bc->exposure, &bc->env, bc->nic);
@@ -290,6 +301,9 @@ static int bpf_results(struct collector *c, json_t **out)
 			    json_real((bc->t_stop - bc->t_start) / 1e9));
 	/* The run-time stats were on: a probe never run cost 0, not "?". */
 	json_object_set_new(o, "cost", json_boolean(bc->cost));
+	json_object_set_new(o, "probe_floor_ns",
+			    bc->floor_ns >= 0 ? json_real(bc->floor_ns) :
+						json_null());
 	json_object_set_new(o, "device",
 			    bc->filter.on ? json_string(bc->filter.dev_name) :
 					    json_null());
@@ -339,14 +353,15 @@ static int store_one(struct store *st, int64_t trial_id, const json_t *p)
 
 /*
  * What a cost per GB needs beside the probes (docs/cost.md): how long
- * they counted, since the workload's byte count leaves out its omitted
- * first seconds, and, where the kernel's run-time stats were on, the
- * time the probes' own programs took, which no probe's time holds.
+ * they counted (the window busy CPU is taken over), the time a probe
+ * adds to each call it times, and, where the kernel's run-time stats
+ * were on, the time the probes' own programs took.
  */
 static int store_window(struct store *st, int64_t trial_id,
 			const json_t *results)
 {
 	const json_t *probes = json_object_get(results, "probes"), *p;
+	const json_t *floor = json_object_get(results, "probe_floor_ns");
 	double secs = json_number_value(json_object_get(results, "duration_s"));
 	json_int_t run_ns = 0;
 	bool stats = json_is_true(json_object_get(results, "cost"));
@@ -356,10 +371,17 @@ static int store_window(struct store *st, int64_t trial_id,
 	if (secs > 0)
 		err = store__metric_add(st, trial_id, "probe_window_s", secs,
 					"s", STORE_BETTER_NONE, NULL);
+	if (!err && json_is_number(floor))
+		err = store__metric_add(st, trial_id, "probe_floor_ns",
+					json_number_value(floor), "ns",
+					STORE_BETTER_LOWER, NULL);
 	json_array_foreach(probes, i, p) {
-		json_int_t ns = json_integer_value(json_object_get(p, "run_ns"));
-		json_int_t calls = json_integer_value(json_object_get(p, "calls"));
-		const char *name = json_string_value(json_object_get(p, "name"));
+		json_int_t ns =
+			json_integer_value(json_object_get(p, "run_ns"));
+		json_int_t calls =
+			json_integer_value(json_object_get(p, "calls"));
+		const char *name =
+			json_string_value(json_object_get(p, "name"));
 		char metric[64];
 
 		if (!json_object_get(p, "runs"))
@@ -464,6 +486,7 @@ static int bpf_support(json_t **info)
 	size_t i;
 
 	bc->stats_fd = bc->nest_fd = -1;
+	bc->floor_ns = -1;
 	if (geteuid()) {
 		*info = json_pack("{s:b, s:s}", "available", false, "reason",
 				  "loading BPF programs needs root");

@@ -326,6 +326,15 @@ int bpf_filter__set(struct bpf_filter *f, const char *dev, char *err,
 
 /* ---- the attach floor, for the probe-cost benchmark ---- */
 
+/*
+ * The time a probe adds to each call it times, measured here on
+ * sys_ni_syscall() with the same programs (bpf-calibrate.c): 0 with
+ * *@ns set, or a negative errno (-EOPNOTSUPP: no such syscall known for
+ * this arch; -ENOENT: it could not be timed). @nest_fd as
+ * bpf_probe__attach.
+ */
+int bpf_calibrate__floor(const struct bpf_env *env, int *nest_fd, double *ns);
+
 struct bpf_floor;
 
 /* An empty program on perf tracepoint CAT:NAME. */

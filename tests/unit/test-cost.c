@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * compare --cost's arithmetic on a store whose trials have known
+ * figures: busy CPU per GB from busy cores and throughput, calls per GB
+ * over the probes' window, each path's own time with nested paths taken
+ * out once, the rest, the cores a line rate needs, and the differences
+ * between columns adding up to the difference of the whole.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/cost.h"
+#include "store/store.h"
+#include "tap.h"
+
+#define NR_REPS 5
+
+struct mode_fig {
+	const char *mode;
+	double busy; /* cores */
+	/* name, calls in the 2 s window, ns per call, own ns per call */
+	struct {
+		const char *name;
+		uint64_t calls;
+		double ns, self_ns;
+	} probes[3];
+};
+
+/*
+ * 0.25 GB moved in the probes' 2 s window, so calls per GB are four
+ * times the calls, and a busy core is 8 s of CPU per GB. Strict: 8000 ms of busy CPU per GB, unmap 2e6 calls
+ * per GB at 1 us (0.5 us its own, the other half in iotlb_sync nested in
+ * it): 1000 ms each. Lazy: 6000 ms; unmap at 0.5 us, 1000 ms; fq_flush
+ * 2e4 per GB at 10 us, 200 ms.
+ */
+static const struct mode_fig figs[] = {
+	{ "strict",
+	  1.0,
+	  { { "unmap", 500000, 1000, 500 },
+	    { "iotlb_sync", 500000, 500, 500 },
+	    { "fq_flush", 0, 0, 0 } } },
+	{ "lazy",
+	  0.75,
+	  { { "unmap", 500000, 500, 500 },
+	    { "iotlb_sync", 0, 0, 0 },
+	    { "fq_flush", 5000, 10000, 10000 } } },
+};
+
+static int add_trial(struct store *st, int64_t cell, unsigned int rep,
+		     int64_t boot, const struct mode_fig *m)
+{
+	double spread = 1 + 0.001 * rep;
+	uint64_t hist[40] = { 0 };
+	int64_t trial;
+	size_t i;
+	int err;
+
+	err = store__trial_find_or_insert(st, cell, rep, STORE_TRIAL_MEASURED, &trial, NULL) ?:
+		      store__trial_start(st, trial, boot, m->mode, m->mode) ?:
+		      /* Not used: bytes and the window are known. */
+		      store__metric_add(st, trial, "throughput", 3e9, "bit/s", STORE_BETTER_HIGHER, NULL) ?:
+		      store__metric_add(st, trial, "busy_cores", m->busy * spread, "cores", STORE_BETTER_LOWER, NULL) ?:
+		      store__metric_add(st, trial, "probe_window_s", 2, "s", STORE_BETTER_NONE, NULL) ?:
+		      store__metric_add(st, trial, "bytes", 2.5e8, "bytes",
+					STORE_BETTER_NONE, NULL);
+	for (i = 0; !err && i < 3; i++) {
+		struct store_probe p = {
+			.name = m->probes[i].name,
+			.target = "f",
+			.attach = "fentry",
+			.calls = m->probes[i].calls,
+			.total_ns = m->probes[i].calls * m->probes[i].ns,
+			.self_known = true,
+			.self_ns = (uint64_t)(m->probes[i].calls *
+					      m->probes[i].self_ns),
+			.hist = hist,
+			.hist_len = 40,
+		};
+
+		/* Every call timed: the histogram holds them all. */
+		hist[10] = m->probes[i].calls;
+		err = store__probe_add(st, trial, &p, NULL);
+	}
+	return err ?: store__trial_finish(st, trial, STORE_TRIAL_OK, NULL);
+}
+
+static int make_store(const char *path)
+{
+	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
+	struct store_kernel k = { .name = "k" };
+	int64_t run, host, boot_row, kernel, cell;
+	struct store *st;
+	unsigned int rep;
+	size_t m;
+	int err;
+
+	err = store__open(path, STORE_CREATE, &st);
+	if (err)
+		return err;
+	err = store__begin(st)					     ?:
+		      store__run_begin(st, "cost", "", 0, &run)	     ?:
+		      store__host_upsert(st, "sut", "m1", &host)     ?:
+		      store__boot_upsert(st, host, &boot, &boot_row) ?:
+		      store__kernel_upsert(st, &k, &kernel);
+	for (m = 0; !err && m < 2; m++) {
+		err = store__cell_upsert(
+			st,
+			&(struct store_cell){ run, host, kernel, figs[m].mode,
+					      "rx", figs[m].mode },
+			&cell);
+		for (rep = 0; !err && rep < NR_REPS; rep++)
+			err = add_trial(st, cell, rep, boot_row, &figs[m]);
+	}
+	if (!err)
+		err = store__commit(st);
+	store__close(st);
+	return err;
+}
+
+static const struct cost_path *
+path(const struct cost_table *ct, const struct cost_group *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_paths; i++)
+		if (!strcmp(ds__str(&ct->ds, g->paths[i].name), name))
+			return &g->paths[i];
+	return NULL;
+}
+
+static double median(const struct cost_table *ct, const struct cost_group *g,
+		     const char *name, enum cost_fig fig, size_t col)
+{
+	const struct cost_path *p = path(ct, g, name);
+	const struct cmp_cell *c = p ? cost__cell(ct, g, p->row[fig], col) :
+				       NULL;
+
+	return c ? c->s.median : NAN;
+}
+
+#define near(got, want, tol, ...)                                            \
+	({                                                                   \
+		double _g = (got), _w = (want);                              \
+		int _p = tap__ok(fabs(_g - _w) <= (tol), __FILE__, __LINE__, \
+				 __VA_ARGS__);                               \
+		if (!_p)                                                     \
+			printf("#   got %.6g, want %.6g\n", _g, _w);         \
+		_p;                                                          \
+	})
+
+int main(void)
+{
+	char dir[] = "/tmp/test-cost.XXXXXX", path_db[64];
+	struct cmp_opts o = CMP_OPTS_DEFAULT;
+	struct cost_table ct = { 0 };
+	const struct cost_group *g;
+	const struct cmp_cell *c;
+	struct cost_diff d, part;
+	double parts = 0;
+	struct rdb r;
+	int64_t run = 1;
+	size_t i;
+
+	if (!mkdtemp(dir))
+		tap_skip_all("no scratch folder");
+	snprintf(path_db, sizeof(path_db), "%s/c.db", dir);
+	if (!ok(!make_store(path_db), "a store of 10 trials with probes"))
+		goto out;
+	if (!ok(!rdb__open(path_db, &r), "opened read-only"))
+		goto out;
+	dataset__init(&ct.ds);
+	ok(!cost__load(&ct.ds, &r, &run, 1, NULL, &ct.load), "loaded");
+	is_int(ct.load.trials, 10, "every measured trial read");
+	is_int(ct.load.no_window, 0, "every trial had its bytes");
+	is_int(ct.load.no_self, 0, "every probe had its own time");
+	ok(!cost__build(&ct, &o), "built");
+	is_int(ct.nr_groups, 1, "one group: the workload");
+	is_int(ct.t.nr_cols, 2, "two columns: the modes");
+	is_str(ds__str(&ct.ds, ct.t.cols[0]), "strict", "strict first");
+	g = &ct.groups[0];
+
+	c = cost__cell(&ct, g, g->cpu, 0);
+	near(c ? c->s.median : NAN, 8000 * 1.002, 1e-6,
+	     "strict: 8000 ms of busy CPU per GB (1 core, 2 s, 0.25 GB)");
+	c = cost__cell(&ct, g, g->cpu, 1);
+	near(c ? c->s.median : NAN, 6000 * 1.002, 1e-6, "lazy: 6000 ms per GB");
+	c = cost__cell(&ct, g, g->gbit_per_core, 0);
+	near(c ? c->s.median : NAN, 1 / 1.002, 1e-9,
+	     "strict: 1 Gbit/s per busy core");
+	near(median(&ct, g, "unmap", COST_CALLS_PER_GB, 0), 2e6, 1e-3,
+	     "calls per GB moved in the window");
+	near(median(&ct, g, "unmap", COST_NS_PER_CALL, 0), 1000, 1e-9,
+	     "unmap's mean time per call, nested paths in");
+	near(median(&ct, g, "unmap", COST_SELF_NS_PER_CALL, 0), 500, 1e-9,
+	     "unmap's own time per call");
+	near(median(&ct, g, "unmap", COST_MS_PER_GB, 0), 1000, 1e-6,
+	     "unmap's own ms per GB: own ns x calls per GB");
+	near(median(&ct, g, "iotlb_sync", COST_MS_PER_GB, 0), 1000, 1e-6,
+	     "iotlb_sync's, counted once");
+	near(median(&ct, g, "unmap", COST_SHARE_PCT, 0), 100 * 1000 / 8016.0,
+	     1e-6, "unmap's share of the busy CPU");
+	near(median(&ct, g, COST_UNPROBED, COST_MS_PER_GB, 0),
+	     8000 * 1.002 - 2000, 1e-6,
+	     "the rest: busy CPU less the probed paths, each once");
+	near(median(&ct, g, "iotlb_sync", COST_MS_PER_GB, 1), 0, 1e-9,
+	     "lazy: iotlb_sync never called, 0 ms per GB");
+	ok(isnan(median(&ct, g, "iotlb_sync", COST_NS_PER_CALL, 1)),
+	   "and no time per call: there was no call");
+	near(median(&ct, g, "fq_flush", COST_MS_PER_GB, 1), 200, 1e-6,
+	     "lazy: the flush queue's 200 ms per GB");
+
+	c = cost__cell(&ct, g, g->cpu, 0);
+	near(cost__cores(c->s.median, 25), 8.016 * 25 / 8, 1e-9,
+	     "25 Gbit/s at 8 s of CPU per GB: 25 cores");
+
+	ok(cost__diff(&ct, g->cpu, 1, &d), "lazy against strict");
+	near(d.diff, -2000 * 1.002, 5, "lazy spends 2000 ms less per GB");
+	ok(d.lo <= d.diff && d.diff <= d.hi && d.hi < 0,
+	   "its interval holds it and excludes no change");
+	is_int(d.nx * 100 + d.ny, 505, "n=5+5");
+	for (i = 0; i < g->nr_paths; i++)
+		if (cost__diff(&ct, g->paths[i].row[COST_MS_PER_GB], 1, &part))
+			parts += part.diff;
+	near(parts, d.diff, 1,
+	     "the paths' and the rest's shifts add up to the whole's");
+	ok(cost__diff(&ct, path(&ct, g, "iotlb_sync")->row[COST_MS_PER_GB], 1,
+		      &part) &&
+		   fabs(part.diff + 1000) < 1e-6,
+	   "of which iotlb_sync: -1000 ms per GB");
+
+	cost__release(&ct);
+	dataset__release(&ct.ds);
+	rdb__close(&r);
+out:
+	unlink(path_db);
+	rmdir(dir);
+	printf("1..%d\n", tap__n);
+	return tap__failed ? 1 : 0;
+}
