@@ -36,10 +36,9 @@ enum exposure_close {
 
 /* Per CPU, summed by user space. */
 struct exposure_stats {
-	__u64 next;			 /* this CPU's next window key */
-	__u64 opened;			 /* windows that began */
-	__u64 closed[EXPOSURE_NR_CLOSE]; /* and ended, by how */
-	__u64 lost;			 /* began, but the map was full */
+	__u64 opened; /* set by user space: outstanding + ended */
+	__u64 closed[EXPOSURE_NR_CLOSE]; /* windows ended, by how */
+	__u64 lost;			 /* began, but no slot was free */
 	__u64 unpaired;			 /* an exit without its entry */
 	__u64 sum_ns;			 /* of the ended ones */
 	__u64 max_ns;
@@ -53,13 +52,34 @@ struct exposure_state {
 };
 
 /*
- * A window not ended yet: the pending map's value (lazy), keyed by CPU
- * and number; the by-gather map's (strict).
+ * A lazy window not ended yet, in its CPU's ring. @key is what a flush
+ * claims it by (compare-and-swap to 0): the window's number on its CPU
+ * plus one, so that a slot used again is never taken for the window
+ * that was in it before; 0 is a free slot or an ended window.
  */
 struct exposure_window {
+	__u64 key;
 	__u64 ts;     /* bpf_ktime_get_ns() when the PTE was cleared */
 	__u64 epoch;  /* flushes of its domain begun before that */
 	__u64 domain; /* struct iommu_domain *, as a key */
+};
+
+/*
+ * Four flush queues' worth (IOVA_FQ_SIZE, 256 per CPU and domain): a
+ * NIC and a disk are two domains.
+ */
+#define EXPOSURE_RING_SLOTS 1024
+
+/*
+ * One per CPU (an array map, not a per-CPU one: a flush on any CPU ends
+ * the windows of all). Only its CPU's unmaps add to it, at @head; a
+ * flush ends windows anywhere in [@tail, @head) and moves @tail past
+ * the ended ones at the front.
+ */
+struct exposure_ring {
+	__u64 head; /* windows begun on this CPU */
+	__u64 tail; /* every slot before it has ended */
+	struct exposure_window w[EXPOSURE_RING_SLOTS];
 };
 
 #endif /* IOMMU_BENCH_BPF_EXPOSURE_H */

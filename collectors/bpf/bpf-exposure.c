@@ -221,31 +221,19 @@ static void drop_links(struct bpf_exposure *x)
 		bpf_link__destroy(x->links[--x->nr_links]);
 }
 
-/*
- * Windows wait in the pending map until a flush: a flush queue holds
- * 256 per CPU and domain (IOVA_FQ_SIZE), and a NIC and a disk are two
- * domains. Four queues' worth per CPU, and a flush walks every bucket,
- * so no more than that.
- */
-static unsigned int pending_slots(void)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	unsigned int n = 1024;
-
-	while (ncpus > 0 && n < 1024u * (unsigned int)ncpus && n < 65536)
-		n <<= 1;
-	return n;
-}
-
 static struct exposure_bpf *open_obj(struct bpf_exposure *x)
 {
 	struct exposure_bpf *o = exposure_bpf__open();
 	struct bpf_program *prog;
+	int ncpus = libbpf_num_possible_cpus();
 
 	if (!o)
 		return NULL;
-	x->pending_slots = pending_slots();
-	bpf_map__set_max_entries(o->maps.pending, x->pending_slots);
+	/* A ring of lazy windows per CPU: bpf/exposure.h. */
+	x->nr_rings = ncpus > 0 ? (unsigned int)ncpus : 1;
+	x->pending_slots = EXPOSURE_RING_SLOTS;
+	bpf_map__set_max_entries(o->maps.rings, x->nr_rings);
+	o->rodata->nr_rings = x->nr_rings;
 	bpf_object__for_each_program(prog, o->obj)
 		bpf_program__set_autoload(prog, false);
 	return o;
@@ -514,7 +502,6 @@ static void stats_add(struct exposure_stats *acc,
 {
 	size_t i;
 
-	acc->opened += s->opened;
 	for (i = 0; i < EXPOSURE_NR_CLOSE; i++)
 		acc->closed[i] += s->closed[i];
 	acc->lost += s->lost;
@@ -526,22 +513,29 @@ static void stats_add(struct exposure_stats *acc,
 		acc->hist[i] += s->hist[i];
 }
 
-/* What is still open: counted, and the oldest's age so far. */
+/* The lazy windows still open: counted, and the oldest's age so far. */
 static void read_pending(struct bpf_exposure *x, int fd)
 {
-	__u64 key, next, *prev = NULL, now = (__u64)mono_ns();
-	struct exposure_window w;
+	__u64 now = (__u64)mono_ns(), i;
+	struct exposure_ring *r = xmalloc(sizeof(*r));
+	const struct exposure_window *w;
+	__u32 cpu;
 
 	x->pending = x->pending_oldest_ns = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &w))
+	for (cpu = 0; cpu < x->nr_rings; cpu++) {
+		if (bpf_map_lookup_elem(fd, &cpu, r))
 			continue;
-		x->pending++;
-		if (now > w.ts && now - w.ts > x->pending_oldest_ns)
-			x->pending_oldest_ns = now - w.ts;
+		for (i = r->tail;
+		     i != r->head && i - r->tail < EXPOSURE_RING_SLOTS; i++) {
+			w = &r->w[i % EXPOSURE_RING_SLOTS];
+			if (!w->key)
+				continue;
+			x->pending++;
+			if (now > w->ts && now - w->ts > x->pending_oldest_ns)
+				x->pending_oldest_ns = now - w->ts;
+		}
 	}
+	free(r);
 }
 
 /* Runs skipped as recursive; run time where the kernel's stats are on. */
@@ -570,7 +564,7 @@ static void sanity(struct bpf_exposure *x)
 	else if (s->lost * 100 > s->opened + s->lost)
 		set_state(x, EXPO_NOT_MEASURED,
 			  xasprintf("%llu windows could not be followed: "
-				    "more than %u were open at once",
+				    "more than %u were open at once on a CPU",
 				    (unsigned long long)s->lost,
 				    x->pending_slots));
 	else if (s->unpaired * 100 > ended && s->unpaired > 10)
@@ -607,7 +601,12 @@ int bpf_exposure__read(struct bpf_exposure *x)
 	free(per_cpu);
 	if (bpf_map_lookup_elem(bpf_map__fd(o->maps.state), &zero, &x->shared))
 		memset(&x->shared, 0, sizeof(x->shared));
-	read_pending(x, bpf_map__fd(o->maps.pending));
+	/* Not counted where they begin: what ended, and what has not. */
+	x->total.opened = x->total.closed[EXPOSURE_BY_SYNC] +
+			  x->total.closed[EXPOSURE_BY_FLUSH];
+	if (x->shared.outstanding > 0)
+		x->total.opened += (__u64)x->shared.outstanding;
+	read_pending(x, bpf_map__fd(o->maps.rings));
 	prog_info(x, o);
 	if (x->state == EXPO_MEASURED)
 		sanity(x);

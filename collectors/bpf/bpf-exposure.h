@@ -47,8 +47,9 @@ struct bpf_exposure {
 	struct exposure_stats total;
 	struct exposure_state shared;
 	__u64 pending, pending_oldest_ns, missed;
-	__u64 run_ns, runs; /* with the kernel's run-time stats on */
-	unsigned int pending_slots;
+	__u64 run_ns, runs;	    /* with the kernel's run-time stats on */
+	unsigned int pending_slots; /* per CPU */
+	unsigned int nr_rings;	    /* one per possible CPU */
 };
 
 /* 0, or -ENOMEM; what is missing is recorded as NOT_MEASURED. */
