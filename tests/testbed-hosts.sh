@@ -19,7 +19,8 @@ matrix_run() {
 # 2 vCPUs, x86 unless QEMU_LINES says arch = "arm64") at $NET.2 and its
 # peer in the namespace $NS behind the tap $TAP at $NET.1; QEMU_LINES
 # and HOST_LINES are TOML lines added to [hosts.$G.qemu] and [hosts.$G].
-# $BOOT_TIMEOUT, if set, replaces the 90 s a boot may take.
+# $BOOT_TIMEOUT, if set, replaces the 90 s a boot may take, and
+# $QEMU_CPUS the 2 vCPUs.
 testbed_hosts() {
 	cat <<EOT
 [hosts.$G]
@@ -32,7 +33,7 @@ ${2:-}
 
 [hosts.$G.qemu]
 memory = "1G"
-cpus = 2
+cpus = ${QEMU_CPUS:-2}
 ${1:-}
 
 [hosts.peer]
@@ -61,15 +62,17 @@ testbed_kernel() {
 #   reboot="MODE..."  the modes given a table of their own, method =
 #                     "reboot" ("strict"; empty: none)
 #   modes=TOML        more [modes.*] tables after those
-#   qemu=TOML host=TOML boot=DURATION
-#                     testbed_hosts's QEMU_LINES and HOST_LINES, and its
-#                     boot timeout (90s)
+#   qemu=TOML host=TOML boot=DURATION cpus=N
+#                     testbed_hosts's QEMU_LINES and HOST_LINES, its
+#                     boot timeout (90s) and the guest's vCPUs (2)
 #   kernels=TOML      the [[kernels]] tables (testbed_kernel debian-6.1
 #                     $PKG)
 #   workload=rx|udp64 iperf3 into the guest: TCP (rx), or 64-byte UDP
 #                     datagrams at 4 Mbit/s (udp64)
 #   duration=D omit=D its length ("3s") and what iperf3 omits ("0s";
 #                     empty: no omit line)
+#   client_cpu=CPU    the host CPU the peer's iperf3 is pinned to (the
+#                     workload's affinity; none)
 #   probes=LIST       a [collect.bpf] table of the probes (none)
 #   collect=TOML      lines after it (none)
 #
@@ -80,7 +83,7 @@ testbed_matrix() {
 	shift 2
 	tm_reps=1 tm_reboot=strict tm_workload=rx tm_duration=3s tm_omit=0s
 	tm_order='' tm_db='' tm_more='' tm_qemu='' tm_host='' tm_boot=''
-	tm_kernels='' tm_probes='' tm_collect=''
+	tm_kernels='' tm_probes='' tm_collect='' tm_cpus='' tm_client=''
 	for tm_kv; do
 		tm_v=${tm_kv#*=}
 		case $tm_kv in
@@ -92,10 +95,12 @@ testbed_matrix() {
 		qemu=*) tm_qemu=$tm_v ;;
 		host=*) tm_host=$tm_v ;;
 		boot=*) tm_boot=$tm_v ;;
+		cpus=*) tm_cpus=$tm_v ;;
 		kernels=*) tm_kernels=$tm_v ;;
 		workload=rx | workload=udp64) tm_workload=$tm_v ;;
 		duration=*) tm_duration=$tm_v ;;
 		omit=*) tm_omit=$tm_v ;;
+		client_cpu=*) tm_client=$tm_v ;;
 		probes=*) tm_probes=$tm_v ;;
 		collect=*) tm_collect=$tm_v ;;
 		*)
@@ -118,6 +123,7 @@ testbed_matrix() {
 	fi
 	(
 		[ -z "$tm_boot" ] || BOOT_TIMEOUT=$tm_boot
+		[ -z "$tm_cpus" ] || QEMU_CPUS=$tm_cpus
 		testbed_hosts "$tm_qemu" "$tm_host"
 	)
 	echo
@@ -128,6 +134,8 @@ testbed_matrix() {
 		printf 'protocol = "udp"\nlength = 64\nbitrate = "4M"\n'
 	printf 'duration = "%s"\n' "$tm_duration"
 	[ -z "$tm_omit" ] || printf 'omit = "%s"\n' "$tm_omit"
+	[ -z "$tm_client" ] ||
+		printf 'affinity = { client = %s }\n' "$tm_client"
 	[ -z "$tm_probes$tm_collect" ] || echo
 	[ -z "$tm_probes" ] || printf '[collect.bpf]\nprobes = [%s]\n' "$tm_probes"
 	[ -z "$tm_collect" ] || printf '%s\n' "$tm_collect"
