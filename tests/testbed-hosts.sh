@@ -71,6 +71,7 @@ testbed_kernel() {
 #                     datagrams at 4 Mbit/s (udp64)
 #   duration=D omit=D its length ("3s") and what iperf3 omits ("0s";
 #                     empty: no omit line)
+#   bitrate=B         rx only: iperf3's -b, the rate TCP is held to (none)
 #   client_cpu=CPU    the host CPU the peer's iperf3 is pinned to (the
 #                     workload's affinity; none)
 #   probes=LIST       a [collect.bpf] table of the probes (none)
@@ -84,6 +85,7 @@ testbed_matrix() {
 	tm_reps=1 tm_reboot=strict tm_workload=rx tm_duration=3s tm_omit=0s
 	tm_order='' tm_db='' tm_more='' tm_qemu='' tm_host='' tm_boot=''
 	tm_kernels='' tm_probes='' tm_collect='' tm_cpus='' tm_client=''
+	tm_bitrate=''
 	for tm_kv; do
 		tm_v=${tm_kv#*=}
 		case $tm_kv in
@@ -100,6 +102,7 @@ testbed_matrix() {
 		workload=rx | workload=udp64) tm_workload=$tm_v ;;
 		duration=*) tm_duration=$tm_v ;;
 		omit=*) tm_omit=$tm_v ;;
+		bitrate=*) tm_bitrate=$tm_v ;;
 		client_cpu=*) tm_client=$tm_v ;;
 		probes=*) tm_probes=$tm_v ;;
 		collect=*) tm_collect=$tm_v ;;
@@ -132,6 +135,7 @@ testbed_matrix() {
 		"$tm_workload" "$G"
 	[ "$tm_workload" = rx ] ||
 		printf 'protocol = "udp"\nlength = 64\nbitrate = "4M"\n'
+	[ -z "$tm_bitrate" ] || printf 'bitrate = "%s"\n' "$tm_bitrate"
 	printf 'duration = "%s"\n' "$tm_duration"
 	[ -z "$tm_omit" ] || printf 'omit = "%s"\n' "$tm_omit"
 	[ -z "$tm_client" ] ||

@@ -5,15 +5,14 @@
 # tests/configs/kbuild/0001-iommu-dma-plant-a-20-us-delay-in-unmap.patch,
 # which spends 20 us in udelay() in iommu_dma_unmap_page() before
 # __iommu_dma_unmap(): unmap's own time, not the IOTLB sync's. One run,
-# strict only, 3 short rx trials per kernel, each kernel booted once, the
-# guest's one vCPU on a host CPU of its own; then the time per unmap
-# must have grown by 20 us +-20% and the IOTLB sync's by less than 4 us,
-# from the raw store (the probes' total_ns / calls, medians over trials)
-# and, once it is built, from compare --cost's decomposition (self time
+# strict only, 3 short rx trials per kernel at 100 Mbit/s, each kernel
+# booted once, the guest's one vCPU on a host CPU of its own; then the
+# time per unmap must have grown by 20 us, -20% to +25%, and the IOTLB sync's by
+# less than 4 us, from the raw store (the probes' total_ns / calls,
+# medians over trials) and from compare --cost's decomposition (own time
 # per call, kernel against kernel). Those times are the guest's clock,
-# the host's: on a host so busy that QEMU got well under a CPU
-# (vm_cores), they stretch, and the checks of their size are skipped,
-# saying so.
+# the host's: on a host shared with other guests or a build they
+# stretch, and the checks of their size are skipped, saying so.
 #
 # Both kernels build in the worktree kernel-build.t and testbed-bisect.t
 # keep (bisect/test-tiny-x86_64 in the default cache): "tiny" is their
@@ -116,7 +115,7 @@ if [ "$JOBS" -ge 2 ]; then
 	client=client_cpu=0
 fi
 M=$T_TMP/cost.toml
-testbed_matrix tb-cost '"strict"' reps=3 order=grouped kernels="$kernels" \
+testbed_matrix tb-cost '"strict"' reps=3 order=grouped bitrate=100M kernels="$kernels" \
 	cpus=1 qemu="$pin" ${client:-} \
 	probes='"unmap", "iotlb_sync", "hw_flush"' \
 	collect='[collect.procstat]
@@ -132,11 +131,21 @@ assert s["reboots"] == 2, s
 EOF
 t_ok $? "the plan: 6 trials, no warmup, 2 boots (one a kernel)"
 
+# Other guests and compilers on the host, beside ours: a shared host.
+others() {
+	n=$(pgrep -c -f '^qemu-system' 2>/dev/null) || n=0
+	n=$((n - $(t_qemu_pids | grep -c .)))
+	[ "$n" -le 0 ] || printf '%s other QEMU ' "$n"
+	pgrep -x cc1 >/dev/null 2>&1 && printf 'a compiler '
+	:
+}
+shared=$(others)
 start=$(now)
 t_run_ok 0 900 "6 trials, 0 failed" \
 	"the run: tiny and tiny-delay in strict, 3 trials each, none failed" \
 	"$B" --db "$DB" run "$M"
 t_diag "run: $(($(now) - start)) s"
+shared=$shared$(others)
 t_diag "$(grep 'kernel tiny' "$T_ERR" | head -4)"
 
 # kq KERNEL SQL-EXPR: the expression over the kernel's measured trials.
@@ -154,24 +163,26 @@ t_ok $? "3 trials a kernel, each ok in strict (verified in the guest)"
 	[ "$(kq tiny "min(t.boot_id)")" != "$(kq tiny-delay "min(t.boot_id)")" ]
 t_ok $? "each kernel booted once"
 
-# vm_cores: the host CPU-seconds per second QEMU got in a trial. About
-# 1, the vCPU had its CPU. Well below, the host was oversubscribed
-# (another VM, a build): the guest's clock, the host's, ran on while its
-# vCPU waited, and every time per call, the planted 20 us with it, is
-# stretched by about 1/vm_cores (measured here: vm_cores 0.4, unmap
-# +70 us). The time figures are then not judged: a SKIP says why.
+# The probes time calls by the guest's clock, which is the host's:
+# whatever lands inside a call while it runs is in its time. On a quiet
+# host that is the interrupts and the waits for QEMU's I/O thread that
+# fall into it: they made the planted 20 us read as 21 to 24 (the
+# histogram's body moved by 20), at full TCP rate and held to 100
+# Mbit/s alike: a probed call's time holds the interrupts that land in
+# it (docs/cost.md, what it cannot see). On a host shared with other
+# guests or a build, the vCPU also waits for its CPU inside the calls
+# it times and every time stretches (measured here: unmap +70 us with a
+# second guest and a build beside it). Then the times are not judged: a
+# SKIP says why. vm_cores (the CPU QEMU got) is printed beside them.
 vm_cores() {
 	kq "$1" "(SELECT printf('%.2f', m.value) FROM metrics m
 	          WHERE m.trial_id = t.id AND m.name = 'vm_cores')" | tr '\n' ' '
 }
 t_diag "vm_cores by trial: tiny $(vm_cores tiny)tiny-delay $(vm_cores tiny-delay)(load $(cut -d' ' -f1-3 /proc/loadavg))"
-vmin=$(t_q "SELECT printf('%.2f', min(m.value)) FROM metrics m
-	    JOIN trials t ON t.id = m.trial_id WHERE m.name = 'vm_cores'
-	    AND t.warmup = 0 AND t.profile = 0")
-# t_timed STATUS DESCRIPTION: t_ok, or a SKIP on an oversubscribed host.
+# t_timed STATUS DESCRIPTION: t_ok, or a SKIP on a shared host.
 t_timed() {
-	if [ -n "$vmin" ] && ! t_between "$vmin" 0.8 1000; then
-		t_skip "the host was oversubscribed (QEMU got $vmin of a CPU in a trial): times per call stretched, not judged"
+	if [ -n "$shared" ]; then
+		t_skip "the host ran $shared beside the guest: times per call stretched, not judged"
 	else
 		t_ok "$1" "$2"
 	fi
@@ -229,8 +240,10 @@ b0=$(busy_means tiny | median)
 b1=$(busy_means tiny-delay | median)
 [ -z "$b0" ] || [ -z "$b1" ] ||
 	t_diag "unmap per call times vm_cores: $b0 ns -> $b1 ns ($((b1 - b0)))"
-[ -n "$u0" ] && [ -n "$u1" ] && t_between "$du" 16000 24000
-t_timed $? "store: unmap's time per call grew by 20 us +-20% ($du ns)"
+# The upper bound is 25% over: what lands in the window under TCG (see
+# above) read 21.1 to 24.3 us in eight quiet runs here.
+[ -n "$u0" ] && [ -n "$u1" ] && t_between "$du" 16000 25000
+t_timed $? "store: unmap's time per call grew by 20 us, -20% to +25% ($du ns)"
 [ -n "$s0" ] && [ -n "$s1" ] && t_between "$ds" -4000 4000
 t_timed $? "store: iotlb_sync's by less than 4 us ($ds ns): the delay is not the sync's"
 
@@ -270,8 +283,8 @@ st=$?
 cu=$(awk '$1 == "unmap" { print $2; exit }' "$T_TMP/cost.diff")
 cs=$(awk '$1 == "iotlb_sync" { print $2; exit }' "$T_TMP/cost.diff")
 t_diag "compare --cost: own ns per call, unmap $cu, iotlb_sync $cs; ms per GB: $(cut -d' ' -f1,3 "$T_TMP/cost.diff" | tr '\n' ' ')"
-[ $st -eq 0 ] && t_between "$cu" 16000 24000
-t_timed $? "compare --cost: unmap's own time per call, +20 us +-20% ($cu ns)"
+[ $st -eq 0 ] && t_between "$cu" 16000 25000
+t_timed $? "compare --cost: unmap's own time per call, +20 us, -20% to +25% ($cu ns)"
 [ $st -eq 0 ] && t_between "$cs" -4000 4000
 t_timed $? "compare --cost: iotlb_sync's under 4 us either way ($cs ns): not the sync's"
 "$B" --db "$DB" compare --cost --by kernel --baseline tiny >"$T_TMP/cost.txt" 2>&1
