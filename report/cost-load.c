@@ -367,9 +367,10 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 			      t.floor_ns *
 				      sqlite3_column_double(st->targets, 4) :
 			      0;
+		/* As above_floor(): no call takes less than nothing. */
 		add(ds, dim, name, COST_PROBE_PCT,
-		    (sqlite3_column_double(st->targets, 1) - own) / cpu_ns *
-			    100);
+		    fmax(sqlite3_column_double(st->targets, 1) - own, 0) /
+			    cpu_ns * 100);
 		wilson(sqlite3_column_double(st->profile, 1), samples, &lo,
 		       &hi);
 		add(ds, dim, name, COST_PROFILE_PCT,

@@ -7,8 +7,8 @@
  * fixed cost per call that is the probe's, not the path's. Under TCG it
  * is most of a short call's time. The same programs, on the same rung
  * and sharing the collector's nesting map, are put on sys_ni_syscall(),
- * the "return -ENOSYS" of a syscall no kernel implements, and timed over
- * calls this process makes: their mean is the floor, which the cost decomposition takes
+ * the "return -ENOSYS" of a syscall number no kernel has, and timed over
+ * calls this process makes: the least batch mean is the floor, which the cost decomposition takes
  * out of each probed call (docs/cost.md).
  */
 #include <errno.h>
@@ -24,19 +24,24 @@
 #define CALIBRATE_BATCHES 8
 
 /*
- * Where to time it: sys_ni_syscall(), the "return -ENOSYS" behind a
- * syscall number no kernel of the arch implements, else getppid(2), a
- * few instructions more; the first that attaches and sees the calls.
+ * Where to time it: sys_ni_syscall(), the "return -ENOSYS" every arch
+ * sends a syscall number past its table to, else getppid(2), a few
+ * instructions more; the first that attaches and sees the calls. Past
+ * the table, never a free slot inside it: a kernel may fill that slot
+ * later (x86's 335 became uretprobe in 6.11, which SIGILLs a caller
+ * that is not its trampoline).
  */
+#define NR_PAST_TABLE 100000
+
 static const struct floor_fn {
 	const char *spec;
 	long nr;
 } floor_fns[] = {
 #if defined(__x86_64__)
-	{ "fn:__x64_sys_ni_syscall", 335 }, /* between rseq and pidfd_* */
+	{ "fn:__x64_sys_ni_syscall", NR_PAST_TABLE },
 	{ "fn:__x64_sys_getppid", SYS_getppid },
 #elif defined(__aarch64__)
-	{ "fn:__arm64_sys_ni_syscall", 244 }, /* arch_specific_syscall */
+	{ "fn:sys_ni_syscall", NR_PAST_TABLE },
 	{ "fn:__arm64_sys_getppid", SYS_getppid },
 #endif
 	{ NULL, 0 },
