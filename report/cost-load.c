@@ -95,16 +95,6 @@ static const char *col_str(sqlite3_stmt *s, int col)
 	return t ? (const char *)t : "";
 }
 
-static bool run_selected(const int64_t *runs, size_t nr, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (runs[i] == id)
-			return true;
-	return false;
-}
-
 static void add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 		const char *path, enum cost_fig fig, double v)
 {
@@ -389,34 +379,15 @@ static int load_trials(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 	const char *val[DS_NR_DIMS];
 	uint32_t dim[DS_NR_DIMS];
 	sqlite3_stmt *s = NULL;
-	char run[24];
+	char run[DS_RUN_TEXT];
 	int rc = SQLITE_DONE, err, d;
-	bool keep;
 
 	err = rdb__prepare_runs(r, trials_sql, runs, nr_runs, &s);
 	if (err)
 		return err;
 	sqlite3_bind_int(s, 3, profile);
 	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
-			continue;
-		snprintf(run, sizeof(run), "%lld",
-			 (long long)sqlite3_column_int64(s, 1));
-		val[DS_RUN] = run;
-		for (d = DS_HOST; d <= DS_WORKLOAD; d++)
-			val[d] = col_str(s, d + 1);
-		val[DS_LABEL] = "";
-		keep = true;
-		for (d = 0; d < DS_NR_DIMS; d++) {
-			keep = keep && ds_filter__match(f, d, val[d]);
-			if (f && f->nr) {
-				uint32_t k[2] = { d, intern__id(&ds->str,
-								val[d]) };
-
-				keymap__id(&ds->seen, k, NULL);
-			}
-		}
-		if (!keep)
+		if (!dataset__row_cell(ds, s, runs, nr_runs, f, val, run))
 			continue;
 		if (sqlite3_column_int(s, 6)) {
 			ds->mode_mismatch += !profile;

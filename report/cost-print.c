@@ -209,10 +209,26 @@ static void print_diffs(const struct cost_table *ct, const struct cost_group *g,
 }
 
 /* Per path: the probes' share against perf's, on the profile trials. */
+char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
+			 size_t col)
+{
+	const struct cmp_cell *x = cell(ct, p->row[COST_PROBE_PCT], col);
+	const struct cmp_cell *y = cell(ct, p->row[COST_PROFILE_PCT], col);
+	char a[FMT_MAX], b[FMT_MAX];
+	int agree = cost__agree(ct, p, col);
+
+	if (!x || !y)
+		return xstrdup("-");
+	return xasprintf("%s%% / %s%%%s", fmt__num(x->s.median, a, sizeof(a)),
+			 fmt__num(y->s.median, b, sizeof(b)),
+			 agree < 0 ? "" :
+			 agree	   ? " agree" :
+				     " differ");
+}
+
 static void print_profile(const struct cost_table *ct,
 			  const struct cost_group *g, FILE *fp)
 {
-	char a[FMT_MAX], b[FMT_MAX], buf[96];
 	bool head = false;
 	size_t i, col;
 
@@ -228,23 +244,10 @@ static void print_profile(const struct cost_table *ct,
 		head = true;
 		fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
 		for (col = 0; col < ct->t.nr_cols; col++) {
-			const struct cmp_cell *x =
-				cell(ct, p->row[COST_PROBE_PCT], col);
-			const struct cmp_cell *y =
-				cell(ct, p->row[COST_PROFILE_PCT], col);
+			char *t = cost__profile_text(ct, p, col);
 
-			int agree = cost__agree(ct, p, col);
-
-			if (x && y)
-				snprintf(buf, sizeof(buf), "%s%% / %s%%%s",
-					 fmt__num(x->s.median, a, sizeof(a)),
-					 fmt__num(y->s.median, b, sizeof(b)),
-					 agree < 0 ? "" :
-					 agree	   ? " agree" :
-						     " differ");
-			else
-				snprintf(buf, sizeof(buf), "-");
-			fprintf(fp, "  %-34s", buf);
+			fprintf(fp, "  %-34s", t);
+			free(t);
 		}
 		fputc('\n', fp);
 	}

@@ -119,6 +119,9 @@ int cost__agree(const struct cost_table *ct, const struct cost_path *p,
 		size_t col);
 
 /* Outputs (cost-print.c). */
+/* "0.065% / 0.016% agree": probes / perf on the profile trials; "-". */
+char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
+			 size_t col);
 struct fmt_scale;
 /* "in no probed path" for COST_UNPROBED...; a probe's own name. */
 const char *cost__path_label(const char *name);

@@ -88,6 +88,29 @@ int dataset__check_filter(const struct dataset *ds, const struct ds_filter *f)
 	return 0;
 }
 
+bool dataset__row_cell(struct dataset *ds, sqlite3_stmt *s, const int64_t *runs,
+		       size_t nr_runs, const struct ds_filter *f,
+		       const char *val[DS_NR_DIMS], char run[DS_RUN_TEXT])
+{
+	bool keep = true;
+	int d;
+
+	if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
+		return false;
+	snprintf(run, DS_RUN_TEXT, "%lld",
+		 (long long)sqlite3_column_int64(s, 1));
+	val[DS_RUN] = run;
+	for (d = DS_HOST; d <= DS_WORKLOAD; d++)
+		val[d] = col_str(s, d + 1);
+	val[DS_LABEL] = "";
+	for (d = 0; d < DS_NR_DIMS; d++) {
+		keep = keep && ds_filter__match(f, d, val[d]);
+		if (f && f->nr)
+			see(ds, d, val[d]);
+	}
+	return keep;
+}
+
 /* The cells of the selected runs that pass @f, as dims by cell id. */
 struct cell_dims {
 	uint32_t (*dim)[DS_NR_DIMS];
@@ -157,31 +180,16 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		" WHERE c.run_id BETWEEN ?1 AND ?2 ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	size_t alloc = 0;
-	char run[24];
+	char run[DS_RUN_TEXT];
 	sqlite3_stmt *s;
-	int rc, err, d;
-	bool keep;
+	int rc, err;
 
 	memset(cd, 0, sizeof(*cd));
 	err = rdb__prepare_runs(r, sql, runs, nr_runs, &s);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
-			continue;
-		snprintf(run, sizeof(run), "%lld",
-			 (long long)sqlite3_column_int64(s, 1));
-		val[DS_RUN] = run;
-		for (d = DS_HOST; d <= DS_WORKLOAD; d++)
-			val[d] = col_str(s, d + 1);
-		val[DS_LABEL] = "";
-		keep = true;
-		for (d = 0; d < DS_NR_DIMS; d++) {
-			keep = keep && ds_filter__match(f, d, val[d]);
-			if (f && f->nr)
-				see(ds, d, val[d]);
-		}
-		if (!keep)
+		if (!dataset__row_cell(ds, s, runs, nr_runs, f, val, run))
 			continue;
 		keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0), val);
 		if (sqlite3_column_type(s, 6) != SQLITE_NULL)

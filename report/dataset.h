@@ -110,6 +110,18 @@ char *ds__effective_text(const struct dataset *ds, size_t i);
 int dataset__load_db(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		     size_t nr_runs, const struct ds_filter *f);
 
+#define DS_RUN_TEXT 24 /* a run id as text */
+
+/*
+ * Row @s of a query of the runs whose columns 1 to 5 are a cell's run
+ * id, host, kernel, mode and workload: its values in @val (@run holds
+ * the run id as text), each remembered for dataset__check_filter();
+ * false when @runs (sorted) has not the run or @f leaves the cell out.
+ */
+bool dataset__row_cell(struct dataset *ds, sqlite3_stmt *s, const int64_t *runs,
+		       size_t nr_runs, const struct ds_filter *f,
+		       const char *val[DS_NR_DIMS], char run[DS_RUN_TEXT]);
+
 /*
  * After dataset__load_db(): -EINVAL, with "did you mean", when a --only
  * value names nothing in the selected runs: a typo must not read as

@@ -251,7 +251,6 @@ static void cores_table(struct report_ctx *c, const struct cost_table *ct,
 static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 			  const struct cost_group *g)
 {
-	char a[FMT_MAX], b[FMT_MAX];
 	bool head = false;
 	size_t i, col;
 
@@ -273,20 +272,7 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		fputs("<tr>", c->fp);
 		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++) {
-			const struct cmp_cell *x =
-				cell(ct, p->row[COST_PROBE_PCT], col);
-			const struct cmp_cell *y =
-				cell(ct, p->row[COST_PROFILE_PCT], col);
-			int agree = cost__agree(ct, p, col);
-			char *t = x && y ? xasprintf("%s%% / %s%%%s",
-						     fmt__num(x->s.median, a,
-							      sizeof(a)),
-						     fmt__num(y->s.median, b,
-							      sizeof(b)),
-						     agree < 0 ? "" :
-						     agree     ? ", agree" :
-								 ", differ") :
-					   xstrdup("-");
+			char *t = cost__profile_text(ct, p, col);
 
 			html__td(c->fp, "num", t);
 			free(t);
