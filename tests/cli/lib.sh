@@ -301,3 +301,21 @@ t_between() {
 	[ -n "$1" ] && awk -v x="$1" -v lo="$2" -v hi="$3" \
 		'BEGIN { exit !(x >= lo && x <= hi) }'
 }
+
+# The scratch kernel tree (KSRC) and the kept tinyconfig worktree (WD)
+# that testbed-bisect.t and testbed-cost.t build in after kernel-build.t
+# primed it: the tree made ready, or the test skipped when Debian's
+# linux-source-6.1 is not there. Needs $B.
+t_tiny_tree() {
+	TARBALL=${IOMMU_BENCH_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+	KPATH=$("$B" kernel path)
+	KSRC=$(dirname "$KPATH")/kernel-src/linux-6.1
+	WD=$(dirname "$KPATH")/bisect/test-tiny-x86_64
+	if [ ! -r "$TARBALL" ] && [ ! -d "$KSRC/.git" ]; then
+		echo "1..0 # SKIP no $TARBALL (apt-get install linux-source-6.1)"
+		exit 0
+	fi
+	IOMMU_BENCH_KERNEL_SOURCE=$TARBALL sh "$SRCDIR/scripts/linux-source-tree.sh" \
+		"$KSRC" >/dev/null
+	t_ok $? "the scratch tree $KSRC is ready"
+}

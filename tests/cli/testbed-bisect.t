@@ -48,19 +48,9 @@ t_run 2 "$B" --db "$DB" bisect --resume &&
 	t_grep "$T_ERR" "no bisection in progress"
 t_ok $? "--resume without one is exit 2"
 
-TARBALL=${IOMMU_BENCH_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
-KPATH=$("$B" kernel path)
-KSRC=$(dirname "$KPATH")/kernel-src/linux-6.1
-# kernel-build.t builds HEAD in this worktree: the steps here only
+# kernel-build.t builds HEAD in the worktree WD: the steps here only
 # recompile what each commit changed.
-WD=$(dirname "$KPATH")/bisect/test-tiny-x86_64
-if [ ! -r "$TARBALL" ] && [ ! -d "$KSRC/.git" ]; then
-	echo "1..0 # SKIP no $TARBALL (apt-get install linux-source-6.1)"
-	exit 0
-fi
-IOMMU_BENCH_KERNEL_SOURCE=$TARBALL sh "$SRCDIR/scripts/linux-source-tree.sh" \
-	"$KSRC" >/dev/null
-t_ok $? "the scratch tree $KSRC is ready"
+t_tiny_tree
 HEAD=$(git -C "$KSRC" rev-parse HEAD)
 
 # commit PARENT FILE MESSAGE [SED]: a commit on PARENT whose FILE gets a

@@ -38,17 +38,7 @@ test_start=$(now)
 
 t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 ip sqlite3 \
 	iperf3 pgrep python3 git make gcc bc flex bison tar xz perl
-TARBALL=${IOMMU_BENCH_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
-KPATH=$("$B" kernel path)
-KSRC=$(dirname "$KPATH")/kernel-src/linux-6.1
-WD=$(dirname "$KPATH")/bisect/test-tiny-x86_64
-if [ ! -r "$TARBALL" ] && [ ! -d "$KSRC/.git" ]; then
-	echo "1..0 # SKIP no $TARBALL (apt-get install linux-source-6.1)"
-	exit 0
-fi
-IOMMU_BENCH_KERNEL_SOURCE=$TARBALL sh "$SRCDIR/scripts/linux-source-tree.sh" \
-	"$KSRC" >/dev/null
-t_ok $? "the scratch tree $KSRC is ready"
+t_tiny_tree
 
 FRAG=$SRCDIR/configs/kbuild/testbed-guest-tiny.config
 DELAY=$SRCDIR/tests/configs/kbuild/0001-iommu-dma-plant-a-20-us-delay-in-unmap.patch
