@@ -22,7 +22,12 @@ trap 't_cleanup' EXIT INT TERM
 # Never let a test touch the user's results/ database by accident.
 export IOMMU_BENCH_DB="$T_TMP/default.db"
 
+# T_KEEP=1: the scratch folder (databases, logs) stays, for a look after.
 t_cleanup() {
+	if [ -n "${T_KEEP:-}" ]; then
+		echo "# kept $T_TMP"
+		return
+	fi
 	rm -rf "$T_TMP"
 }
 

@@ -3,16 +3,17 @@
 # A cost that is known, found: the bootable tinyconfig testbed kernel
 # (configs/kbuild/testbed-guest-tiny.config) against the same kernel with
 # tests/configs/kbuild/0001-iommu-dma-plant-a-20-us-delay-in-unmap.patch,
-# which spends 20 us in udelay() in iommu_dma_unmap_page() before
+# which spins 20 us on the clock in iommu_dma_unmap_page() before
 # __iommu_dma_unmap(): unmap's own time, not the IOTLB sync's. One run,
-# strict only, 3 short rx trials per kernel at 100 Mbit/s, each kernel
-# booted once, the guest's one vCPU on a host CPU of its own; then the
-# time per unmap must have grown by 20 us, -20% to +25%, and the IOTLB sync's by
-# less than 4 us, from the raw store (the probes' total_ns / calls,
-# medians over trials) and from compare --cost's decomposition (own time
-# per call, kernel against kernel). Those times are the guest's clock,
-# the host's: on a host shared with other guests or a build they
-# stretch, and the checks of their size are skipped, saying so.
+# strict only, a warmup and 3 short rx trials per kernel at 100 Mbit/s,
+# each kernel booted once, the guest's one vCPU on a host CPU of its
+# own; then unmap's own time per call must have grown by 20 us within
+# 20%, and the IOTLB sync's by less than 4 us, from the raw store (the
+# probes' self_ns / calls, medians over trials) and from compare
+# --cost's decomposition (kernel against kernel). Those times are the
+# guest's clock, the host's: on a host shared with other guests or a
+# build they stretch, and the checks of their size are skipped, saying
+# so.
 #
 # Both kernels build in the worktree kernel-build.t and testbed-bisect.t
 # keep (bisect/test-tiny-x86_64 in the default cache): "tiny" is their
@@ -105,21 +106,24 @@ if [ "$JOBS" -ge 2 ]; then
 	client=client_cpu=0
 fi
 M=$T_TMP/cost.toml
+# A warmup trial after each boot: the first trial of a fresh TCG guest
+# runs its code cold (measured: hw_flush 4.7 us a call against 3.0 in
+# the next two).
 testbed_matrix tb-cost '"strict"' reps=3 order=grouped bitrate=100M kernels="$kernels" \
 	cpus=1 qemu="$pin" ${client:-} \
 	probes='"unmap", "iotlb_sync", "hw_flush"' \
 	collect='[collect.procstat]
-enabled = true' >"$M"
+enabled = true' | sed 's/^warmup = 0$/warmup = 1/' >"$M"
 
 # Grouped: kernel by kernel, so one boot each (strict on its command
-# line), 3 trials a boot.
+# line), a warmup and 3 trials a boot.
 t_run 0 "$B" plan --json "$M" && python3 - "$T_OUT" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
-assert s["trials"] == 6 and s["warmup_trials"] == 0, s
+assert s["trials"] == 6 and s["warmup_trials"] == 2, s
 assert s["reboots"] == 2, s
 EOF
-t_ok $? "the plan: 6 trials, no warmup, 2 boots (one a kernel)"
+t_ok $? "the plan: 6 trials and 2 warmups, 2 boots (one a kernel)"
 
 # Other guests and compilers on the host, beside ours: a shared host.
 others() {
@@ -131,8 +135,8 @@ others() {
 }
 shared=$(others)
 start=$(now)
-t_run_ok 0 900 "6 trials, 0 failed" \
-	"the run: tiny and tiny-delay in strict, 3 trials each, none failed" \
+t_run_ok 0 900 "8 trials, 0 failed" \
+	"the run: tiny and tiny-delay in strict, a warmup and 3 trials each, none failed" \
 	"$B" --db "$DB" run "$M"
 t_diag "run: $(($(now) - start)) s"
 shared=$shared$(others)
@@ -154,16 +158,22 @@ t_ok $? "3 trials a kernel, each ok in strict (verified in the guest)"
 t_ok $? "each kernel booted once"
 
 # The probes time calls by the guest's clock, which is the host's:
-# whatever lands inside a call while it runs is in its time. On a quiet
-# host that is the interrupts and the waits for QEMU's I/O thread that
-# fall into it: they made the planted 20 us read as 21 to 24 (the
-# histogram's body moved by 20), at full TCP rate and held to 100
-# Mbit/s alike: a probed call's time holds the interrupts that land in
-# it (docs/cost.md, what it cannot see). On a host shared with other
-# guests or a build, the vCPU also waits for its CPU inside the calls
-# it times and every time stretches (measured here: unmap +70 us with a
-# second guest and a build beside it). Then the times are not judged: a
-# SKIP says why. vm_cores (the CPU QEMU got) is printed beside them.
+# whatever lands inside a call is in its time. On a quiet host two
+# things of the emulator's did (docs/cost.md, what it cannot see):
+# under TCG a PAUSE leaves the translated code and waits for QEMU's
+# global lock, which its I/O thread holds while it moves packets, so
+# udelay(20), a PAUSE a turn, read as 21 to 24 us (the patch spins on
+# the clock instead, with no exit); and hw_flush, the driver's
+# invalidation inside iotlb_sync, writes the emulated IOMMU's registers,
+# each write a wait for that lock, so its mean moves by 1 to 2 us from
+# boot to boot (its tail: a few percent of calls over 16 us). Hence
+# each path's own time is what is held to 20% and to 4 us, and the
+# sync's whole time only to half the delay. On a host shared with
+# other guests or a build, the vCPU also waits for its CPU inside the
+# calls it times and every time stretches (measured here: unmap +70 us
+# with a second guest and a build beside it). Then the times are not
+# judged: a SKIP says why. vm_cores (the CPU QEMU got) is printed
+# beside them.
 vm_cores() {
 	kq "$1" "(SELECT printf('%.2f', m.value) FROM metrics m
 	          WHERE m.trial_id = t.id AND m.name = 'vm_cores')" | tr '\n' ' '
@@ -209,14 +219,27 @@ r=$(kq tiny-delay "(SELECT printf('%.3f', 1.0 * s.calls / u.calls)
 t_between "$r" 0.9 1.1
 t_ok $? "strict with the delay: still one IOTLB sync per unmap ($r)"
 
-# The raw store: medians over trials of the mean time per call.
-u0=$(means tiny unmap | median)
-u1=$(means tiny-delay unmap | median)
-s0=$(means tiny iotlb_sync | median)
-s1=$(means tiny-delay iotlb_sync | median)
-du=$(awk -v a="${u0:-0}" -v b="${u1:-0}" 'BEGIN { printf "%.0f", b - a }')
-ds=$(awk -v a="${s0:-0}" -v b="${s1:-0}" 'BEGIN { printf "%.0f", b - a }')
-t_diag "median unmap: $u0 ns -> $u1 ns ($du), iotlb_sync: $s0 ns -> $s1 ns ($ds)"
+# The raw store: medians over trials of the mean time per call, own
+# (nested probed calls out) and whole.
+owns() {
+	kq "$1" "(SELECT printf('%.0f', 1.0 * p.self_ns / p.calls)
+	          FROM probes p WHERE p.trial_id = t.id AND p.name = '$2'
+	          AND p.attach <> 'none' AND p.calls > 0
+	          AND p.self_ns IS NOT NULL)" | grep . | sort -n
+}
+diff_of() {
+	awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { printf "%.0f", b - a }'
+}
+u0=$(owns tiny unmap | median)
+u1=$(owns tiny-delay unmap | median)
+s0=$(owns tiny iotlb_sync | median)
+s1=$(owns tiny-delay iotlb_sync | median)
+w0=$(means tiny iotlb_sync | median)
+w1=$(means tiny-delay iotlb_sync | median)
+du=$(diff_of "$u0" "$u1")
+ds=$(diff_of "$s0" "$s1")
+dw=$(diff_of "$w0" "$w1")
+t_diag "median own time: unmap $u0 ns -> $u1 ns ($du), iotlb_sync $s0 ns -> $s1 ns ($ds); iotlb_sync whole $w0 ns -> $w1 ns ($dw); hw_flush $(means tiny hw_flush | median) ns -> $(means tiny-delay hw_flush | median) ns"
 # Beside it, what a CPU-second of QEMU bought: each trial's mean times
 # its vm_cores, which takes most of a busy host's stretch back out
 # (QEMU's I/O thread is in vm_cores too: a rough figure, never judged).
@@ -230,12 +253,12 @@ b0=$(busy_means tiny | median)
 b1=$(busy_means tiny-delay | median)
 [ -z "$b0" ] || [ -z "$b1" ] ||
 	t_diag "unmap per call times vm_cores: $b0 ns -> $b1 ns ($((b1 - b0)))"
-# The upper bound is 25% over: what lands in the window under TCG (see
-# above) read 21.1 to 24.3 us in eight quiet runs here.
-[ -n "$u0" ] && [ -n "$u1" ] && t_between "$du" 16000 25000
-t_timed $? "store: unmap's time per call grew by 20 us, -20% to +25% ($du ns)"
+[ -n "$u0" ] && [ -n "$u1" ] && t_between "$du" 16000 24000
+t_timed $? "store: unmap's own time per call grew by 20 us, within 20% ($du ns)"
 [ -n "$s0" ] && [ -n "$s1" ] && t_between "$ds" -4000 4000
-t_timed $? "store: iotlb_sync's by less than 4 us ($ds ns): the delay is not the sync's"
+t_timed $? "store: iotlb_sync's own by less than 4 us ($ds ns): the delay is not the sync's"
+[ -n "$w0" ] && [ -n "$w1" ] && t_between "$dw" -10000 10000
+t_timed $? "store: iotlb_sync's whole, hw_flush in it, by less than 10 us ($dw ns): nor its callees'"
 
 # Per call, not only on average: the latency histogram (bucket i holds
 # [2^i, 2^(i+1)) ns) puts the delay kernel's unmaps at 16 us and above.
@@ -273,8 +296,8 @@ st=$?
 cu=$(awk '$1 == "unmap" { print $2; exit }' "$T_TMP/cost.diff")
 cs=$(awk '$1 == "iotlb_sync" { print $2; exit }' "$T_TMP/cost.diff")
 t_diag "compare --cost: own ns per call, unmap $cu, iotlb_sync $cs; ms per GB: $(cut -d' ' -f1,3 "$T_TMP/cost.diff" | tr '\n' ' ')"
-[ $st -eq 0 ] && t_between "$cu" 16000 25000
-t_timed $? "compare --cost: unmap's own time per call, +20 us, -20% to +25% ($cu ns)"
+[ $st -eq 0 ] && t_between "$cu" 16000 24000
+t_timed $? "compare --cost: unmap's own time per call, +20 us within 20% ($cu ns)"
 [ $st -eq 0 ] && t_between "$cs" -4000 4000
 t_timed $? "compare --cost: iotlb_sync's under 4 us either way ($cs ns): not the sync's"
 "$B" --db "$DB" compare --cost --by kernel --baseline tiny >"$T_TMP/cost.txt" 2>&1
