@@ -24,6 +24,8 @@ const char *const cost_fig_names[COST_NR_FIGS] = {
 	[COST_SELF_NS_PER_CALL] = "self_ns_per_call",
 	[COST_BPF_NS_PER_CALL] = "bpf_ns_per_call",
 	[COST_PROBE_PCT] = "probe_pct",
+	[COST_PROBE_LO_PCT] = "probe_lo_pct",
+	[COST_PROBE_HI_PCT] = "probe_hi_pct",
 	[COST_PROFILE_PCT] = "profile_pct",
 	[COST_PROFILE_LO_PCT] = "profile_lo_pct",
 	[COST_PROFILE_HI_PCT] = "profile_hi_pct",
@@ -33,13 +35,14 @@ static const char *const fig_units[COST_NR_FIGS] = {
 	[COST_MS_PER_GB] = "ms/GB",	  [COST_SHARE_PCT] = "%",
 	[COST_CALLS_PER_GB] = "calls/GB", [COST_NS_PER_CALL] = "ns",
 	[COST_SELF_NS_PER_CALL] = "ns",	  [COST_BPF_NS_PER_CALL] = "ns",
-	[COST_PROBE_PCT] = "%",		  [COST_PROFILE_PCT] = "%",
+	[COST_PROBE_PCT] = "%",		  [COST_PROBE_LO_PCT] = "%",
+	[COST_PROBE_HI_PCT] = "%",	  [COST_PROFILE_PCT] = "%",
 	[COST_PROFILE_LO_PCT] = "%",	  [COST_PROFILE_HI_PCT] = "%",
 };
 
 /* What one trial holds that the figures need; NAN where missing. */
 struct cost_trial {
-	double bps, busy, bytes, window_s, floor_ns, util_pct;
+	double bps, busy, bytes, window_s, floor_ns, spread_ns, util_pct;
 	/* Each probe's own programs per call (NAME_bpf_ns), where known. */
 	struct {
 		char probe[32];
@@ -58,8 +61,8 @@ static const char trials_sql[] =
 static const char metrics_sql[] =
 	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND (name IN"
 	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
-	" 'probe_floor_ns', 'cpu_util_pct') OR name GLOB '*" STORE_BPF_NS_SUFFIX
-	"')";
+	" 'probe_floor_ns', 'probe_floor_spread_ns', 'cpu_util_pct')"
+	" OR name GLOB '*" STORE_BPF_NS_SUFFIX "')";
 
 /*
  * Timed calls are the histogram's: a call whose start was not seen has
@@ -112,7 +115,7 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 	int rc;
 
 	t->bps = t->busy = t->bytes = t->window_s = t->floor_ns = NAN;
-	t->util_pct = NAN;
+	t->spread_ns = t->util_pct = NAN;
 	t->nr_bpf = 0;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, trial);
@@ -132,6 +135,8 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 			t->util_pct = v;
 		else if (!strcmp(name, "probe_floor_ns"))
 			t->floor_ns = v;
+		else if (!strcmp(name, "probe_floor_spread_ns"))
+			t->spread_ns = v;
 		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
 			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
 				 sizeof(t->bpf[0].probe)) {
@@ -291,6 +296,12 @@ static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 	return read_probes(ds, r, st->probes, trial, dim, &t, gb, cpu_ms, info);
 }
 
+/* As above_floor(): no call takes less than nothing. */
+static double above(double total, double floor)
+{
+	return total > floor ? total - floor : 0;
+}
+
 /*
  * Wilson's 95% interval of a share of @k samples in @n: perf's figure is
  * a count, and a path a few samples hit has a wide one.
@@ -317,7 +328,7 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 			const uint32_t dim[DS_NR_DIMS], struct cost_load *info)
 {
 	struct cost_trial t;
-	double cpu_ns, own, samples, lo, hi;
+	double cpu_ns, samples, lo, hi, timed, total, floor, spread;
 	int rc, err;
 
 	err = read_metrics(r, st->metrics, trial, &t);
@@ -351,16 +362,22 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 			return err;
 		/*
 		 * The probe's floor is in every call it timed, and perf
-		 * puts its programs' samples apart: taken out where known.
+		 * puts its programs' samples apart: taken out where known,
+		 * and known to its spread, which makes the share an
+		 * interval (a leaf as short as the probe reads anywhere
+		 * from nothing to the floor's error).
 		 */
-		own = t.floor_ns > 0 ?
-			      t.floor_ns *
-				      sqlite3_column_double(st->targets, 4) :
-			      0;
-		/* As above_floor(): no call takes less than nothing. */
+		timed = sqlite3_column_double(st->targets, 4);
+		total = sqlite3_column_double(st->targets, 1);
+		floor = t.floor_ns > 0 ? t.floor_ns : 0;
+		spread = floor > 0 && t.spread_ns >= 0 ? t.spread_ns : 0;
 		add(ds, dim, name, COST_PROBE_PCT,
-		    fmax(sqlite3_column_double(st->targets, 1) - own, 0) /
-			    cpu_ns * 100);
+		    above(total, floor * timed) / cpu_ns * 100);
+		add(ds, dim, name, COST_PROBE_LO_PCT,
+		    above(total, (floor + spread) * timed) / cpu_ns * 100);
+		add(ds, dim, name, COST_PROBE_HI_PCT,
+		    above(total, fmax(floor - spread, 0) * timed) / cpu_ns *
+			    100);
 		wilson(sqlite3_column_double(st->profile, 1), samples, &lo,
 		       &hi);
 		add(ds, dim, name, COST_PROFILE_PCT,

@@ -208,19 +208,41 @@ static void print_diffs(const struct cost_table *ct, const struct cost_group *g,
 	}
 }
 
-/* Per path: the probes' share against perf's, on the profile trials. */
+/* " (lo-hi%)" of two cells' medians, "" when either is missing. */
+static void range_text(const struct cmp_cell *lo, const struct cmp_cell *hi,
+		       char *buf, size_t size)
+{
+	char a[FMT_MAX], b[FMT_MAX];
+
+	if (!lo || !hi) {
+		*buf = '\0';
+		return;
+	}
+	snprintf(buf, size, " (%s-%s%%)", fmt__num(lo->s.median, a, sizeof(a)),
+		 fmt__num(hi->s.median, b, sizeof(b)));
+}
+
+/*
+ * Per path: the probes' share against perf's, on the profile trials,
+ * each with the interval the check compares.
+ */
 char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
 			 size_t col)
 {
 	const struct cmp_cell *x = cell(ct, p->row[COST_PROBE_PCT], col);
 	const struct cmp_cell *y = cell(ct, p->row[COST_PROFILE_PCT], col);
-	char a[FMT_MAX], b[FMT_MAX];
+	char a[FMT_MAX], b[FMT_MAX], xr[2 * FMT_MAX + 8], yr[2 * FMT_MAX + 8];
 	int agree = cost__agree(ct, p, col);
 
 	if (!x || !y)
 		return xstrdup("-");
-	return xasprintf("%s%% / %s%%%s", fmt__num(x->s.median, a, sizeof(a)),
-			 fmt__num(y->s.median, b, sizeof(b)),
+	range_text(cell(ct, p->row[COST_PROBE_LO_PCT], col),
+		   cell(ct, p->row[COST_PROBE_HI_PCT], col), xr, sizeof(xr));
+	range_text(cell(ct, p->row[COST_PROFILE_LO_PCT], col),
+		   cell(ct, p->row[COST_PROFILE_HI_PCT], col), yr, sizeof(yr));
+	return xasprintf("%s%%%s / %s%%%s%s",
+			 fmt__num(x->s.median, a, sizeof(a)), xr,
+			 fmt__num(y->s.median, b, sizeof(b)), yr,
 			 agree < 0 ? "" :
 			 agree	   ? " agree" :
 				     " differ");

@@ -193,12 +193,20 @@ int cost__agree(const struct cost_table *ct, const struct cost_path *p,
 {
 	const struct cmp_cell *x =
 		cost__cell(ct, NULL, p->row[COST_PROBE_PCT], col);
+	const struct cmp_cell *xlo =
+		cost__cell(ct, NULL, p->row[COST_PROBE_LO_PCT], col);
+	const struct cmp_cell *xhi =
+		cost__cell(ct, NULL, p->row[COST_PROBE_HI_PCT], col);
 	const struct cmp_cell *lo =
 		cost__cell(ct, NULL, p->row[COST_PROFILE_LO_PCT], col);
 	const struct cmp_cell *hi =
 		cost__cell(ct, NULL, p->row[COST_PROFILE_HI_PCT], col);
+	double a, b;
 
 	if (!x || !lo || !hi)
 		return -1;
-	return x->s.median >= lo->s.median && x->s.median <= hi->s.median;
+	/* Without a spread (an older store) the probes' share is a point. */
+	a = xlo ? fmin(xlo->s.median, x->s.median) : x->s.median;
+	b = xhi ? fmax(xhi->s.median, x->s.median) : x->s.median;
+	return a <= hi->s.median && b >= lo->s.median;
 }

@@ -32,7 +32,9 @@ enum cost_fig {
 	COST_SELF_NS_PER_CALL, /* mean time per call, nested paths out */
 	COST_BPF_NS_PER_CALL,  /* the probe's own programs per call */
 	/* Profile trials: the same path by both methods, in % of all CPU. */
-	COST_PROBE_PCT,	     /* the probe's time less its programs' */
+	COST_PROBE_PCT,	   /* the probe's time less its programs' */
+	COST_PROBE_LO_PCT, /* the same, the floor known to its spread */
+	COST_PROBE_HI_PCT,
 	COST_PROFILE_PCT,    /* perf's samples in the path's functions */
 	COST_PROFILE_LO_PCT, /* their Wilson 95% interval */
 	COST_PROFILE_HI_PCT,
@@ -112,14 +114,18 @@ bool cost__diff(const struct cost_table *ct, int64_t row, size_t col,
 double cost__cores(double cpu_ms_per_gb, double gbit);
 
 /*
- * Do the two methods agree on @g's @path in column @col: the probes'
- * share within the interval of perf's samples? -1: not both there.
+ * Do the two methods agree on @g's @path in column @col: does the
+ * probes' share, an interval as wide as the floor's spread makes it,
+ * meet the interval of perf's samples? -1: not both there.
  */
 int cost__agree(const struct cost_table *ct, const struct cost_path *p,
 		size_t col);
 
 /* Outputs (cost-print.c). */
-/* "0.065% / 0.016% agree": probes / perf on the profile trials; "-". */
+/*
+ * "0.065% (0.03-0.1%) / 0.016% (0.004-0.06%) agree": probes / perf on the
+ * profile trials, each with its interval; "-".
+ */
 char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
 			 size_t col);
 struct fmt_scale;

@@ -8,11 +8,14 @@
  * is most of a short call's time. The same programs, on the same rung
  * and sharing the collector's nesting map, are put on sys_ni_syscall(),
  * the "return -ENOSYS" of a syscall number no kernel has, and timed over
- * calls this process makes: the least batch mean is the floor, which the cost decomposition takes
- * out of each probed call (docs/cost.md).
+ * calls this process makes: the least batch mean is the floor, which
+ * the cost decomposition takes out of each probed call, and how far the
+ * median batch sits above it is how well the floor is known, which the
+ * profile check allows for (docs/cost.md).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,14 +61,24 @@ static void totals(const struct bpf_probe *p, double *calls, double *ns)
 	*ns = (double)p->total.total_ns;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The least mean of a few batches: the first calls also pay for QEMU
  * translating the new code, and a batch an interrupt or a host stall
- * fell into reads high.
+ * fell into reads high. The median batch's distance above it is the
+ * spread: what the same probe costs from one batch of calls to the
+ * next, and so how closely the floor stands for it on another path.
  */
-static int time_batches(struct bpf_probe *p, long nr, double *floor)
+static int time_batches(struct bpf_probe *p, long nr,
+			struct bpf_calibration *cal)
 {
-	double calls = 0, ns = 0, c, t, best = -1;
+	double mean[CALIBRATE_BATCHES], calls = 0, ns = 0, c, t;
 	int b, i, ret;
 
 	for (b = 0; b < CALIBRATE_BATCHES; b++) {
@@ -78,17 +91,21 @@ static int time_batches(struct bpf_probe *p, long nr, double *floor)
 		/* Another process's calls count too: a mean all the same. */
 		if (c - calls < CALIBRATE_CALLS / 2)
 			return -ENODATA;
-		if (best < 0 || (t - ns) / (c - calls) < best)
-			best = (t - ns) / (c - calls);
+		mean[b] = (t - ns) / (c - calls);
 		calls = c;
 		ns = t;
 	}
-	*floor = best;
+	qsort(mean, CALIBRATE_BATCHES, sizeof(*mean), cmp_double);
+	cal->floor_ns = mean[0];
+	cal->spread_ns = (mean[(CALIBRATE_BATCHES - 1) / 2] +
+			  mean[CALIBRATE_BATCHES / 2]) /
+				 2 -
+			 mean[0];
 	return 0;
 }
 
 static int try_fn(const struct floor_fn *f, const struct bpf_env *env,
-		  int *nest_fd, double *floor)
+		  int *nest_fd, struct bpf_calibration *cal)
 {
 	struct bpf_probe p = { 0 };
 	struct bpf_spec spec;
@@ -106,21 +123,22 @@ static int try_fn(const struct floor_fn *f, const struct bpf_env *env,
 	if (!ret && !p.timed)
 		ret = -ENOENT;
 	if (!ret)
-		ret = time_batches(&p, f->nr, floor);
+		ret = time_batches(&p, f->nr, cal);
 	bpf_probe__detach(&p);
 	bpf_probe__release(&p);
 	bpf_spec__release(&spec);
 	return ret;
 }
 
-int bpf_calibrate__floor(const struct bpf_env *env, int *nest_fd, double *ns)
+int bpf_calibrate__floor(const struct bpf_env *env, int *nest_fd,
+			 struct bpf_calibration *cal)
 {
 	const struct floor_fn *f;
 	int ret = -EOPNOTSUPP;
 
-	*ns = -1;
+	cal->floor_ns = cal->spread_ns = -1;
 	for (f = floor_fns; f->spec; f++) {
-		ret = try_fn(f, env, nest_fd, ns);
+		ret = try_fn(f, env, nest_fd, cal);
 		if (!ret)
 			return 0;
 		pr_debug("bpf: floor: %s: %s", f->spec + 3, strerror(-ret));

@@ -33,11 +33,11 @@ struct bpf_collector {
 	size_t nr, alloc;
 	struct bpf_exposure *exposure; /* NULL: not asked for */
 	char *nic;
-	bool cost;	 /* the kernel's run-time stats while measuring */
-	int stats_fd;	 /* holds them on; -1: off */
-	int nest_fd;	 /* the probes' shared nesting map; -1: none yet */
-	double floor_ns; /* a probed call's own share of it; < 0: unknown */
-	int64_t t_start, t_stop; /* mono_ns() */
+	bool cost;    /* the kernel's run-time stats while measuring */
+	int stats_fd; /* holds them on; -1: off */
+	int nest_fd;  /* the probes' shared nesting map; -1: none yet */
+	struct bpf_calibration floor; /* the probes' own share of a call */
+	int64_t t_start, t_stop;      /* mono_ns() */
 	bool started, stopped;
 };
 
@@ -176,7 +176,7 @@ static int bpf_create(const struct collector_opts *opts, struct collector **out)
 
 	bc->c.ops = &bpf_collector_ops;
 	bc->stats_fd = bc->nest_fd = -1;
-	bc->floor_ns = -1;
+	bc->floor.floor_ns = bc->floor.spread_ns = -1;
 	bpf_env__open(&bc->env);
 	if (opts && opts->nic)
 		bc->nic = xstrdup(opts->nic);
@@ -211,10 +211,9 @@ static int bpf_start(struct collector *c)
 			return err;
 	}
 	/* Before the window: its getppid() calls are not the workload's. */
-	bc->floor_ns = -1;
+	bc->floor.floor_ns = bc->floor.spread_ns = -1;
 	if (bc->nr) {
-		err = bpf_calibrate__floor(&bc->env, &bc->nest_fd,
-					   &bc->floor_ns);
+		err = bpf_calibrate__floor(&bc->env, &bc->nest_fd, &bc->floor);
 		if (err)
 			pr_debug("bpf: no probe floor here: %s",
 				 strerror(-err));
@@ -302,8 +301,13 @@ static int bpf_results(struct collector *c, json_t **out)
 	/* The run-time stats were on: a probe never run cost 0, not "?". */
 	json_object_set_new(o, "cost", json_boolean(bc->cost));
 	json_object_set_new(o, "probe_floor_ns",
-			    bc->floor_ns >= 0 ? json_real(bc->floor_ns) :
-						json_null());
+			    bc->floor.floor_ns >= 0 ?
+				    json_real(bc->floor.floor_ns) :
+				    json_null());
+	json_object_set_new(o, "probe_floor_spread_ns",
+			    bc->floor.spread_ns >= 0 ?
+				    json_real(bc->floor.spread_ns) :
+				    json_null());
 	json_object_set_new(o, "device",
 			    bc->filter.on ? json_string(bc->filter.dev_name) :
 					    json_null());
@@ -362,6 +366,8 @@ static int store_window(struct store *st, int64_t trial_id,
 {
 	const json_t *probes = json_object_get(results, "probes"), *p;
 	const json_t *floor = json_object_get(results, "probe_floor_ns");
+	const json_t *spread =
+		json_object_get(results, "probe_floor_spread_ns");
 	double secs = json_number_value(json_object_get(results, "duration_s"));
 	json_int_t run_ns = 0;
 	bool stats = json_is_true(json_object_get(results, "cost"));
@@ -375,6 +381,10 @@ static int store_window(struct store *st, int64_t trial_id,
 		err = store__metric_add(st, trial_id, "probe_floor_ns",
 					json_number_value(floor), "ns",
 					STORE_BETTER_LOWER, NULL);
+	if (!err && json_is_number(spread))
+		err = store__metric_add(st, trial_id, "probe_floor_spread_ns",
+					json_number_value(spread), "ns",
+					STORE_BETTER_NONE, NULL);
 	json_array_foreach(probes, i, p) {
 		json_int_t ns =
 			json_integer_value(json_object_get(p, "run_ns"));
@@ -486,7 +496,7 @@ static int bpf_support(json_t **info)
 	size_t i;
 
 	bc->stats_fd = bc->nest_fd = -1;
-	bc->floor_ns = -1;
+	bc->floor.floor_ns = bc->floor.spread_ns = -1;
 	if (geteuid()) {
 		*info = json_pack("{s:b, s:s}", "available", false, "reason",
 				  "loading BPF programs needs root");

@@ -326,14 +326,20 @@ int bpf_filter__set(struct bpf_filter *f, const char *dev, char *err,
 
 /* ---- the attach floor, for the probe-cost benchmark ---- */
 
+/* The time a probe adds to each call it times; < 0: not known. */
+struct bpf_calibration {
+	double floor_ns;  /* the least batch mean */
+	double spread_ns; /* the median batch's distance above it */
+};
+
 /*
- * The time a probe adds to each call it times, measured here on
- * sys_ni_syscall() with the same programs (bpf-calibrate.c): 0 with
- * *@ns set, or a negative errno (-EOPNOTSUPP: no such syscall known for
- * this arch; -ENOENT: it could not be timed). @nest_fd as
- * bpf_probe__attach.
+ * That time, measured here on sys_ni_syscall() with the same programs
+ * (bpf-calibrate.c): 0 with *@cal set, or a negative errno
+ * (-EOPNOTSUPP: no such syscall known for this arch; -ENOENT: it could
+ * not be timed). @nest_fd as bpf_probe__attach.
  */
-int bpf_calibrate__floor(const struct bpf_env *env, int *nest_fd, double *ns);
+int bpf_calibrate__floor(const struct bpf_env *env, int *nest_fd,
+			 struct bpf_calibration *cal);
 
 struct bpf_floor;
 

@@ -4,7 +4,9 @@
  * figures: busy CPU per GB from busy cores and throughput, calls per GB
  * over the probes' window, each path's own time with nested paths taken
  * out once, the rest, the cores a line rate needs, and the differences
- * between columns adding up to the difference of the whole.
+ * between columns adding up to the difference of the whole; and on a
+ * profile trial, the probes' share against perf's samples, the floor
+ * taken out and known to its spread.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "report/cost.h"
 #include "store/store.h"
 #include "tap.h"
+#include "util.h"
 
 #define NR_REPS 5
 
@@ -87,7 +90,63 @@ static int add_trial(struct store *st, int64_t cell, unsigned int rep,
 	return err ?: store__trial_finish(st, trial, STORE_TRIAL_OK, NULL);
 }
 
-static int make_store(const char *path)
+/*
+ * A profile trial of strict: all CPU time is 4e9 ns (1 busy core at 50%
+ * of 2 CPUs, over the 2 s window). The probe floor is 1000 ns, known to
+ * 100. sync: 10,000 calls of exactly the floor, a leaf as short as the
+ * probe, and 3 of perf's 10,000 samples; map: 10,000 calls at 1100 ns,
+ * 200 samples, its time in callees perf gives to them.
+ */
+static int add_profile(struct store *st, int64_t cell, int64_t boot,
+		       bool spread)
+{
+	static const struct {
+		const char *name, *target;
+		double ns;
+		uint64_t samples;
+	} fn[] = { { "sync", "s1", 1000, 3 },
+		   { "map", "m1", 1100, 200 },
+		   { NULL, "other", 0, 9797 } };
+	uint64_t hist[40] = { 0 };
+	int64_t trial;
+	size_t i;
+	int err;
+
+	err = store__trial_find_or_insert(st, cell, spread, STORE_TRIAL_PROFILE, &trial, NULL) ?:
+		      store__trial_start(st, trial, boot, "strict", "strict") ?:
+		      store__metric_add(st, trial, "busy_cores", 1, "cores", STORE_BETTER_LOWER, NULL) ?:
+		      store__metric_add(st, trial, "cpu_util_pct", 50, "%", STORE_BETTER_LOWER, NULL) ?:
+		      store__metric_add(st, trial, "probe_window_s", 2, "s", STORE_BETTER_NONE, NULL) ?:
+		      store__metric_add(st, trial, "probe_floor_ns", 1000, "ns",
+					STORE_BETTER_LOWER, NULL);
+	if (!err && spread)
+		err = store__metric_add(st, trial, "probe_floor_spread_ns", 100,
+					"ns", STORE_BETTER_NONE, NULL);
+	for (i = 0; !err && i < ARRAY_SIZE(fn); i++) {
+		struct store_profile_row row = { "cpu-clock", fn[i].target,
+						 NULL, fn[i].samples / 100.0,
+						 fn[i].samples };
+		struct store_probe p = {
+			.name = fn[i].name,
+			.target = fn[i].target,
+			.attach = "fentry",
+			.calls = 10000,
+			.total_ns = (uint64_t)(10000 * fn[i].ns),
+			.self_known = true,
+			.self_ns = (uint64_t)(10000 * fn[i].ns),
+			.hist = hist,
+			.hist_len = 40,
+		};
+
+		hist[10] = 10000;
+		err = store__profile_add(st, trial, &row, NULL);
+		if (!err && fn[i].name)
+			err = store__probe_add(st, trial, &p, NULL);
+	}
+	return err ?: store__trial_finish(st, trial, STORE_TRIAL_OK, NULL);
+}
+
+static int make_store(const char *path, bool spread)
 {
 	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
 	struct store_kernel k = { .name = "k" };
@@ -113,6 +172,8 @@ static int make_store(const char *path)
 			&cell);
 		for (rep = 0; !err && rep < NR_REPS; rep++)
 			err = add_trial(st, cell, rep, boot_row, &figs[m]);
+		if (!err && !m)
+			err = add_profile(st, cell, boot_row, spread);
 	}
 	if (!err)
 		err = store__commit(st);
@@ -151,6 +212,68 @@ static double median(const struct cost_table *ct, const struct cost_group *g,
 		_p;                                                          \
 	})
 
+/*
+ * sync's probe time is all floor; perf has 3 samples in it, whose Wilson
+ * interval (0.010% to 0.088%) is not 0: the point says "differ", the
+ * interval the spread gives it (0 to 0.025%) meets perf's.
+ */
+static void profile_checks(const char *db, bool spread)
+{
+	struct cmp_opts o = CMP_OPTS_DEFAULT;
+	struct cost_table ct = { 0 };
+	const struct cost_path *p;
+	const struct cost_group *g;
+	int64_t run = 1;
+	struct rdb r;
+	char *text;
+
+	if (!ok(!rdb__open(db, &r), "opened read-only"))
+		return;
+	dataset__init(&ct.ds);
+	ok(!cost__load(&ct.ds, &r, &run, 1, NULL, &ct.load) &&
+		   !cost__build(&ct, &o),
+	   "loaded and built");
+	is_int(ct.load.profiles, 1, "the profile trial read");
+	g = &ct.groups[0];
+	p = path(&ct, g, "sync");
+	near(median(&ct, g, "sync", COST_PROBE_PCT, 0), 0, 1e-12,
+	     "sync: nothing above the floor, a call as short as the probe");
+	near(median(&ct, g, "sync", COST_PROFILE_PCT, 0), 0.03, 1e-12,
+	     "sync: perf's 3 samples of 10,000");
+	near(median(&ct, g, "sync", COST_PROFILE_LO_PCT, 0), 0.0102, 1e-4,
+	     "sync: their Wilson interval starts above 0");
+	near(median(&ct, g, "map", COST_PROBE_PCT, 0), 0.025, 1e-12,
+	     "map: 100 ns a call above the floor, 0.025% of all CPU time");
+	if (spread) {
+		near(median(&ct, g, "sync", COST_PROBE_HI_PCT, 0), 0.025, 1e-12,
+		     "sync: up to 0.025% with the floor its spread lower");
+		near(median(&ct, g, "map", COST_PROBE_LO_PCT, 0), 0, 1e-12,
+		     "map: down to 0 with the floor its spread higher");
+		is_int(p ? cost__agree(&ct, p, 0) : -2, 1,
+		       "sync: the probes' interval meets perf's: agree");
+		text = p ? cost__profile_text(&ct, p, 0) : NULL;
+		ok(text && strstr(text, "agree") &&
+			   strstr(text, "0.030% (0.010-0.088%)"),
+		   "and says so with both figures: %s", text);
+		free(text);
+	} else {
+		ok(isnan(median(&ct, g, "sync", COST_PROBE_HI_PCT, 0)) ||
+			   median(&ct, g, "sync", COST_PROBE_HI_PCT, 0) == 0,
+		   "no spread stored (an older agent): the share is a point");
+		is_int(p ? cost__agree(&ct, p, 0) : -2, 0,
+		       "sync: then the point 0 is outside perf's: differ");
+	}
+	p = path(&ct, g, "map");
+	is_int(p ? cost__agree(&ct, p, 0) : -2, 0,
+	       "map: 0.025% against perf's 2%: differ (its time is its callees')");
+	p = path(&ct, g, "unmap");
+	is_int(p ? cost__agree(&ct, p, 0) : -2, -1,
+	       "unmap: not on the profile trial, no verdict");
+	cost__release(&ct);
+	dataset__release(&ct.ds);
+	rdb__close(&r);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-cost.XXXXXX", path_db[64];
@@ -167,7 +290,8 @@ int main(void)
 	if (!mkdtemp(dir))
 		tap_skip_all("no scratch folder");
 	snprintf(path_db, sizeof(path_db), "%s/c.db", dir);
-	if (!ok(!make_store(path_db), "a store of 10 trials with probes"))
+	if (!ok(!make_store(path_db, true),
+		"a store of 10 trials with probes, and a profile trial"))
 		goto out;
 	if (!ok(!rdb__open(path_db, &r), "opened read-only"))
 		goto out;
@@ -234,6 +358,12 @@ int main(void)
 	cost__release(&ct);
 	dataset__release(&ct.ds);
 	rdb__close(&r);
+
+	profile_checks(path_db, true);
+	unlink(path_db);
+	if (ok(!make_store(path_db, false),
+	       "the same, the floor's spread not stored"))
+		profile_checks(path_db, false);
 out:
 	unlink(path_db);
 	rmdir(dir);
