@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The libFuzzer targets (tests/fuzz/, docs/fuzzing.md), briefly: each is
 # built (make fuzz-build), runs over its regression inputs (every crash
-# a fuzzer found, kept), then fuzzes for FUZZ_CHECK_TIME seconds (10) on
+# a fuzzer found, kept), then fuzzes for FUZZ_CHECK_TIME seconds (5) on
 # its seed corpus. A crash, a leak or a hang fails; exec/s are printed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$SRCDIR"
 
-secs=${FUZZ_CHECK_TIME:-10}
+secs=${FUZZ_CHECK_TIME:-5}
 out=.output/fuzz
 
 # libFuzzer ships with clang's runtime; a toolchain without it cannot
