@@ -312,8 +312,9 @@ static void wilson(double k, double n, double *lo, double *hi)
 	double mid = (k + z2 / 2) / (n + z2);
 	double half = z / (n + z2) * sqrt(k * (n - k) / n + z2 / 4);
 
-	*lo = fmax(mid - half, 0);
-	*hi = fmin(mid + half, 1);
+	/* At the ends the bound is exact, where rounding would leave 1e-18. */
+	*lo = k <= 0 ? 0 : fmax(mid - half, 0);
+	*hi = k >= n ? 1 : fmin(mid + half, 1);
 }
 
 /*

@@ -261,8 +261,8 @@ static void print_profile(const struct cost_table *ct,
 			continue;
 		if (!head)
 			fprintf(fp, "  profile trials, %% of all CPU time, "
-				    "probes / perf's samples (agree: within "
-				    "perf's 95%% interval):\n");
+				    "probes / perf's samples, each with its "
+				    "interval (agree: they meet):\n");
 		head = true;
 		fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
 		for (col = 0; col < ct->t.nr_cols; col++) {

@@ -284,8 +284,9 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		      "methods on the profile trials: the probes' time and "
 		      "perf's samples in the paths' own functions, each as a "
 		      "share of all CPU time, less the probe's floor per call. "
-		      "They agree when the probes' share lies in the 95% "
-		      "interval of perf's sample count (docs/cost.md).</p>\n",
+		      "They agree when the probes' interval (the floor known "
+		      "to its spread) meets the 95% interval of perf's sample "
+		      "count (docs/cost.md).</p>\n",
 		      c->fp);
 }
 

@@ -95,7 +95,8 @@ static int add_trial(struct store *st, int64_t cell, unsigned int rep,
  * of 2 CPUs, over the 2 s window). The probe floor is 1000 ns, known to
  * 100. sync: 10,000 calls of exactly the floor, a leaf as short as the
  * probe, and 3 of perf's 10,000 samples; map: 10,000 calls at 1100 ns,
- * 200 samples, its time in callees perf gives to them.
+ * 200 samples, its time in callees perf gives to them; idle: calls
+ * shorter than the floor, never sampled.
  */
 static int add_profile(struct store *st, int64_t cell, int64_t boot,
 		       bool spread)
@@ -106,6 +107,7 @@ static int add_profile(struct store *st, int64_t cell, int64_t boot,
 		uint64_t samples;
 	} fn[] = { { "sync", "s1", 1000, 3 },
 		   { "map", "m1", 1100, 200 },
+		   { "idle", "i1", 900, 0 },
 		   { NULL, "other", 0, 9797 } };
 	uint64_t hist[40] = { 0 };
 	int64_t trial;
@@ -139,7 +141,9 @@ static int add_profile(struct store *st, int64_t cell, int64_t boot,
 		};
 
 		hist[10] = 10000;
-		err = store__profile_add(st, trial, &row, NULL);
+		/* perf lists no function it never sampled. */
+		if (fn[i].samples)
+			err = store__profile_add(st, trial, &row, NULL);
 		if (!err && fn[i].name)
 			err = store__probe_add(st, trial, &p, NULL);
 	}
@@ -263,6 +267,11 @@ static void profile_checks(const char *db, bool spread)
 		is_int(p ? cost__agree(&ct, p, 0) : -2, 0,
 		       "sync: then the point 0 is outside perf's: differ");
 	}
+	p = path(&ct, g, "idle");
+	near(median(&ct, g, "idle", COST_PROFILE_LO_PCT, 0), 0, 0,
+	     "idle: no sample, perf's interval starts at exactly 0");
+	is_int(p ? cost__agree(&ct, p, 0) : -2, 1,
+	       "idle: nothing by either method: agree");
 	p = path(&ct, g, "map");
 	is_int(p ? cost__agree(&ct, p, 0) : -2, 0,
 	       "map: 0.025% against perf's 2%: differ (its time is its callees')");
