@@ -480,6 +480,8 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 		      n.host_ip, "subnet", (int)n.subnet, "tap", n.tap, "mac",
 		      n.mac, "nic", o->img->recipe->nic, "release",
 		      o->img->release);
+	/* What its serial port writes (qemu_argv()): the boot wait reads it. */
+	json_object_set_new(s, "console", json_sprintf("%s/serial.log", dir));
 	/* Written first: a start killed from here on is undone by the next. */
 	ret = state_write(dir, s, err);
 	if (!ret)
@@ -604,7 +606,7 @@ int labvm__stop(const char *name, char **err)
 char *labvm__stanza(const json_t *s, const char *exe)
 {
 	const char *name = jstr(s, "name");
-	char *q[7], *out;
+	char *q[8], *out;
 
 	/* Every value quoted as TOML wants: paths come from $HOME. */
 	q[0] = toml__quote(jstr(s, "address"));
@@ -614,6 +616,19 @@ char *labvm__stanza(const json_t *s, const char *exe)
 	q[4] = toml__quote(exe);
 	q[5] = toml__quote(name);
 	q[6] = toml__quote(jstr(s, "host_address"));
+	/* An older state has none: the key is left out, not empty. */
+	if (jstr(s, "console")) {
+		char *c = toml__quote(jstr(s, "console"));
+
+		q[7] = xasprintf("# its serial console, logged: a boot that "
+				 "panics or halts is\n"
+				 "# given up when it says so there\n"
+				 "console = %s\n",
+				 c);
+		free(c);
+	} else {
+		q[7] = xstrdup("");
+	}
 	out = xasprintf("# lab machine '%s': %s, Debian's kernel %s\n"
 			"[hosts.%s]\n"
 			"transport = \"ssh\"\n"
@@ -627,6 +642,7 @@ char *labvm__stanza(const json_t *s, const char *exe)
 			"reboot = \"grub\"\n"
 			"# QEMU's system_reset, as an IPMI power cycle is\n"
 			"power_cycle = [%s, \"labvm\", \"reset\", %s]\n"
+			"%s"
 			"\n"
 			"# this machine, at its end of the lab machine's link\n"
 			"[hosts.%s-peer]\n"
@@ -634,7 +650,7 @@ char *labvm__stanza(const json_t *s, const char *exe)
 			"role = \"peer\"\n"
 			"address = %s\n",
 			name, jstr(s, "recipe"), jstr(s, "release"), name, q[0],
-			q[1], q[2], q[3], q[4], q[5], name, q[6]);
-	free_all(q[0], q[1], q[2], q[3], q[4], q[5], q[6]);
+			q[1], q[2], q[3], q[4], q[5], q[7], name, q[6]);
+	free_all(q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
 	return out;
 }

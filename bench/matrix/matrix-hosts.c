@@ -68,18 +68,16 @@ const char *host_role__name(enum host_role r)
 
 /* Every key any transport knows, so that a typo gets a suggestion. */
 static const char *const all_keys[] = {
-	"transport",   "role",	       "description",
-	"address",     "nic",	       "link",
-	"netns",       "data_address", "user",
-	"port",	       "allow_reboot", "reboot",
-	"power_cycle", "boot_timeout", "boot_estimate",
-	"qemu",	       "kernel_dir",   "disks",
-	"lava",	       "ssh_key",      "known_hosts",
-	"labvm",       NULL,
+	"transport",   "role",	       "description",	"address",
+	"nic",	       "link",	       "netns",		"data_address",
+	"user",	       "port",	       "allow_reboot",	"reboot",
+	"power_cycle", "boot_timeout", "boot_estimate", "qemu",
+	"kernel_dir",  "disks",	       "lava",		"ssh_key",
+	"known_hosts", "labvm",	       "console",	NULL,
 };
 
 /* Which keys each transport takes beyond the common ones. */
-static const char *const transport_keys[][15] = {
+static const char *const transport_keys[][16] = {
 	[HOST_LOCAL] = { "address", "nic", "link", "allow_reboot", "reboot",
 			 "disks", "labvm" },
 	[HOST_NETNS] = { "address", "nic", "link", "netns", "allow_reboot",
@@ -87,7 +85,7 @@ static const char *const transport_keys[][15] = {
 	[HOST_SSH] = { "address", "nic", "data_address", "user", "port",
 		       "allow_reboot", "reboot", "power_cycle", "boot_timeout",
 		       "boot_estimate", "kernel_dir", "disks", "ssh_key",
-		       "known_hosts", "labvm" },
+		       "known_hosts", "labvm", "console" },
 	[HOST_QEMU] = { "address", "nic", "link", "allow_reboot", "reboot",
 			"boot_timeout", "boot_estimate", "qemu", "kernel_dir" },
 	/* The lab boots it, once per job: no reboot of its own. */
@@ -112,7 +110,7 @@ static bool transport_takes(enum host_transport t, const char *key)
 void matrix_host__release(struct matrix_host *h)
 {
 	free_all(h->name, h->description, h->address, h->data_address, h->user,
-		 h->nic, h->ssh_key, h->known_hosts, h->labvm);
+		 h->nic, h->ssh_key, h->known_hosts, h->labvm, h->console);
 	strv_free(h->power_cycle, h->nr_power_cycle);
 	free_all(h->netns, h->kernel_dir, h->lava.server, h->lava.token_file,
 		 h->lava.token_env, h->lava.device_type);
@@ -689,6 +687,8 @@ static void parse_address(struct mx *mx, struct matrix_host *h,
 		mx_uint32(mx, tab, "port", 1, 65535, &h->port);
 		ssh_file(mx, tab, "ssh_key", &h->ssh_key);
 		ssh_file(mx, tab, "known_hosts", &h->known_hosts);
+		/* Read when a boot is awaited: it may not exist yet. */
+		mx_string(mx, tab, "console", MX_PATH, &h->console);
 		break;
 	case HOST_NETNS:
 		if (!mx_string(mx, tab, "address", MX_CIDR, &h->address))

@@ -70,6 +70,7 @@ void mx_labvm(struct mx *mx, struct matrix_host *h,
 	set(&h->ssh_key, jstr(s, "key"));
 	set(&h->known_hosts, jstr(s, "known_hosts"));
 	set(&h->nic, jstr(s, "nic"));
+	set(&h->console, jstr(s, "console"));
 	strv_free(h->power_cycle, h->nr_power_cycle);
 	h->power_cycle = xcalloc(5, sizeof(*h->power_cycle));
 	h->power_cycle[0] = xstrdup(self_exe());

@@ -190,6 +190,11 @@ struct matrix_host {
 	 * booting by kexec, all) are copied to on the host.
 	 */
 	char *kernel_dir;
+	/*
+	 * ssh: the file its serial console is logged to, on the controller;
+	 * a boot that panics or halts is given up when it says so there.
+	 */
+	char *console;
 	char **power_cycle; /* argv run on the controller; NULL-terminated */
 	size_t nr_power_cycle;
 	uint64_t boot_timeout_ms;

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,72 @@ static char *first_lib(const char *libdir)
 	return out;
 }
 
+/* @text appended to @path after @ms, by a child: a console speaking. */
+static pid_t say_later(const char *path, const char *text, int ms)
+{
+	pid_t pid = fork();
+	FILE *f;
+
+	if (pid)
+		return pid;
+	usleep(ms * 1000);
+	f = fopen(path, "a");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	_exit(0);
+}
+
+/*
+ * The serial console watched while a boot never comes (the boot id
+ * never changes here): a panic logged there ends the wait at once, and
+ * with a power_cycle the machine is power-cycled and awaited again.
+ */
+static void test_console(struct host *h, struct matrix *m, const char *id)
+{
+	struct matrix_host *mh = &m->hosts[0];
+	char *why = NULL, path[] = "/tmp/test-console-XXXXXX";
+	int fd = mkstemp(path), ret;
+	time_t t0;
+	pid_t pid;
+
+	if (fd < 0) {
+		tap_skip("no scratch file");
+		return;
+	}
+	close(fd);
+	mh->console = xstrdup(path);
+	pid = say_later(path, "[ 5.1] Kernel panic - not syncing: test\n",
+			1500);
+	t0 = time(NULL);
+	ret = h->ops->wait_boot(h, id, 60000, &why);
+	waitpid(pid, NULL, 0);
+	ok(ret == -EHOSTDOWN && time(NULL) - t0 < 20 && why &&
+		   strstr(why, "its boot stopped (its console says 'Kernel "
+			       "panic - not syncing: test')") &&
+		   strstr(why, "no power_cycle to end it"),
+	   "a panic on its console ends a 60 s wait in %lld s: %s",
+	   (long long)(time(NULL) - t0), why ? why : "");
+	free(why);
+	why = NULL;
+
+	mh->power_cycle = xcalloc(2, sizeof(*mh->power_cycle));
+	mh->power_cycle[0] = xstrdup("true");
+	mh->nr_power_cycle = 1;
+	pid = say_later(path, "[ 9.0] reboot: System halted\n", 1500);
+	t0 = time(NULL);
+	ret = h->ops->wait_boot(h, id, 4000, &why);
+	waitpid(pid, NULL, 0);
+	ok(ret < 0 && ret != -EHOSTDOWN && time(NULL) - t0 < 30 && why &&
+		   strstr(why, "power cycle included"),
+	   "halted, then power-cycled and awaited anew, where the halt is "
+	   "behind it: the boot timeout then ends it: %s",
+	   why ? why : "");
+	free(why);
+	unlink(path);
+}
+
 static void test_copy(struct matrix *m, const char *base)
 {
 	struct host h = { .m = &m->hosts[0], .matrix = m };
@@ -132,6 +199,8 @@ static void test_copy(struct matrix *m, const char *base)
 		   why && strstr(why, "still the old boot"),
 	   "wait_boot gives up when the boot never changes, saying why");
 	free(why);
+	why = NULL;
+	test_console(&h, m, id);
 	h.ops->close(&h);
 	before = mtime_ns(remote);
 	is_int(h.ops->open(&h, NULL), 0, "a second open");

@@ -107,6 +107,8 @@ static void test_stanza(void)
 		"the power cycle is this tool's labvm reset");
 	has_str(toml, "ssh_key = \"/tmp/a \\\"quoted\\\" dir\\\\key\"",
 		"a path's quotes and backslashes are escaped as TOML wants");
+	ok(!strstr(toml, "console ="),
+	   "a state without its console (an older start): no console key");
 	/* A path ssh would split is refused before it is looked for. */
 	load_refused(toml,
 		     "ssh_key: '/tmp/a \"quoted\" dir\\key' holds a blank",
@@ -118,7 +120,12 @@ static void test_stanza(void)
 		     "known_hosts must be readable too");
 	free(toml);
 	json_object_set_new(s, "known_hosts", json_string("/dev/null"));
+	json_object_set_new(
+		s, "console",
+		json_string("/run/iommu-bench/labvm/lab1/serial.log"));
 	toml = stanza_matrix(s);
+	has_str(toml, "console = \"/run/iommu-bench/labvm/lab1/serial.log\"",
+		"the console its serial port is logged to");
 	m = load(toml);
 	ok(m, "the stanza loads as a matrix's hosts");
 	for (i = 0; m && i < m->nr_hosts; i++) {
@@ -132,9 +139,12 @@ static void test_stanza(void)
 		   !strcmp(h->address, "10.91.3.2") &&
 		   !strcmp(h->ssh_key, "/dev/null") &&
 		   !strcmp(h->known_hosts, "/dev/null") &&
-		   !strcmp(h->nic, "enp0s3") && h->nr_power_cycle == 4,
-	   "an ssh SUT that reboots by grub, its key, host keys, NIC and "
-	   "power cycle");
+		   !strcmp(h->nic, "enp0s3") && h->nr_power_cycle == 4 &&
+		   h->console &&
+		   !strcmp(h->console,
+			   "/run/iommu-bench/labvm/lab1/serial.log"),
+	   "an ssh SUT that reboots by grub, its key, host keys, NIC, "
+	   "power cycle and console");
 	ok(p && p->transport == HOST_LOCAL && p->role == ROLE_PEER &&
 		   !strcmp(p->address, "10.91.3.1"),
 	   "its peer: this machine at its end of the link");
