@@ -42,6 +42,7 @@ const struct agent_verb agent_verbs[] = {
 	{ "iperf3.wait", agent_verb__iperf3_wait },
 	{ "iperf3.client", agent_verb__iperf3_client },
 	{ "fio.run", agent_verb__fio_run },
+	{ "dma_map.run", agent_verb__dma_map_run },
 	{ "bye", agent_verb__bye },
 	{ NULL, NULL },
 };
@@ -171,6 +172,19 @@ static int reply(struct agent_channel *ch, json_t *o)
 	return ret;
 }
 
+/* Before the first request: nobody asked, so the log is told. */
+static void restore_lent(void)
+{
+	char *done = NULL, *err = NULL;
+
+	if (agent_dma_map__restore(&done, &err))
+		pr_err("agent: %s", err);
+	else if (done)
+		pr_warn("agent: %s", done);
+	free(done);
+	free(err);
+}
+
 int agent__serve(struct agent *a, int in_fd, int out_fd)
 {
 	struct agent_channel *ch = xmalloc(sizeof(*ch));
@@ -179,6 +193,7 @@ int agent__serve(struct agent *a, int in_fd, int out_fd)
 	int ret = 0, r;
 
 	agent_channel__init(ch, in_fd, out_fd);
+	restore_lent();
 	while (!a->quit) {
 		json_t *o;
 

@@ -114,6 +114,13 @@ int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
 void agent_iperf3__release(struct agent *a);
 int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res,
 			char **err);
+int agent_verb__dma_map_run(struct agent *a, json_t *args, json_t **res,
+			    char **err);
+/*
+ * The device a killed dma_map.run left lent given back, as the agent
+ * starts: 0 and *@done saying what was done (NULL: nothing), or -errno.
+ */
+int agent_dma_map__restore(char **done, char **err);
 
 /* ---- helpers, for tests ---- */
 

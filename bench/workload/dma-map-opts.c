@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dma_map options against the kernel's own bounds, checked here
+ * first: the kernel answers a bad one with a bare EINVAL and a line in
+ * its log, after the device was lent.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/workload/dma-map-priv.h"
+#include "errmsg.h"
+#include "util.h"
+
+static const char *const dir_names[] = {
+	[DMA_MAP_DIR_BIDIRECTIONAL] = "bidirectional",
+	[DMA_MAP_DIR_TO_DEVICE] = "to_device",
+	[DMA_MAP_DIR_FROM_DEVICE] = "from_device",
+};
+
+const char *dma_map__dir_name(enum dma_map_dir dir)
+{
+	if ((unsigned int)dir >= ARRAY_SIZE(dir_names))
+		return NULL;
+	return dir_names[dir];
+}
+
+int dma_map__dir_parse(const char *name, enum dma_map_dir *dir)
+{
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(dir_names); i++)
+		if (!strcmp(name, dir_names[i])) {
+			*dir = (enum dma_map_dir)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool hex_run(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
+{
+	size_t dom = bdf ? strspn(bdf, "0123456789abcdefABCDEF") : 0;
+	const char *s = bdf ? bdf + dom : NULL;
+	size_t i;
+
+	/*
+	 * DOMAIN ":" BB ":" DD "." F, and the end of the string; a device
+	 * number up to 1f starts with 0 or 1.
+	 */
+	if (dom < 4 || dom > 8 || s[0] != ':' || !hex_run(s + 1, 2) ||
+	    s[3] != ':' || !hex_run(s + 4, 2) || (s[4] != '0' && s[4] != '1') ||
+	    s[6] != '.' || s[7] < '0' || s[7] > '7' || s[8])
+		return errmsg__set(why, -EINVAL,
+				   "'%s' is not a PCI address DDDD:BB:DD.F "
+				   "(hex; device up to 1f, function up to 7)",
+				   bdf ? bdf : "(none)");
+	for (i = 0; bdf[i]; i++)
+		out[i] = (char)tolower((unsigned char)bdf[i]);
+	out[i] = '\0';
+	return 0;
+}
+
+int dma_map__check_opts(const struct dma_map_opts *o, char **why)
+{
+	char bdf[DMA_MAP_BDF_SIZE];
+
+	if (dma_map__parse_bdf(o->device, bdf, why))
+		return -EINVAL;
+	if (o->threads < 1 || o->threads > DMA_MAP_MAX_THREADS)
+		return errmsg__set(why, -EINVAL,
+				   "threads %u is out of the kernel's range "
+				   "1..%u",
+				   o->threads, DMA_MAP_MAX_THREADS);
+	if (o->seconds < 1 || o->seconds > DMA_MAP_MAX_SECONDS)
+		return errmsg__set(why, -EINVAL,
+				   "seconds %u is out of the kernel's range "
+				   "1..%u",
+				   o->seconds, DMA_MAP_MAX_SECONDS);
+	if (o->granule < 1 || o->granule > DMA_MAP_MAX_GRANULE)
+		return errmsg__set(why, -EINVAL,
+				   "granule %u (pages per map) is out of the "
+				   "kernel's range 1..%u",
+				   o->granule, DMA_MAP_MAX_GRANULE);
+	if (o->dma_bits < DMA_MAP_MIN_DMA_BITS ||
+	    o->dma_bits > DMA_MAP_MAX_DMA_BITS)
+		return errmsg__set(why, -EINVAL,
+				   "dma_bits %u is out of the range %u..%u "
+				   "(a mask the device can be given)",
+				   o->dma_bits, DMA_MAP_MIN_DMA_BITS,
+				   DMA_MAP_MAX_DMA_BITS);
+	if (o->trans_ns > DMA_MAP_MAX_TRANS_NS)
+		return errmsg__set(why, -EINVAL,
+				   "trans_ns %u is out of the kernel's range "
+				   "0..%u (10 ms)",
+				   o->trans_ns, DMA_MAP_MAX_TRANS_NS);
+	if (o->node < DMA_MAP_NO_NODE || o->node > DMA_MAP_MAX_NODE)
+		return errmsg__set(why, -EINVAL,
+				   "node %d is out of the kernel's range "
+				   "%d..%d (%d: any node)",
+				   o->node, DMA_MAP_NO_NODE, DMA_MAP_MAX_NODE,
+				   DMA_MAP_NO_NODE);
+	if (!dma_map__dir_name(o->dir))
+		return errmsg__set(why, -EINVAL,
+				   "direction %d is none of 0 (bidirectional), "
+				   "1 (to_device) and 2 (from_device)",
+				   (int)o->dir);
+	return 0;
+}
+
+/* Is @n in the list @s ("0", "0-3", "0,2-5")? */
+static bool in_list(const char *s, long n)
+{
+	char *end;
+	long a, b;
+
+	while (*s) {
+		a = strtol(s, &end, 10);
+		if (end == s)
+			return false;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s)
+				return false;
+		}
+		if (n >= a && n <= b)
+			return true;
+		s = end;
+		if (*s == ',')
+			s++;
+		else
+			break;
+	}
+	return false;
+}
+
+int dma_map__check_node(const char *root, int node, char **why)
+{
+	char *p, *list = NULL;
+	size_t n;
+	bool ok;
+
+	if (node == DMA_MAP_NO_NODE)
+		return 0;
+	p = dma_map__path(root, "/sys/devices/system/node/possible");
+	/* No such file: a kernel without NUMA, whose one node is 0. */
+	if (read_file(p, &list, &n))
+		list = xstrdup("0");
+	list[strcspn(list, "\n")] = '\0';
+	ok = in_list(list, node);
+	if (!ok)
+		errmsg__set(why, -EINVAL,
+			    "node %d is not a possible NUMA node of this host "
+			    "(possible: %s)",
+			    node, list);
+	free(list);
+	free(p);
+	return ok ? 0 : -EINVAL;
+}
