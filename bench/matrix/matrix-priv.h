@@ -132,6 +132,7 @@ void matrix_regress__release(struct matrix_regress *r);
 
 extern const struct workload_type_ops iperf3_workload_ops;
 extern const struct workload_type_ops fio_workload_ops;
+extern const struct workload_type_ops dma_map_workload_ops;
 
 /* labvm = "NAME": a lab machine's address and keys (matrix-labvm.c). */
 void mx_labvm(struct mx *mx, struct matrix_host *h,

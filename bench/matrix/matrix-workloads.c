@@ -12,6 +12,7 @@
 static const struct workload_type_ops *const types[] = {
 	[WORKLOAD_IPERF3] = &iperf3_workload_ops,
 	[WORKLOAD_FIO] = &fio_workload_ops,
+	[WORKLOAD_DMA_MAP] = &dma_map_workload_ops,
 };
 
 /* Every type's; server and client only where there are two ends. */
@@ -134,7 +135,7 @@ static void check_ends(struct mx *mx, struct matrix_workload *w,
 	w->sut = hs->role == ROLE_SUT ? s : c;
 }
 
-/* A workload of one host: fio on its disk. The host must be the SUT. */
+/* A workload of one host (fio, dma_map). The host must be the SUT. */
 static bool one_host(struct mx *mx, struct matrix_workload *w,
 		     const struct toml_value *tab)
 {
@@ -158,7 +159,8 @@ static void parse_workload(struct mx *mx, struct matrix_workload *w,
 			   const struct toml_value *tab)
 {
 	/* In the order of enum workload_type. */
-	static const char *const type_names[] = { "iperf3", "fio", NULL };
+	static const char *const type_names[] = { "iperf3", "fio", "dma_map",
+						  NULL };
 	const char **keys;
 	char where[96];
 	long s, c;

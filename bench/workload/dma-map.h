@@ -197,4 +197,15 @@ int dma_map__restore_lent(const char *root, char **done, char **why);
 int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
 		 const char *root, json_t **result, char **why);
 
+/*
+ * The controller's side: dma_map__run()'s result as metrics of
+ * @trial_id (map_ns, unmap_ns and their standard deviations, in ns).
+ * -EINVAL when it has no means.
+ */
+struct store;
+struct strvec;
+int dma_map__store(struct store *st, int64_t trial_id, const json_t *results);
+/* The metrics dma_map__store() can store, appended to @out. */
+void dma_map__metric_names(struct strvec *out);
+
 #endif /* IOMMU_BENCH_DMA_MAP_H */
