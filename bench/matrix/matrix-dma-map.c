@@ -11,6 +11,7 @@
 
 #include "bench/workload/dma-map.h"
 #include "matrix-priv.h"
+#include "suggest.h"
 #include "units.h"
 #include "util.h"
 
@@ -90,18 +91,127 @@ static void node(struct mx *mx, struct matrix_workload *w,
 	w->u.dma_map.node = (int)v->u.i;
 }
 
+/* In the order of enum dma_map_dir: the agent's own words. */
+static void dir_names(const char *names[4])
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		names[i] = dma_map__dir_name((enum dma_map_dir)i);
+	names[3] = NULL;
+}
+
+/*
+ * threads or granule: an integer, or a list of them, each a value of
+ * the sweep (see matrix_dma_map__expand()). *@out is the first.
+ */
+static void uint_axis(struct mx *mx, const struct toml_value *tab,
+		      const char *key, unsigned int max, unsigned int *out)
+{
+	const struct toml_value *v = toml_table__get(tab, key);
+	size_t i, j;
+
+	if (!v)
+		return;
+	if (v->type != TOML_ARRAY) {
+		mx_uint32(mx, tab, key, 1, max, out);
+		return;
+	}
+	if (!v->u.arr.n) {
+		mx_err(mx, v->pos,
+		       "%s: the list is empty; give one value or "
+		       "several to sweep",
+		       key);
+		return;
+	}
+	for (i = 0; i < v->u.arr.n; i++) {
+		const struct toml_value *it = v->u.arr.items[i];
+
+		if (!mx_is(mx, it, TOML_INTEGER, key))
+			continue;
+		if (it->u.i < 1 || it->u.i > max) {
+			mx_err(mx, it->pos, "%s: %lld is out of range (1..%u)",
+			       key, (long long)it->u.i, max);
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (v->u.arr.items[j]->type == TOML_INTEGER &&
+			    v->u.arr.items[j]->u.i == it->u.i)
+				break;
+		if (j < i)
+			mx_err(mx, it->pos, "%s: %lld is twice in the list",
+			       key, (long long)it->u.i);
+		else if (!i)
+			*out = (unsigned int)it->u.i;
+	}
+}
+
+/* One direction word; -1 and an error when it is none of them. */
+static int dir_of(struct mx *mx, const struct toml_value *v)
+{
+	const char *names[4], *best;
+	int i;
+
+	dir_names(names);
+	if (!mx_is(mx, v, TOML_STRING, "direction"))
+		return -1;
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], v->u.str.ptr) &&
+		    strlen(v->u.str.ptr) == v->u.str.len)
+			return i;
+	best = suggest__best(v->u.str.ptr, names);
+	mx_err(mx, v->pos, "direction: '%s' is not one of %s, %s, %s%s%s%s",
+	       v->u.str.ptr, names[0], names[1], names[2],
+	       best ? "; did you mean '" : "", best ? best : "",
+	       best ? "'?" : "");
+	return -1;
+}
+
+static void dir_axis(struct mx *mx, const struct toml_value *tab,
+		     unsigned int *out)
+{
+	const struct toml_value *v = toml_table__get(tab, "direction");
+	size_t i, j;
+	int d;
+
+	if (!v)
+		return;
+	if (v->type != TOML_ARRAY) {
+		d = dir_of(mx, v);
+		if (d >= 0)
+			*out = d;
+		return;
+	}
+	if (!v->u.arr.n) {
+		mx_err(mx, v->pos,
+		       "direction: the list is empty; give one "
+		       "value or several to sweep");
+		return;
+	}
+	for (i = 0; i < v->u.arr.n; i++) {
+		d = dir_of(mx, v->u.arr.items[i]);
+		if (d < 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (v->u.arr.items[j]->type == TOML_STRING &&
+			    !strcmp(v->u.arr.items[j]->u.str.ptr,
+				    v->u.arr.items[i]->u.str.ptr))
+				break;
+		if (j < i)
+			mx_err(mx, v->u.arr.items[i]->pos,
+			       "direction: '%s' is twice in the list",
+			       v->u.arr.items[i]->u.str.ptr);
+		else if (!i)
+			*out = d;
+	}
+}
+
 static void dma_map__parse(struct mx *mx, struct matrix_workload *w,
 			   const struct toml_value *tab)
 {
-	/* The agent's words, in the order of enum dma_map_dir. */
-	const char *dirs[] = { dma_map__dir_name(DMA_MAP_DIR_BIDIRECTIONAL),
-			       dma_map__dir_name(DMA_MAP_DIR_TO_DEVICE),
-			       dma_map__dir_name(DMA_MAP_DIR_FROM_DEVICE),
-			       NULL };
 	struct matrix_dma_map *p = &w->u.dma_map;
 	char a[UNITS_FMT_MAX];
 	uint64_t ms;
-	int dir;
 
 	p->threads = DMA_MAP_DEFAULT_THREADS;
 	p->seconds = DMA_MAP_DEFAULT_SECONDS;
@@ -111,13 +221,12 @@ static void dma_map__parse(struct mx *mx, struct matrix_workload *w,
 	p->node = DMA_MAP_NO_NODE;
 	device(mx, w, tab);
 	mx_bool(mx, tab, "unbind", &p->unbind);
-	mx_uint32(mx, tab, "threads", 1, DMA_MAP_MAX_THREADS, &p->threads);
-	mx_uint32(mx, tab, "granule", 1, DMA_MAP_MAX_GRANULE, &p->granule);
+	uint_axis(mx, tab, "threads", DMA_MAP_MAX_THREADS, &p->threads);
+	uint_axis(mx, tab, "granule", DMA_MAP_MAX_GRANULE, &p->granule);
+	dir_axis(mx, tab, &p->dir);
 	mx_uint32(mx, tab, "dma_bits", DMA_MAP_MIN_DMA_BITS,
 		  DMA_MAP_MAX_DMA_BITS, &p->dma_bits);
 	mx_uint32(mx, tab, "trans_ns", 0, DMA_MAP_MAX_TRANS_NS, &p->trans_ns);
-	if (mx_enum(mx, tab, "direction", dirs, &dir) > 0)
-		p->dir = dir;
 	node(mx, w, tab);
 	if (mx_duration(mx, tab, "seconds", &ms) > 0) {
 		if (ms < 1000 || ms > DMA_MAP_MAX_SECONDS * 1000ULL ||
@@ -130,6 +239,83 @@ static void dma_map__parse(struct mx *mx, struct matrix_workload *w,
 		else
 			p->seconds = ms / 1000;
 	}
+}
+
+/* A list's length; 1 for one value, or none, or an empty list. */
+static size_t axis_len(const struct toml_value *tab, const char *key)
+{
+	const struct toml_value *v = toml_table__get(tab, key);
+
+	return v && v->type == TOML_ARRAY && v->u.arr.n ? v->u.arr.n : 1;
+}
+
+static bool is_list(const struct toml_value *tab, const char *key)
+{
+	const struct toml_value *v = toml_table__get(tab, key);
+
+	return v && v->type == TOML_ARRAY;
+}
+
+size_t matrix_dma_map__sweep_size(const struct toml_value *tab)
+{
+	return axis_len(tab, "threads") * axis_len(tab, "granule") *
+	       axis_len(tab, "direction");
+}
+
+void matrix_dma_map__expand(struct mx *mx, struct matrix_workload *w,
+			    struct matrix_workload *out, size_t n)
+{
+	const struct toml_value *tab = w->src;
+	const struct toml_value *t = toml_table__get(tab, "threads");
+	const struct toml_value *g = toml_table__get(tab, "granule");
+	const struct toml_value *d = toml_table__get(tab, "direction");
+	size_t nt = axis_len(tab, "threads"), ng = axis_len(tab, "granule");
+	size_t nd = axis_len(tab, "direction"), i;
+	char *base = w->name;
+	enum dma_map_dir dir;
+
+	for (i = 0; i <= n && i < nt * ng * nd; i++) {
+		struct matrix_workload *c = i ? &out[i - 1] : w;
+		size_t ti = i / (ng * nd), gi = i / nd % ng, di = i % nd;
+		struct strvec name = { 0 };
+
+		if (i) {
+			*c = *w;
+			c->description =
+				w->description ? xstrdup(w->description) : NULL;
+			c->u.dma_map.device =
+				w->u.dma_map.device ?
+					xstrdup(w->u.dma_map.device) :
+					NULL;
+		}
+		/* Only list items that passed the checks are taken. */
+		if (is_list(tab, "threads") &&
+		    t->u.arr.items[ti]->type == TOML_INTEGER)
+			c->u.dma_map.threads = t->u.arr.items[ti]->u.i;
+		if (is_list(tab, "granule") &&
+		    g->u.arr.items[gi]->type == TOML_INTEGER)
+			c->u.dma_map.granule = g->u.arr.items[gi]->u.i;
+		if (is_list(tab, "direction") &&
+		    d->u.arr.items[di]->type == TOML_STRING &&
+		    !dma_map__dir_parse(d->u.arr.items[di]->u.str.ptr, &dir))
+			c->u.dma_map.dir = dir;
+		strvec__push(&name, base);
+		if (is_list(tab, "threads"))
+			strvec__pushf(&name, "t%u", c->u.dma_map.threads);
+		if (is_list(tab, "granule"))
+			strvec__pushf(&name, "g%u", c->u.dma_map.granule);
+		if (is_list(tab, "direction"))
+			strvec__push(&name,
+				     dma_map__dir_name(c->u.dma_map.dir));
+		c->name = strvec__join(&name, "-");
+		strvec__release(&name);
+		if (!name_is_safe(c->name))
+			mx_err(mx, mx_val_pos(tab, "name", w->pos),
+			       "name: the sweep's workload '%s' has a name "
+			       "longer than 64 characters; shorten '%s'",
+			       c->name, base);
+	}
+	free(base);
 }
 
 static void dma_map__describe(const struct matrix *m,

@@ -199,6 +199,78 @@ static void test_qemu(void)
 		     "a qemu host without a device: not yet");
 }
 
+static void test_sweep(void)
+{
+	static const char *const names[] = {
+		"dm-t1-g1",  "dm-t1-g16", "dm-t4-g1",
+		"dm-t4-g16", "dm-t8-g1",  "dm-t8-g16",
+	};
+	struct matrix *m = load(SUT DMA "device = \"0000:00:04.0\"\n"
+					"threads = [1, 4, 8]\n"
+					"granule = [1, 16]\nseconds = \"3s\"\n"
+					"[[workloads]]\nname = \"one\"\n"
+					"type = \"dma_map\"\nhost = \"sut\"\n"
+					"device = \"0000:00:05.0\"\n");
+	const struct matrix_workload *w;
+	size_t i;
+
+	ok(m, "threads and granule as lists load");
+	if (!m)
+		return;
+	is_int((int)m->nr_workloads, 7, "3 x 2 workloads, then the next");
+	for (i = 0; i < 6 && i < m->nr_workloads; i++) {
+		w = &m->workloads[i];
+		is_str(w->name, names[i], "sweep %zu named by its values", i);
+		is_int(w->u.dma_map.threads,
+		       i / 2 == 0 ? 1 :
+		       i / 2 == 1 ? 4 :
+				    8,
+		       "its threads");
+		is_int(w->u.dma_map.granule, i % 2 ? 16 : 1, "its granule");
+		is_int(w->u.dma_map.seconds, 3, "the rest shared");
+		is_str(w->u.dma_map.device, "0000:00:04.0", "its own device");
+	}
+	if (m->nr_workloads == 7)
+		is_str(m->workloads[6].name, "one", "a workload after it");
+	matrix__free(m);
+
+	m = load(SUT DMA "device = \"0000:00:04.0\"\n"
+			 "direction = [\"to_device\", \"from_device\"]\n");
+	ok(m && m->nr_workloads == 2, "a direction sweep");
+	if (m && m->nr_workloads == 2) {
+		is_str(m->workloads[0].name, "dm-to_device", "named by it");
+		is_int(m->workloads[1].u.dma_map.dir, DMA_MAP_DIR_FROM_DEVICE,
+		       "the second direction");
+	}
+	matrix__free(m);
+
+	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
+			     "threads = [1, 2048]\n",
+		     "test.toml:11:15: error: threads: 2048 is out of range "
+		     "(1..1024)",
+		     "an item out of range, at its position");
+	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
+			     "granule = [4, 4]\n",
+		     "test.toml:11:15: error: granule: 4 is twice in the list",
+		     "an item twice");
+	load_refused(SUT DMA "device = \"0000:00:04.0\"\ngranule = []\n",
+		     "test.toml:11:11: error: granule: the list is empty",
+		     "an empty list");
+	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
+			     "direction = [\"to_device\", \"frm_device\"]\n",
+		     "test.toml:11:27: error: direction: 'frm_device' is not "
+		     "one of bidirectional, to_device, from_device; did you "
+		     "mean 'from_device'?",
+		     "a direction's typo in a list");
+	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
+			     "threads = [1, 2]\n"
+			     "[[workloads]]\nname = \"dm-t2\"\n"
+			     "type = \"dma_map\"\nhost = \"sut\"\n"
+			     "device = \"0000:00:05.0\"\n",
+		     "duplicate workload name 'dm-t2'",
+		     "a sweep's name taken by another workload");
+}
+
 /* Its answer as bench/workload/dma-map.c makes it. */
 static const char reply[] =
 	"{\"map_ns\": 300, \"map_ns_stddev\": 100, \"unmap_ns\": 200, "
@@ -276,6 +348,7 @@ int main(void)
 	test_keys();
 	test_refused();
 	test_qemu();
+	test_sweep();
 	test_store();
 	config_errors__release(&errs);
 	return tap_done();
