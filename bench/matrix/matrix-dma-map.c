@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/workload/dma-map.h"
+#include "dma-map-opts.h"
 #include "matrix-priv.h"
 #include "suggest.h"
 #include "units.h"
@@ -325,7 +325,7 @@ static void dma_map__describe(const struct matrix *m,
 	const struct matrix_dma_map *p = &w->u.dma_map;
 
 	snprintf(buf, size,
-		 "dma_map on %s:%s, %u thread%s, %u page%s, %s, %u-bit%s, %us",
+		 "%s:%s, %u thread%s, %u page%s per map, %s, %u-bit%s, %us",
 		 m->hosts[w->sut].name, p->device ? p->device : "?", p->threads,
 		 p->threads == 1 ? "" : "s", p->granule,
 		 p->granule == 1 ? "" : "s", dma_map__dir_name(p->dir),

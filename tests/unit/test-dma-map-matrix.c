@@ -84,7 +84,7 @@ static void test_keys(void)
 
 	w->ops->describe(m, w, line, sizeof(line));
 	is_str(line,
-	       "dma_map on sut:0000:3a:00.7, 8 threads, 16 pages, "
+	       "sut:0000:3a:00.7, 8 threads, 16 pages per map, "
 	       "from_device, 48-bit, unbind, 5s",
 	       "plan's line");
 
