@@ -222,7 +222,7 @@ static void check_dup(struct mx *mx, const struct matrix *m, size_t idx)
 void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 {
 	struct matrix *m = mx->m;
-	size_t i, j, n, cap = 0;
+	size_t i, j, n, nr_errors, cap = 0;
 
 	if (v->type != TOML_ARRAY) {
 		mx_err(mx, v->pos,
@@ -260,9 +260,11 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 			continue;
 		}
 		j = m->nr_workloads++;
+		nr_errors = mx->errs->nr_errors;
 		parse_workload(mx, w, tab);
 		n = w->type == WORKLOAD_DMA_MAP ? workloads_of(tab) : 1;
-		if (n > 1) {
+		/* A refused item would only add a name twice to its error. */
+		if (n > 1 && mx->errs->nr_errors == nr_errors) {
 			matrix_dma_map__expand(mx, w, w + 1, n - 1);
 			m->nr_workloads += n - 1;
 		}

@@ -212,6 +212,7 @@ static void test_sweep(void)
 					"type = \"dma_map\"\nhost = \"sut\"\n"
 					"device = \"0000:00:05.0\"\n");
 	const struct matrix_workload *w;
+	char *msg;
 	size_t i;
 
 	ok(m, "threads and granule as lists load");
@@ -262,6 +263,11 @@ static void test_sweep(void)
 		     "one of bidirectional, to_device, from_device; did you "
 		     "mean 'from_device'?",
 		     "a direction's typo in a list");
+	msg = load_bad(SUT DMA "device = \"0000:00:04.0\"\n"
+			       "threads = [1, 0, 2]\n");
+	ok(!strstr(msg, "duplicate"), "a refused item makes no sweep whose "
+				      "names would clash");
+	free(msg);
 	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
 			     "threads = [1, 2]\n"
 			     "[[workloads]]\nname = \"dm-t2\"\n"
