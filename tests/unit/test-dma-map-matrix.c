@@ -199,6 +199,9 @@ static void test_qemu(void)
 		     "a qemu host without a device: not yet");
 }
 
+/* 60 characters: room for a suffix of 4 at most. */
+#define LONG_NAME "a-workload-name-of-sixty-characters-xxxxxxxxxxxxxxxxxxxxxxxx"
+
 static void test_sweep(void)
 {
 	static const char *const names[] = {
@@ -250,6 +253,12 @@ static void test_sweep(void)
 		     "test.toml:11:15: error: threads: 2048 is out of range "
 		     "(1..1024)",
 		     "an item out of range, at its position");
+	load_refused(SUT "[[workloads]]\nname = \"" LONG_NAME "\"\n"
+			 "type = \"dma_map\"\nhost = \"sut\"\n"
+			 "device = \"0000:00:04.0\"\ngranule = [1, 1024]\n",
+		     "name: the sweep's workload '" LONG_NAME "-g1024' has a "
+		     "name longer than 64 characters",
+		     "a generated name too long");
 	load_refused(SUT DMA "device = \"0000:00:04.0\"\n"
 			     "granule = [4, 4]\n",
 		     "test.toml:11:15: error: granule: 4 is twice in the list",
