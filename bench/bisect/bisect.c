@@ -16,6 +16,7 @@
 
 #include "bench/bisect/bisect.h"
 #include "bench/run/run.h"
+#include "bench/workload/dma-map.h"
 #include "bench/workload/fio.h"
 #include "bench/workload/iperf3.h"
 #include "cache.h"
@@ -162,6 +163,8 @@ static int check_metric(const struct matrix *m, const char *workload,
 	}
 	if (w && w->type == WORKLOAD_FIO)
 		fio__metric_names(&known);
+	else if (w && w->type == WORKLOAD_DMA_MAP)
+		dma_map__metric_names(&known);
 	else
 		iperf3__metric_names(&known);
 	procstat__metric_names(&known);

@@ -55,8 +55,9 @@ static const char *boot_reason(const struct matrix_host *h,
 	if (md->method == METHOD_REBOOT)
 		return "method = \"reboot\"";
 	if (md->sysfs_equivalent && h->disk_workload)
-		return "a fio workload runs there, and a sysfs switch would "
-		       "change the NIC's IOMMU group, not the disk's";
+		return "a fio or dma_map workload runs there, and a sysfs "
+		       "switch would change the NIC's IOMMU group, not its "
+		       "device's";
 	if (md->sysfs_equivalent && !h->nic)
 		return "no nic is set to switch its IOMMU group through sysfs";
 	return "its cmdline takes a boot";
@@ -77,8 +78,9 @@ static void check_mode(struct mx *mx, const struct matrix_host *h, size_t idx)
 	if (a == APPLY_SYSFS && h->disk_workload) {
 		mx_err(mx, mx_val_pos(md->src, "method", at),
 		       "mode '%s' is applied through sysfs, which switches the "
-		       "IOMMU group of host '%s''s NIC, but a fio workload "
-		       "there measures a disk; use method = \"reboot\"",
+		       "IOMMU group of host '%s''s NIC, but a fio or dma_map "
+		       "workload there measures another device; use method "
+		       "= \"reboot\"",
 		       md->name, h->name);
 		return;
 	}

@@ -132,6 +132,17 @@ void matrix_regress__release(struct matrix_regress *r);
 
 extern const struct workload_type_ops iperf3_workload_ops;
 extern const struct workload_type_ops fio_workload_ops;
+extern const struct workload_type_ops dma_map_workload_ops;
+
+/*
+ * A dma_map workload whose threads, granule or direction is a list is
+ * a sweep: one workload per combination. How many @tab makes; and the
+ * parsed @w made the first of them, the @n others into @out, each
+ * named NAME-tN-gM-DIRECTION (only the axes that are lists).
+ */
+size_t matrix_dma_map__sweep_size(const struct toml_value *tab);
+void matrix_dma_map__expand(struct mx *mx, struct matrix_workload *w,
+			    struct matrix_workload *out, size_t n);
 
 /* labvm = "NAME": a lab machine's address and keys (matrix-labvm.c). */
 void mx_labvm(struct mx *mx, struct matrix_host *h,

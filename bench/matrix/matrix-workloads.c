@@ -12,6 +12,7 @@
 static const struct workload_type_ops *const types[] = {
 	[WORKLOAD_IPERF3] = &iperf3_workload_ops,
 	[WORKLOAD_FIO] = &fio_workload_ops,
+	[WORKLOAD_DMA_MAP] = &dma_map_workload_ops,
 };
 
 /* Every type's; server and client only where there are two ends. */
@@ -134,7 +135,7 @@ static void check_ends(struct mx *mx, struct matrix_workload *w,
 	w->sut = hs->role == ROLE_SUT ? s : c;
 }
 
-/* A workload of one host: fio on its disk. The host must be the SUT. */
+/* A workload of one host (fio, dma_map). The host must be the SUT. */
 static bool one_host(struct mx *mx, struct matrix_workload *w,
 		     const struct toml_value *tab)
 {
@@ -158,7 +159,8 @@ static void parse_workload(struct mx *mx, struct matrix_workload *w,
 			   const struct toml_value *tab)
 {
 	/* In the order of enum workload_type. */
-	static const char *const type_names[] = { "iperf3", "fio", NULL };
+	static const char *const type_names[] = { "iperf3", "fio", "dma_map",
+						  NULL };
 	const char **keys;
 	char where[96];
 	long s, c;
@@ -188,10 +190,39 @@ static void parse_workload(struct mx *mx, struct matrix_workload *w,
 	w->ops->parse(mx, w, tab);
 }
 
+/* How many workloads @tab makes: a dma_map sweep makes several. */
+static size_t workloads_of(const struct toml_value *tab)
+{
+	const struct toml_value *t = toml_table__get(tab, "type");
+
+	if (tab->type != TOML_TABLE || !t || t->type != TOML_STRING ||
+	    strcmp(t->u.str.ptr, "dma_map"))
+		return 1;
+	return matrix_dma_map__sweep_size(tab);
+}
+
+static void check_dup(struct mx *mx, const struct matrix *m, size_t idx)
+{
+	const struct matrix_workload *w = &m->workloads[idx];
+	size_t j;
+
+	for (j = 0; j < idx; j++) {
+		const struct matrix_workload *o = &m->workloads[j];
+
+		if (strcmp(o->name, w->name))
+			continue;
+		mx_err(mx, mx_val_pos(w->src, "name", w->pos),
+		       "duplicate workload name '%s'", w->name);
+		mx_note(mx, mx_val_pos(o->src, "name", o->pos),
+			"workload '%s' is first defined here", o->name);
+		break;
+	}
+}
+
 void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 {
 	struct matrix *m = mx->m;
-	size_t i, j;
+	size_t i, j, n, nr_errors, cap = 0;
 
 	if (v->type != TOML_ARRAY) {
 		mx_err(mx, v->pos,
@@ -206,7 +237,9 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 		       "run");
 		return;
 	}
-	m->workloads = xcalloc(v->u.arr.n, sizeof(*m->workloads));
+	for (i = 0; i < v->u.arr.n; i++)
+		cap += workloads_of(v->u.arr.items[i]);
+	m->workloads = xcalloc(cap, sizeof(*m->workloads));
 	for (i = 0; i < v->u.arr.n; i++) {
 		const struct toml_value *tab = v->u.arr.items[i];
 		struct matrix_workload *w;
@@ -226,18 +259,16 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 			memset(w, 0, sizeof(*w));
 			continue;
 		}
-		m->nr_workloads++;
+		j = m->nr_workloads++;
+		nr_errors = mx->errs->nr_errors;
 		parse_workload(mx, w, tab);
-		for (j = 0; j + 1 < m->nr_workloads; j++) {
-			const struct matrix_workload *o = &m->workloads[j];
-
-			if (strcmp(o->name, w->name))
-				continue;
-			mx_err(mx, mx_val_pos(tab, "name", w->pos),
-			       "duplicate workload name '%s'", w->name);
-			mx_note(mx, mx_val_pos(o->src, "name", o->pos),
-				"workload '%s' is first defined here", o->name);
-			break;
+		n = w->type == WORKLOAD_DMA_MAP ? workloads_of(tab) : 1;
+		/* A refused item would only add a name twice to its error. */
+		if (n > 1 && mx->errs->nr_errors == nr_errors) {
+			matrix_dma_map__expand(mx, w, w + 1, n - 1);
+			m->nr_workloads += n - 1;
 		}
+		for (; j < m->nr_workloads; j++)
+			check_dup(mx, m, j);
 	}
 }

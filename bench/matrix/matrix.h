@@ -208,8 +208,9 @@ struct matrix_host {
 	struct matrix_disk *disks;
 	size_t nr_disks;
 	/*
-	 * A workload here measures a disk (fio): a sysfs switch changes the
-	 * NIC's IOMMU group only, so every mode here is booted instead.
+	 * A workload here measures a device other than the NIC (fio's
+	 * disk, dma_map's device): a sysfs switch changes the NIC's IOMMU
+	 * group only, so every mode here is booted instead.
 	 */
 	bool disk_workload;
 	struct toml_pos pos;
@@ -312,7 +313,7 @@ enum mode_apply {
 	APPLY_RESTART, /* restart the VM (qemu) with the cmdline */
 };
 
-enum workload_type { WORKLOAD_IPERF3, WORKLOAD_FIO };
+enum workload_type { WORKLOAD_IPERF3, WORKLOAD_FIO, WORKLOAD_DMA_MAP };
 enum iperf3_protocol { PROTO_TCP, PROTO_UDP };
 
 struct iperf3_affinity {
@@ -366,6 +367,18 @@ struct matrix_fio {
 	uint64_t duration_ms;
 };
 
+/*
+ * The kernel's DMA map benchmark on one PCI device of one host, lent to
+ * it for the trial (bench/workload/dma-map.h). No peer, no network.
+ */
+struct matrix_dma_map {
+	char *device; /* DDDD:BB:DD.F, lower-cased */
+	bool unbind;  /* may it be taken from the driver that holds it */
+	unsigned int threads, seconds, granule, dma_bits, trans_ns;
+	unsigned int dir; /* enum dma_map_dir */
+	int node;	  /* -1: any node */
+};
+
 struct matrix_workload {
 	char *name;
 	char *description;
@@ -382,6 +395,7 @@ struct matrix_workload {
 	union {
 		struct matrix_iperf3 iperf3;
 		struct matrix_fio fio;
+		struct matrix_dma_map dma_map;
 	} u;
 	struct toml_pos pos;
 	const struct toml_value *src;

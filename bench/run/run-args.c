@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/run/run.h"
+#include "bench/workload/dma-map.h"
 #include "collectors/perf/perf-events.h"
 #include "json-util.h"
 
@@ -67,6 +68,19 @@ json_t *run_args__fio(const struct matrix *m, const struct matrix_workload *w)
 			 "numjobs", (int)p->numjobs, "runtime_s",
 			 (int)(p->duration_ms / 1000), "direct", p->direct,
 			 "destructive", p->destructive);
+}
+
+json_t *run_args__dma_map(const struct matrix_workload *w)
+{
+	const struct matrix_dma_map *p = &w->u.dma_map;
+
+	return json_pack("{s:s, s:b, s:i, s:i, s:i, s:s, s:i, s:i, s:i}",
+			 "device", p->device, "unbind", p->unbind, "threads",
+			 (int)p->threads, "seconds", (int)p->seconds, "granule",
+			 (int)p->granule, "direction",
+			 dma_map__dir_name(p->dir), "dma_bits",
+			 (int)p->dma_bits, "trans_ns", (int)p->trans_ns, "node",
+			 p->node);
 }
 
 /* Sampling only where the matrix wants it: see enum perf_record_where. */

@@ -14,6 +14,7 @@
 
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
+#include "bench/workload/dma-map.h"
 #include "bench/workload/fio.h"
 #include "bench/workload/iperf3.h"
 #include "clock.h"
@@ -226,6 +227,30 @@ static int fio__trial(struct run_ctx *ctx, const struct plan_trial *t,
 }
 
 /*
+ * The kernel's DMA map benchmark on the SUT's device. Its answer names
+ * no workload, so it is told here which one, for results__store().
+ */
+static int dma_map__trial(struct run_ctx *ctx, const struct plan_trial *t,
+			  struct trial_out *o)
+{
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+	struct run_host *sut = &ctx->hosts[t->host];
+	/* It blocks for all its seconds, and the kthreads' stop after. */
+	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
+	struct vm_cpu vc;
+	int ret;
+
+	vm_cpu__begin(sut, &vc);
+	ret = run_host__call(sut, "dma_map.run", run_args__dma_map(w), tmo,
+			     &o->client, &o->err);
+	if (ret)
+		return ret;
+	vm_cpu__end(sut, &vc, o);
+	json_object_set_new(o->client, "workload", json_string("dma_map"));
+	return 0;
+}
+
+/*
  * A profile the host left to us: its files are here now. A measured
  * trial without it still counts; a profile trial is there for nothing
  * else, so it fails with the reason (o->err) rather than pass empty.
@@ -282,8 +307,17 @@ static int workload__run(struct run_ctx *ctx, const struct plan_trial *t,
 		remote = NULL;
 		o->collectors = xstrdup("{}");
 	}
-	ret = w->type == WORKLOAD_FIO ? fio__trial(ctx, t, o) :
-					iperf3__trial(ctx, t, o);
+	switch (w->type) {
+	case WORKLOAD_FIO:
+		ret = fio__trial(ctx, t, o);
+		break;
+	case WORKLOAD_DMA_MAP:
+		ret = dma_map__trial(ctx, t, o);
+		break;
+	default:
+		ret = iperf3__trial(ctx, t, o);
+		break;
+	}
 	if (ret)
 		goto stop_collect;
 	if (!w->collect)
@@ -396,22 +430,27 @@ static int vm_cpu__store(struct run_ctx *ctx, int64_t trial_id,
 static int results__store(struct run_ctx *ctx, int64_t trial_id,
 			  struct trial_out *o)
 {
-	const char *name;
+	const char *name, *raw = "iperf3.json";
 	char *why = NULL;
-	bool fio;
 	json_t *v;
 	int ret;
 
 	name = json_string_value(json_object_get(o->client, "workload"));
-	fio = name && !strcmp(name, "fio");
-	ret = fio ? fio__store(ctx->st, trial_id, o->client) :
-		    iperf3__store(ctx->st, trial_id, o->client, &why);
+	if (name && !strcmp(name, "fio")) {
+		ret = fio__store(ctx->st, trial_id, o->client);
+		raw = "fio.json";
+	} else if (name && !strcmp(name, "dma_map")) {
+		/* Its layout, struct_size and driver_before stay in it. */
+		ret = dma_map__store(ctx->st, trial_id, o->client);
+		raw = "dma_map.json";
+	} else {
+		ret = iperf3__store(ctx->st, trial_id, o->client, &why);
+	}
 	if (why)
 		pr_err("%s", why);
 	free(why);
 	if (!ret)
-		ret = raw__store(ctx, trial_id,
-				 fio ? "fio.json" : "iperf3.json", o->client);
+		ret = raw__store(ctx, trial_id, raw, o->client);
 	if (!ret)
 		ret = raw__store(ctx, trial_id, "collectors.json",
 				 o->collected);

@@ -109,6 +109,8 @@ json_t *run_args__iperf3(const struct matrix *m,
 /* @profile: a profile trial, the one kind that samples by default. */
 /* fio.run's: the disk by serial (qemu) or path (ssh), fio's knobs. */
 json_t *run_args__fio(const struct matrix *m, const struct matrix_workload *w);
+/* dma_map.run's: the device and the benchmark's knobs, every one given. */
+json_t *run_args__dma_map(const struct matrix_workload *w);
 json_t *run_args__collect(const struct matrix *m, const struct matrix_host *h,
 			  const char *outdir, bool profile);
 /* The IP part of a host's data address (CIDR cut off), in @buf. */

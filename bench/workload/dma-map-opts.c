@@ -4,7 +4,6 @@
  * first: the kernel answers a bad one with a bare EINVAL and a line in
  * its log, after the device was lent.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,64 +11,6 @@
 #include "bench/workload/dma-map-priv.h"
 #include "errmsg.h"
 #include "util.h"
-
-static const char *const dir_names[] = {
-	[DMA_MAP_DIR_BIDIRECTIONAL] = "bidirectional",
-	[DMA_MAP_DIR_TO_DEVICE] = "to_device",
-	[DMA_MAP_DIR_FROM_DEVICE] = "from_device",
-};
-
-const char *dma_map__dir_name(enum dma_map_dir dir)
-{
-	if ((unsigned int)dir >= ARRAY_SIZE(dir_names))
-		return NULL;
-	return dir_names[dir];
-}
-
-int dma_map__dir_parse(const char *name, enum dma_map_dir *dir)
-{
-	size_t i;
-
-	for (i = 0; name && i < ARRAY_SIZE(dir_names); i++)
-		if (!strcmp(name, dir_names[i])) {
-			*dir = (enum dma_map_dir)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-static bool hex_run(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
-{
-	size_t dom = bdf ? strspn(bdf, "0123456789abcdefABCDEF") : 0;
-	const char *s = bdf ? bdf + dom : NULL;
-	size_t i;
-
-	/*
-	 * DOMAIN ":" BB ":" DD "." F, and the end of the string; a device
-	 * number up to 1f starts with 0 or 1.
-	 */
-	if (dom < 4 || dom > 8 || s[0] != ':' || !hex_run(s + 1, 2) ||
-	    s[3] != ':' || !hex_run(s + 4, 2) || (s[4] != '0' && s[4] != '1') ||
-	    s[6] != '.' || s[7] < '0' || s[7] > '7' || s[8])
-		return errmsg__set(why, -EINVAL,
-				   "'%s' is not a PCI address DDDD:BB:DD.F "
-				   "(hex; device up to 1f, function up to 7)",
-				   bdf ? bdf : "(none)");
-	for (i = 0; bdf[i]; i++)
-		out[i] = (char)tolower((unsigned char)bdf[i]);
-	out[i] = '\0';
-	return 0;
-}
 
 int dma_map__check_opts(const struct dma_map_opts *o, char **why)
 {

@@ -25,33 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dma-map-opts.h"
+
 struct btf;
-
-/*
- * The kernel's bounds (map_benchmark_ioctl()): threads and seconds from
- * DMA_MAP_MAX_THREADS and DMA_MAP_MAX_SECONDS, the delay from
- * DMA_MAP_MAX_TRANS_DELAY (10 * NSEC_PER_MSEC, inclusive), the granule
- * as it tests it. The kernel does not bound dma_bits: DMA_BIT_MASK() of
- * more than 64 is undefined and a mask under 1 MiB can hold no buffer,
- * so the selftest's 20..64 (tools/testing/selftests/dma). A node is
- * NUMA_NO_NODE or a possible node below MAX_NUMNODES, which is at most
- * 1 << 10 (NODES_SHIFT's largest); which nodes are possible is the
- * host's /sys/devices/system/node/possible.
- */
-#define DMA_MAP_MAX_THREADS 1024U
-#define DMA_MAP_MAX_SECONDS 300U
-#define DMA_MAP_MAX_TRANS_NS 10000000U
-#define DMA_MAP_MAX_GRANULE 1024U
-#define DMA_MAP_MIN_DMA_BITS 20U
-#define DMA_MAP_MAX_DMA_BITS 64U
-#define DMA_MAP_NO_NODE (-1)
-#define DMA_MAP_MAX_NODE 1023
-
-/* The selftest's defaults, which the agent's verb takes too. */
-#define DMA_MAP_DEFAULT_THREADS 1U
-#define DMA_MAP_DEFAULT_SECONDS 20U
-#define DMA_MAP_DEFAULT_GRANULE 1U
-#define DMA_MAP_DEFAULT_DMA_BITS 32U
 
 #define DMA_MAP_DRIVER "dma_map_benchmark"
 #define DMA_MAP_DEBUGFS "/sys/kernel/debug/dma_map_benchmark"
@@ -62,13 +38,6 @@ struct btf;
  * the lending.
  */
 #define DMA_MAP_JOURNAL "/run/iommu-bench/dma-map-lent.json"
-
-/* The kernel's DMA_MAP_BIDIRECTIONAL, _TO_DEVICE and _FROM_DEVICE. */
-enum dma_map_dir {
-	DMA_MAP_DIR_BIDIRECTIONAL = 0,
-	DMA_MAP_DIR_TO_DEVICE = 1,
-	DMA_MAP_DIR_FROM_DEVICE = 2,
-};
 
 /*
  * The ioctl's argument, as 5.11 made it and 23ee8a2563a0 ("Restore
@@ -133,19 +102,6 @@ int dma_map__check_opts(const struct dma_map_opts *o, char **why);
 /* Is @node NUMA_NO_NODE or one of @root's possible nodes? */
 int dma_map__check_node(const char *root, int node, char **why);
 
-/* "bidirectional", "to_device", "from_device"; NULL for anything else. */
-const char *dma_map__dir_name(enum dma_map_dir dir);
-/* The reverse: 0, or -EINVAL for a word that is not one of them. */
-int dma_map__dir_parse(const char *name, enum dma_map_dir *dir);
-
-/*
- * @bdf as a PCI address and nothing else (it becomes a path): a 4 to 8
- * digit hex domain (VMD's are 5), bus, device (up to 1f) and function (up
- * to 7), lower-cased into @out. -EINVAL otherwise.
- */
-#define DMA_MAP_BDF_SIZE 20
-int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why);
-
 /*
  * Can this kernel run the benchmark: debugfs on /sys/kernel/debug
  * (mounted here if it is not, for the real root only) and the
@@ -196,5 +152,16 @@ int dma_map__restore_lent(const char *root, char **done, char **why);
  */
 int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
 		 const char *root, json_t **result, char **why);
+
+/*
+ * The controller's side: dma_map__run()'s result as metrics of
+ * @trial_id (map_ns, unmap_ns and their standard deviations, in ns).
+ * -EINVAL when it has no means.
+ */
+struct store;
+struct strvec;
+int dma_map__store(struct store *st, int64_t trial_id, const json_t *results);
+/* The metrics dma_map__store() can store, appended to @out. */
+void dma_map__metric_names(struct strvec *out);
 
 #endif /* IOMMU_BENCH_DMA_MAP_H */
