@@ -29,7 +29,7 @@
 
 /* Files run-trial.c writes into the trial's folder itself. */
 static const char *const reserved[] = { "iperf3.json", "fio.json",
-					"collectors.json" };
+					"dma_map.json", "collectors.json" };
 
 struct fetch_walk {
 	struct run_host *h;
