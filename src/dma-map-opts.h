@@ -19,6 +19,16 @@
  * 1 << 10 (NODES_SHIFT's largest); which nodes are possible is the
  * host's /sys/devices/system/node/possible.
  */
+/*
+ * The testbed's spare device for it: a PCI function no driver claims
+ * (QEMU's "edu", 1234:11e8), on the root bus behind the vIOMMU, at a
+ * slot of its own that QEMU's automatic placement of the other devices
+ * (slots 1 up) never reaches.
+ */
+#define DMA_MAP_QEMU_SPARE_SLOT 0x10
+#define DMA_MAP_QEMU_SPARE_BDF "0000:00:10.0"
+#define DMA_MAP_QEMU_SPARE_MODEL "edu"
+
 #define DMA_MAP_MAX_THREADS 1024U
 #define DMA_MAP_MAX_SECONDS 300U
 #define DMA_MAP_MAX_TRANS_NS 10000000U

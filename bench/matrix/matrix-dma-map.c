@@ -47,19 +47,16 @@ static void device(struct mx *mx, struct matrix_workload *w,
 	char *why = NULL;
 
 	if (!v) {
-		/* The testbed's spare device is a later step (qemu.c). */
-		if (h->transport == HOST_QEMU)
-			mx_err(mx, w->pos,
-			       "missing key 'device' in workload '%s': host "
-			       "'%s' is a qemu guest, whose spare device for "
-			       "dma_map is not there yet; name a PCI device "
-			       "of an ssh or local host",
-			       w->name, h->name);
-		else
-			mx_err(mx, w->pos,
-			       "missing key 'device' in workload '%s' (a PCI "
-			       "address of host '%s', like \"0000:00:04.0\")",
-			       w->name, h->name);
+		/* A testbed VM gets a device of its own for it. */
+		if (h->transport == HOST_QEMU) {
+			mx->m->hosts[w->sut].qemu.spare_pci = true;
+			w->u.dma_map.device = xstrdup(DMA_MAP_QEMU_SPARE_BDF);
+			return;
+		}
+		mx_err(mx, w->pos,
+		       "missing key 'device' in workload '%s' (a PCI address "
+		       "of host '%s', like \"0000:00:04.0\")",
+		       w->name, h->name);
 		return;
 	}
 	if (!mx_is(mx, v, TOML_STRING, "device"))

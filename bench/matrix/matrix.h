@@ -132,6 +132,11 @@ struct matrix_qemu {
 	unsigned int mtu;
 	struct matrix_disk *disks;
 	size_t nr_disks;
+	/*
+	 * A dma_map workload runs here without naming a device: the VM
+	 * gets a spare PCI function for it (DMA_MAP_QEMU_SPARE_BDF).
+	 */
+	bool spare_pci;
 };
 
 /*

@@ -186,17 +186,21 @@ static void test_refused(void)
 
 static void test_qemu(void)
 {
-	load_refused("[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
+	struct matrix *m =
+		load("[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
 		     "address = \"10.77.0.2/24\"\nlink = \"peer\"\n"
 		     "[hosts.peer]\ntransport = \"netns\"\n"
 		     "address = \"10.77.0.1/24\"\n"
 		     "[[kernels]]\nname = \"deb\"\npackage = "
 		     "\"linux-image-6.1.0-57-amd64\"\n"
 		     "[[workloads]]\nname = \"dm\"\ntype = \"dma_map\"\n"
-		     "host = \"vm\"\n",
-		     "host 'vm' is a qemu guest, whose spare device for "
-		     "dma_map is not there yet",
-		     "a qemu host without a device: not yet");
+		     "host = \"vm\"\n");
+
+	ok(m && m->nr_workloads == 1 &&
+		   !strcmp(m->workloads[0].u.dma_map.device, "0000:00:10.0") &&
+		   m->hosts[0].qemu.spare_pci,
+	   "a qemu host without a device: its VM's spare one, 0000:00:10.0");
+	matrix__free(m);
 }
 
 /* 60 characters: room for a suffix of 4 at most. */

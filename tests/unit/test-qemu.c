@@ -413,6 +413,18 @@ static void test_devices(void)
 	s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
 	has_str(s, " iommu_bench.mtu=9000 ", "the guest sets the MTU");
 	free(s);
+	s = argv_of(h, &b, NULL);
+	ok(!strstr(s, "edu"), "no spare device unless a dma_map asks");
+	free(s);
+	matrix__free(m);
+
+	m = load(MATRIX("") "[[workloads]]\nname = \"dm\"\ntype = \"dma_map\"\n"
+			    "host = \"vm\"\n");
+	h = m ? &m->hosts[0] : NULL;
+	s = h ? argv_of(h, &b, NULL) : NULL;
+	ok(s && strstr(s, "|-device|edu,addr=0x10|"),
+	   "a dma_map without a device: the VM gets the spare one at slot 0x10");
+	free(s);
 	matrix__free(m);
 
 	m = load(MATRIX(""));
