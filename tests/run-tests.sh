@@ -8,25 +8,47 @@
 # comes back, says why. --timer: each test's time in that log, what
 # keeps make check within CI's budget.
 #
-# CI hands back only the log's tail, and a failure's diagnostics sit far
-# above it, without the check that failed (prove prints no "not ok"):
-# the tail repeats each failed check with the diagnostics after it, then
-# the slowest files, failed ones included.
+# CI hands back only the log's tail (about 20 lines), and a failure's
+# diagnostics sit far above it, without the check that failed (prove
+# prints no "not ok"): the tail repeats what it needs, below.
 set -eu
 TAP_TEE_DIR=$(mktemp -d)
 export TAP_TEE_DIR
 trap 'rm -rf "$TAP_TEE_DIR"' EXIT
 st=0
 prove --exec "sh $(dirname "$0")/tap-tee.sh" --comments --timer "$@" || st=$?
-echo "== failed checks, each with the diagnostics after it =="
+# The tail is short: the slowest files on one line, then per failed
+# file the numbers of its failed checks and only the first, whose
+# diagnostics usually hold the cause (the rest tend to follow from it),
+# its error lines first.
+printf '== the slowest files:'
+cat "$TAP_TEE_DIR"/*.time 2>/dev/null | sort -rn | head -10 |
+	awk '{ n = split($2, p, "/"); printf " %s %d s,", p[n], $1 }'
+echo
 for f in "$TAP_TEE_DIR"/*.tap; do
 	[ -e "$f" ] || continue
 	awk -v file="$(cut -d' ' -f2- "${f%.tap}.time" 2>/dev/null)" '
-	/^not ok / { print file ": " $0; n = 12; next }
-	n > 0 && /^#/ { print "  " substr($0, 1, 300); n--; next }
-	{ n = 0 }' "$f"
-done | head -200
-echo "== the slowest files =="
-cat "$TAP_TEE_DIR"/*.time 2>/dev/null | sort -rn | head -12 |
-	awk '{ printf "%6d s  %s\n", $1, $2 }'
+	/^(not )?ok / { total++ }
+	/^not ok / {
+		nums = nums " " $3
+		if (!first) { first = $0; take = 1; next }
+	}
+	take && /^#/ { diag[nd++] = substr($0, 1, 240); next }
+	{ take = 0 }
+	END {
+		if (!first)
+			exit
+		printf "== failed in %s: not ok%s (of %d)\n", file, nums, total
+		print first
+		# Error lines first, then the rest, 14 lines at most.
+		for (i = 0; i < nd && shown < 14; i++)
+			if (tolower(diag[i]) ~ /error|fail|cannot|refus|timed out|no such|denied|not found/) {
+				print "  " diag[i]; used[i] = 1; shown++
+			}
+		for (i = nd - 1; i >= 0 && shown < 14; i--)
+			if (!used[i]) { tail[nt++] = diag[i]; shown++ }
+		for (i = nt - 1; i >= 0; i--)
+			print "  " tail[i]
+	}' "$f"
+done
 exit $st
