@@ -6,10 +6,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dma-map-opts.h"
 #include "errmsg.h"
+#include "kconfig-file.h"
 #include "util.h"
 
 static const char *const dir_names[] = {
@@ -68,4 +70,20 @@ int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
 		out[i] = (char)tolower((unsigned char)bdf[i]);
 	out[i] = '\0';
 	return 0;
+}
+
+int dma_map__config_check(const char *config, char **why)
+{
+	char *val = NULL;
+	int ret = kconfig_file__value(config, DMA_MAP_CONFIG, &val);
+
+	if (ret)
+		ret = errmsg__set(why, ret,
+				  "cannot read the kernel's config %s: %s",
+				  config, strerror(-ret));
+	/* A bool: built in or not at all. */
+	else if (!val || strcmp(val, "y"))
+		ret = errmsg__set(why, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
+	free(val);
+	return ret;
 }

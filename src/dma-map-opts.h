@@ -20,14 +20,31 @@
  * host's /sys/devices/system/node/possible.
  */
 /*
- * The testbed's spare device for it: a PCI function no driver claims
- * (QEMU's "edu", 1234:11e8), on the root bus behind the vIOMMU, at a
- * slot of its own that QEMU's automatic placement of the other devices
- * (slots 1 up) never reaches.
+ * The testbed's spare device for it ([hosts.X.qemu] spare: QEMU's edu,
+ * which no driver claims, or a virtio function virtio-pci holds), on
+ * the root bus behind the vIOMMU, at a slot of its own that QEMU's
+ * automatic placement of the other devices (slots 1 up) never reaches.
  */
 #define DMA_MAP_QEMU_SPARE_SLOT 0x10
 #define DMA_MAP_QEMU_SPARE_BDF "0000:00:10.0"
-#define DMA_MAP_QEMU_SPARE_MODEL "edu"
+
+/*
+ * What a kernel without the benchmark is told, by the agent that finds
+ * it running and by the run that finds it in a build's or a package's
+ * config before booting it.
+ */
+#define DMA_MAP_CONFIG "CONFIG_DMA_MAP_BENCHMARK"
+#define DMA_MAP_NOT_BUILT                                                 \
+	"this kernel has no dma_map_benchmark: CONFIG_DMA_MAP_BENCHMARK " \
+	"is not set; add configs/kbuild/dma-map-benchmark.config to its " \
+	"build"
+
+/*
+ * The kernel whose .config is @config has the benchmark built in: 0;
+ * -EOPNOTSUPP and DMA_MAP_NOT_BUILT in *@why when it has not, another
+ * negative errno and why when @config cannot be read.
+ */
+int dma_map__config_check(const char *config, char **why);
 
 #define DMA_MAP_MAX_THREADS 1024U
 #define DMA_MAP_MAX_SECONDS 300U

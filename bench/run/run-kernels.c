@@ -6,7 +6,8 @@
  * A built kernel then boots like an image, and its release and build id
  * are what each boot is verified against. Debian package kernels are
  * fetched here too, for the same reason and so that a meta-package is
- * settled to one version for the whole run.
+ * settled to one version for the whole run, and a kernel a dma_map
+ * workload needs the benchmark in is refused here without it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "bench/kbuild/kbuild.h"
 #include "bench/run/run.h"
 #include "bench/testbed/testbed.h"
+#include "dma-map-opts.h"
 #include "errmsg.h"
 #include "log.h"
 #include "store/store.h"
@@ -30,6 +32,44 @@ static bool kernel__selected(struct run_ctx *ctx, size_t k)
 				      &ctx->plan.trials[i]))
 			return true;
 	return false;
+}
+
+/* A dma_map workload runs on kernel @k in a selected trial: its name. */
+static const char *kernel__dma_map(struct run_ctx *ctx, size_t k)
+{
+	const struct plan_trial *t;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.nr_trials; i++) {
+		t = &ctx->plan.trials[i];
+		if (t->kernel == k &&
+		    ctx->m->workloads[t->workload].type == WORKLOAD_DMA_MAP &&
+		    run_filter__match(&ctx->filter, ctx->m, t))
+			return ctx->m->workloads[t->workload].name;
+	}
+	return NULL;
+}
+
+/*
+ * The kernel a dma_map workload would run on has the benchmark, from
+ * its config, before it boots: a build's .config, a package's
+ * /boot/config-RELEASE. An image or a lab machine's own kernel has no
+ * config here; the agent answers for those, at their trials.
+ */
+static int dma_map__check(struct run_ctx *ctx, size_t i, const char *config)
+{
+	const char *w = kernel__dma_map(ctx, i);
+	char *why = NULL;
+	int ret;
+
+	if (!w || !config)
+		return 0;
+	ret = dma_map__config_check(config, &why);
+	if (ret)
+		pr_err("kernel '%s': workload '%s': %s",
+		       ctx->m->kernels[i].name, w, why);
+	free(why);
+	return ret;
 }
 
 void run_kernels__recipe(const struct matrix_build *b, struct kbuild_recipe *r)
@@ -99,7 +139,8 @@ out:
  * is (a meta-package moves) is settled once, before any host, and the
  * store can say which version each trial measured.
  */
-static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
+static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k,
+			 char **config)
 {
 	struct testbed_kernel tk = { 0 };
 	char *err = NULL, *was = NULL, *version = NULL;
@@ -126,6 +167,7 @@ static int kernel__fetch(struct run_ctx *ctx, struct matrix_kernel *k)
 		k->release = xstrdup(tk.release);
 	k->fetched = xstrdup(tk.package);
 	k->version = xstrdup(tk.version);
+	*config = tk.config ? xstrdup(tk.config) : NULL;
 	run_progress__msg(ctx, "kernel %s: %s%s%s %s%s%s, release %s", k->name,
 			  tk.asked ? tk.asked : "", tk.asked ? " is " : "",
 			  tk.package, tk.version, tk.suite ? " from " : "",
@@ -138,6 +180,7 @@ out:
 
 int run_kernels__build(struct run_ctx *ctx)
 {
+	char *config = NULL;
 	size_t i;
 	int ret;
 
@@ -149,9 +192,14 @@ int run_kernels__build(struct run_ctx *ctx)
 		if (k->kind == KERNEL_BUILD)
 			ret = kernel__build(ctx, k);
 		else if (k->kind == KERNEL_PACKAGE)
-			ret = kernel__fetch(ctx, k);
+			ret = kernel__fetch(ctx, k, &config);
 		else
 			continue;
+		if (!ret)
+			ret = dma_map__check(ctx, i,
+					     config ? config : k->built_config);
+		free(config);
+		config = NULL;
 		if (ret)
 			return ret;
 	}

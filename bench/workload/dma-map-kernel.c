@@ -16,13 +16,11 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "bench/workload/dma-map-priv.h"
 #include "errmsg.h"
+#include "kconfig-file.h"
 #include "util.h"
-
-#define CONFIG_NAME "CONFIG_DMA_MAP_BENCHMARK"
 
 /*
  * The members this tool reads or writes, where it has them: the
@@ -49,31 +47,6 @@ static const struct field {
 _Static_assert(sizeof(struct map_benchmark) == DMA_MAP_STRUCT_SIZE,
 	       "struct map_benchmark is the kernel's 136 bytes");
 
-/* @name's value in the config at @path; "n" for "is not set". */
-static int config_value(const char *path, const char *name, char **val)
-{
-	size_t n = strlen(name);
-	char line[4096];
-	gzFile gz;
-
-	*val = NULL;
-	/* gzread passes an uncompressed file through unchanged. */
-	gz = gzopen(path, "rb");
-	if (!gz)
-		return errno ? -errno : -ENOMEM;
-	while (!*val && gzgets(gz, line, sizeof(line))) {
-		if (!strncmp(line, name, n) && line[n] == '=')
-			*val = xstrndup(line + n + 1,
-					strcspn(line + n + 1, "\r\n"));
-		else if (!strncmp(line, "# ", 2) &&
-			 !strncmp(line + 2, name, n) &&
-			 !strncmp(line + 2 + n, " is not set", 11))
-			*val = xstrdup("n");
-	}
-	gzclose(gz);
-	return 0;
-}
-
 /*
  * CONFIG_DMA_MAP_BENCHMARK as the running kernel was built: from
  * /boot/config-RELEASE, else /proc/config.gz. -ENOENT when neither is
@@ -93,7 +66,7 @@ static int kernel_config(const char *root, char **val)
 		p = NULL;
 		if (*rel && !strchr(rel, '/')) {
 			p = dma_map__path(root, "/boot/config-%s", rel);
-			ret = config_value(p, CONFIG_NAME, val);
+			ret = kconfig_file__value(p, DMA_MAP_CONFIG, val);
 		}
 	}
 	free(p);
@@ -101,7 +74,7 @@ static int kernel_config(const char *root, char **val)
 	if (!ret)
 		return 0;
 	p = dma_map__path(root, "/proc/config.gz");
-	ret = config_value(p, CONFIG_NAME, val);
+	ret = kconfig_file__value(p, DMA_MAP_CONFIG, val);
 	free(p);
 	return ret;
 }
@@ -113,11 +86,7 @@ static int not_built(const char *root, char **why)
 	int ret = kernel_config(root, &val);
 
 	if (!ret && (!val || strcmp(val, "y")))
-		ret = errmsg__set(why, -EOPNOTSUPP,
-				  "this kernel has no dma_map_benchmark: "
-				  "CONFIG_DMA_MAP_BENCHMARK is not set; add "
-				  "configs/kbuild/dma-map-benchmark.config to "
-				  "its build");
+		ret = errmsg__set(why, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
 	else if (!ret)
 		ret = errmsg__set(why, -EOPNOTSUPP,
 				  "this kernel was built with "
@@ -282,16 +251,29 @@ void dma_map__layout_release(struct dma_map_layout *l)
  * shorter run. Signals wait until it is over (SIGKILL cannot; the
  * journal covers that).
  */
-static int kernel_run(int fd, size_t size, struct map_benchmark *mb)
+static int kernel_run(int fd, size_t size, struct map_benchmark *mb,
+		      int64_t *ops, char **ops_why)
 {
+	struct dma_map_loops *loops = NULL;
+	unsigned int threads = mb->threads;
 	sigset_t all, old;
 	int ret;
 
+	*ops = -1;
+	dma_map_loops__attach(&loops, ops_why);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	ret = ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'd', 1, size), mb);
 	ret = ret < 0 ? -errno : 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!ret && loops) {
+		*ops = dma_map_loops__read(loops, threads);
+		if (*ops < 0)
+			*ops_why = xasprintf("only some of the %u threads "
+					     "were seen to return",
+					     threads);
+	}
+	dma_map_loops__detach(loops);
 	return ret;
 }
 
