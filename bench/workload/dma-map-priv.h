@@ -4,6 +4,7 @@
 #define IOMMU_BENCH_DMA_MAP_PRIV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "bench/workload/dma-map.h"
 
@@ -46,5 +47,16 @@ int dma_map__lend(const char *root, const char *bdf, const char *driver,
 		  char **why);
 int dma_map__give_back(const char *root, const char *bdf, const char *driver,
 		       char **why);
+
+/*
+ * The benchmark's own count of operations, read by BPF as its threads
+ * return (dma-map-loops.c). _read(): the total once all @threads have
+ * returned, else -1.
+ */
+struct dma_map_loops;
+int dma_map_loops__attach(struct dma_map_loops **out, char **why);
+int64_t dma_map_loops__read(const struct dma_map_loops *c,
+			    unsigned int threads);
+void dma_map_loops__detach(struct dma_map_loops *c);
 
 #endif /* IOMMU_BENCH_DMA_MAP_PRIV_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dma_map.run's answer into metrics. The kernel counts neither maps nor
- * bytes, only their mean time (in whole 100 ns), so no rate is stored:
- * threads over the mean would be a guess that ignores the loop's own
- * cost, and the probes' calls per GB have no bytes to divide by.
+ * dma_map.run's answer into metrics: the kernel's mean times (in whole
+ * 100 ns), and its count of operations where the agent could read it
+ * (BPF on the benchmark's threads): a rate from that count, never from
+ * threads over the mean, which would ignore the loop's own cost.
  */
 #include <errno.h>
 
@@ -16,6 +16,8 @@ static const struct workload_metric metrics[] = {
 	{ "unmap_ns", "unmap_ns", "ns", STORE_BETTER_LOWER },
 	{ "map_ns_stddev", "map_ns_stddev", "ns", STORE_BETTER_NONE },
 	{ "unmap_ns_stddev", "unmap_ns_stddev", "ns", STORE_BETTER_NONE },
+	{ "operations", "operations", "maps", STORE_BETTER_NONE },
+	{ "ops_per_s", "ops_per_s", "maps/s", STORE_BETTER_HIGHER },
 };
 
 void dma_map__metric_names(struct strvec *out)

@@ -37,6 +37,8 @@ struct dma_map_trial {
 	union dma_map_buf buf;
 	size_t size;
 	long long elapsed_ms;
+	int64_t ops;   /* the benchmark's count; -1: unknown */
+	char *ops_why; /* why unknown */
 };
 
 static void fill(union dma_map_buf *buf, const struct dma_map_opts *o)
@@ -96,7 +98,10 @@ static int bench(const struct dma_map_ops *ops, const char *root,
 		tr->size = l->btf ? l->size : assumed_sizes[i];
 		fill(&tr->buf, o);
 		t0 = mono_ms();
-		ret = ops->run(fd, tr->size, &tr->buf.mb);
+		free(tr->ops_why);
+		tr->ops_why = NULL;
+		ret = ops->run(fd, tr->size, &tr->buf.mb, &tr->ops,
+			       &tr->ops_why);
 		tr->elapsed_ms = mono_ms() - t0;
 		if (ret != -EINVAL || l->btf ||
 		    i + 1 == ARRAY_SIZE(assumed_sizes))
@@ -121,21 +126,33 @@ static json_t *results(const struct dma_map_opts *o, const char *bdf,
 		       const struct dma_map_trial *tr)
 {
 	const struct map_benchmark *mb = &tr->buf.mb;
+	json_t *r;
 
-	return json_pack(
-		"{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:s, s:I, s:I, "
-		"s:i, s:s, s:o, s:b, s:s, s:o, s:I, s:I}",
-		"map_ns", ns(mb->avg_map_100ns), "map_ns_stddev",
-		ns(mb->map_stddev), "unmap_ns", ns(mb->avg_unmap_100ns),
-		"unmap_ns_stddev", ns(mb->unmap_stddev), "threads",
-		(json_int_t)o->threads, "seconds", (json_int_t)o->seconds,
-		"granule", (json_int_t)o->granule, "dir",
-		dma_map__dir_name(o->dir), "dma_bits", (json_int_t)o->dma_bits,
-		"trans_ns", (json_int_t)o->trans_ns, "node", o->node, "device",
-		bdf, "driver_before", json_string_or_null(driver), "lent", lent,
-		"layout", l->btf ? "btf" : "assumed", "layout_note",
-		json_string_or_null(l->note), "struct_size",
-		(json_int_t)tr->size, "elapsed_ms", (json_int_t)tr->elapsed_ms);
+	r = json_pack("{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:s, s:I, s:I, "
+		      "s:i, s:s, s:o, s:b, s:s, s:o, s:I, s:I}",
+		      "map_ns", ns(mb->avg_map_100ns), "map_ns_stddev",
+		      ns(mb->map_stddev), "unmap_ns", ns(mb->avg_unmap_100ns),
+		      "unmap_ns_stddev", ns(mb->unmap_stddev), "threads",
+		      (json_int_t)o->threads, "seconds", (json_int_t)o->seconds,
+		      "granule", (json_int_t)o->granule, "dir",
+		      dma_map__dir_name(o->dir), "dma_bits",
+		      (json_int_t)o->dma_bits, "trans_ns",
+		      (json_int_t)o->trans_ns, "node", o->node, "device", bdf,
+		      "driver_before", json_string_or_null(driver), "lent",
+		      lent, "layout", l->btf ? "btf" : "assumed", "layout_note",
+		      json_string_or_null(l->note), "struct_size",
+		      (json_int_t)tr->size, "elapsed_ms",
+		      (json_int_t)tr->elapsed_ms);
+	/* Each operation is one map and its unmap, on every thread. */
+	if (r && tr->ops >= 0) {
+		json_object_set_new(r, "operations", json_integer(tr->ops));
+		json_object_set_new(r, "ops_per_s",
+				    json_real((double)tr->ops / o->seconds));
+	} else if (r) {
+		json_object_set_new(r, "operations_note",
+				    json_string_or_null(tr->ops_why));
+	}
+	return r;
 }
 
 /* May @bdf, held by @driver (or none), be lent now? */
@@ -237,17 +254,27 @@ int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
 				    DMA_MAP_DRIVER, e);
 	}
 	tr = xcalloc(1, sizeof(*tr));
+	tr->ops = -1;
 	if (!ret)
 		ret = bench(ops, root, o, bdf, &l, tr, why);
 	if (lent)
 		ret = give_back(root, bdf, driver, ret, why);
 	if (!ret) {
+		char *after = NULL;
+
 		*result = results(o, bdf, driver, lent, &l, tr);
 		json_object_set_new(*result, "restored",
 				    json_string_or_null(done));
+		/* Where the device is now, as sysfs says: the give-back seen. */
+		if (!dma_map__driver_of(root, bdf, &after, NULL))
+			json_object_set_new(*result, "driver_after",
+					    json_string_or_null(after));
+		free(after);
 	}
 out:
 	dma_map__layout_release(&l);
+	if (tr)
+		free(tr->ops_why);
 	free_all(driver, tr, e, done);
 	return ret;
 }

@@ -80,10 +80,13 @@ struct dma_map_opts {
  * The kernel side, so that tests can be the kernel: run the benchmark
  * on the open debugfs file @fd with @mb as a struct of @size bytes
  * (which makes the ioctl's number). @mb has room for the largest size
- * dma_map__layout() accepts. 0 or -errno.
+ * dma_map__layout() accepts. 0 or -errno; *@ops the maps (each with its
+ * unmap) the benchmark counted, -1 when unknown, and *@ops_why why (a
+ * new string) when so.
  */
 struct dma_map_ops {
-	int (*run)(int fd, size_t size, struct map_benchmark *mb);
+	int (*run)(int fd, size_t size, struct map_benchmark *mb, int64_t *ops,
+		   char **ops_why);
 };
 
 /* The ioctl itself. */

@@ -201,6 +201,18 @@ static void test_qemu(void)
 		   m->hosts[0].qemu.spare_pci,
 	   "a qemu host without a device: its VM's spare one, 0000:00:10.0");
 	matrix__free(m);
+
+	load_refused("[hosts.vm]\ntransport = \"qemu\"\nrole = \"sut\"\n"
+		     "address = \"10.77.0.2/24\"\nlink = \"peer\"\n"
+		     "[hosts.peer]\ntransport = \"netns\"\n"
+		     "address = \"10.77.0.1/24\"\n"
+		     "[[workloads]]\nname = \"dm\"\ntype = \"dma_map\"\n"
+		     "host = \"vm\"\ndevice = \"0000:00:02.0\"\n",
+		     "test.toml:13:10: error: device: host 'vm' is a testbed "
+		     "VM, and the one device it lends is its spare, "
+		     "0000:00:10.0, which it gets when 'device' is left out "
+		     "(got \"0000:00:02.0\")",
+		     "another device of a testbed VM");
 }
 
 /* 60 characters: room for a suffix of 4 at most. */
@@ -293,6 +305,7 @@ static void test_sweep(void)
 /* Its answer as bench/workload/dma-map.c makes it. */
 static const char reply[] =
 	"{\"map_ns\": 300, \"map_ns_stddev\": 100, \"unmap_ns\": 200, "
+	"\"operations\": 5000, \"ops_per_s\": 1000.0, "
 	"\"unmap_ns_stddev\": 0, \"threads\": 8, \"seconds\": 5, "
 	"\"granule\": 16, \"dir\": \"bidirectional\", \"dma_bits\": 32, "
 	"\"trans_ns\": 0, \"node\": -1, \"device\": \"0000:00:04.0\", "
@@ -315,7 +328,7 @@ static void test_store(void)
 	int n = 0;
 
 	dma_map__metric_names(&names);
-	is_int((int)names.nr, 4, "four metrics");
+	is_int((int)names.nr, 6, "six metrics");
 	strvec__release(&names);
 	if (!mkdtemp(dir)) {
 		ok(0, "mkdtemp");
@@ -337,19 +350,22 @@ static void test_store(void)
 		static const char *const want[] = {
 			"map_ns=300.0 ns lower",
 			"map_ns_stddev=100.0 ns none",
+			"operations=5000.0 maps none",
+			"ops_per_s=1000.0 maps/s higher",
 			"unmap_ns=200.0 ns lower",
 			"unmap_ns_stddev=0.0 ns none",
 		};
 
 		sqlite3_bind_int64(s, 1, trial);
-		while (sqlite3_step(s) == SQLITE_ROW && n < 4) {
+		while (sqlite3_step(s) == SQLITE_ROW && n < 6) {
 			is_str((const char *)sqlite3_column_text(s, 0), want[n],
 			       "metric %d", n);
 			n++;
 		}
 	}
 	sqlite3_finalize(s);
-	is_int(n, 4, "map and unmap, with their deviations");
+	is_int(n, 6,
+	       "map and unmap, with their deviations, the count and rate");
 	json_object_del(r, "map_ns");
 	is_int(dma_map__store(st, trial + 1000, r), -EINVAL,
 	       "an answer without its means is refused");

@@ -121,6 +121,7 @@ static struct {
 	int calls;
 	size_t sizes[4];
 	struct map_benchmark in; /* what it was handed */
+	int64_t ops;		 /* the count it says; 0: unknown */
 	/* the tree while it ran */
 	char *journal, *override, *bound, *unbound_from;
 } fk;
@@ -131,9 +132,13 @@ static void fake_reset(void)
 	memset(&fk, 0, sizeof(fk));
 }
 
-static int fake_run(int fd, size_t size, struct map_benchmark *mb)
+static int fake_run(int fd, size_t size, struct map_benchmark *mb, int64_t *ops,
+		    char **ops_why)
 {
 	(void)fd;
+	/* The count, when the test names one; else unknown, and why. */
+	*ops = fk.ops ? fk.ops : -1;
+	*ops_why = fk.ops ? NULL : xstrdup("no count here");
 	if (fk.calls < 4)
 		fk.sizes[fk.calls] = size;
 	fk.calls++;
@@ -717,6 +722,11 @@ static void test_run(void)
 	is_str(str(res, "dir"), "to_device", "... the direction's name");
 	is_str(str(res, "device"), BDF, "... the device");
 	is_str(str(res, "driver_before"), "virtio-pci", "... its driver");
+	is_str(str(res, "driver_after"), "virtio-pci",
+	       "... and the driver it has after, as sysfs says");
+	ok(!json_object_get(res, "operations"),
+	   "no count of operations where the kernel gave none");
+	is_str(str(res, "operations_note"), "no count here", "... and why");
 	ok(json_is_true(json_object_get(res, "lent")), "... lent");
 	is_str(str(res, "layout"), "assumed", "... the layout assumed");
 	has_str(str(res, "layout_note"), "no BTF", "... and why");
@@ -770,6 +780,7 @@ static void test_run_unpadded(void)
 	build_tree();
 	fake_reset();
 	fk.only_size = 64;
+	fk.ops = 300000;
 	is_int(run(&o, &res, &why), 0,
 	       "no BTF, a kernel of 5.18 up to the padding's fix");
 	is_int(fk.calls, 2, "two ioctls");
@@ -777,6 +788,11 @@ static void test_run_unpadded(void)
 	is_int(fk.sizes[1], 64, "... then the unpadded one");
 	is_int(num(res, "struct_size"), 64, "the result says which worked");
 	is_int(num(res, "map_ns"), 1200, "... with the numbers");
+	is_int(num(res, "operations"), 300000,
+	       "the benchmark's count of operations");
+	ok(json_real_value(json_object_get(res, "ops_per_s")) == 150000.0,
+	   "... per second of the run (2 s): 150000");
+	ok(!json_object_get(res, "operations_note"), "... and no note");
 	json_decref(res);
 	free(why);
 
