@@ -341,8 +341,9 @@ static void print_text(const struct plan *p, bool all)
 	       fmt_eta(s->boot_ms, c, sizeof(c)),
 	       fmt_eta(s->switch_ms, d, sizeof(d)),
 	       fmt_eta(s->cooldown_ms, e, sizeof(e)));
-	printf("  (a trial is omit + duration + %ds overhead; kernel builds "
-	       "are not included)\n",
+	printf("  (a trial is its workload's time (iperf3's omit + duration, "
+	       "fio's and dma_map's run) + %ds overhead; kernel builds are "
+	       "not included)\n",
 	       PLAN_TRIAL_OVERHEAD_MS / 1000);
 }
 
@@ -353,27 +354,22 @@ static void print_text(const struct plan *p, bool all)
 static void gate_power(const struct plan *p, struct stats_power *pw)
 {
 	const struct matrix *m = p->m;
-	size_t metrics = m->regress.nr_metrics ? m->regress.nr_metrics : 1;
+	size_t metrics;
 
+	matrix__gate_metrics(m, &metrics);
 	stats__power(p->summary.cells * metrics, m->run.repetitions,
 		     STATS_ALPHA, pw);
 }
 
-static const char *gate_metric(const struct matrix *m, size_t i)
-{
-	return m->regress.nr_metrics ? m->regress.metrics[i] :
-				       REGRESS_DEFAULT_METRIC;
-}
-
 static json_t *gate_json(const struct plan *p, const struct stats_power *pw)
 {
-	const struct matrix *m = p->m;
 	json_t *names = json_array();
-	size_t i;
+	const char *const *v;
+	size_t i, nr;
 
-	for (i = 0; i < (m->regress.nr_metrics ? m->regress.nr_metrics : 1);
-	     i++)
-		json_array_append_new(names, json_string(gate_metric(m, i)));
+	v = matrix__gate_metrics(p->m, &nr);
+	for (i = 0; i < nr; i++)
+		json_array_append_new(names, json_string(v[i]));
 	return json_pack("{s:o, s:I, s:I, s:f, s:f, s:f, s:b, s:I, s:o}",
 			 "metrics", names, "comparisons",
 			 (json_int_t)pw->comparisons, "trials",
@@ -407,12 +403,13 @@ static void print_gate_until(const struct matrix *m,
 static void print_gate(const struct plan *p, const struct stats_power *pw)
 {
 	const struct matrix *m = p->m;
-	size_t i;
+	const char *const *v;
+	size_t i, nr;
 
 	printf("\ngate (regress, alpha %g, Holm)\n  ", STATS_ALPHA);
-	for (i = 0; i < (m->regress.nr_metrics ? m->regress.nr_metrics : 1);
-	     i++)
-		printf("%s%s", i ? ", " : "", gate_metric(m, i));
+	v = matrix__gate_metrics(m, &nr);
+	for (i = 0; i < nr; i++)
+		printf("%s%s", i ? ", " : "", v[i]);
 	printf(": %zu comparison%s (every cell), %zu trial%s a side\n",
 	       pw->comparisons, pw->comparisons == 1 ? "" : "s", pw->trials,
 	       pw->trials == 1 ? "" : "s");

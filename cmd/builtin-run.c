@@ -72,14 +72,12 @@ static int setup(struct run_ctx *ctx, const struct run_args *a,
 /* The comparisons [run] until watches: the modes', else the kernels'. */
 static void until_opts(const struct matrix *m, struct adaptive_opts *o)
 {
-	static const char *const fallback[] = { REGRESS_DEFAULT_METRIC, NULL };
+	size_t nr;
 
 	o->by = m->run.nr_modes > 1 || m->nr_kernels == 1 ? DS_MODE : DS_KERNEL;
 	o->baseline = o->by == DS_MODE ? m->modes[m->run.modes[0]].name :
 					 m->kernels[0].name;
-	o->metrics = m->regress.nr_metrics ?
-			     (const char *const *)m->regress.metrics :
-			     fallback;
+	o->metrics = matrix__gate_metrics(m, &nr);
 	o->width_pct = m->run.until_width_pct;
 }
 

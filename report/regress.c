@@ -276,7 +276,9 @@ static void matrix_metrics(struct rdb *r, int64_t run, struct strvec *out)
 
 /*
  * The gated metrics: --metric, else the candidate's matrix, else
- * throughput. A name that neither side measured is a typo, not a pass.
+ * throughput and, where a dma_map workload measured them, map_ns and
+ * unmap_ns (matrix__gate_metrics(), from the data here). A name that
+ * neither side measured is a typo, not a pass.
  */
 static int pick_metrics(struct rdb *r, const struct regress_opts *o,
 			struct regress_result *res)
@@ -291,14 +293,22 @@ static int pick_metrics(struct rdb *r, const struct regress_opts *o,
 		strvec__push(&names, *m);
 	if (!names.nr)
 		matrix_metrics(r, res->cand.run, &names);
-	if (!names.nr)
-		strvec__push(&names, REGRESS_DEFAULT_METRIC);
 	for (i = 0; i < res->nr_items; i++) {
 		const char *name =
 			ds__str(&res->cds, res->items[i].key[DS_NR_DIMS]);
 
 		if (!strvec__contains(&seen, name))
 			strvec__push(&seen, name);
+	}
+	/* As the matrix's plan says: a rate, and a dma_map run's times. */
+	if (!names.nr) {
+		if (strvec__contains(&seen, REGRESS_DEFAULT_METRIC) ||
+		    !strvec__contains(&seen, "unmap_ns"))
+			strvec__push(&names, REGRESS_DEFAULT_METRIC);
+		if (strvec__contains(&seen, "unmap_ns")) {
+			strvec__push(&names, "map_ns");
+			strvec__push(&names, "unmap_ns");
+		}
 	}
 	for (i = 0; !err && i < names.nr; i++) {
 		if (strvec__contains(&seen, names.v[i]))

@@ -68,7 +68,42 @@ static void device(struct mx *mx, struct matrix_workload *w,
 		free(why);
 		return;
 	}
+	/*
+	 * A testbed VM has what its command line gives it, and nothing
+	 * there but the spare is free to lend: the NIC carries the
+	 * workloads, the disks and the agent's channel their own.
+	 */
+	if (h->transport == HOST_QEMU) {
+		if (strcmp(bdf, DMA_MAP_QEMU_SPARE_BDF)) {
+			mx_err(mx, v->pos,
+			       "device: host '%s' is a testbed VM, and the "
+			       "one device it lends is its spare, %s, which "
+			       "it gets when 'device' is left out (got "
+			       "\"%s\")",
+			       h->name, DMA_MAP_QEMU_SPARE_BDF, bdf);
+			return;
+		}
+		mx->m->hosts[w->sut].qemu.spare_pci = true;
+	}
 	w->u.dma_map.device = xstrdup(bdf);
+}
+
+/*
+ * A testbed's virtio spare is virtio-pci's from boot: known here, so
+ * refused here, as the agent would refuse it after the boot.
+ */
+static void held_spare(struct mx *mx, const struct matrix_workload *w,
+		       const struct toml_value *tab)
+{
+	const struct matrix_host *h = &mx->m->hosts[w->sut];
+
+	if (h->transport != HOST_QEMU || !h->qemu.spare_pci ||
+	    h->qemu.spare != QEMU_SPARE_VIRTIO || w->u.dma_map.unbind)
+		return;
+	mx_err(mx, mx_val_pos(tab, "device", w->pos),
+	       "workload '%s': host '%s''s spare device (spare = \"virtio\") "
+	       "is held by virtio-pci; set unbind = true to lend it",
+	       w->name, h->name);
 }
 
 static void node(struct mx *mx, struct matrix_workload *w,
@@ -218,6 +253,7 @@ static void dma_map__parse(struct mx *mx, struct matrix_workload *w,
 	p->node = DMA_MAP_NO_NODE;
 	device(mx, w, tab);
 	mx_bool(mx, tab, "unbind", &p->unbind);
+	held_spare(mx, w, tab);
 	uint_axis(mx, tab, "threads", DMA_MAP_MAX_THREADS, &p->threads);
 	uint_axis(mx, tab, "granule", DMA_MAP_MAX_GRANULE, &p->granule);
 	dir_axis(mx, tab, &p->dir);

@@ -48,6 +48,8 @@ bool qemu_iommu__emulated(enum qemu_iommu iommu, const struct arch *arch)
 /* In the order of enum qemu_nic and enum qemu_disk_model. */
 static const char *const nic_names[] = { "virtio", "e1000e", NULL };
 static const char *const disk_model_names[] = { "nvme", NULL };
+static const char *const spare_names[] = { "edu", "virtio", NULL };
+static const char *const spare_models[] = { "edu", "virtio-rng-pci" };
 /*
  * The largest MTU each NIC model takes: virtio-net's MAX_MTU, and the
  * 82574's 9018-byte jumbo frame less its Ethernet header and FCS.
@@ -203,6 +205,11 @@ static void parse_qemu_arch(struct mx *mx, struct matrix_host *h,
 const char *qemu_nic__name(enum qemu_nic nic)
 {
 	return nic_names[nic];
+}
+
+const char *qemu_spare__model(enum qemu_spare spare)
+{
+	return spare_models[spare];
 }
 
 const char *qemu_disk_model__name(enum qemu_disk_model model)
@@ -373,8 +380,9 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		       const struct toml_value *tab)
 {
 	static const char *const keys[] = {
-		"memory",  "cpus",     "arch", "accel", "iommu", "caching_mode",
-		"cmdline", "affinity", "nic",  "mtu",	"disks", NULL,
+		"memory",	"cpus",	   "arch",     "accel", "iommu",
+		"caching_mode", "cmdline", "affinity", "nic",	"mtu",
+		"disks",	"spare",   NULL,
 	};
 	/*
 	 * What a LAVA job can set of the VM its qemu device starts: the
@@ -386,7 +394,7 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 	};
 	bool lava = h->transport == HOST_LAVA;
 	char where[96];
-	int accel, iommu;
+	int accel, iommu, spare;
 
 	if (!mx_is(mx, tab, TOML_TABLE, "qemu"))
 		return;
@@ -437,6 +445,8 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		   &h->qemu.nr_cmdline);
 	parse_qemu_affinity(mx, h, toml_table__get(tab, "affinity"));
 	parse_qemu_nic(mx, h, tab);
+	if (mx_enum(mx, tab, "spare", spare_names, &spare) > 0)
+		h->qemu.spare = spare;
 	parse_disks(mx, h, toml_table__get(tab, "disks"), &h->qemu.disks,
 		    &h->qemu.nr_disks);
 	if (!lava)

@@ -16,6 +16,32 @@ void matrix_regress__release(struct matrix_regress *r)
 	memset(r, 0, sizeof(*r));
 }
 
+const char *const *matrix__gate_metrics(const struct matrix *m, size_t *nr)
+{
+	static const char *const rate[] = { "throughput", NULL };
+	static const char *const times[] = { "map_ns", "unmap_ns", NULL };
+	static const char *const both[] = { "throughput", "map_ns", "unmap_ns",
+					    NULL };
+	const char *const *v;
+	bool has_rate = false, has_times = false;
+	size_t i;
+
+	if (m->regress.nr_metrics) {
+		*nr = m->regress.nr_metrics;
+		return (const char *const *)m->regress.metrics;
+	}
+	for (i = 0; i < m->nr_workloads; i++) {
+		if (m->workloads[i].type == WORKLOAD_DMA_MAP)
+			has_times = true;
+		else
+			has_rate = true;
+	}
+	v = !has_times ? rate : has_rate ? both : times;
+	for (*nr = 0; v[*nr]; (*nr)++)
+		;
+	return v;
+}
+
 void matrix__parse_regress(struct mx *mx, const struct toml_value *tab)
 {
 	static const char *const keys[] = { "metrics", NULL };

@@ -79,6 +79,12 @@ enum qemu_iommu {
  * 6.12 differ (DMA_F_CAN_SKIP_SYNC).
  */
 enum qemu_nic { QEMU_NIC_VIRTIO, QEMU_NIC_E1000E };
+/*
+ * The spare PCI function a dma_map workload lends: QEMU's edu, which no
+ * driver claims, or a virtio function (virtio-rng), which virtio-pci
+ * holds, for the path of a lab machine's bound device (unbind = true).
+ */
+enum qemu_spare { QEMU_SPARE_EDU, QEMU_SPARE_VIRTIO };
 enum qemu_disk_model { QEMU_DISK_NVME };
 
 /* Longest disk name: it is the NVMe serial number, 20 bytes. */
@@ -134,9 +140,11 @@ struct matrix_qemu {
 	size_t nr_disks;
 	/*
 	 * A dma_map workload runs here without naming a device: the VM
-	 * gets a spare PCI function for it (DMA_MAP_QEMU_SPARE_BDF).
+	 * gets a spare PCI function for it (DMA_MAP_QEMU_SPARE_BDF), of
+	 * the model @spare names.
 	 */
 	bool spare_pci;
+	enum qemu_spare spare;
 };
 
 /*
@@ -490,7 +498,7 @@ struct matrix_collect {
 	} procstat;
 };
 
-/* [regress]: what the nightly gate judges; none: throughput. */
+/* [regress]: what the nightly gate judges; none: matrix__gate_metrics(). */
 struct matrix_regress {
 	char **metrics;
 	size_t nr_metrics;
@@ -526,6 +534,14 @@ int matrix__load_buf(const char *path, const char *buf, size_t len,
 		     struct matrix **mp, struct config_errors *errs);
 void matrix__free(struct matrix *m);
 
+/*
+ * The metrics the gate judges (and until watches): [regress] metrics,
+ * else what the workloads measure, throughput for iperf3 and fio,
+ * map_ns and unmap_ns for dma_map. A NULL-terminated array that lives
+ * as long as @m.
+ */
+const char *const *matrix__gate_metrics(const struct matrix *m, size_t *nr);
+
 /* Index of the named object, or -1. */
 long matrix__find_host(const struct matrix *m, const char *name);
 long matrix__find_kernel(const struct matrix *m, const char *name);
@@ -550,6 +566,8 @@ const char *host_transport__name(enum host_transport t);
 const char *host_role__name(enum host_role r);
 const char *qemu_iommu__name(enum qemu_iommu iommu);
 const char *qemu_nic__name(enum qemu_nic nic);
+/* QEMU's -device model of the spare: "edu", "virtio-rng-pci". */
+const char *qemu_spare__model(enum qemu_spare spare);
 const char *qemu_disk_model__name(enum qemu_disk_model model);
 /* The disk of @h named @name (its qemu.disks on a VM), or NULL. */
 const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,

@@ -542,7 +542,6 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	int64_t trial_id = ctx->trial_ids[i];
 	struct trial_out o = { 0 };
 	uint64_t t0 = mono_ms(), wall;
-	double gbps = 0;
 	int ret, sret;
 
 	ret = run_state__ensure(ctx, t, &o.effective, &o.err);
@@ -554,10 +553,6 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 	}
 	if (ret && !o.err)
 		o.err = xasprintf("%s", strerror(-ret));
-	if (!ret)
-		gbps = json_number_value(
-			       json_object_get(o.client, "throughput_bps")) /
-		       1e9;
 	sret = trial__store(ctx, t, trial_id, &o, !ret);
 	if (sret && !ret) {
 		/* What did not store is a failure, stored as one. */
@@ -567,7 +562,8 @@ int run_trial__exec(struct run_ctx *ctx, size_t i)
 		sret = trial__store(ctx, t, trial_id, &o, false);
 	}
 	wall = mono_ms() - t0;
-	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err, gbps, wall);
+	run_progress__trial(ctx, i, ret ? "failed" : "ok", o.err,
+			    ret ? NULL : o.client, wall);
 	/* Even an ok trial's artifacts may have gone unanswered. */
 	run_hosts__recover(ctx);
 	free_all(o.effective, o.collectors, o.err);
@@ -586,7 +582,7 @@ int run_trial__fail(struct run_ctx *ctx, size_t i, const char *why)
 
 	ret = trial__store(ctx, &ctx->plan.trials[i], ctx->trial_ids[i], &o,
 			   false);
-	run_progress__trial(ctx, i, "failed", o.err, 0, 0);
+	run_progress__trial(ctx, i, "failed", o.err, NULL, 0);
 	free(o.err);
 	return ret ? ret : 1;
 }

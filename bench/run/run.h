@@ -72,7 +72,6 @@ struct run_host {
 struct run_progress {
 	bool tty, quiet, json;
 	size_t done, total, failed;
-	double last_gbps;
 	uint64_t started_ms;
 	uint64_t overhead_ms; /* wall time beyond the workload, summed */
 	size_t measured;      /* trials the overhead is summed over */
@@ -178,8 +177,10 @@ void run_signal__restore(void);
 /* run-progress.c */
 void run_progress__msg(struct run_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* @client: the workload's answer, NULL for a trial that failed. */
 void run_progress__trial(struct run_ctx *ctx, size_t i, const char *status,
-			 const char *error, double gbps, uint64_t wall_ms);
+			 const char *error, const json_t *client,
+			 uint64_t wall_ms);
 void run_progress__end(struct run_ctx *ctx, const char *status);
 
 /* run.c: every selected trial not yet stored 'ok'; 0, or -EINTR, ... */

@@ -291,10 +291,11 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__push(out, "-device");
 	nic__push(m, out);
 	disks__push(m, b, out);
-	/* No driver claims it: the dma_map workload lends it to its own. */
+	/* The dma_map workload lends it to the benchmark's driver. */
 	if (m->qemu.spare_pci) {
 		strvec__push(out, "-device");
-		strvec__pushf(out, "%s,addr=0x%x", DMA_MAP_QEMU_SPARE_MODEL,
+		strvec__pushf(out, "%s,addr=0x%x",
+			      qemu_spare__model(m->qemu.spare),
 			      DMA_MAP_QEMU_SPARE_SLOT);
 	}
 
