@@ -27,7 +27,9 @@ cat "$TAP_TEE_DIR"/*.time 2>/dev/null | sort -rn | head -10 |
 echo
 for f in "$TAP_TEE_DIR"/*.tap; do
 	[ -e "$f" ] || continue
-	awk -v file="$(cut -d' ' -f2- "${f%.tap}.time" 2>/dev/null)" '
+	awk -v file="$(cut -d' ' -f2- "${f%.tap}.time" 2>/dev/null)" \
+		-v rc="$(cat "${f%.tap}.rc" 2>/dev/null)" '
+	{ all[nall++ % 10] = substr($0, 1, 240) }
 	/^(not )?ok / { total++ }
 	/^not ok / {
 		nums = nums " " $3
@@ -36,6 +38,11 @@ for f in "$TAP_TEE_DIR"/*.tap; do
 	take && /^#/ { diag[nd++] = substr($0, 1, 240); next }
 	{ take = 0 }
 	END {
+		if (!first && rc != 0) {
+			printf "== failed in %s: exit %s, no failed check; its last lines:\n", file, rc
+			for (i = (nall > 10 ? nall - 10 : 0); i < nall; i++)
+				print "  " all[i % 10]
+		}
 		if (!first)
 			exit
 		printf "== failed in %s: not ok%s (of %d)\n", file, nums, total

@@ -69,6 +69,8 @@ testbed_kernel() {
 #                     $PKG)
 #   workload=rx|udp64 iperf3 into the guest: TCP (rx), or 64-byte UDP
 #                     datagrams at 4 Mbit/s (udp64)
+#   workloads=TOML    [[workloads]] tables instead of that one (a dma_map
+#                     workload's, say)
 #   duration=D omit=D its length ("3s") and what iperf3 omits ("0s";
 #                     empty: no omit line)
 #   bitrate=B         rx only: iperf3's -b, the rate TCP is held to (none)
@@ -85,7 +87,7 @@ testbed_matrix() {
 	tm_reps=1 tm_reboot=strict tm_workload=rx tm_duration=3s tm_omit=0s
 	tm_order='' tm_db='' tm_more='' tm_qemu='' tm_host='' tm_boot=''
 	tm_kernels='' tm_probes='' tm_collect='' tm_cpus='' tm_client=''
-	tm_bitrate=''
+	tm_bitrate='' tm_workloads=''
 	for tm_kv; do
 		tm_v=${tm_kv#*=}
 		case $tm_kv in
@@ -100,6 +102,7 @@ testbed_matrix() {
 		cpus=*) tm_cpus=$tm_v ;;
 		kernels=*) tm_kernels=$tm_v ;;
 		workload=rx | workload=udp64) tm_workload=$tm_v ;;
+		workloads=*) tm_workloads=$tm_v ;;
 		duration=*) tm_duration=$tm_v ;;
 		omit=*) tm_omit=$tm_v ;;
 		bitrate=*) tm_bitrate=$tm_v ;;
@@ -131,15 +134,19 @@ testbed_matrix() {
 	)
 	echo
 	printf '%s\n\n' "$tm_kernels"
-	printf '[[workloads]]\nname = "%s"\nserver = "%s"\nclient = "peer"\n' \
-		"$tm_workload" "$G"
-	[ "$tm_workload" = rx ] ||
-		printf 'protocol = "udp"\nlength = 64\nbitrate = "4M"\n'
-	[ -z "$tm_bitrate" ] || printf 'bitrate = "%s"\n' "$tm_bitrate"
-	printf 'duration = "%s"\n' "$tm_duration"
-	[ -z "$tm_omit" ] || printf 'omit = "%s"\n' "$tm_omit"
-	[ -z "$tm_client" ] ||
-		printf 'affinity = { client = %s }\n' "$tm_client"
+	if [ -n "$tm_workloads" ]; then
+		printf '%s\n' "$tm_workloads"
+	else
+		printf '[[workloads]]\nname = "%s"\nserver = "%s"\nclient = "peer"\n' \
+			"$tm_workload" "$G"
+		[ "$tm_workload" = rx ] ||
+			printf 'protocol = "udp"\nlength = 64\nbitrate = "4M"\n'
+		[ -z "$tm_bitrate" ] || printf 'bitrate = "%s"\n' "$tm_bitrate"
+		printf 'duration = "%s"\n' "$tm_duration"
+		[ -z "$tm_omit" ] || printf 'omit = "%s"\n' "$tm_omit"
+		[ -z "$tm_client" ] ||
+			printf 'affinity = { client = %s }\n' "$tm_client"
+	fi
 	[ -z "$tm_probes$tm_collect" ] || echo
 	[ -z "$tm_probes" ] || printf '[collect.bpf]\nprobes = [%s]\n' "$tm_probes"
 	[ -z "$tm_collect" ] || printf '%s\n' "$tm_collect"
