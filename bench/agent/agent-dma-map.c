@@ -12,6 +12,7 @@
 #include "bench/agent/agent.h"
 #include "bench/workload/dma-map.h"
 #include "errmsg.h"
+#include "json-util.h"
 #include "util.h"
 
 /* A key the agent does not know is a matrix it cannot honour. */
@@ -154,6 +155,41 @@ int agent_verb__dma_map_run(struct agent *a, json_t *args, json_t **res,
 		ret = errmsg__set(err, ret, "dma_map.run: %s",
 				  why ? why : strerror(-ret));
 	free(why);
+	return ret;
+}
+
+int agent_verb__dma_map_check(struct agent *a, json_t *args, json_t **res,
+			      char **err)
+{
+	const char *device = json_string_value(json_object_get(args, "device"));
+	char *driver = NULL, *why = NULL;
+	bool unbind = false;
+	const char *key;
+	json_t *v;
+	int ret = 0;
+
+	(void)a;
+	json_object_foreach(args, key, v)
+		if (strcmp(key, "device") && strcmp(key, "unbind"))
+			return errmsg__set(err, -EINVAL,
+					   "dma_map.check: unknown argument "
+					   "\"%s\" (device, unbind)",
+					   key);
+	if (!device)
+		return errmsg__set(err, -EINVAL,
+				   "dma_map.check: needs \"device\", a PCI "
+				   "address DDDD:BB:DD.F");
+	ret = get_bool(args, "unbind", &unbind, err);
+	if (ret)
+		return ret;
+	ret = dma_map__check_device(agent_sysfs__root(), device, unbind,
+				    &driver, &why);
+	if (ret)
+		ret = errmsg__set(err, ret, "%s", why ? why : strerror(-ret));
+	else
+		*res = json_pack("{s:s, s:o}", "device", device, "driver",
+				 json_string_or_null(driver));
+	free_all(driver, why);
 	return ret;
 }
 

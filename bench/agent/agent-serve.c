@@ -42,6 +42,7 @@ const struct agent_verb agent_verbs[] = {
 	{ "iperf3.wait", agent_verb__iperf3_wait },
 	{ "iperf3.client", agent_verb__iperf3_client },
 	{ "fio.run", agent_verb__fio_run },
+	{ "dma_map.check", agent_verb__dma_map_check },
 	{ "dma_map.run", agent_verb__dma_map_run },
 	{ "bye", agent_verb__bye },
 	{ NULL, NULL },

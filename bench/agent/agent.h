@@ -114,6 +114,8 @@ int agent_verb__iperf3_client(struct agent *a, json_t *args, json_t **res,
 void agent_iperf3__release(struct agent *a);
 int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res,
 			char **err);
+int agent_verb__dma_map_check(struct agent *a, json_t *args, json_t **res,
+			      char **err);
 int agent_verb__dma_map_run(struct agent *a, json_t *args, json_t **res,
 			    char **err);
 /*

@@ -211,6 +211,52 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 	return ret;
 }
 
+/*
+ * Each dma_map workload's device asked of its host as soon as the host
+ * answers, before its first trial (and on a lab machine before any
+ * reboot): a device that is not there, or one its driver holds without
+ * unbind, or one the host needs, fails the run here, not trial by trial.
+ */
+int run_hosts__check_dma_map(struct run_ctx *ctx, size_t idx)
+{
+	struct run_host *h = &ctx->hosts[idx];
+	const struct matrix *m = ctx->m;
+	json_t *res = NULL;
+	char *err = NULL;
+	size_t w, i;
+	int ret;
+
+	/* A boot that failed: its trials fail on their own. */
+	if (!h->agent)
+		return 0;
+	for (w = 0; w < m->nr_workloads; w++) {
+		const struct matrix_workload *mw = &m->workloads[w];
+
+		if (mw->type != WORKLOAD_DMA_MAP || mw->sut != idx)
+			continue;
+		for (i = 0; i < ctx->plan.nr_trials; i++)
+			if (ctx->plan.trials[i].workload == w &&
+			    run_filter__match(&ctx->filter, m,
+					      &ctx->plan.trials[i]))
+				break;
+		if (i == ctx->plan.nr_trials)
+			continue;
+		ret = run_host__call(h, "dma_map.check",
+				     json_pack("{s:s, s:b}", "device",
+					       mw->u.dma_map.device, "unbind",
+					       mw->u.dma_map.unbind),
+				     HELLO_TIMEOUT_MS, &res, &err);
+		json_decref(res);
+		if (ret) {
+			pr_err("host %s: workload '%s': %s", h->h.m->name,
+			       mw->name, err ? err : strerror(-ret));
+			free(err);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static void host_say(void *arg, const char *msg)
 {
 	run_progress__msg(arg, "%s", msg);
@@ -265,6 +311,8 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		ret = h->h.ops->restart ? host__first_boot(ctx, i) :
 					  run_host__connect(ctx, h);
+		if (!ret)
+			ret = run_hosts__check_dma_map(ctx, i);
 		if (ret)
 			return ret;
 	}

@@ -129,6 +129,11 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
  * VM the tool boots by forgetting its agent (the next trial boots it
  * afresh), any other by a fresh agent.
  */
+/*
+ * Each dma_map workload's device asked of host @idx (dma_map.check),
+ * before its first trial: 0, or the error printed and returned.
+ */
+int run_hosts__check_dma_map(struct run_ctx *ctx, size_t idx);
 void run_hosts__recover(struct run_ctx *ctx);
 void run_hosts__close(struct run_ctx *ctx);
 int run_kernels__store(struct run_ctx *ctx);

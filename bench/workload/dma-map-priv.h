@@ -49,6 +49,12 @@ int dma_map__give_back(const char *root, const char *bdf, const char *driver,
 		       char **why);
 
 /*
+ * What the driver made of @bdf and still uses: an interface that is up,
+ * a disk mounted, swapped on or held. -EBUSY and *@why, else 0.
+ */
+int dma_map__in_use(const char *root, const char *bdf, char **why);
+
+/*
  * The benchmark's own count of operations, read by BPF as its threads
  * return (dma-map-loops.c). _read(): the total once all @threads have
  * returned, else -1.

@@ -167,6 +167,11 @@ static int lendable(const char *root, const char *bdf, const char *driver,
 				   "%s is held by its driver %s: set unbind = "
 				   "true to lend it to the benchmark",
 				   bdf, driver);
+	if (driver) {
+		ret = dma_map__in_use(root, bdf, why);
+		if (ret)
+			return ret;
+	}
 	other = dma_map__other_holder(root, bdf);
 	if (other)
 		ret = errmsg__set(why, -EBUSY,
@@ -174,6 +179,22 @@ static int lendable(const char *root, const char *bdf, const char *driver,
 				  "at a time: give that one back first",
 				  DMA_MAP_DRIVER, other);
 	free(other);
+	return ret;
+}
+
+int dma_map__check_device(const char *root, const char *device, bool unbind,
+			  char **driver, char **why)
+{
+	char bdf[DMA_MAP_BDF_SIZE];
+	int ret;
+
+	*driver = NULL;
+	ret = dma_map__parse_bdf(device, bdf, why);
+	if (!ret)
+		ret = dma_map__driver_of(root, bdf, driver, why);
+	/* Lent by hand already: used as it is. */
+	if (!ret && (!*driver || strcmp(*driver, DMA_MAP_DRIVER)))
+		ret = lendable(root, bdf, *driver, unbind, why);
 	return ret;
 }
 

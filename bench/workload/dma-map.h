@@ -141,6 +141,16 @@ void dma_map__layout_release(struct dma_map_layout *l);
 int dma_map__restore_lent(const char *root, char **done, char **why);
 
 /*
+ * Would dma_map__run() lend @device, as things are now: it exists, and
+ * its driver (in *@driver, a new string or NULL) may be unbound and
+ * uses nothing the host needs. 0, or -errno and *@why. What a run asks
+ * a host before any boot, so that a typo or a held device fails the run
+ * there and not at its first trial.
+ */
+int dma_map__check_device(const char *root, const char *device, bool unbind,
+			  char **driver, char **why);
+
+/*
  * The whole run: the options checked, what an earlier run left lent
  * given back, the kernel checked, the layout found, the device lent
  * (the journal written first), the benchmark run, the device given back

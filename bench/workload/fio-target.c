@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/workload/blockdev-use.h"
 #include "bench/workload/fio.h"
 #include "util.h"
 
@@ -119,55 +120,6 @@ int fio__resolve(const char *serial, const char *path, char **dev, char **err)
 	return 0;
 }
 
-/* "sda1" of "sda", "nvme0n1p2" of "nvme0n1": a partition's name. */
-static bool is_partition_of(const char *part, const char *disk)
-{
-	size_t n = strlen(disk);
-	const char *p = part + n;
-
-	if (strncmp(part, disk, n) || !*p)
-		return false;
-	if (*p == 'p')
-		p++;
-	if (!*p)
-		return false;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
-}
-
-/* A mount (or swap) on the device or one of its partitions. */
-static const char *mounted(const char *root, const char *name, char *why,
-			   size_t size)
-{
-	static const char *const tables[] = { "/proc/self/mounts",
-					      "/proc/swaps" };
-	char path[300], *buf, *line, *save = NULL, src[256];
-	size_t i, len;
-
-	for (i = 0; i < ARRAY_SIZE(tables); i++) {
-		snprintf(path, sizeof(path), "%s%s", root, tables[i]);
-		if (read_file(path, &buf, &len) < 0)
-			continue;
-		for (line = strtok_r(buf, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (sscanf(line, "%255s", src) != 1 ||
-			    strncmp(src, "/dev/", 5))
-				continue;
-			if (strcmp(src + 5, name) &&
-			    !is_partition_of(src + 5, name))
-				continue;
-			snprintf(why, size, "%s is %s (%s)", src,
-				 i ? "a swap area" : "mounted", line);
-			free(buf);
-			return why;
-		}
-		free(buf);
-	}
-	return NULL;
-}
-
 /* Entries of a folder, "." and ".." aside; -1 when it cannot be read. */
 static int entries(const char *path, const char *prefix, char *first,
 		   size_t size)
@@ -181,7 +133,7 @@ static int entries(const char *path, const char *prefix, char *first,
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (prefix && !is_partition_of(de->d_name, prefix))
+		if (prefix && !blockdev__is_partition_of(de->d_name, prefix))
 			continue;
 		if (!n++ && first)
 			snprintf(first, size, "%s", de->d_name);
@@ -238,15 +190,8 @@ int fio__check_target(const struct fio_opts *o, const char *root, char **err)
 	name = name ? name + 1 : o->device;
 	if (!writes)
 		return 0;
-	if (mounted(root, name, why, sizeof(why))) {
+	if (blockdev__in_use(root, name, why, sizeof(why))) {
 		*err = xasprintf("refusing to write to %s: %s", o->device, why);
-		return -EPERM;
-	}
-	snprintf(path, sizeof(path), "%s/sys/block/%s/holders", root, name);
-	if (entries(path, NULL, first, sizeof(first)) > 0) {
-		*err = xasprintf("refusing to write to %s: it is in use by "
-				 "%s (%s)",
-				 o->device, first, path + strlen(root));
 		return -EPERM;
 	}
 	if (o->destructive)

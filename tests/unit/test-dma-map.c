@@ -1133,6 +1133,103 @@ static void test_verb(void)
 	free(err);
 }
 
+/* dma_map.check: what a run asks before any trial; nothing is lent. */
+static void test_check_verb(void)
+{
+	json_t *res = NULL;
+	char *err = NULL, *saved;
+	int ret;
+
+	is_int(agent_test__call("dma_map.check",
+				json_pack("{s:s, s:i}", "device", BDF,
+					  "threads", 4),
+				NULL, &err),
+	       -EINVAL, "dma_map.check takes only device and unbind");
+	has_str(err, "unknown argument \"threads\"", "... saying which");
+	free(err);
+	err = NULL;
+	is_int(agent_test__call("dma_map.check", json_pack("{}"), NULL, &err),
+	       -EINVAL, "... and needs a device");
+	free(err);
+	err = NULL;
+
+	build_tree();
+	saved = scratch__env_save("IOMMU_BENCH_SYSFS_ROOT");
+	setenv("IOMMU_BENCH_SYSFS_ROOT", root, 1);
+	ret = agent_test__call("dma_map.check",
+			       json_pack("{s:s}", "device", BDF), &res, &err);
+	is_int(ret, -EBUSY, "a device its driver holds, without unbind");
+	has_str(err, "held by its driver virtio-pci", "... in those words");
+	free(err);
+	err = NULL;
+	ret = agent_test__call("dma_map.check",
+			       json_pack("{s:s, s:b}", "device", BDF, "unbind",
+					 1),
+			       &res, &err);
+	is_int(ret, 0, "with unbind: lendable");
+	is_str(json_string_value(json_object_get(res, "driver")), "virtio-pci",
+	       "... its driver said");
+	untouched("... and nothing lent");
+	json_decref(res);
+	res = NULL;
+	ret = agent_test__call("dma_map.check",
+			       json_pack("{s:s, s:b}", "device", "0000:00:1f.7",
+					 "unbind", 1),
+			       &res, &err);
+	scratch__env_restore("IOMMU_BENCH_SYSFS_ROOT", saved);
+	is_int(ret, -ENODEV, "a device that is not there");
+	has_str(err, "no PCI device 0000:00:1f.7", "... named");
+	free(err);
+	json_decref(res);
+}
+
+/*
+ * Even with unbind: what the driver made of the device and still uses
+ * (an interface up, a disk mounted) refuses the loan before anything is
+ * touched; the same device idle is lent.
+ */
+static void test_in_use(void)
+{
+	struct dma_map_opts o = opts(true);
+	json_t *res;
+	char *why;
+
+	build_tree();
+	fake_reset();
+	put(DEV "/virtio0/net/eth7/ifindex", "3\n");
+	put("sys/class/net/eth7/flags", "0x1003\n");
+	is_int(run(&o, &res, &why), -EBUSY,
+	       "a NIC whose interface is up: refused even with unbind");
+	has_str(why, "is network interface eth7, which is up",
+		"... naming the interface");
+	has_str(why, "ip link set eth7 down", "... and how to free it");
+	untouched("... driver_override untouched");
+	is_int(fk.calls, 0, "... the kernel never asked");
+	free(why);
+	json_decref(res);
+
+	put("sys/class/net/eth7/flags", "0x1002\n");
+	is_int(run(&o, &res, &why), 0, "the same interface down: lent");
+	json_decref(res);
+	free(why);
+
+	build_tree();
+	fake_reset();
+	put(DEV "/virtio1/block/vdb/size", "2048\n");
+	put("proc/self/mounts", "/dev/vdb1 /data ext4 rw 0 0\n");
+	is_int(run(&o, &res, &why), -EBUSY,
+	       "a disk controller with a partition mounted: refused");
+	has_str(why, "holds disk vdb, and /dev/vdb1 is mounted",
+		"... naming the disk and the mount");
+	is_int(fk.calls, 0, "... the kernel never asked");
+	free(why);
+	json_decref(res);
+	rm("proc/self/mounts");
+	is_int(run(&o, &res, &why), 0, "unmounted: lent");
+	json_decref(res);
+	free(why);
+}
+
 int main(void)
 {
 	scratch__begin(root);
@@ -1153,8 +1250,10 @@ int main(void)
 	test_journal_first();
 	test_lend_fails();
 	test_give_back_fails();
+	test_in_use();
 	test_restore();
 	test_verb();
+	test_check_verb();
 	fake_reset();
 	return scratch__end(root);
 }

@@ -6,6 +6,7 @@
  * the metrics stored show which workload of the sweep sent what; the
  * whole answer is kept beside each trial.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,27 @@ static json_t *dma_map_answer(json_t *args)
 			 "restored");
 }
 
+/*
+ * The agent is another process: what dma_map.check was asked goes to
+ * SCRATCH/checked, and it refuses while SCRATCH/refuse exists.
+ */
+static char scratch[] = "/tmp/test-run-dma-map.XXXXXX";
+
 static json_t *fake_answer(const char *host, const char *verb, json_t *args)
 {
+	if (!strcmp(verb, "dma_map.check")) {
+		char *p = xasprintf("%s/checked", scratch);
+		bool refuse;
+
+		json_dump_file(args, p, JSON_SORT_KEYS | JSON_COMPACT);
+		free(p);
+		p = xasprintf("%s/refuse", scratch);
+		refuse = !access(p, F_OK);
+		free(p);
+		return refuse ? NULL :
+				json_pack("{s:s, s:n}", "device",
+					  "0000:00:04.0", "driver");
+	}
 	if (!strcmp(verb, "hello"))
 		return json_pack("{s:i, s:s, s:s}", "protocol", AGENT_PROTOCOL,
 				 "boot_id", "boot-1", "kernel_release",
@@ -88,7 +108,9 @@ static const struct host_ops fake_ops = FAKE_HOST_OPS(fake_host__booted);
 
 int main(void)
 {
-	char dir[] = "/tmp/test-run-dma-map.XXXXXX", *db, *dump, *raw;
+	char *dir = scratch, *db, *dump, *raw, *checked, *flag;
+	size_t len;
+	FILE *fp;
 	struct run_ctx ctx = { 0 };
 	int ret;
 
@@ -102,6 +124,23 @@ int main(void)
 	is_int(ret, 0, "the matrix, plan, store and fake host are set up");
 	if (ret)
 		goto out;
+	is_int(run_hosts__check_dma_map(&ctx, 0), 0,
+	       "the device asked of the host before any trial");
+	raw = xasprintf("%s/checked", dir);
+	checked = NULL;
+	read_file(raw, &checked, &len);
+	is_str(checked, "{\"device\":\"0000:00:04.0\",\"unbind\":false}",
+	       "... with its device and unbind");
+	unlink(raw);
+	free_all(raw, checked);
+	flag = xasprintf("%s/refuse", dir);
+	fp = fopen(flag, "w");
+	if (fp)
+		fclose(fp);
+	ok(run_hosts__check_dma_map(&ctx, 0) < 0,
+	   "a host that refuses the device fails the run there");
+	unlink(flag);
+	free(flag);
 	is_int(run__execute(&ctx), 0, "both workloads of the sweep ran");
 	fake_run__release(&ctx);
 
