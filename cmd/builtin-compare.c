@@ -241,10 +241,11 @@ static int cost(const struct compare_args *a, const struct cmp_opts *o)
 		goto out;
 	if (!ct.ds.nr_series)
 		goto out;
-	if (ct.load.no_cpu == ct.load.trials) {
+	if (ct.load.no_cpu == ct.load.trials && !ct.load.bench) {
 		pr_err("%s: none of the %zu measured trials has both a "
-		       "throughput and busy CPU: --cost needs iperf3 and "
-		       "procstat ([collect] procstat = true)",
+		       "throughput and busy CPU, or a dma_map benchmark's "
+		       "times: --cost needs iperf3 and procstat ([collect] "
+		       "procstat = true), or a dma_map workload",
 		       global__db_path(), ct.load.trials);
 		status = EXIT_WORK_FAILED;
 		goto out;

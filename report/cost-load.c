@@ -23,6 +23,7 @@ const char *const cost_fig_names[COST_NR_FIGS] = {
 	[COST_NS_PER_CALL] = "ns_per_call",
 	[COST_SELF_NS_PER_CALL] = "self_ns_per_call",
 	[COST_BPF_NS_PER_CALL] = "bpf_ns_per_call",
+	[COST_BENCH_NS_PER_CALL] = "bench_ns_per_call",
 	[COST_PROBE_PCT] = "probe_pct",
 	[COST_PROBE_LO_PCT] = "probe_lo_pct",
 	[COST_PROBE_HI_PCT] = "probe_hi_pct",
@@ -35,14 +36,16 @@ static const char *const fig_units[COST_NR_FIGS] = {
 	[COST_MS_PER_GB] = "ms/GB",	  [COST_SHARE_PCT] = "%",
 	[COST_CALLS_PER_GB] = "calls/GB", [COST_NS_PER_CALL] = "ns",
 	[COST_SELF_NS_PER_CALL] = "ns",	  [COST_BPF_NS_PER_CALL] = "ns",
-	[COST_PROBE_PCT] = "%",		  [COST_PROBE_LO_PCT] = "%",
-	[COST_PROBE_HI_PCT] = "%",	  [COST_PROFILE_PCT] = "%",
-	[COST_PROFILE_LO_PCT] = "%",	  [COST_PROFILE_HI_PCT] = "%",
+	[COST_BENCH_NS_PER_CALL] = "ns",  [COST_PROBE_PCT] = "%",
+	[COST_PROBE_LO_PCT] = "%",	  [COST_PROBE_HI_PCT] = "%",
+	[COST_PROFILE_PCT] = "%",	  [COST_PROFILE_LO_PCT] = "%",
+	[COST_PROFILE_HI_PCT] = "%",
 };
 
 /* What one trial holds that the figures need; NAN where missing. */
 struct cost_trial {
 	double bps, busy, bytes, window_s, floor_ns, spread_ns, util_pct;
+	double bench_map_ns, bench_unmap_ns; /* dma_map's means */
 	/* Each probe's own programs per call (NAME_bpf_ns), where known. */
 	struct {
 		char probe[32];
@@ -61,7 +64,8 @@ static const char trials_sql[] =
 static const char metrics_sql[] =
 	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND (name IN"
 	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
-	" 'probe_floor_ns', 'probe_floor_spread_ns', 'cpu_util_pct')"
+	" 'probe_floor_ns', 'probe_floor_spread_ns', 'cpu_util_pct', 'map_ns',"
+	" 'unmap_ns')"
 	" OR name GLOB '*" STORE_BPF_NS_SUFFIX "')";
 
 /*
@@ -115,7 +119,7 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 	int rc;
 
 	t->bps = t->busy = t->bytes = t->window_s = t->floor_ns = NAN;
-	t->spread_ns = t->util_pct = NAN;
+	t->spread_ns = t->util_pct = t->bench_map_ns = t->bench_unmap_ns = NAN;
 	t->nr_bpf = 0;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, trial);
@@ -137,6 +141,10 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 			t->floor_ns = v;
 		else if (!strcmp(name, "probe_floor_spread_ns"))
 			t->spread_ns = v;
+		else if (!strcmp(name, "map_ns"))
+			t->bench_map_ns = v;
+		else if (!strcmp(name, "unmap_ns"))
+			t->bench_unmap_ns = v;
 		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
 			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
 				 sizeof(t->bpf[0].probe)) {
@@ -255,8 +263,9 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		return rdb__error(r, rc, "reading probes");
 	info->no_self += no_self;
 	/* What the floor took out of the paths: the probes' own time. */
-	if (t->floor_ns > 0 && isfinite(gb)) {
+	if (t->floor_ns > 0)
 		add(ds, dim, COST_PROBES, COST_NS_PER_CALL, t->floor_ns);
+	if (t->floor_ns > 0 && isfinite(gb)) {
 		add(ds, dim, COST_PROBES, COST_MS_PER_GB, floor_ms);
 		add(ds, dim, COST_PROBES, COST_SHARE_PCT,
 		    floor_ms / cpu_ms * 100);
@@ -292,6 +301,16 @@ static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 			     STORE_BETTER_HIGHER, 8e3 / cpu_ms);
 	} else {
 		info->no_cpu++;
+	}
+	/*
+	 * A third estimate of a path's time per call, beside the probes'
+	 * and the profile's: the benchmark's own clock around each call
+	 * (which holds the probe's trampoline and programs too).
+	 */
+	if (isfinite(t.bench_map_ns) || isfinite(t.bench_unmap_ns)) {
+		add(ds, dim, "map", COST_BENCH_NS_PER_CALL, t.bench_map_ns);
+		add(ds, dim, "unmap", COST_BENCH_NS_PER_CALL, t.bench_unmap_ns);
+		info->bench++;
 	}
 	return read_probes(ds, r, st->probes, trial, dim, &t, gb, cpu_ms, info);
 }

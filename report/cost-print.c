@@ -87,7 +87,8 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 	struct fmt_scale sc, cs;
 	size_t col;
 
-	if (p->row[COST_CALLS_PER_GB] < 0)
+	if (p->row[COST_CALLS_PER_GB] < 0 && p->row[COST_NS_PER_CALL] < 0 &&
+	    p->row[COST_BENCH_NS_PER_CALL] < 0)
 		return;
 	fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
 	for (col = 0; col < ct->t.nr_cols; col++) {
@@ -99,6 +100,8 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 			cell(ct, p->row[COST_CALLS_PER_GB], col);
 		const struct cmp_cell *b =
 			cell(ct, p->row[COST_BPF_NS_PER_CALL], col);
+		const struct cmp_cell *k =
+			cell(ct, p->row[COST_BENCH_NS_PER_CALL], col);
 
 		buf[0] = '\0';
 		if (c) {
@@ -111,7 +114,7 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 		if (s && n) {
 			fmt__scale("ns", n->s.median, &sc);
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-				 ", %s of %s %s",
+				 "%s%s of %s %s", *buf ? ", " : "",
 				 fmt__num(s->s.median * sc.mul, self,
 					  sizeof(self)),
 				 fmt__num(n->s.median * sc.mul, incl,
@@ -122,6 +125,10 @@ static void print_calls(const struct cost_table *ct, const struct cost_path *p,
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 				 ", probe %s ns",
 				 fmt__num(b->s.median, self, sizeof(self)));
+		if (k)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%sbenchmark %s ns", *buf ? ", " : "",
+				 fmt__num(k->s.median, self, sizeof(self)));
 		fprintf(fp, "  %-34s", *buf ? buf : "-");
 	}
 	fputc('\n', fp);
@@ -305,6 +312,112 @@ static void print_cores(const struct cost_table *ct, const struct cost_group *g,
 	}
 }
 
+const enum cost_fig cost_call_figs[COST_NR_CALL_FIGS] = {
+	COST_BENCH_NS_PER_CALL,
+	COST_NS_PER_CALL,
+};
+
+char *cost__call_diff_text(const struct cost_table *ct,
+			   const struct cost_path *pa, size_t fig, size_t col)
+{
+	static const char *const by[COST_NR_CALL_FIGS] = {
+		"the benchmark's mean",
+		"the probe's whole call",
+	};
+	char v[FMT_MAX], lo[FMT_MAX], hi[FMT_MAX], p[FMT_MAX], r[4 * FMT_MAX];
+	struct cost_diff d;
+
+	/* The floor is the probes' own: no path of the kernel's. */
+	if (!strcmp(ds__str(&ct->ds, pa->name), COST_PROBES) ||
+	    !cost__diff(ct, pa->row[cost_call_figs[fig]], col, &d))
+		return NULL;
+	r[0] = '\0';
+	if (!isnan(d.lo))
+		snprintf(r, sizeof(r), " [%s, %s]",
+			 fmt__num(d.lo, lo, sizeof(lo)),
+			 fmt__num(d.hi, hi, sizeof(hi)));
+	return xasprintf("%s: %s against %s: %s%s ns a call%s by %s (%s "
+			 "n=%zu+%zu)",
+			 ds__str(&ct->ds, pa->name),
+			 ds__str(&ct->ds, ct->t.cols[col]),
+			 ds__str(&ct->ds, ct->t.cols[0]),
+			 d.diff < 0 ? "-" : "+",
+			 fmt__num(fabs(d.diff), v, sizeof(v)), r, by[fig],
+			 fmt__p(d.p, p, sizeof(p)), d.nx, d.ny);
+}
+
+/*
+ * A dma_map group moves no bytes: its figures are per call. Between
+ * columns, each path's call by the benchmark's clock and by the
+ * probe's, both around the whole call (nested paths in).
+ */
+static void print_call_diffs(const struct cost_table *ct,
+			     const struct cost_group *g, FILE *fp)
+{
+	size_t col, i, f;
+	char *t;
+
+	for (col = 1; col < ct->t.nr_cols; col++)
+		for (i = 0; i < g->nr_paths; i++)
+			for (f = 0; f < COST_NR_CALL_FIGS; f++) {
+				t = cost__call_diff_text(ct, &g->paths[i], f,
+							 col);
+				if (t)
+					fprintf(fp, "  %s\n", t);
+				free(t);
+			}
+}
+
+/* The n of a column of a group without per-GB figures: its calls'. */
+static size_t call_n(const struct cost_table *ct, const struct cost_group *g,
+		     size_t col)
+{
+	const struct cmp_cell *c;
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nr_paths; i++) {
+		c = cell(ct, g->paths[i].row[COST_BENCH_NS_PER_CALL], col);
+		if (!c)
+			c = cell(ct, g->paths[i].row[COST_NS_PER_CALL], col);
+		if (c && c->s.n > n)
+			n = c->s.n;
+	}
+	return n;
+}
+
+static void print_per_call(const struct cost_table *ct,
+			   const struct cost_group *g, const char *label,
+			   FILE *fp)
+{
+	struct fmt_scale ns = { .mul = 1 };
+	size_t i, col;
+
+	fprintf(fp,
+		"%s: time per call (no bytes moved: the dma_map "
+		"benchmark), medians [%g%% CI]\n",
+		label, ct->t.o.conf * 100);
+	fprintf(fp, "  %-24s", "");
+	for (col = 0; col < ct->t.nr_cols; col++) {
+		char head[96];
+
+		snprintf(head, sizeof(head), "%s (n=%zu)",
+			 ds__str(&ct->ds, ct->t.cols[col]), call_n(ct, g, col));
+		fprintf(fp, "  %-34s", head);
+	}
+	fprintf(fp, "\n  per call: own time of the time with nested paths, "
+		    "the benchmark's own mean:\n");
+	for (i = 0; i < g->nr_paths; i++)
+		if (strcmp(ds__str(&ct->ds, g->paths[i].name), COST_PROBES))
+			print_calls(ct, &g->paths[i], fp);
+	strcpy(ns.unit, "ns");
+	for (i = 0; i < g->nr_paths; i++)
+		if (!strcmp(ds__str(&ct->ds, g->paths[i].name), COST_PROBES))
+			print_row(ct, "probe floor a call",
+				  g->paths[i].row[COST_NS_PER_CALL], -1, &ns, 1,
+				  fp);
+	print_call_diffs(ct, g, fp);
+}
+
 void cost__print_text(const struct cost_table *ct, FILE *fp)
 {
 	struct fmt_scale sc, none = { .mul = 1 }, ns = { .mul = 1 };
@@ -314,6 +427,12 @@ void cost__print_text(const struct cost_table *ct, FILE *fp)
 		const struct cost_group *g = &ct->groups[gi];
 		char *label = cmp__row_label(&ct->t, g->key);
 
+		if (g->cpu < 0) {
+			fprintf(fp, "%s", gi ? "\n" : "");
+			print_per_call(ct, g, label, fp);
+			free(label);
+			continue;
+		}
 		time_scale(ct, g, &sc);
 		fprintf(fp, "%s%s: CPU time per GB moved, medians [%g%% CI]\n",
 			gi ? "\n" : "", label, ct->t.o.conf * 100);

@@ -31,6 +31,8 @@ enum cost_fig {
 	COST_NS_PER_CALL,      /* mean time per call, nested paths in */
 	COST_SELF_NS_PER_CALL, /* mean time per call, nested paths out */
 	COST_BPF_NS_PER_CALL,  /* the probe's own programs per call */
+	/* dma_map trials: the benchmark's own mean time of a map, an unmap */
+	COST_BENCH_NS_PER_CALL,
 	/* Profile trials: the same path by both methods, in % of all CPU. */
 	COST_PROBE_PCT,	   /* the probe's time less its programs' */
 	COST_PROBE_LO_PCT, /* the same, the floor known to its spread */
@@ -65,6 +67,7 @@ struct cost_load {
 	size_t no_self;	  /* with a probe whose own time was not stored */
 	size_t no_window; /* no bytes: GB from the rate over the window */
 	size_t profiles;  /* profile trials with probes and samples */
+	size_t bench;	  /* dma_map trials: the benchmark's own times */
 };
 
 struct cost_table {
@@ -109,6 +112,17 @@ struct cost_diff {
 };
 bool cost__diff(const struct cost_table *ct, int64_t row, size_t col,
 		struct cost_diff *d);
+
+/*
+ * A dma_map group's figures per call, in the order its differences are
+ * told: the benchmark's mean, the probe's whole call. The difference of
+ * @pa's figure cost_call_figs[@fig] between column @col and the
+ * baseline, as a sentence (free() it), or NULL where there is none.
+ */
+#define COST_NR_CALL_FIGS 2
+extern const enum cost_fig cost_call_figs[COST_NR_CALL_FIGS];
+char *cost__call_diff_text(const struct cost_table *ct,
+			   const struct cost_path *pa, size_t fig, size_t col);
 
 /* Cores a line rate of @gbit Gbit/s costs at @cpu_ms_per_gb. */
 double cost__cores(double cpu_ms_per_gb, double gbit);

@@ -3,7 +3,8 @@
  * The report's Cost section (docs/cost.md): per workload, each column's
  * busy CPU time per GB split by probed path, a stacked bar per column,
  * how each column differs from the baseline path by path, and the cores
- * a line rate needs, as lines per column against the rate.
+ * a line rate needs, as lines per column against the rate; for a
+ * dma_map workload, which moves no bytes, the time per call instead.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -290,6 +291,57 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		      c->fp);
 }
 
+/*
+ * A dma_map group: no bytes, so no cost per GB; each path's time per
+ * call by the probe and by the benchmark's own clock, and how the
+ * columns differ call by call.
+ */
+static void per_call(struct report_ctx *c, const struct cost_table *ct,
+		     const struct cost_group *g)
+{
+	static const char *const by[COST_NR_CALL_FIGS] = { "benchmark",
+							   "probe" };
+	struct fmt_scale ns = { .mul = 1, .unit = "ns" };
+	size_t col, i, f;
+	char *t;
+
+	fputs("<table>\n<tr><th>per call</th>", c->fp);
+	for (col = 0; col < ct->t.nr_cols; col++)
+		html__th(c->fp, ds__str(&ct->ds, ct->t.cols[col]));
+	fputs("</tr>\n", c->fp);
+	for (i = 0; i < g->nr_paths; i++) {
+		const struct cost_path *p = &g->paths[i];
+
+		for (f = 0; f < COST_NR_CALL_FIGS; f++) {
+			int64_t row = p->row[cost_call_figs[f]];
+			char *h;
+
+			if (row < 0)
+				continue;
+			fputs("<tr>", c->fp);
+			h = xasprintf("%s (%s)", label(ct, p), by[f]);
+			html__td(c->fp, NULL, h);
+			free(h);
+			for (col = 0; col < ct->t.nr_cols; col++)
+				fig(c->fp, cell(ct, row, col), &ns, 1, NULL);
+			fputs("</tr>\n", c->fp);
+		}
+	}
+	fputs("</table>\n", c->fp);
+	for (col = 1; col < ct->t.nr_cols; col++)
+		for (i = 0; i < g->nr_paths; i++)
+			for (f = 0; f < COST_NR_CALL_FIGS; f++) {
+				t = cost__call_diff_text(ct, &g->paths[i], f,
+							 col);
+				if (!t)
+					continue;
+				fputs("<p>", c->fp);
+				markup__escape(c->fp, t);
+				fputs(".</p>\n", c->fp);
+				free(t);
+			}
+}
+
 void report__cost(struct report_ctx *c)
 {
 	const struct cost_table *ct = c->cost;
@@ -299,7 +351,8 @@ void report__cost(struct report_ctx *c)
 	html__h2(c->fp, "cost", "Cost");
 	if (!ct || !ct->nr_groups) {
 		fputs("<p>No trial has both busy CPU (procstat) and a "
-		      "throughput: no cost per GB to show.</p>\n",
+		      "throughput, or a dma_map benchmark's times: no cost "
+		      "to show.</p>\n",
 		      c->fp);
 		return;
 	}
@@ -324,6 +377,10 @@ void report__cost(struct report_ctx *c)
 		markup__escape(c->fp, name);
 		fputs("</h3>\n", c->fp);
 		free(name);
+		if (g->cpu < 0) {
+			per_call(c, ct, g);
+			continue;
+		}
 		table(c, ct, g, &sc);
 		decomposition(c, ct, g, &sc);
 		plot_stack(c, ct, g, gi, &sc);

@@ -374,6 +374,15 @@ static void plot_probes(struct report_ctx *c, const uint32_t *names, size_t n)
 	struct plot p;
 	double v;
 
+	/* No bytes moved (a dma_map run): no calls per GB to draw. */
+	for (i = 0; i < n; i++)
+		for (col = 0; col < c->nr_cols; col++)
+			if (report__per_gb(report__probe(c, names[i], col)) > 0)
+				any[c->nr_cols] = true;
+	if (!any[c->nr_cols]) {
+		free(any);
+		return;
+	}
 	plot__begin(&p, 960, 400);
 	plot__printf(&p, "set style data histogram\n"
 			 "set style histogram clustered gap 1\n"

@@ -133,7 +133,8 @@ static const struct cost_table *cost_load(struct rdb *r, const int64_t *runs,
 	memcpy(ct->at_gbit, rates, sizeof(rates));
 	ct->nr_at = ARRAY_SIZE(rates);
 	if (cost__load(&ct->ds, r, runs, nr_runs, f, &ct->load) ||
-	    ct->load.no_cpu == ct->load.trials || cost__build(ct, &o->cmp))
+	    (ct->load.no_cpu == ct->load.trials && !ct->load.bench) ||
+	    cost__build(ct, &o->cmp))
 		return NULL;
 	return ct;
 }

@@ -283,6 +283,123 @@ static void profile_checks(const char *db, bool spread)
 	rdb__close(&r);
 }
 
+/*
+ * A dma_map run moves no bytes: per call only. Strict's unmap 5000 ns
+ * by the benchmark's clock and 4000 ns by the probe, lazy's 2500 and
+ * 1500; map 2000 and 1000 in both.
+ */
+static int make_dma_map_store(const char *path)
+{
+	static const struct {
+		const char *mode;
+		double map_ns, unmap_ns, probe_unmap_ns;
+	} m[] = { { "strict", 2000, 5000, 4000 },
+		  { "lazy", 2000, 2500, 1500 } };
+	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
+	struct store_kernel k = { .name = "k" };
+	int64_t run, host, boot_row, kernel, cell, trial;
+	uint64_t hist[40] = { 0 };
+	unsigned int rep;
+	struct store *st;
+	size_t i;
+	int err;
+
+	err = store__open(path, STORE_CREATE, &st);
+	if (err)
+		return err;
+	err = store__begin(st)					     ?:
+		      store__run_begin(st, "dm", "", 0, &run)	     ?:
+		      store__host_upsert(st, "sut", "m1", &host)     ?:
+		      store__boot_upsert(st, host, &boot, &boot_row) ?:
+		      store__kernel_upsert(st, &k, &kernel);
+	hist[10] = 1000;
+	for (i = 0; !err && i < ARRAY_SIZE(m); i++) {
+		err = store__cell_upsert(
+			st,
+			&(struct store_cell){ run, host, kernel, m[i].mode,
+					      "dm-t1", m[i].mode },
+			&cell);
+		for (rep = 0; !err && rep < 3; rep++) {
+			struct store_probe p = {
+				.name = "unmap",
+				.target = "f",
+				.attach = "fentry",
+				.calls = 1000,
+				.total_ns =
+					(uint64_t)(1000 *
+						   (m[i].probe_unmap_ns + rep)),
+				.self_known = true,
+				.self_ns =
+					(uint64_t)(1000 *
+						   (m[i].probe_unmap_ns + rep)),
+				.hist = hist,
+				.hist_len = 40,
+			};
+
+			err = store__trial_find_or_insert(st, cell, rep, STORE_TRIAL_MEASURED, &trial, NULL) ?:
+				      store__trial_start(st, trial, boot_row, m[i].mode, m[i].mode) ?:
+				      store__metric_add(st, trial, "map_ns", m[i].map_ns, "ns", STORE_BETTER_LOWER, NULL) ?:
+				      store__metric_add(st, trial, "unmap_ns", m[i].unmap_ns + 100 * rep, "ns", STORE_BETTER_LOWER, NULL) ?:
+				      store__probe_add(st, trial, &p, NULL) ?:
+				      store__trial_finish(st, trial,
+							  STORE_TRIAL_OK, NULL);
+		}
+	}
+	if (!err)
+		err = store__commit(st);
+	store__close(st);
+	return err;
+}
+
+static void dma_map_checks(const char *db)
+{
+	struct cmp_opts o = CMP_OPTS_DEFAULT;
+	struct cost_table ct = { 0 };
+	const struct cost_group *g;
+	const struct cost_path *p;
+	struct rdb r;
+	int64_t run = 1;
+	char *t;
+
+	if (!ok(!make_dma_map_store(db), "a dma_map store: no bytes, the "
+					 "benchmark's means and a probe") ||
+	    !ok(!rdb__open(db, &r), "opened"))
+		return;
+	dataset__init(&ct.ds);
+	ok(!cost__load(&ct.ds, &r, &run, 1, NULL, &ct.load), "loaded");
+	is_int(ct.load.bench, 6, "six trials with the benchmark's times");
+	is_int(ct.load.no_cpu, 6, "... none with a cost per GB");
+	if (!ok(!cost__build(&ct, &o) && ct.nr_groups == 1, "one group")) {
+		dataset__release(&ct.ds);
+		rdb__close(&r);
+		return;
+	}
+	g = &ct.groups[0];
+	ok(g->cpu < 0, "no busy CPU per GB: its figures are per call");
+	near(median(&ct, g, "unmap", COST_BENCH_NS_PER_CALL, 0), 5100, 1e-9,
+	     "strict: unmap 5100 ns by the benchmark's clock (median)");
+	near(median(&ct, g, "unmap", COST_BENCH_NS_PER_CALL, 1), 2600, 1e-9,
+	     "lazy: 2600 ns");
+	near(median(&ct, g, "unmap", COST_NS_PER_CALL, 0), 4001, 1e-9,
+	     "strict: 4001 ns by the probe");
+	near(median(&ct, g, "map", COST_BENCH_NS_PER_CALL, 1), 2000, 1e-9,
+	     "map, by the benchmark only (no map probe here)");
+	p = path(&ct, g, "unmap");
+	t = p ? cost__call_diff_text(&ct, p, 0, 1) : NULL;
+	ok(t && strstr(t, "unmap: lazy against strict: -2500 ns a call") &&
+		   strstr(t, "by the benchmark's mean"),
+	   "the difference by the benchmark: %s", t ? t : "(none)");
+	free(t);
+	t = p ? cost__call_diff_text(&ct, p, 1, 1) : NULL;
+	ok(t && strstr(t, "-2500 ns a call") &&
+		   strstr(t, "by the probe's whole call"),
+	   "and by the probe: %s", t ? t : "(none)");
+	free(t);
+	cost__release(&ct);
+	dataset__release(&ct.ds);
+	rdb__close(&r);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-cost.XXXXXX", path_db[64];
@@ -373,6 +490,8 @@ int main(void)
 	if (ok(!make_store(path_db, false),
 	       "the same, the floor's spread not stored"))
 		profile_checks(path_db, false);
+	unlink(path_db);
+	dma_map_checks(path_db);
 out:
 	unlink(path_db);
 	rmdir(dir);
