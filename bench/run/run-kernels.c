@@ -103,14 +103,20 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 	struct kbuild_result res = { 0 };
 	struct kbuild_recipe r;
 	char *err = NULL;
-	int ret;
+	int ret, saved;
 
 	run_kernels__recipe(&k->build, &r);
 	run_progress__msg(ctx,
 			  "kernel %s: building (or finding the build "
 			  "in the cache)",
 			  k->name);
+	/* A build is minutes of work: its phases show, as kernel build's. */
+	saved = log_verbosity;
+	if (!ctx->progress.json && !ctx->progress.quiet &&
+	    log_verbosity < LOG_INFO)
+		log_verbosity = LOG_INFO;
 	ret = kbuild__build(&r, NULL, &res, &err);
+	log_verbosity = saved;
 	if (!ret)
 		ret = release_is(k, res.release, "the build", &err);
 	if (ret) {
