@@ -124,20 +124,26 @@ static void to_hex(const uint8_t d[SHA256_DIGEST_SIZE],
 	out[2 * SHA256_DIGEST_SIZE] = '\0';
 }
 
-void sha256__hex(const void *data, size_t len, char out[SHA256_HEX_SIZE])
+void sha256__final_hex(struct sha256 *s, char out[SHA256_HEX_SIZE])
 {
 	uint8_t d[SHA256_DIGEST_SIZE];
+
+	sha256__final(s, d);
+	to_hex(d, out);
+}
+
+void sha256__hex(const void *data, size_t len, char out[SHA256_HEX_SIZE])
+{
 	struct sha256 s;
 
 	sha256__init(&s);
 	sha256__update(&s, data, len);
-	sha256__final(&s, d);
-	to_hex(d, out);
+	sha256__final_hex(&s, out);
 }
 
 int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size)
 {
-	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
+	uint8_t buf[65536];
 	struct sha256 s;
 	int fd, err = 0;
 	ssize_t n;
@@ -154,8 +160,7 @@ int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size)
 	}
 	if (size)
 		*size = s.len; /* before final() counts the padding in */
-	sha256__final(&s, d);
-	to_hex(d, out);
+	sha256__final_hex(&s, out);
 out:
 	close(fd);
 	return err;

@@ -23,6 +23,8 @@ void sha256__init(struct sha256 *s);
 void sha256__update(struct sha256 *s, const void *data, size_t len);
 void sha256__final(struct sha256 *s, uint8_t out[SHA256_DIGEST_SIZE]);
 
+/* final(), in lower-case hex, NUL-terminated. */
+void sha256__final_hex(struct sha256 *s, char out[SHA256_HEX_SIZE]);
 /* Lower-case hex of the digest of @data, NUL-terminated. */
 void sha256__hex(const void *data, size_t len, char out[SHA256_HEX_SIZE]);
 
