@@ -111,25 +111,12 @@ void sha256__final(struct sha256 *s, uint8_t out[SHA256_DIGEST_SIZE])
 	}
 }
 
-static void to_hex(const uint8_t d[SHA256_DIGEST_SIZE],
-		   char out[SHA256_HEX_SIZE])
-{
-	static const char hex[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < SHA256_DIGEST_SIZE; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
-	out[2 * SHA256_DIGEST_SIZE] = '\0';
-}
-
 void sha256__final_hex(struct sha256 *s, char out[SHA256_HEX_SIZE])
 {
 	uint8_t d[SHA256_DIGEST_SIZE];
 
 	sha256__final(s, d);
-	to_hex(d, out);
+	hex_encode(d, sizeof(d), out);
 }
 
 void sha256__hex(const void *data, size_t len, char out[SHA256_HEX_SIZE])
@@ -164,4 +151,54 @@ int sha256__file(const char *path, char out[SHA256_HEX_SIZE], uint64_t *size)
 out:
 	close(fd);
 	return err;
+}
+
+void hmac_sha256__init(struct hmac_sha256 *h, const void *key, size_t key_len)
+{
+	uint8_t kb[SHA256_BLOCK_SIZE] = { 0 }, pad[SHA256_BLOCK_SIZE];
+	size_t i;
+
+	if (key_len > sizeof(kb)) {
+		sha256__init(&h->inner);
+		sha256__update(&h->inner, key, key_len);
+		sha256__final(&h->inner, kb);
+	} else if (key_len) {
+		memcpy(kb, key, key_len);
+	}
+	for (i = 0; i < sizeof(kb); i++)
+		pad[i] = kb[i] ^ 0x36;
+	sha256__init(&h->inner);
+	sha256__update(&h->inner, pad, sizeof(pad));
+	for (i = 0; i < sizeof(kb); i++)
+		pad[i] = kb[i] ^ 0x5c;
+	sha256__init(&h->outer);
+	sha256__update(&h->outer, pad, sizeof(pad));
+	explicit_bzero(kb, sizeof(kb));
+	explicit_bzero(pad, sizeof(pad));
+}
+
+void hmac_sha256__update(struct hmac_sha256 *h, const void *data, size_t len)
+{
+	sha256__update(&h->inner, data, len);
+}
+
+void hmac_sha256__final(struct hmac_sha256 *h, uint8_t out[SHA256_DIGEST_SIZE])
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+
+	sha256__final(&h->inner, d);
+	sha256__update(&h->outer, d, sizeof(d));
+	sha256__final(&h->outer, out);
+	explicit_bzero(d, sizeof(d));
+	explicit_bzero(h, sizeof(*h));
+}
+
+void hmac_sha256(const void *key, size_t key_len, const void *data, size_t len,
+		 uint8_t out[SHA256_DIGEST_SIZE])
+{
+	struct hmac_sha256 h;
+
+	hmac_sha256__init(&h, key, key_len);
+	hmac_sha256__update(&h, data, len);
+	hmac_sha256__final(&h, out);
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,57 @@ out:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+void hex_encode(const void *data, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = hex[p[i] >> 4];
+		out[2 * i + 1] = hex[p[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hex_decode(const char *s, size_t len, void *out)
+{
+	uint8_t *p = out;
+	size_t i;
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		hi = hex_digit(s[2 * i]);
+		lo = hi < 0 ? -1 : hex_digit(s[2 * i + 1]);
+		if (lo < 0)
+			return -EINVAL;
+		p[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+bool memeq_ct(const void *a, const void *b, size_t len)
+{
+	const volatile uint8_t *x = a, *y = b;
+	uint8_t d = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	return !d;
 }
 
 bool name_is_safe(const char *name)

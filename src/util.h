@@ -43,6 +43,8 @@ enum {
 	EXIT_OK = 0,
 	EXIT_WORK_FAILED = 1, /* the work failed, or a regression was found */
 	EXIT_USAGE = 2,	      /* bad usage or bad config */
+	/* agent connect: this agent and the controller hold other secrets */
+	EXIT_REFUSED = 3,
 	/* 128 + SIGINT, as a shell reports a command stopped by Ctrl-C */
 	EXIT_INTERRUPTED = 130,
 };
@@ -84,6 +86,17 @@ int write_all(int fd, const void *buf, size_t len);
  */
 int write_all_wait(int fd, const void *buf, size_t len, int (*wait)(void *arg),
 		   void *arg);
+
+/* @len bytes of @data as lower-case hex, NUL-terminated: 2 * @len + 1. */
+void hex_encode(const void *data, size_t len, char *out);
+/* Exactly 2 * @len hex digits of @s (either case) into @out: 0 or -EINVAL. */
+int hex_decode(const char *s, size_t len, void *out);
+/*
+ * Whether @a and @b hold the same @len bytes, in a time that does not
+ * depend on where they differ: for MACs, where an early exit would tell
+ * a forger how much of a guess was right.
+ */
+bool memeq_ct(const void *a, const void *b, size_t len);
 
 /*
  * A name that may reach a path, a command line or a unit of the store:

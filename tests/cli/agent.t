@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The agent's one-shot form: hello as JSON, its hash that of the binary,
-# bad verbs and bad --args as clear errors; serve ends on EOF.
+# bad verbs and bad --args as clear errors; serve ends on EOF; connect
+# proves the job's secret to a controller written apart from ours.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -42,5 +43,63 @@ rc=$?
 st=$?
 [ $st -eq 0 ] || t_diag "exit $rc" "$(cat "$T_TMP/serve.out")"
 t_ok $st "serve answers a request whose error would quote half a UTF-8 character"
+
+# agent connect: what it refuses before it dials.
+secret="$T_TMP/secret"
+python3 -c 'import os; print(os.urandom(32).hex())' >"$secret"
+chmod 600 "$secret"
+t_run 2 "$IOMMU_BENCH" agent connect 10.0.0.1 --secret-file "$secret" &&
+	t_grep "$T_ERR" "'10.0.0.1' is not ADDR:PORT"
+t_ok $? "connect refuses an address without its port"
+t_run 2 "$IOMMU_BENCH" agent connect ctl.example:4000 --secret-file "$secret" &&
+	t_grep "$T_ERR" "names are not looked up"
+t_ok $? "connect refuses a host name"
+t_run 2 "$IOMMU_BENCH" agent connect 127.0.0.1:4000 &&
+	t_grep "$T_ERR" "connect needs --secret-file FILE"
+t_ok $? "connect needs the secret file"
+cp "$secret" "$T_TMP/open-secret"
+chmod 644 "$T_TMP/open-secret"
+t_run 2 "$IOMMU_BENCH" agent connect 127.0.0.1:4000 --secret-file "$T_TMP/open-secret" &&
+	t_grep "$T_ERR" "has mode 0644" && ! grep -qF "$(cat "$secret")" "$T_ERR"
+t_ok $? "connect refuses a secret others may read, without quoting it"
+
+# A controller with an HMAC of its own (Python's), to the letter of
+# src/chan-auth.h: it takes the handshake, asks hello behind its OK in
+# one segment, and hangs up; the agent exits 0.
+st=0
+python3 - "$secret" "$IOMMU_BENCH" "$T_TMP/connect.err" <<'PY' || st=$?
+import hashlib, hmac, json, os, socket, subprocess, sys
+key = bytes.fromhex(open(sys.argv[1]).read().strip())
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(1)
+ls.settimeout(20)
+port = ls.getsockname()[1]
+agent = subprocess.Popen([sys.argv[2], "agent", "connect",
+                          "127.0.0.1:%d" % port, "--secret-file", sys.argv[1]],
+                         stderr=open(sys.argv[3], "w"))
+c, _ = ls.accept()
+c.settimeout(20)
+f = c.makefile("rb", buffering=0)
+def mac(label, a, b):
+    return hmac.new(key, label + a + b, hashlib.sha256).hexdigest().encode()
+w = f.readline().split()
+assert w[:2] == [b"IOMMU-BENCH-AGENT", b"1"] and len(w) == 3, w
+na, nc = bytes.fromhex(w[2].decode()), os.urandom(32)
+c.sendall(b"IOMMU-BENCH-CONTROLLER 1 %s %s\n" % (nc.hex().encode(),
+                                                  mac(b"controller", na, nc)))
+w = f.readline().split()
+assert w == [b"AUTH", mac(b"agent", nc, na)], w
+c.sendall(b'OK\n{"id":1,"verb":"hello"}\n')
+r = json.loads(f.readline())
+assert r["id"] == 1 and r["ok"] and r["result"]["protocol"] >= 1, r
+f.close()
+c.close()
+sys.exit(agent.wait(timeout=10))
+PY
+[ $st -eq 0 ] || t_diag "exit $st" "$(cat "$T_TMP/connect.err")"
+t_ok $st "connect proves the secret to another implementation and serves it"
+! grep -qF "$(cat "$secret")" "$T_TMP/connect.err"
+t_ok $? "the agent's log does not hold the secret"
 
 t_done
