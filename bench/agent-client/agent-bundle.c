@@ -6,6 +6,7 @@
  * C library does not run).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,17 +51,33 @@ bool agent_bundle__is_libc(const char *soname)
 	return false;
 }
 
-/* Where that arch's loader looks on a Debian machine, in its order. */
-static char *find_lib(const struct arch *a, const char *soname)
+/* A library's name as a file name: libstdc++'s '+' included. */
+static bool soname_is_safe(const char *soname)
+{
+	size_t n = strspn(soname, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-");
+
+	return n && !soname[n] && n <= 255 && soname[0] != '-' &&
+	       soname[0] != '.';
+}
+
+/*
+ * Where that arch's loader looks on a Debian machine, in its order, then
+ * the RUNPATHs of what needed @soname (@runpath; NULL: none).
+ */
+static char *find_lib(const struct arch *a, const char *soname,
+		      const struct strvec *runpath)
 {
 	const char *const dirs[] = { "/lib/%s", "/usr/lib/%s", "/lib",
 				     "/usr/lib" };
-	size_t i;
+	size_t i, nr = ARRAY_SIZE(dirs) + (runpath ? runpath->nr : 0);
 
-	if (strchr(soname, '/') || !name_is_safe(soname))
+	if (!soname_is_safe(soname))
 		return NULL;
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		char *dir = xasprintf(dirs[i], a->triplet);
+	for (i = 0; i < nr; i++) {
+		char *dir = i < ARRAY_SIZE(dirs) ?
+				    xasprintf(dirs[i], a->triplet) :
+				    xstrdup(runpath->v[i - ARRAY_SIZE(dirs)]);
 		char *p = xasprintf("%s/%s", dir, soname);
 		char head[64];
 		FILE *f;
@@ -80,20 +97,86 @@ static char *find_lib(const struct arch *a, const char *soname)
 	return NULL;
 }
 
-static void add_sha(struct agent_bundle *b, const char *path, const char *sha)
+/*
+ * The closure of @exe's DT_NEEDED libraries, breadth first (each one's
+ * own needs after it), paths here appended to @libs; the C library's
+ * objects only when @with_libc.
+ */
+static int needs(const struct arch *arch, const char *exe, bool with_libc,
+		 struct strvec *libs, char **err)
 {
-	struct stat sb;
+	struct strvec todo = { 0 }, seen = { 0 }, runpath = { 0 };
+	size_t i;
+	int ret;
 
-	strvec__push(&b->lib_shas, sha);
-	if (!stat(path, &sb))
-		b->bytes += (unsigned long long)sb.st_size;
+	ret = elf__dynamic(exe, &todo, &runpath);
+	if (ret == -ENOEXEC)
+		errmsg__set(err, ret, "%s: not a dynamic ELF64 we can read",
+			    exe);
+	for (i = 0; !ret && i < todo.nr; i++) {
+		const char *name = todo.v[i];
+		char *path;
+
+		if ((!with_libc && agent_bundle__is_libc(name)) ||
+		    strvec__contains(&seen, name))
+			continue;
+		strvec__push(&seen, name);
+		if (seen.nr > MAX_LIBS) {
+			ret = errmsg__set(err, -E2BIG,
+					  "%s needs more than %d libraries",
+					  exe, MAX_LIBS);
+			break;
+		}
+		path = find_lib(arch, name, &runpath);
+		if (!path) {
+			ret = errmsg__set(err, -ENOENT,
+					  "%s for %s needs %s, which this "
+					  "machine lacks for %s (its "
+					  "libraries for that arch are "
+					  "installed by "
+					  "scripts/install-deps.sh)",
+					  exe, arch->name, name, arch->deb);
+			break;
+		}
+		ret = elf__dynamic(path, &todo, &runpath);
+		if (ret)
+			errmsg__set(err, ret,
+				    "%s: not an ELF64 library we can read",
+				    path);
+		strvec__push_distinct(libs, path);
+	}
+	strvec__release(&todo);
+	strvec__release(&seen);
+	strvec__release(&runpath);
+	return ret;
+}
+
+int agent_bundle__closure(const struct arch *arch, const char *exe,
+			  struct strvec *libs, char **interp, char **err)
+{
+	char buf[256];
+	int fd, ret;
+
+	*interp = NULL;
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errmsg__set(err, -errno, "cannot read %s: %s", exe,
+				   strerror(errno));
+	ret = elf__interp(fd, buf, sizeof(buf));
+	close(fd);
+	if (ret || buf[0] != '/')
+		return errmsg__set(err, -ENOEXEC,
+				   "%s: no dynamic loader named in it", exe);
+	ret = needs(arch, exe, true, libs, err);
+	if (!ret)
+		*interp = xstrdup(buf);
+	return ret;
 }
 
 int agent_bundle__make(const struct arch *arch, struct agent_bundle *b,
 		       char **err)
 {
-	struct strvec todo = { 0 }, seen = { 0 };
-	char sha[SHA256_HEX_SIZE], *name;
+	char sha[SHA256_HEX_SIZE];
 	struct sha256 all;
 	uint8_t digest[SHA256_DIGEST_SIZE];
 	char *why = NULL;
@@ -116,52 +199,18 @@ int agent_bundle__make(const struct arch *arch, struct agent_bundle *b,
 	}
 	if (!stat(b->exe, &sb))
 		b->bytes = (unsigned long long)sb.st_size;
-	ret = elf__needed(b->exe, &todo);
-	/* Breadth first: each library's own needs after it. */
-	for (i = 0; !ret && i < todo.nr; i++) {
-		char *path;
-
-		name = todo.v[i];
-		if (agent_bundle__is_libc(name) ||
-		    strvec__contains(&seen, name))
-			continue;
-		strvec__push(&seen, name);
-		if (seen.nr > MAX_LIBS) {
-			ret = errmsg__set(err, -E2BIG,
-					  "%s needs more than %d libraries",
-					  b->exe, MAX_LIBS);
-			break;
-		}
-		path = find_lib(arch, name);
-		if (!path) {
-			ret = errmsg__set(err, -ENOENT,
-					  "the agent for %s needs %s, which "
-					  "this machine lacks for %s (its "
-					  "libraries for that arch are "
-					  "installed by "
-					  "scripts/install-deps.sh)",
-					  arch->name, name, arch->deb);
-			break;
-		}
-		ret = sha256__file(path, sha, NULL);
+	ret = needs(arch, b->exe, false, &b->libs, err);
+	for (i = 0; !ret && i < b->libs.nr; i++) {
+		ret = sha256__file(b->libs.v[i], sha, NULL);
 		if (ret) {
-			errmsg__set(err, ret, "cannot read %s: %s", path,
-				    strerror(-ret));
-			free(path);
+			errmsg__set(err, ret, "cannot read %s: %s",
+				    b->libs.v[i], strerror(-ret));
 			break;
 		}
-		add_sha(b, path, sha);
-		strvec__push_nodup(&b->libs, path);
-		ret = elf__needed(path, &todo);
-		if (ret)
-			errmsg__set(err, ret,
-				    "%s: not an ELF64 library we can "
-				    "read",
-				    path);
+		strvec__push(&b->lib_shas, sha);
+		if (!stat(b->libs.v[i], &sb))
+			b->bytes += (unsigned long long)sb.st_size;
 	}
-	if (ret == -ENOEXEC && !todo.nr)
-		errmsg__set(err, ret, "%s: not a dynamic ELF64 we can read",
-			    b->exe);
 	if (ret)
 		goto out;
 	sha256__init(&all);
@@ -177,8 +226,6 @@ int agent_bundle__make(const struct arch *arch, struct agent_bundle *b,
 	for (i = 0; i < 8; i++)
 		snprintf(b->id + 2 * i, 3, "%02x", digest[i]);
 out:
-	strvec__release(&todo);
-	strvec__release(&seen);
 	if (ret)
 		agent_bundle__release(b);
 	return ret;

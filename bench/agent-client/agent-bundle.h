@@ -39,6 +39,16 @@ int agent_bundle__make(const struct arch *arch, struct agent_bundle *b,
 		       char **err);
 void agent_bundle__release(struct agent_bundle *b);
 
+/*
+ * For a machine with no C library of its own (an initramfs that is the
+ * agent's whole root): every library @exe needs, the C library's
+ * included, appended to @libs (paths here, found as that arch's loader
+ * finds them), and in *@interp the loader's path as @exe names it (new).
+ * 0, or a negative errno and *@err.
+ */
+int agent_bundle__closure(const struct arch *arch, const char *exe,
+			  struct strvec *libs, char **interp, char **err);
+
 /* A library the machine's C library provides: never sent. */
 bool agent_bundle__is_libc(const char *soname);
 

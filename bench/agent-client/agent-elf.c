@@ -78,6 +78,22 @@ static int va_offset(const Elf64_Phdr *ph, size_t n, uint64_t va, uint64_t *off)
 
 int elf__needed(const char *path, struct strvec *out)
 {
+	return elf__dynamic(path, out, NULL);
+}
+
+/* The absolute folders of a DT_RUNPATH or DT_RPATH ($ORIGIN's are not). */
+static void push_dirs(struct strvec *out, const char *list)
+{
+	char *s = xstrdup(list), *save = NULL, *d;
+
+	for (d = strtok_r(s, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		if (d[0] == '/' && !strvec__contains(out, d))
+			strvec__push(out, d);
+	free(s);
+}
+
+int elf__dynamic(const char *path, struct strvec *out, struct strvec *runpath)
+{
 	Elf64_Phdr ph[MAX_PHDRS];
 	Elf64_Dyn *dyn = NULL;
 	uint64_t strtab = 0, stroff, strsz = 0;
@@ -122,7 +138,9 @@ int elf__needed(const char *path, struct strvec *out)
 		char name[MAX_NAME];
 		ssize_t n;
 
-		if (dyn[i].d_tag != DT_NEEDED)
+		if (dyn[i].d_tag != DT_NEEDED &&
+		    (!runpath ||
+		     (dyn[i].d_tag != DT_RUNPATH && dyn[i].d_tag != DT_RPATH)))
 			continue;
 		if (dyn[i].d_un.d_val >= strsz) {
 			ret = -ENOEXEC;
@@ -139,7 +157,10 @@ int elf__needed(const char *path, struct strvec *out)
 			ret = -ENOEXEC; /* no NUL within MAX_NAME */
 			break;
 		}
-		strvec__push(out, name);
+		if (dyn[i].d_tag == DT_NEEDED)
+			strvec__push(out, name);
+		else
+			push_dirs(runpath, name);
 	}
 out:
 	free(dyn);

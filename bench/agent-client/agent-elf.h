@@ -18,5 +18,7 @@ int elf__interp(int fd, char *buf, size_t size);
  * 0, or a negative errno (-ENOEXEC: not a dynamic ELF64 we can read).
  */
 int elf__needed(const char *path, struct strvec *out);
+/* elf__needed(), and the absolute folders of its RUNPATH in @runpath. */
+int elf__dynamic(const char *path, struct strvec *out, struct strvec *runpath);
 
 #endif /* IOMMU_BENCH_AGENT_ELF_H */

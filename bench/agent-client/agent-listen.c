@@ -141,7 +141,10 @@ int agent_listen__accept(struct agent_listen *l, const uint8_t *secret,
 	return 0;
 refuse:
 	close(fd);
-	return -EACCES;
+	/* A peer that hung up before it said anything of a secret is no
+	 * agent refused (a NAT that gave up on a connection, or an agent
+	 * that gave up waiting), just gone. */
+	return ret == -ECONNRESET ? ret : -EACCES;
 }
 
 void agent_listen__close(struct agent_listen *l)

@@ -38,7 +38,9 @@ uint16_t agent_listen__port(const struct agent_listen *l);
  * -EACCES for a connection that did not make it through the handshake
  * (refused and closed; *@err says from which address and why, e.g.
  * "refused an agent at 10.0.0.2:41234: wrong secret"; the caller may
- * wait again), or another negative errno and *@err.
+ * wait again), -ECONNRESET for one that hung up before it proved or
+ * disproved anything (the caller may wait again, and need not say it),
+ * or another negative errno and *@err.
  */
 int agent_listen__accept(struct agent_listen *l, const uint8_t *secret,
 			 size_t len, int timeout_ms, struct agent_conn **out,

@@ -45,9 +45,34 @@ static bool is_old_boot(json_t *hello, const char *old_boot)
 	return old_boot && !strcmp(id ? id : "", old_boot);
 }
 
+struct sock_dial {
+	const char *path, *host;
+};
+
+static int dial_sock(void *arg, struct agent_conn **out)
+{
+	struct sock_dial *d = arg;
+	int fd = connect_sock(d->path);
+
+	if (fd < 0)
+		return fd;
+	*out = agent_conn__new(fcntl(fd, F_DUPFD_CLOEXEC, 0), fd, d->host);
+	return 0;
+}
+
 int agent_sock__wait(const char *path, const char *host, int timeout_ms,
 		     const char *old_boot, const struct agent_sock_watch *w,
 		     struct agent_conn **out, char **err)
+{
+	struct sock_dial sd = { path, host };
+	const struct agent_dial d = { dial_sock, &sd };
+
+	return agent__wait(&d, timeout_ms, old_boot, w, out, err);
+}
+
+int agent__wait(const struct agent_dial *d, int timeout_ms,
+		const char *old_boot, const struct agent_sock_watch *w,
+		struct agent_conn **out, char **err)
 {
 	long long end = mono_ms() + timeout_ms;
 	struct agent_conn *c = NULL;
@@ -64,15 +89,10 @@ int agent_sock__wait(const char *path, const char *host, int timeout_ms,
 			why = gone;
 			goto fail;
 		}
-		if (!c) {
-			int fd = connect_sock(path);
-
-			if (fd < 0) {
-				usleep(100 * 1000);
-				continue;
-			}
-			c = agent_conn__new(fcntl(fd, F_DUPFD_CLOEXEC, 0), fd,
-					    host);
+		if (!c && d->dial(d->arg, &c)) {
+			c = NULL;
+			usleep(100 * 1000);
+			continue;
 		}
 		free(why);
 		why = NULL;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An agent on a VM's virtio-serial port, which QEMU wires to a unix
- * socket on this machine: whoever started that QEMU (the tool itself,
- * or a LAVA worker here) is asked by callback whether it still runs.
+ * socket on this machine, or one that dials us (a LAVA device): whoever
+ * started that machine (the tool itself, or a LAVA lab) is asked by
+ * callback whether it still runs.
  */
 #ifndef IOMMU_BENCH_AGENT_SOCK_H
 #define IOMMU_BENCH_AGENT_SOCK_H
@@ -32,5 +33,20 @@ struct agent_sock_watch {
 int agent_sock__wait(const char *path, const char *host, int timeout_ms,
 		     const char *old_boot, const struct agent_sock_watch *w,
 		     struct agent_conn **out, char **err);
+
+/*
+ * How agent__wait() reaches an agent: a new connection in *@out (0), or
+ * a negative errno when there is none yet (it is asked again shortly;
+ * what it cannot reach it says itself, once).
+ */
+struct agent_dial {
+	int (*dial)(void *arg, struct agent_conn **out);
+	void *arg;
+};
+
+/* agent_sock__wait() through @d: a socket here or a listener's accept. */
+int agent__wait(const struct agent_dial *d, int timeout_ms,
+		const char *old_boot, const struct agent_sock_watch *w,
+		struct agent_conn **out, char **err);
 
 #endif /* IOMMU_BENCH_AGENT_SOCK_H */

@@ -117,7 +117,7 @@ void matrix_host__release(struct matrix_host *h)
 	free_all(h->netns, h->kernel_dir, h->lava.server, h->lava.token_file,
 		 h->lava.token_env, h->lava.device_type);
 	strv_free(h->lava.tags, h->lava.nr_tags);
-	free(h->lava.peer_address);
+	free_all(h->lava.peer_address, h->lava.controller, h->lava.gateway);
 	strv_free(h->qemu.cmdline, h->qemu.nr_cmdline);
 	free(h->qemu.vcpu_cpus);
 	for (size_t i = 0; i < h->qemu.nr_disks; i++)
@@ -471,7 +471,8 @@ static void parse_lava(struct mx *mx, struct matrix_host *h,
 	static const char *const keys[] = {
 		"server",      "token_file", "token_env",    "device_type",
 		"tags",	       "priority",   "peer_address", "queue_timeout",
-		"job_timeout", "token",	     NULL,
+		"job_timeout", "token",	     "controller",   "http_port",
+		"agent_port",  "gateway",    NULL,
 	};
 	const struct toml_value *v;
 	char where[96];
@@ -511,6 +512,21 @@ static void parse_lava(struct mx *mx, struct matrix_host *h,
 	mx_strings(mx, tab, "tags", MX_NAME, &h->lava.tags, &h->lava.nr_tags);
 	mx_uint32(mx, tab, "priority", 0, 100, &h->lava.priority);
 	mx_string(mx, tab, "peer_address", MX_IP, &h->lava.peer_address);
+	if (!mx_string(mx, tab, "controller", MX_IP, &h->lava.controller))
+		mx_err(mx, tab->pos,
+		       "missing key 'controller' in %s (this machine's "
+		       "address as the lab's workers and devices reach it, "
+		       "like \"192.0.2.10\": they fetch the job's files from "
+		       "it and its agent connects to it)",
+		       where);
+	mx_string(mx, tab, "gateway", MX_IP, &h->lava.gateway);
+	mx_uint32(mx, tab, "http_port", 1, 65535, &h->lava.http_port);
+	mx_uint32(mx, tab, "agent_port", 1, 65535, &h->lava.agent_port);
+	if (h->lava.http_port == h->lava.agent_port)
+		mx_err(mx, mx_val_pos(tab, "agent_port", tab->pos),
+		       "agent_port: %u is http_port's too; the two need "
+		       "ports of their own",
+		       h->lava.agent_port);
 	mx_duration(mx, tab, "queue_timeout", &h->lava.queue_timeout_ms);
 	if (mx_duration(mx, tab, "job_timeout", &h->lava.job_timeout_ms) > 0 &&
 	    h->lava.job_timeout_ms < 60 * 1000)
@@ -628,7 +644,9 @@ static void set_defaults(struct matrix_host *h)
 		h->lava.priority = 50;
 		/* QEMU's user-mode networking: the guest's gateway is the
 		 * worker's loopback. */
-		h->lava.peer_address = xstrdup("10.0.2.2");
+		h->lava.gateway = xstrdup("10.0.2.2");
+		h->lava.http_port = LAVA_HTTP_PORT;
+		h->lava.agent_port = LAVA_AGENT_PORT;
 		h->lava.queue_timeout_ms = 30 * 60 * 1000;
 		h->lava.job_timeout_ms = 2 * 60 * 60 * 1000;
 		break;

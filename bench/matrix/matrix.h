@@ -151,6 +151,10 @@ struct matrix_qemu {
  * [hosts.NAME.lava]: a device of a LAVA lab, booted by a job per boot
  * (bench/host/lava/host-lava.c). Its VM's shape is the host's qemu table.
  */
+/* The lab reaches the controller on these unless the matrix says. */
+#define LAVA_HTTP_PORT 7780
+#define LAVA_AGENT_PORT 7781
+
 struct matrix_lava {
 	char *server;	   /* "http://lava.example:8000", no path */
 	char *token_file;  /* the API token's file, or */
@@ -160,10 +164,20 @@ struct matrix_lava {
 	size_t nr_tags;
 	unsigned int priority; /* 0..100 */
 	/*
-	 * Where the device reaches the workload's other end: user-mode
-	 * networking's alias of the worker's loopback, "10.0.2.2".
+	 * Where the device reaches the workload's other end; NULL: at
+	 * @controller, where a peer on this machine listens.
 	 */
 	char *peer_address;
+	/*
+	 * This machine as the lab's workers and devices reach it: the
+	 * artifact server (the job's files by sha256) on @http_port, the
+	 * agents' channel on @agent_port. Fixed ports: a resumed run must
+	 * be where the killed run's job looks.
+	 */
+	char *controller;
+	uint32_t http_port, agent_port;
+	/* The device's default route: user-mode networking's "10.0.2.2". */
+	char *gateway;
 	uint64_t queue_timeout_ms; /* submitted to running, at most */
 	/*
 	 * How long a job may hold the device once booted: every trial of

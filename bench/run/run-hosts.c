@@ -197,7 +197,8 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 					      (long)t->mode :
 					      -1,
 				      &err);
-		if (ret &&
+		/* A lab that cannot reach us fails a plain boot alike. */
+		if (ret && ret != -EHOSTUNREACH &&
 		    (t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC)) {
 			pr_warn("%s; trying a boot without the mode's cmdline",
 				err);

@@ -169,10 +169,14 @@ static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
 	int ret;
 
 	/* A lab's device behind user-mode networking has its own name
-	 * for the server's machine. */
-	if (cli->h.m->transport == HOST_LAVA && cli->h.m->lava.peer_address)
+	 * for the server's machine: peer_address, else the controller's,
+	 * which it reaches already (its agent dialed it). */
+	if (cli->h.m->transport == HOST_LAVA)
 		ret = snprintf(ip, sizeof(ip), "%s",
-			       cli->h.m->lava.peer_address) >= (int)sizeof(ip) ?
+			       cli->h.m->lava.peer_address ?
+				       cli->h.m->lava.peer_address :
+				       cli->h.m->lava.controller) >=
+				      (int)sizeof(ip) ?
 			      -ENAMETOOLONG :
 			      0;
 	else

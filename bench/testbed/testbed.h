@@ -18,9 +18,12 @@
  *     drivers built in);
  *   - brings lo up, waits (bounded) for the NIC named by
  *     iommu_bench.nic= (default eth0), brings it up and adds
- *     iommu_bench.ip= (a CIDR) to it when given;
+ *     iommu_bench.ip= (a CIDR) to it when given, and a default route
+ *     through iommu_bench.gw=;
  *   - mounts the controller's root, shared read-only over 9p with the
- *     mount tag TESTBED_9P_TAG, at /host; binds /proc, /sys, /dev into
+ *     mount tag TESTBED_9P_TAG, at /host, unless the initramfs carries
+ *     a root of its own there (/host/TESTBED_OWN_ROOT: a LAVA device
+ *     that shares nothing with the controller); binds /proc, /sys, /dev into
  *     it and puts tmpfs on /host/tmp, /host/run and /host/var/tmp, and
  *     a machine-id of its own (iommu_bench.machine_id=) over
  *     /host/etc/machine-id; and, when the initramfs has the kernel's
@@ -30,9 +33,12 @@
  *   - then, forever: opens the virtio-serial port named
  *     TESTBED_PORT_NAME read-write and runs, chrooted into /host,
  *     `iommu_bench.exe= agent serve` with stdin and stdout on it and
- *     stderr on the console. The agent exits when the controller
- *     disconnects (EOF) and is started again; any other exit is said on
- *     the console with its status.
+ *     stderr on the console; or, given iommu_bench.ctl=ADDRESS:PORT,
+ *     runs `agent connect ADDRESS:PORT` with the job's secret, which
+ *     the initramfs carries in /TESTBED_SECRET_FILE (copied to the
+ *     guest's /run, mode 0600, never on the command line). The agent
+ *     exits when the controller disconnects (EOF) and is started again;
+ *     any other exit is said on the console with its status.
  *   Values from the command line are checked against a safe character
  *   set before use; a bad one is reported on the console and ignored.
  */
@@ -52,6 +58,10 @@ struct arch;
 #define TESTBED_9P_TAG "hostfs"
 #define TESTBED_PORT_NAME "iommu-bench.agent"
 #define TESTBED_READY_LINE "iommu-bench-guest: ready"
+/* Under /host: the root is the initramfs's own, not mounted over 9p. */
+#define TESTBED_OWN_ROOT ".iommu-bench-root"
+/* At the initramfs's top: the secret `agent connect` proves. */
+#define TESTBED_SECRET_FILE "iommu-bench-secret"
 
 /*
  * Where a kernel package keeps its image and config. Debian 7.x splits

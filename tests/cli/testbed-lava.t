@@ -3,8 +3,16 @@
 # transport = "lava" against a real LAVA master and worker on this
 # machine (tests/lava/lava-up.sh: Debian's lava-server, lava-dispatcher
 # and PostgreSQL, started without systemd; one qemu device, TCG): no fake
-# lab and no recorded answers.
+# lab and no recorded answers. The worker shares nothing with us: its
+# own network namespace (reached by IP only) and its own mounts, where
+# this checkout, the tool, /tmp, /run and /root are empty. Its jobs
+# fetch the kernel and the agent's whole root from our artifact server,
+# and the agent dials us and proves the job's secret.
 #
+#   - the worker's view: none of our files, another network; each job
+#     names its files by http:// URL and sha256 (no file://, no 9p, no
+#     socket of ours); the job's secret in no definition, log, message
+#     or the store; an agent with a wrong secret refused, nothing stored;
 #   - bad input is refused before any trial, in words: a lab that does
 #     not answer, a token it refuses (and the token never printed), a
 #     device type it lacks (did you mean), a job it refuses (its own
@@ -17,7 +25,11 @@
 #     in the store and in LAVA's own list), both Complete; the modes are
 #     verified inside the guest, throughput and probe counts are > 0,
 #     strict syncs the IOTLB per unmap and lazy defers it;
-#   - a mode whose kernel cannot boot (mem=24M: a panic, QEMU exits) has
+#   - a job whose worker cannot reach our artifact server fails its boot,
+#     in words (nothing fetched), once half the boot timeout has passed
+#     (LAVA itself would retry for ten minutes), and no second boot;
+#   - a mode whose kernel cannot boot (rdinit= names no init: a panic,
+#     QEMU exits) has
 #     its job end Incomplete, and only its trials fail, with LAVA's
 #     reason;
 #   - SIGINT while a job is queued cancels it in LAVA.
@@ -55,7 +67,8 @@ trap 'exit 1' INT TERM
 t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 sqlite3 \
 	iperf3 curl python3
 
-up=$(bash "$SRCDIR/tests/lava/lava-up.sh" "$LAVA" 2>"$T_TMP/lava-up.err")
+up=$(IOMMU_BENCH_LAVA_HIDE="$SRCDIR $(dirname "$B") $T_TMP" \
+	bash "$SRCDIR/tests/lava/lava-up.sh" "$LAVA" 2>"$T_TMP/lava-up.err")
 st=$?
 if [ $st -eq 77 ]; then
 	echo "1..0 # SKIP ${up#SKIP: }"
@@ -69,6 +82,19 @@ t_diag "$up"
 URL=$(cat "$LAVA/url")
 DEVICE_TYPE=$(cat "$LAVA/device_type")
 TOKEN_FILE=$LAVA/token
+CTL=$(cat "$LAVA/controller")
+WPID=$(cat "$LAVA/worker_pid")
+HTTP_PORT=$((PORT + 1))
+AGENT_PORT=$((PORT + 2))
+
+# What the worker sees: its own root view and network, none of ours.
+seen=
+for f in "$B" "$SRCDIR/Makefile" "$T_TMP" "$HOME/.cache/iommu-bench"; do
+	[ -e "/proc/$WPID/root$f" ] && seen="$seen $f"
+done
+[ -n "$WPID" ] && [ -z "$seen" ] &&
+	[ "$(readlink "/proc/$WPID/ns/net")" != "$(readlink /proc/self/ns/net)" ]
+t_ok $? "the worker (pid $WPID) has a network of its own and sees none of our files${seen:+ (it sees:$seen)}"
 
 # matrix FILE [LAVA_LINES] [MODES]: the LAVA guest and this machine;
 # LAVA_LINES replace [hosts.$G.lava]'s (the lab up here by default).
@@ -77,6 +103,12 @@ matrix() {
 	# (a default with quotes cannot be written inside the here-document)
 	[ -n "$lab" ] || lab=$(printf 'server = "%s"\ntoken_file = "%s"\ndevice_type = "%s"' \
 		"$URL" "$TOKEN_FILE" "$DEVICE_TYPE")
+	case $lab in
+	*controller*) ;;
+	*) lab=$(printf '%s\ncontroller = "%s"' "$lab" "$CTL") ;;
+	esac
+	lab=$(printf '%s\nhttp_port = %s\nagent_port = %s' \
+		"$lab" "$HTTP_PORT" "$AGENT_PORT")
 	cat >"$1" <<EOT
 [run]
 name = "tb-lava"
@@ -90,12 +122,12 @@ modes = [${3:-"\"strict\", \"lazy\""}]
 method = "reboot"
 [modes.lazy]
 method = "reboot"
-# A kernel that cannot boot in 24 MB panics; QEMU exits (-no-reboot) and
-# LAVA ends the job Incomplete.
+# A kernel whose initramfs has no such init finds no root either, and
+# panics; QEMU exits (-no-reboot) and LAVA ends the job Incomplete.
 [modes.broken]
 method = "reboot"
 group_type = "DMA"
-cmdline = ["iommu.strict=1", "mem=24M"]
+cmdline = ["iommu.strict=1", "rdinit=/no-such-init"]
 
 [hosts.$G]
 transport = "lava"
@@ -188,10 +220,28 @@ t_ok $? "a token written into the matrix is refused, and not echoed"
 matrix "$M" "" '"strict", "lazy", "broken"'
 "$B" run "$M" --db "$DB" >"$T_TMP/run1.out" 2>"$T_TMP/run1.err" &
 RUN_PID=$!
+# While the job's guest boots, an agent that knows another secret dials
+# in: refused by the controller, and it says so itself.
+t_poll 120 1 "$RUN_PID" grep -q "LAVA job [0-9]* running on" "$T_TMP/run1.err"
+printf '%064d\n' 7 >"$T_TMP/wrong.secret"
+chmod 600 "$T_TMP/wrong.secret"
+timeout 60 "$B" agent connect "$CTL:$AGENT_PORT" --secret-file \
+	"$T_TMP/wrong.secret" --give-up 20 >/dev/null 2>"$T_TMP/wrong.err"
+st=$?
+[ $st -eq 3 ] && t_grep "$T_TMP/wrong.err" "did not prove the job's secret" &&
+	grep -q "refused an agent at $CTL:[0-9]*: wrong secret" "$T_TMP/run1.err"
+t_ok $? "an agent with a wrong secret is refused (exit $st), and the run says so"
+[ $st -eq 3 ] || t_diag "$(cat "$T_TMP/wrong.err")" "$(tail -5 "$T_TMP/run1.err")"
 t_poll 300 1 "$RUN_PID" grep -q "answered" "$T_TMP/run1.err"
 grep -q "answered" "$T_TMP/run1.err"
 t_ok $? "the first LAVA job booted the guest and its agent answered (${i} s)"
 grep -q "answered" "$T_TMP/run1.err" || t_diag "$(tail -20 "$T_TMP/run1.err")"
+# The job's secret, read where the run keeps it for a resume (0600), to
+# look for it everywhere it must not be.
+JOB_SECRET=$(cat /run/iommu-bench/lava-$G/boot-*.secret 2>/dev/null | head -n 1)
+[ ${#JOB_SECRET} -eq 64 ] &&
+	[ "$(stat -c %a /run/iommu-bench/lava-$G/boot-*.secret | head -n 1)" = 600 ]
+t_ok $? "the job's secret is kept 0600 in the host's state folder, for a resume"
 # Into the first trial, then SIGKILL: nothing of ours can cancel the job.
 sleep 3
 kill -9 "$RUN_PID"
@@ -238,6 +288,31 @@ print(sum(1 for j in json.load(sys.stdin)['results']
 	  if j['description'].startswith('iommu-bench: host $G,')))")
 [ "$listed" = 3 ]
 t_ok $? "LAVA itself lists three jobs of this host: none submitted twice ($listed)"
+
+# Every job's definition, as LAVA keeps it, and its log.
+defs=$T_TMP/definitions
+: >"$defs"
+for id in $(t_q "SELECT job_id FROM lab_jobs"); do
+	for what in "" logs/; do
+		curl -s -H "Authorization: Token $(cat "$TOKEN_FILE")" \
+			"$URL/api/v0.2/jobs/$id/$what" >>"$defs"
+	done
+done
+n=$(grep -o "http://$CTL:$HTTP_PORT/sha256/[0-9a-f]\{64\}" "$defs" | sort -u | wc -l)
+[ "$n" -ge 2 ] && ! grep -q -e 'file://' -e 'virtio-9p' -e 'chardev socket' "$defs"
+t_ok $? "the jobs name their files by URL and sha256 ($n distinct), no file://, 9p or socket of ours"
+leaks=
+[ -n "$JOB_SECRET" ] || leaks=" (no secret was read)"
+for f in "$defs" "$T_TMP/run1.out" "$T_TMP/run1.err" "$T_TMP/run2.out" \
+	"$T_TMP/run2.err"; do
+	grep -q -- "${JOB_SECRET:-none}" "$f" && leaks="$leaks ${f##*/}"
+done
+sqlite3 "$DB" .dump | grep -q -- "${JOB_SECRET:-none}" && leaks="$leaks the-store"
+[ -z "$leaks" ]
+t_ok $? "the job's secret is in no definition, LAVA log, message or the store$leaks"
+left=$(ls /run/iommu-bench/lava-$G/ 2>/dev/null | grep -c '\.secret$')
+[ "$left" = 0 ]
+t_ok $? "no job's secret is kept once its job ended ($left left)"
 
 ok=$(t_q "SELECT count(*) FROM trials WHERE status = 'ok'
 	AND effective_mode = requested_mode")
@@ -295,5 +370,24 @@ stored=$(t_q "SELECT state || ' ' || health FROM lab_jobs
 	WHERE job_id = ${JOB3:-0}")
 [ "$stored" = "ended Canceled" ]
 t_ok $? "and the store says so ($stored)"
+
+# --- our artifact server out of the worker's reach ---------------------
+
+# 127.0.0.1 is ours to listen on, and the worker's own loopback to it.
+# Last: LAVA retries the download for ten minutes and cancels the job
+# only then, and lava-down ends it at cleanup. The boot fails half its
+# boot_timeout after the job started, with nothing fetched.
+matrix "$T_TMP/unreach.toml" "server = \"$URL\"
+token_file = \"$TOKEN_FILE\"
+device_type = \"$DEVICE_TYPE\"
+controller = \"127.0.0.1\"" '"strict"'
+sed -i 's/^boot_timeout = "4m"/boot_timeout = "1m"/' "$T_TMP/unreach.toml"
+"$B" run "$T_TMP/unreach.toml" --db "$T_TMP/unreach.db" --new \
+	>"$T_TMP/unreach.out" 2>"$T_TMP/unreach.err"
+st=$?
+[ $st -eq 1 ] && grep -q "has fetched nothing from http://127.0.0.1:$HTTP_PORT/ in its first 30 s: can the lab's workers reach" \
+	"$T_TMP/unreach.err" && ! grep -q "trying a boot without" "$T_TMP/unreach.err"
+t_ok $? "an artifact server the worker cannot reach: the boot fails in words, no second boot (exit $st)"
+[ $st -eq 1 ] || t_diag "$(tail -8 "$T_TMP/unreach.err")"
 
 t_done

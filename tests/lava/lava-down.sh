@@ -111,6 +111,13 @@ for p in $p1 $p2 $p3; do
 	wait "$p" || rc=1
 done
 
+# The worker's network, only when this state dir made it.
+if [ -s "$STATE/netns.created" ]; then
+	ip netns del "$(cat "$STATE/netns.created")" 2>/dev/null
+	ip link del ibl0 2>/dev/null
+	rm -f "$STATE/netns.created"
+fi
+
 if [ "$STOP_PG" = --stop-postgres ] && [ -s "$STATE/postgres.started" ]; then
 	# shellcheck disable=SC2046 # "VERSION CLUSTER"
 	pg_ctlcluster $(cat "$STATE/postgres.started") stop &&

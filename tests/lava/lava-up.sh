@@ -4,6 +4,14 @@
 # lava-up.sh STATE_DIR: bring up a LAVA master + worker on this machine,
 # without systemd, with one QEMU device, for `make check`.
 #
+# The worker shares nothing with the controller, as a lab's remote worker
+# would: it runs in a network namespace of its own (WORKER_NS), reached
+# only through a veth pair (this machine 10.92.0.1, the worker 10.92.0.2),
+# and in a mount namespace of its own where /tmp, /run, /root, /home and
+# each folder in $IOMMU_BENCH_LAVA_HIDE (the checkout, the tool) are
+# empty tmpfs: its jobs' files come over HTTP or not at all. The server
+# answers on 127.0.0.1:8000 and, for the worker, on 10.92.0.1:8000.
+#
 # Idempotent: what already runs and answers is reused, what is missing is
 # started, and provisioning only creates what is not there. Only what this
 # script starts gets a STATE_DIR/*.pid; lava-down.sh stops exactly those.
@@ -14,6 +22,8 @@
 #
 # Leaves in STATE_DIR:
 #   url          the server's base URL
+#   controller   this machine's address as the worker and its devices see it
+#   worker_pid   the worker's pid (its /proc/PID/root is the worker's view)
 #   device_type  the device type jobs must ask for
 #   device       the device's name
 #   token        an API token of the superuser (mode 0600; never printed)
@@ -34,7 +44,15 @@ unset PYTHONPATH PYTHONHOME PYTHONSTARTUP VIRTUAL_ENV
 
 URL=http://127.0.0.1:8000
 API=$URL/api/v0.2
-WS_URL=http://127.0.0.1:8001/ws/
+# The worker's own network: a namespace and a veth pair to this machine.
+WORKER_NS=iommu-bench-lava
+CTL_IP=10.92.0.1
+WORKER_IP=10.92.0.2
+WORKER_URL=http://$CTL_IP:8000
+WS_URL=http://$CTL_IP:8001/ws/
+# Where the worker keeps its jobs, token and log: outside what it cannot
+# see (STATE_DIR is under /tmp).
+WORKER_HOME=/var/lib/iommu-bench-lava-worker
 PUBLISHER_PORT=8001
 LAVA_USER=iommu-bench
 WORKER=iommu-bench-ci
@@ -62,7 +80,7 @@ for pkg in postgresql lava-server lava-dispatcher lavacli; do
 	fi
 done
 for cmd in curl pg_lsclusters pg_ctlcluster pg_isready gunicorn3 lava-server \
-	lava-worker /usr/bin/python3 ss pgrep; do
+	lava-worker /usr/bin/python3 ss pgrep ip unshare; do
 	if ! command -v "$cmd" >/dev/null 2>&1; then
 		echo "SKIP: $cmd not found"
 		exit 77
@@ -214,6 +232,36 @@ wait_for "$TIMEOUT" postgres pg_isready -q -h /var/run/postgresql -p "$PG_PORT" 
 	die "PostgreSQL $PG_VER/$PG_NAME not ready after ${TIMEOUT}s" "$PG_LOG"
 note "postgres   $(since "$t")s ($PG_VER/$PG_NAME $pg_note)"
 
+# --- The worker's network --------------------------------------------------
+t=$(now)
+ns_ready() {
+	ip netns exec "$WORKER_NS" ip -4 addr show dev ibl1 2>/dev/null |
+		grep -q "inet $WORKER_IP/" &&
+		ip -4 addr show dev ibl0 2>/dev/null | grep -q "inet $CTL_IP/"
+}
+if ns_ready; then
+	ns_note=reused
+else
+	ip netns del "$WORKER_NS" 2>/dev/null
+	ip link del ibl0 2>/dev/null
+	{
+		ip netns add "$WORKER_NS" &&
+			ip link add ibl0 type veth peer name ibl1 &&
+			ip link set ibl1 netns "$WORKER_NS" &&
+			ip addr add "$CTL_IP/24" dev ibl0 &&
+			ip link set ibl0 up &&
+			ip -n "$WORKER_NS" addr add "$WORKER_IP/24" dev ibl1 &&
+			ip -n "$WORKER_NS" link set ibl1 up &&
+			ip -n "$WORKER_NS" link set lo up &&
+			ip -n "$WORKER_NS" route add default via "$CTL_IP"
+	} >"$STATE/netns.out" 2>&1 || die "the worker's network namespace" \
+		"$STATE/netns.out"
+	# lava-down.sh removes only what this state dir made.
+	echo "$WORKER_NS" >"$STATE/netns.created"
+	ns_note=made
+fi
+note "network    $(since "$t")s (netns $WORKER_NS $ns_note: worker $WORKER_IP, this machine $CTL_IP)"
+
 # --- Server: gunicorn, publisher, scheduler -------------------------------
 # Each is started only if nothing serves its role yet: one instance per
 # machine is enough, whoever started it.
@@ -222,10 +270,13 @@ started=
 if ! server_answers && ! pid_alive gunicorn gunicorn; then
 	# The packaged unit's command line, on loopback only, 2 workers for 2
 	# CPUs (the unit's 4 thrash here).
-	launch gunicorn /usr/bin/gunicorn3 lava_server.wsgi \
-		--log-level DEBUG --log-file "$STATE/gunicorn.log" \
-		-u lavaserver -g lavaserver --worker-class eventlet --workers 2 \
-		--bind 127.0.0.1:8000
+	# Django answers only the host names it is told of: the worker's
+	# requests name 10.92.0.1.
+	ALLOWED_HOSTS=$CTL_IP launch gunicorn /usr/bin/gunicorn3 \
+		lava_server.wsgi --log-level DEBUG \
+		--log-file "$STATE/gunicorn.log" -u lavaserver -g lavaserver \
+		--worker-class eventlet --workers 2 --bind 127.0.0.1:8000 \
+		--bind "$CTL_IP:8000"
 	started="$started gunicorn"
 fi
 publisher_listens() {
@@ -234,7 +285,7 @@ publisher_listens() {
 if ! publisher_listens && ! pid_alive publisher lava-publisher; then
 	launch publisher /usr/bin/lava-server manage lava-publisher \
 		--level DEBUG --log-file "$STATE/publisher.log" \
-		--host 127.0.0.1 --port "$PUBLISHER_PORT"
+		--host "$CTL_IP" --port "$PUBLISHER_PORT"
 	started="$started publisher"
 fi
 # The scheduler has no port to probe: look for its command line.
@@ -247,6 +298,15 @@ fi
 wait_for "$TIMEOUT" gunicorn server_answers ||
 	die "$URL does not answer after ${TIMEOUT}s" \
 		"$STATE/gunicorn.out" "$STATE/gunicorn.log"
+# A server someone else started on loopback alone is of no use to a
+# worker that reaches it only by IP.
+worker_reaches() {
+	ip netns exec "$WORKER_NS" curl -sf -m 5 -o /dev/null \
+		"$WORKER_URL/api/v0.2/system/version/"
+}
+wait_for "$TIMEOUT" "the worker's view" worker_reaches ||
+	die "the worker's namespace does not reach $WORKER_URL (a server" \
+		"started elsewhere, on 127.0.0.1 only?)" "$STATE/gunicorn.log"
 wait_for "$TIMEOUT" publisher publisher_listens ||
 	die "nothing listens on :$PUBLISHER_PORT after ${TIMEOUT}s" \
 		"$STATE/publisher.out" "$STATE/publisher.log"
@@ -391,21 +451,43 @@ else
 		wait_for 10 "worker exit" group_gone ||
 			kill -KILL -- "-$pgid" 2>/dev/null
 	fi
+	rm -rf "$WORKER_HOME"
+	mkdir -p -m 0700 "$WORKER_HOME" || die "mkdir $WORKER_HOME"
 	(
 		umask 077
 		manage workers details "$WORKER" 2>>"$PLOG" |
-			sed -n 's/^token *: *//p' >"$STATE/worker-token"
+			sed -n 's/^token *: *//p' >"$WORKER_HOME/token"
 	)
-	[ -s "$STATE/worker-token" ] ||
+	[ -s "$WORKER_HOME/token" ] ||
 		die "no token in \`workers details $WORKER\`" "$PLOG"
+	cp "$WORKER_HOME/token" "$STATE/worker-token" # for redact()
 	# Its own job database: the default one is shared with any other
 	# worker on this machine, which would then claim our jobs.
-	mkdir -p "$STATE/worker" /var/log/lava-dispatcher
+	mkdir -p "$WORKER_HOME/jobs" /var/log/lava-dispatcher
+	ln -sf "$WORKER_HOME/lava-worker.log" "$STATE/lava-worker.log"
+	hide="/tmp /run /root /home"
+	for d in ${IOMMU_BENCH_LAVA_HIDE:-}; do
+		case $d in /*) [ -d "$d" ] && hide="$hide $d" ;; esac
+	done
 	t_start=$(date +%s)
-	launch lava-worker /usr/bin/lava-worker --level DEBUG \
-		--name "$WORKER" --url "$URL/" --ws-url "$WS_URL" \
-		--token-file "$STATE/worker-token" --worker-dir "$STATE/worker" \
-		--log-file "$STATE/lava-worker.log"
+	# Its network first (ip netns exec needs /run/netns), then its own
+	# mounts: everything of ours it could read is hidden under tmpfs.
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	launch lava-worker ip netns exec "$WORKER_NS" \
+		unshare --mount --propagation private sh -c '
+			hide=$1
+			shift
+			for d in $hide; do
+				# Gone already: under a folder hidden before it.
+				[ -d "$d" ] || continue
+				mount -t tmpfs -o mode=0755 hidden "$d" || exit 1
+			done
+			exec "$@"' sh "$hide" \
+		/usr/bin/lava-worker --level DEBUG \
+		--name "$WORKER" --url "$WORKER_URL/" --ws-url "$WS_URL" \
+		--token-file "$WORKER_HOME/token" \
+		--worker-dir "$WORKER_HOME/jobs" \
+		--log-file "$WORKER_HOME/lava-worker.log"
 	worker_pinged() {
 		local state ping
 		IFS=$'\t' read -r state ping < <(rest_get "workers/$WORKER/" state last_ping)
@@ -447,6 +529,8 @@ fi
 note "worker     $(since "$t")s ($w_note; device $DEV_STATE)"
 
 echo "$URL" >"$STATE/url"
+echo "$CTL_IP" >"$STATE/controller"
+pgrep -f "lava-worker .*--name $WORKER( |\$)" | head -n 1 >"$STATE/worker_pid"
 echo "$DEVICE_TYPE" >"$STATE/device_type"
 echo "$DEVICE" >"$STATE/device"
 

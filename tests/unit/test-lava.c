@@ -2,7 +2,8 @@
 /*
  * transport = "lava" without a lab: the matrix's [hosts.X.lava] and what
  * it refuses, the job definition a boot becomes (the machine, the
- * kernel's command line quoted once, the agent's socket), and LAVA's
+ * kernel's command line quoted once, the files by URL and sha256, the
+ * agent dialing the controller), and LAVA's
  * answers read (a job's state, why it failed, a submission's id). The
  * lab itself is tests/cli/testbed-lava.t's.
  */
@@ -30,7 +31,9 @@
 	HOSTS(lava_extra, host_extra)  \
 	"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\nclient = \"lab\"\n"
 
-#define TOKEN "token_file = \"/etc/iommu-bench/lava.token\"\n"
+#define TOKEN                                            \
+	"token_file = \"/etc/iommu-bench/lava.token\"\n" \
+	"controller = \"192.0.2.10\"\n"
 
 static void test_defaults(void)
 {
@@ -42,8 +45,10 @@ static void test_defaults(void)
 	h = &m->hosts[matrix__find_host(m, "lab")];
 	ok(h->transport == HOST_LAVA, "transport lava");
 	is_str(h->lava.device_type, "qemu", "device_type defaults to qemu");
-	is_str(h->lava.peer_address, "10.0.2.2",
-	       "the peer is user-mode networking's alias of the worker");
+	ok(!h->lava.peer_address,
+	   "no peer_address: the peer is at the controller's address");
+	ok(h->lava.http_port == 7780 && h->lava.agent_port == 7781,
+	   "the artifact server on 7780, the agents' channel on 7781");
 	is_str(h->address, "10.0.2.15/24", "the guest's own address");
 	is_str(h->nic, "eth0", "its NIC");
 	ok(h->qemu.nic == QEMU_NIC_E1000E, "an e1000e, behind the vIOMMU");
@@ -99,6 +104,18 @@ static void test_errors(void)
 	e = load_bad(MATRIX(TOKEN "device_typ = \"qemu\"\n", ""));
 	has_str(e, "did you mean 'device_type'", "a typo gets a suggestion");
 	free(e);
+	e = load_bad(MATRIX("token_env = \"T\"\n", ""));
+	has_str(e, "missing key 'controller'",
+		"the address the lab reaches us at is needed");
+	free(e);
+	e = load_bad(MATRIX(TOKEN "agent_port = 7780\n", ""));
+	has_str(e, "agent_port: 7780 is http_port's too",
+		"the two ports must differ");
+	free(e);
+	e = load_bad(MATRIX("token_env = \"T\"\ncontroller = \"lab.example\"\n",
+			    ""));
+	has_str(e, "controller", "the controller is an address, not a name");
+	free(e);
 	e = load_bad(MATRIX(TOKEN "job_timeout = \"30s\"\n", ""));
 	has_str(e, "job_timeout: at least 1m", "a job_timeout too short");
 	free(e);
@@ -135,6 +152,9 @@ static void test_errors(void)
 	free(e);
 }
 
+#define SHA_K "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define SHA_I "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
 /* What the lava host's job definition must say, and why. */
 static const struct tap_substr definition_checks[] = {
 	{ "device_type: 'qemu'\n", "the device type" },
@@ -148,16 +168,16 @@ static const struct tap_substr definition_checks[] = {
 	{ "  - '-device intel-iommu,intremap=on,caching-mode=off'\n",
 	  "the intel vIOMMU, caching mode off" },
 	{ "  model: 'model=e1000e'\n", "an e1000e NIC" },
-	{ "mount_tag=hostfs'", "the controller's root over 9p" },
-	{ "path=/run/iommu-bench/lava-lab,,x/agent.sock,server=on",
-	  "the agent's socket, a comma doubled for QEMU" },
-	{ "name=iommu-bench.agent'", "the agent's port" },
 	{ "image_arg: '-kernel {kernel} -append ''console=ttyS0 "
 	  "iommu.strict=1'''\n",
 	  "the command line quoted once for LAVA's shell words, once "
 	  "for YAML" },
-	{ "url: 'file:///c/vmlinuz'", "the kernel from the worker's files" },
-	{ "url: 'file:///c/initrd.cpio'", "the initramfs" },
+	{ "url: 'http://192.0.2.10:7780/sha256/" SHA_K "'\n"
+	  "        sha256sum: '" SHA_K "'\n",
+	  "the kernel from our artifact server, by its sha256" },
+	{ "url: 'http://192.0.2.10:7780/sha256/" SHA_I "'\n"
+	  "        sha256sum: '" SHA_I "'\n",
+	  "the initramfs too" },
 	{ "timeout: {seconds: 240}", "boot_timeout bounds the boot" },
 	{ "start: 'iommu-bench-guest: ready'",
 	  "the monitor starts at the guest's ready line" },
@@ -173,12 +193,16 @@ static void test_definition(void)
 						       "cpus = 3\n"
 						       "memory = "
 						       "\"2G\"\n");
+	struct lava_files f = {
+		.kernel_url = "http://192.0.2.10:7780/sha256/" SHA_K,
+		.initrd_url = "http://192.0.2.10:7780/sha256/" SHA_I,
+		.kernel_sha = SHA_K,
+		.initrd_sha = SHA_I,
+	};
 	struct lava_boot b = {
 		.job_name = "iommu-bench: host lab, kernel deb, it's",
-		.image = "/c/vmlinuz",
-		.initrd = "/c/initrd.cpio",
+		.files = &f,
 		.cmdline = "console=ttyS0 iommu.strict=1",
-		.agent_sock = "/run/iommu-bench/lava-lab,x/agent.sock",
 		.timeout_ms = 600000,
 	};
 	const struct matrix_host *h;
@@ -191,25 +215,25 @@ static void test_definition(void)
 	if (!ok(d != NULL, "a definition is written"))
 		goto out;
 	has_all(d, definition_checks);
+	ok(!strstr(d, "file://") && !strstr(d, "9p") && !strstr(d, "socket"),
+	   "nothing of this machine's but URLs: no file://, 9p or socket");
 	free(d);
-	d = lava__boot_definition(h, "deb",
-				  &(struct qemu_kernel){ "/c/v", "/c/i" },
-				  "/exe", "/s.sock", NULL, 0, &cmdline);
+	d = lava__boot_definition(h, "deb", &f, NULL, 0, &cmdline);
 	has_str(d, "job: {seconds: 7440}",
 		"a boot's job: boot_timeout + job_timeout (4m + 2h)");
-	has_str(cmdline, "iommu_bench.exe=/exe",
-		"the agent in the command line");
+	has_str(cmdline, "iommu_bench.exe=" LAVA_ROOT_AGENT " ",
+		"the agent in the initramfs's root");
+	has_str(cmdline, " iommu_bench.ctl=192.0.2.10:7781",
+		"dialing the controller's agent port");
 	free(cmdline);
 	free(d);
 	b.cmdline = "console=ttyS0 x='y'";
 	d = lava__definition(h, &b);
 	ok(d == NULL, "a command line holding a quote is not written");
 	free(d);
-	b.cmdline = "console=ttyS0";
-	b.image = "/c/my kernel";
-	d = lava__definition(h, &b);
-	ok(d == NULL, "a file name with a space is not written");
-	free(d);
+	cmdline = lava__hostport("fd00::1", 7781);
+	is_str(cmdline, "[fd00::1]:7781", "an IPv6 address in brackets");
+	free(cmdline);
 out:
 	matrix__free(m);
 }

@@ -375,6 +375,10 @@ static void test_init_script(void)
 	has_str(s, "= " TESTBED_PORT_NAME " ]", "it looks for the agent port");
 	has_str(s, " " TESTBED_9P_TAG " /host", "it mounts the 9p tag");
 	has_str(s, "0<>\"$P\" 1>&0", "the port is opened once, read-write");
+	has_str(s, "agent connect \"$CTL\"",
+		"or the agent dials the controller");
+	has_str(s, "-e /host/" TESTBED_OWN_ROOT " ]",
+		"a root the initramfs carries is not mounted over");
 	if (!scratch__have("busybox")) {
 		tap_skip("no busybox (apt-get install busybox-static)");
 		return;
@@ -410,6 +414,15 @@ static void test_init_script(void)
 		"valid_machine_id 0123456789abcdef0123456789abcdef || echo bad id\n"
 		"for v in 0123456789ABCDEF0123456789ABCDEF 0123 ''; do\n"
 		"  valid_machine_id \"$v\" && echo \"good id $v\"; done\n"
+		"for v in 10.92.0.1:7781 [fd00::1]:80 127.0.0.1:65535; do\n"
+		"  valid_ctl \"$v\" || echo \"bad ctl $v\"; done\n"
+		"for v in '' 10.0.0.1 10.0.0.1:0 10.0.0.1:65536 10.0.0.1:07 \\\n"
+		"  'a.b:1;x' '$(id):80' 'h ost:80' 10.0.0.1:123456; do\n"
+		"  valid_ctl \"$v\" && echo \"good ctl $v\"; done\n"
+		"for v in 10.0.2.2 fd00::1; do\n"
+		"  valid_gw \"$v\" || echo \"bad gw $v\"; done\n"
+		"for v in '' 10.0.2.2/24 'a;b' '$(id)'; do\n"
+		"  valid_gw \"$v\" && echo \"good gw $v\"; done\n"
 		"echo done\n",
 		(int)(b - a), a);
 	scratch__write_text(path, checks);

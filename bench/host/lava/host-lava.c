@@ -3,14 +3,15 @@
  * A device of a LAVA lab as a host: each boot the run asks for is a LAVA
  * job, submitted through the lab's REST API, that boots the device with
  * the kernel and command line of that boot and keeps it up until the
- * agent powers it off. The device is LAVA's qemu device type given the
- * testbed's machine (q35, the intel vIOMMU, an e1000e NIC on user-mode
- * networking), the controller's root over 9p, and the agent's
- * virtio-serial port on a socket here: the worker runs on this machine,
- * and from the guest's ready line on the host is the testbed's, agent,
- * verification and all. The lab decides when the job runs (queueing)
- * and on which device; a job that ends early (Incomplete, Canceled)
- * fails that boot with LAVA's own reason.
+ * agent powers it off. The device shares nothing with us: its worker
+ * fetches the kernel and an initramfs carrying the agent's whole root
+ * from our artifact server (by sha256), and the agent in the device
+ * dials our agent port and proves the job's secret, which only that
+ * initramfs carries, before anything it says is trusted. From then on
+ * the host is the testbed's: verification, trials, probes. The lab
+ * decides when the job runs (queueing) and on which device; a job that
+ * ends early (Incomplete, Canceled) fails that boot with LAVA's own
+ * reason.
  *
  * Each job is reported to the run (h->jobs, which keeps it in the store's
  * lab_jobs) from its submission on, so a
@@ -27,11 +28,14 @@
 #include <unistd.h>
 
 #include "bench/agent-client/agent-conn.h"
+#include "bench/agent-client/agent-listen.h"
 #include "bench/agent-client/agent-sock.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
+#include "bench/host/lava/lava-artifacts.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
+#include "chan-auth.h"
 #include "clock.h"
 #include "errmsg.h"
 #include "log.h"
@@ -44,13 +48,23 @@
 #define QUEUE_SAY_MS 15000
 #define AGENT_TIMEOUT_MS 30000
 #define END_WAIT_MS 90000
+#define FETCH_WAIT_MS 90000
 
 struct lava_priv {
 	struct qemu_vm vm;
 	struct lava_api api;
+	char *root; /* the agent's root, an initramfs part */
+	struct artifact_server *art;
+	struct agent_listen *listen;
+	/* The booted job's: its agent proves it (never said or stored). */
+	uint8_t secret[CHAN_SECRET_SIZE];
+	char *secret_file; /* where a resumed run finds it */
+	struct lava_files files;
+	struct agent_dial dial;
 	int64_t job; /* the job booted now; 0: none */
 	long long job_t0;
-	bool adopted; /* the job is a killed run's */
+	long long run_t0; /* when LAVA said the job runs */
+	bool adopted;	  /* the job is a killed run's */
 	long long next_poll;
 	char *device;
 };
@@ -212,6 +226,60 @@ static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 	return check_tags(h, p, errp);
 }
 
+/*
+ * Our two ports on the address the lab reaches: the job's files, and
+ * the agents' channel. A port another run holds is said as such.
+ */
+static int open_servers(struct host *h, struct lava_priv *p, char **errp)
+{
+	const struct matrix_lava *l = &h->m->lava;
+	char *label = xasprintf("host %s", h->m->name), *err = NULL;
+	int ret;
+
+	ret = artifact_server__start(l->controller, (uint16_t)l->http_port,
+				     label, &p->art, &err);
+	if (!ret)
+		ret = agent_listen__open(l->controller, (uint16_t)l->agent_port,
+					 h->m->name, &p->listen, &err);
+	free(label);
+	if (ret) {
+		errmsg__set(errp, ret,
+			    "host %s: %s (controller = \"%s\" must be an "
+			    "address of this machine that the lab reaches; "
+			    "http_port %u and agent_port %u must be free)",
+			    h->m->name, err, l->controller, l->http_port,
+			    l->agent_port);
+		free(err);
+		return ret;
+	}
+	host__say(h,
+		  "host %s: serving the jobs' files at http://%s:%u/, agents "
+		  "connect to port %u",
+		  h->m->name, l->controller, l->http_port, l->agent_port);
+	return 0;
+}
+
+/* The agent that dialed us and proved the booted job's secret. */
+static int dial_lab(void *arg, struct agent_conn **out)
+{
+	struct host *h = arg;
+	struct lava_priv *p = h->priv;
+	char *err = NULL;
+	int ret;
+
+	ret = agent_listen__accept(p->listen, p->secret, sizeof(p->secret), 100,
+				   out, &err);
+	if (ret == -EACCES)
+		host__say(h, "host %s: %s", h->m->name, err);
+	else if (ret && ret != -EAGAIN)
+		/* user-mode networking's NAT opens a connection to us as
+		 * soon as the guest's SYN leaves, and drops it when the
+		 * guest gave up on it (no route yet): no news. */
+		pr_debug("host %s: %s", h->m->name, err ? err : "");
+	free(err);
+	return ret;
+}
+
 static int lava_host__open(struct host *h, char **err)
 {
 	struct lava_priv *p;
@@ -222,11 +290,11 @@ static int lava_host__open(struct host *h, char **err)
 		return 0;
 	p = xcalloc(1, sizeof(*p));
 	h->priv = p;
+	p->dial.dial = dial_lab;
+	p->dial.arg = h;
 	ret = qemu_vm__lock(h, &p->vm, "lava", err);
 	if (ret)
 		return ret;
-	/* Where plan --lava-yaml says it is, too. */
-	p->vm.sock = lava__sock_path(h->m, h->state_dir);
 	ret = read_token(h, &token, err);
 	if (ret)
 		return ret;
@@ -244,7 +312,13 @@ static int lava_host__open(struct host *h, char **err)
 		return ret;
 	pr_info("host %s: LAVA at %s, device type %s", h->m->name,
 		p->api.server, h->m->lava.device_type);
-	return qemu_vm__files(h, &p->vm, err);
+	ret = qemu_vm__files(h, &p->vm, err);
+	if (ret)
+		return ret;
+	ret = lava_root__make(h->m->qemu.arch, &p->root, err);
+	if (ret)
+		return ret;
+	return open_servers(h, p, err);
 }
 
 static int job_get(struct lava_priv *p, int64_t id, struct lava_job *j,
@@ -263,6 +337,17 @@ static int job_get(struct lava_priv *p, int64_t id, struct lava_job *j,
 	return ret;
 }
 
+/* A job whose files nobody fetched: the lab cannot reach us. */
+static const char *unfetched(struct lava_priv *p)
+{
+	if (!p->art || !p->files.kernel_url ||
+	    artifact_server__fetched(p->art, p->files.kernel_sha, NULL))
+		return "";
+	return "; nothing fetched its kernel from this machine's artifact "
+	       "server: can the lab's workers reach the controller "
+	       "address and http_port?";
+}
+
 /* LAVA's reason for a job that ended; a new string. */
 static char *job_reason(struct lava_priv *p, const struct lava_job *j)
 {
@@ -278,10 +363,10 @@ static char *job_reason(struct lava_priv *p, const struct lava_job *j)
 	free(err);
 	free(path);
 	s = xasprintf("LAVA job %lld ended %s%s%s (its log: "
-		      "%s/scheduler/job/%lld)",
+		      "%s/scheduler/job/%lld)%s",
 		      (long long)j->id, j->health ? j->health : "unknown",
 		      why ? ": " : "", why ? why : "", p->api.server,
-		      (long long)j->id);
+		      (long long)j->id, unfetched(p));
 	free(why);
 	return s;
 }
@@ -325,6 +410,12 @@ static void job_cancel(struct host *h, int64_t id)
 	job_store(h, id, "ended", "Canceled", NULL, NULL);
 }
 
+static void secret_forget(struct lava_priv *p)
+{
+	if (p->secret_file)
+		unlink(p->secret_file);
+}
+
 /*
  * End the job booted now: the agent powers the guest off, which is the
  * end the job's monitor waits for, and LAVA finishes it Complete. A
@@ -356,6 +447,8 @@ static void job_end(struct host *h, struct lava_priv *p)
 	int ret = 0;
 
 	p->vm.ready = NULL;
+	/* Only a job still booted needs its secret kept for a resume. */
+	secret_forget(p);
 	if (!id) {
 		if (c)
 			agent_conn__close(c);
@@ -373,8 +466,8 @@ static void job_end(struct host *h, struct lava_priv *p)
 	/* The wait every agent is given: 10 s of its own canceled a sound
 	 * guest's job on a busy host (testbed-lava.t under make check). */
 	if (!c)
-		ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS,
-				       NULL, &quick, &c, &err);
+		ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &quick, &c,
+				  &err);
 	if (!ret) {
 		ret = agent_conn__call(c, "reboot.now",
 				       json_pack("{s:s}", "method", "poweroff"),
@@ -420,6 +513,30 @@ static void job_end(struct host *h, struct lava_priv *p)
 }
 
 /* The watch of agent_sock__wait(): the job, polled every POLL_MS. */
+/*
+ * A running job whose worker has fetched nothing from us: LAVA retries
+ * an unreachable URL for over ten minutes before it gives up, so the
+ * boot is failed here, in words, once the worker has had ample time
+ * (its fetch comes seconds after the job starts). A job adopted from a
+ * killed run fetched from that run.
+ */
+static int unreached(struct host *h, struct lava_priv *p, char **why)
+{
+	long long wait = h->m->boot_timeout_ms / 2;
+
+	if (wait > FETCH_WAIT_MS)
+		wait = FETCH_WAIT_MS;
+	if (p->adopted || !p->run_t0 || mono_ms() - p->run_t0 < wait ||
+	    artifact_server__fetched(p->art, p->files.kernel_sha, NULL))
+		return 0;
+	*why = xasprintf("LAVA job %lld has fetched nothing from "
+			 "http://%s:%u/ in its first %lld s: can the lab's "
+			 "workers reach the controller address and http_port?",
+			 (long long)p->job, h->m->lava.controller,
+			 h->m->lava.http_port, wait / 1000);
+	return -EHOSTUNREACH;
+}
+
 static int job_gone(void *arg, char **why)
 {
 	struct host *h = arg;
@@ -444,7 +561,7 @@ static int job_gone(void *arg, char **why)
 	}
 	if (j.state == LAVA_RUNNING || j.state == LAVA_SUBMITTED) {
 		lava_job__release(&j);
-		return 0;
+		return unreached(h, p, why);
 	}
 	*why = job_reason(p, &j);
 	job_store(h, j.id, "ended", j.health, NULL, *why);
@@ -593,6 +710,7 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 				  (mono_ms() - t0) / 1000);
 			job_store(h, j.id, "running", NULL, j.device, NULL);
 			lava_job__release(&j);
+			p->run_t0 = mono_ms();
 			return 0;
 		} else {
 			why = job_reason(p, &j);
@@ -624,6 +742,45 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 	}
 }
 
+/*
+ * The secret of the job booting @k with @cmdline: a killed run's, when
+ * this run left a job for that very boot that a resumed run may adopt
+ * (its guest proves the secret it was given); otherwise a new one. It
+ * is kept, mode 0600, in the host's state folder until the job ends:
+ * never in the store, a URL or a message.
+ */
+static int boot_secret(struct host *h, struct lava_priv *p,
+		       const struct matrix_kernel *k, const char *cmdline,
+		       char **err)
+{
+	struct host_job *v = NULL;
+	char sha[SHA256_HEX_SIZE], *key, *why = NULL;
+	bool left = false;
+	size_t nr = 0, i;
+
+	key = xasprintf("%s%c%s", k->name, '\0', cmdline);
+	sha256__hex(key, strlen(k->name) + 1 + strlen(cmdline), sha);
+	free(key);
+	free(p->secret_file);
+	sha[16] = '\0';
+	p->secret_file = xasprintf("%s/boot-%s.secret", p->vm.dir, sha);
+	if (h->jobs && !h->jobs->open(h->jobs_arg, h, &v, &nr)) {
+		for (i = 0; i < nr && !left; i++)
+			left = v[i].this_run && !strcmp(v[i].kernel, k->name) &&
+			       !strcmp(v[i].cmdline, cmdline);
+		host_jobs__free(v, nr);
+	}
+	if (left && !chan_secret__read(p->secret_file, p->secret, &why))
+		return 0;
+	free(why);
+	if (chan_secret__new(p->secret))
+		return errmsg__set(err, -EIO,
+				   "host %s: no random bytes for the job's "
+				   "secret",
+				   h->m->name);
+	return chan_secret__write(p->secret_file, p->secret, err);
+}
+
 /* The definition of the job booting @k with @args; NULL and *@err. */
 static char *definition(struct host *h, struct lava_priv *p,
 			const struct matrix_kernel *k, const char *const *args,
@@ -631,6 +788,7 @@ static char *definition(struct host *h, struct lava_priv *p,
 {
 	const struct qemu_kernel *qk = &p->vm.kernels[k - h->matrix->kernels];
 	char *def;
+	int ret;
 
 	if (!qk->image) {
 		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
@@ -639,12 +797,22 @@ static char *definition(struct host *h, struct lava_priv *p,
 				 kernel_kind__name(k->kind));
 		return NULL;
 	}
-	def = lava__boot_definition(h->m, k->name, qk, p->vm.agent, p->vm.sock,
-				    args, nr_args, cmdline);
+	*cmdline = lava__boot_cmdline(h->m, args, nr_args);
+	ret = boot_secret(h, p, k, *cmdline, err);
+	lava_files__release(&p->files);
+	if (!ret)
+		ret = lava_files__make(h->m, qk, p->root, p->secret,
+				       sizeof(p->secret), p->art, &p->files,
+				       err);
+	free(*cmdline);
+	*cmdline = NULL;
+	if (ret)
+		return NULL;
+	def = lava__boot_definition(h->m, k->name, &p->files, args, nr_args,
+				    cmdline);
 	if (!def)
 		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
-				 "written: a file's path or the command line "
-				 "holds a quote or a space",
+				 "written: the command line holds a quote",
 				 h->m->name, k->name);
 	return def;
 }
@@ -677,8 +845,6 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 		p->job = adopted;
 		ret = 0;
 	} else {
-		/* A socket left by an earlier job is not this job's. */
-		unlink(p->vm.sock);
 		pr_info("host %s: booting %s through LAVA: %s", h->m->name,
 			k->name, cmdline);
 		ret = job_submit(h, p, def, sha, k, cmdline, err);
@@ -688,13 +854,13 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (ret)
 		return ret;
 	p->job_t0 = t0;
+	p->run_t0 = 0;
 	ret = job_wait_start(h, p, err);
 	if (ret)
 		return ret;
 	p->next_poll = 0;
-	ret = agent_sock__wait(p->vm.sock, h->m->name,
-			       (int)h->m->boot_timeout_ms, NULL, &w,
-			       &p->vm.ready, err);
+	ret = agent__wait(&p->dial, (int)h->m->boot_timeout_ms, NULL, &w,
+			  &p->vm.ready, err);
 	if (ret) {
 		char *why = *err;
 
@@ -714,8 +880,8 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (adopted) {
 		agent_conn__close(p->vm.ready);
 		p->vm.ready = NULL;
-		ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS,
-				       NULL, &w, &p->vm.ready, err);
+		ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w,
+				  &p->vm.ready, err);
 		if (ret)
 			return ret;
 	}
@@ -744,8 +910,7 @@ static int lava_host__agent(struct host *h, struct agent_conn **out,
 				   h->m->name);
 	if (qemu_vm__take_ready(&p->vm, out))
 		return 0;
-	ret = agent_sock__wait(p->vm.sock, h->m->name, AGENT_TIMEOUT_MS, NULL,
-			       &w, out, &err);
+	ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w, out, &err);
 	if (ret)
 		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
 	free(err);
@@ -777,6 +942,12 @@ static void lava_host__close(struct host *h)
 	if (p->api.curl)
 		job_end(h, p);
 	lava_api__release(&p->api);
+	artifact_server__stop(p->art);
+	if (p->listen)
+		agent_listen__close(p->listen);
+	explicit_bzero(p->secret, sizeof(p->secret));
+	lava_files__release(&p->files);
+	free_all(p->root, p->secret_file);
 	free(p->device);
 	qemu_vm__release(h, &p->vm);
 	free(p);

@@ -209,21 +209,38 @@ char *lava__job_name(const struct matrix_host *m, const char *kernel,
 	return s;
 }
 
+/* ADDRESS:PORT as a URL or the agent writes it: IPv6 in brackets. */
+char *lava__hostport(const char *addr, unsigned int port)
+{
+	return strchr(addr, ':') ? xasprintf("[%s]:%u", addr, port) :
+				   xasprintf("%s:%u", addr, port);
+}
+
+char *lava__boot_cmdline(const struct matrix_host *m, const char *const *args,
+			 size_t nr_args)
+{
+	char *base = qemu__cmdline(m, LAVA_ROOT_AGENT, args, nr_args);
+	char *ctl = lava__hostport(m->lava.controller, m->lava.agent_port);
+	char *s = xasprintf("%s iommu_bench.gw=%s iommu_bench.ctl=%s", base,
+			    m->lava.gateway, ctl);
+
+	free_all(base, ctl);
+	return s;
+}
+
 char *lava__boot_definition(const struct matrix_host *m, const char *kernel,
-			    const struct qemu_kernel *qk, const char *exe,
-			    const char *sock, const char *const *args,
-			    size_t nr_args, char **cmdline)
+			    const struct lava_files *files,
+			    const char *const *args, size_t nr_args,
+			    char **cmdline)
 {
 	struct lava_boot b = { 0 };
 	char *name, *def;
 
-	*cmdline = qemu__cmdline(m, exe, args, nr_args);
+	*cmdline = lava__boot_cmdline(m, args, nr_args);
 	name = lava__job_name(m, kernel, args, nr_args);
 	b.job_name = name;
-	b.image = qk->image;
-	b.initrd = qk->initrd;
+	b.files = files;
 	b.cmdline = *cmdline;
-	b.agent_sock = sock;
 	b.timeout_ms = m->boot_timeout_ms + m->lava.job_timeout_ms;
 	def = lava__definition(m, &b);
 	free(name);
@@ -234,11 +251,22 @@ char *lava__boot_definition(const struct matrix_host *m, const char *kernel,
 	return def;
 }
 
+/* One of the job's files: where the worker fetches it, and its digest. */
+static void put_image(FILE *f, const char *what, const char *image_arg,
+		      const char *url, const char *sha)
+{
+	fprintf(f, "      %s:\n        image_arg: ", what);
+	put_quoted(f, image_arg);
+	fputs("\n        url: ", f);
+	put_quoted(f, url);
+	fprintf(f, "\n        sha256sum: '%s'\n", sha);
+}
+
 char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 {
 	unsigned long long job_s = (b->timeout_ms + 999) / 1000;
 	unsigned long long boot_s = (m->boot_timeout_ms + 999) / 1000;
-	char *sock, *buf = NULL, *arg, *dev;
+	char *buf = NULL, *arg, *dev;
 	size_t len = 0, i;
 	FILE *f;
 
@@ -247,8 +275,7 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 	 * the command line goes in single quotes, so it must hold none
 	 * (the matrix allows none in a kernel argument).
 	 */
-	if (strpbrk(b->cmdline, "'\\\n") || strpbrk(b->agent_sock, " '\\\n") ||
-	    strpbrk(b->image, " '\n") || strpbrk(b->initrd, " '\n"))
+	if (strpbrk(b->cmdline, "'\\\n"))
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f)
@@ -258,7 +285,7 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 	put_quoted(f, m->lava.device_type);
 	fputs("\njob_name: ", f);
 	put_quoted(f, b->job_name);
-	fprintf(f, "\npriority: %u\nvisibility: public\n", m->lava.priority);
+	fprintf(f, "\npriority: %u\nvisibility: personal\n", m->lava.priority);
 	if (m->lava.nr_tags) {
 		fputs("tags:\n", f);
 		for (i = 0; i < m->lava.nr_tags; i++) {
@@ -286,37 +313,17 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 	if (dev)
 		put_option(f, "-device %s", dev);
 	free(dev);
-	put_option(f, "-fsdev local,id=fs0,path=/,security_model=none,"
-		      "readonly=on,multidevs=remap");
-	put_option(f, "-device virtio-9p-pci,fsdev=fs0,mount_tag=%s",
-		   TESTBED_9P_TAG);
-	put_option(f, "-device virtio-serial-pci");
-	sock = qemu__escape(b->agent_sock);
-	put_option(f, "-chardev socket,id=agent,path=%s,server=on,wait=off",
-		   sock);
-	free(sock);
-	put_option(f, "-device virtserialport,chardev=agent,name=%s",
-		   TESTBED_PORT_NAME);
 	fprintf(f,
 		"actions:\n- deploy:\n    timeout: {seconds: %llu}\n"
-		"    to: tmpfs\n    os: oe\n    images:\n"
-		"      kernel:\n        image_arg: ",
+		"    to: tmpfs\n    os: oe\n    images:\n",
 		boot_s);
 	arg = xasprintf("-kernel {kernel} -append '%s'", b->cmdline);
-	put_quoted(f, arg);
+	put_image(f, "kernel", arg, b->files->kernel_url, b->files->kernel_sha);
 	free(arg);
-	fputs("\n        url: ", f);
-	arg = xasprintf("file://%s", b->image);
-	put_quoted(f, arg);
-	free(arg);
-	fputs("\n      initrd:\n        image_arg: '-initrd {initrd}'\n"
-	      "        url: ",
-	      f);
-	arg = xasprintf("file://%s", b->initrd);
-	put_quoted(f, arg);
-	free(arg);
+	put_image(f, "initrd", "-initrd {initrd}", b->files->initrd_url,
+		  b->files->initrd_sha);
 	fprintf(f,
-		"\n- boot:\n    method: qemu\n    media: tmpfs\n"
+		"- boot:\n    method: qemu\n    media: tmpfs\n"
 		"    timeout: {seconds: %llu}\n",
 		boot_s);
 	/*
@@ -336,10 +343,4 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 		return NULL;
 	}
 	return buf;
-}
-
-char *lava__sock_path(const struct matrix_host *m, const char *state_dir)
-{
-	return xasprintf("%s/lava-%s/agent.sock",
-			 state_dir ? state_dir : "/run/iommu-bench", m->name);
 }

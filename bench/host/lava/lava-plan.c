@@ -18,6 +18,7 @@
 #include "bench/host/lava/lava-plan.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
+#include "chan-auth.h"
 #include "errmsg.h"
 #include "log.h"
 #include "util.h"
@@ -43,36 +44,44 @@ static const char **boot_args(const struct matrix *m,
 
 static int write_yaml(const char *dir, const struct matrix *m,
 		      const struct matrix_host *h, const struct plan_trial *t,
-		      const struct qemu_kernel *qk, const char *exe,
+		      const struct qemu_kernel *qk, const char *root,
 		      unsigned int n, char **err)
 {
+	/* Each job's own secret is made at its submission: none here. */
+	static const uint8_t blank[CHAN_SECRET_SIZE];
+	struct lava_files files;
 	const char **args;
-	char *def, *cmdline = NULL, *sock, *path;
+	char *def, *cmdline = NULL, *path, *text;
 	struct iovec iov;
 	size_t nr;
 	int ret;
 
+	ret = lava_files__make(h, &qk[t->kernel], root, blank, sizeof(blank),
+			       NULL, &files, err);
+	if (ret)
+		return ret;
 	args = boot_args(m, t, &nr);
-	sock = lava__sock_path(h, NULL);
-	def = lava__boot_definition(h, m->kernels[t->kernel].name,
-				    &qk[t->kernel], exe, sock, args, nr,
-				    &cmdline);
-	free_all(sock, args, cmdline);
+	def = lava__boot_definition(h, m->kernels[t->kernel].name, &files, args,
+				    nr, &cmdline);
+	free_all(args, cmdline);
+	lava_files__release(&files);
 	if (!def)
 		return errmsg__set(err, -EINVAL,
-				   "host %s: job %u cannot be written (a path "
-				   "or the command line holds a quote or a "
-				   "space)",
+				   "host %s: job %u cannot be written (the "
+				   "command line holds a quote)",
 				   h->name, n);
+	text = xasprintf("# The initrd's sha256 is with a blank secret: each "
+			 "job's initramfs\n# carries a secret of its own, so "
+			 "its sha256 differs.\n%s",
+			 def);
 	path = xasprintf("%s/%s-job%u.yaml", dir, h->name, n);
-	iov.iov_base = def;
-	iov.iov_len = strlen(def);
+	iov.iov_base = text;
+	iov.iov_len = strlen(text);
 	ret = atomic_file__write(path, &iov, 1);
 	if (ret)
 		errmsg__set(err, ret, "cannot write %s: %s", path,
 			    strerror(-ret));
-	free(path);
-	free(def);
+	free_all(path, def, text);
 	return ret;
 }
 
@@ -94,16 +103,16 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 		const struct matrix_host *mh = &m->hosts[h];
 		struct host fake = { .m = mh, .matrix = m };
 		struct qemu_kernel *qk = NULL;
-		char *exe = NULL, *err = NULL;
+		char *root = NULL, *err = NULL;
 		unsigned int jobs = 0, trials = 0;
 		uint64_t device_ms = 0;
 
 		if (mh->transport != HOST_LAVA)
 			continue;
 		if (yaml_dir) {
-			/* The definitions name the kernels' files: they
-			 * are made now, as the run would. */
-			ret = host__agent_exe(mh->qemu.arch, &exe, &err);
+			/* The definitions name the kernels' files by their
+			 * digests: they are made now, as the run would. */
+			ret = lava_root__make(mh->qemu.arch, &root, &err);
 			if (ret) {
 				errmsg__set(errp, ret, "host %s: %s", mh->name,
 					    err);
@@ -113,7 +122,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 			ret = qemu__kernels(&fake, &qk, errp);
 			if (ret) {
 				qemu__kernels_free(&fake, qk);
-				free(exe);
+				free(root);
 				break;
 			}
 		}
@@ -140,7 +149,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 						"");
 				if (yaml_dir && !ret)
 					ret = write_yaml(yaml_dir, m, mh, t, qk,
-							 exe, jobs, errp);
+							 root, jobs, errp);
 			}
 			trials++;
 			device_ms += matrix_workload__trial_ms(w) +
@@ -158,7 +167,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 			fprintf(fp, "  %-12s definitions in %s/%s-job*.yaml\n",
 				mh->name, yaml_dir, mh->name);
 		qemu__kernels_free(&fake, qk);
-		free(exe);
+		free(root);
 	}
 	if (yaml_dir && !header)
 		pr_warn("--lava-yaml: no host of the matrix is a lava host");

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench/matrix/matrix.h"
+#include "sha256.h"
 
 /* ---- the API ---- */
 
@@ -73,20 +74,26 @@ char **lava__names(const json_t *j, size_t *nr);
 
 /* ---- the job a boot is ---- */
 
+/* A boot's files as the lab's workers fetch them from us. */
+struct lava_files {
+	char *kernel_url, *initrd_url;
+	char kernel_sha[SHA256_HEX_SIZE], initrd_sha[SHA256_HEX_SIZE];
+};
+
 struct lava_boot {
 	const char *job_name;
-	const char *image, *initrd; /* files on the worker */
-	const char *cmdline;	    /* the guest's, whole */
-	const char *agent_sock;	    /* the virtio-serial port's socket */
-	uint64_t timeout_ms;	    /* the whole job */
+	const struct lava_files *files;
+	const char *cmdline; /* the guest's, whole */
+	uint64_t timeout_ms; /* the whole job */
 };
 
 /*
  * The YAML job definition booting @b on @m's device type: LAVA's qemu
- * device with the testbed's machine (q35, the vIOMMU, the controller's
- * root over 9p, the agent's port), the kernel and initramfs deployed
- * from the worker's files, and a monitor that keeps the job up from
- * the guest's "ready" line until it powers off. A new string.
+ * device with the testbed's machine (q35, the vIOMMU), the kernel and
+ * initramfs fetched over HTTP from the controller's artifact server and
+ * checked by sha256, and a monitor that keeps the job up from the
+ * guest's "ready" line until it powers off. A new string, or NULL when
+ * the command line holds a quote.
  */
 char *lava__definition(const struct matrix_host *m, const struct lava_boot *b);
 
@@ -94,18 +101,56 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b);
 char *lava__job_name(const struct matrix_host *m, const char *kernel,
 		     const char *const *args, size_t nr_args);
 
-struct qemu_kernel;
+/* "ADDRESS:PORT", an IPv6 address in brackets; a new string. */
+char *lava__hostport(const char *addr, unsigned int port);
 /*
- * The whole job of one boot of @m: kernel @kernel's files @qk, the
- * guest's command line (new, in *@cmdline) for agent @exe and boot
- * arguments @args, the agent's socket @sock. A new string, or NULL
- * when a path or the command line cannot be quoted (*@cmdline NULL).
+ * The guest's command line for boot arguments @args: the testbed's,
+ * with the agent at LAVA_ROOT_AGENT dialing the controller's agent port
+ * (iommu_bench.ctl=). A new string.
+ */
+char *lava__boot_cmdline(const struct matrix_host *m, const char *const *args,
+			 size_t nr_args);
+/*
+ * The whole job of one boot of @m: kernel @kernel's @files, the guest's
+ * command line (new, in *@cmdline) for boot arguments @args. A new
+ * string, or NULL when the command line cannot be quoted (*@cmdline
+ * NULL).
  */
 char *lava__boot_definition(const struct matrix_host *m, const char *kernel,
-			    const struct qemu_kernel *qk, const char *exe,
-			    const char *sock, const char *const *args,
-			    size_t nr_args, char **cmdline);
-/* Where the agent's socket of @m's jobs is: its state folder's. */
-char *lava__sock_path(const struct matrix_host *m, const char *state_dir);
+			    const struct lava_files *files,
+			    const char *const *args, size_t nr_args,
+			    char **cmdline);
+
+struct artifact_server;
+struct cpio;
+struct qemu_kernel;
+
+/* Where the lab fetches the artifact @sha from us; a new string. */
+char *lava__artifact_url(const struct matrix_host *m, const char *sha);
+/* The initramfs part holding the job's @secret (for /init), in @c. */
+int lava__secret_part(const uint8_t *secret, size_t len, struct cpio *c);
+/*
+ * The files of one boot of kernel @qk with the agent's @root and the
+ * job's @secret: served by @server (NULL: only named, for a plan's
+ * review). 0 and *@out, or a negative errno and *@err.
+ */
+int lava_files__make(const struct matrix_host *m, const struct qemu_kernel *qk,
+		     const char *root, const uint8_t *secret, size_t len,
+		     struct artifact_server *server, struct lava_files *out,
+		     char **err);
+void lava_files__release(struct lava_files *f);
+
+/* ---- what the device runs on ---- */
+
+/* The agent's path in the device: what iommu_bench.exe= says. */
+#define LAVA_ROOT_AGENT "/usr/bin/iommu-bench"
+
+struct arch;
+/*
+ * The initramfs part that is the agent's whole root in a device of
+ * @arch that shares nothing with us (bench/host/lava/lava-root.c),
+ * cached: 0 and its path here in *@path (new), or a negative errno.
+ */
+int lava_root__make(const struct arch *arch, char **path, char **err);
 
 #endif /* IOMMU_BENCH_LAVA_H */
