@@ -236,6 +236,10 @@ install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/iommu-bench
 	install -m 0644 docs/iommu-bench.1 $(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+	@# For a LAVA lab's admin to install (docs/lava.md).
+	install -d $(DESTDIR)$(PREFIX)/share/iommu-bench/lava
+	install -m 0644 bench/host/lava/device-type/iommu-bench-qemu.jinja2 \
+		$(DESTDIR)$(PREFIX)/share/iommu-bench/lava/iommu-bench-qemu.jinja2
 	@# Where host__agent_exe() looks: ../lib/iommu-bench/ARCH beside bin/.
 	if [ -f $(ARM64_AGENT) ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64 && \
@@ -246,6 +250,7 @@ install: $(BIN)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
 		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1 \
+		$(DESTDIR)$(PREFIX)/share/iommu-bench/lava/iommu-bench-qemu.jinja2 \
 		$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench
 
 format:

@@ -449,19 +449,22 @@ static void parse_qemu(struct mx *mx, struct matrix_host *h,
 		h->qemu.spare = spare;
 	parse_disks(mx, h, toml_table__get(tab, "disks"), &h->qemu.disks,
 		    &h->qemu.nr_disks);
-	if (!lava)
+	if (!lava || h->lava.template == LAVA_TEMPLATE_IOMMU_BENCH)
 		return;
 	if (h->qemu.arch != arch__find("x86_64"))
 		mx_err(mx, mx_val_pos(tab, "arch", h->pos),
-		       "arch: a LAVA device runs the testbed's x86_64 guest "
-		       "(q35 and the intel vIOMMU) only, so far");
+		       "arch: LAVA's stock qemu device type runs the x86_64 "
+		       "guest only; an arm64 guest (virt, SMMUv3) needs the "
+		       "lab's device type to extend ours (template = "
+		       "\"iommu-bench\", docs/lava.md)");
 	/* LAVA's template adds the NIC as -net nic,model=...: no device
 	 * properties, so no virtio-net behind the vIOMMU. */
 	if (h->qemu.nic != QEMU_NIC_E1000E)
 		mx_err(mx, mx_val_pos(tab, "nic", h->pos),
-		       "nic: LAVA's qemu device type adds the NIC without "
-		       "device properties, so a virtio NIC would not go "
-		       "through the vIOMMU; use \"e1000e\"");
+		       "nic: LAVA's stock qemu device type adds the NIC "
+		       "without device properties, so a virtio NIC would not "
+		       "go through the vIOMMU; use \"e1000e\", or a device "
+		       "type that extends ours (template = \"iommu-bench\")");
 }
 
 /* [hosts.NAME.lava]: the lab, the device, the token's whereabouts. */
@@ -472,10 +475,14 @@ static void parse_lava(struct mx *mx, struct matrix_host *h,
 		"server",      "token_file", "token_env",    "device_type",
 		"tags",	       "priority",   "peer_address", "queue_timeout",
 		"job_timeout", "token",	     "controller",   "http_port",
-		"agent_port",  "gateway",    NULL,
+		"agent_port",  "gateway",    "template",     NULL,
 	};
+	static const char *const lava_template_names[] = { "qemu",
+							   "iommu-bench",
+							   NULL };
 	const struct toml_value *v;
 	char where[96];
+	int template;
 
 	snprintf(where, sizeof(where), "[hosts.%s.lava]", h->name);
 	if (!tab) {
@@ -509,6 +516,8 @@ static void parse_lava(struct mx *mx, struct matrix_host *h,
 		       "token) and token_env (a variable holding it)%s",
 		       where, h->lava.token_file ? ", not both" : "");
 	mx_string(mx, tab, "device_type", MX_NAME, &h->lava.device_type);
+	if (mx_enum(mx, tab, "template", lava_template_names, &template) > 0)
+		h->lava.template = template;
 	mx_strings(mx, tab, "tags", MX_NAME, &h->lava.tags, &h->lava.nr_tags);
 	mx_uint32(mx, tab, "priority", 0, 100, &h->lava.priority);
 	mx_string(mx, tab, "peer_address", MX_IP, &h->lava.peer_address);

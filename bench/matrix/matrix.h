@@ -155,12 +155,21 @@ struct matrix_qemu {
 #define LAVA_HTTP_PORT 7780
 #define LAVA_AGENT_PORT 7781
 
+/*
+ * What the lab's device type extends: LAVA's stock qemu.jinja2 (the NIC
+ * a "-net nic,model=" without properties, x86_64), or ours
+ * (bench/host/lava/device-type/), which leaves the machine and the NIC
+ * to the job: virtio-net behind the vIOMMU, arm64 with SMMUv3.
+ */
+enum lava_template { LAVA_TEMPLATE_QEMU, LAVA_TEMPLATE_IOMMU_BENCH };
+
 struct matrix_lava {
 	char *server;	   /* "http://lava.example:8000", no path */
 	char *token_file;  /* the API token's file, or */
 	char *token_env;   /* the variable that holds it */
 	char *device_type; /* "qemu" */
-	char **tags;	   /* the job's device tags */
+	enum lava_template template;
+	char **tags; /* the job's device tags */
 	size_t nr_tags;
 	unsigned int priority; /* 0..100 */
 	/*

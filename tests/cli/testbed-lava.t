@@ -18,9 +18,10 @@
 #     device type it lacks (did you mean), a job it refuses (its own
 #     message), a token written into the matrix;
 #   - strict and lazy, two trials each, on the testbed's Debian 6.1
-#     booted by one LAVA job per mode: iperf3 from the LAVA guest to this
-#     machine's loopback through user-mode networking, the probes in the
-#     guest. The run is killed with SIGKILL while its first job runs and
+#     booted by one LAVA job per mode on our device type (virtio-net
+#     behind the intel vIOMMU): iperf3 from the LAVA guest to this
+#     machine through user-mode networking, the probes in the guest.
+#     The run is killed with SIGKILL while its first job runs and
 #     resumed: the job is adopted, not submitted again (two jobs in all,
 #     in the store and in LAVA's own list), both Complete; the modes are
 #     verified inside the guest, throughput and probe counts are > 0,
@@ -107,7 +108,7 @@ matrix() {
 	*controller*) ;;
 	*) lab=$(printf '%s\ncontroller = "%s"' "$lab" "$CTL") ;;
 	esac
-	lab=$(printf '%s\nhttp_port = %s\nagent_port = %s' \
+	lab=$(printf '%s\nhttp_port = %s\nagent_port = %s\ntemplate = "iommu-bench"' \
 		"$lab" "$HTTP_PORT" "$AGENT_PORT")
 	cat >"$1" <<EOT
 [run]
@@ -136,6 +137,10 @@ boot_timeout = "4m"
 
 [hosts.$G.lava]
 $lab
+
+# Our device type: virtio-net behind the intel vIOMMU.
+[hosts.$G.qemu]
+nic = "virtio"
 
 [hosts.peer]
 transport = "local"

@@ -56,9 +56,13 @@ WORKER_HOME=/var/lib/iommu-bench-lava-worker
 PUBLISHER_PORT=8001
 LAVA_USER=iommu-bench
 WORKER=iommu-bench-ci
-DEVICE=iommu-bench-qemu01
-DEVICE_TYPE=qemu
+# A device of our own device type (bench/host/lava/device-type/), which
+# leaves the machine and the NIC to the job.
+DEVICE=iommu-bench-vm01
+DEVICE_TYPE=iommu-bench-qemu
 DEVICES_DIR=/etc/lava-server/dispatcher-config/devices
+TYPES_DIR=/etc/lava-server/dispatcher-config/device-types
+TEMPLATE=$(cd "$(dirname "$0")/../../bench/host/lava/device-type" && pwd)/$DEVICE_TYPE.jinja2
 # Seconds any single wait may take; cold start takes a few.
 TIMEOUT=${IOMMU_BENCH_LAVA_TIMEOUT:-60}
 
@@ -350,14 +354,21 @@ if [ "$w_health" != Active ]; then
 	manage_ok '' workers update --health ACTIVE "$WORKER"
 fi
 
+# Our device type, as a lab's admin installs it (docs/lava.md).
+[ -r "$TEMPLATE" ] || die "no device type template at $TEMPLATE"
+if ! cmp -s "$TEMPLATE" "$TYPES_DIR/$DEVICE_TYPE.jinja2"; then
+	install -D -o lavaserver -g lavaserver -m 644 "$TEMPLATE" \
+		"$TYPES_DIR/$DEVICE_TYPE.jinja2" ||
+		die "installing $TYPES_DIR/$DEVICE_TYPE.jinja2"
+fi
+
 # The device dictionary: QEMU without KVM (the template otherwise adds
-# -enable-kvm, which hangs here), user-mode networking (no bridge/tap).
+# -accel kvm, which hangs here).
 dict=$(mktemp)
-cat >"$dict" <<'EOF'
-{% extends 'qemu.jinja2' %}
+cat >"$dict" <<EOF
+{% extends '$DEVICE_TYPE.jinja2' %}
 {% set no_kvm = True %}
 {% set memory = 1024 %}
-{% set netdevice = 'user' %}
 EOF
 if ! cmp -s "$dict" "$DEVICES_DIR/$DEVICE.jinja2"; then
 	install -o lavaserver -g lavaserver -m 644 "$dict" \
@@ -463,7 +474,9 @@ else
 	cp "$WORKER_HOME/token" "$STATE/worker-token" # for redact()
 	# Its own job database: the default one is shared with any other
 	# worker on this machine, which would then claim our jobs.
-	mkdir -p "$WORKER_HOME/jobs" /var/log/lava-dispatcher
+	# tmp/ too: a cancel the server sends at once (a job a killed worker
+	# left) makes the worker create its folder there, and it dies without.
+	mkdir -p "$WORKER_HOME/jobs/tmp" /var/log/lava-dispatcher
 	ln -sf "$WORKER_HOME/lava-worker.log" "$STATE/lava-worker.log"
 	hide="/tmp /run /root /home"
 	for d in ${IOMMU_BENCH_LAVA_HIDE:-}; do

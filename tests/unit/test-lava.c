@@ -126,7 +126,8 @@ static void test_errors(void)
 	has_str(e, "use \"e1000e\"", "a virtio NIC would bypass the vIOMMU");
 	free(e);
 	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\narch = \"arm64\"\n");
-	has_str(e, "x86_64 guest", "arm64 is not a LAVA guest yet");
+	has_str(e, "template = \"iommu-bench\"",
+		"arm64 needs a device type that extends ours");
 	free(e);
 	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\naccel = \"kvm\"\n");
 	has_str(e, "a job sets only", "what the worker sets up is refused");
@@ -238,6 +239,56 @@ out:
 	matrix__free(m);
 }
 
+/* Our device type: the machine and the NIC in the job's options. */
+static void test_template(void)
+{
+	struct lava_files f = {
+		.kernel_url = "http://192.0.2.10:7780/sha256/" SHA_K,
+		.initrd_url = "http://192.0.2.10:7780/sha256/" SHA_I,
+		.kernel_sha = SHA_K,
+		.initrd_sha = SHA_I,
+	};
+	struct lava_boot b = { .job_name = "j",
+			       .files = &f,
+			       .cmdline = "console=ttyAMA0",
+			       .timeout_ms = 600000 };
+	struct matrix *m;
+	char *d;
+
+	m = load(MATRIX(TOKEN "template = \"iommu-bench\"\n",
+			"") "[hosts.lab.qemu]\nnic = \"virtio\"\n");
+	if (!ok(m, "virtio-net with our device type loads"))
+		return;
+	d = lava__definition(&m->hosts[matrix__find_host(m, "lab")], &b);
+	has_str(d,
+		"  - '-netdev user,id=n0'\n  - '-device virtio-net-pci,"
+		"netdev=n0,iommu_platform=on,disable-legacy=on'\n",
+		"virtio-net behind the vIOMMU, as the job's own device");
+	ok(d && !strstr(d, "model:"), "no NIC model for LAVA's -net nic");
+	free(d);
+	matrix__free(m);
+	m = load(
+		"[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
+		"[hosts.lab.lava]\nserver = \"http://lava.example:8000\"\n" TOKEN
+		"template = \"iommu-bench\"\n"
+		"[hosts.lab.qemu]\narch = \"arm64\"\nnic = \"virtio\"\n"
+		"[hosts.peer]\ntransport = \"local\"\n"
+		"address = \"127.0.0.1\"\n"
+		"[[kernels]]\nname = \"deb\"\npackage = "
+		"\"linux-image-6.1.0-57-arm64\"\n"
+		"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+		"client = \"lab\"\n");
+	if (!ok(m, "an arm64 guest with our device type loads"))
+		return;
+	d = lava__definition(&m->hosts[matrix__find_host(m, "lab")], &b);
+	has_str(d, "  arch: arm64\n", "LAVA runs qemu-system-aarch64");
+	has_str(d, "  - '-machine virt,gic-version=3,iommu=smmuv3'\n",
+		"virt with the SMMUv3");
+	has_str(d, "  - '-cpu cortex-a57'\n", "the testbed's TCG CPU");
+	free(d);
+	matrix__free(m);
+}
+
 static json_t *parse(const char *s)
 {
 	json_t *j = json_loads(s, 0, NULL);
@@ -327,6 +378,7 @@ int main(void)
 	test_defaults();
 	test_errors();
 	test_definition();
+	test_template();
 	test_answers();
 	return tap_done();
 }

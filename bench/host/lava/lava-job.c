@@ -266,6 +266,8 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 {
 	unsigned long long job_s = (b->timeout_ms + 999) / 1000;
 	unsigned long long boot_s = (m->boot_timeout_ms + 999) / 1000;
+	const struct qemu_machine *qm = qemu__machine(m);
+	bool ours = m->lava.template == LAVA_TEMPLATE_IOMMU_BENCH;
 	char *buf = NULL, *arg, *dev;
 	size_t len = 0, i;
 	FILE *f;
@@ -300,11 +302,21 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 		"  connection: {seconds: 120}\n",
 		job_s, job_s);
 	/* The testbed's machine, in what LAVA's qemu template leaves open. */
-	fputs("context:\n  arch: amd64\n", f);
-	fputs("  model: 'model=e1000e'\n", f);
+	fprintf(f, "context:\n  arch: %s\n",
+		m->qemu.arch ? m->qemu.arch->deb : "amd64");
+	if (!ours)
+		fputs("  model: 'model=e1000e'\n", f);
 	fputs("  extra_options:\n", f);
-	put_option(f, "-machine q35");
-	put_option(f, "-cpu max");
+	if (ours) {
+		/* The testbed's machine, as qemu-argv.c starts it. */
+		arg = qemu__machine_arg(m, false);
+		put_option(f, "-machine %s", arg);
+		free(arg);
+		put_option(f, "-cpu %s", qm ? qm->tcg_cpu : "max");
+	} else {
+		put_option(f, "-machine q35");
+		put_option(f, "-cpu max");
+	}
 	put_option(f, "-smp %u", m->qemu.cpus);
 	put_option(f, "-m %lluM", (unsigned long long)(m->qemu.memory >> 20));
 	/* A panic ends the job at once, not at its timeout. */
@@ -313,6 +325,11 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 	if (dev)
 		put_option(f, "-device %s", dev);
 	free(dev);
+	/* Our device type leaves the NIC to the job: behind the vIOMMU. */
+	if (ours) {
+		put_option(f, "-netdev user,id=n0");
+		put_option(f, "-device %s", qemu__nic_device(m));
+	}
 	fprintf(f,
 		"actions:\n- deploy:\n    timeout: {seconds: %llu}\n"
 		"    to: tmpfs\n    os: oe\n    images:\n",

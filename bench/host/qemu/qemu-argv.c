@@ -154,21 +154,29 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
  * bypasses it unless told (iommu_platform), like a device that trusts
  * its hypervisor.
  */
-static void nic__push(const struct matrix_host *m, struct strvec *out)
+const char *qemu__nic_device(const struct matrix_host *m)
 {
 	switch (m->qemu.nic) {
 	case QEMU_NIC_E1000E:
-		strvec__push(out, "e1000e,netdev=n0");
-		break;
+		return "e1000e,netdev=n0";
 	case QEMU_NIC_VIRTIO:
-		strvec__push(out,
-			     m->qemu.iommu != QEMU_IOMMU_NONE ?
-				     "virtio-net-pci,netdev=n0,"
-				     "iommu_platform=on,disable-legacy=on" :
-				     "virtio-net-pci,netdev=n0,"
-				     "disable-legacy=on");
-		break;
+		return m->qemu.iommu != QEMU_IOMMU_NONE ?
+			       "virtio-net-pci,netdev=n0,"
+			       "iommu_platform=on,disable-legacy=on" :
+			       "virtio-net-pci,netdev=n0,disable-legacy=on";
 	}
+	return "e1000e,netdev=n0";
+}
+
+char *qemu__machine_arg(const struct matrix_host *m, bool kvm)
+{
+	if (is_arm64(m))
+		return xasprintf("virt,gic-version=%s%s", kvm ? "host" : "3",
+				 m->qemu.iommu == QEMU_IOMMU_SMMUV3 ?
+					 ",iommu=smmuv3" :
+					 "");
+	/* intremap under KVM needs the split irqchip. */
+	return xstrdup(kvm ? "q35,kernel-irqchip=split" : "q35");
 }
 
 /*
@@ -250,14 +258,7 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	/* Named threads ("CPU 0/TCG"): how qemu-pin.c finds the vCPUs. */
 	strvec__pushf(out, "iommu-bench-%s,debug-threads=on", m->name);
 	strvec__push(out, "-machine");
-	if (is_arm64(m))
-		strvec__pushf(out, "virt,gic-version=%s%s", kvm ? "host" : "3",
-			      m->qemu.iommu == QEMU_IOMMU_SMMUV3 ?
-				      ",iommu=smmuv3" :
-				      "");
-	else
-		/* intremap under KVM needs the split irqchip. */
-		strvec__push(out, kvm ? "q35,kernel-irqchip=split" : "q35");
+	strvec__push_nodup(out, qemu__machine_arg(m, kvm));
 	strvec__push(out, "-accel");
 	strvec__push(out, kvm ? "kvm" : "tcg,thread=multi");
 	strvec__push(out, "-cpu");
@@ -289,7 +290,7 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 		strvec__push(out, "user,id=n0,restrict=on");
 	}
 	strvec__push(out, "-device");
-	nic__push(m, out);
+	strvec__push(out, qemu__nic_device(m));
 	disks__push(m, b, out);
 	/* The dma_map workload lends it to the benchmark's driver. */
 	if (m->qemu.spare_pci) {
