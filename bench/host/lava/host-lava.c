@@ -922,11 +922,14 @@ static json_t *lava_host__platform(struct host *h)
 {
 	struct lava_priv *p = h->priv;
 
+	const struct qemu_machine *qm = qemu__machine(h->m);
+
 	return json_pack(
 		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, "
 		"s:I, s:s?}}",
-		"emulator", "qemu-system-x86_64", "arch", "x86_64", "machine",
-		"q35", "viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
+		"emulator", qm ? qm->binary : "qemu-system-x86_64", "arch",
+		qm ? qm->arch : "x86_64", "machine", qm ? qm->machine : "q35",
+		"viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
 		qemu_nic__name(h->m->qemu.nic), "accel", "the worker's", "lab",
 		"lava", "lava", "server", p ? p->api.server : h->m->lava.server,
 		"device_type", h->m->lava.device_type, "job",
