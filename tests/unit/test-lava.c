@@ -11,10 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
+#include "bench/testbed/cpio.h"
+#include "chan-auth.h"
+#include "sha256.h"
 #include "matrix-load.h"
+#include "scratch-files.h"
 #include "strvec.h"
 #include "tap.h"
 #include "util.h"
@@ -289,6 +294,76 @@ static void test_template(void)
 	matrix__free(m);
 }
 
+/*
+ * A boot's files: the secret's own cpio part, and the initramfs named by
+ * the digest of its three parts end to end, as the worker will check it.
+ */
+static void test_files(void)
+{
+	static const char kernel[] = "a kernel", base[] = "the base cpio",
+			  root[] = "the agent's root";
+	uint8_t secret[CHAN_SECRET_SIZE];
+	char dir[] = "/tmp/test-lava.XXXXXX", *pk, *pb, *pr, *all, want[65];
+	struct qemu_kernel qk = { 0 };
+	struct lava_files f;
+	struct matrix *m;
+	struct cpio c;
+	char *err = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(secret); i++)
+		secret[i] = (uint8_t)(0xa0 + i);
+	ok(!lava__secret_part(secret, sizeof(secret), &c) &&
+		   memmem(c.buf, c.len, "iommu-bench-secret", 18) &&
+		   memmem(c.buf, c.len,
+			  "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9"
+			  "babbbcbdbebf\n",
+			  65) &&
+		   memmem(c.buf, c.len, "000081800", 9),
+	   "the secret's part: one file, 0600, the secret in hex");
+	ok(lava__secret_part(secret, 5, &(struct cpio){ 0 }) == -EINVAL,
+	   "a secret of another size is refused");
+	if (!ok(mkdtemp(dir) != NULL, "a scratch folder")) {
+		cpio__release(&c);
+		return;
+	}
+	pk = xasprintf("%s/k", dir);
+	pb = xasprintf("%s/b", dir);
+	pr = xasprintf("%s/r", dir);
+	scratch__write_text(pk, kernel);
+	scratch__write_text(pb, base);
+	scratch__write_text(pr, root);
+	qk.image = pk;
+	qk.initrd = pb;
+	m = load(MATRIX(TOKEN, ""));
+	if (!ok(m, "a lava host loads"))
+		goto out;
+	ok(!lava_files__make(&m->hosts[matrix__find_host(m, "lab")], &qk, pr,
+			     secret, sizeof(secret), NULL, &f, &err),
+	   "a boot's files are named without a server (a plan's review)");
+	sha256__hex(kernel, strlen(kernel), want);
+	is_str(f.kernel_sha, want, "the kernel by its own digest");
+	all = xasprintf("%s%s", base, root);
+	all = xrealloc(all, strlen(all) + c.len);
+	memcpy(all + strlen(base) + strlen(root), c.buf, c.len);
+	sha256__hex(all, strlen(base) + strlen(root) + c.len, want);
+	is_str(f.initrd_sha, want,
+	       "the initramfs: base, root and secret end to end");
+	has_str(f.initrd_url, "http://192.0.2.10:7780/sha256/",
+		"fetched from the controller's artifact server");
+	free(all);
+	lava_files__release(&f);
+	matrix__free(m);
+out:
+	cpio__release(&c);
+	free(err);
+	unlink(pk);
+	unlink(pb);
+	unlink(pr);
+	rmdir(dir);
+	free_all(pk, pb, pr);
+}
+
 static json_t *parse(const char *s)
 {
 	json_t *j = json_loads(s, 0, NULL);
@@ -379,6 +454,7 @@ int main(void)
 	test_errors();
 	test_definition();
 	test_template();
+	test_files();
 	test_answers();
 	return tap_done();
 }
