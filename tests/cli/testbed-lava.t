@@ -16,7 +16,8 @@
 #   - bad input is refused before any trial, in words: a lab that does
 #     not answer, a token it refuses (and the token never printed), a
 #     device type it lacks (did you mean), a job it refuses (its own
-#     message), a token written into the matrix;
+#     message), a token written into the matrix, a device type whose
+#     template the matrix names wrong;
 #   - strict and lazy, two trials each, on the testbed's Debian 6.1
 #     booted by one LAVA job per mode on our device type (virtio-net
 #     behind the intel vIOMMU): iperf3 from the LAVA guest to this
@@ -108,7 +109,11 @@ matrix() {
 	*controller*) ;;
 	*) lab=$(printf '%s\ncontroller = "%s"' "$lab" "$CTL") ;;
 	esac
-	lab=$(printf '%s\nhttp_port = %s\nagent_port = %s\ntemplate = "iommu-bench"' \
+	case $lab in
+	*template*) ;;
+	*) lab=$(printf '%s\ntemplate = "iommu-bench"' "$lab") ;;
+	esac
+	lab=$(printf '%s\nhttp_port = %s\nagent_port = %s' \
 		"$lab" "$HTTP_PORT" "$AGENT_PORT")
 	cat >"$1" <<EOT
 [run]
@@ -212,6 +217,21 @@ t_ok $? "a job LAVA refuses: its own message (no device of that type)"
 n=$(sqlite3 "$T_TMP/bad.db" "SELECT count(*) FROM lab_jobs")
 [ "$n" = 0 ]
 t_ok $? "a refused job is not stored as submitted ($n rows)"
+
+# (LAVA's stock template takes an e1000e only.)
+matrix "$T_TMP/bad.toml" "server = \"$URL\"
+token_file = \"$TOKEN_FILE\"
+device_type = \"$DEVICE_TYPE\"
+template = \"qemu\""
+sed -i 's/^nic = "virtio"$/nic = "e1000e"/' "$T_TMP/bad.toml"
+"$B" run "$T_TMP/bad.toml" --db "$T_TMP/bad.db" >"$T_TMP/bad.out" \
+	2>"$T_TMP/bad.err"
+BAD_STATUS=$?
+[ $BAD_STATUS -eq 1 ] && t_grep "$T_TMP/bad.err" \
+	"device type '$DEVICE_TYPE' at $URL extends iommu-bench's template" &&
+	t_grep "$T_TMP/bad.err" 'set template = "iommu-bench"'
+t_ok $? "a device type whose template the matrix names wrong: refused before any job"
+[ $BAD_STATUS -eq 1 ] || t_diag "$(tail -3 "$T_TMP/bad.err")"
 
 bad "token = \"$SECRET\"
 device_type = \"$DEVICE_TYPE\""

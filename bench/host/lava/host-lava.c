@@ -170,6 +170,50 @@ static int check_tags(struct host *h, struct lava_priv *p, char **errp)
 	return ret;
 }
 
+/*
+ * The device type's template is the one the matrix says it extends: ours
+ * leaves the NIC to the job, LAVA's stock one adds its own, so a wrong
+ * word boots a guest with no NIC, or with two. A template LAVA cannot
+ * show (none installed yet) is left to the job to find out.
+ */
+static int check_template(struct host *h, struct lava_priv *p, char **errp)
+{
+	const struct matrix_lava *l = &h->m->lava;
+	char *path, *text = NULL, *err = NULL;
+	bool ours;
+	int ret;
+
+	path = xasprintf("/api/v0.2/devicetypes/%s/template/", l->device_type);
+	ret = lava_api__text(&p->api, path, API_TIMEOUT_MS, &text, &err);
+	free(path);
+	if (ret) {
+		pr_debug("host %s: the template of device type %s: %s",
+			 h->m->name, l->device_type, err);
+		free(err);
+		return 0;
+	}
+	ours = strstr(text, LAVA_TEMPLATE_NAME) != NULL;
+	free(text);
+	if (ours && l->template != LAVA_TEMPLATE_IOMMU_BENCH)
+		return errmsg__set(errp, -EINVAL,
+				   "host %s: template: device type '%s' at %s "
+				   "extends iommu-bench's template, which "
+				   "leaves the NIC to the job; set template = "
+				   "\"iommu-bench\"",
+				   h->m->name, l->device_type, p->api.server);
+	if (!ours && l->template == LAVA_TEMPLATE_IOMMU_BENCH)
+		return errmsg__set(errp, -EINVAL,
+				   "host %s: template: device type '%s' at %s "
+				   "does not extend iommu-bench's template "
+				   "(" LAVA_TEMPLATE_NAME
+				   ".jinja2), so its jobs would boot without "
+				   "the NIC they ask for; its lab's admin "
+				   "installs it (docs/lava.md), or set "
+				   "template = \"qemu\"",
+				   h->m->name, l->device_type, p->api.server);
+	return 0;
+}
+
 /* The device type exists, and the token is one the lab takes. */
 static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 {
@@ -223,6 +267,9 @@ static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 		free(err);
 		return ret;
 	}
+	ret = check_template(h, p, errp);
+	if (ret)
+		return ret;
 	return check_tags(h, p, errp);
 }
 

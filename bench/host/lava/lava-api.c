@@ -86,8 +86,10 @@ static char *lava_words(const struct answer *ans)
 	return out;
 }
 
-int lava_api__call(struct lava_api *a, const char *method, const char *path,
-		   const char *body, int timeout_ms, json_t **out, char **err)
+/* One request; the answer as JSON in *@out, or, with @text, as text. */
+static int call(struct lava_api *a, const char *method, const char *path,
+		const char *body, int timeout_ms, json_t **out, char **text,
+		char **err)
 {
 	struct curl_slist *hdr = NULL;
 	struct answer ans = { 0 };
@@ -98,7 +100,10 @@ int lava_api__call(struct lava_api *a, const char *method, const char *path,
 	CURLcode rc;
 	int ret = 0;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (text)
+		*text = NULL;
 	*err = NULL;
 	url = xasprintf("%s%s", a->server, path);
 	auth = xasprintf("Authorization: Token %s", a->token);
@@ -166,7 +171,9 @@ int lava_api__call(struct lava_api *a, const char *method, const char *path,
 		free(words);
 		goto out;
 	}
-	if (ans.len) {
+	if (text) {
+		*text = xstrndup(ans.buf ? ans.buf : "", ans.len);
+	} else if (ans.len) {
 		*out = json_loadb(ans.buf, ans.len, 0, &jerr);
 		if (!*out) {
 			*err = xasprintf("LAVA at %s answered %s %s with "
@@ -179,4 +186,16 @@ out:
 	free(ans.buf);
 	free(url);
 	return ret;
+}
+
+int lava_api__call(struct lava_api *a, const char *method, const char *path,
+		   const char *body, int timeout_ms, json_t **out, char **err)
+{
+	return call(a, method, path, body, timeout_ms, out, NULL, err);
+}
+
+int lava_api__text(struct lava_api *a, const char *path, int timeout_ms,
+		   char **text, char **err)
+{
+	return call(a, "GET", path, NULL, timeout_ms, NULL, text, err);
 }

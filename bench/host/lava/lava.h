@@ -41,6 +41,13 @@ void lava_api__release(struct lava_api *a);
 int lava_api__call(struct lava_api *a, const char *method, const char *path,
 		   const char *body, int timeout_ms, json_t **out, char **err);
 
+/* GET @path's answer as text (a device type's template): as above. */
+int lava_api__text(struct lava_api *a, const char *path, int timeout_ms,
+		   char **text, char **err);
+
+/* What names our device type's template, in it or in one extending it. */
+#define LAVA_TEMPLATE_NAME "iommu-bench-qemu"
+
 /* ---- LAVA's answers ---- */
 
 enum lava_state {
