@@ -299,10 +299,12 @@ static int open_servers(struct host *h, struct lava_priv *p, char **errp)
 		free(err);
 		return ret;
 	}
+	label = lava__hostport(l->controller, l->http_port);
 	host__say(h,
-		  "host %s: serving the jobs' files at http://%s:%u/, agents "
+		  "host %s: serving the jobs' files at http://%s/, agents "
 		  "connect to port %u",
-		  h->m->name, l->controller, l->http_port, l->agent_port);
+		  h->m->name, label, l->agent_port);
+	free(label);
 	return 0;
 }
 
@@ -570,17 +572,19 @@ static void job_end(struct host *h, struct lava_priv *p)
 static int unreached(struct host *h, struct lava_priv *p, char **why)
 {
 	long long wait = h->m->boot_timeout_ms / 2;
+	char *hp;
 
 	if (wait > FETCH_WAIT_MS)
 		wait = FETCH_WAIT_MS;
 	if (p->adopted || !p->run_t0 || mono_ms() - p->run_t0 < wait ||
 	    artifact_server__fetched(p->art, p->files.kernel_sha, NULL))
 		return 0;
+	hp = lava__hostport(h->m->lava.controller, h->m->lava.http_port);
 	*why = xasprintf("LAVA job %lld has fetched nothing from "
-			 "http://%s:%u/ in its first %lld s: can the lab's "
+			 "http://%s/ in its first %lld s: can the lab's "
 			 "workers reach the controller address and http_port?",
-			 (long long)p->job, h->m->lava.controller,
-			 h->m->lava.http_port, wait / 1000);
+			 (long long)p->job, hp, wait / 1000);
+	free(hp);
 	return -EHOSTUNREACH;
 }
 

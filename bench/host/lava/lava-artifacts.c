@@ -27,6 +27,7 @@
 
 #include "bench/host/lava/lava-artifacts.h"
 #include "clock.h"
+#include "chan-auth.h"
 #include "errmsg.h"
 #include "log.h"
 #include "util.h"
@@ -834,28 +835,6 @@ static void *server_main(void *arg)
 
 /* ---- the server ---- */
 
-static int parse_addr(const char *addr, uint16_t port,
-		      struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct sockaddr_in6 *in6 = (void *)ss;
-	struct sockaddr_in *in = (void *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		in->sin_port = htons(port);
-		*len = sizeof(*in);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		*len = sizeof(*in6);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* "ADDR:PORT", IPv6 in brackets, as a URL and a message write it. */
 static char *where_text(const struct sockaddr_storage *ss, uint16_t port)
 {
@@ -904,7 +883,7 @@ int artifact_server__start(const char *addr, uint16_t port, const char *label,
 	int ret;
 
 	*out = NULL;
-	if (parse_addr(addr, port, &ss, &len))
+	if (chan_addr__make(addr, port, &ss, &len))
 		return errmsg__set(err, -EINVAL,
 				   "%s: the artifact server's address '%s' is "
 				   "not an IPv4 or IPv6 address",
