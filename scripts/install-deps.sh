@@ -131,10 +131,12 @@ apt-get install -y -q --no-install-recommends $PKGS $ARM64_PKGS
 # postinst finds the database server and creates its role, database and
 # schema itself; without systemd nothing else starts the cluster.
 # --no-install-recommends: the recommends pull a host kernel, apache2,
-# lxc, nfs and tftpd, none of which the QEMU device uses.
+# lxc, nfs and tftpd, none of which the QEMU device uses. The coordinator
+# passes a multinode job's messages between its sub-jobs.
 LAVA_PKGS="
 lava-server
 lava-dispatcher
+lava-coordinator
 lavacli
 "
 lava_failed() {
@@ -170,6 +172,6 @@ else
 		fi
 		# shellcheck disable=SC2086 # word splitting of the list is intended
 		apt-get install -y -q --no-install-recommends $LAVA_PKGS ||
-			lava_failed "apt-get install lava-server lava-dispatcher lavacli"
+			lava_failed "apt-get install lava-server lava-dispatcher lava-coordinator lavacli"
 	) || exit 1
 fi

@@ -78,7 +78,9 @@ struct host_ops {
 	 * qemu host with reboot = "kexec" is restarted only when it has no
 	 * VM; its other boots go through the agent like a lab host's.
 	 * 0 once the agent answers on the new boot, which the next agent()
-	 * hands out; or a negative errno and *@err with the evidence.
+	 * hands out; or a negative errno and *@err with the evidence:
+	 * -ENOLINK when the host came up but its mate did not (a LAVA
+	 * multinode job's peer device), which no other cmdline mends.
 	 */
 	int (*restart)(struct host *h, const struct matrix_kernel *k,
 		       const char *const *args, size_t nr_args, char **err);
@@ -162,6 +164,11 @@ struct host {
 	void *say_arg;
 	const struct matrix_host *m; /* its [hosts.NAME] table */
 	const struct matrix *matrix;
+	/*
+	 * The host booted with this one (m->has_mate: a LAVA multinode
+	 * job's other role); NULL: none. A SUT's restart boots both.
+	 */
+	struct host *mate;
 	char *state_dir; /* e.g. ControlPath sockets */
 	void *priv;	 /* the transport's own */
 };

@@ -120,6 +120,8 @@ void matrix__parse_regress(struct mx *mx, const struct toml_value *tab);
 void matrix__parse_run(struct mx *mx, const struct toml_value *v);
 /* Checks across sections, after all of them are parsed. */
 void matrix__check(struct mx *mx);
+/* LAVA SUTs and their peer devices, paired into multinode jobs. */
+void matrix__check_mates(struct mx *mx);
 /* Local files a run will need; missing ones are warnings, see docs. */
 void matrix__check_files(struct mx *mx);
 

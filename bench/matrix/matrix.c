@@ -101,6 +101,8 @@ int matrix__load_buf(const char *path, const char *buf, size_t len,
 	}
 	parse_sections(&mx);
 	if (!config_errors__failed(errs))
+		matrix__check_mates(&mx);
+	if (!config_errors__failed(errs))
 		matrix__check(&mx);
 	if (!config_errors__failed(errs))
 		matrix__check_files(&mx);

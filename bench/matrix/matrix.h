@@ -238,6 +238,13 @@ struct matrix_host {
 	char *netns;		   /* netns: the namespace's name */
 	size_t link; /* netns/local/qemu: index of the veth peer */
 	bool has_link;
+	/*
+	 * lava: the host booted with this one, as the other role of one
+	 * LAVA multinode job (a SUT's peer device, a peer device's SUT),
+	 * when has_mate; else this host's jobs are its own.
+	 */
+	size_t mate;
+	bool has_mate;
 	struct matrix_qemu qemu; /* qemu; lava: the device's VM */
 	struct matrix_lava lava;
 	/* ssh, local: disks = [{ name, path }] a fio workload may target */

@@ -197,8 +197,9 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 					      (long)t->mode :
 					      -1,
 				      &err);
-		/* A lab that cannot reach us fails a plain boot alike. */
-		if (ret && ret != -EHOSTUNREACH &&
+		/* A lab that cannot reach us, or a peer device that does
+		 * not come up, fails a plain boot alike. */
+		if (ret && ret != -EHOSTUNREACH && ret != -ENOLINK &&
 		    (t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC)) {
 			pr_warn("%s; trying a boot without the mode's cmdline",
 				err);
@@ -206,7 +207,9 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 			ret = run_state__boot(ctx, h, t->kernel, -1, &err);
 		}
 	}
-	if (ret)
+	if (ret == -ENOLINK)
+		pr_warn("%s", err);
+	else if (ret)
 		pr_err("%s", err ? err : strerror(-ret));
 	free(err);
 	return ret;
@@ -276,6 +279,8 @@ int run_hosts__open(struct run_ctx *ctx)
 
 		h->h.m = &m->hosts[i];
 		h->h.matrix = m;
+		if (m->hosts[i].has_mate)
+			h->h.mate = &ctx->hosts[m->hosts[i].mate].h;
 		h->h.jobs = &run_jobs_ops;
 		h->h.jobs_arg = ctx;
 		h->h.interrupted = run_signal__level;
@@ -310,8 +315,24 @@ int run_hosts__open(struct run_ctx *ctx)
 	for (i = 0; i < m->nr_hosts; i++) {
 		struct run_host *h = &ctx->hosts[i];
 
+		/* A multinode job's peer device boots with its SUT. */
+		if (h->h.mate && h->h.m->role != ROLE_SUT)
+			continue;
 		ret = h->h.ops->restart ? host__first_boot(ctx, i) :
 					  run_host__connect(ctx, h);
+		/*
+		 * The host answered and its peer device did not: the run
+		 * goes on, and the trials of that boot fail with the reason
+		 * (run_state__boot() keeps it); another boot may find it up.
+		 * A host that did not answer either has no row to fail
+		 * trials in: the run stops, saying why.
+		 */
+		if (ret == -ENOLINK && h->agent) {
+			pr_warn("host %s: its trials of that boot fail; the "
+				"run goes on",
+				h->h.m->name);
+			continue;
+		}
 		if (!ret)
 			ret = run_hosts__check_dma_map(ctx, i);
 		if (ret)
@@ -335,6 +356,14 @@ void run_hosts__recover(struct run_ctx *ctx)
 				h->h.m->name);
 			agent_conn__close(h->agent);
 			h->agent = NULL;
+			/* A peer device boots only with its SUT: the SUT's
+			 * next trial boots both. */
+			if (h->h.mate && h->h.m->role != ROLE_SUT &&
+			    ctx->hosts[h->h.m->mate].agent) {
+				agent_conn__close(
+					ctx->hosts[h->h.m->mate].agent);
+				ctx->hosts[h->h.m->mate].agent = NULL;
+			}
 			continue;
 		}
 		pr_warn("host %s: its agent gave no answer; starting another",

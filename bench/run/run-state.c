@@ -265,6 +265,7 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 {
 	const struct matrix_kernel *k = &ctx->m->kernels[kernel];
 	const struct matrix_mode *md = mode >= 0 ? &ctx->m->modes[mode] : NULL;
+	struct run_host *mate;
 	const char **args;
 	size_t nr = 0, i;
 	int ret;
@@ -285,15 +286,33 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 	for (i = 0; md && i < md->nr_cmdline; i++)
 		args[nr++] = md->cmdline[i];
 	run_host__forget_boot(h);
+	/* A LAVA multinode job's peer device is booted with its SUT. */
+	mate = h->h.mate ? &ctx->hosts[h->h.m->mate] : NULL;
+	if (mate)
+		run_host__forget_boot(mate);
 	run_progress__msg(ctx, "host %s: booting kernel %s%s%s", h->h.m->name,
 			  k->name, md ? ", mode " : "", md ? md->name : "");
 	ret = h->h.ops->restart(&h->h, k, args, nr, err);
 	free(args);
+	/*
+	 * The host came up and its mate did not (-ENOLINK): the host's
+	 * boot is recorded (a store row for the trials that fail on it),
+	 * and it failed.
+	 */
+	if (ret == -ENOLINK && run_host__connect(ctx, h))
+		pr_debug("host %s: no agent either", h->h.m->name);
 	if (!ret) {
 		ret = run_host__connect(ctx, h);
 		if (ret)
 			*err = xasprintf("host %s: no agent after the boot",
 					 h->h.m->name);
+	}
+	if (!ret && mate) {
+		ret = run_host__connect(ctx, mate);
+		if (ret)
+			*err = xasprintf("host %s: no agent on its peer device "
+					 "%s after the boot",
+					 h->h.m->name, mate->h.m->name);
 	}
 	if (ret) {
 		free(h->failed_boot);

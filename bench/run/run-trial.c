@@ -170,8 +170,9 @@ static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
 
 	/* A lab's device behind user-mode networking has its own name
 	 * for the server's machine: peer_address, else the controller's,
-	 * which it reaches already (its agent dialed it). */
-	if (cli->h.m->transport == HOST_LAVA)
+	 * which it reaches already (its agent dialed it); its multinode
+	 * job's other device is at its address on the lab's network. */
+	if (cli->h.m->transport == HOST_LAVA && !cli->h.m->has_mate)
 		ret = snprintf(ip, sizeof(ip), "%s",
 			       cli->h.m->lava.peer_address ?
 				       cli->h.m->lava.peer_address :

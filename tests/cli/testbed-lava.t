@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # transport = "lava" against a real LAVA master and worker on this
 # machine (tests/lava/lava-up.sh: Debian's lava-server, lava-dispatcher
-# and PostgreSQL, started without systemd; one qemu device, TCG): no fake
+# and PostgreSQL, started without systemd; two qemu devices, TCG): no fake
 # lab and no recorded answers. The worker shares nothing with us: its
 # own network namespace (reached by IP only) and its own mounts, where
 # this checkout, the tool, /tmp, /run and /root are empty. Its jobs
@@ -34,11 +34,20 @@
 #     QEMU exits) has
 #     its job end Incomplete, and only its trials fail, with LAVA's
 #     reason;
-#   - SIGINT while a job is queued cancels it in LAVA.
+#   - SIGINT while a job is queued cancels it in LAVA;
+#   - the worker's link to us down during a trial's iperf3: that trial
+#     fails, and the run goes on once the agent dials in again;
+#   - the workload's peer as a device of the lab: a LAVA multinode job
+#     (roles sut and peer, both essential) boots the SUT and a peer
+#     device together, tx and rx run between them on the lab's network
+#     (the device type's lab_network), both agents on the channel; a
+#     peer device that never comes up (its agent never answers) has the
+#     multinode job canceled and the trials of that boot fail with the
+#     reason.
 #
 # Needs root, QEMU, the testbed's kernel and LAVA (scripts/install-deps.sh
 # installs it unless IOMMU_BENCH_NO_LAVA=1); skipped with the reason
-# otherwise. About 4 minutes.
+# otherwise. About 6 minutes.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -51,11 +60,14 @@ chmod 755 "$LAVA"
 DB=$T_TMP/lava.db
 PORT=$((20000 + $$ % 20000))
 RUN_PID=
+LINK_CUT=
 
 cleanup() {
 	# Still our child (RUN_PID is cleared once it is reaped): no other
 	# process can have its PID.
 	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
+	# The worker's link, if a check failed while it was down.
+	[ -z "$LINK_CUT" ] || ip link set ibl0 up 2>/dev/null
 	# What lava-up started for this test, and nothing else.
 	bash "$SRCDIR/tests/lava/lava-down.sh" "$LAVA" >/dev/null 2>&1
 	rm -rf "$LAVA"
@@ -395,6 +407,182 @@ stored=$(t_q "SELECT state || ' ' || health FROM lab_jobs
 	WHERE job_id = ${JOB3:-0}")
 [ "$stored" = "ended Canceled" ]
 t_ok $? "and the store says so ($stored)"
+
+# --- the workload's peer as a device of the lab: multinode jobs ---------
+
+# mn_matrix FILE [PEER_LINES]: the LAVA SUT and a LAVA peer device, booted
+# together as one multinode job (roles sut and peer) on the lab's network
+# (the device type's lab_network), tx and rx between them there.
+mn_matrix() {
+	cat >"$1" <<EOT
+[run]
+name = "tb-lava-multinode"
+repetitions = 1
+warmup = 0
+cooldown = "0s"
+modes = ["strict"]
+[modes.strict]
+method = "reboot"
+
+[hosts.$G]
+transport = "lava"
+role = "sut"
+boot_timeout = "4m"
+address = "10.93.0.1/24"
+[hosts.$G.lava]
+server = "$URL"
+token_file = "$TOKEN_FILE"
+device_type = "$DEVICE_TYPE"
+controller = "$CTL"
+template = "iommu-bench"
+http_port = $HTTP_PORT
+agent_port = $AGENT_PORT
+[hosts.$G.qemu]
+nic = "virtio"
+
+[hosts.$G-peer]
+transport = "lava"
+role = "peer"
+boot_timeout = "${3:-4m}"
+address = "10.93.0.2/24"
+[hosts.$G-peer.lava]
+server = "$URL"
+token_file = "$TOKEN_FILE"
+device_type = "$DEVICE_TYPE"
+controller = "$CTL"
+template = "iommu-bench"
+http_port = $((PORT + 3))
+agent_port = $((PORT + 4))
+# A peer generates load: no vIOMMU to emulate.
+[hosts.$G-peer.qemu]
+nic = "virtio"
+iommu = "none"
+${2:-}
+
+[[kernels]]
+name = "debian-6.1"
+package = "linux-image-6.1.0-57-amd64"
+
+[[workloads]]
+name = "tx"
+server = "$G-peer"
+client = "$G"
+duration = "2s"
+omit = "0s"
+port = $PORT
+[[workloads]]
+name = "rx"
+server = "$G-peer"
+client = "$G"
+duration = "2s"
+omit = "0s"
+port = $PORT
+reverse = true
+
+[collect.bpf]
+probes = ["map", "unmap", "iotlb_sync"]
+EOT
+}
+
+MN_DB=$T_TMP/multinode.db
+mn_matrix "$T_TMP/mn.toml"
+t0=$(date +%s)
+"$B" run "$T_TMP/mn.toml" --db "$MN_DB" >"$T_TMP/mn.out" 2>"$T_TMP/mn.err"
+st=$?
+[ $st -eq 0 ] || t_diag "$(tail -15 "$T_TMP/mn.err")"
+t_ok $st "a multinode job (sut and peer): the run passes ($(($(date +%s) - t0)) s)"
+jobs=$(sqlite3 "$MN_DB" "SELECT group_concat(host || ' ' || state || ' ' ||
+	health, ', ') FROM (SELECT * FROM lab_jobs ORDER BY host)")
+[ "$jobs" = "$G ended Complete, $G-peer ended Complete" ]
+t_ok $? "one job per role, both Complete ($jobs)"
+MN_SUT_JOB=$(sqlite3 "$MN_DB" "SELECT job_id FROM lab_jobs WHERE host = '$G'")
+MN_PEER_JOB=$(sqlite3 "$MN_DB" "SELECT job_id FROM lab_jobs WHERE host = '$G-peer'")
+roles=
+for id in "$MN_SUT_JOB" "$MN_PEER_JOB"; do
+	roles="$roles $(curl -s -H "Authorization: Token $(cat "$TOKEN_FILE")" \
+		"$URL/api/v0.2/jobs/${id:-0}/" | python3 -c "import json, re, sys
+d = json.load(sys.stdin)['definition']
+print(re.search(r'role: (\w+)', d).group(1) + ':' +
+      re.search(r'target_group: (\S+)', d).group(1))")"
+done
+set -- $roles
+[ "${1%%:*}" = sut ] && [ "${2%%:*}" = peer ] && [ "${1#*:}" = "${2#*:}" ]
+t_ok $? "LAVA ran them as one group, roles sut (job $MN_SUT_JOB) and peer (job $MN_PEER_JOB)"
+ok=$(sqlite3 "$MN_DB" "SELECT group_concat(c.workload, ' ') FROM trials t
+	JOIN cells c ON c.id = t.cell_id WHERE t.status = 'ok'
+	AND t.effective_mode = 'strict' AND EXISTS (SELECT 1 FROM metrics m
+	WHERE m.trial_id = t.id AND m.name = 'throughput' AND m.value > 0)
+	ORDER BY c.workload")
+[ "$ok" = "rx tx" ] || [ "$ok" = "tx rx" ]
+t_ok $? "tx and rx between the two devices, strict verified in the SUT: $ok"
+[ "$ok" = "rx tx" ] || [ "$ok" = "tx rx" ] || t_diag "$(sqlite3 "$MN_DB" \
+	"SELECT status, error FROM trials")"
+# Both agents answered on the channel (the facts are the guests' own,
+# their /proc/cmdline with each NIC under test's lab address); the SUT
+# reached 10.93.0.2 on the lab's network, its only route there.
+facts=$(sqlite3 "$MN_DB" "SELECT group_concat(h.name, ' ') FROM boots b
+	JOIN hosts h ON h.id = b.host_id WHERE (h.name = '$G' AND
+	instr(b.facts, 'iommu_bench.ip=10.93.0.1/24 ')) OR (h.name =
+	'$G-peer' AND instr(b.facts, 'iommu_bench.ip=10.93.0.2/24 '))")
+[ "$facts" = "$G $G-peer" ] || [ "$facts" = "$G-peer $G" ]
+t_ok $? "both devices' agents answered, each booted at its lab address ($facts)"
+strict=$(sqlite3 "$MN_DB" "SELECT printf('%.3f', 1.0 * sum(s.calls) /
+	sum(u.calls)) FROM probes s JOIN probes u ON u.trial_id = s.trial_id
+	WHERE s.name = 'iotlb_sync' AND u.name = 'unmap'")
+t_between "$strict" 0.98 1.02
+t_ok $? "the SUT's NIC on the lab's network is behind its vIOMMU: syncs per unmap $strict"
+
+# The peer device never comes up: it boots, but its agent never answers
+# (its command line names no agent). The multinode job is canceled and
+# the trials of that boot fail with the reason; the run goes on.
+mn_matrix "$T_TMP/mn-down.toml" \
+	'cmdline = ["iommu_bench.exe=/usr/bin/no-such-agent"]' 20s
+t0=$(date +%s)
+"$B" run "$T_TMP/mn-down.toml" --db "$T_TMP/mn-down.db" >"$T_TMP/mn-down.out" \
+	2>"$T_TMP/mn-down.err"
+st=$?
+failed=$(sqlite3 "$T_TMP/mn-down.db" "SELECT count(*) FROM trials
+	WHERE status = 'failed' AND error LIKE
+	'%its peer device, host $G-peer (LAVA job %), did not come up: %'")
+[ $st -eq 1 ] && [ "$failed" = 2 ]
+t_ok $? "a peer device that never comes up: both trials fail with the reason, exit $st ($(($(date +%s) - t0)) s)"
+[ "$failed" = 2 ] || t_diag "$(tail -8 "$T_TMP/mn-down.err")"
+jobs=$(sqlite3 "$T_TMP/mn-down.db" "SELECT group_concat(host || ' ' ||
+	health, ', ') FROM (SELECT * FROM lab_jobs ORDER BY host)")
+[ "$jobs" = "$G Canceled, $G-peer Canceled" ] &&
+	grep -q "host $G-peer: LAVA job [0-9]* canceled" "$T_TMP/mn-down.err"
+t_ok $? "and its multinode job is canceled, both roles ($jobs)"
+
+# --- a worker that loses the controller mid-trial ----------------------
+
+# The worker's link to this machine (the veth's end here) goes down while
+# the first trial's iperf3 runs: that call gets no answer and the trial
+# fails; the link is back 40 s later, within the run's tries to reach the
+# agent again (the guest's /init dials anew), and the next trial runs.
+# Under a minute: LAVA keeps the worker online meanwhile.
+matrix "$T_TMP/cut.toml" "" '"strict"'
+"$B" run "$T_TMP/cut.toml" --db "$T_TMP/cut.db" --new >"$T_TMP/cut.out" \
+	2>"$T_TMP/cut.err" &
+RUN_PID=$!
+# iperf3's data from the guest reaching the peer here: the client runs.
+t_poll 1500 0.2 "$RUN_PID" sh -c "ss -Htn state established \
+	'( sport = :$PORT )' | grep -q '10\.92\.0\.2'"
+LINK_CUT=1
+ip link set ibl0 down
+sleep 40
+ip link set ibl0 up
+LINK_CUT=
+wait "$RUN_PID"
+st=$?
+RUN_PID=
+trials=$(sqlite3 "$T_TMP/cut.db" "SELECT group_concat(status, ' ') FROM
+	(SELECT status FROM trials ORDER BY id)")
+lost=$(sqlite3 "$T_TMP/cut.db" "SELECT count(*) FROM trials WHERE
+	status = 'failed' AND error LIKE '%did not answer iperf3.client%'")
+[ $st -eq 1 ] && [ "$trials" = "failed ok" ] && [ "$lost" = 1 ]
+t_ok $? "the worker loses us mid-trial: that trial fails, the run goes on ($trials, exit $st)"
+[ "$lost" = 1 ] || t_diag "$(sqlite3 "$T_TMP/cut.db" "SELECT status, error
+	FROM trials")" "$(tail -8 "$T_TMP/cut.err")"
 
 # --- our artifact server out of the worker's reach ---------------------
 

@@ -97,7 +97,7 @@ stop() {
 
 rc=0
 # The worker (and its jobs) first, so that no job is handed out while the
-# server goes away; then the server's three at once: the publisher alone
+# server goes away; then the server's three and the coordinator at once: the publisher alone
 # takes 5 s to drain.
 stop lava-worker lava-worker TERM || rc=1
 stop scheduler lava-scheduler TERM &
@@ -107,7 +107,9 @@ stop publisher lava-publisher INT &
 p2=$!
 stop gunicorn gunicorn TERM &
 p3=$!
-for p in $p1 $p2 $p3; do
+stop coordinator lava-coordinator TERM &
+p4=$!
+for p in $p1 $p2 $p3 $p4; do
 	wait "$p" || rc=1
 done
 

@@ -56,13 +56,23 @@ WORKER_HOME=/var/lib/iommu-bench-lava-worker
 PUBLISHER_PORT=8001
 LAVA_USER=iommu-bench
 WORKER=iommu-bench-ci
-# A device of our own device type (bench/host/lava/device-type/), which
-# leaves the machine and the NIC to the job.
+# Two devices of our own device type (bench/host/lava/device-type/), which
+# leaves the machine and the NICs to the job: a multinode job's sut and
+# peer, or any two single jobs. Both are on the lab's network, which for
+# QEMU devices on one worker is a multicast socket.
 DEVICE=iommu-bench-vm01
+DEVICES="iommu-bench-vm01 iommu-bench-vm02"
+LAB_NETWORK=230.0.92.1:9292
+# The multinode coordinator the worker's jobs reach (its conf, bound over
+# /etc/lava-coordinator/lava-coordinator.conf in the worker's mounts).
+COORD_PORT=3079
 DEVICE_TYPE=iommu-bench-qemu
 DEVICES_DIR=/etc/lava-server/dispatcher-config/devices
 TYPES_DIR=/etc/lava-server/dispatcher-config/device-types
 TEMPLATE=$(cd "$(dirname "$0")/../../bench/host/lava/device-type" && pwd)/$DEVICE_TYPE.jinja2
+# The worker learns of a job scheduled for it at its next ping: 5 s, not
+# its 20 s default, for a lab whose jobs are a test's.
+PING_S=5
 # Seconds any single wait may take; cold start takes a few.
 TIMEOUT=${IOMMU_BENCH_LAVA_TIMEOUT:-60}
 
@@ -76,7 +86,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: lava-up needs root (daemons run as lavaserver, devices in /etc)"
 	exit 77
 fi
-for pkg in postgresql lava-server lava-dispatcher lavacli; do
+for pkg in postgresql lava-server lava-dispatcher lava-coordinator lavacli; do
 	if ! dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null |
 		grep -q ' installed$'; then
 		echo "SKIP: $pkg is not installed (scripts/install-deps.sh installs it)"
@@ -84,7 +94,7 @@ for pkg in postgresql lava-server lava-dispatcher lavacli; do
 	fi
 done
 for cmd in curl pg_lsclusters pg_ctlcluster pg_isready gunicorn3 lava-server \
-	lava-worker /usr/bin/python3 ss pgrep ip unshare; do
+	lava-worker lava-coordinator /usr/bin/python3 ss pgrep ip unshare; do
 	if ! command -v "$cmd" >/dev/null 2>&1; then
 		echo "SKIP: $cmd not found"
 		exit 77
@@ -271,6 +281,11 @@ note "network    $(since "$t")s (netns $WORKER_NS $ns_note: worker $WORKER_IP, t
 # machine is enough, whoever started it.
 t=$(now)
 started=
+# Events (a job submitted, a device Idle) go from the server through the
+# publisher to the scheduler, which then schedules at once instead of at
+# its next 20 s pass: every job of a test starts that much sooner.
+LAVA_YAML_SETTINGS_EVENT_NOTIFICATION=true
+export LAVA_YAML_SETTINGS_EVENT_NOTIFICATION
 if ! server_answers && ! pid_alive gunicorn gunicorn; then
 	# The packaged unit's command line, on loopback only, 2 workers for 2
 	# CPUs (the unit's 4 thrash here).
@@ -314,6 +329,22 @@ wait_for "$TIMEOUT" "the worker's view" worker_reaches ||
 wait_for "$TIMEOUT" publisher publisher_listens ||
 	die "nothing listens on :$PUBLISHER_PORT after ${TIMEOUT}s" \
 		"$STATE/publisher.out" "$STATE/publisher.log"
+# The multinode coordinator: sub-jobs of one multinode job pass their
+# messages (lava-send, lava-wait) through it. It listens on every address;
+# the worker is told 10.92.0.1.
+coordinator_listens() {
+	[ -n "$(ss -Hltn "sport = :$COORD_PORT" 2>/dev/null)" ]
+}
+if ! coordinator_listens && ! pid_alive coordinator lava-coordinator; then
+	printf '{"port": %d, "blocksize": 4096, "poll_delay": 3, "coordinator_hostname": "%s"}\n' \
+		"$COORD_PORT" "$CTL_IP" >"$STATE/coordinator.conf"
+	launch coordinator /usr/bin/lava-coordinator --loglevel DEBUG \
+		--logfile "$STATE/coordinator.log" --config "$STATE/coordinator.conf"
+	started="$started coordinator"
+fi
+wait_for "$TIMEOUT" coordinator coordinator_listens ||
+	die "lava-coordinator does not listen on :$COORD_PORT after ${TIMEOUT}s" \
+		"$STATE/coordinator.out" "$STATE/coordinator.log"
 # A scheduler that cannot reach the database dies at once: catch it here,
 # not as a job that never starts.
 case $started in *scheduler*)
@@ -362,41 +393,47 @@ if ! cmp -s "$TEMPLATE" "$TYPES_DIR/$DEVICE_TYPE.jinja2"; then
 		die "installing $TYPES_DIR/$DEVICE_TYPE.jinja2"
 fi
 
-# The device dictionary: QEMU without KVM (the template otherwise adds
-# -accel kvm, which hangs here).
-dict=$(mktemp)
-cat >"$dict" <<EOF
+# Each device's dictionary: QEMU without KVM (the template otherwise adds
+# -accel kvm, which hangs here), on the lab's network.
+provision_device() {
+	local dev=$1 dict d_type d_health d_worker
+	dict=$(mktemp)
+	cat >"$dict" <<EOF
 {% extends '$DEVICE_TYPE.jinja2' %}
 {% set no_kvm = True %}
 {% set memory = 1024 %}
+{% set lab_network = '$LAB_NETWORK' %}
 EOF
-if ! cmp -s "$dict" "$DEVICES_DIR/$DEVICE.jinja2"; then
-	install -o lavaserver -g lavaserver -m 644 "$dict" \
-		"$DEVICES_DIR/$DEVICE.jinja2" ||
-		{ rm -f "$dict"; die "installing $DEVICES_DIR/$DEVICE.jinja2"; }
-fi
-rm -f "$dict"
-
-# The device. The REST API hides what it will not show anonymously (a
-# retired device): `add` saying it exists sends us to `update` anyway.
-IFS=$'\t' read -r d_type d_health d_worker _ < \
-	<(rest_get "devices/$DEVICE/" device_type health worker_host)
-if [ -z "${d_type:-}" ]; then
-	manage_ok 'already exists' device-types add "$DEVICE_TYPE"
-	manage_ok 'already exists' devices add --device-type "$DEVICE_TYPE" \
-		--worker "$WORKER" "$DEVICE"
+	if ! cmp -s "$dict" "$DEVICES_DIR/$dev.jinja2"; then
+		install -o lavaserver -g lavaserver -m 644 "$dict" \
+			"$DEVICES_DIR/$dev.jinja2" ||
+			{ rm -f "$dict"; die "installing $DEVICES_DIR/$dev.jinja2"; }
+	fi
+	rm -f "$dict"
+	# The REST API hides what it will not show anonymously (a retired
+	# device): `add` saying it exists sends us to `update` anyway.
 	IFS=$'\t' read -r d_type d_health d_worker _ < \
-		<(rest_get "devices/$DEVICE/" device_type health worker_host)
-fi
+		<(rest_get "devices/$dev/" device_type health worker_host)
+	if [ -z "${d_type:-}" ]; then
+		manage_ok 'already exists' device-types add "$DEVICE_TYPE"
+		manage_ok 'already exists' devices add --device-type "$DEVICE_TYPE" \
+			--worker "$WORKER" "$dev"
+		IFS=$'\t' read -r d_type d_health d_worker _ < \
+			<(rest_get "devices/$dev/" device_type health worker_host)
+	fi
+	if [ -n "${d_type:-}" ] && [ "$d_type" != "$DEVICE_TYPE" ]; then
+		die "device $dev exists with type $d_type, not $DEVICE_TYPE"
+	fi
+	if [ "${d_health:-}" != Good ] || [ "${d_worker:-}" != "$WORKER" ]; then
+		manage_ok '' devices update --health GOOD --worker "$WORKER" "$dev"
+	fi
+}
+for dev in $DEVICES; do
+	provision_device "$dev"
+done
 # A device type with no device: a job for it is one LAVA refuses, which
 # the lava test needs to see refused with LAVA's own words.
 manage_ok 'already exists' device-types add iommu-bench-empty
-if [ -n "${d_type:-}" ] && [ "$d_type" != "$DEVICE_TYPE" ]; then
-	die "device $DEVICE exists with type $d_type, not $DEVICE_TYPE"
-fi
-if [ "${d_health:-}" != Good ] || [ "${d_worker:-}" != "$WORKER" ]; then
-	manage_ok '' devices update --health GOOD --worker "$WORKER" "$DEVICE"
-fi
 
 # The API token. A token left by an earlier run is kept while it still
 # logs in as our user: no pile of tokens from warm re-runs.
@@ -427,7 +464,7 @@ if [ ! -s "$STATE/token" ] || [ "$(whoami)" != "$LAVA_USER" ]; then
 	[ "$(whoami)" = "$LAVA_USER" ] ||
 		die "the new token does not log in as $LAVA_USER" "$PLOG"
 fi
-note "provision  $(since "$t")s (user $LAVA_USER, worker $WORKER, device $DEVICE)"
+note "provision  $(since "$t")s (user $LAVA_USER, worker $WORKER, devices $DEVICES)"
 
 # --- Worker daemon --------------------------------------------------------
 t=$(now)
@@ -478,6 +515,12 @@ else
 	# left) makes the worker create its folder there, and it dies without.
 	mkdir -p "$WORKER_HOME/jobs/tmp" /var/log/lava-dispatcher
 	ln -sf "$WORKER_HOME/lava-worker.log" "$STATE/lava-worker.log"
+	# Where its multinode jobs find the coordinator: this machine, as the
+	# worker reaches it (the dispatcher reads only the system's path).
+	printf '{"port": %d, "blocksize": 4096, "poll_delay": 3, "coordinator_hostname": "%s"}\n' \
+		"$COORD_PORT" "$CTL_IP" >"$WORKER_HOME/coordinator.conf"
+	[ -f /etc/lava-coordinator/lava-coordinator.conf ] ||
+		die "no /etc/lava-coordinator/lava-coordinator.conf (is lava-coordinator installed?)"
 	hide="/tmp /run /root /home"
 	for d in ${IOMMU_BENCH_LAVA_HIDE:-}; do
 		case $d in /*) [ -d "$d" ] && hide="$hide $d" ;; esac
@@ -489,17 +532,20 @@ else
 	launch lava-worker ip netns exec "$WORKER_NS" \
 		unshare --mount --propagation private sh -c '
 			hide=$1
-			shift
+			conf=$2
+			shift 2
+			mount --bind "$conf" /etc/lava-coordinator/lava-coordinator.conf ||
+				exit 1
 			for d in $hide; do
 				# Gone already: under a folder hidden before it.
 				[ -d "$d" ] || continue
 				mount -t tmpfs -o mode=0755 hidden "$d" || exit 1
 			done
-			exec "$@"' sh "$hide" \
+			exec "$@"' sh "$hide" "$WORKER_HOME/coordinator.conf" \
 		/usr/bin/lava-worker --level DEBUG \
 		--name "$WORKER" --url "$WORKER_URL/" --ws-url "$WS_URL" \
 		--token-file "$WORKER_HOME/token" \
-		--worker-dir "$WORKER_HOME/jobs" \
+		--worker-dir "$WORKER_HOME/jobs" --ping-interval "$PING_S" \
 		--log-file "$WORKER_HOME/lava-worker.log"
 	worker_pinged() {
 		local state ping
@@ -520,11 +566,11 @@ fi
 # and ours queue behind it. On a worker we just started it is a job that
 # died with the old one, which the new one reports gone within a ping.
 device_ready() {
-	local health
-	IFS=$'\t' read -r DEV_STATE health < <(rest_get "devices/$DEVICE/" state health)
+	local dev=$1 health
+	IFS=$'\t' read -r DEV_STATE health < <(rest_get "devices/$dev/" state health)
 	if [ "${DEV_STATE:-}" = Idle ]; then
 		[ "${health:-}" = Good ] && return 0
-		manage devices update --health GOOD --worker "$WORKER" "$DEVICE" \
+		manage devices update --health GOOD --worker "$WORKER" "$dev" \
 			>>"$PLOG" 2>&1
 		return 1
 	fi
@@ -534,11 +580,13 @@ device_ready() {
 	esac
 	return 1
 }
-if ! wait_for "$TIMEOUT" device device_ready; then
-	IFS=$'\t' read -r d_state d_health < <(rest_get "devices/$DEVICE/" state health)
-	die "device $DEVICE is ${d_state:-?}/${d_health:-?}, not Idle/Good, after ${TIMEOUT}s" \
-		"$STATE/scheduler.log" "$STATE/lava-worker.log"
-fi
+for dev in $DEVICES; do
+	if ! wait_for "$TIMEOUT" device device_ready "$dev"; then
+		IFS=$'\t' read -r d_state d_health < <(rest_get "devices/$dev/" state health)
+		die "device $dev is ${d_state:-?}/${d_health:-?}, not Idle/Good, after ${TIMEOUT}s" \
+			"$STATE/scheduler.log" "$STATE/lava-worker.log"
+	fi
+done
 note "worker     $(since "$t")s ($w_note; device $DEV_STATE)"
 
 echo "$URL" >"$STATE/url"
@@ -548,4 +596,4 @@ echo "$DEVICE_TYPE" >"$STATE/device_type"
 echo "$DEVICE" >"$STATE/device"
 
 printf '%s' "$SUMMARY" | sed 's/^/lava-up: /'
-echo "lava-up: up in $(since "$T_ALL")s: $URL, device $DEVICE ($DEVICE_TYPE), token in $STATE/token"
+echo "lava-up: up in $(since "$T_ALL")s: $URL, devices $DEVICES ($DEVICE_TYPE), token in $STATE/token"

@@ -271,6 +271,9 @@ static void test_serve(struct artifact_server *s, const char *path,
 	       "two GETs were counted, the HEAD was not");
 	is_str(peer, "127.0.0.1", "the last from the loopback");
 	free(peer);
+	is_int(artifact_server__asked(s, sha), 3,
+	       "but the lab asked three times (LAVA checks a URL by HEAD)");
+	is_int(artifact_server__asked(s, "0123"), 0, "an unknown name: 0");
 }
 
 static void test_refused(struct artifact_server *s, const char *sha)

@@ -161,6 +161,14 @@ static void test_errors(void)
 #define SHA_K "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define SHA_I "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
+/* A boot's files, as the artifact server names them. */
+static const struct lava_files files = {
+	.kernel_url = "http://192.0.2.10:7780/sha256/" SHA_K,
+	.initrd_url = "http://192.0.2.10:7780/sha256/" SHA_I,
+	.kernel_sha = SHA_K,
+	.initrd_sha = SHA_I,
+};
+
 /* What the lava host's job definition must say, and why. */
 static const struct tap_substr definition_checks[] = {
 	{ "device_type: 'qemu'\n", "the device type" },
@@ -199,15 +207,9 @@ static void test_definition(void)
 						       "cpus = 3\n"
 						       "memory = "
 						       "\"2G\"\n");
-	struct lava_files f = {
-		.kernel_url = "http://192.0.2.10:7780/sha256/" SHA_K,
-		.initrd_url = "http://192.0.2.10:7780/sha256/" SHA_I,
-		.kernel_sha = SHA_K,
-		.initrd_sha = SHA_I,
-	};
 	struct lava_boot b = {
 		.job_name = "iommu-bench: host lab, kernel deb, it's",
-		.files = &f,
+		.files = &files,
 		.cmdline = "console=ttyS0 iommu.strict=1",
 		.timeout_ms = 600000,
 	};
@@ -224,7 +226,7 @@ static void test_definition(void)
 	ok(!strstr(d, "file://") && !strstr(d, "9p") && !strstr(d, "socket"),
 	   "nothing of this machine's but URLs: no file://, 9p or socket");
 	free(d);
-	d = lava__boot_definition(h, "deb", &f, NULL, 0, &cmdline);
+	d = lava__boot_definition(h, "deb", &files, NULL, 0, &cmdline);
 	has_str(d, "job: {seconds: 7440}",
 		"a boot's job: boot_timeout + job_timeout (4m + 2h)");
 	has_str(cmdline, "iommu_bench.exe=" LAVA_ROOT_AGENT " ",
@@ -247,14 +249,8 @@ out:
 /* Our device type: the machine and the NIC in the job's options. */
 static void test_template(void)
 {
-	struct lava_files f = {
-		.kernel_url = "http://192.0.2.10:7780/sha256/" SHA_K,
-		.initrd_url = "http://192.0.2.10:7780/sha256/" SHA_I,
-		.kernel_sha = SHA_K,
-		.initrd_sha = SHA_I,
-	};
 	struct lava_boot b = { .job_name = "j",
-			       .files = &f,
+			       .files = &files,
 			       .cmdline = "console=ttyAMA0",
 			       .timeout_ms = 600000 };
 	struct matrix *m;
@@ -292,6 +288,118 @@ static void test_template(void)
 	has_str(d, "  - '-cpu cortex-a57'\n", "the testbed's TCG CPU");
 	free(d);
 	matrix__free(m);
+}
+
+/* A LAVA SUT and a LAVA peer device: one multinode job per boot. */
+#define MN_HOST_T(name, role, addr, tmpl, extra)                               \
+	"[hosts." name "]\ntransport = \"lava\"\nrole = \"" role "\"\n" addr   \
+	"[hosts." name ".lava]\nserver = \"http://lava.example:8000\"\n" TOKEN \
+	"template = \"" tmpl "\"\n" extra "[hosts." name ".qemu]\n"            \
+	"nic = \"e1000e\"\n"
+#define MN_HOST(name, role, addr, extra) \
+	MN_HOST_T(name, role, addr, "iommu-bench", extra)
+#define MN_REST                                                             \
+	"[[kernels]]\nname = \"deb\"\npackage = "                           \
+	"\"linux-image-6.1.0-57-amd64\"\n"                                  \
+	"[[workloads]]\nname = \"tx\"\nserver = \"lp\"\nclient = \"lab\"\n" \
+	"[[workloads]]\nname = \"rx\"\nserver = \"lp\"\nclient = \"lab\"\n" \
+	"reverse = true\n"
+#define MN_SUT MN_HOST("lab", "sut", "address = \"10.93.0.1/24\"\n", "")
+#define MN_PEER(addr, extra) MN_HOST("lp", "peer", addr, extra)
+#define MN_PORTS "http_port = 7782\nagent_port = 7783\n"
+
+static void test_multinode(void)
+{
+	struct lava_boot b = { .job_name = "j",
+			       .files = &files,
+			       .cmdline = "console=ttyS0 iommu.strict=1",
+			       .timeout_ms = 600000 };
+	struct lava_boot pb = b;
+	const struct matrix_host *s, *p;
+	struct matrix *m;
+	char *d, *e, *cmdline;
+
+	m = load(MN_SUT MN_PEER("address = \"10.93.0.2/24\"\n", MN_PORTS)
+			 MN_REST);
+	if (!ok(m, "a LAVA SUT and a LAVA peer device load"))
+		return;
+	s = &m->hosts[matrix__find_host(m, "lab")];
+	p = &m->hosts[matrix__find_host(m, "lp")];
+	ok(s->has_mate && p->has_mate && &m->hosts[s->mate] == p &&
+		   &m->hosts[p->mate] == s,
+	   "they are each other's mates");
+	pb.cmdline = "console=ttyS0";
+	d = lava__multinode_definition(s, &b, p, &pb);
+	if (!ok(d != NULL, "a multinode definition is written"))
+		goto out;
+	has_str(d,
+		"protocols:\n  lava-multinode:\n    roles:\n      sut:\n"
+		"        device_type: 'qemu'\n        count: 1\n"
+		"        essential: true\n        context:\n",
+		"role sut, essential, with its own context");
+	has_str(d,
+		"      peer:\n        device_type: 'qemu'\n"
+		"        count: 1\n        essential: true\n",
+		"role peer, essential: either's end cancels the other");
+	has_str(d, "- deploy:\n    role: [sut]\n", "the SUT's files");
+	has_str(d, "- deploy:\n    role: [peer]\n", "the peer's files");
+	has_str(d, "- boot:\n    role: [sut, peer]\n", "both boot");
+	has_str(d, "- test:\n    role: [sut, peer]\n", "both are watched");
+	has_str(d, "          - '-device e1000e,netdev=lab0,mac=02:",
+		"the first NIC on the lab's network");
+	has_str(d,
+		"          - '-netdev user,id=n0'\n"
+		"          - '-device e1000e,netdev=n0'\n",
+		"then the agent's, on user-mode networking");
+	ok(!strstr(d, "\ndevice_type:") && !strstr(d, "\ncontext:"),
+	   "no top-level device_type or context (LAVA refuses them)");
+	has_str(d, "iommu.strict=1", "the SUT's command line");
+	free(d);
+	cmdline = lava__boot_cmdline(p, NULL, 0);
+	has_str(cmdline, "iommu_bench.ip=10.93.0.2/24 ",
+		"the peer at its address on the lab's network");
+	has_str(cmdline,
+		" iommu_bench.ctlnic=eth1 iommu_bench.ctlip=10.0.2.15/24",
+		"the agent's way out on the second NIC");
+	has_str(cmdline, "iommu_bench.ctl=192.0.2.10:7783",
+		"dialing the peer's own agent port");
+	free(cmdline);
+out:
+	matrix__free(m);
+
+	e = load_bad(MN_SUT MN_PEER("", MN_PORTS) MN_REST);
+	has_str(e, "host 'lp': missing key 'address': in a multinode job",
+		"a device with no address on the lab's network is refused");
+	free(e);
+	e = load_bad(MN_SUT MN_PEER("address = \"10.93.0.2/24\"\n", "")
+			     MN_REST);
+	has_str(e,
+		"its SUT 'lab' listens on 7780 and 7781 of the same "
+		"controller",
+		"the same ports as its SUT are refused");
+	free(e);
+	e = load_bad(MN_SUT MN_HOST_T("lp", "peer",
+				      "address = \"10.93.0.2/24\"\n", "qemu",
+				      MN_PORTS) MN_REST);
+	has_str(e, "a multinode job's devices reach each other on the lab's",
+		"LAVA's stock template is refused");
+	free(e);
+	e = load_bad(MN_SUT MN_PEER("address = \"10.93.0.2/24\"\n",
+				    MN_PORTS "server = \"http://other:8000\"\n")
+			     MN_REST);
+	ok(e != NULL, "another lab's server is refused");
+	free(e);
+	e = load_bad(MN_SUT MN_PEER(
+		"address = \"10.93.0.2/24\"\n",
+		MN_PORTS) "[hosts.peer]\ntransport = \"local\"\n"
+			  "address = \"127.0.0.1\"\n"
+			  "[[kernels]]\nname = \"deb\"\npackage = "
+			  "\"linux-image-6.1.0-57-amd64\"\n"
+			  "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+			  "client = \"lab\"\n");
+	has_str(e, "host 'lp': a LAVA device with role = \"peer\" is booted",
+		"a LAVA peer device no workload pairs is refused");
+	free(e);
 }
 
 /*
@@ -437,6 +545,27 @@ static void test_answers(void)
 	j = parse("{\"job_ids\": []}");
 	ok(lava_job__submitted(j, &id) == -EPROTO, "no id is an error");
 	json_decref(j);
+	j = parse("{\"job_ids\": [\"61.0\", \"61.1\"]}");
+	ok(!lava_job__submitted_group(j, &id, &nr) && id == 61 && nr == 2,
+	   "a multinode submission: its group's first job and its size");
+	json_decref(j);
+	j = parse("{\"job_ids\": [\"61.0\", \"62.1\"]}");
+	ok(lava_job__submitted_group(j, &id, &nr) == -EPROTO,
+	   "sub-jobs of two groups are an error");
+	json_decref(j);
+	j = parse("{\"job_ids\": [42]}");
+	ok(lava_job__submitted_group(j, &id, &nr) == -EPROTO,
+	   "a job of one device is no group");
+	json_decref(j);
+	j = parse("{\"id\": 62, \"state\": \"Running\", \"definition\": "
+		  "\"protocols:\\n  lava-multinode:\\n    role: peer\\n"
+		  "    target_group: 87f5886a-533b\\n\"}");
+	ok(!lava_job__parse(j, &job, &err) && job.role && job.group &&
+		   !strcmp(job.role, "peer") &&
+		   !strcmp(job.group, "87f5886a-533b"),
+	   "a multinode job's role and group, from its definition");
+	lava_job__release(&job);
+	json_decref(j);
 
 	j = parse("{\"results\": [{\"name\": \"qemu\"}, {\"name\": 3}, "
 		  "{\"name\": \"bbb\"}]}");
@@ -454,6 +583,7 @@ int main(void)
 	test_errors();
 	test_definition();
 	test_template();
+	test_multinode();
 	test_files();
 	test_answers();
 	return tap_done();

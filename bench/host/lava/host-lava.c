@@ -397,6 +397,36 @@ static const char *unfetched(struct lava_priv *p)
 	       "address and http_port?";
 }
 
+static char *job_reason(struct lava_priv *p, const struct lava_job *j);
+
+/*
+ * A multinode job's other device, when its job ended first: LAVA then
+ * cancels this one's (both roles are essential), so the reason is there.
+ * "; ..." or "", a new string.
+ */
+static char *mate_reason(struct host *h)
+{
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	struct lava_job j;
+	char *err = NULL, *why, *s;
+
+	/* (A SUT's job ending cancels its peer's: no news there.) */
+	if (!mp || !mp->job || h->m->role != ROLE_SUT ||
+	    job_get(mp, mp->job, &j, &err)) {
+		free(err);
+		return xstrdup("");
+	}
+	if (j.state != LAVA_FINISHED && j.state != LAVA_ENDING) {
+		lava_job__release(&j);
+		return xstrdup("");
+	}
+	why = job_reason(mp, &j);
+	s = xasprintf("; its peer device, host %s: %s", h->mate->m->name, why);
+	free(why);
+	lava_job__release(&j);
+	return s;
+}
+
 /* LAVA's reason for a job that ended; a new string. */
 static char *job_reason(struct lava_priv *p, const struct lava_job *j)
 {
@@ -512,6 +542,23 @@ static void job_end(struct host *h, struct lava_priv *p)
 		job_cancel(h, id);
 		return;
 	}
+	/* A job LAVA ended meanwhile (a multinode job's, canceled with its
+	 * peer's) has no guest left to wait for. */
+	if (!c && !job_get(p, id, &j, &err)) {
+		bool ended = j.state == LAVA_FINISHED || j.state == LAVA_ENDING;
+
+		/* Canceling ends Canceled. */
+		if (ended)
+			job_store(h, id, "ended",
+				  j.state == LAVA_ENDING ? "Canceled" :
+							   j.health,
+				  NULL, NULL);
+		lava_job__release(&j);
+		if (ended)
+			return;
+	}
+	free(err);
+	err = NULL;
 	/* The wait every agent is given: 10 s of its own canceled a sound
 	 * guest's job on a busy host (testbed-lava.t under make check). */
 	if (!c)
@@ -563,11 +610,12 @@ static void job_end(struct host *h, struct lava_priv *p)
 
 /* The watch of agent_sock__wait(): the job, polled every POLL_MS. */
 /*
- * A running job whose worker has fetched nothing from us: LAVA retries
- * an unreachable URL for over ten minutes before it gives up, so the
- * boot is failed here, in words, once the worker has had ample time
- * (its fetch comes seconds after the job starts). A job adopted from a
- * killed run fetched from that run.
+ * A running job whose worker has asked nothing of us: LAVA retries an
+ * unreachable URL for over ten minutes before it gives up, so the boot
+ * is failed here, in words, once the worker has had ample time (it
+ * checks the URLs with HEAD as the job starts; a multinode job's
+ * downloads wait until its group is whole, so the check is what counts).
+ * A job adopted from a killed run fetched from that run.
  */
 static int unreached(struct host *h, struct lava_priv *p, char **why)
 {
@@ -577,7 +625,7 @@ static int unreached(struct host *h, struct lava_priv *p, char **why)
 	if (wait > FETCH_WAIT_MS)
 		wait = FETCH_WAIT_MS;
 	if (p->adopted || !p->run_t0 || mono_ms() - p->run_t0 < wait ||
-	    artifact_server__fetched(p->art, p->files.kernel_sha, NULL))
+	    artifact_server__asked(p->art, p->files.kernel_sha))
 		return 0;
 	hp = lava__hostport(h->m->lava.controller, h->m->lava.http_port);
 	*why = xasprintf("LAVA job %lld has fetched nothing from "
@@ -593,7 +641,7 @@ static int job_gone(void *arg, char **why)
 	struct host *h = arg;
 	struct lava_priv *p = h->priv;
 	struct lava_job j;
-	char *err = NULL;
+	char *err = NULL, *reason, *mate;
 
 	if (h->interrupted && h->interrupted()) {
 		*why = xasprintf("interrupted while LAVA job %lld booted",
@@ -614,7 +662,10 @@ static int job_gone(void *arg, char **why)
 		lava_job__release(&j);
 		return unreached(h, p, why);
 	}
-	*why = job_reason(p, &j);
+	reason = job_reason(p, &j);
+	mate = mate_reason(h);
+	*why = xasprintf("%s%s", reason, mate);
+	free_all(reason, mate);
 	job_store(h, j.id, "ended", j.health, NULL, *why);
 	lava_job__release(&j);
 	p->job = 0;
@@ -684,9 +735,72 @@ static int64_t jobs_adopt(struct host *h, struct lava_priv *p, const char *sha)
 	return adopted;
 }
 
+/* Job @id of the lab, kept as @h's (submitted). */
+static void job_add(struct host *h, int64_t id, const char *sha,
+		    const struct matrix_kernel *k, const char *cmdline)
+{
+	struct lava_priv *p = h->priv;
+	struct host_job j = {
+		.server = p->api.server,
+		.id = id,
+		.sha256 = (char *)sha,
+		.kernel = k->name,
+		.cmdline = (char *)cmdline,
+	};
+
+	if (h->jobs && h->jobs->add(h->jobs_arg, h, &j))
+		pr_warn("host %s: LAVA job %lld is not stored: a run resumed "
+			"after a kill would not find it",
+			h->m->name, (long long)id);
+}
+
+/*
+ * A multinode submission's two jobs: the SUT's is the group's first, N
+ * ("N.0"); the peer's ("N.1") is the job of the same group whose role
+ * is peer, N + 1 unless another submission came between.
+ */
+static int group_ids(struct host *h, const json_t *res, int64_t *sut,
+		     char **why)
+{
+	struct lava_priv *p = h->priv, *mp = h->mate->priv;
+	struct lava_job first, j;
+	char *err = NULL;
+	size_t nr = 0;
+	int64_t id;
+	int ret;
+
+	if (lava_job__submitted_group(res, sut, &nr) || nr != 2) {
+		*why = xstrdup("LAVA accepted the multinode job but did not "
+			       "name its two jobs");
+		return -EPROTO;
+	}
+	ret = job_get(p, *sut, &first, why);
+	if (ret)
+		return ret;
+	for (id = *sut + 1; id <= *sut + 64 && !mp->job; id++) {
+		if (job_get(p, id, &j, &err)) {
+			free(err);
+			err = NULL;
+			continue;
+		}
+		if (j.group && first.group && !strcmp(j.group, first.group) &&
+		    j.role && !strcmp(j.role, LAVA_ROLE_PEER))
+			mp->job = id;
+		lava_job__release(&j);
+	}
+	lava_job__release(&first);
+	if (!mp->job) {
+		*why = xasprintf("LAVA job %lld's peer role is in no job "
+				 "after it",
+				 (long long)*sut);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 		      const char *sha, const struct matrix_kernel *k,
-		      const char *cmdline, char **err)
+		      const char *cmdline, const char *peer_cmdline, char **err)
 {
 	json_t *body = json_pack("{s:s}", "definition", def), *res = NULL;
 	char *text = json_dumps(body, JSON_COMPACT), *why = NULL;
@@ -697,7 +811,9 @@ static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 	ret = lava_api__call(&p->api, "POST", "/api/v0.2/jobs/", text,
 			     API_TIMEOUT_MS, &res, &why);
 	free(text);
-	if (!ret && lava_job__submitted(res, &id)) {
+	if (!ret && h->mate)
+		ret = group_ids(h, res, &id, &why);
+	else if (!ret && lava_job__submitted(res, &id)) {
 		why = xstrdup("LAVA accepted the job but said no job id");
 		ret = -EPROTO;
 	}
@@ -710,19 +826,18 @@ static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 		return ret;
 	}
 	p->job = id;
-	if (h->jobs) {
-		struct host_job j = {
-			.server = p->api.server,
-			.id = id,
-			.sha256 = (char *)sha,
-			.kernel = k->name,
-			.cmdline = (char *)cmdline,
-		};
+	job_add(h, id, sha, k, cmdline);
+	if (h->mate) {
+		struct lava_priv *mp = h->mate->priv;
 
-		if (h->jobs->add(h->jobs_arg, h, &j))
-			pr_warn("host %s: LAVA job %lld is not stored: a run "
-				"resumed after a kill would not find it",
-				h->m->name, (long long)id);
+		job_add(h->mate, mp->job, sha, k, peer_cmdline);
+		host__say(h,
+			  "host %s: LAVA multinode job submitted: %s/scheduler/"
+			  "job/%lld (role " LAVA_ROLE_SUT
+			  "), job %lld (role " LAVA_ROLE_PEER ", host %s)",
+			  h->m->name, p->api.server, (long long)id,
+			  (long long)mp->job, h->mate->m->name);
+		return 0;
 	}
 	host__say(h, "host %s: LAVA job %lld submitted: %s/scheduler/job/%lld",
 		  h->m->name, (long long)id, p->api.server, (long long)id);
@@ -764,10 +879,13 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 			p->run_t0 = mono_ms();
 			return 0;
 		} else {
+			char *mate = mate_reason(h);
+
 			why = job_reason(p, &j);
 			job_store(h, j.id, "ended", j.health, j.device, why);
-			*err = xasprintf("host %s: %s", h->m->name, why);
-			free(why);
+			*err = xasprintf("host %s: %s%s", h->m->name, why,
+					 mate);
+			free_all(why, mate);
 			lava_job__release(&j);
 			p->job = 0;
 			return -ECHILD;
@@ -832,35 +950,79 @@ static int boot_secret(struct host *h, struct lava_priv *p,
 	return chan_secret__write(p->secret_file, p->secret, err);
 }
 
-/* The definition of the job booting @k with @args; NULL and *@err. */
-static char *definition(struct host *h, struct lava_priv *p,
-			const struct matrix_kernel *k, const char *const *args,
-			size_t nr_args, char **cmdline, char **err)
+/*
+ * What @h's device boots for @k with @args (its files made and served,
+ * its secret kept): in @b, whose job_name and cmdline are new strings
+ * (boot_release()).
+ */
+static int boot_prepare(struct host *h, const struct matrix_kernel *k,
+			const char *const *args, size_t nr_args,
+			struct lava_boot *b, char **err)
 {
+	struct lava_priv *p = h->priv;
 	const struct qemu_kernel *qk = &p->vm.kernels[k - h->matrix->kernels];
-	char *def;
+	char *cmdline;
 	int ret;
 
-	if (!qk->image) {
-		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
-				 "on a LAVA device yet",
-				 h->m->name, k->name,
-				 kernel_kind__name(k->kind));
-		return NULL;
-	}
-	*cmdline = lava__boot_cmdline(h->m, args, nr_args);
-	ret = boot_secret(h, p, k, *cmdline, err);
+	if (!qk->image)
+		return errmsg__set(err, -EINVAL,
+				   "host %s: kernel '%s' (%s) cannot be booted "
+				   "on a LAVA device yet",
+				   h->m->name, k->name,
+				   kernel_kind__name(k->kind));
+	cmdline = lava__boot_cmdline(h->m, args, nr_args);
+	ret = boot_secret(h, p, k, cmdline, err);
 	lava_files__release(&p->files);
 	if (!ret)
 		ret = lava_files__make(h->m, qk, p->root, p->secret,
 				       sizeof(p->secret), p->art, &p->files,
 				       err);
-	free(*cmdline);
-	*cmdline = NULL;
-	if (ret)
+	if (ret) {
+		free(cmdline);
+		return ret;
+	}
+	b->job_name = lava__job_name(h->m, k->name, args, nr_args);
+	b->files = &p->files;
+	b->cmdline = cmdline;
+	b->timeout_ms = h->m->boot_timeout_ms + h->m->lava.job_timeout_ms;
+	return 0;
+}
+
+static void boot_release(struct lava_boot *b)
+{
+	free_all((char *)b->job_name, (char *)b->cmdline);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * The definition of the job booting @k with @args, and its guest's
+ * command line (*@cmdline); with a peer device, the multinode job that
+ * boots it too, with the same kernel and no boot arguments (a peer is
+ * never reconfigured), its command line in *@peer_cmdline. NULL and *@err.
+ */
+static char *definition(struct host *h, const struct matrix_kernel *k,
+			const char *const *args, size_t nr_args, char **cmdline,
+			char **peer_cmdline, char **err)
+{
+	struct lava_boot b = { 0 }, pb = { 0 };
+	char *def = NULL;
+
+	*cmdline = *peer_cmdline = NULL;
+	if (boot_prepare(h, k, args, nr_args, &b, err))
 		return NULL;
-	def = lava__boot_definition(h->m, k->name, &p->files, args, nr_args,
-				    cmdline);
+	if (h->mate) {
+		if (boot_prepare(h->mate, k, NULL, 0, &pb, err)) {
+			boot_release(&b);
+			return NULL;
+		}
+		def = lava__multinode_definition(h->m, &b, h->mate->m, &pb);
+		*peer_cmdline = xstrdup(pb.cmdline);
+	} else {
+		def = lava__definition(h->m, &b);
+	}
+	*cmdline = xstrdup(b.cmdline);
+	boot_release(&b);
+	boot_release(&pb);
 	if (!def)
 		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
 				 "written: the command line holds a quote",
@@ -868,29 +1030,99 @@ static char *definition(struct host *h, struct lava_priv *p,
 	return def;
 }
 
+/*
+ * The peer device's side of a multinode job that runs now, submitted
+ * or adopted at @t0: LAVA starts a group's jobs together, so it runs
+ * too; its device kept, its clock for unreached() started.
+ */
+static void mate_running(struct host *h, long long t0)
+{
+	struct lava_priv *mp = h->mate->priv;
+	struct lava_job j;
+	char *err = NULL;
+
+	mp->job_t0 = t0;
+	mp->run_t0 = mono_ms();
+	mp->next_poll = 0;
+	free(mp->device);
+	mp->device = NULL;
+	if (job_get(mp, mp->job, &j, &err)) {
+		free(err);
+		return;
+	}
+	mp->device = j.device ? xstrdup(j.device) : NULL;
+	job_store(h->mate, j.id, "running", NULL, j.device, NULL);
+	lava_job__release(&j);
+}
+
+/* The agent of @h's booted job, dialed in and proven: in p->vm.ready. */
+static int agent_boot(struct host *h, uint64_t timeout_ms, char **err)
+{
+	struct lava_priv *p = h->priv;
+	const struct agent_sock_watch w = { job_gone, job_console, h };
+
+	return agent__wait(&p->dial, (int)timeout_ms, NULL, &w, &p->vm.ready,
+			   err);
+}
+
+/*
+ * Jobs a killed run left for this very boot: adopted when the SUT's and,
+ * in a multinode job, its peer device's both are; a lone one canceled.
+ */
+static int64_t adopt(struct host *h, struct lava_priv *p, const char *sha)
+{
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	int64_t id = jobs_adopt(h, p, sha), mid = 0;
+
+	if (!h->mate)
+		return id;
+	mid = jobs_adopt(h->mate, mp, sha);
+	if (id && mid) {
+		mp->job = mid;
+		mp->adopted = true;
+		return id;
+	}
+	if (id)
+		job_cancel(h, id);
+	if (mid)
+		job_cancel(h->mate, mid);
+	return 0;
+}
+
 static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 			      const char *const *args, size_t nr_args,
 			      char **err)
 {
 	struct lava_priv *p = h->priv;
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
 	const struct agent_sock_watch w = { job_gone, job_console, h };
-	char sha[SHA256_HEX_SIZE], *cmdline, *def;
+	char sha[SHA256_HEX_SIZE], *cmdline, *peer_cmdline, *def;
 	int64_t adopted;
 	long long t0;
 	int ret;
 
 	*err = NULL;
-	if (!p) {
+	if (!p || (h->mate && !mp)) {
 		*err = xasprintf("host %s: restart before open", h->m->name);
 		return -EINVAL;
 	}
+	if (h->mate && h->m->role != ROLE_SUT) {
+		*err = xasprintf("host %s: a peer device boots with its SUT "
+				 "(%s)",
+				 h->m->name, h->mate->m->name);
+		return -EINVAL;
+	}
 	job_end(h, p);
-	def = definition(h, p, k, args, nr_args, &cmdline, err);
+	if (mp) {
+		job_end(h->mate, mp);
+		mp->adopted = false;
+	}
+	def = definition(h, k, args, nr_args, &cmdline, &peer_cmdline, err);
 	if (!def)
 		return -EINVAL;
 	sha256__hex(def, strlen(def), sha);
 	t0 = mono_ms();
-	adopted = jobs_adopt(h, p, sha);
+	adopted = adopt(h, p, sha);
 	p->adopted = adopted;
 	if (adopted) {
 		p->job = adopted;
@@ -898,29 +1130,73 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	} else {
 		pr_info("host %s: booting %s through LAVA: %s", h->m->name,
 			k->name, cmdline);
-		ret = job_submit(h, p, def, sha, k, cmdline, err);
+		ret = job_submit(h, p, def, sha, k, cmdline, peer_cmdline, err);
 	}
-	free(def);
-	free(cmdline);
-	if (ret)
+	free_all(def, cmdline, peer_cmdline);
+	if (ret) {
+		if (mp)
+			mp->job = 0;
 		return ret;
+	}
 	p->job_t0 = t0;
 	p->run_t0 = 0;
 	ret = job_wait_start(h, p, err);
-	if (ret)
+	if (ret) {
+		if (mp && mp->job)
+			job_cancel(h->mate, mp->job);
+		if (mp)
+			mp->job = 0;
 		return ret;
+	}
+	if (mp)
+		mate_running(h, t0);
 	p->next_poll = 0;
-	ret = agent__wait(&p->dial, (int)h->m->boot_timeout_ms, NULL, &w,
-			  &p->vm.ready, err);
+	ret = agent_boot(h, h->m->boot_timeout_ms, err);
+	/* The SUT's job canceled by LAVA because its peer's ended. */
+	if (ret == -ECHILD && mp && strstr(*err, "; its peer device, host "))
+		ret = -ENOLINK;
+	/* The peer device's agent: both must answer before any trial. */
+	if (!ret && mp) {
+		int64_t id = mp->job;
+		char *why = NULL;
+
+		ret = agent_boot(h->mate, h->mate->m->boot_timeout_ms, &why);
+		if (ret) {
+			*err = xasprintf("its peer device, host %s (LAVA job "
+					 "%lld), did not come up: %s",
+					 h->mate->m->name, (long long)id,
+					 why ? why : strerror(-ret));
+			free(why);
+			ret = -ENOLINK;
+		}
+	}
 	if (ret) {
 		char *why = *err;
 
 		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
 				 h->m->name, p->vm.boots + 1, k->name, why);
 		free(why);
+		/*
+		 * The SUT answered and its peer device did not: the peer's
+		 * job is canceled, and LAVA cancels the SUT's after it (both
+		 * roles are essential); the SUT's agent is left to the run
+		 * meanwhile, to record the boot its trials fail on.
+		 */
+		if (ret == -ENOLINK && p->vm.ready) {
+			if (mp->job)
+				job_cancel(h->mate, mp->job);
+			mp->job = 0;
+			return ret;
+		}
+		/* A multinode job is one: what still runs of it goes. */
+		/* (A job that ended, -ECHILD, is 0 already.) */
 		if (p->job && ret != -ECHILD)
 			job_cancel(h, p->job);
 		p->job = 0;
+		if (mp && mp->job)
+			job_cancel(h->mate, mp->job);
+		if (mp)
+			mp->job = 0;
 		return ret;
 	}
 	/*
@@ -933,6 +1209,11 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 		p->vm.ready = NULL;
 		ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w,
 				  &p->vm.ready, err);
+		if (!ret && mp) {
+			agent_conn__close(mp->vm.ready);
+			mp->vm.ready = NULL;
+			ret = agent_boot(h->mate, AGENT_TIMEOUT_MS, err);
+		}
 		if (ret)
 			return ret;
 	}
@@ -943,6 +1224,12 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 		  h->m->name, p->vm.boots, (mono_ms() - t0) / 1000,
 		  adopted ? "its adoption" : "its submission",
 		  (long long)p->job, p->device ? p->device : "its device");
+	if (mp)
+		host__say(h,
+			  "host %s: its peer device %s answered too (LAVA "
+			  "job %lld on %s)",
+			  h->m->name, h->mate->m->name, (long long)mp->job,
+			  mp->device ? mp->device : "its device");
 	return 0;
 }
 

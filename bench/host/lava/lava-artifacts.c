@@ -68,6 +68,7 @@ struct artifact {
 	uint64_t size;
 	struct part_set *set;
 	unsigned fetched;
+	unsigned asked; /* requests for it, HEAD too, served or not */
 	char *last_peer;
 };
 
@@ -293,6 +294,19 @@ unsigned artifact_server__fetched(struct artifact_server *s, const char *sha,
 		if (last_peer && a->last_peer)
 			*last_peer = xstrdup(a->last_peer);
 	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+unsigned artifact_server__asked(struct artifact_server *s, const char *sha)
+{
+	struct artifact *a;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	a = artifact_find(s, sha);
+	if (a)
+		n = a->asked;
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
@@ -603,6 +617,7 @@ static int conn__serve(struct conn *c, const char *sha, bool head)
 	if (a) {
 		set = a->set;
 		size = a->size;
+		a->asked++;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!set)

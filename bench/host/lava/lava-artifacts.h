@@ -59,6 +59,11 @@ char *artifact_server__url(const struct artifact_server *s, const char *sha);
  */
 unsigned artifact_server__fetched(struct artifact_server *s, const char *sha,
 				  char **last_peer);
+/*
+ * How many requests (GET or HEAD, served whole or not) named @sha: the
+ * lab reached us for it (LAVA checks a job's URLs with HEAD first).
+ */
+unsigned artifact_server__asked(struct artifact_server *s, const char *sha);
 
 /*
  * Stop the thread and the connections, close everything, free; the

@@ -42,34 +42,90 @@ static const char **boot_args(const struct matrix *m,
 	return args;
 }
 
-static int write_yaml(const char *dir, const struct matrix *m,
-		      const struct matrix_host *h, const struct plan_trial *t,
-		      const struct qemu_kernel *qk, const char *root,
-		      unsigned int n, char **err)
+/* A boot's files (with a blank secret) and its parts of the definition. */
+static int boot_of(const struct matrix_host *h, const struct qemu_kernel *qk,
+		   const struct matrix_kernel *k, const char *root,
+		   const char *const *args, size_t nr, struct lava_files *files,
+		   struct lava_boot *b, char **err)
 {
 	/* Each job's own secret is made at its submission: none here. */
 	static const uint8_t blank[CHAN_SECRET_SIZE];
-	struct lava_files files;
-	const char **args;
-	char *def, *cmdline = NULL, *path, *text;
-	struct iovec iov;
-	size_t nr;
 	int ret;
 
-	ret = lava_files__make(h, &qk[t->kernel], root, blank, sizeof(blank),
-			       NULL, &files, err);
+	ret = lava_files__make(h, qk, root, blank, sizeof(blank), NULL, files,
+			       err);
 	if (ret)
 		return ret;
+	b->job_name = lava__job_name(h, k->name, args, nr);
+	b->files = files;
+	b->cmdline = lava__boot_cmdline(h, args, nr);
+	b->timeout_ms = h->boot_timeout_ms + h->lava.job_timeout_ms;
+	return 0;
+}
+
+static void boot_free(struct lava_files *files, struct lava_boot *b)
+{
+	free_all((char *)b->job_name, (char *)b->cmdline);
+	lava_files__release(files);
+}
+
+/* The job (with a peer device, the multinode job) trial @t starts. */
+static char *job_of(const struct matrix *m, const struct matrix_host *h,
+		    const struct plan_trial *t, const struct qemu_kernel *qk,
+		    const char *root, char **err)
+{
+	const struct matrix_kernel *k = &m->kernels[t->kernel];
+	struct lava_files files = { 0 }, pfiles = { 0 };
+	struct lava_boot b = { 0 }, pb = { 0 };
+	struct qemu_kernel *pqk = NULL;
+	char *def = NULL;
+	const char **args;
+	size_t nr;
+
 	args = boot_args(m, t, &nr);
-	def = lava__boot_definition(h, m->kernels[t->kernel].name, &files, args,
-				    nr, &cmdline);
-	free_all(args, cmdline);
-	lava_files__release(&files);
+	if (boot_of(h, &qk[t->kernel], k, root, args, nr, &files, &b, err))
+		goto out;
+	if (h->has_mate) {
+		const struct matrix_host *ph = &m->hosts[h->mate];
+		struct host fake = { .m = ph, .matrix = m };
+
+		if (qemu__kernels(&fake, &pqk, err) ||
+		    boot_of(ph, &pqk[t->kernel], k, root, NULL, 0, &pfiles, &pb,
+			    err)) {
+			qemu__kernels_free(&fake, pqk);
+			goto out;
+		}
+		qemu__kernels_free(&fake, pqk);
+		def = lava__multinode_definition(h, &b, ph, &pb);
+	} else {
+		def = lava__definition(h, &b);
+	}
 	if (!def)
-		return errmsg__set(err, -EINVAL,
-				   "host %s: job %u cannot be written (the "
-				   "command line holds a quote)",
-				   h->name, n);
+		*err = xstrdup("the command line holds a quote");
+out:
+	free(args);
+	boot_free(&files, &b);
+	boot_free(&pfiles, &pb);
+	return def;
+}
+
+static int write_yaml(const char *dir, const struct matrix *m,
+		      const struct matrix_host *h, const struct plan_trial *t,
+		      const struct qemu_kernel *qk, const char *root,
+		      unsigned int n, char **errp)
+{
+	char *def, *path, *text, *err = NULL;
+	struct iovec iov;
+	int ret;
+
+	def = job_of(m, h, t, qk, root, &err);
+	if (!def) {
+		ret = errmsg__set(errp, -EINVAL,
+				  "host %s: job %u cannot be written: %s",
+				  h->name, n, err);
+		free(err);
+		return ret;
+	}
 	text = xasprintf("# The initrd's sha256 is with a blank secret: each "
 			 "job's initramfs\n# carries a secret of its own, so "
 			 "its sha256 differs.\n%s",
@@ -79,7 +135,7 @@ static int write_yaml(const char *dir, const struct matrix *m,
 	iov.iov_len = strlen(text);
 	ret = atomic_file__write(path, &iov, 1);
 	if (ret)
-		errmsg__set(err, ret, "cannot write %s: %s", path,
+		errmsg__set(errp, ret, "cannot write %s: %s", path,
 			    strerror(-ret));
 	free_all(path, def, text);
 	return ret;
@@ -109,6 +165,17 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 
 		if (mh->transport != HOST_LAVA)
 			continue;
+		if (mh->has_mate && mh->role != ROLE_SUT) {
+			if (!header)
+				fprintf(fp,
+					"\nlab jobs (LAVA), one per boot\n");
+			header = true;
+			fprintf(fp,
+				"  %-12s booted with host %s, as its multinode "
+				"jobs' role " LAVA_ROLE_PEER "\n",
+				mh->name, m->hosts[mh->mate].name);
+			continue;
+		}
 		if (yaml_dir) {
 			/* The definitions name the kernels' files by their
 			 * digests: they are made now, as the run would. */

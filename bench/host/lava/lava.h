@@ -63,6 +63,8 @@ struct lava_job {
 	char *health; /* "Unknown", "Complete", "Incomplete", "Canceled" */
 	char *device; /* the actual device; NULL until scheduled */
 	char *submit_time, *start_time, *end_time; /* LAVA's, or NULL */
+	/* A multinode job's: its role and group, from its definition. */
+	char *role, *group;
 };
 
 /* GET /api/v0.2/jobs/ID/'s answer. 0, or -EPROTO and *@err. */
@@ -76,6 +78,12 @@ void lava_job__release(struct lava_job *j);
 char *lava_job__error(const json_t *tests);
 /* POST /api/v0.2/jobs/'s answer: the job's id, or -EPROTO. */
 int lava_job__submitted(const json_t *j, int64_t *id);
+/*
+ * A multinode submission's answer: its sub-jobs "N.0", "N.1", ... (LAVA
+ * names them by the group's first job N, which is the first role's).
+ * 0 with *@first = N and *@nr sub-jobs, or -EPROTO.
+ */
+int lava_job__submitted_group(const json_t *j, int64_t *first, size_t *nr);
 /* The names in a list answer (devicetypes/, tags/), NULL-terminated. */
 char **lava__names(const json_t *j, size_t *nr);
 
@@ -103,6 +111,29 @@ struct lava_boot {
  * the command line holds a quote.
  */
 char *lava__definition(const struct matrix_host *m, const struct lava_boot *b);
+
+/* A multinode job's roles, as its definition and LAVA's jobs name them. */
+#define LAVA_ROLE_SUT "sut"
+#define LAVA_ROLE_PEER "peer"
+/*
+ * A multinode job's device has two NICs: the first (eth0) on the lab's
+ * network, under test, at the host's address; this one, on user-mode
+ * networking, is the agent's way to the controller.
+ */
+#define LAVA_CTL_NIC "eth1"
+#define LAVA_CTL_IP "10.0.2.15/24"
+
+/*
+ * The multinode job booting @b on @m's device (role sut) and @pb on its
+ * peer device @pm's (role peer) at once, both essential (one's job
+ * ending early cancels the other's), each with its own VM and files; the
+ * devices reach each other on the lab's network (the device type's
+ * lab_network). A new string, or NULL when a command line holds a quote.
+ */
+char *lava__multinode_definition(const struct matrix_host *m,
+				 const struct lava_boot *b,
+				 const struct matrix_host *pm,
+				 const struct lava_boot *pb);
 
 /* The job's name: host, kernel, the boot's arguments; <= 200 chars. */
 char *lava__job_name(const struct matrix_host *m, const char *kernel,

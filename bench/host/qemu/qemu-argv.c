@@ -168,6 +168,15 @@ const char *qemu__nic_device(const struct matrix_host *m)
 	return "e1000e,netdev=n0";
 }
 
+char *qemu__nic_device_on(const struct matrix_host *m, const char *netdev)
+{
+	const char *d = qemu__nic_device(m), *n = strstr(d, "netdev=n0");
+
+	/* The same device, its netdev= @netdev. */
+	return xasprintf("%.*snetdev=%s%s", (int)(n - d), d, netdev,
+			 n + strlen("netdev=n0"));
+}
+
 char *qemu__machine_arg(const struct matrix_host *m, bool kvm)
 {
 	if (is_arm64(m))

@@ -61,6 +61,8 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 char *qemu__iommu_device(const struct matrix_host *m);
 /* The NIC's -device, on the netdev "n0": behind the vIOMMU if any. */
 const char *qemu__nic_device(const struct matrix_host *m);
+/* The same NIC on netdev @netdev; a new string. */
+char *qemu__nic_device_on(const struct matrix_host *m, const char *netdev);
 /* The -machine value for @m's arch and vIOMMU (new). */
 char *qemu__machine_arg(const struct matrix_host *m, bool kvm);
 void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
