@@ -214,6 +214,7 @@ static void test_definition(void)
 		.timeout_ms = 600000,
 	};
 	const struct matrix_host *h;
+	struct lava_boot lb;
 	char *d, *cmdline;
 
 	if (!ok(m, "a lava host with tags and a qemu table loads"))
@@ -226,14 +227,15 @@ static void test_definition(void)
 	ok(!strstr(d, "file://") && !strstr(d, "9p") && !strstr(d, "socket"),
 	   "nothing of this machine's but URLs: no file://, 9p or socket");
 	free(d);
-	d = lava__boot_definition(h, "deb", &files, NULL, 0, &cmdline);
+	lava_boot__init(&lb, h, "deb", &files, NULL, 0);
+	d = lava__definition(h, &lb);
 	has_str(d, "job: {seconds: 7440}",
 		"a boot's job: boot_timeout + job_timeout (4m + 2h)");
-	has_str(cmdline, "iommu_bench.exe=" LAVA_ROOT_AGENT " ",
+	has_str(lb.cmdline, "iommu_bench.exe=" LAVA_ROOT_AGENT " ",
 		"the agent in the initramfs's root");
-	has_str(cmdline, " iommu_bench.ctl=192.0.2.10:7781",
+	has_str(lb.cmdline, " iommu_bench.ctl=192.0.2.10:7781",
 		"dialing the controller's agent port");
-	free(cmdline);
+	lava_boot__release(&lb);
 	free(d);
 	b.cmdline = "console=ttyS0 x='y'";
 	d = lava__definition(h, &b);

@@ -952,8 +952,7 @@ static int boot_secret(struct host *h, struct lava_priv *p,
 
 /*
  * What @h's device boots for @k with @args (its files made and served,
- * its secret kept): in @b, whose job_name and cmdline are new strings
- * (boot_release()).
+ * its secret kept): in @b (lava_boot__release()).
  */
 static int boot_prepare(struct host *h, const struct matrix_kernel *k,
 			const char *const *args, size_t nr_args,
@@ -977,21 +976,11 @@ static int boot_prepare(struct host *h, const struct matrix_kernel *k,
 		ret = lava_files__make(h->m, qk, p->root, p->secret,
 				       sizeof(p->secret), p->art, &p->files,
 				       err);
-	if (ret) {
-		free(cmdline);
+	free(cmdline);
+	if (ret)
 		return ret;
-	}
-	b->job_name = lava__job_name(h->m, k->name, args, nr_args);
-	b->files = &p->files;
-	b->cmdline = cmdline;
-	b->timeout_ms = h->m->boot_timeout_ms + h->m->lava.job_timeout_ms;
+	lava_boot__init(b, h->m, k->name, &p->files, args, nr_args);
 	return 0;
-}
-
-static void boot_release(struct lava_boot *b)
-{
-	free_all((char *)b->job_name, (char *)b->cmdline);
-	memset(b, 0, sizeof(*b));
 }
 
 /*
@@ -1012,7 +1001,7 @@ static char *definition(struct host *h, const struct matrix_kernel *k,
 		return NULL;
 	if (h->mate) {
 		if (boot_prepare(h->mate, k, NULL, 0, &pb, err)) {
-			boot_release(&b);
+			lava_boot__release(&b);
 			return NULL;
 		}
 		def = lava__multinode_definition(h->m, &b, h->mate->m, &pb);
@@ -1021,8 +1010,8 @@ static char *definition(struct host *h, const struct matrix_kernel *k,
 		def = lava__definition(h->m, &b);
 	}
 	*cmdline = xstrdup(b.cmdline);
-	boot_release(&b);
-	boot_release(&pb);
+	lava_boot__release(&b);
+	lava_boot__release(&pb);
 	if (!def)
 		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
 				 "written: the command line holds a quote",
@@ -1095,7 +1084,6 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 {
 	struct lava_priv *p = h->priv;
 	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
-	const struct agent_sock_watch w = { job_gone, job_console, h };
 	char sha[SHA256_HEX_SIZE], *cmdline, *peer_cmdline, *def;
 	int64_t adopted;
 	long long t0;
@@ -1207,8 +1195,7 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (adopted) {
 		agent_conn__close(p->vm.ready);
 		p->vm.ready = NULL;
-		ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w,
-				  &p->vm.ready, err);
+		ret = agent_boot(h, AGENT_TIMEOUT_MS, err);
 		if (!ret && mp) {
 			agent_conn__close(mp->vm.ready);
 			mp->vm.ready = NULL;

@@ -280,27 +280,20 @@ char *lava__boot_cmdline(const struct matrix_host *m, const char *const *args,
 	return s;
 }
 
-char *lava__boot_definition(const struct matrix_host *m, const char *kernel,
-			    const struct lava_files *files,
-			    const char *const *args, size_t nr_args,
-			    char **cmdline)
+void lava_boot__init(struct lava_boot *b, const struct matrix_host *m,
+		     const char *kernel, const struct lava_files *files,
+		     const char *const *args, size_t nr_args)
 {
-	struct lava_boot b = { 0 };
-	char *name, *def;
+	b->job_name = lava__job_name(m, kernel, args, nr_args);
+	b->files = files;
+	b->cmdline = lava__boot_cmdline(m, args, nr_args);
+	b->timeout_ms = m->boot_timeout_ms + m->lava.job_timeout_ms;
+}
 
-	*cmdline = lava__boot_cmdline(m, args, nr_args);
-	name = lava__job_name(m, kernel, args, nr_args);
-	b.job_name = name;
-	b.files = files;
-	b.cmdline = *cmdline;
-	b.timeout_ms = m->boot_timeout_ms + m->lava.job_timeout_ms;
-	def = lava__definition(m, &b);
-	free(name);
-	if (!def) {
-		free(*cmdline);
-		*cmdline = NULL;
-	}
-	return def;
+void lava_boot__release(struct lava_boot *b)
+{
+	free_all((char *)b->job_name, (char *)b->cmdline);
+	memset(b, 0, sizeof(*b));
 }
 
 /* One of the job's files: where the worker fetches it, and its digest. */

@@ -56,16 +56,13 @@ static int boot_of(const struct matrix_host *h, const struct qemu_kernel *qk,
 			       err);
 	if (ret)
 		return ret;
-	b->job_name = lava__job_name(h, k->name, args, nr);
-	b->files = files;
-	b->cmdline = lava__boot_cmdline(h, args, nr);
-	b->timeout_ms = h->boot_timeout_ms + h->lava.job_timeout_ms;
+	lava_boot__init(b, h, k->name, files, args, nr);
 	return 0;
 }
 
 static void boot_free(struct lava_files *files, struct lava_boot *b)
 {
-	free_all((char *)b->job_name, (char *)b->cmdline);
+	lava_boot__release(b);
 	lava_files__release(files);
 }
 

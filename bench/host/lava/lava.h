@@ -149,15 +149,14 @@ char *lava__hostport(const char *addr, unsigned int port);
 char *lava__boot_cmdline(const struct matrix_host *m, const char *const *args,
 			 size_t nr_args);
 /*
- * The whole job of one boot of @m: kernel @kernel's @files, the guest's
- * command line (new, in *@cmdline) for boot arguments @args. A new
- * string, or NULL when the command line cannot be quoted (*@cmdline
- * NULL).
+ * One boot of @m, kernel @kernel's @files with boot arguments @args: its
+ * job's name, its guest's command line (both new strings, freed by
+ * lava_boot__release()) and its job's timeout.
  */
-char *lava__boot_definition(const struct matrix_host *m, const char *kernel,
-			    const struct lava_files *files,
-			    const char *const *args, size_t nr_args,
-			    char **cmdline);
+void lava_boot__init(struct lava_boot *b, const struct matrix_host *m,
+		     const char *kernel, const struct lava_files *files,
+		     const char *const *args, size_t nr_args);
+void lava_boot__release(struct lava_boot *b);
 
 struct artifact_server;
 struct cpio;
