@@ -3,6 +3,7 @@
 # iommu-bench build. Objects go under .output/, the binary to ./iommu-bench.
 #   make                   build
 #   make check             build and run every test (TAP, aggregated by prove)
+#   make check-quick       unit tests and the CLI tests that boot no VM
 #   make check SANITIZE=1  the same under ASan + UBSan
 #   make fuzz              every libFuzzer target in turn (FUZZ_TIME seconds)
 #   make bench             benchmarks; they print figures, they do not gate
@@ -78,6 +79,16 @@ UNIT_DRIVEN := $(OUT)/tests/test-host-ssh
 UNIT_RUN := $(filter-out $(UNIT_DRIVEN),$(UNIT_BINS))
 DECODER := $(OUT)/tests/toml-decoder
 CLI_TESTS := $(wildcard tests/cli/*.t)
+# What boots a VM or builds a kernel: make check runs these one at a
+# time in one lane, and everything else in a second lane beside them
+# (both cores busy, never two VMs at once). kernel-build.t heads the
+# lane: it primes the kept worktree that testbed-bisect.t bisects in.
+CLI_HEAVY := tests/cli/kernel-build.t $(wildcard tests/cli/testbed*.t)
+CLI_QUICK := $(filter-out $(CLI_HEAVY) tests/cli/fuzz.t,$(CLI_TESTS))
+comma := ,
+space := $(subst ,, )
+CHECK_LANES := -j2 --rules='seq={$(subst $(space),$(comma),$(strip \
+	$(CLI_HEAVY)))}' --rules='seq=**'
 BENCH_SRCS := $(wildcard tests/bench/bench-*.c)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(OUT)/tests/%,$(BENCH_SRCS))
 
@@ -97,7 +108,7 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
 	echo agent-arm64)
 
-.PHONY: all agent-arm64 bench check demo demo-netns fuzz fuzz-build install \
+.PHONY: all agent-arm64 bench check check-quick demo demo-netns fuzz fuzz-build install \
 	uninstall clean format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
@@ -192,8 +203,14 @@ $(DECODER): tests/toml-decoder.c $(LIB)
 
 check: $(BIN) $(UNIT_BINS) $(DECODER) $(CROSS_AGENTS)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
-	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(UNIT_RUN) tests/toml-test.t \
-		$(CLI_TESTS)
+	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(CHECK_LANES) $(CLI_HEAVY) \
+		$(UNIT_RUN) tests/toml-test.t $(CLI_QUICK) tests/cli/fuzz.t
+
+# The edit loop's: no VM, no kernel build, no fuzzing, two at a time.
+check-quick: $(BIN) $(UNIT_BINS) $(DECODER)
+	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
+	SRCDIR=$(CURDIR) CHECK_BUDGET_S=180 sh tests/run-tests.sh -j2 \
+		$(UNIT_RUN) tests/toml-test.t $(CLI_QUICK)
 
 # Figures, not verdicts: performance goals are read off, never asserted.
 bench: $(BIN) $(BENCH_BINS)

@@ -11,7 +11,14 @@
 # CI hands back only the log's tail (about 20 lines), and a failure's
 # diagnostics sit far above it, without the check that failed (prove
 # prints no "not ok"): the tail repeats what it needs, below.
+#
+# The last line is the whole run's time beside its budget (make check's
+# 25 minutes on 2 cores, CHECK_BUDGET_S for another: docs/hacking.md):
+# the figure every change pays, read off CI's log each time, not
+# asserted.
 set -eu
+BUDGET_S=${CHECK_BUDGET_S:-1500}
+started=$(date +%s)
 TAP_TEE_DIR=$(mktemp -d)
 export TAP_TEE_DIR
 trap 'rm -rf "$TAP_TEE_DIR"' EXIT
@@ -58,4 +65,8 @@ for f in "$TAP_TEE_DIR"/*.tap; do
 			print "  " tail[i]
 	}' "$f"
 done
+took=$(($(date +%s) - started))
+printf '== the tests took %d s (%d min %02d s) of the %d-minute budget%s\n' \
+	"$took" $((took / 60)) $((took % 60)) $((BUDGET_S / 60)) \
+	"$([ "$took" -le "$BUDGET_S" ] || echo ': OVER BUDGET')"
 exit $st

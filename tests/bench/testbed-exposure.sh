@@ -33,8 +33,7 @@ testbed_matrix bench-exposure '"strict", "lazy"' reps=3 order=interleaved \
 	>"$TMP/m.toml"
 
 if ! "$B" run "$TMP/m.toml" >"$TMP/out" 2>"$TMP/log"; then
-	echo "!! the run failed: $(tail -1 "$TMP/log")"
-	exit 1
+	tb_fail "the run failed"
 fi
 python3 - "$TMP/b.db" "$TMP" "$GOAL" <<'EOF'
 import json, os, sqlite3, statistics, sys

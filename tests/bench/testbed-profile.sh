@@ -27,8 +27,7 @@ profile_trials = 3
 event = "cpu-clock"' >"$TMP/m.toml"
 
 if ! "$B" run --json "$TMP/m.toml" >"$TMP/events" 2>"$TMP/log"; then
-	echo "!! the run failed: $(tail -1 "$TMP/log")"
-	exit 1
+	tb_fail "the run failed"
 fi
 python3 - "$TMP/events" <<'EOF'
 import json, statistics, sys

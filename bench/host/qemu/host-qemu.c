@@ -406,6 +406,23 @@ static int wait_agent(struct host *h, struct qemu_priv *p, int timeout_ms,
 }
 
 /*
+ * The last boots' console and QEMU log, kept beside the new ones
+ * (NAME.1 the boot before, NAME.2 the one before that): a boot whose
+ * agent gave no answer is followed by another, and its console is
+ * what explains it (docs/testbed-noise.md). Three boots bound what
+ * /run holds across a night of reboots.
+ */
+static void rotate_log(const char *path)
+{
+	char *one = xasprintf("%s.1", path), *two = xasprintf("%s.2", path);
+
+	rename(one, two);
+	rename(path, one);
+	free(one);
+	free(two);
+}
+
+/*
  * One QEMU, up to its agent's hello. *@spawned says whether QEMU
  * started at all: if not, *@err is the whole story.
  */
@@ -422,7 +439,8 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 	*spawned = false;
 	p->crash_sig = 0;
 	unlink(p->vm.sock);
-	unlink(p->console);
+	rotate_log(p->console);
+	rotate_log(p->log);
 	cmdline = qemu__cmdline(h->m, p->vm.agent, args, nr_args);
 	b.accel = p->accel;
 	b.image = qk->image;
