@@ -32,7 +32,7 @@ testbed_matrix bench-exposure '"strict", "lazy"' reps=3 order=interleaved \
 	db="$TMP/b.db" probes='"unmap", "exposure"' collect='cost = true' \
 	>"$TMP/m.toml"
 
-if ! "$B" run "$TMP/m.toml" >"$TMP/out" 2>"$TMP/log"; then
+if ! "$B" -v run "$TMP/m.toml" >"$TMP/out" 2>"$TMP/log"; then
 	tb_fail "the run failed"
 fi
 python3 - "$TMP/b.db" "$TMP" "$GOAL" <<'EOF'

@@ -26,7 +26,7 @@ record = "separate"
 profile_trials = 3
 event = "cpu-clock"' >"$TMP/m.toml"
 
-if ! "$B" run --json "$TMP/m.toml" >"$TMP/events" 2>"$TMP/log"; then
+if ! "$B" -v run --json "$TMP/m.toml" >"$TMP/events" 2>"$TMP/log"; then
 	tb_fail "the run failed"
 fi
 python3 - "$TMP/events" <<'EOF'
