@@ -10,8 +10,7 @@
 #include "util.h"
 
 static const struct arch arches[] = {
-	{ "x86_64", "amd64", "x86_64", "x86_64-linux-gnu", EM_X86_64, true,
-	  true },
+	{ "x86_64", "amd64", "x86_64", "x86_64-linux-gnu", EM_X86_64, true, true },
 	{ "arm64", "arm64", "aarch64", "aarch64-linux-gnu", EM_AARCH64, true },
 	{ "i386", "i386", "i686", "i686-linux-gnu", EM_386, false },
 	{ "arm", "armhf", "armv7l", "arm-linux-gnueabihf", EM_ARM, false },

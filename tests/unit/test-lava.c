@@ -288,7 +288,6 @@ static void test_template(void)
 	has_str(d, "  - '-machine virt,gic-version=3,iommu=smmuv3'\n",
 		"virt with the SMMUv3");
 	has_str(d, "  - '-cpu cortex-a57'\n", "the testbed's TCG CPU");
-	ok(d && !strstr(d, "-accel"), "arm64: QEMU's TCG, a thread per vCPU");
 	free(d);
 	matrix__free(m);
 }
@@ -348,8 +347,6 @@ static void test_multinode(void)
 	has_str(d, "- deploy:\n    role: [peer]\n", "the peer's files");
 	has_str(d, "- boot:\n    role: [sut, peer]\n", "both boot");
 	has_str(d, "- test:\n    role: [sut, peer]\n", "both are watched");
-	has_str(d, "          - '-accel tcg,thread=single'\n",
-		"x86 under TCG: one thread for every vCPU, as the testbed");
 	has_str(d, "          - '-device e1000e,netdev=lab0,mac=02:",
 		"the first NIC on the lab's network");
 	has_str(d,

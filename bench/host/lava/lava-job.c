@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
@@ -348,14 +347,6 @@ static void put_context(FILE *f, const struct matrix_host *m, const char *ind)
 		put_option(f, ind, "-machine %s", arg);
 		free(arg);
 		put_option(f, ind, "-cpu %s", qm ? qm->tcg_cpu : "max");
-		/*
-		 * TCG as the testbed runs it (struct arch's tcg_single): on
-		 * a device with KVM the device type's -accel kvm comes first
-		 * and QEMU takes it.
-		 */
-		if (m->qemu.arch && m->qemu.arch->tcg_single)
-			put_option(f, ind, "-accel %s",
-				   arch__tcg_accel(m->qemu.arch));
 	} else {
 		put_option(f, ind, "-machine q35");
 		put_option(f, ind, "-cpu max");
