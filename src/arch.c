@@ -10,7 +10,7 @@
 #include "util.h"
 
 static const struct arch arches[] = {
-	{ "x86_64", "amd64", "x86_64", "x86_64-linux-gnu", EM_X86_64, true, true },
+	{ "x86_64", "amd64", "x86_64", "x86_64-linux-gnu", EM_X86_64, true },
 	{ "arm64", "arm64", "aarch64", "aarch64-linux-gnu", EM_AARCH64, true },
 	{ "i386", "i386", "i686", "i686-linux-gnu", EM_386, false },
 	{ "arm", "armhf", "armv7l", "arm-linux-gnueabihf", EM_ARM, false },
@@ -84,11 +84,6 @@ const struct arch *arch__of_elf(const void *data, size_t len)
 		    arches[i].elf64 == (e[EI_CLASS] == ELFCLASS64))
 			return &arches[i];
 	return NULL;
-}
-
-const char *arch__tcg_accel(const struct arch *a)
-{
-	return a && a->tcg_single ? "tcg,thread=single" : "tcg,thread=multi";
 }
 
 bool arch__kvm_works(void)

@@ -19,23 +19,7 @@ struct arch {
 	const char *triplet; /* "x86_64-linux-gnu", "aarch64-linux-gnu" */
 	int elf_machine;     /* e_machine: EM_X86_64, EM_AARCH64 */
 	bool elf64;
-	/*
-	 * A guest that breaks its own code while it patches it (x86's
-	 * text_poke_bp writes an int3 first) takes one TCG thread for all
-	 * its vCPUs: under QEMU's multi-threaded TCG a vCPU thread that
-	 * translates a site while another vCPU's thread patches it keeps
-	 * the int3's translation once the patch is done (QEMU invalidates
-	 * the translations it has linked, not one still being made), and
-	 * the guest traps on a breakpoint that memory no longer holds: an
-	 * "Oops: int3", or, with kprobes in, a CPU that rewinds to it
-	 * forever with interrupts off (docs/testbed-noise.md). Others keep
-	 * one thread per vCPU.
-	 */
-	bool tcg_single;
 };
-
-/* QEMU's -accel under TCG for a guest of @a: "tcg,thread=...". */
-const char *arch__tcg_accel(const struct arch *a);
 
 /* By the kernel's name ("x86_64", "arm64"...), or NULL. */
 const struct arch *arch__find(const char *name);

@@ -140,7 +140,7 @@ static void qemu_argv(const struct labvm_start_opts *o,
 	strvec__pushf(a, "-name");
 	strvec__pushf(a, "labvm-%s", o->name);
 	strvec__push(a, "-accel");
-	strvec__push(a, kvm ? "kvm" : arch__tcg_accel(arch__find(r->arch)));
+	strvec__push(a, kvm ? "kvm" : "tcg");
 	strvec__push(a, "-machine");
 	strvec__push(a, r->machine);
 	strvec__push(a, "-cpu");

@@ -119,7 +119,7 @@ static void test_defaults(void)
 		"the NIC's DMA goes through the vIOMMU");
 	has_str(s, "|-netdev|tap,id=n0,ifname=tap-x,script=no,downscript=no|",
 		"the tap");
-	has_str(s, "|-accel|tcg,thread=single|-cpu|max|", "TCG: one thread for every vCPU of an x86 guest");
+	has_str(s, "|-accel|tcg,thread=multi|-cpu|max|", "TCG");
 	has_str(s, "|-m|1024M|-device|", "memory in MiB");
 	has_str(s, "|-smp|3|", "cpus");
 	has_str(s, "socket,id=agent,path=/run/x,,y/agent.sock,server=on",

@@ -269,11 +269,7 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__push(out, "-machine");
 	strvec__push_nodup(out, qemu__machine_arg(m, kvm));
 	strvec__push(out, "-accel");
-	/* The default guest, as qemu__machine() has it, is x86's. */
-	strvec__push(out, kvm ? "kvm" :
-				arch__tcg_accel(m->qemu.arch ?
-							m->qemu.arch :
-							arch__find("x86_64")));
+	strvec__push(out, kvm ? "kvm" : "tcg,thread=multi");
 	strvec__push(out, "-cpu");
 	strvec__push(out, kvm ? "host" : qm ? qm->tcg_cpu : "max");
 	strvec__push(out, "-smp");

@@ -62,13 +62,7 @@ int qemu__check_affinity(const struct matrix_host *m, char **err)
 	return ret;
 }
 
-/* The one thread of single-threaded TCG runs every vCPU. */
-#define ALL_VCPUS (-2)
-
-/*
- * "CPU 3/TCG" or "CPU 3/KVM", with -name debug-threads=on: vCPU 3;
- * "ALL CPUs/TCG": ALL_VCPUS.
- */
+/* "CPU 3/TCG" or "CPU 3/KVM", with -name debug-threads=on: vCPU 3. */
 static int vcpu_of(int pid, const char *tid)
 {
 	char path[320], comm[32] = "";
@@ -82,8 +76,6 @@ static int vcpu_of(int pid, const char *tid)
 	if (!fgets(comm, sizeof(comm), fp))
 		comm[0] = '\0';
 	fclose(fp);
-	if (!strncmp(comm, "ALL CPUs/", 9))
-		return ALL_VCPUS;
 	if (sscanf(comm, "CPU %u/", &n) != 1)
 		return -1;
 	return (int)n;
@@ -91,7 +83,7 @@ static int vcpu_of(int pid, const char *tid)
 
 int qemu__pin_vcpus(const struct matrix_host *m, int pid)
 {
-	size_t size = CPU_ALLOC_SIZE(MATRIX_MAX_CPU + 1), pinned = 0, i;
+	size_t size = CPU_ALLOC_SIZE(MATRIX_MAX_CPU + 1), pinned = 0;
 	cpu_set_t *set;
 	struct dirent *de;
 	char path[64];
@@ -107,18 +99,6 @@ int qemu__pin_vcpus(const struct matrix_host *m, int pid)
 	set = CPU_ALLOC(MATRIX_MAX_CPU + 1);
 	while (set && (de = readdir(d))) {
 		n = vcpu_of(pid, de->d_name);
-		if (n == ALL_VCPUS) {
-			/* Every vCPU's CPU: the thread may run on any. */
-			CPU_ZERO_S(size, set);
-			for (i = 0; i < m->qemu.nr_vcpu_cpus; i++)
-				CPU_SET_S(m->qemu.vcpu_cpus[i], size, set);
-			if (sched_setaffinity(atoi(de->d_name), size, set)) {
-				ret = -errno;
-				break;
-			}
-			pinned = m->qemu.nr_vcpu_cpus;
-			continue;
-		}
 		if (n < 0 || (size_t)n >= m->qemu.nr_vcpu_cpus)
 			continue;
 		CPU_ZERO_S(size, set);
