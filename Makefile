@@ -217,9 +217,9 @@ $(DECODER): tests/toml-decoder.c $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 check: $(BIN) $(UNIT_BINS) $(DECODER) $(CROSS_AGENTS)
-	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	$(if $(CLI_UNLANED),$(error $(CLI_UNLANED): in no lane of make \
 		check (CHECK_LANE_A or CHECK_LANE_B_VM in the Makefile)))
+	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh $(CHECK_LANES) $(CHECK_LANE_A) \
 		$(UNIT_RUN) tests/toml-test.t $(CLI_QUICK) tests/cli/fuzz.t \
 		$(CHECK_LANE_B_VM)
