@@ -22,8 +22,21 @@ started=$(date +%s)
 TAP_TEE_DIR=$(mktemp -d)
 export TAP_TEE_DIR
 trap 'rm -rf "$TAP_TEE_DIR"' EXIT
+# --alone FILE (repeatable, first): FILE runs after all the others, by
+# itself: a file whose figures a neighbour's CPU would stretch
+# (testbed-cost.t's CPU per GB), judged on a quiet host.
+alone=
+while [ "${1:-}" = --alone ]; do
+	alone="$alone $2"
+	shift 2
+done
 st=0
 prove --exec "sh $(dirname "$0")/tap-tee.sh" --comments --timer "$@" || st=$?
+if [ -n "$alone" ]; then
+	# shellcheck disable=SC2086 # test paths, no spaces
+	prove --exec "sh $(dirname "$0")/tap-tee.sh" --comments --timer \
+		$alone || st=$?
+fi
 # The tail is short: the slowest files on one line, then per failed
 # file the numbers of its failed checks and only the first, whose
 # diagnostics usually hold the cause (the rest tend to follow from it),
