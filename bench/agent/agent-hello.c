@@ -27,7 +27,6 @@ int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err)
 	char *boot_id = NULL, *release = NULL, *build_id = NULL;
 	int ret;
 
-	(void)a;
 	(void)args;
 	/* The controller compares this with its own binary to spot a stale
 	 * copy, so it must hash the file that runs, not a path. */
@@ -43,11 +42,12 @@ int agent_verb__hello(struct agent *a, json_t *args, json_t **res, char **err)
 	hostfacts__boot_id(NULL, &boot_id);
 	hostfacts__kernel_release(NULL, &release);
 	hostfacts__build_id(NULL, &build_id);
-	*res = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "protocol",
+	*res = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:i}", "protocol",
 			 AGENT_PROTOCOL, "version", iommu_bench_version,
 			 "exe_sha256", sha, "boot_id", str_or_null(boot_id),
 			 "kernel_release", str_or_null(release), "build_id",
-			 str_or_null(build_id));
+			 str_or_null(build_id), "perf_keys_held",
+			 (int)a->nr_key_fds);
 	return 0;
 }
 

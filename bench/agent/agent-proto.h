@@ -14,7 +14,8 @@
  * Verbs (args -> result):
  *
  *   hello            {} -> {"protocol", "version", "exe_sha256",
- *                           "boot_id", "kernel_release", "build_id"}
+ *                           "boot_id", "kernel_release", "build_id",
+ *                           "perf_keys_held" (agent-keys.c)}
  *   facts            {"collectors"?: bool, default true} ->
  *                     hostfacts__gather_opts() JSON (`probe --json`); false
  *                     leaves out what each collector can attach to

@@ -195,6 +195,11 @@ int agent__serve(struct agent *a, int in_fd, int out_fd)
 
 	agent_channel__init(ch, in_fd, out_fd);
 	restore_lent();
+	r = agent_keys__hold(a);
+	if (r < 0)
+		pr_warn("agent: cannot hold perf's static keys (%s): a "
+			"collector's first event will patch the scheduler",
+			strerror(-r));
 	while (!a->quit) {
 		json_t *o;
 
@@ -243,6 +248,7 @@ void agent__release(struct agent *a)
 
 	agent_collect__release(a);
 	agent_iperf3__release(a);
+	agent_keys__release(a);
 	for (p = a->after_reply; p && *p; p++)
 		free(*p);
 	free(a->after_reply);

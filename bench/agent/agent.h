@@ -16,6 +16,9 @@
 struct collector;
 struct iperf3_server;
 
+/* The software events that have sites in hot paths (agent-keys.c). */
+#define AGENT_MAX_KEY_FDS 5
+
 struct agent {
 	/* collect.start .. collect.stop */
 	struct collector **collectors;
@@ -30,6 +33,9 @@ struct agent {
 	/* after_reply is the power button: reboot(2), no command */
 	bool power_off;
 	bool quit; /* bye */
+	/* agent-keys.c: the perf events that hold the static keys on */
+	int key_fds[AGENT_MAX_KEY_FDS];
+	size_t nr_key_fds;
 };
 
 struct agent_verb {
@@ -67,6 +73,14 @@ json_t *agent__parse_request(const char *line, json_t **req, json_int_t *id,
 int agent__serve(struct agent *a, int in_fd, int out_fd);
 /* Stop whatever still runs and free the state. */
 void agent__release(struct agent *a);
+/*
+ * Hold perf's static keys on until agent_keys__release(), taken while the
+ * other CPUs spin in user space, so that no collector patches the
+ * scheduler's text in a trial (agent-keys.c says why). The number of keys
+ * held, or a negative errno: the agent works without them.
+ */
+int agent_keys__hold(struct agent *a);
+void agent_keys__release(struct agent *a);
 /* Run a.after_reply, if any (reboot.now, after its answer). */
 int agent__run_after_reply(struct agent *a);
 

@@ -115,19 +115,41 @@ int host__state_dir_lock(struct host *h, const char *kind, char **dir,
 			 int *lock_fd, char **err)
 {
 	char *sub = xasprintf("%s-%s", kind, h->m->name), *lock;
-	int ret;
+	struct stat sb;
+	int ret, tries = 0;
 
 	*lock_fd = -1;
+again:
 	ret = host__state_dir(h, sub, dir, err);
-	free(sub);
-	if (ret)
+	if (ret) {
+		free(sub);
 		return ret;
+	}
 	lock = xasprintf("%s/lock", *dir);
 	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	ret = *lock_fd < 0 ? -errno : 0;
 	free(lock);
+	if (ret == -ENOENT && tries++ < 8) {
+		/* Its last holder removed the folder just now. */
+		free(*dir);
+		*dir = NULL;
+		goto again;
+	}
 	if (!ret && flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
 		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	/*
+	 * Its last holder unlinks the lock and removes the folder
+	 * (qemu_vm__release()): a lock taken on the file it unlinked
+	 * guards nothing, so make and take a new one.
+	 */
+	if (!ret && !fstat(*lock_fd, &sb) && !sb.st_nlink && tries++ < 8) {
+		close(*lock_fd);
+		*lock_fd = -1;
+		free(*dir);
+		*dir = NULL;
+		goto again;
+	}
+	free(sub);
 	if (ret == -EBUSY)
 		errmsg__set(err, ret,
 			    "host %s: %s is in use by another run; give this "
@@ -136,6 +158,11 @@ int host__state_dir_lock(struct host *h, const char *kind, char **dir,
 	else if (ret)
 		errmsg__set(err, ret, "host %s: cannot lock %s: %s", h->m->name,
 			    *dir, strerror(-ret));
+	/* Not ours: its release must not unlink another run's lock. */
+	if (ret && *lock_fd >= 0) {
+		close(*lock_fd);
+		*lock_fd = -1;
+	}
 	return ret;
 }
 

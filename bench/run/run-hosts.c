@@ -95,6 +95,11 @@ static int host__record(struct run_ctx *ctx, struct run_host *h)
 		ret = -EPROTO;
 		goto out;
 	}
+	/* Without them a profile trial may patch __schedule (agent-keys.c). */
+	pr_info("host %s: the agent holds %lld of perf's static keys",
+		h->h.m->name,
+		(long long)json_integer_value(
+			json_object_get(hello, "perf_keys_held")));
 	ret = run_host__call(h, "facts", json_pack("{s:b}", "collectors", 0),
 			     FACTS_TIMEOUT_MS, &facts, &err);
 	if (ret) {

@@ -402,7 +402,7 @@ static void dma_map_checks(const char *db)
 
 int main(void)
 {
-	char dir[] = "/tmp/test-cost.XXXXXX", path_db[64];
+	char dir[] = "/tmp/test-cost.XXXXXX", path_db[72];
 	struct cmp_opts o = CMP_OPTS_DEFAULT;
 	struct cost_table ct = { 0 };
 	const struct cost_group *g;
@@ -493,6 +493,11 @@ int main(void)
 	unlink(path_db);
 	dma_map_checks(path_db);
 out:
+	unlink(path_db);
+	/* A read-only reader closing last cannot remove the WAL's files. */
+	strcat(path_db, "-wal");
+	unlink(path_db);
+	strcpy(path_db + strlen(path_db) - 4, "-shm");
 	unlink(path_db);
 	rmdir(dir);
 	printf("1..%d\n", tap__n);

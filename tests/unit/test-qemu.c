@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/host/qemu/qemu.h"
 #include "capture.h"
@@ -557,6 +559,61 @@ static void test_escape(void)
 	free(e);
 }
 
+/*
+ * The VM's state folder: one run at a time holds it, a refused run
+ * leaves the holder's lock alone, and the last holder takes the folder
+ * away unless something (a console) is kept in it.
+ */
+static void test_state_dir(void)
+{
+	struct matrix *m = load(MATRIX(""));
+	char base[] = "/tmp/test-qemu.XXXXXX", *err = NULL, *p;
+	struct qemu_vm a = { 0 }, b = { 0 }, c = { 0 };
+	struct host h = { 0 };
+	struct stat sb;
+
+	if (!m || !mkdtemp(base)) {
+		ok(0, "a matrix and a scratch folder");
+		return;
+	}
+	h.m = &m->hosts[matrix__find_host(m, "vm")];
+	h.matrix = m;
+	h.state_dir = base;
+	is_int(qemu_vm__lock(&h, &a, "qemu", &err), 0,
+	       "the first run locks it");
+	is_int(qemu_vm__lock(&h, &b, "qemu", &err), -EBUSY,
+	       "a second is refused");
+	has_str(err, "is in use by another run", "... saying so");
+	free(err);
+	err = NULL;
+	ok(b.lock_fd < 0, "... and holds no descriptor of its lock");
+	qemu_vm__release(&h, &b);
+	p = xasprintf("%s/qemu-vm/lock", base);
+	ok(!stat(p, &sb), "the refused run's release leaves the holder's lock");
+	qemu_vm__release(&h, &a);
+	ok(stat(p, &sb) && errno == ENOENT, "the holder's release removes it");
+	free(p);
+	p = xasprintf("%s/qemu-vm", base);
+	ok(stat(p, &sb) && errno == ENOENT, "... and the empty folder");
+
+	is_int(qemu_vm__lock(&h, &c, "qemu", &err), 0,
+	       "the next run locks anew");
+	free(err);
+	err = NULL;
+	free(p);
+	p = xasprintf("%s/qemu-vm/console.log", base);
+	fclose(fopen(p, "w"));
+	qemu_vm__release(&h, &c);
+	ok(!stat(p, &sb), "a folder with a console kept stays");
+	unlink(p);
+	free(p);
+	p = xasprintf("%s/qemu-vm", base);
+	rmdir(p);
+	free(p);
+	rmdir(base);
+	matrix__free(m);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -569,6 +626,7 @@ int main(void)
 	check_refusals(device_refusals, ARRAY_SIZE(device_refusals));
 	test_fio();
 	test_escape();
+	test_state_dir();
 	config_errors__release(&errs);
 	return tap_done();
 }

@@ -48,6 +48,19 @@ void qemu_vm__release(struct host *h, struct qemu_vm *vm)
 		agent_conn__close(vm->ready);
 	vm->ready = NULL;
 	qemu__kernels_free(h, vm->kernels);
+	if (vm->lock_fd >= 0 && vm->dir) {
+		char *lock = xasprintf("%s/lock", vm->dir);
+
+		/*
+		 * Taken with LOCK_NB, so nobody waits on this inode: unlinked
+		 * while held, the next run makes its own. The folder goes
+		 * only if nothing else is in it (a console kept for a
+		 * post-mortem keeps it); else each run left one behind.
+		 */
+		unlink(lock);
+		rmdir(vm->dir);
+		free(lock);
+	}
 	free_all(vm->agent, vm->sock, vm->dir);
 	if (vm->lock_fd >= 0)
 		close(vm->lock_fd);
