@@ -455,6 +455,19 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
+/* Whether the server holds @n connections within 5 s. */
+static bool wait_conns(struct artifact_server *s, unsigned n)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (artifact_server__conns(s) == n)
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
 static void test_many(struct artifact_server *s)
 {
 	size_t big_len = 2 << 20;
@@ -471,6 +484,9 @@ static void test_many(struct artifact_server *s)
 	is_int(artifact_server__add(s, parts, 1, sha, &size, NULL), 0,
 	       "add 2 MiB");
 	t = xasprintf("/sha256/%s", sha);
+	/* The tests before left connections the server may not have seen
+	 * close yet: each would take a slot from the clients below. */
+	ok(wait_conns(s, 0), "the connections before all closed");
 	for (i = 0; i < NR_CLIENTS; i++) {
 		c[i] = (struct client){ .port = artifact_server__port(s),
 					.target = t };
@@ -493,9 +509,18 @@ static void test_many(struct artifact_server *s)
 	is_int(artifact_server__fetched(s, sha, NULL), whole_200,
 	       "each whole GET counted");
 
-	/* Sixteen connections that say nothing hold every slot. */
+	/*
+	 * Sixteen connections that say nothing hold every slot. The
+	 * clients above are gone, but their connections hold slots until
+	 * the server sees them close (a second at most): dialled before
+	 * that, some of the sixteen were turned away, and the 17th found
+	 * a slot freed meanwhile.
+	 */
+	ok(wait_conns(s, 0), "the clients' connections all closed");
 	for (i = 0; i < MAX_CONNS; i++)
 		fd[i] = dial(AF_INET, artifact_server__port(s));
+	ok(wait_conns(s, MAX_CONNS), "the %d silent ones hold a slot each",
+	   MAX_CONNS);
 	is_int(status_of(artifact_server__port(s), "GET", t), 503,
 	       "a 17th connection is 503");
 	for (i = 0; i < MAX_CONNS; i++)

@@ -311,6 +311,16 @@ unsigned artifact_server__asked(struct artifact_server *s, const char *sha)
 	return n;
 }
 
+unsigned artifact_server__conns(struct artifact_server *s)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->conns;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* ---- one connection ---- */
 
 /*

@@ -64,6 +64,12 @@ unsigned artifact_server__fetched(struct artifact_server *s, const char *sha,
  * lab reached us for it (LAVA checks a job's URLs with HEAD first).
  */
 unsigned artifact_server__asked(struct artifact_server *s, const char *sha);
+/*
+ * The connections holding a slot now (at most 16; one more is answered
+ * 503): a served one holds it until its client closes or a second
+ * passes.
+ */
+unsigned artifact_server__conns(struct artifact_server *s);
 
 /*
  * Stop the thread and the connections, close everything, free; the
