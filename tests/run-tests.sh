@@ -19,6 +19,12 @@
 set -eu
 BUDGET_S=${CHECK_BUDGET_S:-1500}
 started=$(date +%s)
+# The machine's busy and idle jiffies: whether the run was CPU-bound (a
+# shorter run then needs less work) or waited (an order can win).
+cpu_ticks() {
+	awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat 2>/dev/null
+}
+ticks0=$(cpu_ticks)
 TAP_TEE_DIR=$(mktemp -d)
 export TAP_TEE_DIR
 trap 'rm -rf "$TAP_TEE_DIR"' EXIT
@@ -79,6 +85,10 @@ for f in "$TAP_TEE_DIR"/*.tap; do
 	}' "$f"
 done
 took=$(($(date +%s) - started))
+# shellcheck disable=SC2086 # two numbers each
+busy=$(printf '%s %s\n' "$ticks0" "$(cpu_ticks)" |
+	awk 'NF == 4 && $3 + $4 > $1 + $2 { printf "%.0f", 100 * ($3 - $1) / ($3 + $4 - $1 - $2) }')
+[ -z "$busy" ] || echo "== the CPUs ($(nproc 2>/dev/null || echo '?')) were busy $busy% of that time"
 printf '== the tests took %d s (%d min %02d s) of the %d-minute budget%s\n' \
 	"$took" $((took / 60)) $((took % 60)) $((BUDGET_S / 60)) \
 	"$([ "$took" -le "$BUDGET_S" ] || echo ': OVER BUDGET')"
