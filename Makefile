@@ -31,6 +31,13 @@ SAN_FLAGS :=
 endif
 
 CFLAGS ?= -O2 -g
+# ccache where it is installed (scripts/install-deps.sh installs it): a
+# clean clone's build, make check's first minute, is then mostly cache
+# hits. The debug info names paths relative to the checkout, so that one
+# clone's objects serve another's (ccache hashes the mapped directory).
+# CCACHE= builds without it.
+CCACHE ?= $(shell command -v ccache 2>/dev/null)
+DEBUG_MAP := -fdebug-prefix-map=$(CURDIR)=.
 # libperf is built from Debian's kernel source package (Debian ships perf
 # but not its library); see scripts/build-libperf.sh.
 LIBPERF_DIR := .output/libperf
@@ -43,7 +50,7 @@ WARN_INC_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow \
 	-D_GNU_SOURCE -I. -Isrc -I$(SKEL_DIR) -I.output/gen \
 	-I$(LIBPERF_DIR)/include \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
-override CFLAGS += $(WARN_INC_CFLAGS) $(SAN_FLAGS)
+override CFLAGS += $(WARN_INC_CFLAGS) $(SAN_FLAGS) $(DEBUG_MAP)
 # libiperf ships no .pc file.
 LDLIBS += $(LIBPERF_LIBS) -liperf $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) \
 	$(EXTRA_LDLIBS) -lelf -lz -lm
@@ -156,7 +163,7 @@ $(LIB): $(LIB_OBJS)
 
 $(OUT)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CCACHE) $(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # The stage-2 scripts are in the object itself (.incbin): -MMD cannot see them.
 $(OUT)/bench/labvm/labvm-stage2.o: $(wildcard bench/labvm/*.sh)
@@ -173,7 +180,7 @@ $(LIBPERF_STAMP): scripts/build-libperf.sh
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c .output/gen/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
-	clang -g -O2 -Wall -Werror -target bpf $(BPF_CPU) \
+	$(CCACHE) clang -g -O2 -Wall -Werror -target bpf $(BPF_CPU) $(DEBUG_MAP) \
 		-D__TARGET_ARCH_$(BPF_ARCH) \
 		-I.output/gen -Ibpf -I. -c $< -o $@
 
@@ -206,7 +213,7 @@ $(SKEL_DIR)/%.skel.h: $(BPF_OUT)/%.bpf.o
 
 $(OUT)/gen/%.o: .output/gen/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CCACHE) $(CC) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)

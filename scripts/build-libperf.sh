@@ -43,11 +43,22 @@ if [ ! -f "$src/$top/tools/lib/perf/Makefile" ]; then
 	}
 fi
 
+# Through ccache where it is installed, as the tool's own objects are
+# (the Makefile): paths below the unpacked source hash as relative ones,
+# so that a clean clone's libperf is cache hits.
+cc=${cross}gcc
+map=
+if command -v ccache >/dev/null 2>&1; then
+	cc="ccache $cc"
+	CCACHE_BASEDIR=$(cd "$src" && pwd)
+	export CCACHE_BASEDIR
+	map="-fdebug-prefix-map=$CCACHE_BASEDIR=."
+fi
 # libperf calls into libapi (sysfs and procfs helpers): build both.
 for lib in api perf; do
 	make -s -C "$src/$top/tools/lib/$lib" -j"$(nproc)" \
-		${cross:+CROSS_COMPILE=$cross ARCH=$karch} \
-		EXTRA_CFLAGS="-fPIC -O2 -g -Wno-error" "lib$lib.a" >&2
+		${cross:+CROSS_COMPILE=$cross ARCH=$karch} CC="$cc" \
+		EXTRA_CFLAGS="-fPIC -O2 -g -Wno-error $map" "lib$lib.a" >&2
 done
 mkdir -p "$out/lib" "$out/include"
 cp "$src/$top/tools/lib/perf/libperf.a" "$out/lib/"

@@ -25,7 +25,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 # clang warns inside glibc's NLMSG_OK (an int length against a __u32),
 # where gcc keeps quiet about macros of system headers.
-FUZZ_CFLAGS = -g -O1 $(WARN_INC_CFLAGS) -Wno-sign-compare $(FUZZ_SAN)
+FUZZ_CFLAGS = -g -O1 $(WARN_INC_CFLAGS) -Wno-sign-compare $(FUZZ_SAN) \
+	      $(DEBUG_MAP)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -36,12 +37,12 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 
 $(FUZZ_OBJ)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c \
+	$(CCACHE) $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c \
 		-o $@ $<
 
 $(FUZZ_OBJ)/gen/%.o: .output/gen/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(CCACHE) $(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 $(FUZZ_OUT)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-util.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
