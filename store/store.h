@@ -360,6 +360,74 @@ int store__lab_jobs_open(struct store *st, int64_t run_id, const char *host,
 			 struct store_lab_job **out, size_t *nr);
 void store_lab_jobs__free(struct store_lab_job *v, size_t nr);
 
+/* ---- the robot's nights and regressions (nightly) ---- */
+
+struct store_night {
+	int64_t id;
+	char *series;	       /* the matrix's run name */
+	char *kernel;	       /* the followed kernel's name */
+	char *head;	       /* a commit, or a package's version */
+	char *head_subject;    /* the commit's subject */
+	char *package;	       /* a followed package: what it resolved to */
+	int64_t run_id;	       /* 0: not yet */
+	int64_t base_night_id; /* judged against; 0: none */
+	char *stage;	       /* run, judge, confirm, bisect, mail, done */
+	char *verdict; /* pass, regression, improvement, unconfirmed, failed */
+	char *summary;
+	char *started_at, *finished_at;
+};
+
+/* @series' unfinished night; -ENOENT when none. */
+int store__night_open(struct store *st, const char *series,
+		      struct store_night *n);
+int store__night_get(struct store *st, int64_t id, struct store_night *n);
+/* The newest finished good night of @series before night @before. */
+int store__night_last_good(struct store *st, const char *series, int64_t before,
+			   struct store_night *n);
+/* A night begun: series, kernel, head (and what is known) from @n. */
+int store__night_add(struct store *st, const struct store_night *n,
+		     int64_t *id);
+/* Its run, stage, verdict and summary; NULL and 0 fields are kept. */
+int store__night_set(struct store *st, const struct store_night *n);
+void store_night__release(struct store_night *n);
+
+struct store_regression {
+	int64_t id, night_id;
+	char *series, *host, *workload, *mode, *metric;
+	int improvement;
+	char *base, *head;			     /* commits or versions */
+	double base_median, head_median, change_pct; /* NAN: not known */
+	int64_t confirm_run_id;
+	int pairs, reproduced;
+	char *first_bad; /* bisected; NULL: not */
+	char *no_commit; /* why no commit is named */
+	char *culprit;	 /* first_bad, else head */
+	char *state;	 /* new, reported, fixed, ignored */
+	char *mail, *message_id;
+	int64_t fixed_night_id;
+	char *fixed_by;
+	char *created_at;
+};
+
+/* Of @series (NULL: all), of night @night_id (0: all), oldest first. */
+int store__regressions(struct store *st, const char *series, int64_t night_id,
+		       struct store_regression **out, size_t *nr);
+int store__regression_get(struct store *st, int64_t id,
+			  struct store_regression *r);
+/* The one of @k's series, culprit, cell and metric; -ENOENT: none. */
+int store__regression_find(struct store *st, const struct store_regression *k,
+			   struct store_regression *r);
+int store__regression_add(struct store *st, const struct store_regression *r,
+			  int64_t *id);
+/* Its state, mail, message id, fix; NULL and 0 fields are kept. */
+int store__regression_set(struct store *st, const struct store_regression *r);
+int store__regression_note(struct store *st, int64_t id, const char *note);
+/* Its notes, "TIME  TEXT", oldest first. */
+int store__regression_notes(struct store *st, int64_t id, char ***notes,
+			    size_t *nr);
+void store_regression__release(struct store_regression *r);
+void store_regressions__free(struct store_regression *v, size_t nr);
+
 /* ---- reading back: one row per trial metric (the trial_metrics view) ---- */
 
 struct store_export;
