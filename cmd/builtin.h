@@ -68,6 +68,7 @@ int cmd_regress(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
+int cmd_triage(int argc, const char **argv);
 int cmd_testbed(int argc, const char **argv);
 int cmd_kernel(int argc, const char **argv);
 int cmd_labvm(int argc, const char **argv);

@@ -43,6 +43,8 @@ const struct cmd_struct commands[] = {
 	  "build the QEMU testbed's guest kernels and initramfs" },
 	{ "trace", cmd_trace,
 	  "live counts and latency histograms of the IOMMU DMA paths" },
+	{ "triage", cmd_triage,
+	  "the robot's regressions: list, show, ignore, note" },
 	{ "version", cmd_version, "print the version and build details" },
 	{ NULL, NULL, NULL },
 };

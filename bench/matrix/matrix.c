@@ -13,7 +13,7 @@
 
 static const char *const sections[] = {
 	"run",	     "hosts",	"kernels", "modes",
-	"workloads", "collect", "regress", NULL,
+	"workloads", "collect", "regress", "nightly", NULL,
 };
 
 static char *dir_of(const char *path)
@@ -47,6 +47,7 @@ void matrix__free(struct matrix *m)
 	free(m->workloads);
 	matrix_collect__release(&m->collect);
 	matrix_regress__release(&m->regress);
+	matrix_nightly__release(&m->nightly);
 	free_all(m->run.name, m->run.description, m->run.db, m->run.modes);
 	toml_value__free(m->root);
 	free_all(m->path, m->dir, m);
@@ -79,6 +80,7 @@ static void parse_sections(struct mx *mx)
 	matrix__parse_collect(mx, toml_table__get(root, "collect"));
 	matrix__parse_run(mx, toml_table__get(root, "run"));
 	matrix__parse_regress(mx, toml_table__get(root, "regress"));
+	matrix__parse_nightly(mx, toml_table__get(root, "nightly"));
 }
 
 int matrix__load_buf(const char *path, const char *buf, size_t len,

@@ -534,6 +534,32 @@ struct matrix_regress {
 	size_t nr_metrics;
 };
 
+/*
+ * [nightly]: what the robot follows and whom it tells. @kernel is the
+ * followed one's name; @remote and @branch are set for a build kernel
+ * (its tree's remote and branch), unset for a Debian package.
+ */
+struct matrix_nightly_mail {
+	char *from, *reported_by;
+	char **to, **cc; /* "author": the commit's author */
+	size_t nr_to, nr_cc;
+	char **sendmail; /* argv; [0] an absolute path */
+	size_t nr_sendmail;
+};
+
+struct matrix_nightly {
+	bool present;
+	char *kernel, *remote, *branch;
+	char *pinned; /* a kernel run beside it each night; NULL: none */
+	unsigned int history;		  /* nights the change points see */
+	unsigned int confirm_repetitions; /* a side; 0: twice the run's */
+	bool bisect, improvements;
+	char *output; /* mails and materials; NULL: beside the database */
+	char *url;    /* where @output is published; NULL: not */
+	struct matrix_nightly_mail mail;
+	struct toml_pos pos;
+};
+
 struct matrix {
 	char *path; /* as given */
 	char *dir;  /* its folder, for relative paths */
@@ -549,6 +575,7 @@ struct matrix {
 	size_t nr_workloads;
 	struct matrix_collect collect;
 	struct matrix_regress regress;
+	struct matrix_nightly nightly;
 };
 
 /*
