@@ -12,8 +12,8 @@
 #include "util.h"
 
 static const char *const sections[] = {
-	"run",	     "hosts",	"kernels", "modes",
-	"workloads", "collect", "regress", "nightly", NULL,
+	"run",	   "hosts",   "kernels", "modes", "workloads",
+	"collect", "regress", "nightly", NULL,
 };
 
 static char *dir_of(const char *path)

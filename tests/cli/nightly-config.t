@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# [nightly] checked with the matrix, by plan, before any night: what the
+# robot follows (a build kernel with its remote and branch, or a Debian
+# package), the pinned kernel, the mail's addresses and sendmail, each
+# bad one refused at its file:line:column with what was expected.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+B=$IOMMU_BENCH
+TREE=$T_TMP/linux
+git init -q "$TREE"
+
+# matrix FILE NIGHTLY: a testbed matrix with a build kernel, a package
+# kernel and an image, and NIGHTLY as its [nightly] table.
+matrix() {
+	cat >"$1" <<EOT
+[run]
+name = "robot"
+repetitions = 3
+modes = ["lazy"]
+
+[hosts.guest]
+transport = "qemu"
+role = "sut"
+address = "10.79.0.2/24"
+link = "peer"
+
+[hosts.peer]
+transport = "netns"
+netns = "iommu-bench-nc"
+address = "10.79.0.1/24"
+nic = "tap-nc"
+
+[[kernels]]
+name = "next"
+build = { tree = "$TREE", config = "tinyconfig" }
+
+[[kernels]]
+name = "sid"
+package = "linux-image-amd64"
+suite = "sid"
+
+[[kernels]]
+name = "stock"
+package = "linux-image-6.1.0-57-amd64"
+
+[[workloads]]
+name = "rx"
+server = "guest"
+client = "peer"
+duration = "2s"
+
+$2
+EOT
+}
+
+matrix "$T_TMP/ok.toml" '[nightly]
+follow = { kernel = "next", remote = "origin", branch = "master" }
+pinned = "stock"
+history = 12
+[nightly.mail]
+to = ["author"]
+cc = ["iommu@lists.example.org"]
+sendmail = ["/usr/bin/msmtp", "-t"]'
+t_run 0 "$B" plan "$T_TMP/ok.toml"
+t_ok $? "a build kernel followed on its remote's branch, a pinned one beside it: the matrix loads"
+
+matrix "$T_TMP/pkg.toml" '[nightly]
+follow = { kernel = "sid" }'
+t_run 0 "$B" plan "$T_TMP/pkg.toml"
+t_ok $? "a Debian meta-package followed: the matrix loads"
+
+# bad CASE NIGHTLY WORDS: plan refuses, exit 2, saying WORDS.
+bad() {
+	matrix "$T_TMP/$1.toml" "$2"
+	t_run 2 "$B" plan "$T_TMP/$1.toml" && t_grep "$T_ERR" "$3"
+}
+
+bad none '[nightly]
+pinned = "stock"' "[nightly]: missing key 'follow'"
+t_ok $? "no follow: what the robot follows is asked for"
+
+bad typo '[nightly]
+follow = { kernel = "nxet", remote = "origin", branch = "master" }' \
+	"follow.kernel: no kernel named 'nxet' in [[kernels]]; did you mean 'next'?"
+t_ok $? "a kernel name misspelt: did you mean"
+
+bad nobranch '[nightly]
+follow = { kernel = "next" }' "follow: kernel 'next' is built from $TREE: name the remote and the branch"
+t_ok $? "a build kernel without its remote and branch: refused, with an example"
+
+bad pkgbranch '[nightly]
+follow = { kernel = "sid", branch = "master" }' "the Debian package linux-image-amd64, which has no remote or branch"
+t_ok $? "a package with a branch: refused"
+
+matrix "$T_TMP/img.toml" ''
+sed -i 's|^package = "linux-image-6.1.0-57-amd64"|image = "/boot/vmlinuz"|' "$T_TMP/img.toml"
+printf '[nightly]\nfollow = { kernel = "stock" }\n' >>"$T_TMP/img.toml"
+t_run 2 "$B" plan "$T_TMP/img.toml" && t_grep "$T_ERR" "'stock' is an image file, which does not move"
+t_ok $? "an image kernel does not move: refused"
+
+bad same '[nightly]
+follow = { kernel = "sid" }
+pinned = "sid"' "pinned: 'sid' is the kernel the robot follows"
+t_ok $? "the pinned kernel is the followed one: refused"
+
+bad key '[nightly]
+follow = { kernel = "sid" }
+histroy = 3' "did you mean 'history'"
+t_ok $? "a misspelt key: did you mean"
+
+bad short '[nightly]
+follow = { kernel = "sid" }
+history = 1' "history"
+t_ok $? "a history of one night: refused"
+
+bad addr '[nightly]
+follow = { kernel = "sid" }
+[nightly.mail]
+cc = ["iommu lists"]' "'iommu lists' is not an address"
+t_ok $? "a Cc that is not an address: refused"
+
+bad sendmail '[nightly]
+follow = { kernel = "sid" }
+[nightly.mail]
+sendmail = ["msmtp", "-t"]' "sendmail: expected the command as a list whose first element is an absolute path"
+t_ok $? "sendmail not an absolute path: refused"
+
+matrix "$T_TMP/pos.toml" '[nightly]
+follow = { kernel = "nxet", remote = "origin", branch = "master" }'
+line=$(grep -n '^follow = ' "$T_TMP/pos.toml" | cut -d: -f1)
+t_run 2 "$B" plan "$T_TMP/pos.toml" && t_grep "$T_ERR" "$T_TMP/pos.toml:$line:"
+t_ok $? "each refusal at its file:line:column ($line)"
+
+t_done
