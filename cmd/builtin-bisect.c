@@ -105,6 +105,9 @@ int cmd_bisect(int argc, const char **argv)
 			   "only one)"),
 		OPT_STRING(0, "workload", &o.workload, "NAME",
 			   "the workload (default: the matrix's only one)"),
+		OPT_STRING(0, "kernel", &o.kernel, "NAME",
+			   "the kernel whose commits are bisected (default: "
+			   "the matrix's only one)"),
 		OPT_STRING(0, "threshold", &threshold, "PCT",
 			   "a probe count is bad past PCT% of the way from "
 			   "the good end's figure to the bad's (default 50)"),

@@ -62,6 +62,7 @@ int cmd_compare(int argc, const char **argv);
 int cmd_db(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
+int cmd_nightly(int argc, const char **argv);
 int cmd_plan(int argc, const char **argv);
 int cmd_probe(int argc, const char **argv);
 int cmd_regress(int argc, const char **argv);

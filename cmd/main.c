@@ -33,6 +33,8 @@ const struct cmd_struct commands[] = {
 	  "build patched kernels: cached, config-verified, bootable" },
 	{ "labvm", cmd_labvm,
 	  "a lab machine in a VM: Debian, grub and sshd, power-cycled" },
+	{ "nightly", cmd_nightly,
+	  "the kernel test robot: a night followed, judged, bisected, mailed" },
 	{ "plan", cmd_plan, "expand and validate a matrix; touch no host" },
 	{ "probe", cmd_probe, "what this host's IOMMU is and does right now" },
 	{ "regress", cmd_regress,

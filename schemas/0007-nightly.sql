@@ -60,8 +60,12 @@ CREATE TABLE regressions (
 	no_commit TEXT,
 	-- what it is reported against: first_bad, else head
 	culprit TEXT NOT NULL,
-	state TEXT NOT NULL DEFAULT 'new'
-		CHECK (state IN ('new', 'reported', 'fixed', 'ignored')),
+	-- confirming (measured again, then bisected), unconfirmed (it did
+	-- not reproduce: kept, never mailed), new (confirmed, its mail not
+	-- yet written), reported, fixed, ignored
+	state TEXT NOT NULL DEFAULT 'confirming'
+		CHECK (state IN ('confirming', 'unconfirmed', 'new',
+				 'reported', 'fixed', 'ignored')),
 	-- the mail written (an mbox file) and its Message-ID
 	mail TEXT,
 	message_id TEXT,

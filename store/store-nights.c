@@ -125,12 +125,81 @@ int store__night_set(struct store *st, const struct store_night *n)
 			   "updating a night");
 }
 
+int store__night_say(struct store *st, int64_t id, const char *line)
+{
+	static const char sql[] =
+		"UPDATE nights SET summary = CASE WHEN summary IS NULL THEN ?2"
+		" ELSE summary || char(10) || ?2 END WHERE id = ?1";
+
+	return store__exec(st, sql, STORE_ARGS(STORE_INT(id), STORE_TEXT(line)),
+			   "updating a night");
+}
+
 void store_night__release(struct store_night *n)
 {
 	free_all(n->series, n->kernel, n->head, n->head_subject, n->package,
 		 n->stage, n->verdict, n->summary, n->started_at,
 		 n->finished_at);
 	memset(n, 0, sizeof(*n));
+}
+
+/* One line a person reads: threads and model, memory, IOMMU, NIC. */
+int store__host_words(struct store *st, int64_t run_id, const char *host,
+		      char **line)
+{
+	static const char sql[] =
+		"SELECT json_extract(b.facts, '$.cpu.online') || ' threads '"
+		" || ifnull(json_extract(b.facts, '$.cpu.model'), '?')"
+		" || ', ' || (json_extract(b.facts, '$.memory.total_kib') / 1024)"
+		" || ' MiB memory, IOMMU ' || ifnull(json_extract(b.facts,"
+		" '$.iommu.units[0].label'), 'none') || ', NIC ' || ifnull("
+		"(SELECT json_extract(n.value, '$.driver') FROM"
+		" json_each(b.facts, '$.nics') n WHERE"
+		" json_extract(n.value, '$.pci') IS NOT NULL LIMIT 1), '?')"
+		" FROM trials t JOIN cells c ON c.id = t.cell_id"
+		" JOIN hosts h ON h.id = c.host_id JOIN boots b ON b.id = t.boot_id"
+		" WHERE c.run_id = ?1 AND h.name = ?2 ORDER BY t.id DESC LIMIT 1";
+	sqlite3_stmt *s;
+	int err, rc;
+
+	*line = NULL;
+	err = store__prepare(
+		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(host)), &s);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*line = store__column_dup(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return *line ? 0 : -ENOENT;
+	return store__sqlerr(st, rc, "reading a host's facts");
+}
+
+int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
+			char **path)
+{
+	static const char sql[] =
+		"SELECT k.image_path FROM kernels k JOIN cells c"
+		" ON c.kernel_id = k.id WHERE c.run_id = ?1 AND k.name = ?2"
+		" AND k.image_path IS NOT NULL LIMIT 1";
+	sqlite3_stmt *s;
+	int err, rc;
+
+	*path = NULL;
+	err = store__prepare(
+		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(kernel)), &s);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*path = store__column_dup(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return *path ? 0 : -ENOENT;
+	return store__sqlerr(st, rc, "reading a kernel's image");
 }
 
 /* ---- regressions ---- */
@@ -303,15 +372,23 @@ int store__regression_set(struct store *st, const struct store_regression *r)
 		" mail = coalesce(?3, mail),"
 		" message_id = coalesce(?4, message_id),"
 		" fixed_night_id = coalesce(?5, fixed_night_id),"
-		" fixed_by = coalesce(?6, fixed_by) WHERE id = ?1";
+		" fixed_by = coalesce(?6, fixed_by),"
+		" confirm_run_id = coalesce(?7, confirm_run_id),"
+		" pairs = coalesce(?8, pairs),"
+		" reproduced = CASE WHEN ?8 IS NULL THEN reproduced ELSE ?9 END,"
+		" first_bad = coalesce(?10, first_bad),"
+		" no_commit = coalesce(?11, no_commit),"
+		" culprit = coalesce(?12, culprit) WHERE id = ?1";
 
-	return store__exec(st, sql,
-			   STORE_ARGS(STORE_INT(r->id), STORE_TEXT(r->state),
-				      STORE_TEXT(r->mail),
-				      STORE_TEXT(r->message_id),
-				      STORE_ID(r->fixed_night_id),
-				      STORE_TEXT(r->fixed_by)),
-			   "updating a regression");
+	return store__exec(
+		st, sql,
+		STORE_ARGS(STORE_INT(r->id), STORE_TEXT(r->state),
+			   STORE_TEXT(r->mail), STORE_TEXT(r->message_id),
+			   STORE_ID(r->fixed_night_id), STORE_TEXT(r->fixed_by),
+			   STORE_ID(r->confirm_run_id), STORE_ID(r->pairs),
+			   STORE_INT(r->reproduced), STORE_TEXT(r->first_bad),
+			   STORE_TEXT(r->no_commit), STORE_TEXT(r->culprit)),
+		"updating a regression");
 }
 
 int store__regression_note(struct store *st, int64_t id, const char *note)

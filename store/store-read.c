@@ -195,12 +195,23 @@ int store__cell_values(struct store *st, int64_t run_id, const char *mode,
 		       const char *workload, const char *metric, double **v,
 		       size_t *n, char **error)
 {
+	return store__kernel_cell_values(st, run_id, NULL, mode, workload,
+					 metric, v, n, error);
+}
+
+int store__kernel_cell_values(struct store *st, int64_t run_id,
+			      const char *kernel, const char *mode,
+			      const char *workload, const char *metric,
+			      double **v, size_t *n, char **error)
+{
 	/* Measured trials only: warmups and profile trials bend figures. */
 	static const char sql[] =
 		"SELECT t.status, m.value, t.error FROM trials t"
 		" JOIN cells c ON c.id = t.cell_id"
 		" LEFT JOIN metrics m ON m.trial_id = t.id AND m.name = ?4"
 		" WHERE c.run_id = ?1 AND c.mode = ?2 AND c.workload = ?3"
+		" AND (?5 IS NULL OR c.kernel_id IN"
+		" (SELECT id FROM kernels WHERE name = ?5))"
 		" AND t.warmup = 0 AND t.profile = 0 AND t.status <> 'pending'"
 		" ORDER BY t.repetition";
 	sqlite3_stmt *stmt;
@@ -214,7 +225,7 @@ int store__cell_values(struct store *st, int64_t run_id, const char *mode,
 	err = store__prepare(st, sql,
 			     STORE_ARGS(STORE_INT(run_id), STORE_TEXT(mode),
 					STORE_TEXT(workload),
-					STORE_TEXT(metric)),
+					STORE_TEXT(metric), STORE_TEXT(kernel)),
 			     &stmt);
 	if (err)
 		return err;

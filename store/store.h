@@ -134,6 +134,11 @@ int store__run_latest(struct store *st, int64_t *run_id);
 int store__cell_values(struct store *st, int64_t run_id, const char *mode,
 		       const char *workload, const char *metric, double **v,
 		       size_t *n, char **error);
+/* The same of kernel @kernel's cell alone (NULL: any kernel). */
+int store__kernel_cell_values(struct store *st, int64_t run_id,
+			      const char *kernel, const char *mode,
+			      const char *workload, const char *metric,
+			      double **v, size_t *n, char **error);
 struct strvec;
 /* Every metric name stored so far, appended to @out. */
 int store__metric_names(struct store *st, struct strvec *out);
@@ -389,6 +394,17 @@ int store__night_add(struct store *st, const struct store_night *n,
 		     int64_t *id);
 /* Its run, stage, verdict and summary; NULL and 0 fields are kept. */
 int store__night_set(struct store *st, const struct store_night *n);
+/*
+ * The machine @host ran run @run_id on, in one line (threads, model,
+ * memory, IOMMU, NIC), from its newest boot's facts; -ENOENT: none.
+ */
+int store__host_words(struct store *st, int64_t run_id, const char *host,
+		      char **line);
+/* The image of kernel @kernel in run @run_id; -ENOENT: none stored. */
+int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
+			char **path);
+/* A line of what the night said, appended to its summary. */
+int store__night_say(struct store *st, int64_t id, const char *line);
 void store_night__release(struct store_night *n);
 
 struct store_regression {
@@ -402,7 +418,7 @@ struct store_regression {
 	char *first_bad; /* bisected; NULL: not */
 	char *no_commit; /* why no commit is named */
 	char *culprit;	 /* first_bad, else head */
-	char *state;	 /* new, reported, fixed, ignored */
+	char *state; /* confirming, unconfirmed, new, reported, fixed, ignored */
 	char *mail, *message_id;
 	int64_t fixed_night_id;
 	char *fixed_by;
@@ -419,7 +435,10 @@ int store__regression_find(struct store *st, const struct store_regression *k,
 			   struct store_regression *r);
 int store__regression_add(struct store *st, const struct store_regression *r,
 			  int64_t *id);
-/* Its state, mail, message id, fix; NULL and 0 fields are kept. */
+/*
+ * What is known of it now (state, mail, message id, fix, confirmation,
+ * culprit); NULL and 0 fields are kept, @reproduced with @pairs.
+ */
 int store__regression_set(struct store *st, const struct store_regression *r);
 int store__regression_note(struct store *st, int64_t id, const char *note);
 /* Its notes, "TIME  TEXT", oldest first. */

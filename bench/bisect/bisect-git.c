@@ -145,6 +145,26 @@ int bisect_git__subject(const char *tree, const char *sha, char **subject,
 	return 0;
 }
 
+int bisect_git__run(const char *tree, const char *const *args, char **out,
+		    char **err)
+{
+	int ret = git(tree, args, out, err);
+
+	if (!ret)
+		chomp(*out);
+	return ret;
+}
+
+int bisect_git__author(const char *tree, const char *sha, char **author,
+		       char **err)
+{
+	return bisect_git__run(tree,
+			       (const char *[]){ "log", "-1",
+						 "--format=%an <%ae>", sha,
+						 NULL },
+			       author, err);
+}
+
 int bisect_git__dirty(const char *tree, char **err)
 {
 	char *out = NULL;

@@ -90,7 +90,7 @@ static json_t *step_json(const struct bisect_step *st)
 	return o;
 }
 
-json_t *bisect_state__json(const struct bisect_state *s)
+static json_t *state_json_base(const struct bisect_state *s)
 {
 	json_t *steps = json_array();
 	size_t i;
@@ -113,6 +113,16 @@ json_t *bisect_state__json(const struct bisect_state *s)
 		json_strings(s->candidates, s->nr_candidates), "steps", steps,
 		"status", bisect_status__name(s->status), "first_bad",
 		json_string_or_null(s->first_bad), "started_at", s->started_at);
+}
+
+/* The kernel, where the matrix has more than the one bisected. */
+json_t *bisect_state__json(const struct bisect_state *s)
+{
+	json_t *j = state_json_base(s);
+
+	if (s->kernel)
+		json_object_set_new(j, "kernel", json_string(s->kernel));
+	return j;
 }
 
 int bisect_state__save(const struct bisect_state *s, char **err)
@@ -202,6 +212,7 @@ static int state_load(const json_t *j, struct bisect_state *s)
 	s->metric = str_of(j, "metric");
 	s->mode = str_of(j, "mode");
 	s->workload = str_of(j, "workload");
+	s->kernel = str_of(j, "kernel");
 	s->run_name = str_of(j, "run_name");
 	s->workdir = str_of(j, "workdir");
 	s->first_bad = str_of(j, "first_bad");
@@ -281,6 +292,7 @@ void bisect_state__release(struct bisect_state *s)
 	strv_free(s->candidates, s->nr_candidates);
 	free_all(s->path, s->matrix, s->matrix_sha256, s->tree, s->good, s->bad,
 		 s->good_arg, s->bad_arg, s->metric, s->mode, s->workload,
-		 s->run_name, s->workdir, s->first_bad, s->started_at);
+		 s->kernel, s->run_name, s->workdir, s->first_bad,
+		 s->started_at);
 	memset(s, 0, sizeof(*s));
 }

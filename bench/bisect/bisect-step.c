@@ -76,12 +76,20 @@ out:
 	return ret;
 }
 
+/* The bisected kernel's index in @m: by name, else the only one. */
+static size_t step__kernel(const struct bisect_ctx *c, const struct matrix *m)
+{
+	long i = c->s->kernel ? matrix__find_kernel(m, c->s->kernel) : 0;
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
 /* The matrix as this step runs it: its kernel at the commit, one cell. */
 static int step__prepare(struct bisect_ctx *c, struct run_ctx *ctx,
 			 const struct bisect_step *st)
 {
 	struct matrix *m = ctx->m;
-	struct matrix_kernel *k = &m->kernels[0];
+	struct matrix_kernel *k = &m->kernels[step__kernel(c, m)];
 	char *only;
 	int ret;
 
@@ -92,7 +100,8 @@ static int step__prepare(struct bisect_ctx *c, struct run_ctx *ctx,
 	free(m->run.name);
 	m->run.name = xstrdup(c->s->run_name);
 	m->run.until_max = 0;
-	only = xasprintf("mode=%s,workload=%s", c->s->mode, c->s->workload);
+	only = xasprintf("kernel=%s,mode=%s,workload=%s", k->name, c->s->mode,
+			 c->s->workload);
 	ret = run_filter__parse_only(&ctx->filter, m, only);
 	free(only);
 	return ret;
@@ -186,7 +195,7 @@ int bisect_step__measure(struct bisect_ctx *c, struct bisect_step *st)
 	ret = run_session__load(&ctx, c->s->matrix, false);
 	if (ret)
 		goto out;
-	ret = step__build(c, &ctx.m->kernels[0].build, st);
+	ret = step__build(c, &ctx.m->kernels[step__kernel(c, ctx.m)].build, st);
 	if (ret || st->verdict == BISECT_SKIP)
 		goto out;
 	ret = step__prepare(c, &ctx, st);

@@ -306,14 +306,24 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 		goto out;
 	}
 	m = ctx.m;
-	if (m->nr_kernels != 1) {
+	if (o->kernel) {
+		long i = matrix__find_kernel(m, o->kernel);
+
+		if (i < 0) {
+			ret = USAGE("%s has no kernel '%s' to bisect",
+				    o->matrix, o->kernel);
+			goto out;
+		}
+		k = &m->kernels[i];
+	} else if (m->nr_kernels != 1) {
 		ret = USAGE("%s has %zu kernels: bisect wants exactly one "
 			    "[[kernels]] entry, with a build recipe, whose "
 			    "base it moves from commit to commit",
 			    o->matrix, m->nr_kernels);
 		goto out;
+	} else {
+		k = &m->kernels[0];
 	}
-	k = &m->kernels[0];
 	if (k->kind != KERNEL_BUILD) {
 		ret = USAGE("kernel '%s' of %s has no build recipe: bisect "
 			    "builds every commit it tests, so the kernel "
@@ -327,6 +337,8 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 			k->name, k->build.base);
 	memset(s, 0, sizeof(*s));
 	s->tree = xstrdup(k->build.tree);
+	if (o->kernel)
+		s->kernel = xstrdup(k->name);
 	ret = bisect_git__dirty(s->tree, &err);
 	if (ret == 1) {
 		ret = USAGE("the tree %s has uncommitted changes to tracked "
@@ -668,7 +680,9 @@ static int open_state(const struct bisect_opts *o, const char *path,
 
 int bisect__main(const struct bisect_opts *o)
 {
-	char sha[SHA256_HEX_SIZE], *path = bisect_state__path(o->db_path);
+	char sha[SHA256_HEX_SIZE],
+		*path = o->state_path ? xstrdup(o->state_path) :
+					bisect_state__path(o->db_path);
 	struct bisect_state s = { 0 };
 	struct bisect_ctx c = {
 		.s = &s,

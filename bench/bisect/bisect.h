@@ -66,6 +66,15 @@ int bisect_git__first_parent(const char *tree, const char *good,
 /* A commit's subject line. */
 int bisect_git__subject(const char *tree, const char *sha, char **subject,
 			char **err);
+/* A commit's author, "Name <address>". */
+int bisect_git__author(const char *tree, const char *sha, char **author,
+		       char **err);
+/*
+ * git ARGS... in @tree (an argument vector, the user's hooks off): 0 and
+ * its stdout without the trailing newline, or -EIO and git's words.
+ */
+int bisect_git__run(const char *tree, const char *const *args, char **out,
+		    char **err);
 /* 1 when the tree's checkout has changes to tracked files, 0 when not. */
 int bisect_git__dirty(const char *tree, char **err);
 
@@ -148,6 +157,7 @@ struct bisect_state {
 	char *tree, *good, *bad;  /* full commit ids */
 	char *good_arg, *bad_arg; /* as given */
 	char *metric, *mode, *workload;
+	char *kernel; /* the bisected one by name; NULL: the only one */
 	enum bisect_kind kind;
 	double threshold_pct, alpha;
 	unsigned int repetitions;     /* a step's first round */
@@ -180,11 +190,13 @@ const char *bisect_status__name(enum bisect_status s);
 struct bisect_opts {
 	const char *matrix;
 	const char *good, *bad, *metric, *probe, *workload, *mode;
-	double threshold_pct; /* < 0: not given */
-	int repetitions;      /* 0: the matrix's (BY_TEST: at least enough) */
-	int max_repetitions;  /* 0: 4 x repetitions */
-	const char *workdir;  /* NULL: under the cache */
-	int jobs;	      /* make -j; 0: every CPU */
+	double threshold_pct;	/* < 0: not given */
+	int repetitions;	/* 0: the matrix's (BY_TEST: at least enough) */
+	int max_repetitions;	/* 0: 4 x repetitions */
+	const char *workdir;	/* NULL: under the cache */
+	const char *kernel;	/* NULL: the matrix's only kernel */
+	const char *state_path; /* NULL: bisect_state__path(db_path) */
+	int jobs;		/* make -j; 0: every CPU */
 	const char *db_path;
 	bool resume, fresh, quiet, json;
 };

@@ -43,6 +43,49 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free(b->cross_compile);
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static char **dup_strv(char *const *v, size_t n)
+{
+	char **d = n ? xcalloc(n + 1, sizeof(*d)) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+void matrix_kernel__dup(const struct matrix_kernel *k, struct matrix_kernel *d)
+{
+	const struct matrix_build *b = &k->build;
+
+	*d = *k;
+	d->name = dup_or_null(k->name);
+	d->description = dup_or_null(k->description);
+	d->image = dup_or_null(k->image);
+	d->initrd = dup_or_null(k->initrd);
+	d->cmdline = dup_strv(k->cmdline, k->nr_cmdline);
+	d->release = dup_or_null(k->release);
+	d->package = dup_or_null(k->package);
+	d->suite = dup_or_null(k->suite);
+	d->modules_dir = dup_or_null(k->modules_dir);
+	d->build_id = dup_or_null(k->build_id);
+	d->built_config = dup_or_null(k->built_config);
+	d->modules_tar = dup_or_null(k->modules_tar);
+	d->fetched = dup_or_null(k->fetched);
+	d->version = dup_or_null(k->version);
+	d->build.tree = dup_or_null(b->tree);
+	d->build.base = dup_or_null(b->base);
+	d->build.patches = dup_strv(b->patches, b->nr_patches);
+	d->build.config = dup_or_null(b->config);
+	d->build.fragments = dup_strv(b->fragments, b->nr_fragments);
+	d->build.arch = dup_or_null(b->arch);
+	d->build.cross_compile = dup_or_null(b->cross_compile);
+}
+
 static void parse_arch(struct mx *mx, struct matrix_build *b,
 		       const struct toml_value *tab)
 {

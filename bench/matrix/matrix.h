@@ -599,6 +599,11 @@ void matrix__free(struct matrix *m);
  */
 const char *const *matrix__gate_metrics(const struct matrix *m, size_t *nr);
 
+/* A deep copy of @k, which matrix_kernel__release() frees. */
+void matrix_kernel__dup(const struct matrix_kernel *k, struct matrix_kernel *d);
+/* What a kernel owns; the matrix frees its own. */
+void matrix_kernel__release(struct matrix_kernel *k);
+
 /* Index of the named object, or -1. */
 long matrix__find_host(const struct matrix *m, const char *name);
 long matrix__find_kernel(const struct matrix *m, const char *name);

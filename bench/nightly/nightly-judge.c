@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Judging a night, with regress's own tests: tonight's run of the
+ * followed kernel against the last good night's (pairwise, the gated
+ * metrics), then change points over the series' nights. What moved is
+ * not yet news: a series someone ignored is left alone; one already
+ * reported and still regressed is said, not reported again; one that
+ * came back to its level is said fixed, once; anything else is stored
+ * to be measured again (confirm) before anyone is told.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/nightly/nightly-priv.h"
+#include "log.h"
+#include "report/regress.h"
+#include "util.h"
+
+/* The names of @it's cell and metric, in the candidate's dataset. */
+struct cell_words {
+	const char *host, *workload, *mode, *metric;
+};
+
+static struct cell_words words_of(const struct regress_result *res,
+				  const struct regress_item *it)
+{
+	return (struct cell_words){
+		.host = ds__str(&res->cds, it->key[DS_HOST]),
+		.workload = ds__str(&res->cds, it->key[DS_WORKLOAD]),
+		.mode = ds__str(&res->cds, it->key[DS_MODE]),
+		.metric = ds__str(&res->cds, it->key[DS_NR_DIMS]),
+	};
+}
+
+static bool same_cell(const struct store_regression *r,
+		      const struct cell_words *w)
+{
+	return !strcmp(r->host, w->host) && !strcmp(r->workload, w->workload) &&
+	       !strcmp(r->mode, w->mode) && !strcmp(r->metric, w->metric);
+}
+
+static bool is_open(const struct store_regression *r)
+{
+	return !strcmp(r->state, "new") || !strcmp(r->state, "reported") ||
+	       !strcmp(r->state, "confirming");
+}
+
+static double pct(double base, double head)
+{
+	return base ? 100 * (head - base) / fabs(base) : NAN;
+}
+
+/* Tonight against @base_run, the followed kernel alone on both sides. */
+static int pairwise(struct night *nt, struct rdb *r, int64_t base_run,
+		    const char *const *metrics, const struct ds_filter *f,
+		    struct regress_result *res)
+{
+	struct regress_opts o = {
+		.cmp = CMP_OPTS_DEFAULT,
+		.default_pct = 3,
+		.cp = CP_OPTS_DEFAULT,
+		.metrics = metrics,
+	};
+
+	memset(res, 0, sizeof(*res));
+	res->base = (struct regress_sel){ .arg = "the last good night",
+					  .run = base_run,
+					  .kernel = nt->k->name };
+	res->cand = (struct regress_sel){ .arg = "tonight",
+					  .run = nt->n.run_id,
+					  .kernel = nt->k->name };
+	return regress__pairwise(r, &o, f, res);
+}
+
+/* A finding of tonight: news, a known one, an ignored one. */
+static int finding(struct night *nt, const struct regress_result *res,
+		   const struct regress_item *it,
+		   const struct store_regression *known, size_t nr_known)
+{
+	struct cell_words w = words_of(res, it);
+	bool better = it->status == REG_IMPROVEMENT;
+	struct store_regression r = { 0 };
+	size_t i;
+
+	for (i = 0; i < nr_known; i++) {
+		const struct store_regression *k = &known[i];
+
+		if (!same_cell(k, &w) || k->night_id == nt->n.id)
+			continue;
+		if (!strcmp(k->state, "ignored")) {
+			night__say(nt,
+				   "%s/%s/%s %s moved %+.1f%%: ignored "
+				   "(regression %lld)",
+				   w.host, w.workload, w.mode, w.metric,
+				   pct(it->base.s.median, it->cand.s.median),
+				   (long long)k->id);
+			return 0;
+		}
+		if (is_open(k) && k->improvement == better) {
+			night__say(nt,
+				   "%s/%s/%s %s: still %+.1f%%, regression "
+				   "%lld (night %lld, %.*s), not reported "
+				   "again",
+				   w.host, w.workload, w.mode, w.metric,
+				   pct(it->base.s.median, it->cand.s.median),
+				   (long long)k->id, (long long)k->night_id,
+				   NIGHT_ABBREV, k->culprit);
+			if (!better) {
+				free(nt->n.verdict);
+				nt->n.verdict = xstrdup("regression");
+			}
+			return 0;
+		}
+	}
+	/* Tonight's own rows: a judge resumed after it stored them. */
+	for (i = 0; i < nr_known; i++)
+		if (known[i].night_id == nt->n.id && same_cell(&known[i], &w))
+			return 0;
+	r = (struct store_regression){
+		.night_id = nt->n.id,
+		.series = (char *)nt->series,
+		.host = (char *)w.host,
+		.workload = (char *)w.workload,
+		.mode = (char *)w.mode,
+		.metric = (char *)w.metric,
+		.improvement = better,
+		.base = nt->base.head,
+		.head = nt->n.head,
+		.base_median = it->base.s.median,
+		.head_median = it->cand.s.median,
+		.change_pct = pct(it->base.s.median, it->cand.s.median),
+		.culprit = nt->n.head,
+	};
+	night__say(nt,
+		   "%s/%s/%s %s %+.1f%% against night %lld: to be "
+		   "confirmed",
+		   w.host, w.workload, w.mode, w.metric, r.change_pct,
+		   (long long)nt->base.id);
+	return store__regression_add(nt->st, &r, NULL);
+}
+
+/* An open regression of an earlier night whose figure came back. */
+static int fixed(struct night *nt, const struct regress_result *res,
+		 struct store_regression *k)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_items; i++) {
+		const struct regress_item *it = &res->items[i];
+		struct cell_words w = words_of(res, it);
+		struct store_regression set = { .id = k->id };
+
+		if (!same_cell(k, &w) ||
+		    (it->status != REG_OK && it->status != REG_IMPROVEMENT &&
+		     it->status != REG_INFO))
+			continue;
+		set.state = (char *)"fixed";
+		set.fixed_night_id = nt->n.id;
+		set.fixed_by = nt->n.head;
+		night__say(nt,
+			   "regression %lld (%s/%s/%s %s, night %lld) is "
+			   "fixed by %.*s%s%s%s",
+			   (long long)k->id, k->host, k->workload, k->mode,
+			   k->metric, (long long)k->night_id, NIGHT_ABBREV,
+			   nt->n.head, nt->n.head_subject ? " (\"" : "",
+			   nt->n.head_subject ? nt->n.head_subject : "",
+			   nt->n.head_subject ? "\")" : "");
+		return store__regression_set(nt->st, &set);
+	}
+	return 0;
+}
+
+int night__judge(struct night *nt)
+{
+	struct store_regression *known = NULL;
+	struct regress_result res;
+	struct ds_filter f = { 0 };
+	size_t nr_known = 0, i;
+	struct rdb r;
+	int ret;
+
+	if (!nt->base.id || !nt->base.run_id) {
+		night__say(nt,
+			   "the first good night of %s: nothing to judge "
+			   "against yet",
+			   nt->series);
+		return 0;
+	}
+	ret = rdb__open(nt->o->db_path, &r);
+	if (ret)
+		return ret;
+	ret = pairwise(nt, &r, nt->base.run_id, NULL, &f, &res);
+	if (ret)
+		goto out;
+	ret = store__regressions(nt->st, nt->series, 0, &known, &nr_known);
+	for (i = 0; !ret && i < res.nr_items; i++) {
+		const struct regress_item *it = &res.items[i];
+
+		if (!it->gated ||
+		    (it->status != REG_REGRESSION &&
+		     !(it->status == REG_IMPROVEMENT && nt->cfg->improvements)))
+			continue;
+		ret = finding(nt, &res, it, known, nr_known);
+	}
+	for (i = 0; !ret && i < nr_known; i++)
+		if (is_open(&known[i]) && known[i].night_id != nt->n.id &&
+		    !known[i].improvement)
+			ret = fixed(nt, &res, &known[i]);
+	if (!ret && nt->n.verdict) {
+		struct store_night set = { .id = nt->n.id,
+					   .verdict = nt->n.verdict };
+
+		ret = store__night_set(nt->st, &set);
+	}
+	store_regressions__free(known, nr_known);
+	regress__release(&res);
+out:
+	rdb__close(&r);
+	return ret;
+}
+
+int night__confirmed(struct night *nt, const struct store_regression *r,
+		     bool *yes)
+{
+	const char *metrics[] = { r->metric, NULL };
+	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1], *kv;
+	struct regress_result res = { 0 };
+	struct regress_opts o = {
+		.cmp = CMP_OPTS_DEFAULT,
+		.default_pct = 3,
+		.cp = CP_OPTS_DEFAULT,
+		.metrics = metrics,
+	};
+	struct ds_filter f = { 0 };
+	struct rdb db;
+	size_t i;
+	int ret;
+
+	*yes = false;
+	snprintf(base, sizeof(base), "%s", r->base);
+	snprintf(head, sizeof(head), "%s", r->head);
+	kv = xasprintf("metric=%s", r->metric);
+	ds_filter__add(&f, kv);
+	free(kv);
+	ret = rdb__open(nt->o->db_path, &db);
+	if (ret)
+		goto out;
+	res.base = (struct regress_sel){ .arg = base,
+					 .run = r->confirm_run_id,
+					 .kernel = base };
+	res.cand = (struct regress_sel){ .arg = head,
+					 .run = r->confirm_run_id,
+					 .kernel = head };
+	ret = regress__pairwise(&db, &o, &f, &res);
+	for (i = 0; !ret && i < res.nr_items; i++)
+		if (res.items[i].gated &&
+		    res.items[i].status ==
+			    (r->improvement ? REG_IMPROVEMENT : REG_REGRESSION))
+			*yes = true;
+	regress__release(&res);
+	rdb__close(&db);
+out:
+	ds_filter__release(&f);
+	return ret;
+}
+
+int night__confirm(struct night *nt)
+{
+	struct store_regression *v;
+	size_t n, i;
+	bool yes;
+	int ret;
+
+	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
+	for (i = 0; !ret && i < n; i++) {
+		struct store_regression *r = &v[i], set = { .id = r->id };
+
+		if (strcmp(r->state, "confirming") || r->pairs)
+			continue;
+		ret = night__confirm_run(nt, r);
+		if (!ret)
+			ret = night__confirmed(nt, r, &yes);
+		if (ret)
+			break;
+		set.pairs = r->pairs;
+		set.reproduced = r->reproduced;
+		if (!yes)
+			set.state = (char *)"unconfirmed";
+		night__say(nt,
+			   "regression %lld (%s/%s/%s %s): %s, it moved "
+			   "the same way in %d of %d interleaved pairs",
+			   (long long)r->id, r->host, r->workload, r->mode,
+			   r->metric, yes ? "confirmed" : "not confirmed",
+			   r->reproduced, r->pairs);
+		ret = store__regression_set(nt->st, &set);
+	}
+	store_regressions__free(v, n);
+	return ret;
+}

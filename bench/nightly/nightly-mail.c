@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Each confirmed regression's mail, and the folder it points to: the
+ * matrix as the night ran it, the kernel's .config, the bisection's log
+ * and state, and reproduce.sh, the exact commands that measure both ends
+ * again. The mail is written (an mbox file in that folder) before it is
+ * handed to sendmail, and its row says so, so that a night killed here
+ * writes it once; nothing is sent without --send.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic-file.h"
+#include "bench/bisect/bisect.h"
+#include "bench/nightly/nightly-priv.h"
+#include "bench/nightly/robot.h"
+#include "cache.h"
+#include "log.h"
+#include "report/regress.h"
+#include "strvec.h"
+#include "subprocess.h"
+#include "util.h"
+
+static int put(const char *dir, const char *name, const char *text, size_t len,
+	       mode_t mode)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	struct iovec iov = { .iov_base = (void *)text, .iov_len = len };
+	int ret = atomic_file__write(path, &iov, 1);
+
+	if (!ret && chmod(path, mode))
+		ret = -errno;
+	if (ret)
+		pr_err("nightly: cannot write %s: %s", path, strerror(-ret));
+	free(path);
+	return ret;
+}
+
+/* The .config beside the kernel's image, as the build cache keeps it. */
+static void copy_config(struct night *nt, const char *dir)
+{
+	char *image = NULL, *cfg, *slash, *text = NULL;
+	size_t len;
+
+	if (store__kernel_image(nt->st, nt->n.run_id, nt->k->name, &image))
+		return;
+	slash = strrchr(image, '/');
+	if (slash)
+		*slash = '\0';
+	cfg = xasprintf("%s/config", image);
+	if (read_file(cfg, &text, &len) == 0)
+		put(dir, "config", text, len, 0644);
+	free_all(image, cfg, text);
+}
+
+static void bisect_log(const char *dir)
+{
+	char *path = xasprintf("%s/bisect.json", dir), *err = NULL, *buf = NULL;
+	struct bisect_state s = { 0 };
+	size_t len = 0, i;
+	FILE *fp;
+
+	if (!access(path, R_OK) && !bisect_state__load(path, &s, &err)) {
+		fp = open_memstream(&buf, &len);
+		for (i = 0; fp && i < s.nr_steps; i++)
+			bisect__print_step(&s, &s.steps[i], fp);
+		if (fp && s.first_bad)
+			fprintf(fp, "first bad commit: %s\n", s.first_bad);
+		if (fp)
+			fclose(fp);
+		if (buf)
+			put(dir, "bisect.log", buf, len, 0644);
+		bisect_state__release(&s);
+	}
+	free_all(path, err, buf);
+}
+
+static void reproduce(struct night *nt, const struct store_regression *r,
+		      const char *dir)
+{
+	char *sh;
+
+	if (nt->k->kind == KERNEL_BUILD)
+		sh = xasprintf(
+			"#!/bin/sh\n"
+			"# Regression %lld of %s, found by night %lld: %s.%s "
+			"in %s on %s, %+.1f%%.\n"
+			"# Both ends measured again and bisected between "
+			"them, as the robot did,\n"
+			"# into repro.db beside this script.\n"
+			"set -eu\ncd \"$(dirname \"$0\")\"\n"
+			"iommu-bench --db repro.db bisect matrix.toml "
+			"--kernel %s --good %s --bad %s --metric %s --mode %s "
+			"--workload %s\n"
+			"iommu-bench --db repro.db bisect log\n",
+			(long long)r->id, nt->series, (long long)r->night_id,
+			r->workload, r->metric, r->mode, r->host, r->change_pct,
+			nt->k->name, r->base, r->head, r->metric, r->mode,
+			r->workload);
+	else
+		sh = xasprintf(
+			"#!/bin/sh\n"
+			"# Regression %lld of %s, found by night %lld: %s.%s "
+			"in %s on %s, %+.1f%%,\n"
+			"# %s %s against %s. Set kernel '%s' of matrix.toml "
+			"to each version's\n"
+			"# package in turn and run both into repro.db:\n"
+			"set -eu\ncd \"$(dirname \"$0\")\"\n"
+			"iommu-bench --db repro.db run matrix.toml --only "
+			"kernel=%s,mode=%s,workload=%s\n"
+			"iommu-bench --db repro.db compare --by kernel\n",
+			(long long)r->id, nt->series, (long long)r->night_id,
+			r->workload, r->metric, r->mode, r->host, r->change_pct,
+			nt->k->package, r->head, r->base, nt->k->name,
+			nt->k->name, r->mode, r->workload);
+	put(dir, "reproduce.sh", sh, strlen(sh), 0755);
+	free(sh);
+}
+
+/* The table: the regressed metric first, then what else moved. */
+static int rows(struct night *nt, const struct store_regression *r,
+		struct robot_row **out, size_t *nr, char ***names)
+{
+	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
+				  .default_pct = 3,
+				  .cp = CP_OPTS_DEFAULT };
+	struct regress_result res = { 0 };
+	struct ds_filter f = { 0 };
+	struct robot_row *v;
+	char *kv;
+	size_t i, n = 0;
+	struct rdb db;
+	int ret;
+
+	kv = xasprintf("host=%s", r->host);
+	ds_filter__add(&f, kv);
+	free(kv);
+	kv = xasprintf("mode=%s", r->mode);
+	ds_filter__add(&f, kv);
+	free(kv);
+	kv = xasprintf("workload=%s", r->workload);
+	ds_filter__add(&f, kv);
+	free(kv);
+	ret = rdb__open(nt->o->db_path, &db);
+	if (ret)
+		goto out;
+	res.base = (struct regress_sel){ .arg = "base",
+					 .run = nt->base.run_id,
+					 .kernel = nt->k->name };
+	res.cand = (struct regress_sel){ .arg = "head",
+					 .run = nt->n.run_id,
+					 .kernel = nt->k->name };
+	ret = regress__pairwise(&db, &o, &f, &res);
+	v = xcalloc(res.nr_items + 1, sizeof(*v));
+	*names = xcalloc(res.nr_items + 1, sizeof(char *));
+	for (i = 0; !ret && i < res.nr_items; i++) {
+		const struct regress_item *it = &res.items[i];
+		const char *metric = ds__str(&res.cds, it->key[DS_NR_DIMS]);
+		bool mine = !strcmp(metric, r->metric);
+		size_t at = mine ? 0 : ++n;
+
+		if (!mine && it->status != REG_REGRESSION &&
+		    it->status != REG_IMPROVEMENT) {
+			n--;
+			continue;
+		}
+		(*names)[at] = xasprintf("%s.%s", r->workload, metric);
+		v[at] = (struct robot_row){
+			.name = (*names)[at],
+			.base = it->base.s.mean,
+			.head = it->cand.s.mean,
+			.base_rsd = 100 * it->base.s.cv,
+			.head_rsd = 100 * it->cand.s.cv,
+		};
+	}
+	*out = v;
+	*nr = n + 1;
+	regress__release(&res);
+	rdb__close(&db);
+out:
+	ds_filter__release(&f);
+	return ret;
+}
+
+static char *hostname(void)
+{
+	char h[256] = "localhost";
+
+	gethostname(h, sizeof(h) - 1);
+	return xstrdup(h);
+}
+
+/* Hand the message (the mbox entry less its "From " line) to sendmail. */
+static int send_mail(const struct night *nt, const char *mbox, size_t len)
+{
+	const char *msg = strchr(mbox, '\n');
+	const struct matrix_nightly_mail *m = &nt->cfg->mail;
+	struct spawn_opts so = { 0 };
+	struct spawn sp = { 0 };
+	const char **argv = xcalloc(m->nr_sendmail + 1, sizeof(*argv));
+	size_t i;
+	int ret;
+
+	for (i = 0; i < m->nr_sendmail; i++)
+		argv[i] = m->sendmail[i];
+	msg = msg ? msg + 1 : mbox;
+	so.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR;
+	so.in = msg;
+	so.in_len = len - (msg - mbox);
+	ret = spawn__argv(&sp, argv, &so);
+	if (!ret)
+		ret = spawn__wait(&sp, 60 * 1000);
+	if (!ret && !(WIFEXITED(sp.status) && !WEXITSTATUS(sp.status))) {
+		pr_err("nightly: %s refused the mail: %s", argv[0],
+		       sp.err && *sp.err ? sp.err : "(it said nothing)");
+		ret = -EIO;
+	}
+	spawn__release(&sp);
+	free(argv);
+	return ret;
+}
+
+static int mail_one(struct night *nt, struct store_regression *r)
+{
+	char *dir = night__reg_dir(nt, r->id), *err = NULL, *host = hostname();
+	char *from, *subj_b = NULL, *auth_b = NULL, *subj_h = NULL,
+		    *auth_h = NULL, *machine = NULL, *mid, *closes = NULL,
+		    *materials, *reproduced, *bisect = NULL, *buf = NULL, *path,
+		    *axis, **names = NULL, *params[3];
+	const char *culprit = r->first_bad ? r->first_bad : r->head;
+	struct robot_row *v = NULL;
+	struct strvec to = { 0 };
+	size_t nr = 0, len = 0, i;
+	struct robot_mail m;
+	FILE *fp;
+	int ret;
+
+	ret = cache__mkdirs(dir, &err);
+	if (ret) {
+		pr_err("nightly: %s", err);
+		goto out;
+	}
+	put(dir, "matrix.toml", nt->text, nt->len, 0644);
+	copy_config(nt, dir);
+	bisect_log(dir);
+	reproduce(nt, r, dir);
+	night__commit_words(nt, r->base, &subj_b, &auth_b);
+	night__commit_words(nt, culprit, &subj_h, &auth_h);
+	store__host_words(nt->st, nt->n.run_id, r->host, &machine);
+	from = nt->cfg->mail.from ?
+		       xstrdup(nt->cfg->mail.from) :
+		       xasprintf("iommu-bench robot <root@%s>", host);
+	for (i = 0; i < nt->cfg->mail.nr_to; i++)
+		if (strcmp(nt->cfg->mail.to[i], "author"))
+			strvec__push(&to, nt->cfg->mail.to[i]);
+		else if (auth_h)
+			strvec__push(&to, auth_h);
+	if (!nt->cfg->mail.nr_to && auth_h)
+		strvec__push(&to, auth_h);
+	mid = xasprintf("iommu-bench.%s.night-%lld.regression-%lld@%s",
+			nt->series, (long long)nt->n.id, (long long)r->id,
+			host);
+	if (nt->cfg->url)
+		closes = xasprintf("%s/night-%lld/regression-%lld/",
+				   nt->cfg->url, (long long)nt->n.id,
+				   (long long)r->id);
+	materials = closes ? xstrdup(closes) : xstrdup(dir);
+	reproduced = xasprintf("it moved the same way in %d of %d "
+			       "interleaved pairs of both ends (run %lld)",
+			       r->reproduced, r->pairs,
+			       (long long)r->confirm_run_id);
+	if (r->first_bad && strcmp(r->first_bad, r->head))
+		bisect = xasprintf("between %.*s and %.*s, its steps in "
+				   "bisect.log",
+				   NIGHT_ABBREV, r->base, NIGHT_ABBREV,
+				   r->head);
+	ret = rows(nt, r, &v, &nr, &names);
+	if (ret)
+		goto out_words;
+	params[0] = xasprintf("host: %s", r->host);
+	params[1] = xasprintf("repetitions: %u", nt->m->run.repetitions);
+	axis = xasprintf("%s/%s", r->mode, r->workload);
+	m = (struct robot_mail){
+		.from = from,
+		.to = (const char *const *)to.v,
+		.nr_to = to.nr,
+		.cc = (const char *const *)nt->cfg->mail.cc,
+		.nr_cc = nt->cfg->mail.nr_cc,
+		.message_id = mid,
+		.date = time(NULL),
+		.improvement = r->improvement,
+		.workload = r->workload,
+		.metric = r->metric,
+		.change_pct = r->change_pct,
+		.tree = nt->k->kind == KERNEL_BUILD ? nt->k->build.tree : NULL,
+		.branch = nt->cfg->branch,
+		.base = { .commit = nt->k->kind == KERNEL_BUILD ? r->base :
+								  NULL,
+			  .subject = subj_b,
+			  .package = nt->base.package,
+			  .version = r->base },
+		.head = { .commit = nt->k->kind == KERNEL_BUILD ? culprit :
+								  NULL,
+			  .subject = subj_h,
+			  .author = auth_h,
+			  .package = nt->n.package,
+			  .version = r->head },
+		.no_commit = r->no_commit,
+		.machine = machine,
+		.config = nt->k->kind == KERNEL_BUILD ? nt->k->build.config :
+							nt->k->package,
+		.params = (const char *const *)params,
+		.nr_params = 2,
+		.reproduced = reproduced,
+		.bisect = bisect,
+		.reported_by = nt->cfg->mail.reported_by ?
+				       nt->cfg->mail.reported_by :
+				       from,
+		.closes = closes,
+		.materials = materials,
+		.axes = "mode/workload",
+		.axis_values = axis,
+		.rows = v,
+		.nr_rows = nr,
+	};
+	fp = open_memstream(&buf, &len);
+	ret = fp ? robot_mail__write(&m, fp) : -ENOMEM;
+	if (fp)
+		fclose(fp);
+	path = xasprintf("%s/mail.mbox", dir);
+	if (!ret)
+		ret = put(dir, "mail.mbox", buf, len, 0644);
+	if (!ret) {
+		struct store_regression set = { .id = r->id,
+						.mail = path,
+						.message_id = mid };
+
+		ret = store__regression_set(nt->st, &set);
+	}
+	if (!ret && nt->o->send)
+		ret = send_mail(nt, buf, len);
+	if (!ret) {
+		struct store_regression set = { .id = r->id,
+						.state = (char *)"reported" };
+
+		ret = store__regression_set(nt->st, &set);
+		night__say(nt, "regression %lld: mail %s%s", (long long)r->id,
+			   path, nt->o->send ? ", sent" : " (not sent)");
+	}
+	free_all(path, params[0], params[1], axis);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free_all(names, v);
+out_words:
+	free_all(subj_b, auth_b, subj_h, auth_h, machine, mid, closes,
+		 materials, reproduced, bisect, buf, from);
+	strvec__release(&to);
+out:
+	free_all(dir, err, host);
+	return ret;
+}
+
+int night__mail(struct night *nt)
+{
+	struct store_regression *v;
+	size_t n, i;
+	int ret;
+
+	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
+	for (i = 0; !ret && i < n; i++) {
+		if (strcmp(v[i].state, "new") ||
+		    (v[i].improvement && !nt->cfg->improvements))
+			continue;
+		ret = mail_one(nt, &v[i]);
+	}
+	store_regressions__free(v, n);
+	return ret;
+}
