@@ -49,6 +49,9 @@ int cmd_nightly(int argc, const char **argv)
 		OPT_INTEGER('j', "jobs", &jobs, "N",
 			    "parallel make jobs of its builds (default: every "
 			    "CPU)"),
+		OPT_STRING(0, "workdir", &o.workdir, "DIR",
+			   "the kept worktree of its builds and bisections "
+			   "(default: bisect's, under the cache)"),
 		OPT_BOOLEAN('q', "quiet", &o.quiet,
 			    "print only errors and the verdict"),
 		OPT_GROUP(
@@ -73,6 +76,12 @@ int cmd_nightly(int argc, const char **argv)
 				   "which matrix file?");
 	if (jobs < 0 || jobs > 1024) {
 		pr_err("nightly: --jobs wants a number of jobs, got %ld", jobs);
+		return EXIT_USAGE;
+	}
+	if (o.workdir && o.workdir[0] != '/') {
+		pr_err("nightly: --workdir %s: an absolute path, please (the "
+		       "builds run elsewhere)",
+		       o.workdir);
 		return EXIT_USAGE;
 	}
 	o.matrix = argv[0];

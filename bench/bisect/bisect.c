@@ -191,8 +191,7 @@ out:
 	return ret;
 }
 
-/* One worktree per tree and recipe, kept across bisections. */
-static int default_workdir(const struct matrix_build *b, char **out)
+int bisect__default_workdir(const struct matrix_build *b, char **out)
 {
 	struct sha256 h;
 	uint8_t d[SHA256_DIGEST_SIZE];
@@ -408,7 +407,7 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 	if (o->workdir)
 		s->workdir = xstrdup(o->workdir);
 	else
-		ret = default_workdir(&k->build, &s->workdir);
+		ret = bisect__default_workdir(&k->build, &s->workdir);
 	s->started_at = now_utc();
 out:
 	free(err);

@@ -232,6 +232,10 @@ struct bisect_ctx {
  */
 int bisect_step__measure(struct bisect_ctx *c, struct bisect_step *st);
 
+struct matrix_build;
+/* One worktree per tree and recipe, kept across bisections (the cache's). */
+int bisect__default_workdir(const struct matrix_build *b, char **out);
+
 /* Abbreviated commit id (12 hex), as steps' kernels are named. */
 #define BISECT_ABBREV 12
 

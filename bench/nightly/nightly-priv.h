@@ -24,6 +24,7 @@ struct night {
 	struct store_night n;	 /* tonight's */
 	struct store_night base; /* the last good night; id 0: none */
 	char *out;		 /* where the mails and materials go */
+	char *workdir;		 /* the kept worktree of its builds */
 	int lock_fd;
 };
 

@@ -55,6 +55,7 @@ static int session(struct night *nt, struct run_ctx *ctx, const char *config,
 	};
 	int ret, status;
 
+	ctx->build_workdir = nt->workdir;
 	ret = run_session__open(ctx, &so);
 	if (ret)
 		return ret;

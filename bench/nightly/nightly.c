@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bisect/bisect.h"
 #include "bench/nightly/nightly-priv.h"
 #include "bench/run/run.h"
 #include "config-error.h"
@@ -312,6 +313,11 @@ int nightly__main(const struct nightly_opts *o)
 	if (store__open(o->db_path, STORE_CREATE | STORE_MIGRATE, &nt.st))
 		goto out;
 	nt.out = out_dir(&nt);
+	if (o->workdir)
+		nt.workdir = xstrdup(o->workdir);
+	else if (nt.k->kind == KERNEL_BUILD &&
+		 bisect__default_workdir(&nt.k->build, &nt.workdir))
+		goto out;
 	ret = night__begin(&nt);
 	if (ret)
 		goto out;
@@ -339,7 +345,7 @@ out:
 		close(nt.lock_fd);
 	store_night__release(&nt.n);
 	store_night__release(&nt.base);
-	free_all(nt.text, nt.out);
+	free_all(nt.text, nt.out, nt.workdir);
 	if (nt.m)
 		matrix__free(nt.m);
 	return status;

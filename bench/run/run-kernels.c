@@ -106,6 +106,7 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 	int ret, saved;
 
 	run_kernels__recipe(&k->build, &r);
+	r.workdir = ctx->build_workdir;
 	run_progress__msg(ctx,
 			  "kernel %s: building (or finding the build "
 			  "in the cache)",

@@ -92,6 +92,12 @@ struct run_ctx {
 	bool *trial_done;	/* stored 'ok' already */
 	struct run_progress progress;
 	bool resumed; /* an unfinished run continued */
+	/*
+	 * A kept worktree for the recipes' builds (the robot's, shared
+	 * with its bisections): make rebuilds what a commit changed. NULL:
+	 * a new worktree per build.
+	 */
+	const char *build_workdir;
 	bool signals; /* run_signal__install()ed */
 };
 
