@@ -182,7 +182,7 @@ st=$?
 t_ok $st "the library layers of bench/ return their errors, never print them"
 
 bad=$(git grep -nwE 'stdout|stderr' -- '*.c' ':!cmd/' ':!tests/' \
-	':!bench/run/' ':!bench/bisect/' ':!src/log.c' ':!src/output.c' \
+	':!bench/run/' ':!bench/bisect/' ':!bench/nightly/' ':!src/log.c' ':!src/output.c' \
 	':!src/parse-options.c' ':!src/atomic-file.c' \
 	':!bench/workload/iperf3-child.c' |
 	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)' || :)
