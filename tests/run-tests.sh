@@ -53,7 +53,7 @@ cat "$TAP_TEE_DIR"/*.time 2>/dev/null | sort -rn | head -10 |
 echo
 for f in "$TAP_TEE_DIR"/*.tap; do
 	[ -e "$f" ] || continue
-	awk -v file="$(cut -d' ' -f2- "${f%.tap}.time" 2>/dev/null)" \
+	LC_ALL=C awk -v file="$(cut -d' ' -f2- "${f%.tap}.time" 2>/dev/null)" \
 		-v rc="$(cat "${f%.tap}.rc" 2>/dev/null)" '
 	{ all[nall++ % 10] = substr($0, 1, 240) }
 	/^(not )?ok / { total++ }
