@@ -16,6 +16,8 @@ set -eu
 # builds going back and forth between commits (kernel build --workdir).
 # The testbed: QEMU, busybox-static and cpio for the guest's initramfs, kmod
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
+# The robot's mail (iommu-bench nightly --send): msmtp as the sendmail
+# its test hands mails to, python3-aiosmtpd the SMTP server they reach.
 # The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
 # fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
 # its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
@@ -85,6 +87,8 @@ qemu-efi-aarch64
 qemu-user-static
 binfmt-support
 mtools
+msmtp
+python3-aiosmtpd
 "
 
 if [ "$(id -u)" -ne 0 ]; then

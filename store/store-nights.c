@@ -202,6 +202,39 @@ int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
 	return store__sqlerr(st, rc, "reading a kernel's image");
 }
 
+int store__night_runs(struct store *st, const char *series, int64_t upto,
+		      int64_t **ids, size_t *nr)
+{
+	static const char sql[] =
+		"SELECT run_id FROM nights WHERE series = ?1 AND id <= ?2"
+		" AND run_id IS NOT NULL AND (stage = 'done' OR id = ?2)"
+		" AND ifnull(verdict, '') != 'failed' ORDER BY id";
+	int64_t *v = NULL;
+	sqlite3_stmt *s;
+	size_t n = 0;
+	int err, rc;
+
+	*ids = NULL;
+	*nr = 0;
+	err = store__prepare(
+		st, sql, STORE_ARGS(STORE_TEXT(series), STORE_INT(upto)), &s);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return store__sqlerr(st, rc, "reading nights");
+	}
+	*ids = v;
+	*nr = n;
+	return 0;
+}
+
 /* ---- regressions ---- */
 
 #define REG_COLS                                                               \

@@ -403,6 +403,9 @@ int store__host_words(struct store *st, int64_t run_id, const char *host,
 /* The image of kernel @kernel in run @run_id; -ENOENT: none stored. */
 int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
 			char **path);
+/* The runs of @series' nights up to night @upto, oldest first. */
+int store__night_runs(struct store *st, const char *series, int64_t upto,
+		      int64_t **ids, size_t *nr);
 /* A line of what the night said, appended to its summary. */
 int store__night_say(struct store *st, int64_t id, const char *line);
 void store_night__release(struct store_night *n);

@@ -172,6 +172,90 @@ static int fixed(struct night *nt, const struct regress_result *res,
 	return 0;
 }
 
+/* The series' nights alone, as regress's history reads runs. */
+static int night_runs(struct night *nt, const struct rdb_runs *all,
+		      struct rdb_runs *mine)
+{
+	int64_t *ids;
+	size_t n, i, j;
+	int ret;
+
+	memset(mine, 0, sizeof(*mine));
+	ret = store__night_runs(nt->st, nt->series, nt->n.id, &ids, &n);
+	if (ret)
+		return ret;
+	mine->v = xcalloc(n + 1, sizeof(*mine->v));
+	for (i = 0; i < all->nr; i++)
+		for (j = 0; j < n; j++)
+			if (all->v[i].id == ids[j])
+				mine->v[mine->nr++] = all->v[i];
+	free(ids);
+	return 0;
+}
+
+/*
+ * Change points over the nights: a slow drift no pair of nights shows.
+ * A regression still in effect fails the night unless its series was
+ * ignored; it is said, not mailed (no single night is its culprit).
+ */
+static int history(struct night *nt, struct rdb *r,
+		   const struct store_regression *known, size_t nr_known)
+{
+	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
+				  .default_pct = 3,
+				  .cp = CP_OPTS_DEFAULT };
+	struct rdb_runs all = { 0 }, mine = { 0 };
+	struct regress_history h;
+	struct ds_filter f = { 0 };
+	size_t i, j, k;
+	char *kv;
+	int ret;
+
+	ret = rdb__runs(r, &all);
+	if (!ret)
+		ret = night_runs(nt, &all, &mine);
+	if (ret || mine.nr < 2 * o.cp.min_size)
+		goto out;
+	kv = xasprintf("kernel=%s", nt->k->name);
+	ds_filter__add(&f, kv);
+	free(kv);
+	ret = regress__history(r, &mine, nt->cfg->history, &o, &f, &h);
+	for (i = 0; !ret && i < h.nr_series; i++) {
+		const struct regress_series *s = &h.series[i];
+		const char *metric = ds__str(&h.ds, s->metric);
+
+		for (j = 0; j < s->nr_cps; j++) {
+			const struct regress_cp *c = &s->cps[j];
+			bool ignored = false;
+			char *label;
+
+			if (c->status != REG_REGRESSION || c->recovered)
+				continue;
+			for (k = 0; k < nr_known; k++)
+				ignored |= !strcmp(known[k].state, "ignored") &&
+					   !strcmp(known[k].metric, metric);
+			label = regress__series_label(&h, s);
+			night__say(nt,
+				   "history: %s regressed after run %lld "
+				   "and has not come back%s",
+				   label, (long long)c->run_before,
+				   ignored ? " (ignored)" : "");
+			free(label);
+			if (!ignored) {
+				free(nt->n.verdict);
+				nt->n.verdict = xstrdup("regression");
+			}
+		}
+	}
+	if (!ret)
+		regress__history_release(&h);
+out:
+	ds_filter__release(&f);
+	free(mine.v);
+	rdb__runs_release(&all);
+	return ret;
+}
+
 int night__judge(struct night *nt)
 {
 	struct store_regression *known = NULL;
@@ -208,6 +292,8 @@ int night__judge(struct night *nt)
 		if (is_open(&known[i]) && known[i].night_id != nt->n.id &&
 		    !known[i].improvement)
 			ret = fixed(nt, &res, &known[i]);
+	if (!ret)
+		ret = history(nt, &r, known, nr_known);
 	if (!ret && nt->n.verdict) {
 		struct store_night set = { .id = nt->n.id,
 					   .verdict = nt->n.verdict };

@@ -311,6 +311,31 @@ t_between() {
 # that testbed-bisect.t and testbed-cost.t build in after kernel-build.t
 # primed it: the tree made ready, or the test skipped when Debian's
 # linux-source-6.1 is not there. Needs $B.
+# t_tree_commit PARENT FILE MESSAGE [SED]: a commit of $KSRC on PARENT
+# whose FILE gets a line more (a symbol named after $i), or SED applied,
+# through git's plumbing: the tree's own checkout and index are never
+# touched. Prints the commit's id.
+t_tree_commit() {
+	GIT_INDEX_FILE=$T_TMP/index sh -ec '
+		git -C "$1" read-tree "$2"
+		blob=$(git -C "$1" show "$2:$3" | if [ -n "$5" ]; then
+				sed "$5"
+			else
+				cat
+				echo "const char iommu_bench_bisect_$6[] = \"$4\";"
+			fi | git -C "$1" hash-object -w --stdin)
+		git -C "$1" update-index --cacheinfo "100644,$blob,$3"
+		echo "$4" | git -C "$1" -c user.name=iommu-bench \
+			-c user.email=iommu-bench@localhost \
+			commit-tree "$(git -C "$1" write-tree)" -p "$2"' \
+		sh "$KSRC" "$1" "$2" "$3" "${4:-}" "$i"
+}
+
+# The edit of drivers/iommu/dma-iommu.c that breaks the flush queue:
+# __iommu_dma_unmap stops queueing, so every unmap in lazy syncs the
+# IOTLB while the group still reads DMA-FQ.
+T_BREAK_FQ='s/iotlb_gather.queued = READ_ONCE(cookie->fq_domain);/iotlb_gather.queued = false;/'
+
 t_tiny_tree() {
 	TARBALL=${IOMMU_BENCH_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 	KPATH=$("$B" kernel path)

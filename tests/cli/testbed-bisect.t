@@ -54,34 +54,15 @@ t_ok $? "--resume without one is exit 2"
 t_tiny_tree
 HEAD=$(git -C "$KSRC" rev-parse HEAD)
 
-# commit PARENT FILE MESSAGE [SED]: a commit on PARENT whose FILE gets a
-# line more (a symbol named after $i), or SED applied, through git's
-# plumbing: the tree's own checkout and index are never touched.
-commit() {
-	GIT_INDEX_FILE=$T_TMP/index sh -ec '
-		git -C "$1" read-tree "$2"
-		blob=$(git -C "$1" show "$2:$3" | if [ -n "$5" ]; then
-				sed "$5"
-			else
-				cat
-				echo "const char iommu_bench_bisect_$6[] = \"$4\";"
-			fi | git -C "$1" hash-object -w --stdin)
-		git -C "$1" update-index --cacheinfo "100644,$blob,$3"
-		echo "$4" | git -C "$1" -c user.name=iommu-bench \
-			-c user.email=iommu-bench@localhost \
-			commit-tree "$(git -C "$1" write-tree)" -p "$2"' \
-		sh "$KSRC" "$1" "$2" "$3" "${4:-}" "$i"
-}
-BREAK='s/iotlb_gather.queued = READ_ONCE(cookie->fq_domain);/iotlb_gather.queued = false;/'
 P=$HEAD
 i=0
 for f in kernel/panic.c kernel/sys.c drivers/iommu/dma-iommu.c lib/string.c; do
 	i=$((i + 1))
 	if [ "$f" = drivers/iommu/dma-iommu.c ]; then
-		P=$(commit "$P" "$f" "iommu/dma: stop queueing unmaps (breaks the flush queue)" "$BREAK")
+		P=$(t_tree_commit "$P" "$f" "iommu/dma: stop queueing unmaps (breaks the flush queue)" "$T_BREAK_FQ")
 		FIRST_BAD=$P
 	else
-		P=$(commit "$P" "$f" "scratch $i: a line in $f")
+		P=$(t_tree_commit "$P" "$f" "scratch $i: a line in $f")
 	fi
 	eval "C$i=\$P"
 done

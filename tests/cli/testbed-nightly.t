@@ -1,0 +1,276 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The kernel test robot for real: six nights of `iommu-bench nightly`
+# following a scratch branch of the tiny 6.1 tree (the tree and kept
+# worktree kernel-build.t leaves, so that each head is an incremental
+# build), each night's head booted in the testbed's x86 guest
+# (intel-iommu) and measured in lazy, iotlb_sync counted per GB by the
+# probes, the gate on that count.
+#
+#   1, 2: good (2: the same head again).
+#   3: five commits later, the 4th breaking the flush queue: the night
+#      fails, confirms (both ends again, interleaved), bisects (killed
+#      with SIGKILL in a step and started again: the same commit), and
+#      writes one mail, delivered by --send through msmtp to an SMTP
+#      server this test runs on 127.0.0.1 (aiosmtpd).
+#   4: no new commit: still failing, no new mail.
+#   5: the revert: "fixed" said once.  6: good, and nothing said again.
+#
+# The mail is read as mail, with Python's email module. Needs root,
+# QEMU, the kernel source and a compiler, msmtp and python3-aiosmtpd;
+# skipped with the reason otherwise. About 5 minutes after
+# kernel-build.t.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+t_testbed_names r 198
+DB=$T_TMP/robot.db
+JOBS=$(nproc 2>/dev/null || echo 2)
+REMOTE=ibn$$
+BR=iommu-bench-nightly-$$
+NIGHT_PID=
+SMTPD_PID=
+cleanup() {
+	[ -z "$NIGHT_PID" ] || kill -9 "$NIGHT_PID" 2>/dev/null
+	[ -z "$SMTPD_PID" ] || kill "$SMTPD_PID" 2>/dev/null
+	if [ -n "${KSRC:-}" ]; then
+		git -C "$KSRC" remote remove "$REMOTE" 2>/dev/null
+		git -C "$KSRC" update-ref -d "refs/heads/$BR" 2>/dev/null
+	fi
+	t_testbed_cleanup
+}
+trap cleanup EXIT INT TERM
+
+t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 ip sqlite3 \
+	iperf3 pgrep python3 git make gcc bc flex bison msmtp
+if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+	echo "1..0 # SKIP python3-aiosmtpd is not installed"
+	exit 0
+fi
+t_tiny_tree
+HEAD=$(git -C "$KSRC" rev-parse HEAD)
+start=$(date +%s)
+
+# The branch the robot follows: a remote of the tree that is the tree
+# itself, so that the night's fetch is git's own, and nothing outside.
+git -C "$KSRC" remote add "$REMOTE" "$KSRC" &&
+	git -C "$KSRC" update-ref "refs/heads/$BR" "$HEAD"
+t_ok $? "a scratch branch $BR at the tree's HEAD, fetched through remote $REMOTE"
+
+# The SMTP server the mail is delivered to, and msmtp's account for it.
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir "$T_TMP/maildir"
+python3 -m aiosmtpd -n -l "127.0.0.1:$PORT" -c aiosmtpd.handlers.Mailbox \
+	"$T_TMP/maildir" >"$T_TMP/smtpd.log" 2>&1 &
+SMTPD_PID=$!
+printf 'account default\nhost 127.0.0.1\nport %s\nfrom robot@localhost\nauth off\ntls off\n' \
+	"$PORT" >"$T_TMP/msmtprc"
+chmod 600 "$T_TMP/msmtprc"
+
+M=$T_TMP/robot.toml
+{
+	testbed_matrix tb-nightly '"lazy"' reboot= reps=4 duration=1s \
+		probes='"unmap", "iotlb_sync"' kernels="[[kernels]]
+name = \"tiny\"
+build = { tree = \"$KSRC\", config = \"tinyconfig\", fragments = [\"$SRCDIR/configs/kbuild/testbed-guest-tiny.config\"] }"
+	cat <<EOT
+
+[regress]
+metrics = ["iotlb_sync_per_gb"]
+
+[nightly]
+follow = { kernel = "tiny", remote = "$REMOTE", branch = "$BR" }
+confirm_repetitions = 4
+output = "$T_TMP/out"
+url = "https://robot.example.org/iommu-bench"
+
+[nightly.mail]
+from = "iommu-bench robot <robot@localhost>"
+to = ["author"]
+cc = ["iommu@lists.example.org"]
+sendmail = ["$(command -v msmtp)", "-C", "$T_TMP/msmtprc", "-t"]
+EOT
+} >"$M"
+
+# night N [ARGS]: one night, its output kept as night-N.{out,err}.
+night() {
+	n=$1
+	shift
+	"$B" --db "$DB" nightly -j "$JOBS" --workdir "$WD" "$@" "$M" \
+		>"$T_TMP/night-$n.out" 2>"$T_TMP/night-$n.err"
+}
+verdict() {
+	sqlite3 "$DB" "SELECT verdict FROM nights WHERE id = $1"
+}
+said() {
+	sqlite3 "$DB" "SELECT summary FROM nights WHERE id = $1" | grep -q -- "$2"
+}
+mails() {
+	find "$T_TMP/out" -name mail.mbox 2>/dev/null | wc -l
+}
+
+# --- nights 1 and 2: good ----------------------------------------------
+t0=$(date +%s)
+night 1
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 1)" = pass ] && said 1 "nothing to judge against yet"
+t_ok $? "night 1: its head built and run, the first good night (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-1.err")"
+t0=$(date +%s)
+night 2
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 2)" = pass ]
+t_ok $? "night 2: the same head, judged against night 1: good (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-2.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 2")"
+
+# --- night 3: five commits, the 4th a known cost -------------------------
+P=$HEAD
+i=10
+for f in kernel/panic.c kernel/sys.c lib/string.c drivers/iommu/dma-iommu.c lib/sort.c; do
+	i=$((i + 1))
+	if [ "$f" = drivers/iommu/dma-iommu.c ]; then
+		P=$(t_tree_commit "$P" "$f" "iommu/dma: stop queueing unmaps (breaks the flush queue)" "$T_BREAK_FQ")
+		CULPRIT=$P
+	else
+		P=$(t_tree_commit "$P" "$f" "robot $i: a line in $f")
+	fi
+done
+git -C "$KSRC" update-ref "refs/heads/$BR" "$P"
+t_ok $? "the branch gains five commits, the 4th breaking the flush queue"
+
+# Killed (SIGKILL) while its bisection runs a step's trial, then started
+# again: it resumes the bisection, not the night.
+t0=$(date +%s)
+"$B" --db "$DB" nightly -j "$JOBS" --workdir "$WD" --send "$M" \
+	>"$T_TMP/night-3a.out" 2>"$T_TMP/night-3a.err" &
+NIGHT_PID=$!
+in_bisect_step() {
+	f=$(find "$T_TMP/out" -name bisect.json 2>/dev/null | head -1)
+	[ -n "$f" ] && python3 - "$f" <<'EOF'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit(1)
+st = s["steps"][2:]
+sys.exit(0 if st and st[-1]["run"] and st[-1]["verdict"] == "unknown" else 1)
+EOF
+}
+t_poll 1500 1 "$NIGHT_PID" in_bisect_step
+killed=no
+if kill -9 "$NIGHT_PID" 2>/dev/null; then
+	killed=yes
+fi
+wait "$NIGHT_PID" 2>/dev/null
+NIGHT_PID=
+[ "$killed" = yes ] && [ "$(sqlite3 "$DB" "SELECT stage FROM nights WHERE id = 3")" = bisect ]
+st=$?
+t_ok $st "night 3 killed in its bisection, a step's trial running"
+[ $st -eq 0 ] || t_diag "$(tail -15 "$T_TMP/night-3a.err")" "$(tail -5 "$T_TMP/night-3a.out")"
+i=0
+while [ -n "$(t_qemu_pids)" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+night 3 --send
+st=$?
+[ $st -eq 1 ] && [ "$(verdict 3)" = regression ] &&
+	grep -q "resuming at its bisect stage" "$T_TMP/night-3.out"
+t_ok $? "night 3 started again: resumed at its bisection, fails (exit $st, $(($(date +%s) - t0)) s in all)"
+[ $st -eq 1 ] || t_diag "$(tail -15 "$T_TMP/night-3.err")"
+t_diag "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 3")"
+
+row() {
+	sqlite3 "$DB" "SELECT $1 FROM regressions WHERE night_id = 3"
+}
+[ "$(row count\(*\))" = 1 ] && [ "$(row metric)" = iotlb_sync_per_gb ] &&
+	[ "$(row mode)" = lazy ] && [ "$(row state)" = reported ]
+t_ok $? "one regression stored: lazy iotlb_sync_per_gb, reported"
+[ "$(row pairs)" -ge 4 ] && [ "$(row reproduced)" = "$(row pairs)" ]
+t_ok $? "confirmed: it moved the same way in $(row reproduced) of $(row pairs) interleaved pairs"
+[ "$(row first_bad)" = "$CULPRIT" ] && [ "$(row culprit)" = "$CULPRIT" ]
+t_ok $? "bisected to exactly the breaking commit, after the kill ($(row first_bad | cut -c1-12))"
+[ "$(mails)" = 1 ]
+t_ok $? "one mail written"
+
+MBOX=$(row mail)
+python3 - "$MBOX" "$CULPRIT" "$HEAD" <<'EOF'
+import email, mailbox, re, sys
+from email.header import decode_header, make_header
+msgs = list(mailbox.mbox(sys.argv[1]))
+assert len(msgs) == 1, len(msgs)
+m, culprit, base = msgs[0], sys.argv[2], sys.argv[3]
+subject = str(make_header(decode_header(m["Subject"])))
+pat = r"^\[iommu-bench\] \[iommu/dma\]  %s: rx\.iotlb_sync_per_gb [0-9.]+%% regression$" % culprit[:12]
+assert re.match(pat, subject), subject
+assert m["To"] == "iommu-bench <iommu-bench@localhost>", m["To"]
+assert "iommu@lists.example.org" in m["Cc"], m["Cc"]
+body = m.get_payload(decode=True).decode()
+assert "commit: %s (\"iommu/dma: stop queueing unmaps" % culprit in body, body
+assert "| Reported-by: iommu-bench robot <robot@localhost>" in body, body
+assert "| Closes: https://robot.example.org/iommu-bench/night-3/" in body, body
+assert "in 4 of 4 interleaved pairs" in body or re.search(r"in (\d+) of \1 interleaved pairs", body), body
+rows = [l for l in body.splitlines() if l.rstrip().endswith("  rx.iotlb_sync_per_gb")]
+assert rows, body
+ch = re.search(r"\s([+-][0-9.]+)%\s", rows[0])
+assert ch and float(ch.group(1)) > 100, rows[0]
+assert "%s (\"" % base[:10] in body, "the base commit in the table's heads"
+print("# " + subject)
+print("# " + rows[0])
+EOF
+t_ok $? "the mail, read as mail: its subject, To the author, the commit, the table's row"
+D=$(dirname "$MBOX")
+[ -s "$D/matrix.toml" ] && [ -s "$D/config" ] && grep -q '^CONFIG_INTEL_IOMMU=y' "$D/config" &&
+	[ -x "$D/reproduce.sh" ] && grep -q -- "--good $HEAD --bad $P" "$D/reproduce.sh" &&
+	[ -s "$D/bisect.log" ]
+t_ok $? "its materials folder: the matrix, the .config, the bisection's log, reproduce.sh"
+
+python3 - "$T_TMP/maildir" "$MBOX" <<'EOF'
+import mailbox, sys
+got = list(mailbox.Maildir(sys.argv[1], create=False))
+want = list(mailbox.mbox(sys.argv[2]))[0]
+assert len(got) == 1, "%d mails delivered" % len(got)
+g = got[0]
+assert g["Message-ID"] == want["Message-ID"], (g["Message-ID"], want["Message-ID"])
+assert g.get_payload(decode=True) == want.get_payload(decode=True), "the body changed"
+EOF
+t_ok $? "--send: delivered through msmtp to the SMTP server, once, whole"
+
+# --- night 4: nothing new -------------------------------------------------
+t0=$(date +%s)
+night 4
+st=$?
+[ $st -eq 1 ] && [ "$(verdict 4)" = regression ] && said 4 "not reported again" &&
+	[ "$(mails)" = 1 ] && [ "$(sqlite3 "$DB" "SELECT count(*) FROM regressions")" = 1 ]
+t_ok $? "night 4, no new commit: still failing, no new mail (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 1 ] || t_diag "$(tail -8 "$T_TMP/night-4.err")"
+
+# --- night 5: the revert --------------------------------------------------
+i=20
+REVERT=$(t_tree_commit "$P" drivers/iommu/dma-iommu.c "Revert \"iommu/dma: stop queueing unmaps\"" \
+	's/iotlb_gather.queued = false;/iotlb_gather.queued = READ_ONCE(cookie->fq_domain);/')
+git -C "$KSRC" update-ref "refs/heads/$BR" "$REVERT"
+t0=$(date +%s)
+night 5
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 5)" = pass ] && said 5 "is fixed by $(echo "$REVERT" | cut -c1-12)" &&
+	[ "$(sqlite3 "$DB" "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $REVERT" ]
+t_ok $? "night 5, the revert: good, regression 1 said fixed by it (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-5.err")"
+
+t0=$(date +%s)
+night 6
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 6)" = pass ] && ! said 6 "fixed" && [ "$(mails)" = 1 ]
+t_ok $? "night 6: good, nothing said again (exit $st, $(($(date +%s) - t0)) s)"
+
+t_run 0 "$B" --db "$DB" triage && grep -q "^   1  fixed .*lazy iotlb_sync_per_gb" "$T_OUT"
+t_ok $? "triage lists the regression, fixed"
+[ "$(sqlite3 "$DB" "SELECT group_concat(verdict, ' ') FROM (SELECT verdict FROM nights ORDER BY id)")" = \
+	"pass pass regression regression pass pass" ] &&
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights WHERE stage = 'done'")" = 6 ]
+t_ok $? "six nights stored, each once: pass pass regression regression pass pass"
+t_testbed_gone
+t_ok $? "no QEMU or namespace left"
+t_diag "six nights: $(($(date +%s) - start)) s"
+t_done
