@@ -42,6 +42,11 @@ static int bisect_range(struct night *nt, struct store_regression *r,
 		.kernel = nt->k->name,
 		.state_path = path,
 		.threshold_pct = -1,
+		/* A probe's count tells in one trial a step (bisect.h). */
+		.repetitions = bisect_judge__kind(r->metric) ==
+					       BISECT_BY_THRESHOLD ?
+				       1 :
+				       0,
 		.workdir = nt->workdir,
 		.jobs = nt->o->jobs,
 		.db_path = nt->o->db_path,
@@ -75,8 +80,14 @@ static int bisect_range(struct night *nt, struct store_regression *r,
 	}
 	ret = bisect_state__load(path, &s, &err);
 	if (ret) {
-		pr_err("nightly: the bisection's state %s: %s", path,
-		       err ? err : strerror(-ret));
+		/* bisect said why it would not start; the night goes on. */
+		set->no_commit =
+			xasprintf("bisect refused the range %.*s..%.*s "
+				  "(its words are in the night's log)",
+				  NIGHT_ABBREV, r->base, NIGHT_ABBREV, r->head);
+		night__say(nt, "regression %lld: %s", (long long)r->id,
+			   set->no_commit);
+		ret = 0;
 		goto out;
 	}
 result:

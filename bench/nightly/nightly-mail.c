@@ -181,6 +181,15 @@ static int rows(struct night *nt, const struct store_regression *r,
 			.head_rsd = 100 * it->cand.s.cv,
 		};
 	}
+	if (!v[0].name) {
+		/* Not in tonight's comparison any more: the stored figures. */
+		(*names)[0] = xasprintf("%s.%s", r->workload, r->metric);
+		v[0] = (struct robot_row){ .name = (*names)[0],
+					   .base = r->base_median,
+					   .head = r->head_median,
+					   .base_rsd = NAN,
+					   .head_rsd = NAN };
+	}
 	*out = v;
 	*nr = n + 1;
 	regress__release(&res);
