@@ -16,7 +16,7 @@
 #include "util.h"
 
 static const char *const nightly_usage[] = {
-	"iommu-bench nightly [--send] [-j N] [-q] [--json] MATRIX",
+	"iommu-bench nightly [--send] [--junit FILE] [-j N] [--workdir DIR] [-q] [--json] MATRIX",
 	NULL,
 };
 
@@ -49,6 +49,9 @@ int cmd_nightly(int argc, const char **argv)
 		OPT_INTEGER('j', "jobs", &jobs, "N",
 			    "parallel make jobs of its builds (default: every "
 			    "CPU)"),
+		OPT_STRING(0, "junit", &o.junit, "FILE",
+			   "the night's judgement as JUnit XML, for CI test "
+			   "reports"),
 		OPT_STRING(0, "workdir", &o.workdir, "DIR",
 			   "the kept worktree of its builds and bisections "
 			   "(default: bisect's, under the cache)"),

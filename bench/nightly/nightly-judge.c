@@ -199,13 +199,13 @@ static int night_runs(struct night *nt, const struct rdb_runs *all,
  * ignored; it is said, not mailed (no single night is its culprit).
  */
 static int history(struct night *nt, struct rdb *r,
-		   const struct store_regression *known, size_t nr_known)
+		   const struct store_regression *known, size_t nr_known,
+		   struct regress_history *h, bool *have)
 {
 	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
 				  .default_pct = 3,
 				  .cp = CP_OPTS_DEFAULT };
 	struct rdb_runs all = { 0 }, mine = { 0 };
-	struct regress_history h;
 	struct ds_filter f = { 0 };
 	size_t i, j, k;
 	char *kv;
@@ -219,10 +219,11 @@ static int history(struct night *nt, struct rdb *r,
 	kv = xasprintf("kernel=%s", nt->k->name);
 	ds_filter__add(&f, kv);
 	free(kv);
-	ret = regress__history(r, &mine, nt->cfg->history, &o, &f, &h);
-	for (i = 0; !ret && i < h.nr_series; i++) {
-		const struct regress_series *s = &h.series[i];
-		const char *metric = ds__str(&h.ds, s->metric);
+	ret = regress__history(r, &mine, nt->cfg->history, &o, &f, h);
+	*have = !ret;
+	for (i = 0; !ret && i < h->nr_series; i++) {
+		const struct regress_series *s = &h->series[i];
+		const char *metric = ds__str(&h->ds, s->metric);
 
 		for (j = 0; j < s->nr_cps; j++) {
 			const struct regress_cp *c = &s->cps[j];
@@ -234,7 +235,7 @@ static int history(struct night *nt, struct rdb *r,
 			for (k = 0; k < nr_known; k++)
 				ignored |= !strcmp(known[k].state, "ignored") &&
 					   !strcmp(known[k].metric, metric);
-			label = regress__series_label(&h, s);
+			label = regress__series_label(h, s);
 			night__say(nt,
 				   "history: %s regressed after run %lld "
 				   "and has not come back%s",
@@ -247,8 +248,6 @@ static int history(struct night *nt, struct rdb *r,
 			}
 		}
 	}
-	if (!ret)
-		regress__history_release(&h);
 out:
 	ds_filter__release(&f);
 	free(mine.v);
@@ -259,9 +258,11 @@ out:
 int night__judge(struct night *nt)
 {
 	struct store_regression *known = NULL;
+	struct regress_history h;
 	struct regress_result res;
 	struct ds_filter f = { 0 };
 	size_t nr_known = 0, i;
+	bool have_h = false;
 	struct rdb r;
 	int ret;
 
@@ -270,7 +271,9 @@ int night__judge(struct night *nt)
 			   "the first good night of %s: nothing to judge "
 			   "against yet",
 			   nt->series);
-		return 0;
+		return nt->o->junit ?
+			       regress__write_junit(NULL, NULL, nt->o->junit) :
+			       0;
 	}
 	ret = rdb__open(nt->o->db_path, &r);
 	if (ret)
@@ -293,7 +296,12 @@ int night__judge(struct night *nt)
 		    !known[i].improvement)
 			ret = fixed(nt, &res, &known[i]);
 	if (!ret)
-		ret = history(nt, &r, known, nr_known);
+		ret = history(nt, &r, known, nr_known, &h, &have_h);
+	if (!ret && nt->o->junit)
+		ret = regress__write_junit(&res, have_h ? &h : NULL,
+					   nt->o->junit);
+	if (have_h)
+		regress__history_release(&h);
 	if (!ret && nt->n.verdict) {
 		struct store_night set = { .id = nt->n.id,
 					   .verdict = nt->n.verdict };

@@ -20,6 +20,8 @@ struct nightly_opts {
 	bool quiet; /* only errors and the verdict */
 	bool json;  /* the verdict as JSON on stdout */
 	int jobs;   /* make -j of its builds; 0: every CPU */
+	/* JUnit XML of the night's judgement, for CI; NULL: none. */
+	const char *junit;
 	/* The kept worktree of its builds; NULL: bisect's default one. */
 	const char *workdir;
 };
