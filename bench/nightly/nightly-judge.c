@@ -255,6 +255,45 @@ out:
 	return ret;
 }
 
+/*
+ * The pinned kernel of the same night, beside the followed one: said,
+ * never failing the night (two kernels differ by design; the nights of
+ * the followed one are what a regression is judged on).
+ */
+static int pinned(struct night *nt, struct rdb *r)
+{
+	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
+				  .default_pct = 3,
+				  .cp = CP_OPTS_DEFAULT };
+	struct regress_result res = { 0 };
+	struct ds_filter f = { 0 };
+	size_t i;
+	int ret;
+
+	res.base = (struct regress_sel){ .arg = nt->cfg->pinned,
+					 .run = nt->n.run_id,
+					 .kernel = nt->cfg->pinned };
+	res.cand = (struct regress_sel){ .arg = nt->k->name,
+					 .run = nt->n.run_id,
+					 .kernel = nt->k->name };
+	ret = regress__pairwise(r, &o, &f, &res);
+	for (i = 0; !ret && i < res.nr_items; i++) {
+		const struct regress_item *it = &res.items[i];
+		struct cell_words w = words_of(&res, it);
+
+		if (!it->gated || (it->status != REG_REGRESSION &&
+				   it->status != REG_IMPROVEMENT))
+			continue;
+		night__say(nt,
+			   "against the pinned kernel %s tonight: %s/%s/%s "
+			   "%s %+.1f%% (said, not judged)",
+			   nt->cfg->pinned, w.host, w.workload, w.mode,
+			   w.metric, pct(it->base.s.median, it->cand.s.median));
+	}
+	regress__release(&res);
+	return ret;
+}
+
 int night__judge(struct night *nt)
 {
 	struct store_regression *known = NULL;
@@ -295,6 +334,8 @@ int night__judge(struct night *nt)
 		if (is_open(&known[i]) && known[i].night_id != nt->n.id &&
 		    !known[i].improvement)
 			ret = fixed(nt, &res, &known[i]);
+	if (!ret && nt->cfg->pinned)
+		ret = pinned(nt, &r);
 	if (!ret)
 		ret = history(nt, &r, known, nr_known, &h, &have_h);
 	if (!ret && nt->o->junit)
