@@ -138,24 +138,6 @@ sqlite3 cfg.db "UPDATE runs SET config = config || char(10) || '[regress]' || ch
 t_run 0 "$B" --db cfg.db regress && t_grep "$T_OUT" "gated (cpu_util_pct): 12 compared"
 t_ok $? "the candidate run's matrix names the gated metrics ([regress] metrics)"
 
-# The CI templates' gate script, as a nightly job runs it.
-mkdir -p state gate
-gate() {
-	(cd gate && env IOMMU_BENCH="$B" IOMMU_BENCH_DB="$T_TMP/$1" \
-		IOMMU_BENCH_STATE="$T_TMP/state" IOMMU_BENCH_HISTORY=10 \
-		sh "$SRCDIR/configs/ci/nightly-gate.sh")
-}
-t_run 0 gate one.db && t_grep "$T_OUT" "first night" && [ ! -e state/last-good-run ]
-t_ok $? "nightly gate, first night: passes, nothing to compare"
-t_run 1 gate bad.db && t_grep gate/regress.txt "FAIL" &&
-	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "fail"' gate/regress.json &&
-	grep -q '<failure type="regression"' gate/regress-junit.xml && [ ! -e state/last-good-run ]
-t_ok $? "nightly gate, a regression: fails, JUnit and JSON written, last good kept"
-t_run 0 gate noise.db && [ "$(cat state/last-good-run)" = 2 ]
-t_ok $? "nightly gate, a good night: passes and becomes the last good run"
-t_run 2 gate bad.db && t_grep "$T_ERR" "select the same trials (run 2)"
-t_ok $? "nightly gate: the next night is judged against the last good run"
-
 # A kernel that follows its suite: run 2 measured a newer upload of the
 # same kernel name. The gate names both versions beside its verdict.
 cp noise.db moved.db &&
@@ -184,23 +166,22 @@ t_ok $? "... and the report shows the version the run booted"
 t_run 0 "$B" --db noise.db regress && ! grep -q '^kernel ' "$T_OUT"
 t_ok $? "no package kernel: no kernel line"
 
-# The nightly that follows a kernel: the followed kernel night to night
-# (its version named when it moved) and against the pinned one.
+# A nightly that follows a kernel: the followed kernel night to night
+# (its version named when it moved) and against the pinned one, as
+# iommu-bench nightly judges it and says it.
 t_gendb --out follow.db --runs 2 --reps 10 --kernels 2 --seed 11 &&
 	sqlite3 follow.db "UPDATE kernels SET package = 'linux-image-amd64',
 		version = CASE WHEN release LIKE '6.12.70%' THEN '7.3.4-1'
 		ELSE '7.3.5-1' END WHERE name = 'skip-sync'"
 t_ok $? "generated a database of a pinned and a followed kernel"
-rm -rf state gate && mkdir gate
-t_run 0 env IOMMU_BENCH_FOLLOWED=skip-sync IOMMU_BENCH_PINNED=mainline \
-	sh -c 'cd gate && IOMMU_BENCH="$0" IOMMU_BENCH_DB="$1" \
-	IOMMU_BENCH_STATE="$2" IOMMU_BENCH_HISTORY=10 sh "$3"' \
-	"$B" "$T_TMP/follow.db" "$T_TMP/state" "$SRCDIR/configs/ci/nightly-gate.sh"
-st=$?
-[ $st -le 1 ] && t_grep gate/regress.txt "kernel skip-sync: 7.3.4-1 -> 7.3.5-1" &&
-	t_grep gate/regress.txt "--- skip-sync against mainline, this night" &&
-	t_grep gate/regress.txt "baseline kernel mainline (run 2), candidate kernel skip-sync (run 2)" &&
-	! grep -q "mode=.* kernel=mainline" gate/regress.txt
-t_ok $? "nightly gate, followed kernel: night to night with its versions, then against the pinned one"
+st=0
+"$B" --db follow.db regress --baseline 1 --candidate 2 \
+	--only kernel=skip-sync >"$T_TMP/follow.txt" 2>&1 || st=$?
+"$B" --db follow.db regress --baseline kernel:mainline \
+	--candidate kernel:skip-sync >>"$T_TMP/follow.txt" 2>&1
+[ $st -le 1 ] && t_grep "$T_TMP/follow.txt" "kernel skip-sync: 7.3.4-1 -> 7.3.5-1" &&
+	t_grep "$T_TMP/follow.txt" "baseline kernel mainline (run 2), candidate kernel skip-sync (run 2)" &&
+	! grep -q "mode=.* kernel=mainline" "$T_TMP/follow.txt"
+t_ok $? "a followed kernel: night to night with its versions, then against the pinned one"
 
 t_done

@@ -141,7 +141,8 @@ t_ok $? "the branch gains five commits, the 4th breaking the flush queue"
 # Killed (SIGKILL) while its bisection runs a step's trial, then started
 # again: it resumes the bisection, not the night.
 t0=$(date +%s)
-"$B" --db "$DB" nightly -j "$JOBS" --workdir "$WD" --send "$M" \
+"$B" --db "$DB" nightly -j "$JOBS" --workdir "$WD" --send \
+	--junit "$T_TMP/junit-3.xml" "$M" \
 	>"$T_TMP/night-3a.out" 2>"$T_TMP/night-3a.err" &
 NIGHT_PID=$!
 in_bisect_step() {
@@ -192,6 +193,9 @@ t_ok $? "confirmed: it moved the same way in $(row reproduced) of $(row pairs) i
 t_ok $? "bisected to exactly the breaking commit, after the kill ($(row first_bad | cut -c1-12))"
 [ "$(mails)" = 1 ]
 t_ok $? "one mail written"
+grep -q '<failure type="regression"' "$T_TMP/junit-3.xml" &&
+	grep -q 'iotlb_sync_per_gb' "$T_TMP/junit-3.xml"
+t_ok $? "--junit: the night's judgement, the regression a failure, for a CI's test report"
 
 MBOX=$(row mail)
 python3 - "$MBOX" "$CULPRIT" "$HEAD" <<'EOF'
