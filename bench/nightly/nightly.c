@@ -306,12 +306,15 @@ int nightly__main(const struct nightly_opts *o)
 	ret = night__check(&nt);
 	if (ret)
 		goto out;
-	status = EXIT_REFUSED;
-	if (night__lock(&nt))
-		goto out;
+	/* The store first: it makes the database's folder the lock sits in. */
 	status = EXIT_WORK_FAILED;
 	if (store__open(o->db_path, STORE_CREATE | STORE_MIGRATE, &nt.st))
 		goto out;
+	ret = night__lock(&nt);
+	if (ret) {
+		status = ret == -EBUSY ? EXIT_REFUSED : EXIT_WORK_FAILED;
+		goto out;
+	}
 	nt.out = out_dir(&nt);
 	if (o->workdir)
 		nt.workdir = xstrdup(o->workdir);
