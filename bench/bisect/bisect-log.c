@@ -223,28 +223,57 @@ void bisect__print_result(const struct bisect_state *cs, bool json)
 }
 
 static void log_line(const struct bisect_state *s, const struct bisect_step *st,
-		     const char *word)
+		     const char *word, FILE *fp)
 {
 	char *subj = subject(s, st->commit);
 
-	printf("# %s: [%s] %s\n# ", word, st->commit, subj);
+	fprintf(fp, "# %s: [%s] %s\n# ", word, st->commit, subj);
 	if (st->verdict == BISECT_SKIP)
-		printf("%s", st->why ? st->why : "skipped");
+		fprintf(fp, "%s", st->why ? st->why : "skipped");
 	else
-		figure(s, st, stdout);
+		figure(s, st, fp);
 	if (st->cached)
-		printf("; build from the cache");
+		fprintf(fp, "; build from the cache");
 	else if (st->build_s > 0)
-		printf("; built in %.0f s", st->build_s);
-	printf("\ngit bisect %s %s\n", word, st->commit);
+		fprintf(fp, "; built in %.0f s", st->build_s);
+	fprintf(fp, "\ngit bisect %s %s\n", word, st->commit);
 	free(subj);
+}
+
+void bisect__log_lines(const struct bisect_state *s, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp,
+		"# iommu-bench bisect %s --good %s --bad %s --metric %s "
+		"--mode %s --workload %s (%s)\n",
+		s->matrix, s->good_arg, s->bad_arg, s->metric, s->mode,
+		s->workload, bisect_status__name(s->status));
+	fprintf(fp, "git bisect start\n");
+	for (i = 0; i < s->nr_steps; i++) {
+		const struct bisect_step *st = &s->steps[i];
+
+		if (st->verdict == BISECT_UNKNOWN)
+			continue;
+		log_line(s, st,
+			 i == 0 ? "good" :
+			 i == 1 ? "bad" :
+				  bisect_verdict__name(st->verdict),
+			 fp);
+	}
+	if (s->status == BISECT_STATUS_FOUND) {
+		char *subj = subject(s, s->first_bad);
+
+		fprintf(fp, "# first bad commit: [%s] %s\n", s->first_bad,
+			subj);
+		free(subj);
+	}
 }
 
 int bisect__log(const char *db_path, bool json)
 {
 	char *path = bisect_state__path(db_path), *err = NULL;
 	struct bisect_state s;
-	size_t i;
 	int ret;
 
 	ret = bisect_state__load(path, &s, &err);
@@ -268,27 +297,7 @@ int bisect__log(const char *db_path, bool json)
 		json_decref(o);
 		goto out;
 	}
-	printf("# iommu-bench bisect %s --good %s --bad %s --metric %s "
-	       "--mode %s --workload %s (%s)\n",
-	       s.matrix, s.good_arg, s.bad_arg, s.metric, s.mode, s.workload,
-	       bisect_status__name(s.status));
-	printf("git bisect start\n");
-	for (i = 0; i < s.nr_steps; i++) {
-		const struct bisect_step *st = &s.steps[i];
-
-		if (st->verdict == BISECT_UNKNOWN)
-			continue;
-		log_line(&s, st,
-			 i == 0 ? "good" :
-			 i == 1 ? "bad" :
-				  bisect_verdict__name(st->verdict));
-	}
-	if (s.status == BISECT_STATUS_FOUND) {
-		char *subj = subject(&s, s.first_bad);
-
-		printf("# first bad commit: [%s] %s\n", s.first_bad, subj);
-		free(subj);
-	}
+	bisect__log_lines(&s, stdout);
 out:
 	bisect_state__release(&s);
 	return 0;

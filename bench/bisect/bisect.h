@@ -207,6 +207,8 @@ struct bisect_opts {
  * 2 bad usage, 130 interrupted (resumable).
  */
 int bisect__main(const struct bisect_opts *o);
+/* What git bisect log prints, with each step's figure, of @s to @fp. */
+void bisect__log_lines(const struct bisect_state *s, FILE *fp);
 /* `bisect log`: what git bisect log prints, with each step's figure. */
 int bisect__log(const char *db_path, bool json);
 /* A step's line, as the search goes. */

@@ -65,17 +65,15 @@ static void bisect_log(const char *dir)
 {
 	char *path = xasprintf("%s/bisect.json", dir), *err = NULL, *buf = NULL;
 	struct bisect_state s = { 0 };
-	size_t len = 0, i;
+	size_t len = 0;
 	FILE *fp;
 
 	if (!access(path, R_OK) && !bisect_state__load(path, &s, &err)) {
 		fp = open_memstream(&buf, &len);
-		for (i = 0; fp && i < s.nr_steps; i++)
-			bisect__print_step(&s, &s.steps[i], fp);
-		if (fp && s.first_bad)
-			fprintf(fp, "first bad commit: %s\n", s.first_bad);
-		if (fp)
+		if (fp) {
+			bisect__log_lines(&s, fp);
 			fclose(fp);
+		}
 		if (buf)
 			put(dir, "bisect.log", buf, len, 0644);
 		bisect_state__release(&s);
