@@ -226,8 +226,10 @@ t_ok $? "the mail, read as mail: its subject, To the author, the commit, the tab
 D=$(dirname "$MBOX")
 [ -s "$D/matrix.toml" ] && [ -s "$D/config" ] && grep -q '^CONFIG_INTEL_IOMMU=y' "$D/config" &&
 	[ -x "$D/reproduce.sh" ] && grep -q -- "--good $HEAD --bad $P" "$D/reproduce.sh" &&
-	[ -s "$D/bisect.log" ]
-t_ok $? "its materials folder: the matrix, the .config, the bisection's log, reproduce.sh"
+	grep -q "^git bisect good $HEAD" "$D/bisect.log" &&
+	grep -q "^git bisect bad $P" "$D/bisect.log" &&
+	grep -q "^# first bad commit: \[$CULPRIT\] iommu/dma: stop queueing" "$D/bisect.log"
+t_ok $? "its materials folder: the matrix, the .config, the bisection's log (git bisect log's lines), reproduce.sh"
 
 python3 - "$T_TMP/maildir" "$MBOX" <<'EOF'
 import mailbox, sys
