@@ -420,7 +420,9 @@ static void judge(struct regress_result *res, struct regress_item *it,
 		if (c->verdict == CMP_INCONCLUSIVE)
 			it->status = REG_INCONCLUSIVE;
 		else if (significant && c->shift.est != 0 &&
-			 fabs(c->delta) >= it->threshold)
+			 (fabs(c->delta) >= it->threshold ||
+			  /* From zero, any change is past any percentage. */
+			  (isnan(c->delta) && it->base.s.median == 0)))
 			it->status = worse ? REG_REGRESSION : REG_IMPROVEMENT;
 	}
 	res->count[it->status]++;
