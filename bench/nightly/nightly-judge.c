@@ -23,13 +23,25 @@ struct cell_words {
 	const char *host, *workload, *mode, *metric;
 };
 
+/*
+ * A dimension's value: the item's where regress matched on it, else the
+ * one value every series has (one host, one mode: not keyed).
+ */
+static const char *dim_of(const struct regress_result *res,
+			  const struct regress_item *it, int d)
+{
+	if (res->keyed[d] || !res->cds.nr_series)
+		return ds__str(&res->cds, it->key[d]);
+	return ds__str(&res->cds, res->cds.series[0].dim[d]);
+}
+
 static struct cell_words words_of(const struct regress_result *res,
 				  const struct regress_item *it)
 {
 	return (struct cell_words){
-		.host = ds__str(&res->cds, it->key[DS_HOST]),
-		.workload = ds__str(&res->cds, it->key[DS_WORKLOAD]),
-		.mode = ds__str(&res->cds, it->key[DS_MODE]),
+		.host = dim_of(res, it, DS_HOST),
+		.workload = dim_of(res, it, DS_WORKLOAD),
+		.mode = dim_of(res, it, DS_MODE),
 		.metric = ds__str(&res->cds, it->key[DS_NR_DIMS]),
 	};
 }

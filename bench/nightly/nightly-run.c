@@ -136,6 +136,7 @@ static int confirm_matrix(struct night *nt, struct run_ctx *ctx,
 	two[1].name = xasprintf("%.*s", NIGHT_ABBREV, r->head);
 	for (i = 0; i < m->nr_kernels; i++)
 		matrix_kernel__release(&m->kernels[i]);
+	m->kernels = xrealloc(m->kernels, sizeof(two));
 	memcpy(m->kernels, two, sizeof(two));
 	m->nr_kernels = 2;
 	if (!reps)
