@@ -69,7 +69,7 @@ t_ok $? "a scratch branch $BR at the tree's HEAD, fetched through remote $REMOTE
 
 # The SMTP server the mail is delivered to, and msmtp's account for it.
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir "$T_TMP/maildir"
+mkdir -p "$T_TMP/maildir/cur" "$T_TMP/maildir/new" "$T_TMP/maildir/tmp"
 "$SMTP_PY" -m aiosmtpd -n -l "127.0.0.1:$PORT" -c aiosmtpd.handlers.Mailbox \
 	"$T_TMP/maildir" >"$T_TMP/smtpd.log" 2>&1 &
 SMTPD_PID=$!
