@@ -98,7 +98,6 @@ CLI_TESTS := $(wildcard tests/cli/*.t)
 # neighbour stretches: it runs last, alone.
 CHECK_ALONE := tests/cli/testbed-cost.t
 CHECK_LANE_A := tests/cli/kernel-build.t tests/cli/testbed-bisect.t \
-	tests/cli/testbed-nightly.t \
 	tests/cli/testbed-dma-map.t \
 	tests/cli/testbed-newest.t tests/cli/testbed-arm64.t \
 	tests/cli/testbed-labvm.t
