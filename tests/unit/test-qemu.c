@@ -614,6 +614,47 @@ static void test_state_dir(void)
 	matrix__free(m);
 }
 
+/*
+ * The boots qemu_host__restart() boots again: the two ends seen of the
+ * guest's code patching under TCG, and nothing else.
+ */
+static void test_patch_race(void)
+{
+	static const char *const cases[][2] = {
+		{ "[    2.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+		  "[    2.1] RIP: 0010:sched_clock_cpu+0x9/0x1c0\n"
+		  "[    2.2] Kernel panic - not syncing: Fatal exception\n",
+		  "Oops: int3" },
+		{ "[    1.440728] IPI shorthand broadcast: enabled\r\n"
+		  "[    1.441325] sched_clock: Marking stable (1413170315, "
+		  "26360189)->(1463799687, -24269183)\r\n\r\n",
+		  "sched_clock: Marking stable" },
+		/* The boot went on after the patch: a hang elsewhere. */
+		{ "[    1.441325] sched_clock: Marking stable (1, 2)->(3, 4)\n"
+		  "[    1.452001] registered taskstats version 1\n",
+		  NULL },
+		{ "[    2.0] general protection fault, probably for "
+		  "non-canonical address\n[    2.1] Kernel panic - not "
+		  "syncing: Fatal exception\n",
+		  NULL },
+		{ "", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *got =
+			qemu__patch_race(cases[i][0], strlen(cases[i][0]));
+
+		if (cases[i][1])
+			ok(got && strstr(got, cases[i][1]),
+			   "patch race %zu: named as %s (got: %s)", i,
+			   cases[i][1], got ? got : "none");
+		else
+			ok(!got, "console %zu is no patch race (got: %s)", i,
+			   got ? got : "none");
+	}
+}
+
 int main(void)
 {
 	test_defaults();
@@ -627,6 +668,7 @@ int main(void)
 	test_fio();
 	test_escape();
 	test_state_dir();
+	test_patch_race();
 	config_errors__release(&errs);
 	return tap_done();
 }

@@ -76,6 +76,14 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 enum qemu_accel qemu__detect_accel(void);
 
 /*
+ * Whether a boot whose agent gave no answer was lost to the guest
+ * kernel's own code patching under TCG (qemu-race.c), from its console
+ * @buf: what the kernel did, in words to follow "the guest's kernel",
+ * or NULL when the console shows no such loss.
+ */
+const char *qemu__patch_race(const char *buf, size_t len);
+
+/*
  * [hosts.NAME.qemu] affinity: every CPU it names is one this process may
  * run on (the VM's threads inherit that), or -EINVAL and *@err.
  */
