@@ -89,7 +89,7 @@ CLI_TESTS := $(wildcard tests/cli/*.t)
 # make check runs in two lanes, each one file at a time, so that both
 # cores are busy and at most two VMs run at once. Lane A: the kernel
 # builds and what builds in or boots from their kept worktree
-# (kernel-build.t primes it for testbed-bisect.t, testbed-cost.t and
+# (kernel-build.t primes it for testbed-nightly.t, testbed-cost.t and
 # testbed-dma-map.t), two short testbed files, then the lab machine,
 # the longest file. Lane B: everything that boots no VM, beside lane
 # A's kernel build, then the other testbed files and the LAVA lab. The
@@ -97,7 +97,7 @@ CLI_TESTS := $(wildcard tests/cli/*.t)
 # (docs/hacking.md). testbed-cost.t judges CPU per GB, which any
 # neighbour stretches: it runs last, alone.
 CHECK_ALONE := tests/cli/testbed-cost.t
-CHECK_LANE_A := tests/cli/kernel-build.t tests/cli/testbed-bisect.t \
+CHECK_LANE_A := tests/cli/kernel-build.t tests/cli/testbed-nightly.t \
 	tests/cli/testbed-dma-map.t \
 	tests/cli/testbed-newest.t tests/cli/testbed-arm64.t \
 	tests/cli/testbed-labvm.t

@@ -12,7 +12,7 @@
 # to a scratch cache on tmpfs when there is room: checking out 80k files
 # is ten times faster there than on this machine's disk. The kept
 # worktree is in the default cache (bisect/test-tiny-x86_64) and stays:
-# testbed-bisect.t bisects in it, so its steps are incremental builds
+# testbed-nightly.t bisects in it, so its steps are incremental builds
 # and make check pays the first one (12 minutes on 2 cores) once.
 # Skipped, with the reason, when the kernel source or a build tool is
 # missing.
@@ -110,7 +110,7 @@ if [ "${shm_kb:-0}" -gt 4000000 ]; then
 	OUT=$(mktemp -d /dev/shm/iommu-bench-kbuild.XXXXXX)
 fi
 # The x86_64 build keeps its worktree and objects here (--workdir), for
-# testbed-bisect.t too. A first build there compiles everything; once
+# testbed-nightly.t too. A first build there compiles everything; once
 # an earlier run left it, only what changed since.
 WD=$(dirname "$KPATH")/bisect/test-tiny-x86_64
 WD_FRESH=yes

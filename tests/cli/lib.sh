@@ -308,7 +308,7 @@ t_between() {
 }
 
 # The scratch kernel tree (KSRC) and the kept tinyconfig worktree (WD)
-# that testbed-bisect.t and testbed-cost.t build in after kernel-build.t
+# that testbed-nightly.t and testbed-cost.t build in after kernel-build.t
 # primed it: the tree made ready, or the test skipped when Debian's
 # linux-source-6.1 is not there. Needs $B.
 # t_tree_commit PARENT FILE MESSAGE [SED]: a commit of $KSRC on PARENT

@@ -5,7 +5,7 @@
 # without a sendmail command or with one that is not there, and a night
 # started while another of the same database runs (named); and a night
 # whose build fails, stored as failed. What a night
-# does end to end is the robot's six-night test's (issue 43).
+# does end to end, testbed-nightly.t shows.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

@@ -15,7 +15,7 @@
 # build they stretch, and the checks of their size are skipped, saying
 # so.
 #
-# Both kernels build in the worktree kernel-build.t and testbed-bisect.t
+# Both kernels build in the worktree kernel-build.t and testbed-nightly.t
 # keep (bisect/test-tiny-x86_64 in the default cache): "tiny" is their
 # build, a cache hit; the patched one an incremental build (dma-iommu.c:
 # about 2 minutes on 2 cores). Needs root, QEMU, the kernel source and
@@ -54,7 +54,7 @@ kb() {
 start=$(now)
 t_run 0 kb
 st=$?
-t_ok $st "the tiny kernel (a cache hit after kernel-build.t and testbed-bisect.t)"
+t_ok $st "the tiny kernel (a cache hit after kernel-build.t and testbed-nightly.t)"
 [ $st -eq 0 ] || t_diag "$(tail -10 "$T_ERR")"
 t_diag "tiny: $(($(now) - start)) s, $(python3 -c 'import json, sys
 print("cached" if json.load(open(sys.argv[1]))["cached"] else "built")' \

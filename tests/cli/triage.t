@@ -3,9 +3,8 @@
 # iommu-bench triage on a real store: the robot's regressions listed with
 # their states, one shown with its notes, ignored with a note kept, and
 # the bad words refused. The rows are planted as the robot stores them
-# (schemas/0007-nightly.sql); that a night writes them, and that an
-# ignored series never fails its gate, is the robot's six-night test's
-# (issue 43: not yet in make check, whose time it would take).
+# (schemas/0007-nightly.sql); that a night writes them, testbed-nightly.t
+# shows.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
