@@ -153,7 +153,25 @@ static int finding(struct night *nt, const struct regress_result *res,
 	return store__regression_add(nt->st, &r, NULL);
 }
 
-/* An open regression of an earlier night whose figure came back. */
+/*
+ * Whether @k's figure came back tonight. An open regression's nights
+ * failed, so the last good night, tonight's base, is the level before
+ * it. An ignored one's nights passed at the regressed level, so the
+ * last good night says nothing of the level before: its stored medians
+ * do, and the figure is back when tonight's lies nearer the old one.
+ */
+static bool came_back(const struct store_regression *k,
+		      const struct regress_item *it)
+{
+	double now = it->cand.s.median;
+
+	if (!strcmp(k->state, "ignored"))
+		return fabs(now - k->base_median) < fabs(now - k->head_median);
+	return it->status == REG_OK || it->status == REG_IMPROVEMENT ||
+	       it->status == REG_INFO;
+}
+
+/* An earlier night's open or ignored regression whose figure came back. */
 static int fixed(struct night *nt, const struct regress_result *res,
 		 struct store_regression *k)
 {
@@ -164,9 +182,7 @@ static int fixed(struct night *nt, const struct regress_result *res,
 		struct cell_words w = words_of(res, it);
 		struct store_regression set = { .id = k->id };
 
-		if (!same_cell(k, &w) ||
-		    (it->status != REG_OK && it->status != REG_IMPROVEMENT &&
-		     it->status != REG_INFO))
+		if (!same_cell(k, &w) || !came_back(k, it))
 			continue;
 		set.state = (char *)"fixed";
 		set.fixed_night_id = nt->n.id;
@@ -343,8 +359,9 @@ int night__judge(struct night *nt)
 		ret = finding(nt, &res, it, known, nr_known);
 	}
 	for (i = 0; !ret && i < nr_known; i++)
-		if (is_open(&known[i]) && known[i].night_id != nt->n.id &&
-		    !known[i].improvement)
+		if ((is_open(&known[i]) ||
+		     !strcmp(known[i].state, "ignored")) &&
+		    known[i].night_id != nt->n.id && !known[i].improvement)
 			ret = fixed(nt, &res, &known[i]);
 	if (!ret && nt->cfg->pinned)
 		ret = pinned(nt, &r);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The kernel test robot for real, and bisect inside it: six nights of
+# The kernel test robot for real, and bisect inside it: seven nights of
 # `iommu-bench nightly` following a scratch branch of the tiny 6.1 tree
 # (the tree and kept worktree kernel-build.t leaves, so that each head
 # is an incremental build), each night's head booted in the testbed's
@@ -10,16 +10,17 @@
 #
 #   0: bisect's bad input, refused before any build, nothing stored.
 #   1, 2: good (2: the same head again).
-#   3: four commits later, the 3rd breaking the flush queue: the night
+#   3: five commits later, the 3rd breaking the flush queue: the night
 #      fails, confirms (both ends again, interleaved), bisects (killed
 #      with SIGKILL in a step's trial, its QEMU gone with it, and started
 #      again: the same commit, each commit measured once, the ends kept,
-#      at most 2 builds past them), and writes one mail, delivered by
+#      at most 3 builds past them), and writes one mail, delivered by
 #      --send through msmtp to an SMTP server this test runs on
 #      127.0.0.1 (aiosmtpd). Its bisection read as bisect's own: bisect
 #      log, compare --by kernel over its steps, --resume refused.
 #   4: no new commit: still failing, no new mail.
-#   5: the revert: "fixed" said once.  6: good, and nothing said again.
+#   5: the regression ignored (triage): good, though the figure is not.
+#   6: the revert: "fixed" said once.  7: good, and nothing said again.
 #
 # The mail is read as mail, with Python's email module. Needs root,
 # QEMU, the kernel source and a compiler, msmtp and python3-aiosmtpd;
@@ -79,7 +80,7 @@ start=$(date +%s)
 # refusals below to name.
 P=$HEAD
 i=10
-for f in kernel/panic.c kernel/sys.c drivers/iommu/dma-iommu.c lib/string.c; do
+for f in kernel/panic.c kernel/sys.c drivers/iommu/dma-iommu.c lib/string.c lib/sort.c; do
 	i=$((i + 1))
 	if [ "$f" = drivers/iommu/dma-iommu.c ]; then
 		P=$(t_tree_commit "$P" "$f" "iommu/dma: stop queueing unmaps (breaks the flush queue)" "$T_BREAK_FQ")
@@ -88,10 +89,10 @@ for f in kernel/panic.c kernel/sys.c drivers/iommu/dma-iommu.c lib/string.c; do
 		P=$(t_tree_commit "$P" "$f" "robot $i: a line in $f")
 	fi
 done
-[ "$(git -C "$KSRC" rev-list --count "$HEAD..$P")" -eq 4 ] &&
+[ "$(git -C "$KSRC" rev-list --count "$HEAD..$P")" -eq 5 ] &&
 	git -C "$KSRC" show "$CULPRIT" -- drivers/iommu/dma-iommu.c |
 	grep -q '^+.*iotlb_gather.queued = false;'
-t_ok $? "4 scratch commits on HEAD, the 3rd breaking the flush queue"
+t_ok $? "5 scratch commits on HEAD, the 3rd breaking the flush queue"
 
 # The branch the robot follows: a remote of the tree that is the tree
 # itself, so that the night's fetch is git's own, and nothing outside.
@@ -217,9 +218,9 @@ st=$?
 t_ok $? "night 2: the same head, judged against night 1: good (exit $st, $(($(date +%s) - t0)) s)"
 [ $st -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-2.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 2")"
 
-# --- night 3: four commits, the 3rd a known cost -------------------------
+# --- night 3: five commits, the 3rd a known cost -------------------------
 git -C "$KSRC" update-ref "refs/heads/$BR" "$P"
-t_ok $? "the branch gains the four commits"
+t_ok $? "the branch gains the five commits"
 
 # Killed (SIGKILL) while its bisection runs a step's trial, then started
 # again: it resumes the bisection, not the night.
@@ -291,16 +292,16 @@ assert "%d %d" % (steps[0]["run"], steps[1]["run"]) == ends, "ends re-run"
 commits = [t["commit"] for t in steps]
 assert len(commits) == len(set(commits)), "a commit measured twice"
 built = [t for t in steps if not t["cached"]]
-# 4 commits: ceil(log2(4)) = 2 steps past the ends, the ends' kernels
-# the nights' own, from the build cache.
-assert len(steps) - 2 <= 2 and len(built) <= 2, [(t["commit"][:12], t["cached"]) for t in steps]
+# 5 commits: at most ceil(log2(5)) = 3 steps past the ends, the ends'
+# kernels the nights' own, from the build cache.
+assert len(steps) - 2 <= 3 and len(built) <= 3, [(t["commit"][:12], t["cached"]) for t in steps]
 print("# bisection: %d steps, %d built (%s), %d from the build cache" %
       (len(steps), len(built), ", ".join("%d s" % round(t["build_s"]) for t in built),
        len(steps) - len(built)))
 for t in steps:
     print("#   %s %-7s %s" % (t["commit"][:12], t["verdict"], t["values"]))
 EOF
-t_ok $? "its bisection: the ends kept through the kill, each commit once, at most 2 built"
+t_ok $? "its bisection: the ends kept through the kill, each commit once, at most 3 built"
 python3 - "$STATE" "$DB" <<'EOF'
 import json, sqlite3, sys
 s = json.load(open(sys.argv[1]))
@@ -396,33 +397,46 @@ st=$?
 t_ok $? "night 4, no new commit: still failing, no new mail (exit $st, $(($(date +%s) - t0)) s)"
 [ $st -eq 1 ] || t_diag "$(tail -8 "$T_TMP/night-4.err")"
 
-# --- night 5: the revert --------------------------------------------------
+# --- night 5: ignored ------------------------------------------------------
+t_run 0 "$B" --db "$DB" triage ignore 1 --note "the cost of a fix we keep"
+t_ok $? "triage ignore 1"
+t0=$(date +%s)
+night 5
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 5)" = pass ] && said 5 "ignored (regression 1)" &&
+	[ "$(mails)" = 1 ] && [ "$(sqlite3 "$DB" "SELECT count(*) FROM regressions")" = 1 ]
+t_ok $? "night 5, the same head, its regression ignored: good, no new mail (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-5.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 5")"
+
+# --- night 6: the revert --------------------------------------------------
 i=20
 REVERT=$(t_tree_commit "$P" drivers/iommu/dma-iommu.c "Revert \"iommu/dma: stop queueing unmaps\"" \
 	's/iotlb_gather.queued = false;/iotlb_gather.queued = READ_ONCE(cookie->fq_domain);/')
 git -C "$KSRC" update-ref "refs/heads/$BR" "$REVERT"
 t0=$(date +%s)
-night 5
-st=$?
-[ $st -eq 0 ] && [ "$(verdict 5)" = pass ] && said 5 "is fixed by $(echo "$REVERT" | cut -c1-12)" &&
-	[ "$(sqlite3 "$DB" "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $REVERT" ]
-t_ok $? "night 5, the revert: good, regression 1 said fixed by it (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-5.err")"
-
-t0=$(date +%s)
 night 6
 st=$?
-[ $st -eq 0 ] && [ "$(verdict 6)" = pass ] && ! said 6 "fixed" && [ "$(mails)" = 1 ]
-t_ok $? "night 6: good, nothing said again (exit $st, $(($(date +%s) - t0)) s)"
+# Judged against night 5, good at the regressed level: the figure's
+# level before is the regression's own.
+[ $st -eq 0 ] && [ "$(verdict 6)" = pass ] && said 6 "is fixed by $(echo "$REVERT" | cut -c1-12)" &&
+	[ "$(sqlite3 "$DB" "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $REVERT" ]
+t_ok $? "night 6, the revert: good, regression 1 said fixed by it (exit $st, $(($(date +%s) - t0)) s)"
 [ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-6.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 6")"
+
+t0=$(date +%s)
+night 7
+st=$?
+[ $st -eq 0 ] && [ "$(verdict 7)" = pass ] && ! said 7 "fixed" && [ "$(mails)" = 1 ]
+t_ok $? "night 7: good, nothing said again (exit $st, $(($(date +%s) - t0)) s)"
+[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-7.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 7")"
 
 t_run 0 "$B" --db "$DB" triage && grep -q "^   1  fixed .*lazy hw_flush_per_gb" "$T_OUT"
 t_ok $? "triage lists the regression, fixed"
 [ "$(sqlite3 "$DB" "SELECT group_concat(verdict, ' ') FROM (SELECT verdict FROM nights ORDER BY id)")" = \
-	"pass pass regression regression pass pass" ] &&
-	[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights WHERE stage = 'done'")" = 6 ]
-t_ok $? "six nights stored, each once: pass pass regression regression pass pass"
+	"pass pass regression regression pass pass pass" ] &&
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights WHERE stage = 'done'")" = 7 ]
+t_ok $? "seven nights stored, each once: pass pass regression regression pass pass pass"
 t_testbed_gone
 t_ok $? "no QEMU or namespace left"
-t_diag "six nights: $(($(date +%s) - start)) s"
+t_diag "seven nights: $(($(date +%s) - start)) s"
 t_done
