@@ -301,3 +301,59 @@ int store__run_kernel_package(struct store *st, int64_t run_id,
 	sqlite3_reset(stmt);
 	return err;
 }
+
+int store__profile_shares(struct store *st, int64_t run_id, const char *host,
+			  const char *kernel, const char *mode,
+			  const char *workload, struct store_share **out,
+			  size_t *nr)
+{
+	static const char sql[] =
+		"WITH tr AS (SELECT DISTINCT t.id FROM trials t"
+		" JOIN cells c ON c.id = t.cell_id"
+		" JOIN hosts h ON h.id = c.host_id"
+		" JOIN kernels k ON k.id = c.kernel_id"
+		" WHERE c.run_id = ?1 AND h.name = ?2 AND k.name = ?3"
+		" AND c.mode = ?4 AND c.workload = ?5 AND t.status = 'ok'"
+		" AND EXISTS (SELECT 1 FROM profile p WHERE p.trial_id = t.id))"
+		" SELECT p.event, p.symbol,"
+		" sum(p.overhead) / (SELECT count(*) FROM tr) FROM profile p"
+		" WHERE p.trial_id IN (SELECT id FROM tr)"
+		" GROUP BY p.event, p.symbol ORDER BY 3 DESC, 2";
+	sqlite3_stmt *stmt;
+	size_t alloc = 0;
+	int rc, err;
+
+	*out = NULL;
+	*nr = 0;
+	err = store__prepare(st, sql,
+			     STORE_ARGS(STORE_INT(run_id), STORE_TEXT(host),
+					STORE_TEXT(kernel), STORE_TEXT(mode),
+					STORE_TEXT(workload)),
+			     &stmt);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(*out, *nr + 1, alloc);
+		(*out)[(*nr)++] = (struct store_share){
+			.event = store__column_dup(stmt, 0),
+			.symbol = store__column_dup(stmt, 1),
+			.share = sqlite3_column_double(stmt, 2),
+		};
+	}
+	if (rc != SQLITE_DONE)
+		err = store__sqlerr(st, rc, "reading a cell's profile");
+	sqlite3_reset(stmt);
+	if (err) {
+		store_shares__free(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+	}
+	return err;
+}
+
+void store_shares__free(struct store_share *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free_all(v[i].event, v[i].symbol);
+	free(v);
+}

@@ -139,6 +139,24 @@ int store__kernel_cell_values(struct store *st, int64_t run_id,
 			      const char *kernel, const char *mode,
 			      const char *workload, const char *metric,
 			      double **v, size_t *n, char **error);
+
+/* A symbol's mean share of a cell's profile, in percent of its samples. */
+struct store_share {
+	char *event, *symbol;
+	double share;
+};
+
+/*
+ * Each symbol's mean share over the profiled trials (ok, with samples
+ * stored) of @run_id's cell on @host with @kernel, @mode and @workload,
+ * the biggest first; a trial that did not sample a symbol counts 0 for
+ * it. None where the cell was not profiled.
+ */
+int store__profile_shares(struct store *st, int64_t run_id, const char *host,
+			  const char *kernel, const char *mode,
+			  const char *workload, struct store_share **out,
+			  size_t *nr);
+void store_shares__free(struct store_share *v, size_t nr);
 struct strvec;
 /* Every metric name stored so far, appended to @out. */
 int store__metric_names(struct store *st, struct strvec *out);

@@ -123,7 +123,76 @@ static void reproduce(struct night *nt, const struct store_regression *r,
 	free(sh);
 }
 
-/* The table: the regressed metric first, then what else moved. */
+/* The most symbols the table lists: lkp's mails list a screenful. */
+#define PROFILE_ROWS 10
+
+/*
+ * The profile's symbols whose share moved in the regressed cell, where
+ * both nights profiled it: after the metrics, as lkp lists its
+ * perf-profile rows. Into @v and @names (room for PROFILE_ROWS); how
+ * many.
+ */
+static size_t profile_rows(struct night *nt, const struct store_regression *r,
+			   struct robot_row *v, char **names)
+{
+	struct store_share *b = NULL, *h = NULL;
+	struct robot_symbol *s = NULL;
+	size_t nb = 0, nh = 0, n = 0, i, j, k = 0;
+	int ret;
+
+	ret = store__profile_shares(nt->st, nt->base.run_id, r->host,
+				    nt->k->name, r->mode, r->workload, &b, &nb);
+	if (!ret)
+		ret = store__profile_shares(nt->st, nt->n.run_id, r->host,
+					    nt->k->name, r->mode, r->workload,
+					    &h, &nh);
+	if (ret) {
+		pr_warn("nightly: the profile's rows are left out of the "
+			"table: %s",
+			strerror(-ret));
+		goto out;
+	}
+	if (!nb || !nh)
+		goto out;
+	s = xcalloc(nb + nh, sizeof(*s));
+	for (i = 0; i < nb; i++)
+		s[n++] = (struct robot_symbol){ b[i].event, b[i].symbol,
+						b[i].share, 0 };
+	for (j = 0; j < nh; j++) {
+		for (i = 0; i < nb; i++)
+			if (!strcmp(h[j].event, s[i].event) &&
+			    !strcmp(h[j].symbol, s[i].symbol))
+				break;
+		if (i < nb)
+			s[i].head = h[j].share;
+		else
+			s[n++] = (struct robot_symbol){ h[j].event, h[j].symbol,
+							0, h[j].share };
+	}
+	n = robot_symbols__moved(s, n);
+	for (k = 0; k < n && k < PROFILE_ROWS; k++) {
+		names[k] = *s[k].event ? xasprintf("perf-profile.self.%s.%s",
+						   s[k].event, s[k].symbol) :
+					 xasprintf("perf-profile.self.%s",
+						   s[k].symbol);
+		v[k] = (struct robot_row){ .name = names[k],
+					   .base = s[k].base,
+					   .head = s[k].head,
+					   .base_rsd = NAN,
+					   .head_rsd = NAN,
+					   .absolute = true };
+	}
+out:
+	free(s);
+	store_shares__free(b, nb);
+	store_shares__free(h, nh);
+	return k;
+}
+
+/*
+ * The table: the regressed metric first, then what else moved, then
+ * the profile's symbols.
+ */
 static int rows(struct night *nt, const struct store_regression *r,
 		struct robot_row **out, size_t *nr, char ***names)
 {
@@ -157,8 +226,8 @@ static int rows(struct night *nt, const struct store_regression *r,
 					 .run = nt->n.run_id,
 					 .kernel = nt->k->name };
 	ret = regress__pairwise(&db, &o, &f, &res);
-	v = xcalloc(res.nr_items + 1, sizeof(*v));
-	*names = xcalloc(res.nr_items + 1, sizeof(char *));
+	v = xcalloc(res.nr_items + 1 + PROFILE_ROWS, sizeof(*v));
+	*names = xcalloc(res.nr_items + 1 + PROFILE_ROWS, sizeof(char *));
 	for (i = 0; !ret && i < res.nr_items; i++) {
 		const struct regress_item *it = &res.items[i];
 		const char *metric = ds__str(&res.cds, it->key[DS_NR_DIMS]);
@@ -188,6 +257,8 @@ static int rows(struct night *nt, const struct store_regression *r,
 					   .base_rsd = NAN,
 					   .head_rsd = NAN };
 	}
+	if (!ret)
+		n += profile_rows(nt, r, v + n + 1, *names + n + 1);
 	*out = v;
 	*nr = n + 1;
 	regress__release(&res);

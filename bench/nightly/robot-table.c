@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/nightly/robot.h"
@@ -71,4 +72,29 @@ void robot_table__print(FILE *fp, const char *base, const char *head,
 		fprintf(fp, "%10s%s %10s %10s%s  %s\n", b, sb, ch, h, sh,
 			r->name);
 	}
+}
+
+static double moved(const struct robot_symbol *s)
+{
+	return fabs(s->head - s->base);
+}
+
+static int by_move(const void *a, const void *b)
+{
+	double x = moved(a), y = moved(b);
+
+	if (x != y)
+		return x < y ? 1 : -1;
+	return strcmp(((const struct robot_symbol *)a)->symbol,
+		      ((const struct robot_symbol *)b)->symbol);
+}
+
+size_t robot_symbols__moved(struct robot_symbol *syms, size_t n)
+{
+	size_t i;
+
+	qsort(syms, n, sizeof(*syms), by_move);
+	for (i = 0; i < n && moved(&syms[i]) >= ROBOT_PROFILE_MOVE; i++)
+		;
+	return i;
 }

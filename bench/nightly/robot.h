@@ -32,6 +32,26 @@ double robot_row__change(const struct robot_row *r);
 void robot_table__print(FILE *fp, const char *base, const char *head,
 			const struct robot_row *rows, size_t n);
 
+/* A profile's symbol at both ends: its share of the samples, percent. */
+struct robot_symbol {
+	const char *event, *symbol;
+	double base, head; /* 0 where that end did not sample it */
+};
+
+/*
+ * How far a symbol's share must move, in points, to be a row: less is
+ * what two profiles of the same kernel differ by (a share's sampling
+ * noise at a few thousand samples a trial).
+ */
+#define ROBOT_PROFILE_MOVE 1.0
+
+/*
+ * Sorts @syms by how far their share moved, the biggest move first, and
+ * returns how many moved by ROBOT_PROFILE_MOVE points or more: the
+ * symbols lkp lists after the metrics, as perf-profile rows.
+ */
+size_t robot_symbols__moved(struct robot_symbol *syms, size_t n);
+
 /* ---- the mail (robot-mail.c) ---- */
 
 /* One end of the comparison: a commit of a tree, or a Debian package. */

@@ -12,6 +12,7 @@
 
 #include "bench/nightly/robot.h"
 #include "tap.h"
+#include "util.h"
 
 static char *table(const struct robot_row *rows, size_t n)
 {
@@ -173,10 +174,35 @@ static void test_mail(void)
 	free(buf);
 }
 
+/*
+ * The profile's rows: the symbols whose share moved by a point or more,
+ * the biggest move first, either way; one an end lacks counts 0 there.
+ */
+static void test_symbols(void)
+{
+	struct robot_symbol s[] = {
+		{ "cpu-clock", "iommu_dma_sync_sg_for_cpu", 5.3, 5.9 },
+		{ "cpu-clock", "intel_flush_iotlb_all", 0, 14.2 },
+		{ "cpu-clock", "__iommu_dma_unmap", 3.0, 1.5 },
+		{ "cpu-clock", "fq_flush_timeout", 2.5, 1.5 },
+		{ "cpu-clock", "memcpy", 20.0, 19.9 },
+	};
+	size_t n = robot_symbols__moved(s, ARRAY_SIZE(s));
+
+	is_int(n, 3, "three moved by a point or more");
+	ok(!strcmp(s[0].symbol, "intel_flush_iotlb_all") &&
+		   !strcmp(s[1].symbol, "__iommu_dma_unmap") &&
+		   !strcmp(s[2].symbol, "fq_flush_timeout"),
+	   "the biggest move first, a fall as a rise (%s %s %s)", s[0].symbol,
+	   s[1].symbol, s[2].symbol);
+	is_int(robot_symbols__moved(s, 0), 0, "none of none");
+}
+
 int main(void)
 {
 	test_table();
 	test_subject();
 	test_mail();
+	test_symbols();
 	return tap_done();
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,6 +376,47 @@ static int write_trial(struct store *st, const struct fixture *f, size_t i,
 	return store__commit(st);
 }
 
+/*
+ * A cell's profile as the robot's table reads it: each symbol's mean
+ * share over the cell's trials that finished with samples, a trial that
+ * missed a symbol counting 0 for it.
+ */
+static void test_profile_shares(struct store *st, const struct fixture *f)
+{
+	struct store_profile_row more = {
+		.event = "cpu-clock",
+		.symbol = "iommu_dma_unmap_page",
+		.overhead = 12,
+		.samples = 1200,
+	};
+	struct store_share *v;
+	size_t n;
+
+	store__profile_add(st, f->trial[1], &more, NULL);
+	is_int(store__profile_shares(st, f->run, "sut", "debian-6.1", "strict",
+				     "iperf3-tcp", &v, &n),
+	       0, "a cell's profile shares");
+	ok(n == 2 && !strcmp(v[0].symbol, "iommu_dma_sync_sg_for_cpu") &&
+		   fabs(v[0].share - 5.3) < 1e-9 &&
+		   !strcmp(v[0].event, "cpu-clock") &&
+		   !strcmp(v[1].symbol, "iommu_dma_unmap_page") &&
+		   fabs(v[1].share - 4.0) < 1e-9,
+	   "the biggest first; a symbol one of 3 trials sampled: its mean "
+	   "over all 3 (got %zu, %s %g)",
+	   n, n ? v[0].symbol : "-", n ? v[0].share : 0.0);
+	store_shares__free(v, n);
+	is_int(store__profile_shares(st, f->run, "sut", "debian-6.1", "lazy",
+				     "iperf3-tcp", &v, &n),
+	       0, "the other mode's");
+	ok(n == 1 && fabs(v[0].share - 5.3) < 1e-9,
+	   "its failed trial is not counted (got %zu)", n);
+	store_shares__free(v, n);
+	is_int(store__profile_shares(st, f->run, "sut", "debian-6.12", "strict",
+				     "iperf3-tcp", &v, &n),
+	       0, "another kernel's cell");
+	ok(!n && !v, "none: that cell was not profiled");
+}
+
 static void test_run(void)
 {
 	static const char config[] = "[run]\nname = \"seed\"\n";
@@ -621,6 +663,7 @@ static void test_run(void)
 		       "SELECT count(*) FROM profile WHERE overhead = 5.3 "
 		       "AND samples = 530 AND event = 'cpu-clock'"),
 	       6, "profile rows");
+	test_profile_shares(st, &f);
 	is_int(raw_int(path, "SELECT count(*) FROM intervals"), 12,
 	       "interval rows");
 	s = raw_text(path, "SELECT group_concat(value) FROM intervals WHERE "
