@@ -144,6 +144,31 @@ void store_night__release(struct store_night *n)
 }
 
 /* One line a person reads: threads and model, memory, IOMMU, NIC. */
+/*
+ * The first row's one text column of @sql, whose parameters are a run's
+ * id and a name (of a host, of a kernel), into *@out: -ENOENT when none.
+ */
+static int run_text(struct store *st, const char *sql, int64_t run_id,
+		    const char *name, const char *what, char **out)
+{
+	sqlite3_stmt *s;
+	int err, rc;
+
+	*out = NULL;
+	err = store__prepare(
+		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(name)), &s);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = store__column_dup(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return *out ? 0 : -ENOENT;
+	return store__sqlerr(st, rc, what);
+}
+
 int store__host_words(struct store *st, int64_t run_id, const char *host,
 		      char **line)
 {
@@ -159,22 +184,8 @@ int store__host_words(struct store *st, int64_t run_id, const char *host,
 		" FROM trials t JOIN cells c ON c.id = t.cell_id"
 		" JOIN hosts h ON h.id = c.host_id JOIN boots b ON b.id = t.boot_id"
 		" WHERE c.run_id = ?1 AND h.name = ?2 ORDER BY t.id DESC LIMIT 1";
-	sqlite3_stmt *s;
-	int err, rc;
 
-	*line = NULL;
-	err = store__prepare(
-		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(host)), &s);
-	if (err)
-		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*line = store__column_dup(s, 0);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return *line ? 0 : -ENOENT;
-	return store__sqlerr(st, rc, "reading a host's facts");
+	return run_text(st, sql, run_id, host, "reading a host's facts", line);
 }
 
 int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
@@ -184,22 +195,9 @@ int store__kernel_image(struct store *st, int64_t run_id, const char *kernel,
 		"SELECT k.image_path FROM kernels k JOIN cells c"
 		" ON c.kernel_id = k.id WHERE c.run_id = ?1 AND k.name = ?2"
 		" AND k.image_path IS NOT NULL LIMIT 1";
-	sqlite3_stmt *s;
-	int err, rc;
 
-	*path = NULL;
-	err = store__prepare(
-		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(kernel)), &s);
-	if (err)
-		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*path = store__column_dup(s, 0);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return *path ? 0 : -ENOENT;
-	return store__sqlerr(st, rc, "reading a kernel's image");
+	return run_text(st, sql, run_id, kernel, "reading a kernel's image",
+			path);
 }
 
 int store__night_runs(struct store *st, const char *series, int64_t upto,

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # iommu-bench nightly's refusals, each before any fetch, build or boot,
-# with nothing stored: a matrix without [nightly], a remote the tree lacks, a branch its remote lacks, --send
-# without a sendmail command or with one that is not there, and a night
-# started while another of the same database runs (named); and a night
-# whose build fails, stored as failed. What a night
-# does end to end, testbed-nightly.t shows.
+# with nothing stored: a matrix without [nightly], a remote the tree
+# lacks, a branch its remote lacks, --send without a sendmail command or
+# with one that is not there, and a night started while another of the
+# same database runs (named); and a night whose build fails, stored as
+# failed. What a night does end to end, testbed-nightly.t shows.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
