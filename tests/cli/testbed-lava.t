@@ -258,8 +258,9 @@ matrix "$M" "" '"strict", "lazy", "broken"'
 "$B" run "$M" --db "$DB" >"$T_TMP/run1.out" 2>"$T_TMP/run1.err" &
 RUN_PID=$!
 # While the job's guest boots, an agent that knows another secret dials
-# in: refused by the controller, and it says so itself.
-t_poll 120 1 "$RUN_PID" grep -q "LAVA job [0-9]* running on" "$T_TMP/run1.err"
+# in: refused by the controller, and it says so itself. (grep -s: the
+# first look may come before the background run's shell made its log.)
+t_poll 120 1 "$RUN_PID" grep -qs "LAVA job [0-9]* running on" "$T_TMP/run1.err"
 printf '%064d\n' 7 >"$T_TMP/wrong.secret"
 chmod 600 "$T_TMP/wrong.secret"
 timeout 60 "$B" agent connect "$CTL:$AGENT_PORT" --secret-file \
@@ -269,7 +270,7 @@ st=$?
 	grep -q "refused an agent at $CTL:[0-9]*: wrong secret" "$T_TMP/run1.err"
 t_ok $? "an agent with a wrong secret is refused (exit $st), and the run says so"
 [ $st -eq 3 ] || t_diag "$(cat "$T_TMP/wrong.err")" "$(tail -5 "$T_TMP/run1.err")"
-t_poll 300 1 "$RUN_PID" grep -q "answered" "$T_TMP/run1.err"
+t_poll 300 1 "$RUN_PID" grep -qs "answered" "$T_TMP/run1.err"
 grep -q "answered" "$T_TMP/run1.err"
 t_ok $? "the first LAVA job booted the guest and its agent answered (${i} s)"
 grep -q "answered" "$T_TMP/run1.err" || t_diag "$(tail -20 "$T_TMP/run1.err")"
@@ -386,7 +387,7 @@ t_ok $? "each boot's facts name its LAVA job ($facts boots)"
 matrix "$M"
 "$B" run "$M" --db "$DB" --new >"$T_TMP/run3.out" 2>"$T_TMP/run3.err" &
 RUN_PID=$!
-t_poll 60 1 "$RUN_PID" grep -q "submitted:" "$T_TMP/run3.err"
+t_poll 60 1 "$RUN_PID" grep -qs "submitted:" "$T_TMP/run3.err"
 kill -INT "$RUN_PID"
 wait "$RUN_PID"
 st=$?
