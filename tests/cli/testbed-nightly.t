@@ -203,20 +203,30 @@ said() {
 mails() {
 	find "$T_TMP/nightly-out" -name mail.mbox 2>/dev/null | wc -l
 }
+regressions() {
+	sqlite3 "$DB" "SELECT count(*) FROM regressions"
+}
+# night_is N EXIT VERDICT: night N, which exits EXIT with VERDICT
+# stored; $took says how it went.
+night_is() {
+	t0=$(date +%s)
+	night "$1"
+	st=$?
+	took="exit $st, $(($(date +%s) - t0)) s"
+	[ $st -eq "$2" ] && [ "$(verdict "$1")" = "$3" ]
+}
+# night_ok STATUS N WHAT: the night's check, its words when it failed.
+night_ok() {
+	t_ok "$1" "$3 ($took)"
+	[ "$1" -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-$2.err")" \
+		"$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = $2")"
+}
 
 # --- nights 1 and 2: good ----------------------------------------------
-t0=$(date +%s)
-night 1
-st=$?
-[ $st -eq 0 ] && [ "$(verdict 1)" = pass ] && said 1 "nothing to judge against yet"
-t_ok $? "night 1: its head built and run, the first good night (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-1.err")"
-t0=$(date +%s)
-night 2
-st=$?
-[ $st -eq 0 ] && [ "$(verdict 2)" = pass ]
-t_ok $? "night 2: the same head, judged against night 1: good (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -12 "$T_TMP/night-2.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 2")"
+night_is 1 0 pass && said 1 "nothing to judge against yet"
+night_ok $? 1 "night 1: its head built and run, the first good night"
+night_is 2 0 pass
+night_ok $? 2 "night 2: the same head, judged against night 1: good"
 
 # --- night 3: five commits, the 3rd a known cost -------------------------
 git -C "$KSRC" update-ref "refs/heads/$BR" "$P"
@@ -389,46 +399,30 @@ EOF
 t_ok $? "--send: delivered through msmtp to the SMTP server, once, whole"
 
 # --- night 4: nothing new -------------------------------------------------
-t0=$(date +%s)
-night 4
-st=$?
-[ $st -eq 1 ] && [ "$(verdict 4)" = regression ] && said 4 "not reported again" &&
-	[ "$(mails)" = 1 ] && [ "$(sqlite3 "$DB" "SELECT count(*) FROM regressions")" = 1 ]
-t_ok $? "night 4, no new commit: still failing, no new mail (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 1 ] || t_diag "$(tail -8 "$T_TMP/night-4.err")"
+night_is 4 1 regression && said 4 "not reported again" &&
+	[ "$(mails)" = 1 ] && [ "$(regressions)" = 1 ]
+night_ok $? 4 "night 4, no new commit: still failing, no new mail"
 
 # --- night 5: ignored ------------------------------------------------------
 t_run 0 "$B" --db "$DB" triage ignore 1 --note "the cost of a fix we keep"
 t_ok $? "triage ignore 1"
-t0=$(date +%s)
-night 5
-st=$?
-[ $st -eq 0 ] && [ "$(verdict 5)" = pass ] && said 5 "ignored (regression 1)" &&
-	[ "$(mails)" = 1 ] && [ "$(sqlite3 "$DB" "SELECT count(*) FROM regressions")" = 1 ]
-t_ok $? "night 5, the same head, its regression ignored: good, no new mail (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-5.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 5")"
+night_is 5 0 pass && said 5 "ignored (regression 1)" &&
+	[ "$(mails)" = 1 ] && [ "$(regressions)" = 1 ]
+night_ok $? 5 "night 5, the same head, its regression ignored: good, no new mail"
 
 # --- night 6: the revert --------------------------------------------------
 i=20
 REVERT=$(t_tree_commit "$P" drivers/iommu/dma-iommu.c "Revert \"iommu/dma: stop queueing unmaps\"" \
 	's/iotlb_gather.queued = false;/iotlb_gather.queued = READ_ONCE(cookie->fq_domain);/')
 git -C "$KSRC" update-ref "refs/heads/$BR" "$REVERT"
-t0=$(date +%s)
-night 6
-st=$?
 # Judged against night 5, good at the regressed level: the figure's
 # level before is the regression's own.
-[ $st -eq 0 ] && [ "$(verdict 6)" = pass ] && said 6 "is fixed by $(echo "$REVERT" | cut -c1-12)" &&
+night_is 6 0 pass && said 6 "is fixed by $(echo "$REVERT" | cut -c1-12)" &&
 	[ "$(sqlite3 "$DB" "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $REVERT" ]
-t_ok $? "night 6, the revert: good, regression 1 said fixed by it (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-6.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 6")"
+night_ok $? 6 "night 6, the revert: good, regression 1 said fixed by it"
 
-t0=$(date +%s)
-night 7
-st=$?
-[ $st -eq 0 ] && [ "$(verdict 7)" = pass ] && ! said 7 "fixed" && [ "$(mails)" = 1 ]
-t_ok $? "night 7: good, nothing said again (exit $st, $(($(date +%s) - t0)) s)"
-[ $st -eq 0 ] || t_diag "$(tail -8 "$T_TMP/night-7.err")" "$(sqlite3 "$DB" "SELECT summary FROM nights WHERE id = 7")"
+night_is 7 0 pass && ! said 7 "fixed" && [ "$(mails)" = 1 ]
+night_ok $? 7 "night 7: good, nothing said again"
 
 t_run 0 "$B" --db "$DB" triage && grep -q "^   1  fixed .*lazy hw_flush_per_gb" "$T_OUT"
 t_ok $? "triage lists the regression, fixed"
