@@ -474,7 +474,7 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 
 /*
  * A boot lost to the guest kernel's code patching under TCG: 1 boot in
- * 6 of Debian's 7.3 (an oops at the int3), and a hang once in three
+ * 6 of Debian's 7.3 (an oops at the int3), and a hang once in four
  * make check runs of 6.1. The kernel's code is not at fault and the
  * next boot is as good; under KVM the hardware keeps cross-modified
  * code coherent, and nothing is retried.
