@@ -8,12 +8,33 @@
 int errmsg__set(char **err, int ret, const char *fmt, ...)
 {
 	va_list ap;
+	char *words;
 
 	if (!err)
 		return ret;
-	free(*err);
 	va_start(ap, fmt);
-	*err = xvasprintf(fmt, ap);
+	words = xvasprintf(fmt, ap);
 	va_end(ap);
+	free(*err);
+	*err = words;
 	return ret;
+}
+
+int errmsg__move(char **err, int ret, char *words)
+{
+	if (!err) {
+		free(words);
+		return ret;
+	}
+	free(*err);
+	*err = words;
+	return ret;
+}
+
+void errmsg__clear(char **err)
+{
+	if (!err)
+		return;
+	free(*err);
+	*err = NULL;
 }
