@@ -38,3 +38,9 @@ void errmsg__clear(char **err)
 	free(*err);
 	*err = NULL;
 }
+
+void errmsg__reset(char **err)
+{
+	if (err)
+		*err = NULL;
+}

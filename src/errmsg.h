@@ -29,4 +29,11 @@ int errmsg__move(char **err, int ret, char *words);
 /* Free what *@err holds and leave it NULL. */
 void errmsg__clear(char **err);
 
+/*
+ * Start with no words, without freeing what *@err held: for a function
+ * that promises its caller a NULL *err on success, whatever the caller
+ * left there (an uninitialised variable, words it already freed).
+ */
+void errmsg__reset(char **err);
+
 #endif

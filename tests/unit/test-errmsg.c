@@ -54,10 +54,25 @@ static void test_move_clear(void)
 	ok(err == NULL, "and clearing nothing, or a NULL err, is harmless");
 }
 
+static void test_reset(void)
+{
+	char *words = xstrdup("freed by its owner"), *err = words;
+
+	free(words);
+	errmsg__reset(&err);
+	ok(err == NULL, "reset forgets words it does not own, freeing nothing");
+	errmsg__reset(NULL);
+	is_int(errmsg__set(&err, -EINVAL, "after"), -EINVAL,
+	       "and the next failure sets its words on a clean slate");
+	is_str(err, "after", "which are the new words");
+	free(err);
+}
+
 int main(void)
 {
 	test_set();
 	test_wrap();
 	test_move_clear();
+	test_reset();
 	return tap_done();
 }
