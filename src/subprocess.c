@@ -399,7 +399,12 @@ static int spawn__start(struct spawn *sp, const struct spawn_target *t,
 		while (waitpid(pid, &sp->status, 0) < 0 && errno == EINTR)
 			;
 		sp->reaped = true;
-		pr_err("%s: cannot start: %s", what, strerror(child_err));
+		/*
+		 * Debug only: the caller returns this errno in its own words,
+		 * which know what the program was for; said here too, the
+		 * user read one failure twice.
+		 */
+		pr_debug("%s: cannot start: %s", what, strerror(child_err));
 		goto out;
 	}
 	pipes__hand_over(&p, sp, o);
