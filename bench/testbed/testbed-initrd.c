@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"

@@ -26,7 +26,7 @@
 #include "bench/agent-client/agent-exe.h"
 #include "bench/host/host.h"
 #include "bench/host/lava/lava.h"
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "errmsg.h"
