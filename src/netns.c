@@ -289,29 +289,31 @@ static int veth__setup(const struct veth_end *e, char **err)
 	return ret;
 }
 
+/* A veth end's name, then its namespace where it has one. */
+static void veth_end__push(struct strvec *args, const struct veth_end *e)
+{
+	strvec__push(args, e->ifname);
+	if (e->netns) {
+		strvec__push(args, "netns");
+		strvec__push(args, e->netns);
+	}
+}
+
 int veth__create(const struct veth_end *a, const struct veth_end *b, char **err)
 {
+	static const char *const peer[] = { "type", "veth", "peer", "name" };
 	struct strvec args = { 0 };
+	size_t i;
 	int ret;
 
 	/* Made straight inside the namespaces, so that two hosts' names
 	 * never meet in the root namespace. */
 	strvec__push(&args, "link");
 	strvec__push(&args, "add");
-	strvec__push(&args, a->ifname);
-	if (a->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, a->netns);
-	}
-	strvec__push(&args, "type");
-	strvec__push(&args, "veth");
-	strvec__push(&args, "peer");
-	strvec__push(&args, "name");
-	strvec__push(&args, b->ifname);
-	if (b->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, b->netns);
-	}
+	veth_end__push(&args, a);
+	for (i = 0; i < ARRAY_SIZE(peer); i++)
+		strvec__push(&args, peer[i]);
+	veth_end__push(&args, b);
 	ret = ip_run(NULL, strvec__argv(&args), err);
 	strvec__release(&args);
 	if (!ret)
@@ -367,10 +369,10 @@ int netns__ifname(const char *nic, const char *host, char *buf, size_t size,
 		return 0;
 	}
 	snprintf(buf, size, "ib-%.*s", NETNS_IFNAME_MAX - 3, host);
-	if (!ifname_ok(buf))
-		return errmsg__set(err, -EINVAL,
-				   "host %s: no usable veth name derives from "
-				   "it; set nic",
-				   host);
-	return 0;
+	if (ifname_ok(buf))
+		return 0;
+	return errmsg__set(err, -EINVAL,
+			   "host %s: no usable veth name derives from it; "
+			   "set nic",
+			   host);
 }

@@ -13,6 +13,15 @@
 #include "subprocess.h"
 #include "util.h"
 
+/* What the command wrote, taken from @sp: "" for nothing. */
+static char *stdout_of(struct spawn *sp)
+{
+	char *text = sp->out ? sp->out : xstrdup("");
+
+	sp->out = NULL;
+	return text;
+}
+
 int spawn__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
 	       int *status)
 {
@@ -37,16 +46,12 @@ int spawn__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
 	}
 	if (status && WIFEXITED(sp.status))
 		*status = WEXITSTATUS(sp.status);
-	if (!spawn__succeeded(&sp)) {
+	if (!spawn__succeeded(&sp))
 		ret = errmsg__set(err, -EIO, "%s failed (%s): %s", argv[0],
 				  spawn__describe(&sp, how, sizeof(how)),
 				  spawn__last_line(sp.err, last, sizeof(last)));
-		goto out;
-	}
-	if (out) {
-		*out = sp.out ? sp.out : xstrdup("");
-		sp.out = NULL;
-	}
+	else if (out)
+		*out = stdout_of(&sp);
 out:
 	spawn__release(&sp);
 	return ret;
