@@ -53,10 +53,15 @@ done
 # resolved as the compiler does (the including file's folder, then the
 # top, then src/) and judged by the row of the including file's folder;
 # an include the tree does not hold (a system header, a generated
-# skeleton) is not ours.
+# skeleton) is not ours. A whitelist alone lets two folders that may
+# include each other do so, and one library hides it at link time, so
+# the includes between folders, and the table itself, must also form no
+# loop: "cycles" names the loops of the actual includes (at least one
+# through each knot of folders) with a file:line per step, "table" those
+# the table would allow.
 layering_py='
 import os, re, sys
-doc, root = sys.argv[1], sys.argv[2]
+mode, doc, root = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = {}
 for line in open(doc, encoding="utf-8"):
     m = re.match(r"^\| `([a-z0-9/*-]+)/` \|.*\| ([^|]+) \|$", line.rstrip())
@@ -78,16 +83,43 @@ def allowed(d, t):
         return True
     return any(t == a or (a.endswith("/*") and t.startswith(a[:-1]) and
                "/" not in t[len(a) - 1:]) for a in r)
+def cycles(edges):
+    # Each loop once: a depth-first walk, a back edge closing the loop.
+    state, path, found = {}, [], []
+    def walk(n):
+        state[n] = 1
+        path.append(n)
+        for t in sorted(edges.get(n, {})):
+            if state.get(t) == 1:
+                found.append(path[path.index(t):] + [t])
+            elif t not in state:
+                walk(t)
+        path.pop()
+        state[n] = 2
+    for n in sorted(edges):
+        if n not in state:
+            walk(n)
+    return found
+if mode == "table":
+    edges = {}
+    for r, may in rows.items():
+        targets = rows if "*" in may else [row(a) or a for a in may]
+        edges[r] = {t: None for t in targets if t != r}
+    for c in cycles(edges):
+        print("the table allows a loop: " + " -> ".join(n + "/" for n in c))
+    sys.exit(0)
 files = set()
 for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
     for dp, dn, fn in os.walk(os.path.join(root, top)):
         for f in fn:
             if f.endswith((".c", ".h")):
                 files.add(os.path.relpath(os.path.join(dp, f), root))
+edges = {}
 for f in sorted(files):
     d = os.path.dirname(f)
     if row(d) is None:
-        print("%s: its folder %s/ has no row in %s" % (f, d, doc))
+        if mode == "layering":
+            print("%s: its folder %s/ has no row in %s" % (f, d, doc))
         continue
     for n, line in enumerate(open(os.path.join(root, f), encoding="utf-8"), 1):
         m = re.match(r"\s*#\s*include\s*\"([^\"]+)\"", line)
@@ -100,14 +132,30 @@ for f in sorted(files):
         else:
             continue
         td = os.path.dirname(t)
-        if not allowed(d, td):
+        if td != d:
+            edges.setdefault(d, {}).setdefault(td, "%s:%d: includes %s" %
+                                               (f, n, t))
+        if mode == "layering" and not allowed(d, td):
             print("%s:%d: includes %s: %s/ may include %s" % (f, n, t, d,
                   ", ".join(a + "/" for a in rows[row(d)]) or "nothing of ours"))
+if mode == "cycles":
+    for c in cycles(edges):
+        print("include loop: " + " -> ".join(n + "/" for n in c))
+        for a, b in zip(c, c[1:]):
+            print("  " + edges[a][b])
 '
 
-# layering ROOT: every include under ROOT that crosses the layering.
+# layering ROOT [DOC]: every include under ROOT that crosses the
+# layering; include_cycles ROOT [DOC]: every loop of includes between
+# folders; table_cycles DOC: every loop the table of DOC allows.
 layering() {
-	python3 -c "$layering_py" "$SRCDIR/docs/architecture.md" "$1"
+	python3 -c "$layering_py" layering "${2:-$SRCDIR/docs/architecture.md}" "$1"
+}
+include_cycles() {
+	python3 -c "$layering_py" cycles "${2:-$SRCDIR/docs/architecture.md}" "$1"
+}
+table_cycles() {
+	python3 -c "$layering_py" table "$1" .
 }
 
 n=$(grep -c '^| `[a-z0-9/*-]*/` |' docs/architecture.md)
@@ -119,6 +167,18 @@ bad=$(layering "$SRCDIR")
 st=$?
 [ "$st" -eq 0 ] || t_diag "includes that cross the layering:" "$bad"
 t_ok $st "no include crosses the layering"
+
+bad=$(include_cycles "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "includes between folders that loop:" "$bad"
+t_ok $st "the includes between folders form no loop"
+
+bad=$(table_cycles "$SRCDIR/docs/architecture.md")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "$bad"
+t_ok $st "docs/architecture.md's table allows no loop"
 
 # Each rule, tried on a planted include in a scratch tree: the check
 # must name the file, the line and the include it refuses.
@@ -160,6 +220,37 @@ t_ok $? "and report/ including the store is not"
 out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
+
+# A loop, planted: two transports' rooms, which the table lets include
+# each other, including each other; then two folders whose rows allow
+# each other, in a table of their own.
+root="$T_TMP/plant-loop"
+mkdir -p "$root/bench/host/lava" "$root/bench/host/qemu"
+printf '// x\n#include "bench/host/qemu/qemu.h"\n' >"$root/bench/host/lava/x.c"
+printf '// x\n#include "bench/host/lava/lava.h"\n' >"$root/bench/host/qemu/y.c"
+: >"$root/bench/host/lava/lava.h"
+: >"$root/bench/host/qemu/qemu.h"
+out=$(include_cycles "$root")
+echo "$out" | grep -q '^include loop: bench/host/lava/ -> bench/host/qemu/ -> bench/host/lava/$' &&
+	echo "$out" | grep -q '^  bench/host/lava/x.c:2: includes bench/host/qemu/qemu.h$' &&
+	echo "$out" | grep -q '^  bench/host/qemu/y.c:2: includes bench/host/lava/lava.h$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a planted loop of includes is named, with a file:line per step"
+rm "$root/bench/host/qemu/y.c"
+out=$(include_cycles "$root")
+[ -z "$out" ]
+t_ok $? "and one way alone is no loop"
+
+doc="$T_TMP/loop.md"
+printf '%s\n' '| folder | what it is | may include |' '| --- | --- | --- |' \
+	'| `bench/x/` | x | `bench/y/` |' '| `bench/y/` | y | `src/`, `bench/x/` |' \
+	'| `src/` | helpers | nothing |' >"$doc"
+out=$(table_cycles "$doc")
+echo "$out" | grep -q '^the table allows a loop: bench/x/ -> bench/y/ -> bench/x/$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a table whose rows allow each other is refused"
 
 # One error convention per layer (docs/hacking.md): a message is said
 # once, by the layer that knows who listens. The pure layers say
