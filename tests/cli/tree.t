@@ -100,13 +100,48 @@ def cycles(edges):
         if n not in state:
             walk(n)
     return found
-if mode == "table":
+def reach(edges, n):
+    seen, todo = set(), list(edges.get(n, ()))
+    while todo:
+        t = todo.pop()
+        if t not in seen:
+            seen.add(t)
+            todo.extend(edges.get(t, ()))
+    return seen
+if mode in ("table", "drawing"):
     edges = {}
     for r, may in rows.items():
         targets = rows if "*" in may else [row(a) or a for a in may]
         edges[r] = {t: None for t in targets if t != r}
+if mode == "table":
     for c in cycles(edges):
         print("the table allows a loop: " + " -> ".join(n + "/" for n in c))
+    sys.exit(0)
+if mode == "drawing":
+    # The mermaid block: every row but the one that may include
+    # everything, each arrow one the table allows, reaching what the
+    # table reaches.
+    text = open(doc, encoding="utf-8").read()
+    block = re.search(r"```mermaid\n(.*?)```", text, re.S)
+    block = block.group(1) if block else ""
+    names = dict(re.findall(r"^\s*(\w+)\[\"([a-z0-9/*-]+)/\"\]\s*$", block, re.M))
+    drawn = {}
+    for a, b in re.findall(r"^\s*(\w+) --> (\w+)\s*$", block, re.M):
+        if a not in names or b not in names:
+            print("an arrow between unnamed boxes: %s --> %s" % (a, b))
+            continue
+        a, b = names[a], names[b]
+        drawn.setdefault(a, {})[b] = None
+        if b not in edges.get(a, {}):
+            print("drawn, not in the table: %s/ --> %s/" % (a, b))
+    want = set(r for r in rows if "*" not in rows[r])
+    for r in sorted(want ^ set(names.values())):
+        print("%s/: %s" % (r, "no box" if r in want else "a box without a row"))
+    for r in sorted(want & set(names.values())):
+        lost = (reach(edges, r) & want) - reach(drawn, r)
+        if lost:
+            print("%s/ may include %s, out of reach of its arrows" %
+                  (r, ", ".join(t + "/" for t in sorted(lost))))
     sys.exit(0)
 files = set()
 for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
@@ -157,6 +192,10 @@ include_cycles() {
 table_cycles() {
 	python3 -c "$layering_py" table "$1" .
 }
+# drawing DOC: where the graph drawn in DOC is not true of its table.
+drawing() {
+	python3 -c "$layering_py" drawing "$1" .
+}
 
 n=$(grep -c '^| `[a-z0-9/*-]*/` |' docs/architecture.md)
 [ "$n" -ge 10 ]
@@ -179,6 +218,12 @@ bad=$(table_cycles "$SRCDIR/docs/architecture.md")
 st=$?
 [ "$st" -eq 0 ] || t_diag "$bad"
 t_ok $st "docs/architecture.md's table allows no loop"
+
+bad=$(drawing "$SRCDIR/docs/architecture.md")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "the graph in docs/architecture.md is not its table's:" "$bad"
+t_ok $st "docs/architecture.md draws the graph of its table"
 
 # Each rule, tried on a planted include in a scratch tree: the check
 # must name the file, the line and the include it refuses.
@@ -251,6 +296,16 @@ echo "$out" | grep -q '^the table allows a loop: bench/x/ -> bench/y/ -> bench/x
 st=$?
 [ "$st" -eq 0 ] || t_diag "got: $out"
 t_ok $st "a table whose rows allow each other is refused"
+
+# The drawing, planted wrong: an arrow lost, and one the table refuses.
+sed -e '/^    matrix --> labvm$/d' -e 's/^    store --> src$/    store --> report/' \
+	"$SRCDIR/docs/architecture.md" >"$doc"
+out=$(drawing "$doc")
+echo "$out" | grep -q '^bench/matrix/ may include bench/labvm/, out of reach' &&
+	echo "$out" | grep -q '^drawn, not in the table: store/ --> report/$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a drawing that is not true of the table is refused"
 
 # One error convention per layer (docs/hacking.md): a message is said
 # once, by the layer that knows who listens. The pure layers say
