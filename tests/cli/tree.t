@@ -201,29 +201,26 @@ n=$(grep -c '^| `[a-z0-9/*-]*/` |' docs/architecture.md)
 [ "$n" -ge 10 ]
 t_ok $? "docs/architecture.md has the layering table tree.t reads ($n rows)"
 
-bad=$(layering "$SRCDIR")
-[ -z "$bad" ]
-st=$?
-[ "$st" -eq 0 ] || t_diag "includes that cross the layering:" "$bad"
-t_ok $st "no include crosses the layering"
-
-bad=$(include_cycles "$SRCDIR")
-[ -z "$bad" ]
-st=$?
-[ "$st" -eq 0 ] || t_diag "includes between folders that loop:" "$bad"
-t_ok $st "the includes between folders form no loop"
-
-bad=$(table_cycles "$SRCDIR/docs/architecture.md")
-[ -z "$bad" ]
-st=$?
-[ "$st" -eq 0 ] || t_diag "$bad"
-t_ok $st "docs/architecture.md's table allows no loop"
-
-bad=$(drawing "$SRCDIR/docs/architecture.md")
-[ -z "$bad" ]
-st=$?
-[ "$st" -eq 0 ] || t_diag "the graph in docs/architecture.md is not its table's:" "$bad"
-t_ok $st "docs/architecture.md draws the graph of its table"
+# none WHAT HEADER CHECK ARGS...: ok when CHECK prints nothing; what it
+# printed, under HEADER, when it does.
+none() {
+	what=$1 header=$2
+	shift 2
+	bad=$("$@")
+	[ -z "$bad" ]
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "$header" "$bad"
+	t_ok $st "$what"
+}
+none "no include crosses the layering" "includes that cross the layering:" \
+	layering "$SRCDIR"
+none "the includes between folders form no loop" \
+	"includes between folders that loop:" include_cycles "$SRCDIR"
+none "docs/architecture.md's table allows no loop" "loops of the table:" \
+	table_cycles "$SRCDIR/docs/architecture.md"
+none "docs/architecture.md draws the graph of its table" \
+	"the graph in docs/architecture.md is not its table's:" \
+	drawing "$SRCDIR/docs/architecture.md"
 
 # Each rule, tried on a planted include in a scratch tree: the check
 # must name the file, the line and the include it refuses.
