@@ -145,6 +145,17 @@ const char *spawn__describe(const struct spawn *sp, char *buf, size_t size);
 const char *spawn__last_line(const char *text, char *buf, size_t size);
 
 /*
+ * Run @argv for at most @timeout_ms, its stdout and stderr captured. 0
+ * when it exited 0; otherwise a negative errno and *@err, what went
+ * wrong in words, its stderr's last line included. *@out gets stdout
+ * (may be NULL). Exit status in *@status when non-NULL (-1: did not
+ * exit). For the short helpers (ip, ssh, scp) whose failure is a
+ * sentence for the caller, not a log line.
+ */
+int spawn__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
+	       int *status);
+
+/*
  * When process @pid started (field 22 of /proc/PID/stat, in clock
  * ticks since boot): with the PID, what tells a process the tool
  * started from another that reuses its PID. 0 or a negative errno.

@@ -17,7 +17,7 @@
 #include "arch.h"
 #include "bench/agent-client/agent-bundle.h"
 #include "bench/agent-client/agent-elf.h"
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-exe.h"
 #include "errmsg.h"
 #include "util.h"
 
@@ -185,7 +185,7 @@ int agent_bundle__make(const struct arch *arch, struct agent_bundle *b,
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	ret = host__agent_exe(arch, &b->exe, &why);
+	ret = agent_exe__find(arch, &b->exe, &why);
 	if (ret) {
 		errmsg__set(err, ret, "%s", why);
 		free(why);

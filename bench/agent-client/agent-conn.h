@@ -1,15 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Making a struct agent_conn (bench/host/host.h): around descriptors a
- * transport already has, or by starting an agent command itself with
- * pipes on its stdin and stdout (local, netns, ssh all fit).
+ * The controller's end of an agent: a struct agent_conn speaks
+ * bench/agent/agent-proto.h to it. Made around descriptors a transport
+ * already has, or by starting an agent command itself with pipes on its
+ * stdin and stdout (local, netns, ssh all fit). The transports
+ * (bench/host/) hand these out; nothing here knows a host's kind.
  */
 #ifndef IOMMU_BENCH_AGENT_CONN_H
 #define IOMMU_BENCH_AGENT_CONN_H
 
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "bench/host/host.h"
+#include "subprocess.h"
+
+/* A running agent: the controller's end of its stdin and stdout. */
+struct agent_conn {
+	struct spawn proc; /* ssh, or the agent itself; pid 0: none */
+	int to_fd;	   /* requests go here */
+	int from_fd;	   /* responses come from here */
+	char *buf;	   /* partial lines read ahead */
+	size_t len, alloc;
+	uint64_t next_id;
+	char *host; /* for messages */
+	/*
+	 * The last call got no answer at all (it timed out, or the
+	 * connection broke), as opposed to an error the agent sent.
+	 */
+	bool unanswered;
+};
+
+/*
+ * Send @verb with @args (a reference is taken) and wait up to
+ * @timeout_ms for the answer. 0 and *result (a new reference), or a
+ * negative errno with the agent's error text in @err (may be NULL).
+ */
+int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
+		     int timeout_ms, json_t **result, char **err);
+/* bye, then wait for the process (killed after a grace period). */
+void agent_conn__close(struct agent_conn *c);
 
 /* Around descriptors of ours (a socket): takes @to_fd and @from_fd. */
 struct agent_conn *agent_conn__new(int to_fd, int from_fd, const char *host);

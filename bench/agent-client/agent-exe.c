@@ -17,7 +17,7 @@
 
 #include "arch.h"
 #include "bench/agent-client/agent-elf.h"
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-exe.h"
 #include "util.h"
 
 /* 0: @path is an executable of @arch whose loader is here; else why. */
@@ -62,7 +62,7 @@ out:
 	return ret;
 }
 
-int host__agent_exe(const struct arch *arch, char **path, char **err)
+int agent_exe__find(const struct arch *arch, char **path, char **err)
 {
 	char *self, *dir, *cand[2], *why = NULL;
 	size_t i;
@@ -70,10 +70,10 @@ int host__agent_exe(const struct arch *arch, char **path, char **err)
 
 	*err = NULL;
 	if (!arch || arch == arch__native()) {
-		*path = xstrdup(host__self_exe());
+		*path = xstrdup(self_exe());
 		return 0;
 	}
-	self = xstrdup(host__self_exe());
+	self = xstrdup(self_exe());
 	dir = dirname(self);
 	cand[0] = xasprintf("%s/.output/%s/iommu-bench", dir, arch->name);
 	cand[1] = xasprintf("%s/../lib/iommu-bench/%s/iommu-bench", dir,

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-conn.h"
 
 /*
  * The bound on one connection's handshake: a client that connects and

@@ -8,7 +8,7 @@
 #ifndef IOMMU_BENCH_AGENT_SOCK_H
 #define IOMMU_BENCH_AGENT_SOCK_H
 
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-conn.h"
 
 struct agent_sock_watch {
 	/*

@@ -169,43 +169,5 @@ again:
 int host__cmd(const char *const *argv, int timeout_ms, char **out, char **err,
 	      int *status)
 {
-	struct spawn_opts opts = { .flags = SPAWN_CAPTURE_OUT |
-					    SPAWN_CAPTURE_ERR };
-	char how[96], last[256];
-	struct spawn sp;
-	int ret;
-
-	if (status)
-		*status = -1;
-	ret = spawn__run(&sp, argv, &opts, timeout_ms);
-	if (ret == -ETIMEDOUT) {
-		if (err)
-			*err = xasprintf("%s did not finish within %d ms",
-					 argv[0], timeout_ms);
-		goto out;
-	}
-	if (ret) {
-		if (err)
-			*err = xasprintf("cannot run %s: %s", argv[0],
-					 strerror(-ret));
-		goto out;
-	}
-	if (status && WIFEXITED(sp.status))
-		*status = WEXITSTATUS(sp.status);
-	if (!spawn__succeeded(&sp)) {
-		ret = -EIO;
-		if (err)
-			*err = xasprintf("%s failed (%s): %s", argv[0],
-					 spawn__describe(&sp, how, sizeof(how)),
-					 spawn__last_line(sp.err, last,
-							  sizeof(last)));
-		goto out;
-	}
-	if (out) {
-		*out = sp.out ? sp.out : xstrdup("");
-		sp.out = NULL;
-	}
-out:
-	spawn__release(&sp);
-	return ret;
+	return spawn__cmd(argv, timeout_ms, out, err, status);
 }

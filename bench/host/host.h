@@ -13,34 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bench/agent-client/agent-conn.h"
 #include "bench/matrix/matrix.h"
-#include "subprocess.h"
-
-/* A running agent: the controller's end of its stdin and stdout. */
-struct agent_conn {
-	struct spawn proc; /* ssh, or the agent itself; pid 0: none */
-	int to_fd;	   /* requests go here */
-	int from_fd;	   /* responses come from here */
-	char *buf;	   /* partial lines read ahead */
-	size_t len, alloc;
-	uint64_t next_id;
-	char *host; /* for messages */
-	/*
-	 * The last call got no answer at all (it timed out, or the
-	 * connection broke), as opposed to an error the agent sent.
-	 */
-	bool unanswered;
-};
-
-/*
- * Send @verb with @args (a reference is taken) and wait up to
- * @timeout_ms for the answer. 0 and *result (a new reference), or a
- * negative errno with the agent's error text in @err (may be NULL).
- */
-int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
-		     int timeout_ms, json_t **result, char **err);
-/* bye, then wait for the process (killed after a grace period). */
-void agent_conn__close(struct agent_conn *c);
 
 struct host;
 
@@ -192,17 +166,6 @@ const struct host_ops *host_ops__find(enum host_transport t);
  * process's executable.
  */
 const char *host__self_exe(void);
-/*
- * The agent for a host of @arch: host__self_exe() for this machine's
- * arch; for another, the same tool cross-built for it (`make
- * agent-arm64`): .output/ARCH/iommu-bench beside a binary in its build
- * tree, or ../lib/iommu-bench/ARCH/iommu-bench beside an installed one.
- * Its ELF header must say @arch and its dynamic loader must exist here
- * (a guest runs it from this machine's root, where multiarch puts the
- * libraries). 0 and a new string in *@path, or -ENOENT and *@err.
- */
-struct arch;
-int host__agent_exe(const struct arch *arch, char **path, char **err);
 /*
  * @h->state_dir/@sub (default /run/iommu-bench/@sub), created 0700.
  * 0 and a new string in *@out, or a negative errno and *@err.

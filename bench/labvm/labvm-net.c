@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/local/netns.h"
+#include "netns.h"
 #include "bench/labvm/labvm-priv.h"
 #include "errmsg.h"
 #include "log.h"

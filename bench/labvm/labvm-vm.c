@@ -410,18 +410,27 @@ static int copy_file(const char *src, const char *dst, char **err)
 	return ret;
 }
 
-int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
-{
-	char *dir = NULL, *odir = NULL, *overlay = NULL, *vars = NULL, *pidf,
-	     *tail;
-	char uuid[37];
-	bool efi = false;
+/* A start's pieces, as its steps make them. */
+struct start {
+	const struct labvm_start_opts *o;
+	bool efi;      /* UEFI as flash, with a copy of the variables */
+	char *dir;     /* the state folder */
+	char *odir;    /* the overlay's folder */
+	char *overlay; /* odir/overlay.qcow2 */
+	char *vars;    /* odir/efivars.fd, or NULL */
 	struct labvm_net n;
-	struct strvec a = { 0 };
-	json_t *s = NULL, *old = NULL;
-	int ret, pid;
+	json_t *s; /* the state, once there is one to undo */
+};
 
-	*state = NULL;
+/*
+ * The name is free: a machine of that name that runs is -EEXIST, what
+ * one that died left is undone. And this machine can run the recipe.
+ */
+static int start__claim(struct start *st, char **err)
+{
+	const struct labvm_start_opts *o = st->o;
+	json_t *old = NULL;
+
 	if (!labvm__name_ok(o->name))
 		return errmsg__set(err, -EINVAL,
 				   "'%s' is not a lab machine name (expected "
@@ -441,93 +450,140 @@ int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
 		teardown(o->name, old);
 		json_decref(old);
 	}
-	ret = machine_check(o->img->recipe, &efi, err);
-	if (ret)
-		return ret;
-	dir = labvm__state_dir(o->name);
-	ret = cache__mkdirs(dir, err);
-	if (!ret && chmod(dir, 0700))
-		ret = errmsg__set(err, -errno, "cannot chmod %s: %s", dir,
+	return machine_check(o->img->recipe, &st->efi, err);
+}
+
+/* The state folder (private), the overlay, the firmware's variables. */
+static int start__disks(struct start *st, char **err)
+{
+	const struct labvm_start_opts *o = st->o;
+	int ret;
+
+	st->dir = labvm__state_dir(o->name);
+	ret = cache__mkdirs(st->dir, err);
+	if (!ret && chmod(st->dir, 0700))
+		ret = errmsg__set(err, -errno, "cannot chmod %s: %s", st->dir,
 				  strerror(errno));
-	odir = ret ? NULL : overlay_dir(o->name, err);
-	if (!ret && !odir)
+	st->odir = ret ? NULL : overlay_dir(o->name, err);
+	if (!ret && !st->odir)
 		ret = -ENOENT;
 	if (!ret)
-		ret = cache__mkdirs(odir, err);
+		ret = cache__mkdirs(st->odir, err);
 	if (ret)
-		goto out;
-	overlay = xasprintf("%s/overlay.qcow2", odir);
-	unlink(overlay);
+		return ret;
+	st->overlay = xasprintf("%s/overlay.qcow2", st->odir);
+	unlink(st->overlay);
 	/* The image is never written: everything lands in the overlay. */
 	ret = run_quiet((const char *const[]){ "qemu-img", "create", "-q", "-f",
 					       "qcow2", "-b", o->img->disk,
-					       "-F", "raw", overlay, NULL },
+					       "-F", "raw", st->overlay, NULL },
 			QEMU_START_TIMEOUT_MS, err);
-	if (!ret && efi) {
-		vars = xasprintf("%s/efivars.fd", odir);
-		ret = copy_file(o->img->recipe->efi_vars, vars, err);
+	if (!ret && st->efi) {
+		st->vars = xasprintf("%s/efivars.fd", st->odir);
+		ret = copy_file(o->img->recipe->efi_vars, st->vars, err);
 	}
-	if (!ret)
-		ret = labvm_net__plan(o->name, o->subnet, &n, err);
-	if (ret)
-		goto out;
+	return ret;
+}
+
+/* What the state says of the machine before anything of it runs. */
+static json_t *start__state(const struct start *st)
+{
+	const struct labvm_start_opts *o = st->o;
+	const struct labvm_net *n = &st->n;
+	json_t *s;
+
 	s = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, "
 		      "s:s, s:s, s:s, s:s}",
 		      "name", o->name, "recipe", o->img->recipe->name, "arch",
 		      o->img->recipe->arch, "image", o->img->dir, "overlay",
-		      overlay, "key", o->img->key, "known_hosts",
-		      o->img->known_hosts, "address", n.vm_ip, "host_address",
-		      n.host_ip, "subnet", (int)n.subnet, "tap", n.tap, "mac",
-		      n.mac, "nic", o->img->recipe->nic, "release",
+		      st->overlay, "key", o->img->key, "known_hosts",
+		      o->img->known_hosts, "address", n->vm_ip, "host_address",
+		      n->host_ip, "subnet", (int)n->subnet, "tap", n->tap,
+		      "mac", n->mac, "nic", o->img->recipe->nic, "release",
 		      o->img->release);
 	/* What its serial port writes (qemu_argv()): the boot wait reads it. */
-	json_object_set_new(s, "console", json_sprintf("%s/serial.log", dir));
-	/* Written first: a start killed from here on is undone by the next. */
-	ret = state_write(dir, s, err);
+	json_object_set_new(s, "console",
+			    json_sprintf("%s/serial.log", st->dir));
+	return s;
+}
+
+/*
+ * The link up and QEMU started, each step's PIDs in the state as they
+ * come (written first: a start killed from here on is undone by the
+ * next); 0 once QEMU runs.
+ */
+static int start__qemu(struct start *st, char **err)
+{
+	const struct labvm_start_opts *o = st->o;
+	struct strvec a = { 0 };
+	char uuid[37], *pidf, *tail;
+	int ret, pid;
+
+	ret = state_write(st->dir, st->s, err);
 	if (!ret)
-		ret = labvm_net__up(&n, dir, err);
+		ret = labvm_net__up(&st->n, st->dir, err);
 	if (ret)
-		goto fail;
-	json_object_set_new(s, "dnsmasq_pid", json_integer(n.dnsmasq_pid));
-	json_object_set_new(s, "dnsmasq_start",
-			    json_integer((json_int_t)n.dnsmasq_start));
-	state_write(dir, s, NULL);
+		return ret;
+	json_object_set_new(st->s, "dnsmasq_pid",
+			    json_integer(st->n.dnsmasq_pid));
+	json_object_set_new(st->s, "dnsmasq_start",
+			    json_integer((json_int_t)st->n.dnsmasq_start));
+	state_write(st->dir, st->s, NULL);
 	labvm__uuid(uuid);
-	json_object_set_new(s, "uuid", json_string(uuid));
-	qemu_argv(o, &n, overlay, vars, dir, uuid, &a);
+	json_object_set_new(st->s, "uuid", json_string(uuid));
+	qemu_argv(o, &st->n, st->overlay, st->vars, st->dir, uuid, &a);
 	pr_info("labvm: starting %s (%s) on %s, address %s", o->name,
-		o->img->recipe->name, n.tap, n.vm_ip);
+		o->img->recipe->name, st->n.tap, st->n.vm_ip);
 	ret = run_quiet(strvec__argv(&a), QEMU_START_TIMEOUT_MS, err);
+	strvec__release(&a);
 	if (ret)
-		goto fail;
-	pidf = xasprintf("%s/qemu.pid", dir);
+		return ret;
+	pidf = xasprintf("%s/qemu.pid", st->dir);
 	pid = labvm__pidfile(pidf);
 	free(pidf);
-	json_object_set_new(s, "qemu_pid", json_integer(pid));
-	json_object_set_new(s, "qemu_start",
+	json_object_set_new(st->s, "qemu_pid", json_integer(pid));
+	json_object_set_new(st->s, "qemu_start",
 			    json_integer((json_int_t)labvm__starttime(pid)));
-	ret = state_write(dir, s, err);
-	if (!ret && !state_running(s)) {
-		tail = console_tail(dir);
+	ret = state_write(st->dir, st->s, err);
+	if (!ret && !state_running(st->s)) {
+		tail = console_tail(st->dir);
 		ret = errmsg__set(err, -ESRCH,
 				  "lab machine '%s': QEMU is gone right after "
 				  "its start; its console ends:\n%s",
 				  o->name, tail);
 		free(tail);
 	}
+	return ret;
+}
+
+int labvm__start(const struct labvm_start_opts *o, json_t **state, char **err)
+{
+	struct start st = { .o = o };
+	int ret;
+
+	*state = NULL;
+	ret = start__claim(&st, err);
+	if (ret)
+		return ret;
+	ret = start__disks(&st, err);
+	if (!ret)
+		ret = labvm_net__plan(o->name, o->subnet, &st.n, err);
+	if (ret)
+		goto out;
+	st.s = start__state(&st);
+	ret = start__qemu(&st, err);
 	if (!ret && o->wait_ms)
-		ret = wait_ssh(dir, s, o->wait_ms, err);
+		ret = wait_ssh(st.dir, st.s, o->wait_ms, err);
 	if (ret)
 		goto fail;
-	*state = s;
-	s = NULL;
+	*state = st.s;
+	st.s = NULL;
 	goto out;
 fail:
-	teardown(o->name, s);
+	teardown(o->name, st.s);
 out:
-	strvec__release(&a);
-	json_decref(s);
-	free_all(dir, odir, overlay, vars);
+	json_decref(st.s);
+	free_all(st.dir, st.odir, st.overlay, st.vars);
 	return ret;
 }
 

@@ -53,10 +53,15 @@ done
 # resolved as the compiler does (the including file's folder, then the
 # top, then src/) and judged by the row of the including file's folder;
 # an include the tree does not hold (a system header, a generated
-# skeleton) is not ours.
+# skeleton) is not ours. A whitelist alone lets two folders that may
+# include each other do so, and one library hides it at link time, so
+# the includes between folders, and the table itself, must also form no
+# loop: "cycles" names the loops of the actual includes (at least one
+# through each knot of folders) with a file:line per step, "table" those
+# the table would allow.
 layering_py='
 import os, re, sys
-doc, root = sys.argv[1], sys.argv[2]
+mode, doc, root = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = {}
 for line in open(doc, encoding="utf-8"):
     m = re.match(r"^\| `([a-z0-9/*-]+)/` \|.*\| ([^|]+) \|$", line.rstrip())
@@ -78,16 +83,78 @@ def allowed(d, t):
         return True
     return any(t == a or (a.endswith("/*") and t.startswith(a[:-1]) and
                "/" not in t[len(a) - 1:]) for a in r)
+def cycles(edges):
+    # Each loop once: a depth-first walk, a back edge closing the loop.
+    state, path, found = {}, [], []
+    def walk(n):
+        state[n] = 1
+        path.append(n)
+        for t in sorted(edges.get(n, {})):
+            if state.get(t) == 1:
+                found.append(path[path.index(t):] + [t])
+            elif t not in state:
+                walk(t)
+        path.pop()
+        state[n] = 2
+    for n in sorted(edges):
+        if n not in state:
+            walk(n)
+    return found
+def reach(edges, n):
+    seen, todo = set(), list(edges.get(n, ()))
+    while todo:
+        t = todo.pop()
+        if t not in seen:
+            seen.add(t)
+            todo.extend(edges.get(t, ()))
+    return seen
+if mode in ("table", "drawing"):
+    edges = {}
+    for r, may in rows.items():
+        targets = rows if "*" in may else [row(a) or a for a in may]
+        edges[r] = {t: None for t in targets if t != r}
+if mode == "table":
+    for c in cycles(edges):
+        print("the table allows a loop: " + " -> ".join(n + "/" for n in c))
+    sys.exit(0)
+if mode == "drawing":
+    # The mermaid block: every row but the one that may include
+    # everything, each arrow one the table allows, reaching what the
+    # table reaches.
+    text = open(doc, encoding="utf-8").read()
+    block = re.search(r"```mermaid\n(.*?)```", text, re.S)
+    block = block.group(1) if block else ""
+    names = dict(re.findall(r"^\s*(\w+)\[\"([a-z0-9/*-]+)/\"\]\s*$", block, re.M))
+    drawn = {}
+    for a, b in re.findall(r"^\s*(\w+) --> (\w+)\s*$", block, re.M):
+        if a not in names or b not in names:
+            print("an arrow between unnamed boxes: %s --> %s" % (a, b))
+            continue
+        a, b = names[a], names[b]
+        drawn.setdefault(a, {})[b] = None
+        if b not in edges.get(a, {}):
+            print("drawn, not in the table: %s/ --> %s/" % (a, b))
+    want = set(r for r in rows if "*" not in rows[r])
+    for r in sorted(want ^ set(names.values())):
+        print("%s/: %s" % (r, "no box" if r in want else "a box without a row"))
+    for r in sorted(want & set(names.values())):
+        lost = (reach(edges, r) & want) - reach(drawn, r)
+        if lost:
+            print("%s/ may include %s, out of reach of its arrows" %
+                  (r, ", ".join(t + "/" for t in sorted(lost))))
+    sys.exit(0)
 files = set()
 for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
     for dp, dn, fn in os.walk(os.path.join(root, top)):
         for f in fn:
             if f.endswith((".c", ".h")):
                 files.add(os.path.relpath(os.path.join(dp, f), root))
+edges = {}
 for f in sorted(files):
     d = os.path.dirname(f)
     if row(d) is None:
-        print("%s: its folder %s/ has no row in %s" % (f, d, doc))
+        if mode == "layering":
+            print("%s: its folder %s/ has no row in %s" % (f, d, doc))
         continue
     for n, line in enumerate(open(os.path.join(root, f), encoding="utf-8"), 1):
         m = re.match(r"\s*#\s*include\s*\"([^\"]+)\"", line)
@@ -100,25 +167,60 @@ for f in sorted(files):
         else:
             continue
         td = os.path.dirname(t)
-        if not allowed(d, td):
+        if td != d:
+            edges.setdefault(d, {}).setdefault(td, "%s:%d: includes %s" %
+                                               (f, n, t))
+        if mode == "layering" and not allowed(d, td):
             print("%s:%d: includes %s: %s/ may include %s" % (f, n, t, d,
                   ", ".join(a + "/" for a in rows[row(d)]) or "nothing of ours"))
+if mode == "cycles":
+    for c in cycles(edges):
+        print("include loop: " + " -> ".join(n + "/" for n in c))
+        for a, b in zip(c, c[1:]):
+            print("  " + edges[a][b])
 '
 
-# layering ROOT: every include under ROOT that crosses the layering.
+# layering ROOT [DOC]: every include under ROOT that crosses the
+# layering; include_cycles ROOT [DOC]: every loop of includes between
+# folders; table_cycles DOC: every loop the table of DOC allows.
 layering() {
-	python3 -c "$layering_py" "$SRCDIR/docs/architecture.md" "$1"
+	python3 -c "$layering_py" layering "${2:-$SRCDIR/docs/architecture.md}" "$1"
+}
+include_cycles() {
+	python3 -c "$layering_py" cycles "${2:-$SRCDIR/docs/architecture.md}" "$1"
+}
+table_cycles() {
+	python3 -c "$layering_py" table "$1" .
+}
+# drawing DOC: where the graph drawn in DOC is not true of its table.
+drawing() {
+	python3 -c "$layering_py" drawing "$1" .
 }
 
 n=$(grep -c '^| `[a-z0-9/*-]*/` |' docs/architecture.md)
 [ "$n" -ge 10 ]
 t_ok $? "docs/architecture.md has the layering table tree.t reads ($n rows)"
 
-bad=$(layering "$SRCDIR")
-[ -z "$bad" ]
-st=$?
-[ "$st" -eq 0 ] || t_diag "includes that cross the layering:" "$bad"
-t_ok $st "no include crosses the layering"
+# none WHAT HEADER CHECK ARGS...: ok when CHECK prints nothing; what it
+# printed, under HEADER, when it does.
+none() {
+	what=$1 header=$2
+	shift 2
+	bad=$("$@")
+	[ -z "$bad" ]
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "$header" "$bad"
+	t_ok $st "$what"
+}
+none "no include crosses the layering" "includes that cross the layering:" \
+	layering "$SRCDIR"
+none "the includes between folders form no loop" \
+	"includes between folders that loop:" include_cycles "$SRCDIR"
+none "docs/architecture.md's table allows no loop" "loops of the table:" \
+	table_cycles "$SRCDIR/docs/architecture.md"
+none "docs/architecture.md draws the graph of its table" \
+	"the graph in docs/architecture.md is not its table's:" \
+	drawing "$SRCDIR/docs/architecture.md"
 
 # Each rule, tried on a planted include in a scratch tree: the check
 # must name the file, the line and the include it refuses.
@@ -160,6 +262,47 @@ t_ok $? "and report/ including the store is not"
 out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
+
+# A loop, planted: two transports' rooms, which the table lets include
+# each other, including each other; then two folders whose rows allow
+# each other, in a table of their own.
+root="$T_TMP/plant-loop"
+mkdir -p "$root/bench/host/lava" "$root/bench/host/qemu"
+printf '// x\n#include "bench/host/qemu/qemu.h"\n' >"$root/bench/host/lava/x.c"
+printf '// x\n#include "bench/host/lava/lava.h"\n' >"$root/bench/host/qemu/y.c"
+: >"$root/bench/host/lava/lava.h"
+: >"$root/bench/host/qemu/qemu.h"
+out=$(include_cycles "$root")
+echo "$out" | grep -q '^include loop: bench/host/lava/ -> bench/host/qemu/ -> bench/host/lava/$' &&
+	echo "$out" | grep -q '^  bench/host/lava/x.c:2: includes bench/host/qemu/qemu.h$' &&
+	echo "$out" | grep -q '^  bench/host/qemu/y.c:2: includes bench/host/lava/lava.h$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a planted loop of includes is named, with a file:line per step"
+rm "$root/bench/host/qemu/y.c"
+out=$(include_cycles "$root")
+[ -z "$out" ]
+t_ok $? "and one way alone is no loop"
+
+doc="$T_TMP/loop.md"
+printf '%s\n' '| folder | what it is | may include |' '| --- | --- | --- |' \
+	'| `bench/x/` | x | `bench/y/` |' '| `bench/y/` | y | `src/`, `bench/x/` |' \
+	'| `src/` | helpers | nothing |' >"$doc"
+out=$(table_cycles "$doc")
+echo "$out" | grep -q '^the table allows a loop: bench/x/ -> bench/y/ -> bench/x/$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a table whose rows allow each other is refused"
+
+# The drawing, planted wrong: an arrow lost, and one the table refuses.
+sed -e '/^    matrix --> labvm$/d' -e 's/^    store --> src$/    store --> report/' \
+	"$SRCDIR/docs/architecture.md" >"$doc"
+out=$(drawing "$doc")
+echo "$out" | grep -q '^bench/matrix/ may include bench/labvm/, out of reach' &&
+	echo "$out" | grep -q '^drawn, not in the table: store/ --> report/$'
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a drawing that is not true of the table is refused"
 
 # One error convention per layer (docs/hacking.md): a message is said
 # once, by the layer that knows who listens. The pure layers say

@@ -17,7 +17,7 @@
 #include "arch.h"
 #include "bench/agent-client/agent-bundle.h"
 #include "bench/agent-client/agent-elf.h"
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-exe.h"
 #include "tap.h"
 #include "util.h"
 
@@ -122,7 +122,7 @@ static void test_foreign(void)
 	size_t i;
 	bool all = true;
 
-	if (host__agent_exe(arm, &exe, &err)) {
+	if (agent_exe__find(arm, &exe, &err)) {
 		tap_skip("no arm64 agent here (make agent-arm64)");
 		free(err);
 		return;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "bench/host/host.h"
+#include "bench/agent-client/agent-exe.h"
 #include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
@@ -126,12 +126,12 @@ static void test_agent(void)
 	ok(!ret, "scratch folders");
 	setenv("IOMMU_BENCH", self, 1);
 
-	ret = host__agent_exe(arch__native(), &path, &err);
+	ret = agent_exe__find(arch__native(), &path, &err);
 	ok(!ret && !strcmp(path, self), "this machine's arch: the tool itself");
 	free(path);
 	path = NULL;
 
-	ret = host__agent_exe(arm64, &path, &err);
+	ret = agent_exe__find(arm64, &path, &err);
 	is_int(ret, -ENOENT, "no arm64 agent: ENOENT");
 	has_str(err, "make agent-arm64", "and how to build it");
 	free(err);
@@ -139,7 +139,7 @@ static void test_agent(void)
 
 	p = xasprintf("%s/bin/.output/arm64/iommu-bench", dir);
 	copy_file("/bin/true", p);
-	ret = host__agent_exe(arm64, &path, &err);
+	ret = agent_exe__find(arm64, &path, &err);
 	ok(ret < 0, "an agent of this machine's arch in the arm64 place is "
 		    "refused");
 	has_str(err, "not arm64", "saying what it is built for");
@@ -155,7 +155,7 @@ static void test_agent(void)
 		p = xasprintf("%s/iommu-bench", srcdir);
 		setenv("IOMMU_BENCH", p, 1);
 		free(p);
-		ret = host__agent_exe(arm64, &path, &err);
+		ret = agent_exe__find(arm64, &path, &err);
 		ok(!ret && path && strstr(path, "/.output/arm64/iommu-bench"),
 		   "the cross-built agent is found, its loader here: %s",
 		   ret ? err : path);

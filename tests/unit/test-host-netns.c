@@ -21,7 +21,7 @@
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/host/local/netns.h"
+#include "netns.h"
 #include "bench/matrix/matrix.h"
 #include "matrix-load.h"
 #include "tap.h"

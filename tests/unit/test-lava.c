@@ -15,7 +15,7 @@
 
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "chan-auth.h"
 #include "sha256.h"
 #include "matrix-load.h"

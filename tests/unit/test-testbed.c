@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bench/host/host-priv.h"
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "log.h"

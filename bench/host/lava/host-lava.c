@@ -1078,28 +1078,37 @@ static int64_t adopt(struct host *h, struct lava_priv *p, const char *sha)
 	return 0;
 }
 
-static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
-			      const char *const *args, size_t nr_args,
-			      char **err)
+/* A restart asked of a host that can take one: opened, and no peer. */
+static int restart_check(struct host *h, char **err)
+{
+	struct lava_priv *p = h->priv;
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+
+	if (!p || (h->mate && !mp))
+		return errmsg__set(err, -EINVAL, "host %s: restart before open",
+				   h->m->name);
+	if (h->mate && h->m->role != ROLE_SUT)
+		return errmsg__set(err, -EINVAL,
+				   "host %s: a peer device boots with its SUT "
+				   "(%s)",
+				   h->m->name, h->mate->m->name);
+	return 0;
+}
+
+/*
+ * The job that boots @k, running: the one a killed run left for this
+ * very boot (*@adopted, its id), or a new one submitted; *@t0 when it
+ * was adopted or submitted. On failure no job of the pair is left.
+ */
+static int job_boot(struct host *h, const struct matrix_kernel *k,
+		    const char *const *args, size_t nr_args, int64_t *adopted,
+		    long long *t0, char **err)
 {
 	struct lava_priv *p = h->priv;
 	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
 	char sha[SHA256_HEX_SIZE], *cmdline, *peer_cmdline, *def;
-	int64_t adopted;
-	long long t0;
 	int ret;
 
-	*err = NULL;
-	if (!p || (h->mate && !mp)) {
-		*err = xasprintf("host %s: restart before open", h->m->name);
-		return -EINVAL;
-	}
-	if (h->mate && h->m->role != ROLE_SUT) {
-		*err = xasprintf("host %s: a peer device boots with its SUT "
-				 "(%s)",
-				 h->m->name, h->mate->m->name);
-		return -EINVAL;
-	}
 	job_end(h, p);
 	if (mp) {
 		job_end(h->mate, mp);
@@ -1109,11 +1118,11 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (!def)
 		return -EINVAL;
 	sha256__hex(def, strlen(def), sha);
-	t0 = mono_ms();
-	adopted = adopt(h, p, sha);
-	p->adopted = adopted;
-	if (adopted) {
-		p->job = adopted;
+	*t0 = mono_ms();
+	*adopted = adopt(h, p, sha);
+	p->adopted = *adopted;
+	if (*adopted) {
+		p->job = *adopted;
 		ret = 0;
 	} else {
 		pr_info("host %s: booting %s through LAVA: %s", h->m->name,
@@ -1126,7 +1135,7 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 			mp->job = 0;
 		return ret;
 	}
-	p->job_t0 = t0;
+	p->job_t0 = *t0;
 	p->run_t0 = 0;
 	ret = job_wait_start(h, p, err);
 	if (ret) {
@@ -1137,70 +1146,121 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 		return ret;
 	}
 	if (mp)
-		mate_running(h, t0);
-	p->next_poll = 0;
+		mate_running(h, *t0);
+	return 0;
+}
+
+/*
+ * The booted job's agents answering: the SUT's, then its peer device's,
+ * since both must answer before any trial. -ENOLINK: the SUT came up
+ * and its peer device did not.
+ */
+static int agents_boot(struct host *h, char **err)
+{
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	char *why = NULL;
+	int64_t id;
+	int ret;
+
 	ret = agent_boot(h, h->m->boot_timeout_ms, err);
 	/* The SUT's job canceled by LAVA because its peer's ended. */
 	if (ret == -ECHILD && mp && strstr(*err, "; its peer device, host "))
-		ret = -ENOLINK;
-	/* The peer device's agent: both must answer before any trial. */
-	if (!ret && mp) {
-		int64_t id = mp->job;
-		char *why = NULL;
+		return -ENOLINK;
+	if (ret || !mp)
+		return ret;
+	id = mp->job;
+	ret = agent_boot(h->mate, h->mate->m->boot_timeout_ms, &why);
+	if (ret)
+		ret = errmsg__set(err, -ENOLINK,
+				  "its peer device, host %s (LAVA job %lld), "
+				  "did not come up: %s",
+				  h->mate->m->name, (long long)id,
+				  why ? why : strerror(-ret));
+	free(why);
+	return ret;
+}
 
-		ret = agent_boot(h->mate, h->mate->m->boot_timeout_ms, &why);
-		if (ret) {
-			*err = xasprintf("its peer device, host %s (LAVA job "
-					 "%lld), did not come up: %s",
-					 h->mate->m->name, (long long)id,
-					 why ? why : strerror(-ret));
-			free(why);
-			ret = -ENOLINK;
-		}
-	}
-	if (ret) {
-		char *why = *err;
+/*
+ * Boot @k failed (@ret): said as such, and what still runs of its job
+ * canceled, but for a SUT that answered while its peer device did not.
+ */
+static int boot_failed(struct host *h, const struct matrix_kernel *k, int ret,
+		       char **err)
+{
+	struct lava_priv *p = h->priv;
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	char *words = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
+				h->m->name, p->vm.boots + 1, k->name, *err);
 
-		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
-				 h->m->name, p->vm.boots + 1, k->name, why);
-		free(why);
-		/*
-		 * The SUT answered and its peer device did not: the peer's
-		 * job is canceled, and LAVA cancels the SUT's after it (both
-		 * roles are essential); the SUT's agent is left to the run
-		 * meanwhile, to record the boot its trials fail on.
-		 */
-		if (ret == -ENOLINK && p->vm.ready) {
-			if (mp->job)
-				job_cancel(h->mate, mp->job);
-			mp->job = 0;
-			return ret;
-		}
-		/* A multinode job is one: what still runs of it goes. */
-		/* (A job that ended, -ECHILD, is 0 already.) */
-		if (p->job && ret != -ECHILD)
-			job_cancel(h, p->job);
-		p->job = 0;
-		if (mp && mp->job)
+	errmsg__set(err, ret, "%s", words);
+	free(words);
+	/*
+	 * The SUT answered and its peer device did not: the peer's job is
+	 * canceled, and LAVA cancels the SUT's after it (both roles are
+	 * essential); the SUT's agent is left to the run meanwhile, to
+	 * record the boot its trials fail on.
+	 */
+	if (ret == -ENOLINK && p->vm.ready) {
+		if (mp->job)
 			job_cancel(h->mate, mp->job);
-		if (mp)
-			mp->job = 0;
+		mp->job = 0;
 		return ret;
 	}
-	/*
-	 * The killed run's agent still serves there, with whatever it had
-	 * started (collectors, an iperf3 server): it is told to go, and
-	 * the guest's init starts a fresh one.
-	 */
+	/* A multinode job is one: what still runs of it goes. */
+	/* (A job that ended, -ECHILD, is 0 already.) */
+	if (p->job && ret != -ECHILD)
+		job_cancel(h, p->job);
+	p->job = 0;
+	if (mp && mp->job)
+		job_cancel(h->mate, mp->job);
+	if (mp)
+		mp->job = 0;
+	return ret;
+}
+
+/*
+ * The killed run's agent still serves there, with whatever it had
+ * started (collectors, an iperf3 server): it is told to go, and the
+ * guest's init starts a fresh one.
+ */
+static int agents_renew(struct host *h, char **err)
+{
+	struct lava_priv *p = h->priv;
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	int ret;
+
+	agent_conn__close(p->vm.ready);
+	p->vm.ready = NULL;
+	ret = agent_boot(h, AGENT_TIMEOUT_MS, err);
+	if (!ret && mp) {
+		agent_conn__close(mp->vm.ready);
+		mp->vm.ready = NULL;
+		ret = agent_boot(h->mate, AGENT_TIMEOUT_MS, err);
+	}
+	return ret;
+}
+
+static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
+			      const char *const *args, size_t nr_args,
+			      char **err)
+{
+	struct lava_priv *p = h->priv;
+	struct lava_priv *mp = h->mate ? h->mate->priv : NULL;
+	int64_t adopted = 0;
+	long long t0 = 0;
+	int ret;
+
+	ret = restart_check(h, err);
+	if (!ret)
+		ret = job_boot(h, k, args, nr_args, &adopted, &t0, err);
+	if (ret)
+		return ret;
+	p->next_poll = 0;
+	ret = agents_boot(h, err);
+	if (ret)
+		return boot_failed(h, k, ret, err);
 	if (adopted) {
-		agent_conn__close(p->vm.ready);
-		p->vm.ready = NULL;
-		ret = agent_boot(h, AGENT_TIMEOUT_MS, err);
-		if (!ret && mp) {
-			agent_conn__close(mp->vm.ready);
-			mp->vm.ready = NULL;
-			ret = agent_boot(h->mate, AGENT_TIMEOUT_MS, err);
-		}
+		ret = agents_renew(h, err);
 		if (ret)
 			return ret;
 	}

@@ -17,7 +17,7 @@
 #include "bench/host/lava/lava-artifacts.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "bench/testbed/testbed.h"
 #include "chan-auth.h"
 #include "errmsg.h"

@@ -23,9 +23,10 @@
 
 #include "arch.h"
 #include "bench/agent-client/agent-bundle.h"
+#include "bench/agent-client/agent-exe.h"
 #include "bench/host/host.h"
 #include "bench/host/lava/lava.h"
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
 #include "errmsg.h"
@@ -212,7 +213,7 @@ int lava_root__make(const struct arch *arch, char **out, char **err)
 	int ret;
 
 	*out = NULL;
-	ret = host__agent_exe(arch, &exe, &why);
+	ret = agent_exe__find(arch, &exe, &why);
 	if (ret) {
 		errmsg__set(err, ret, "%s", why);
 		goto out;

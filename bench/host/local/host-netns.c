@@ -11,7 +11,7 @@
 
 #include "bench/host/host.h"
 #include "bench/host/local/local.h"
-#include "bench/host/local/netns.h"
+#include "netns.h"
 #include "errmsg.h"
 #include "log.h"
 #include "util.h"

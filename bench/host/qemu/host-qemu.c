@@ -31,7 +31,7 @@
 #include "bench/agent-client/agent-sock.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
-#include "bench/host/local/netns.h"
+#include "netns.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
 #include "clock.h"

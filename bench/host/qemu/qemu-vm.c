@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench/agent-client/agent-conn.h"
+#include "bench/agent-client/agent-exe.h"
 #include "bench/host/host.h"
 #include "bench/host/qemu/qemu.h"
 #include "errmsg.h"
@@ -24,7 +25,7 @@ int qemu_vm__files(struct host *h, struct qemu_vm *vm, char **err)
 	char *why = NULL;
 	int ret;
 
-	ret = host__agent_exe(h->m->qemu.arch, &vm->agent, &why);
+	ret = agent_exe__find(h->m->qemu.arch, &vm->agent, &why);
 	if (ret) {
 		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
 		free(why);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/testbed/cpio.h"
+#include "cpio.h"
 #include "util.h"
 
 #define CPIO_HEADER_SIZE 110

@@ -14,23 +14,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/host/host-priv.h"
-#include "bench/host/local/netns.h"
 #include "errmsg.h"
 #include "log.h"
+#include "netns.h"
+#include "strvec.h"
 #include "subprocess.h"
 #include "util.h"
 
 #define IP_TIMEOUT_MS 10000
 
 /*
- * `ip [-n NETNS] ARGS...`: 0, or a negative errno and, where @errp asks,
+ * `ip [-n NETNS] ARGS...`: 0, or a negative errno and, where @err asks,
  * the command line with ip's words.
  */
-static int ip_run(const char *netns, const char *const *args, char **errp)
+static int ip_run(const char *netns, const char *const *args, char **err)
 {
 	struct strvec a = { 0 };
-	char *err = NULL;
+	char *words = NULL;
 	size_t i;
 	int ret;
 
@@ -41,8 +41,8 @@ static int ip_run(const char *netns, const char *const *args, char **errp)
 	}
 	for (i = 0; args[i]; i++)
 		strvec__push(&a, args[i]);
-	ret = host__cmd(strvec__argv(&a), IP_TIMEOUT_MS, NULL, &err, NULL);
-	if (ret && errp) {
+	ret = spawn__cmd(strvec__argv(&a), IP_TIMEOUT_MS, NULL, &words, NULL);
+	if (ret && err) {
 		char *line;
 		size_t len = 0;
 
@@ -54,10 +54,10 @@ static int ip_run(const char *netns, const char *const *args, char **errp)
 			if (i + 1 < a.nr)
 				strcat(line, " ");
 		}
-		errmsg__set(errp, ret, "`%s`: %s", line, err);
+		errmsg__set(err, ret, "`%s`: %s", line, words);
 		free(line);
 	}
-	free(err);
+	free(words);
 	strvec__release(&a);
 	return ret;
 }
@@ -100,19 +100,34 @@ out:
 	return s;
 }
 
+/* The markers' folder, made private as every state folder of the tool. */
+static int marker__dir(char **err)
+{
+	const char *dirs[] = { NETNS_STATE_DIR, NETNS_MARKER_DIR };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		ret = mkdir(dirs[i], 0700) ? -errno : 0;
+		if (ret && ret != -EEXIST)
+			return errmsg__set(err, ret, "cannot create %s: %s",
+					   dirs[i], strerror(-ret));
+	}
+	return 0;
+}
+
 static int marker__write(const char *name, char **err)
 {
-	char *path = marker_path(name), *tmp = NULL, line[64];
+	char *path = marker_path(name), line[64];
 	unsigned long long st;
 	int ret, fd, len;
 
 	ret = proc__starttime(getpid(), &st);
 	if (ret)
 		goto out;
-	ret = host__state_dir(NULL, "netns", &tmp, err);
+	ret = marker__dir(err);
 	if (ret)
 		goto out;
-	free(tmp);
 	len = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), st);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, line, len) != len)
@@ -156,7 +171,7 @@ static int netns__delete(const char *name, char **err)
  * into regimes 40% apart (docs/testbed-noise.md). The namespace is the
  * tool's own, so its sysctls are too.
  */
-static int fresh_tcp(const char *name, char **errp)
+static int fresh_tcp(const char *name, char **err)
 {
 	const char *argv[] = { "ip",
 			       "netns",
@@ -166,16 +181,16 @@ static int fresh_tcp(const char *name, char **errp)
 			       "-qw",
 			       "net.ipv4.tcp_no_metrics_save=1",
 			       NULL };
-	char *err = NULL;
+	char *words = NULL;
 	int ret;
 
-	ret = host__cmd(argv, IP_TIMEOUT_MS, NULL, &err, NULL);
+	ret = spawn__cmd(argv, IP_TIMEOUT_MS, NULL, &words, NULL);
 	if (ret)
-		errmsg__set(errp, ret,
+		errmsg__set(err, ret,
 			    "network namespace '%s': cannot set "
 			    "net.ipv4.tcp_no_metrics_save: %s",
-			    name, err);
-	free(err);
+			    name, words);
+	free(words);
 	return ret;
 }
 
@@ -274,29 +289,31 @@ static int veth__setup(const struct veth_end *e, char **err)
 	return ret;
 }
 
+/* A veth end's name, then its namespace where it has one. */
+static void veth_end__push(struct strvec *args, const struct veth_end *e)
+{
+	strvec__push(args, e->ifname);
+	if (e->netns) {
+		strvec__push(args, "netns");
+		strvec__push(args, e->netns);
+	}
+}
+
 int veth__create(const struct veth_end *a, const struct veth_end *b, char **err)
 {
+	static const char *const peer[] = { "type", "veth", "peer", "name" };
 	struct strvec args = { 0 };
+	size_t i;
 	int ret;
 
 	/* Made straight inside the namespaces, so that two hosts' names
 	 * never meet in the root namespace. */
 	strvec__push(&args, "link");
 	strvec__push(&args, "add");
-	strvec__push(&args, a->ifname);
-	if (a->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, a->netns);
-	}
-	strvec__push(&args, "type");
-	strvec__push(&args, "veth");
-	strvec__push(&args, "peer");
-	strvec__push(&args, "name");
-	strvec__push(&args, b->ifname);
-	if (b->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, b->netns);
-	}
+	veth_end__push(&args, a);
+	for (i = 0; i < ARRAY_SIZE(peer); i++)
+		strvec__push(&args, peer[i]);
+	veth_end__push(&args, b);
 	ret = ip_run(NULL, strvec__argv(&args), err);
 	strvec__release(&args);
 	if (!ret)
@@ -352,10 +369,10 @@ int netns__ifname(const char *nic, const char *host, char *buf, size_t size,
 		return 0;
 	}
 	snprintf(buf, size, "ib-%.*s", NETNS_IFNAME_MAX - 3, host);
-	if (!ifname_ok(buf))
-		return errmsg__set(err, -EINVAL,
-				   "host %s: no usable veth name derives from "
-				   "it; set nic",
-				   host);
-	return 0;
+	if (ifname_ok(buf))
+		return 0;
+	return errmsg__set(err, -EINVAL,
+			   "host %s: no usable veth name derives from it; "
+			   "set nic",
+			   host);
 }

@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define NETNS_MARKER_DIR "/run/iommu-bench/netns"
+#define NETNS_STATE_DIR "/run/iommu-bench"
+#define NETNS_MARKER_DIR NETNS_STATE_DIR "/netns"
 #define NETNS_IFNAME_MAX 15 /* IFNAMSIZ - 1 */
 
 /* /run/netns/@name exists. */
