@@ -116,6 +116,9 @@ static int culprit(struct night *nt, struct store_regression *r)
 	long n;
 	int ret = 0;
 
+	/* Only what confirm measured again has two ends to bisect between. */
+	if (!r->pairs)
+		return 0;
 	if (nt->k->kind != KERNEL_BUILD) {
 		set.no_commit = xasprintf(
 			"the Debian package %s moved from %s to %s: its "
@@ -147,14 +150,5 @@ static int culprit(struct night *nt, struct store_regression *r)
 
 int night__bisect(struct night *nt)
 {
-	struct store_regression *v;
-	size_t n, i;
-	int ret;
-
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++)
-		if (!strcmp(v[i].state, "confirming") && v[i].pairs)
-			ret = culprit(nt, &v[i]);
-	store_regressions__free(v, n);
-	return ret;
+	return night__each(nt, "confirming", culprit);
 }

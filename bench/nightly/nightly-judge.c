@@ -439,36 +439,34 @@ out:
 	return ret;
 }
 
-int night__confirm(struct night *nt)
+static int confirm_one(struct night *nt, struct store_regression *r)
 {
-	struct store_regression *v;
-	size_t n, i;
+	struct store_regression set = { .id = r->id };
 	bool yes;
 	int ret;
 
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++) {
-		struct store_regression *r = &v[i], set = { .id = r->id };
+	/* Measured again already: a night that resumes does not redo it. */
+	if (r->pairs)
+		return 0;
+	ret = night__confirm_run(nt, r);
+	if (!ret)
+		ret = night__confirmed(nt, r, &yes);
+	if (ret)
+		return ret;
+	set.pairs = r->pairs;
+	set.reproduced = r->reproduced;
+	if (!yes)
+		set.state = (char *)"unconfirmed";
+	night__say(nt,
+		   "regression %lld (%s/%s/%s %s): %s, it moved "
+		   "the same way in %d of %d interleaved pairs",
+		   (long long)r->id, r->host, r->workload, r->mode, r->metric,
+		   yes ? "confirmed" : "not confirmed", r->reproduced,
+		   r->pairs);
+	return store__regression_set(nt->st, &set);
+}
 
-		if (strcmp(r->state, "confirming") || r->pairs)
-			continue;
-		ret = night__confirm_run(nt, r);
-		if (!ret)
-			ret = night__confirmed(nt, r, &yes);
-		if (ret)
-			break;
-		set.pairs = r->pairs;
-		set.reproduced = r->reproduced;
-		if (!yes)
-			set.state = (char *)"unconfirmed";
-		night__say(nt,
-			   "regression %lld (%s/%s/%s %s): %s, it moved "
-			   "the same way in %d of %d interleaved pairs",
-			   (long long)r->id, r->host, r->workload, r->mode,
-			   r->metric, yes ? "confirmed" : "not confirmed",
-			   r->reproduced, r->pairs);
-		ret = store__regression_set(nt->st, &set);
-	}
-	store_regressions__free(v, n);
-	return ret;
+int night__confirm(struct night *nt)
+{
+	return night__each(nt, "confirming", confirm_one);
 }

@@ -490,10 +490,13 @@ static int mail__file(struct night *nt, const struct store_regression *r,
 
 static int mail_one(struct night *nt, struct store_regression *r)
 {
-	char *dir = night__reg_dir(nt, r->id);
+	char *dir;
 	struct mail_words w = { 0 };
 	int ret;
 
+	if (r->improvement && !nt->cfg->improvements)
+		return 0;
+	dir = night__reg_dir(nt, r->id);
 	ret = mail_folder(nt, r, dir);
 	if (ret)
 		goto out;
@@ -509,17 +512,5 @@ out:
 
 int night__mail(struct night *nt)
 {
-	struct store_regression *v;
-	size_t n, i;
-	int ret;
-
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++) {
-		if (strcmp(v[i].state, "new") ||
-		    (v[i].improvement && !nt->cfg->improvements))
-			continue;
-		ret = mail_one(nt, &v[i]);
-	}
-	store_regressions__free(v, n);
-	return ret;
+	return night__each(nt, "new", mail_one);
 }

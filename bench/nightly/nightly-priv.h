@@ -84,6 +84,13 @@ char *night__reg_dir(const struct night *nt, int64_t id);
 /* nightly-mail.c: each new regression's mail and materials */
 int night__mail(struct night *nt);
 
+/*
+ * @fn on each of tonight's regressions in @state, one after another
+ * until one fails: how a stage walks what the ones before it left.
+ */
+int night__each(struct night *nt, const char *state,
+		int (*fn)(struct night *nt, struct store_regression *r));
+
 /* A line of what the night says: printed and kept in its summary. */
 void night__say(struct night *nt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
