@@ -18,6 +18,14 @@
 #include "report/regress.h"
 #include "util.h"
 
+void night__filter(struct ds_filter *f, const char *key, const char *value)
+{
+	char *kv = xasprintf("%s=%s", key, value);
+
+	ds_filter__add(f, kv);
+	free(kv);
+}
+
 /* The names of @it's cell and metric, in the candidate's dataset. */
 struct cell_words {
 	const char *host, *workload, *mode, *metric;
@@ -240,7 +248,6 @@ static int history(struct night *nt, struct rdb *r,
 	struct rdb_runs all = { 0 }, mine = { 0 };
 	struct ds_filter f = { 0 };
 	size_t i, j, k;
-	char *kv;
 	int ret;
 
 	ret = rdb__runs(r, &all);
@@ -248,14 +255,9 @@ static int history(struct night *nt, struct rdb *r,
 		ret = night_runs(nt, &all, &mine);
 	if (ret || mine.nr < 2 * o.cp.min_size)
 		goto out;
-	kv = xasprintf("kernel=%s", nt->k->name);
-	ds_filter__add(&f, kv);
-	free(kv);
-	for (i = 0; i < res->nr_metrics; i++) {
-		kv = xasprintf("metric=%s", res->metrics[i]);
-		ds_filter__add(&f, kv);
-		free(kv);
-	}
+	night__filter(&f, "kernel", nt->k->name);
+	for (i = 0; i < res->nr_metrics; i++)
+		night__filter(&f, "metric", res->metrics[i]);
 	ret = regress__history(r, &mine, nt->cfg->history, &o, &f, h);
 	*have = !ret;
 	for (i = 0; !ret && i < h->nr_series; i++) {
@@ -398,7 +400,7 @@ int night__confirmed(struct night *nt, const struct store_regression *r,
 		     bool *yes)
 {
 	const char *metrics[] = { r->metric, NULL };
-	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1], *kv;
+	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1];
 	struct regress_result res = { 0 };
 	struct regress_opts o = {
 		.cmp = CMP_OPTS_DEFAULT,
@@ -414,9 +416,7 @@ int night__confirmed(struct night *nt, const struct store_regression *r,
 	*yes = false;
 	snprintf(base, sizeof(base), "%s", r->base);
 	snprintf(head, sizeof(head), "%s", r->head);
-	kv = xasprintf("metric=%s", r->metric);
-	ds_filter__add(&f, kv);
-	free(kv);
+	night__filter(&f, "metric", r->metric);
 	ret = rdb__open(nt->o->db_path, &db);
 	if (ret)
 		goto out;

@@ -84,13 +84,17 @@ static void bisect_log(const char *dir)
 static void reproduce(struct night *nt, const struct store_regression *r,
 		      const char *dir)
 {
-	char *sh;
+	char *head, *sh;
 
+	head = xasprintf("#!/bin/sh\n"
+			 "# Regression %lld of %s, found by night %lld: %s.%s "
+			 "in %s on %s, %+.1f%%",
+			 (long long)r->id, nt->series, (long long)r->night_id,
+			 r->workload, r->metric, r->mode, r->host,
+			 r->change_pct);
 	if (nt->k->kind == KERNEL_BUILD)
 		sh = xasprintf(
-			"#!/bin/sh\n"
-			"# Regression %lld of %s, found by night %lld: %s.%s "
-			"in %s on %s, %+.1f%%.\n"
+			"%s.\n"
 			"# Both ends measured again and bisected between "
 			"them, as the robot did,\n"
 			"# into repro.db beside this script.\n"
@@ -99,15 +103,11 @@ static void reproduce(struct night *nt, const struct store_regression *r,
 			"--kernel %s --good %s --bad %s --metric %s --mode %s "
 			"--workload %s\n"
 			"iommu-bench --db repro.db bisect log\n",
-			(long long)r->id, nt->series, (long long)r->night_id,
-			r->workload, r->metric, r->mode, r->host, r->change_pct,
-			nt->k->name, r->base, r->head, r->metric, r->mode,
+			head, nt->k->name, r->base, r->head, r->metric, r->mode,
 			r->workload);
 	else
 		sh = xasprintf(
-			"#!/bin/sh\n"
-			"# Regression %lld of %s, found by night %lld: %s.%s "
-			"in %s on %s, %+.1f%%,\n"
+			"%s,\n"
 			"# %s %s against %s. Set kernel '%s' of matrix.toml "
 			"to each version's\n"
 			"# package in turn and run both into repro.db:\n"
@@ -115,12 +115,10 @@ static void reproduce(struct night *nt, const struct store_regression *r,
 			"iommu-bench --db repro.db run matrix.toml --only "
 			"kernel=%s,mode=%s,workload=%s\n"
 			"iommu-bench --db repro.db compare --by kernel\n",
-			(long long)r->id, nt->series, (long long)r->night_id,
-			r->workload, r->metric, r->mode, r->host, r->change_pct,
-			nt->k->package, r->head, r->base, nt->k->name,
+			head, nt->k->package, r->head, r->base, nt->k->name,
 			nt->k->name, r->mode, r->workload);
 	put(dir, "reproduce.sh", sh, strlen(sh), 0755);
-	free(sh);
+	free_all(head, sh);
 }
 
 /* The most symbols the table lists: lkp's mails list a screenful. */
@@ -202,20 +200,13 @@ static int rows(struct night *nt, const struct store_regression *r,
 	struct regress_result res = { 0 };
 	struct ds_filter f = { 0 };
 	struct robot_row *v;
-	char *kv;
 	size_t i, n = 0;
 	struct rdb db;
 	int ret;
 
-	kv = xasprintf("host=%s", r->host);
-	ds_filter__add(&f, kv);
-	free(kv);
-	kv = xasprintf("mode=%s", r->mode);
-	ds_filter__add(&f, kv);
-	free(kv);
-	kv = xasprintf("workload=%s", r->workload);
-	ds_filter__add(&f, kv);
-	free(kv);
+	night__filter(&f, "host", r->host);
+	night__filter(&f, "mode", r->mode);
+	night__filter(&f, "workload", r->workload);
 	ret = rdb__open(nt->o->db_path, &db);
 	if (ret)
 		goto out;

@@ -60,6 +60,9 @@ int night__run(struct night *nt);
 int night__confirm_run(struct night *nt, struct store_regression *r);
 
 /* nightly-judge.c */
+struct ds_filter;
+/* Keep to @key = @value in regress's comparisons. */
+void night__filter(struct ds_filter *f, const char *key, const char *value);
 /*
  * Tonight against the last good night (and the history): findings
  * stored as regressions to confirm, open ones still seen or fixed said,
