@@ -310,6 +310,11 @@ struct kbuild_ctx {
  * commits, no advice; the caller pushes the subcommand.
  */
 void kbuild__git_argv(struct strvec *a, const char *dir);
+/* git ARGS... (NULL-ended) in @dir, for its stdout (kbuild__capture). */
+int kbuild__git(const char *dir, const char *const *args, int timeout_ms,
+		char **out, char **err);
+/* @s less its trailing newlines and spaces: git's one-line answers. */
+char *kbuild__chomp(char *s);
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err);
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err);
