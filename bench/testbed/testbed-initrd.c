@@ -283,7 +283,8 @@ out:
  */
 static bool elf_is_static(const char *data, size_t len)
 {
-	size_t i, phoff, phnum, phentsize;
+	size_t i, phoff, phnum, phentsize, phsize;
+	uint32_t type;
 
 	if (len < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG))
 		return false;
@@ -293,39 +294,28 @@ static bool elf_is_static(const char *data, size_t len)
 		phoff = eh->e_phoff;
 		phnum = eh->e_phnum;
 		phentsize = eh->e_phentsize;
-		if (phentsize < sizeof(Elf64_Phdr))
-			return false;
-		for (i = 0; i < phnum; i++) {
-			const Elf64_Phdr *ph;
-
-			if (phoff + (i + 1) * phentsize > len)
-				return false;
-			ph = (const Elf64_Phdr *)(data + phoff + i * phentsize);
-			if (ph->p_type == PT_INTERP)
-				return false;
-		}
-		return true;
-	}
-	if (data[EI_CLASS] == ELFCLASS32 && len >= sizeof(Elf32_Ehdr)) {
+		phsize = sizeof(Elf64_Phdr);
+	} else if (data[EI_CLASS] == ELFCLASS32 && len >= sizeof(Elf32_Ehdr)) {
 		const Elf32_Ehdr *eh = (const Elf32_Ehdr *)data;
 
 		phoff = eh->e_phoff;
 		phnum = eh->e_phnum;
 		phentsize = eh->e_phentsize;
-		if (phentsize < sizeof(Elf32_Phdr))
-			return false;
-		for (i = 0; i < phnum; i++) {
-			const Elf32_Phdr *ph;
-
-			if (phoff + (i + 1) * phentsize > len)
-				return false;
-			ph = (const Elf32_Phdr *)(data + phoff + i * phentsize);
-			if (ph->p_type == PT_INTERP)
-				return false;
-		}
-		return true;
+		phsize = sizeof(Elf32_Phdr);
+	} else {
+		return false;
 	}
-	return false;
+	if (phentsize < phsize)
+		return false;
+	for (i = 0; i < phnum; i++) {
+		if (phoff + (i + 1) * phentsize > len)
+			return false;
+		/* p_type leads the program header of either class. */
+		memcpy(&type, data + phoff + i * phentsize, sizeof(type));
+		if (type == PT_INTERP)
+			return false;
+	}
+	return true;
 }
 
 /* The base archive in @c, and its content hash in @key. */
