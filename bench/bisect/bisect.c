@@ -468,21 +468,11 @@ static int save(struct bisect_state *s)
 	return ret;
 }
 
-static char *subject_of(const struct bisect_state *s, const char *commit)
-{
-	char *subj = NULL, *err = NULL;
-
-	if (bisect_git__subject(s->tree, commit, &subj, &err))
-		subj = xstrdup("?");
-	free(err);
-	return subj;
-}
-
 /* Measure @st to its repetitions; its own verdict is the caller's. */
 static int measure(struct bisect_ctx *c, struct bisect_step *st,
 		   const char *what)
 {
-	char *subj = subject_of(c->s, st->commit);
+	char *subj = bisect__subject(c->s, st->commit);
 	int ret;
 
 	pr_info("bisect: %s %.*s \"%s\": %u trial%s of %s in %s", what,
