@@ -177,22 +177,12 @@ out:
 
 static struct moddep *moddeps__by_path(struct moddeps *md, const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < md->nr; i++)
-		if (!strcmp(md->v[i].path, path))
-			return &md->v[i];
-	return NULL;
+	return TABLE_FIND(md->v, md->nr, path, path);
 }
 
 static struct moddep *moddeps__by_name(struct moddeps *md, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < md->nr; i++)
-		if (!strcmp(md->v[i].name, name))
-			return &md->v[i];
-	return NULL;
+	return TABLE_FIND(md->v, md->nr, name, name);
 }
 
 static bool moddeps__is_builtin(const struct moddeps *md, const char *name)
