@@ -696,6 +696,50 @@ static int open_state(const struct bisect_opts *o, const char *path,
 	return 0;
 }
 
+/* --resume needs one running; without it, a running one is not replaced. */
+static int check_resume(const struct bisect_opts *o, const char *path,
+			const struct bisect_state *s, bool exists)
+{
+	if (!o->resume) {
+		if (exists && s->status == BISECT_STATUS_RUNNING && !o->fresh)
+			return USAGE("a bisection of %s..%s (%s) is in "
+				     "progress in %s: --resume continues it, "
+				     "--new starts over",
+				     s->good_arg, s->bad_arg, s->metric, path);
+		return 0;
+	}
+	if (!exists)
+		return USAGE("--resume: no bisection in progress for %s (%s "
+			     "does not exist)",
+			     o->db_path, path);
+	if (s->status != BISECT_STATUS_RUNNING)
+		return USAGE("--resume: the bisection in %s has ended (%s); "
+			     "`bisect log` shows it",
+			     path, bisect_status__name(s->status));
+	return 0;
+}
+
+/* A new bisection in @s, said and saved before its first build. */
+static int start(const struct bisect_opts *o, const char *path, const char *sha,
+		 struct bisect_state *s)
+{
+	unsigned int steps;
+	int ret;
+
+	bisect_state__release(s);
+	ret = state_new(s, o, o->db_path, sha);
+	if (ret)
+		return ret;
+	s->path = xstrdup(path);
+	steps = bisect_search__max_steps(s->nr_candidates);
+	pr_info("bisect: %zu commits after the good end, %u build%s at most "
+		"besides the ends; %s in %s, judged by %s",
+		s->nr_candidates, steps, steps == 1 ? "" : "s", s->workload,
+		s->mode,
+		s->kind == BISECT_BY_THRESHOLD ? "threshold" : "Mann-Whitney");
+	return save(s);
+}
+
 int bisect__main(const struct bisect_opts *o)
 {
 	char sha[SHA256_HEX_SIZE],
@@ -713,27 +757,10 @@ int bisect__main(const struct bisect_opts *o)
 	int ret;
 
 	ret = open_state(o, path, &s, &exists);
+	if (!ret)
+		ret = check_resume(o, path, &s, exists);
 	if (ret)
 		goto out;
-	if (o->resume) {
-		if (!exists) {
-			ret = USAGE("--resume: no bisection in progress for "
-				    "%s (%s does not exist)",
-				    o->db_path, path);
-			goto out;
-		}
-		if (s.status != BISECT_STATUS_RUNNING) {
-			ret = USAGE("--resume: the bisection in %s has ended "
-				    "(%s); `bisect log` shows it",
-				    path, bisect_status__name(s.status));
-			goto out;
-		}
-	} else if (exists && s.status == BISECT_STATUS_RUNNING && !o->fresh) {
-		ret = USAGE("a bisection of %s..%s (%s) is in progress in "
-			    "%s: --resume continues it, --new starts over",
-			    s.good_arg, s.bad_arg, s.metric, path);
-		goto out;
-	}
 	ret = read_matrix(o->resume ? s.matrix : o->matrix, &c.matrix_text,
 			  &c.matrix_len, sha);
 	if (ret)
@@ -746,21 +773,7 @@ int bisect__main(const struct bisect_opts *o)
 		goto out;
 	}
 	if (!o->resume) {
-		bisect_state__release(&s);
-		ret = state_new(&s, o, o->db_path, sha);
-		if (ret)
-			goto out;
-		s.path = xstrdup(path);
-		pr_info("bisect: %zu commits after the good end, %u build%s "
-			"at most besides the ends; %s in %s, judged by %s",
-			s.nr_candidates,
-			bisect_search__max_steps(s.nr_candidates),
-			bisect_search__max_steps(s.nr_candidates) == 1 ? "" :
-									 "s",
-			s.workload, s.mode,
-			s.kind == BISECT_BY_THRESHOLD ? "threshold" :
-							"Mann-Whitney");
-		ret = save(&s);
+		ret = start(o, path, sha, &s);
 		if (ret)
 			goto out;
 	}
