@@ -39,13 +39,9 @@ int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 	char *spec, *out = NULL, *why = NULL;
 	int ret;
 
-	if (!kbuild__revision_is_valid(rev)) {
-		*err = xasprintf("'%s' is not a git revision (letters, digits, "
-				 "'.', '_', '/', '~', '^' and '-', not "
-				 "starting with '-', no '..')",
-				 rev);
-		return -EINVAL;
-	}
+	ret = kbuild__check_revision(rev, err);
+	if (ret)
+		return ret;
 	spec = xasprintf("%s^{commit}", rev);
 	ret = git(tree,
 		  (const char *[]){ "rev-parse", "--verify", "--quiet", spec,

@@ -109,14 +109,10 @@ static int check_sources(const struct kbuild_recipe *in, struct resolved *rs,
 	}
 	r->tree = rs->tree;
 	r->base = in->base ? in->base : "HEAD";
-	if (!kbuild__revision_is_valid(r->base))
-		return errmsg__set(err, -EINVAL,
-				   "'%s' is not a git revision (letters, "
-				   "digits, '.', '_', '/', '~', '^' and '-', "
-				   "not starting with '-', no '..')",
-				   r->base);
-	ret = resolve_files(in->patches, in->nr_patches, "the patch",
-			    &rs->patches, err);
+	ret = kbuild__check_revision(r->base, err);
+	if (!ret)
+		ret = resolve_files(in->patches, in->nr_patches, "the patch",
+				    &rs->patches, err);
 	if (ret)
 		return ret;
 	r->patches = rs->patches;
@@ -141,6 +137,7 @@ static int check_target(const struct kbuild_recipe *in, struct resolved *rs,
 	struct kbuild_recipe *r = &rs->r;
 	const struct kbuild_arch *native;
 	const struct arch *a;
+	int ret;
 
 	rs->arch = kbuild__arch(in->arch);
 	if (!rs->arch)
@@ -151,12 +148,10 @@ static int check_target(const struct kbuild_recipe *in, struct resolved *rs,
 	r->arch = rs->arch->name;
 	if (r->cross_compile && !*r->cross_compile)
 		r->cross_compile = NULL;
-	if (r->cross_compile && !kbuild__prefix_is_valid(r->cross_compile))
-		return errmsg__set(err, -EINVAL,
-				   "'%s' is not a CROSS_COMPILE prefix "
-				   "(letters, digits, '.', '_', '/', '+' and "
-				   "'-', not starting with '-')",
-				   r->cross_compile);
+	ret = r->cross_compile ? kbuild__check_prefix(r->cross_compile, err) :
+				 0;
+	if (ret)
+		return ret;
 	native = kbuild__arch(NULL);
 	if (r->cross_compile || !native ||
 	    !strcmp(native->srcarch, rs->arch->srcarch))

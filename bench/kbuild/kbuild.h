@@ -264,6 +264,9 @@ const struct kbuild_arch *kbuild__arch(const char *name);
 bool kbuild__revision_is_valid(const char *rev);
 /* A CROSS_COMPILE prefix: [A-Za-z0-9._/+-], not starting with '-'. */
 bool kbuild__prefix_is_valid(const char *prefix);
+/* The two above, with the words that say what is allowed: -EINVAL. */
+int kbuild__check_revision(const char *rev, char **err);
+int kbuild__check_prefix(const char *prefix, char **err);
 
 /*
  * Running the commands of a build. Their stdout and stderr go to the

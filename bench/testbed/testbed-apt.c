@@ -63,9 +63,7 @@ static void opt(struct testbed_apt *apt, const char *key, const char *value)
 }
 
 /* Where apt looks, each in the private folder: none of this machine's. */
-static const struct {
-	const char *key, *sub;
-} apt_dirs[] = {
+static const char *const apt_dirs[][2] = {
 	{ "Dir::State", "state" },
 	{ "Dir::State::status", "status" },
 	{ "Dir::Cache", "cache" },
@@ -81,8 +79,8 @@ static void opt_dirs(struct testbed_apt *apt)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(apt_dirs); i++) {
-		path = xasprintf("%s/%s", apt->dir, apt_dirs[i].sub);
-		opt(apt, apt_dirs[i].key, path);
+		path = xasprintf("%s/%s", apt->dir, apt_dirs[i][1]);
+		opt(apt, apt_dirs[i][0], path);
 		free(path);
 	}
 }
