@@ -186,15 +186,6 @@ static int finish(const struct regress_result *res,
 	return status;
 }
 
-static void release_opts(struct regress_opts *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_thresholds; i++)
-		free((char *)o->thresholds[i].metric);
-	free(o->thresholds);
-}
-
 /* The store read and judged, pairwise and over the history as asked. */
 static int regress(const struct regress_args *a, const struct regress_opts *o,
 		   const struct ds_filter *f)
@@ -231,6 +222,15 @@ out:
 out_db:
 	rdb__close(&r);
 	return status;
+}
+
+static void release_opts(struct regress_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_thresholds; i++)
+		free((char *)o->thresholds[i].metric);
+	free(o->thresholds);
 }
 
 int cmd_regress(int argc, const char **argv)
