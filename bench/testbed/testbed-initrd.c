@@ -91,8 +91,7 @@ static void moddeps__release(struct moddeps *md)
 	size_t i;
 
 	for (i = 0; i < md->nr; i++) {
-		free(md->v[i].path);
-		free(md->v[i].name);
+		free_all(md->v[i].path, md->v[i].name);
 		strvec__release(&md->v[i].deps);
 	}
 	free(md->v);
