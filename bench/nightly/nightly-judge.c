@@ -77,12 +77,7 @@ static int pairwise(struct night *nt, struct rdb *r, int64_t base_run,
 		    const char *const *metrics, const struct ds_filter *f,
 		    struct regress_result *res)
 {
-	struct regress_opts o = {
-		.cmp = CMP_OPTS_DEFAULT,
-		.default_pct = 3,
-		.cp = CP_OPTS_DEFAULT,
-		.metrics = metrics,
-	};
+	struct regress_opts o = { NIGHT_REGRESS_OPTS, .metrics = metrics };
 
 	memset(res, 0, sizeof(*res));
 	res->base = (struct regress_sel){ .arg = "the last good night",
@@ -242,9 +237,7 @@ static int history(struct night *nt, struct rdb *r,
 		   const struct store_regression *known, size_t nr_known,
 		   struct regress_history *h, bool *have)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct rdb_runs all = { 0 }, mine = { 0 };
 	struct ds_filter f = { 0 };
 	size_t i, j, k;
@@ -301,9 +294,7 @@ out:
  */
 static int pinned(struct night *nt, struct rdb *r)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct regress_result res = { 0 };
 	struct ds_filter f = { 0 };
 	size_t i;
@@ -402,12 +393,7 @@ int night__confirmed(struct night *nt, const struct store_regression *r,
 	const char *metrics[] = { r->metric, NULL };
 	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1];
 	struct regress_result res = { 0 };
-	struct regress_opts o = {
-		.cmp = CMP_OPTS_DEFAULT,
-		.default_pct = 3,
-		.cp = CP_OPTS_DEFAULT,
-		.metrics = metrics,
-	};
+	struct regress_opts o = { NIGHT_REGRESS_OPTS, .metrics = metrics };
 	struct ds_filter f = { 0 };
 	struct rdb db;
 	size_t i;

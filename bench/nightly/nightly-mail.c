@@ -194,9 +194,7 @@ out:
 static int rows(struct night *nt, const struct store_regression *r,
 		struct robot_row **out, size_t *nr, char ***names)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct regress_result res = { 0 };
 	struct ds_filter f = { 0 };
 	struct robot_row *v;
