@@ -83,6 +83,46 @@ static double parse_pct(const char *s)
 	return v;
 }
 
+/* The numbers asked, in range, into @o: 0 or EXIT_USAGE. */
+static int take_numbers(struct bisect_opts *o, const char *threshold, long reps,
+			long max_reps, long jobs)
+{
+	o->threshold_pct = parse_pct(threshold);
+	if (o->threshold_pct == -2) {
+		pr_err("bisect: --threshold '%s': a percentage, like 50",
+		       threshold);
+		return EXIT_USAGE;
+	}
+	if (reps < 0 || max_reps < 0 || jobs < 0 || reps > 1000 ||
+	    max_reps > 1000) {
+		pr_err("bisect: --repetitions, --max-repetitions and --jobs "
+		       "are positive numbers (at most 1000)");
+		return EXIT_USAGE;
+	}
+	o->repetitions = (int)reps;
+	o->max_repetitions = (int)max_reps;
+	o->jobs = (int)jobs;
+	return 0;
+}
+
+/* The builds run elsewhere: a relative --workdir would move. */
+static int absolute_workdir(struct bisect_opts *o, char **workdir)
+{
+	char *cwd;
+
+	if (!o->workdir || o->workdir[0] == '/')
+		return 0;
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		pr_err("bisect: --workdir %s: %s", o->workdir, strerror(errno));
+		return EXIT_WORK_FAILED;
+	}
+	*workdir = xasprintf("%s/%s", cwd, o->workdir);
+	o->workdir = *workdir;
+	free(cwd);
+	return 0;
+}
+
 int cmd_bisect(int argc, const char **argv)
 {
 	struct bisect_opts o = { .threshold_pct = -1 };
@@ -145,35 +185,13 @@ int cmd_bisect(int argc, const char **argv)
 			    "--resume continues with what the bisection was "
 			    "started with: no --good, --bad, --metric, "
 			    "--probe or --threshold");
-	o.threshold_pct = parse_pct(threshold);
-	if (o.threshold_pct == -2) {
-		pr_err("bisect: --threshold '%s': a percentage, like 50",
-		       threshold);
-		return EXIT_USAGE;
-	}
-	if (reps < 0 || max_reps < 0 || jobs < 0 || reps > 1000 ||
-	    max_reps > 1000) {
-		pr_err("bisect: --repetitions, --max-repetitions and --jobs "
-		       "are positive numbers (at most 1000)");
-		return EXIT_USAGE;
-	}
-	o.repetitions = (int)reps;
-	o.max_repetitions = (int)max_reps;
-	o.jobs = (int)jobs;
+	ret = take_numbers(&o, threshold, reps, max_reps, jobs);
+	if (ret)
+		return ret;
 	o.json = global.json;
-	if (o.workdir && o.workdir[0] != '/') {
-		char *cwd = getcwd(NULL, 0);
-
-		if (!cwd) {
-			pr_err("bisect: --workdir %s: %s", o.workdir,
-			       strerror(errno));
-			return EXIT_WORK_FAILED;
-		}
-		/* The builds run elsewhere: a relative path would move. */
-		workdir = xasprintf("%s/%s", cwd, o.workdir);
-		o.workdir = workdir;
-		free(cwd);
-	}
+	ret = absolute_workdir(&o, &workdir);
+	if (ret)
+		return ret;
 	if (argc) {
 		o.matrix = argv[0];
 		if (db_of(o.matrix, &db))

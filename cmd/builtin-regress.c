@@ -186,6 +186,44 @@ static int finish(const struct regress_result *res,
 	return status;
 }
 
+/* The store read and judged, pairwise and over the history as asked. */
+static int regress(const struct regress_args *a, const struct regress_opts *o,
+		   const struct ds_filter *f)
+{
+	struct regress_result res = { 0 }, *resp = NULL;
+	struct regress_history h, *hp = NULL;
+	struct rdb_runs runs = { 0 };
+	bool pairwise = !a->history || a->baseline || a->candidate;
+	struct rdb r;
+	int status = EXIT_WORK_FAILED;
+
+	if (rdb__open(global__db_path(), &r))
+		return status;
+	if (rdb__runs(&r, &runs))
+		goto out_db;
+	if (pairwise) {
+		status = run_pairwise(&r, &runs, a, o, f, &res);
+		resp = &res;
+		if (status != EXIT_OK)
+			goto out;
+	}
+	if (a->history) {
+		status = EXIT_WORK_FAILED;
+		if (regress__history(&r, &runs, a->history, o, f, &h))
+			goto out;
+		hp = &h;
+	}
+	status = finish(resp, hp, o, a->junit);
+out:
+	if (hp)
+		regress__history_release(hp);
+	regress__release(&res);
+	rdb__runs_release(&runs);
+out_db:
+	rdb__close(&r);
+	return status;
+}
+
 static void release_opts(struct regress_opts *o)
 {
 	size_t i;
@@ -246,47 +284,15 @@ int cmd_regress(int argc, const char **argv)
 	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
 				  .default_pct = 3,
 				  .cp = CP_OPTS_DEFAULT };
-	struct regress_result res = { 0 }, *resp = NULL;
-	struct regress_history h, *hp = NULL;
 	struct ds_filter f = { 0 };
-	struct rdb_runs runs = { 0 };
-	bool pairwise;
-	struct rdb r;
 	int status = EXIT_USAGE;
 
 	argc = parse_options(argc, argv, opts, regress_usage, 0);
 	if (argc)
 		usage_error(regress_usage, opts, "unexpected argument '%s'",
 			    argv[0]);
-	if (parse_args(&a, &o, &f))
-		goto out_opts;
-	pairwise = !a.history || a.baseline || a.candidate;
-	status = EXIT_WORK_FAILED;
-	if (rdb__open(global__db_path(), &r))
-		goto out_opts;
-	if (rdb__runs(&r, &runs))
-		goto out_db;
-	if (pairwise) {
-		status = run_pairwise(&r, &runs, &a, &o, &f, &res);
-		resp = &res;
-		if (status != EXIT_OK)
-			goto out;
-	}
-	if (a.history) {
-		status = EXIT_WORK_FAILED;
-		if (regress__history(&r, &runs, a.history, &o, &f, &h))
-			goto out;
-		hp = &h;
-	}
-	status = finish(resp, hp, &o, a.junit);
-out:
-	if (hp)
-		regress__history_release(hp);
-	regress__release(&res);
-	rdb__runs_release(&runs);
-out_db:
-	rdb__close(&r);
-out_opts:
+	if (!parse_args(&a, &o, &f))
+		status = regress(&a, &o, &f);
 	release_opts(&o);
 	ds_filter__release(&f);
 	strvec__release(&a.thresholds);

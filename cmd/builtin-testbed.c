@@ -81,18 +81,11 @@ static const struct option testbed_options[] = {
 	OPT_END(),
 };
 
-static int testbed_build(void)
+/* The arch's reference kernel in @fallback; every name asked checked. */
+static void build_args_check(const char **fallback, const char *const *pkgs,
+			     size_t nr)
 {
-	const char *fallback[] = { args.suite ? TESTBED_SUITE_KERNEL :
-						TESTBED_DEFAULT_KERNEL };
-	const char *const *pkgs =
-		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
-	const struct arch *a;
-	size_t i, nr = args.kernels.nr ? args.kernels.nr : 1;
-	json_t *out = json_array();
-	struct testbed_kernel k;
-	bool failed = false;
-	char *err;
+	size_t i;
 
 	if (args.arch && args.kernels.nr)
 		usage_error(testbed_usage, testbed_options,
@@ -124,6 +117,60 @@ static int testbed_build(void)
 			    "([a-z0-9-], starting with a letter, such as "
 			    "trixie-backports)",
 			    args.suite);
+}
+
+/* One kernel built: into @out for --json, else its lines. */
+static void kernel_say(json_t *out, const struct testbed_kernel *k)
+{
+	const struct arch *a = arch__of_package(k->package);
+
+	if (global.json) {
+		json_array_append_new(
+			out,
+			json_pack("{s:s, s:s?, s:s, s:s, s:s?, s:s?, "
+				  "s:s, s:s, s:s, s:b, s:s, s:s}",
+				  "package", k->package, "arch",
+				  a ? a->name : NULL, "version", k->version,
+				  "release", k->release, "suite", k->suite,
+				  "asked", k->asked, "layout",
+				  testbed_layout__name(k->layout), "image",
+				  k->image, "initrd", k->initrd, "cached",
+				  k->cached, "config", k->config, "dir",
+				  k->dir));
+		return;
+	}
+	if (k->asked)
+		printf("%s in %s: ", k->asked, k->suite);
+	printf("%s %s (release %s, %s%s%s): %s\n", k->package, k->version,
+	       k->release, a ? a->name : "arch not in its name",
+	       k->suite ? ", from " : "", k->suite ? k->suite : "",
+	       k->cached ? "cached" : "built");
+	printf("  image   %s\n  initrd  %s\n", k->image, k->initrd);
+}
+
+/* The JSON array for --json (the lines were printed otherwise). */
+static int testbed_done(json_t *out, bool failed)
+{
+	if (global.json)
+		output__json(out);
+	else
+		json_decref(out);
+	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+static int testbed_build(void)
+{
+	const char *fallback[] = { args.suite ? TESTBED_SUITE_KERNEL :
+						TESTBED_DEFAULT_KERNEL };
+	const char *const *pkgs =
+		args.kernels.nr ? strvec__argv(&args.kernels) : fallback;
+	size_t i, nr = args.kernels.nr ? args.kernels.nr : 1;
+	json_t *out = json_array();
+	struct testbed_kernel k;
+	bool failed = false;
+	char *err;
+
+	build_args_check(fallback, pkgs, nr);
 	/* A first build takes seconds per kernel: say what is going on. */
 	if (log_verbosity < LOG_INFO)
 		log_verbosity = LOG_INFO;
@@ -136,41 +183,10 @@ static int testbed_build(void)
 			failed = true;
 			continue;
 		}
-		if (global.json) {
-			json_array_append_new(
-				out,
-				json_pack("{s:s, s:s?, s:s, s:s, s:s?, s:s?, "
-					  "s:s, s:s, s:s, s:b, s:s, s:s}",
-					  "package", k.package, "arch",
-					  (a = arch__of_package(k.package)) ?
-						  a->name :
-						  NULL,
-					  "version", k.version, "release",
-					  k.release, "suite", k.suite, "asked",
-					  k.asked, "layout",
-					  testbed_layout__name(k.layout),
-					  "image", k.image, "initrd", k.initrd,
-					  "cached", k.cached, "config",
-					  k.config, "dir", k.dir));
-		} else {
-			a = arch__of_package(k.package);
-			if (k.asked)
-				printf("%s in %s: ", k.asked, k.suite);
-			printf("%s %s (release %s, %s%s%s): %s\n", k.package,
-			       k.version, k.release,
-			       a ? a->name : "arch not in its name",
-			       k.suite ? ", from " : "", k.suite ? k.suite : "",
-			       k.cached ? "cached" : "built");
-			printf("  image   %s\n  initrd  %s\n", k.image,
-			       k.initrd);
-		}
+		kernel_say(out, &k);
 		testbed_kernel__release(&k);
 	}
-	if (global.json)
-		output__json(out);
-	else
-		json_decref(out);
-	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+	return testbed_done(out, failed);
 }
 
 static int testbed_resolve(void)
@@ -205,11 +221,7 @@ static int testbed_resolve(void)
 		free(name);
 		free(version);
 	}
-	if (global.json)
-		output__json(out);
-	else
-		json_decref(out);
-	return failed ? EXIT_WORK_FAILED : EXIT_OK;
+	return testbed_done(out, failed);
 }
 
 static int testbed_path(void)

@@ -49,33 +49,23 @@ static const struct option triage_options[] = {
 
 static json_t *reg_json(const struct store_regression *r)
 {
-	json_t *o = json_pack(
-		"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:s, s:s}",
+	/* s? is null where the string is NULL. */
+	return json_pack(
+		"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:s, s:s, "
+		"s:o, s:s?, s:s?, s:o, s:s?, s:s?}",
 		"id", (json_int_t)r->id, "night", (json_int_t)r->night_id,
 		"series", r->series, "host", r->host, "workload", r->workload,
 		"mode", r->mode, "metric", r->metric, "improvement",
 		r->improvement, "base", r->base, "head", r->head, "culprit",
-		r->culprit, "state", r->state);
-
-	json_object_set_new(o, "change_pct",
-			    isfinite(r->change_pct) ? json_real(r->change_pct) :
-						      json_null());
-	json_object_set_new(o, "first_bad",
-			    r->first_bad ? json_string(r->first_bad) :
-					   json_null());
-	json_object_set_new(o, "no_commit",
-			    r->no_commit ? json_string(r->no_commit) :
-					   json_null());
-	json_object_set_new(o, "reproduced",
-			    r->pairs ? json_pack("{s:i, s:i}", "of", r->pairs,
-						 "in", r->reproduced) :
-				       json_null());
-	json_object_set_new(o, "mail",
-			    r->mail ? json_string(r->mail) : json_null());
-	json_object_set_new(o, "fixed_by",
-			    r->fixed_by ? json_string(r->fixed_by) :
-					  json_null());
-	return o;
+		r->culprit, "state", r->state, "change_pct",
+		isfinite(r->change_pct) ? json_real(r->change_pct) :
+					  json_null(),
+		"first_bad", r->first_bad, "no_commit", r->no_commit,
+		"reproduced",
+		r->pairs ? json_pack("{s:i, s:i}", "of", r->pairs, "in",
+				     r->reproduced) :
+			   json_null(),
+		"mail", r->mail, "fixed_by", r->fixed_by);
 }
 
 /* "0123456789ab" of a commit; a version as it is. */
@@ -153,14 +143,24 @@ static int parse_id(const char *s, int64_t *id)
 	return EXIT_OK;
 }
 
-/* The regression @id, or the words that say there is none. */
-static int get_reg(struct store *st, int64_t id, struct store_regression *r)
+/*
+ * The store, and the regression @id in it, or the words that say there
+ * is none (and the store closed again).
+ */
+static int open_reg(unsigned int flags, int64_t id, struct store **st,
+		    struct store_regression *r)
 {
-	int err = store__regression_get(st, id, r);
+	int err, ret;
 
+	ret = open_store(flags, st);
+	if (ret)
+		return ret;
+	err = store__regression_get(*st, id, r);
 	if (err == -ENOENT)
 		pr_err("no regression %lld in %s (see 'iommu-bench triage')",
 		       (long long)id, global__db_path());
+	if (err)
+		store__close(*st);
 	return err ? EXIT_WORK_FAILED : EXIT_OK;
 }
 
@@ -173,15 +173,12 @@ static int triage_show(int64_t id)
 	json_t *o;
 	int ret;
 
-	ret = open_store(STORE_READONLY, &st);
+	ret = open_reg(STORE_READONLY, id, &st, &r);
 	if (ret)
 		return ret;
-	ret = get_reg(st, id, &r);
-	if (ret)
-		goto out;
 	if (store__regression_notes(st, id, &notes, &n)) {
 		ret = EXIT_WORK_FAILED;
-		goto out_reg;
+		goto out;
 	}
 	if (global.json) {
 		json_t *a = json_array();
@@ -208,9 +205,8 @@ static int triage_show(int64_t id)
 			printf("      note %s\n", notes[i]);
 	}
 	strv_free(notes, n);
-out_reg:
-	store_regression__release(&r);
 out:
+	store_regression__release(&r);
 	store__close(st);
 	return ret;
 }
@@ -222,12 +218,9 @@ static int triage_mark(int64_t id, bool ignore, const char *text)
 	struct store *st;
 	int ret;
 
-	ret = open_store(STORE_MIGRATE, &st);
+	ret = open_reg(STORE_MIGRATE, id, &st, &r);
 	if (ret)
 		return ret;
-	ret = get_reg(st, id, &r);
-	if (ret)
-		goto out;
 	if ((ignore && store__regression_set(st, &set)) ||
 	    (text && store__regression_note(st, id, text)))
 		ret = EXIT_WORK_FAILED;
@@ -239,7 +232,6 @@ static int triage_mark(int64_t id, bool ignore, const char *text)
 	else
 		printf("regression %lld: note kept\n", (long long)id);
 	store_regression__release(&r);
-out:
 	store__close(st);
 	return ret;
 }

@@ -20,17 +20,11 @@
 static int git(const char *tree, const char *const *args, char **out,
 	       char **err)
 {
-	struct strvec a = { 0 };
 	char *why = NULL;
-	size_t i;
 	int ret;
 
-	kbuild__git_argv(&a, tree);
-	for (i = 0; args[i]; i++)
-		strvec__push(&a, args[i]);
 	*out = NULL;
-	ret = kbuild__capture(strvec__argv(&a), GIT_MS, out, &why);
-	strvec__release(&a);
+	ret = kbuild__git(tree, args, GIT_MS, out, &why);
 	if (ret) {
 		*err = why ? why : xstrdup("git failed");
 		return -EIO;
@@ -39,28 +33,15 @@ static int git(const char *tree, const char *const *args, char **out,
 	return 0;
 }
 
-static char *chomp(char *s)
-{
-	size_t len = strlen(s);
-
-	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
-		s[--len] = '\0';
-	return s;
-}
-
 int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 			char **err)
 {
 	char *spec, *out = NULL, *why = NULL;
 	int ret;
 
-	if (!kbuild__revision_is_valid(rev)) {
-		*err = xasprintf("'%s' is not a git revision (letters, digits, "
-				 "'.', '_', '/', '~', '^' and '-', not "
-				 "starting with '-', no '..')",
-				 rev);
-		return -EINVAL;
-	}
+	ret = kbuild__check_revision(rev, err);
+	if (ret)
+		return ret;
 	spec = xasprintf("%s^{commit}", rev);
 	ret = git(tree,
 		  (const char *[]){ "rev-parse", "--verify", "--quiet", spec,
@@ -73,7 +54,7 @@ int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 		free(out);
 		return -EINVAL;
 	}
-	*sha = xstrdup(chomp(out));
+	*sha = xstrdup(kbuild__chomp(out));
 	free(out);
 	return 0;
 }
@@ -81,17 +62,14 @@ int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 int bisect_git__is_ancestor(const char *tree, const char *a, const char *b,
 			    char **err)
 {
-	struct strvec v = { 0 };
-	char *out = NULL, *why = NULL;
+	char *range = xasprintf("%s..%s", b, a), *out = NULL, *why = NULL;
 	int ret;
 
 	/* Exit 1 is the answer "no", not a failure: ask rev-list. */
-	kbuild__git_argv(&v, tree);
-	strvec__push(&v, "rev-list");
-	strvec__push(&v, "--count");
-	strvec__pushf(&v, "%s..%s", b, a);
-	ret = kbuild__capture(strvec__argv(&v), GIT_MS, &out, &why);
-	strvec__release(&v);
+	ret = kbuild__git(
+		tree, (const char *[]){ "rev-list", "--count", range, NULL },
+		GIT_MS, &out, &why);
+	free(range);
 	if (ret) {
 		*err = why ? why : xstrdup("git rev-list failed");
 		free(out);
@@ -140,7 +118,7 @@ int bisect_git__subject(const char *tree, const char *sha, char **subject,
 		  &out, err);
 	if (ret)
 		return ret;
-	*subject = xstrdup(chomp(out));
+	*subject = xstrdup(kbuild__chomp(out));
 	free(out);
 	return 0;
 }
@@ -151,7 +129,7 @@ int bisect_git__run(const char *tree, const char *const *args, char **out,
 	int ret = git(tree, args, out, err);
 
 	if (!ret)
-		chomp(*out);
+		kbuild__chomp(*out);
 	return ret;
 }
 
@@ -176,7 +154,7 @@ int bisect_git__dirty(const char *tree, char **err)
 		  &out, err);
 	if (ret)
 		return ret;
-	ret = !strcmp(chomp(out), "true");
+	ret = !strcmp(kbuild__chomp(out), "true");
 	free(out);
 	out = NULL;
 	if (ret)

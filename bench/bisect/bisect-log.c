@@ -48,7 +48,7 @@ static void figure(const struct bisect_state *s, const struct bisect_step *st,
 	fprintf(fp, ")");
 }
 
-static char *subject(const struct bisect_state *s, const char *commit)
+char *bisect__subject(const struct bisect_state *s, const char *commit)
 {
 	char *subj = NULL, *err = NULL;
 
@@ -142,7 +142,7 @@ static void print_json(struct bisect_state *s, const struct bisect_cost *c)
 			isnan(c->incr_median_s) ? json_null() :
 						  json_real(c->incr_median_s)));
 	if (s->status == BISECT_STATUS_FOUND) {
-		char *subj = subject(s, s->first_bad);
+		char *subj = bisect__subject(s, s->first_bad);
 
 		json_object_set_new(o, "subject", json_string(subj));
 		json_object_set_new(o, "before",
@@ -187,7 +187,7 @@ void bisect__print_result(const struct bisect_state *cs, bool json)
 		const struct bisect_step *b = before(s, s->first_bad);
 		const struct bisect_step *a =
 			bisect_state__step(s, s->first_bad);
-		char *subj = subject(s, s->first_bad);
+		char *subj = bisect__subject(s, s->first_bad);
 
 		printf("%s is the first bad commit\n    %s\n", s->first_bad,
 		       subj);
@@ -225,7 +225,7 @@ void bisect__print_result(const struct bisect_state *cs, bool json)
 static void log_line(const struct bisect_state *s, const struct bisect_step *st,
 		     const char *word, FILE *fp)
 {
-	char *subj = subject(s, st->commit);
+	char *subj = bisect__subject(s, st->commit);
 
 	fprintf(fp, "# %s: [%s] %s\n# ", word, st->commit, subj);
 	if (st->verdict == BISECT_SKIP)
@@ -262,7 +262,7 @@ void bisect__log_lines(const struct bisect_state *s, FILE *fp)
 			 fp);
 	}
 	if (s->status == BISECT_STATUS_FOUND) {
-		char *subj = subject(s, s->first_bad);
+		char *subj = bisect__subject(s, s->first_bad);
 
 		fprintf(fp, "# first bad commit: [%s] %s\n", s->first_bad,
 			subj);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -41,6 +42,28 @@ const char *bisect_verdict__name(enum bisect_verdict v)
 const char *bisect_status__name(enum bisect_status s)
 {
 	return status_names[s];
+}
+
+/* The state's strings, each under its own name in the file. */
+#define STATE_STR(f)                                               \
+	{                                                          \
+		.key = #f, .off = offsetof(struct bisect_state, f) \
+	}
+static const struct {
+	const char *key;
+	size_t off;
+} state_strs[] = {
+	STATE_STR(matrix),   STATE_STR(matrix_sha256), STATE_STR(tree),
+	STATE_STR(good),     STATE_STR(bad),	       STATE_STR(good_arg),
+	STATE_STR(bad_arg),  STATE_STR(metric),	       STATE_STR(mode),
+	STATE_STR(workload), STATE_STR(kernel),	       STATE_STR(run_name),
+	STATE_STR(workdir),  STATE_STR(first_bad),     STATE_STR(started_at),
+};
+#undef STATE_STR
+
+static char **state_str(struct bisect_state *s, size_t i)
+{
+	return (char **)((char *)s + state_strs[i].off);
 }
 
 static int name_index(const char *const *names, size_t n, const char *s)
@@ -202,21 +225,8 @@ static int state_load(const json_t *j, struct bisect_state *s)
 
 	if (json_integer_value(json_object_get(j, "version")) != STATE_VERSION)
 		return -EINVAL;
-	s->matrix = str_of(j, "matrix");
-	s->matrix_sha256 = str_of(j, "matrix_sha256");
-	s->tree = str_of(j, "tree");
-	s->good = str_of(j, "good");
-	s->bad = str_of(j, "bad");
-	s->good_arg = str_of(j, "good_arg");
-	s->bad_arg = str_of(j, "bad_arg");
-	s->metric = str_of(j, "metric");
-	s->mode = str_of(j, "mode");
-	s->workload = str_of(j, "workload");
-	s->kernel = str_of(j, "kernel");
-	s->run_name = str_of(j, "run_name");
-	s->workdir = str_of(j, "workdir");
-	s->first_bad = str_of(j, "first_bad");
-	s->started_at = str_of(j, "started_at");
+	for (i = 0; i < ARRAY_SIZE(state_strs); i++)
+		*state_str(s, i) = str_of(j, state_strs[i].key);
 	s->kind =
 		strcmp(json_string_value(json_object_get(j, "judged_by")) ?: "",
 		       "threshold") ?
@@ -290,9 +300,8 @@ void bisect_state__release(struct bisect_state *s)
 			 s->steps[i].why);
 	free(s->steps);
 	strv_free(s->candidates, s->nr_candidates);
-	free_all(s->path, s->matrix, s->matrix_sha256, s->tree, s->good, s->bad,
-		 s->good_arg, s->bad_arg, s->metric, s->mode, s->workload,
-		 s->kernel, s->run_name, s->workdir, s->first_bad,
-		 s->started_at);
+	for (i = 0; i < ARRAY_SIZE(state_strs); i++)
+		free(*state_str(s, i));
+	free(s->path);
 	memset(s, 0, sizeof(*s));
 }

@@ -281,103 +281,75 @@ static char *now_utc(void)
 	return xstrdup(buf);
 }
 
-/* Everything asked, checked before the first build. */
-static int state_new(struct bisect_state *s, const struct bisect_opts *o,
-		     const char *db_path, const char *matrix_sha)
+/* The one kernel bisect moves: named, or the matrix's only one, built. */
+static int pick_kernel(const struct matrix *m, const struct bisect_opts *o,
+		       const struct matrix_kernel **out)
 {
-	struct run_ctx ctx = { 0 };
 	const struct matrix_kernel *k;
-	struct matrix *m;
-	char *err = NULL;
-	int ret;
 
-	if (!o->good || !o->bad)
-		return USAGE("both ends are needed: --good REV --bad REV");
-	if (o->metric && o->probe)
-		return USAGE("--metric and --probe name the same thing: one "
-			     "of them");
-	if (!o->metric && !o->probe)
-		return USAGE("which figure? --metric NAME (throughput, "
-			     "iotlb_sync_per_gb, ...) or --probe NAME");
-	ret = run_session__load(&ctx, o->matrix, true);
-	if (ret) {
-		ret = -EINVAL;
-		goto out;
-	}
-	m = ctx.m;
 	if (o->kernel) {
 		long i = matrix__find_kernel(m, o->kernel);
 
-		if (i < 0) {
-			ret = USAGE("%s has no kernel '%s' to bisect",
-				    o->matrix, o->kernel);
-			goto out;
-		}
+		if (i < 0)
+			return USAGE("%s has no kernel '%s' to bisect",
+				     o->matrix, o->kernel);
 		k = &m->kernels[i];
 	} else if (m->nr_kernels != 1) {
-		ret = USAGE("%s has %zu kernels: bisect wants exactly one "
-			    "[[kernels]] entry, with a build recipe, whose "
-			    "base it moves from commit to commit",
-			    o->matrix, m->nr_kernels);
-		goto out;
+		return USAGE("%s has %zu kernels: bisect wants exactly one "
+			     "[[kernels]] entry, with a build recipe, whose "
+			     "base it moves from commit to commit",
+			     o->matrix, m->nr_kernels);
 	} else {
 		k = &m->kernels[0];
 	}
-	if (k->kind != KERNEL_BUILD) {
-		ret = USAGE("kernel '%s' of %s has no build recipe: bisect "
-			    "builds every commit it tests, so the kernel "
-			    "needs build = { tree = ..., config = ... }",
-			    k->name, o->matrix);
-		goto out;
-	}
+	if (k->kind != KERNEL_BUILD)
+		return USAGE("kernel '%s' of %s has no build recipe: bisect "
+			     "builds every commit it tests, so the kernel "
+			     "needs build = { tree = ..., config = ... }",
+			     k->name, o->matrix);
 	if (k->build.base)
 		pr_warn("bisect: kernel '%s': its build's base %s is "
 			"replaced by each commit tested",
 			k->name, k->build.base);
-	memset(s, 0, sizeof(*s));
-	s->tree = xstrdup(k->build.tree);
-	if (o->kernel)
-		s->kernel = xstrdup(k->name);
+	*out = k;
+	return 0;
+}
+
+/* Edits in the checkout would be in no commit that bisect builds. */
+static int check_clean(const struct bisect_state *s)
+{
+	char *err = NULL;
+	int ret;
+
 	ret = bisect_git__dirty(s->tree, &err);
-	if (ret == 1) {
+	if (ret == 1)
 		ret = USAGE("the tree %s has uncommitted changes to tracked "
 			    "files: bisect builds commits, never the "
 			    "checkout; commit or stash them first",
 			    s->tree);
-		goto out;
-	}
-	if (ret < 0) {
+	else if (ret < 0)
 		pr_err("bisect: %s", err);
-		goto out;
-	}
-	ret = pick_mode(m, o->mode, &s->mode);
-	if (!ret)
-		ret = pick_workload(m, o->workload, &s->workload);
-	if (ret)
-		goto out;
-	s->metric = o->probe ?
-			    xasprintf("%s%s", o->probe, STORE_PER_GB_SUFFIX) :
-			    xstrdup(o->metric);
-	ret = check_metric(m, s->workload, db_path, s->metric);
-	if (ret)
-		goto out;
+	free(err);
+	return ret;
+}
+
+/* How a step is judged, and how many trials it may take to judge it. */
+static int pick_judgement(struct bisect_state *s, const struct bisect_opts *o,
+			  const struct matrix *m)
+{
 	s->kind = bisect_judge__kind(s->metric);
 	s->alpha = STATS_ALPHA;
-	if (o->threshold_pct >= 0 && s->kind == BISECT_BY_TEST) {
-		ret = USAGE("--threshold: %s is judged by the Mann-Whitney "
-			    "test against both ends; a threshold is for a "
-			    "probe's calls per GB",
-			    s->metric);
-		goto out;
-	}
+	if (o->threshold_pct >= 0 && s->kind == BISECT_BY_TEST)
+		return USAGE("--threshold: %s is judged by the Mann-Whitney "
+			     "test against both ends; a threshold is for a "
+			     "probe's calls per GB",
+			     s->metric);
 	s->threshold_pct = o->threshold_pct >= 0 ? o->threshold_pct : 50;
-	if (!(s->threshold_pct > 0 && s->threshold_pct < 100)) {
-		ret = USAGE("--threshold %g: a percentage of the way from the "
-			    "good end's figure to the bad end's, between 0 "
-			    "and 100",
-			    s->threshold_pct);
-		goto out;
-	}
+	if (!(s->threshold_pct > 0 && s->threshold_pct < 100))
+		return USAGE("--threshold %g: a percentage of the way from the "
+			     "good end's figure to the bad end's, between 0 "
+			     "and 100",
+			     s->threshold_pct);
 	s->repetitions = o->repetitions > 0 ? (unsigned int)o->repetitions :
 					      m->run.repetitions;
 	if (s->kind == BISECT_BY_TEST &&
@@ -394,9 +366,16 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 				     4 * s->repetitions;
 	if (s->max_repetitions < s->repetitions)
 		s->max_repetitions = s->repetitions;
-	ret = check_ends(s, o);
-	if (ret)
-		goto out;
+	return 0;
+}
+
+/* What the state remembers of how it was asked, for a resume to compare. */
+static int state_origin(struct bisect_state *s, const struct bisect_opts *o,
+			const struct matrix *m, const struct matrix_kernel *k,
+			const char *matrix_sha)
+{
+	int ret = 0;
+
 	s->good_arg = xstrdup(o->good);
 	s->bad_arg = xstrdup(o->bad);
 	s->matrix = realpath(o->matrix, NULL);
@@ -409,8 +388,58 @@ static int state_new(struct bisect_state *s, const struct bisect_opts *o,
 	else
 		ret = bisect__default_workdir(&k->build, &s->workdir);
 	s->started_at = now_utc();
+	return ret;
+}
+
+/* Everything asked, checked before the first build. */
+static int state_new(struct bisect_state *s, const struct bisect_opts *o,
+		     const char *db_path, const char *matrix_sha)
+{
+	struct run_ctx ctx = { 0 };
+	const struct matrix_kernel *k;
+	struct matrix *m;
+	int ret;
+
+	if (!o->good || !o->bad)
+		return USAGE("both ends are needed: --good REV --bad REV");
+	if (o->metric && o->probe)
+		return USAGE("--metric and --probe name the same thing: one "
+			     "of them");
+	if (!o->metric && !o->probe)
+		return USAGE("which figure? --metric NAME (throughput, "
+			     "iotlb_sync_per_gb, ...) or --probe NAME");
+	ret = run_session__load(&ctx, o->matrix, true);
+	if (ret) {
+		ret = -EINVAL;
+		goto out;
+	}
+	m = ctx.m;
+	ret = pick_kernel(m, o, &k);
+	if (ret)
+		goto out;
+	memset(s, 0, sizeof(*s));
+	s->tree = xstrdup(k->build.tree);
+	if (o->kernel)
+		s->kernel = xstrdup(k->name);
+	ret = check_clean(s);
+	if (ret)
+		goto out;
+	ret = pick_mode(m, o->mode, &s->mode);
+	if (!ret)
+		ret = pick_workload(m, o->workload, &s->workload);
+	if (ret)
+		goto out;
+	s->metric = o->probe ?
+			    xasprintf("%s%s", o->probe, STORE_PER_GB_SUFFIX) :
+			    xstrdup(o->metric);
+	ret = check_metric(m, s->workload, db_path, s->metric);
+	if (!ret)
+		ret = pick_judgement(s, o, m);
+	if (!ret)
+		ret = check_ends(s, o);
+	if (!ret)
+		ret = state_origin(s, o, m, k, matrix_sha);
 out:
-	free(err);
 	run_session__release(&ctx);
 	return ret;
 }
@@ -439,21 +468,11 @@ static int save(struct bisect_state *s)
 	return ret;
 }
 
-static char *subject_of(const struct bisect_state *s, const char *commit)
-{
-	char *subj = NULL, *err = NULL;
-
-	if (bisect_git__subject(s->tree, commit, &subj, &err))
-		subj = xstrdup("?");
-	free(err);
-	return subj;
-}
-
 /* Measure @st to its repetitions; its own verdict is the caller's. */
 static int measure(struct bisect_ctx *c, struct bisect_step *st,
 		   const char *what)
 {
-	char *subj = subject_of(c->s, st->commit);
+	char *subj = bisect__subject(c->s, st->commit);
 	int ret;
 
 	pr_info("bisect: %s %.*s \"%s\": %u trial%s of %s in %s", what,
@@ -677,6 +696,50 @@ static int open_state(const struct bisect_opts *o, const char *path,
 	return 0;
 }
 
+/* --resume needs one running; without it, a running one is not replaced. */
+static int check_resume(const struct bisect_opts *o, const char *path,
+			const struct bisect_state *s, bool exists)
+{
+	if (!o->resume) {
+		if (exists && s->status == BISECT_STATUS_RUNNING && !o->fresh)
+			return USAGE("a bisection of %s..%s (%s) is in "
+				     "progress in %s: --resume continues it, "
+				     "--new starts over",
+				     s->good_arg, s->bad_arg, s->metric, path);
+		return 0;
+	}
+	if (!exists)
+		return USAGE("--resume: no bisection in progress for %s (%s "
+			     "does not exist)",
+			     o->db_path, path);
+	if (s->status != BISECT_STATUS_RUNNING)
+		return USAGE("--resume: the bisection in %s has ended (%s); "
+			     "`bisect log` shows it",
+			     path, bisect_status__name(s->status));
+	return 0;
+}
+
+/* A new bisection in @s, said and saved before its first build. */
+static int start(const struct bisect_opts *o, const char *path, const char *sha,
+		 struct bisect_state *s)
+{
+	unsigned int steps;
+	int ret;
+
+	bisect_state__release(s);
+	ret = state_new(s, o, o->db_path, sha);
+	if (ret)
+		return ret;
+	s->path = xstrdup(path);
+	steps = bisect_search__max_steps(s->nr_candidates);
+	pr_info("bisect: %zu commits after the good end, %u build%s at most "
+		"besides the ends; %s in %s, judged by %s",
+		s->nr_candidates, steps, steps == 1 ? "" : "s", s->workload,
+		s->mode,
+		s->kind == BISECT_BY_THRESHOLD ? "threshold" : "Mann-Whitney");
+	return save(s);
+}
+
 int bisect__main(const struct bisect_opts *o)
 {
 	char sha[SHA256_HEX_SIZE],
@@ -694,27 +757,10 @@ int bisect__main(const struct bisect_opts *o)
 	int ret;
 
 	ret = open_state(o, path, &s, &exists);
+	if (!ret)
+		ret = check_resume(o, path, &s, exists);
 	if (ret)
 		goto out;
-	if (o->resume) {
-		if (!exists) {
-			ret = USAGE("--resume: no bisection in progress for "
-				    "%s (%s does not exist)",
-				    o->db_path, path);
-			goto out;
-		}
-		if (s.status != BISECT_STATUS_RUNNING) {
-			ret = USAGE("--resume: the bisection in %s has ended "
-				    "(%s); `bisect log` shows it",
-				    path, bisect_status__name(s.status));
-			goto out;
-		}
-	} else if (exists && s.status == BISECT_STATUS_RUNNING && !o->fresh) {
-		ret = USAGE("a bisection of %s..%s (%s) is in progress in "
-			    "%s: --resume continues it, --new starts over",
-			    s.good_arg, s.bad_arg, s.metric, path);
-		goto out;
-	}
 	ret = read_matrix(o->resume ? s.matrix : o->matrix, &c.matrix_text,
 			  &c.matrix_len, sha);
 	if (ret)
@@ -727,21 +773,7 @@ int bisect__main(const struct bisect_opts *o)
 		goto out;
 	}
 	if (!o->resume) {
-		bisect_state__release(&s);
-		ret = state_new(&s, o, o->db_path, sha);
-		if (ret)
-			goto out;
-		s.path = xstrdup(path);
-		pr_info("bisect: %zu commits after the good end, %u build%s "
-			"at most besides the ends; %s in %s, judged by %s",
-			s.nr_candidates,
-			bisect_search__max_steps(s.nr_candidates),
-			bisect_search__max_steps(s.nr_candidates) == 1 ? "" :
-									 "s",
-			s.workload, s.mode,
-			s.kind == BISECT_BY_THRESHOLD ? "threshold" :
-							"Mann-Whitney");
-		ret = save(&s);
+		ret = start(o, path, sha, &s);
 		if (ret)
 			goto out;
 	}

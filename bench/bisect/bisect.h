@@ -207,6 +207,8 @@ struct bisect_opts {
  * 2 bad usage, 130 interrupted (resumable).
  */
 int bisect__main(const struct bisect_opts *o);
+/* A commit's subject for the log: "?" where git cannot say it. */
+char *bisect__subject(const struct bisect_state *s, const char *commit);
 /* What git bisect log prints, with each step's figure, of @s to @fp. */
 void bisect__log_lines(const struct bisect_state *s, FILE *fp);
 /* `bisect log`: what git bisect log prints, with each step's figure. */

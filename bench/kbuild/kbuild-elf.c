@@ -133,27 +133,26 @@ struct note_table {
 		offsetof(t64, f), offsetof(t32, f) \
 	}
 
-static const struct note_table sections = {
-	.off = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shoff),
-	.entsize = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shentsize),
-	.num = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_shnum),
-	.size = { sizeof(Elf64_Shdr), sizeof(Elf32_Shdr) },
-	.type = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_type),
-	.at = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_offset),
-	.len = NOTE_FIELD(Elf64_Shdr, Elf32_Shdr, sh_size),
-	.note = SHT_NOTE,
-};
+/*
+ * The header table @t ("sh" or "ph": e_shoff, e_phnum...) of @hdr
+ * entries (Shdr, Phdr) in both classes, and the fields of an entry.
+ */
+#define NOTE_TABLE(t, hdr, type_f, at_f, len_f, note_type)                     \
+	{                                                                      \
+		.off = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_##t##off),         \
+		.entsize = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_##t##entsize), \
+		.num = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_##t##num),         \
+		.size = { sizeof(Elf64_##hdr), sizeof(Elf32_##hdr) },          \
+		.type = NOTE_FIELD(Elf64_##hdr, Elf32_##hdr, type_f),          \
+		.at = NOTE_FIELD(Elf64_##hdr, Elf32_##hdr, at_f),              \
+		.len = NOTE_FIELD(Elf64_##hdr, Elf32_##hdr, len_f),            \
+		.note = note_type                                              \
+	}
 
-static const struct note_table segments = {
-	.off = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phoff),
-	.entsize = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phentsize),
-	.num = NOTE_FIELD(Elf64_Ehdr, Elf32_Ehdr, e_phnum),
-	.size = { sizeof(Elf64_Phdr), sizeof(Elf32_Phdr) },
-	.type = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_type),
-	.at = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_offset),
-	.len = NOTE_FIELD(Elf64_Phdr, Elf32_Phdr, p_filesz),
-	.note = PT_NOTE,
-};
+static const struct note_table sections =
+	NOTE_TABLE(sh, Shdr, sh_type, sh_offset, sh_size, SHT_NOTE);
+static const struct note_table segments =
+	NOTE_TABLE(ph, Phdr, p_type, p_offset, p_filesz, PT_NOTE);
 
 /* Every entry of notes in @t; -ENOENT when none holds a build id. */
 static int from_table(const struct elf_file *e, const uint8_t *ehdr,

@@ -10,6 +10,7 @@
 
 #include "arch.h"
 #include "bench/kbuild/kbuild.h"
+#include "errmsg.h"
 #include "kernel-target.h"
 #include "util.h"
 
@@ -61,6 +62,33 @@ bool kbuild__prefix_is_valid(const char *prefix)
 {
 	return *prefix && prefix[0] != '-' && strlen(prefix) <= PREFIX_MAX &&
 	       chars_ok(prefix, "._/+-");
+}
+
+/* 0 when @ok; else -EINVAL, saying @s is no @what and what one holds. */
+static int check(const char *s, bool ok, const char *what, const char *holds,
+		 char **err)
+{
+	if (ok)
+		return 0;
+	return errmsg__set(err, -EINVAL, "'%s' is not a %s (%s)", s, what,
+			   holds);
+}
+
+int kbuild__check_revision(const char *rev, char **err)
+{
+	return check(rev, kbuild__revision_is_valid(rev), "git revision",
+		     "letters, digits, '.', '_', '/', '~', '^' and '-', not "
+		     "starting with '-', no '..'",
+		     err);
+}
+
+int kbuild__check_prefix(const char *prefix, char **err)
+{
+	return check(prefix, kbuild__prefix_is_valid(prefix),
+		     "CROSS_COMPILE prefix",
+		     "letters, digits, '.', '_', '/', '+' and '-', not "
+		     "starting with '-'",
+		     err);
 }
 
 /* "TAG SIZE\n" then the bytes: no two different inputs hash alike. */

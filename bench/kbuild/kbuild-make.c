@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "errmsg.h"
 #include "log.h"
 #include "strvec.h"
 #include "util.h"
@@ -113,29 +114,28 @@ static void drop_links(struct kbuild_ctx *c)
 
 static int pack_modules(struct kbuild_ctx *c, char **err)
 {
-	struct strvec a = { 0 };
-	char *output = NULL;
+	char *dir = xasprintf("%s/modules", c->out),
+	     *tar = xasprintf("%s/modules.tar", c->out), *output = NULL;
+	/* Sorted, owned by 0: the same tree packs to the same bytes. */
+	const char *const argv[] = { "tar",
+				     "--sort=name",
+				     "--owner=0",
+				     "--group=0",
+				     "--numeric-owner",
+				     "-C",
+				     dir,
+				     "-cf",
+				     tar,
+				     ".",
+				     NULL };
 	int ret;
 
 	drop_links(c);
-	strvec__push(&a, "tar");
-	/* The same tree packs to the same bytes, whoever built it. */
-	strvec__push(&a, "--sort=name");
-	strvec__push(&a, "--owner=0");
-	strvec__push(&a, "--group=0");
-	strvec__push(&a, "--numeric-owner");
-	strvec__push(&a, "-C");
-	strvec__pushf(&a, "%s/modules", c->out);
-	strvec__push(&a, "-cf");
-	strvec__pushf(&a, "%s/modules.tar", c->out);
-	strvec__push(&a, ".");
-	ret = kbuild__run(strvec__argv(&a), INSTALL_MS, c->log_fd, &c->progress,
-			  &output);
-	strvec__release(&a);
+	ret = kbuild__run(argv, INSTALL_MS, c->log_fd, &c->progress, &output);
 	if (ret)
-		*err = xasprintf("packing the modules failed: %s",
-				 kbuild__tail(output, 3));
-	free(output);
+		ret = errmsg__set(err, ret, "packing the modules failed: %s",
+				  kbuild__tail(output, 3));
+	free_all(dir, tar, output);
 	return ret;
 }
 

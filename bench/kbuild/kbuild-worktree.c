@@ -48,7 +48,7 @@ void kbuild__git_argv(struct strvec *a, const char *dir)
 	strvec__push(a, dir);
 }
 
-static char *trim(char *s)
+char *kbuild__chomp(char *s)
 {
 	size_t len = strlen(s);
 
@@ -57,18 +57,45 @@ static char *trim(char *s)
 	return s;
 }
 
+int kbuild__git(const char *dir, const char *const *args, int timeout_ms,
+		char **out, char **err)
+{
+	struct strvec a = { 0 };
+	int ret;
+
+	kbuild__git_argv(&a, dir);
+	for (; *args; args++)
+		strvec__push(&a, *args);
+	ret = kbuild__capture(strvec__argv(&a), timeout_ms, out, err);
+	strvec__release(&a);
+	return ret;
+}
+
+/* git ARGS... in @dir, into the build's log (kbuild__run). */
+static int git_log(const struct kbuild_ctx *c, const char *dir,
+		   const char *const *args, int timeout_ms,
+		   struct kbuild_progress *p, char **output)
+{
+	struct strvec a = { 0 };
+	int ret;
+
+	kbuild__git_argv(&a, dir);
+	for (; *args; args++)
+		strvec__push(&a, *args);
+	ret = kbuild__run(strvec__argv(&a), timeout_ms, c->log_fd, p, output);
+	strvec__release(&a);
+	return ret;
+}
+
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err)
 {
-	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL, *rev;
 	int ret;
 
-	kbuild__git_argv(&a, tree);
-	strvec__push(&a, "rev-parse");
-	strvec__push(&a, "--git-dir");
-	ret = kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why);
-	strvec__release(&a);
+	ret = kbuild__git(tree,
+			  (const char *[]){ "rev-parse", "--git-dir", NULL },
+			  GIT_QUICK_MS, &out, &why);
 	free(out);
 	out = NULL;
 	if (ret) {
@@ -79,20 +106,17 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	free(why);
 	why = NULL;
 	rev = xasprintf("%s^{commit}", base);
-	kbuild__git_argv(&a, tree);
-	strvec__push(&a, "rev-parse");
-	strvec__push(&a, "--verify");
-	strvec__push(&a, "--quiet");
-	strvec__push(&a, rev);
-	ret = kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why);
-	strvec__release(&a);
+	ret = kbuild__git(tree,
+			  (const char *[]){ "rev-parse", "--verify", "--quiet",
+					    rev, NULL },
+			  GIT_QUICK_MS, &out, &why);
 	free(rev);
 	if (ret) {
 		*err = xasprintf("'%s' is not a commit in %s", base, tree);
 		ret = -EINVAL;
 		goto out;
 	}
-	*commit = xstrdup(trim(out));
+	*commit = xstrdup(kbuild__chomp(out));
 out:
 	free(out);
 	free(why);
@@ -101,34 +125,27 @@ out:
 
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 {
-	struct strvec a = { 0 };
 	char *output = NULL;
 	int ret;
 
-	kbuild__git_argv(&a, c->tree);
-	strvec__push(&a, "worktree");
-	strvec__push(&a, "add");
-	/* No "Updating files" progress for 80k files in the log. */
-	strvec__push(&a, "--quiet");
-	strvec__push(&a, "--detach");
-	strvec__push(&a, c->src);
-	strvec__push(&a, c->commit);
-	ret = kbuild__run(strvec__argv(&a), WORKTREE_MS, c->log_fd,
-			  &c->progress, &output);
-	strvec__release(&a);
+	/* --quiet: no "Updating files" progress for 80k files in the log. */
+	ret = git_log(c, c->tree,
+		      (const char *[]){ "worktree", "add", "--quiet",
+					"--detach", c->src, c->commit, NULL },
+		      WORKTREE_MS, &c->progress, &output);
 	/* Even a failed add may have registered it: always clean up. */
 	c->worktree_added = true;
 	if (ret)
-		*err = xasprintf("git worktree add of %s at %.12s failed: %s",
-				 c->tree, c->commit,
-				 trim((char *)kbuild__tail(output, 3)));
+		*err = xasprintf(
+			"git worktree add of %s at %.12s failed: %s", c->tree,
+			c->commit,
+			kbuild__chomp((char *)kbuild__tail(output, 3)));
 	free(output);
 	return ret;
 }
 
 int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
 {
-	struct strvec a = { 0 };
 	char *output = NULL;
 	struct stat sb;
 	int ret;
@@ -136,15 +153,10 @@ int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
 	if (lstat(c->src, &sb))
 		return kbuild__worktree_add(c, err);
 	/* Whatever an earlier build left (patches committed) goes. */
-	kbuild__git_argv(&a, c->src);
-	strvec__push(&a, "checkout");
-	strvec__push(&a, "--quiet");
-	strvec__push(&a, "--force");
-	strvec__push(&a, "--detach");
-	strvec__push(&a, c->commit);
-	ret = kbuild__run(strvec__argv(&a), WORKTREE_MS, c->log_fd,
-			  &c->progress, &output);
-	strvec__release(&a);
+	ret = git_log(c, c->src,
+		      (const char *[]){ "checkout", "--quiet", "--force",
+					"--detach", c->commit, NULL },
+		      WORKTREE_MS, &c->progress, &output);
 	free(output);
 	if (!ret)
 		return 0;
@@ -158,36 +170,28 @@ int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
 
 void kbuild__worktree_prune(const char *tree)
 {
-	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 
-	kbuild__git_argv(&a, tree);
-	strvec__push(&a, "worktree");
-	strvec__push(&a, "prune");
-	if (kbuild__capture(strvec__argv(&a), GIT_QUICK_MS, &out, &why))
+	if (kbuild__git(tree, (const char *[]){ "worktree", "prune", NULL },
+			GIT_QUICK_MS, &out, &why))
 		pr_warn("kernel build: %s", why);
-	strvec__release(&a);
 	free(out);
 	free(why);
 }
 
 void kbuild__worktree_remove(struct kbuild_ctx *c)
 {
-	struct strvec a = { 0 };
 	char *out = NULL, *why = NULL;
 	struct stat sb;
 
 	if (!c->worktree_added)
 		return;
-	kbuild__git_argv(&a, c->tree);
-	strvec__push(&a, "worktree");
-	strvec__push(&a, "remove");
-	strvec__push(&a, "--force");
-	strvec__push(&a, "--force"); /* twice: even if it is locked */
-	strvec__push(&a, c->src);
-	if (kbuild__capture(strvec__argv(&a), WORKTREE_MS, &out, &why))
+	/* --force twice: even if it is locked. */
+	if (kbuild__git(c->tree,
+			(const char *[]){ "worktree", "remove", "--force",
+					  "--force", c->src, NULL },
+			WORKTREE_MS, &out, &why))
 		pr_debug("kernel build: %s", why);
-	strvec__release(&a);
 	free(out);
 	free(why);
 	/* What git would not remove goes by hand; prune then forgets it. */
@@ -268,16 +272,12 @@ static char *hunk_text(const char *output)
  */
 static char *diagnose(struct kbuild_ctx *c, const char *patch, char *text)
 {
-	struct strvec a = { 0 };
 	char *output = NULL, *hunk, *more;
 
-	kbuild__git_argv(&a, c->src);
-	strvec__push(&a, "apply");
-	strvec__push(&a, "--check");
-	strvec__push(&a, "--verbose");
-	strvec__push(&a, patch);
-	if (!kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, NULL,
-			 &output) ||
+	if (!git_log(c, c->src,
+		     (const char *[]){ "apply", "--check", "--verbose", patch,
+				       NULL },
+		     PATCH_MS, NULL, &output) ||
 	    !output)
 		goto out;
 	text = git_errors(output, text);
@@ -289,14 +289,12 @@ static char *diagnose(struct kbuild_ctx *c, const char *patch, char *text)
 		free(hunk);
 	}
 out:
-	strvec__release(&a);
 	free(output);
 	return text;
 }
 
 static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 {
-	struct strvec a = { 0 };
 	char *text = NULL, *output = NULL, *why, *msg, *out = NULL;
 	const char *slash;
 	bool mbox;
@@ -311,25 +309,17 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	}
 	mbox = is_mbox(text);
 	free(text);
-	kbuild__git_argv(&a, c->src);
-	if (mbox) {
-		strvec__push(&a, "am");
-		strvec__push(&a, "--3way");
-	} else {
-		strvec__push(&a, "apply");
-		strvec__push(&a, "--3way");
-	}
-	strvec__push(&a, patch);
-	ret = kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, &c->progress,
-			  &output);
-	strvec__release(&a);
+	ret = git_log(c, c->src,
+		      (const char *[]){ mbox ? "am" : "apply", "--3way", patch,
+					NULL },
+		      PATCH_MS, &c->progress, &output);
 	if (ret) {
 		why = git_errors(output ? output : "", xstrdup(""));
 		if (mbox)
 			why = diagnose(c, patch, why);
 		if (!*why) {
 			free(why);
-			why = trim(
+			why = kbuild__chomp(
 				xstrdup(kbuild__tail(output ? output : "", 3)));
 		}
 		*err = xasprintf("patch %s does not apply to %.12s (git %s "
@@ -337,11 +327,10 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 				 patch, c->commit, mbox ? "am" : "apply", why);
 		free(why);
 		/* Nothing half-applied stays, should the worktree outlive us. */
-		kbuild__git_argv(&a, c->src);
-		strvec__push(&a, mbox ? "am" : "reset");
-		strvec__push(&a, mbox ? "--abort" : "--hard");
-		kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, NULL, NULL);
-		strvec__release(&a);
+		git_log(c, c->src,
+			(const char *[]){ mbox ? "am" : "reset",
+					  mbox ? "--abort" : "--hard", NULL },
+			PATCH_MS, NULL, NULL);
 		goto out;
 	}
 	if (mbox)
@@ -349,19 +338,14 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	/* A plain diff has no commit of its own: make one, named after it. */
 	slash = strrchr(patch, '/');
 	msg = xasprintf("iommu-bench: %s", slash ? slash + 1 : patch);
-	kbuild__git_argv(&a, c->src);
-	strvec__push(&a, "commit");
-	strvec__push(&a, "--quiet");
-	strvec__push(&a, "--allow-empty");
-	strvec__push(&a, "-m");
-	strvec__push(&a, msg);
-	ret = kbuild__run(strvec__argv(&a), PATCH_MS, c->log_fd, &c->progress,
-			  &out);
-	strvec__release(&a);
+	ret = git_log(c, c->src,
+		      (const char *[]){ "commit", "--quiet", "--allow-empty",
+					"-m", msg, NULL },
+		      PATCH_MS, &c->progress, &out);
 	free(msg);
 	if (ret)
 		*err = xasprintf("cannot commit the patch %s: %s", patch,
-				 trim((char *)kbuild__tail(out, 3)));
+				 kbuild__chomp((char *)kbuild__tail(out, 3)));
 out:
 	free(output);
 	free(out);

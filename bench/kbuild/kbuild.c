@@ -19,6 +19,7 @@
 #include "arch.h"
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "clock.h"
 #include "kernel-target.h"
 #include "log.h"
@@ -86,45 +87,32 @@ static int resolve_files(char *const *in, size_t nr, const char *what,
 	return 0;
 }
 
-static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
-			char **err)
+/* The tree, the base and the files of @in, each made absolute in @rs. */
+static int check_sources(const struct kbuild_recipe *in, struct resolved *rs,
+			 char **err)
 {
 	struct kbuild_recipe *r = &rs->r;
-	const struct kbuild_arch *native;
-	long cpus;
+	char *why = NULL;
 	int ret;
 
-	*r = *in;
-	r->patches = NULL;
-	r->fragments = NULL;
-	if (!in->tree || !*in->tree) {
-		*err = xstrdup("no kernel tree given");
-		return -EINVAL;
-	}
-	ret = real_path("the kernel tree", in->tree, true, &rs->tree, err);
+	if (!in->tree || !*in->tree)
+		return errmsg__set(err, -EINVAL, "no kernel tree given");
+	ret = real_path("the kernel tree", in->tree, true, &rs->tree, &why);
 	if (ret) {
-		char *why = *err;
-
 		/* The shipped configs name the one this script makes. */
-		*err = xasprintf("%s (scripts/linux-source-tree.sh makes a 6.1 "
-				 "tree from Debian's linux-source-6.1)",
-				 why);
+		ret = errmsg__set(err, ret,
+				  "%s (scripts/linux-source-tree.sh makes a "
+				  "6.1 tree from Debian's linux-source-6.1)",
+				  why);
 		free(why);
-	}
-	if (ret)
 		return ret;
+	}
 	r->tree = rs->tree;
 	r->base = in->base ? in->base : "HEAD";
-	if (!kbuild__revision_is_valid(r->base)) {
-		*err = xasprintf(
-			"'%s' is not a git revision (letters, digits, "
-			"'.', '_', '/', '~', '^' and '-', not starting "
-			"with '-', no '..')",
-			r->base);
-		return -EINVAL;
-	}
-	ret = resolve_files(in->patches, in->nr_patches, "the patch",
-			    &rs->patches, err);
+	ret = kbuild__check_revision(r->base, err);
+	if (!ret)
+		ret = resolve_files(in->patches, in->nr_patches, "the patch",
+				    &rs->patches, err);
 	if (ret)
 		return ret;
 	r->patches = rs->patches;
@@ -137,47 +125,68 @@ static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
 	}
 	ret = resolve_files(in->fragments, in->nr_fragments, "the fragment",
 			    &rs->fragments, err);
-	if (ret)
-		return ret;
-	r->fragments = rs->fragments;
+	if (!ret)
+		r->fragments = rs->fragments;
+	return ret;
+}
+
+/* The arch built for, and the cross compiler another arch needs. */
+static int check_target(const struct kbuild_recipe *in, struct resolved *rs,
+			char **err)
+{
+	struct kbuild_recipe *r = &rs->r;
+	const struct kbuild_arch *native;
+	const struct arch *a;
+	int ret;
+
 	rs->arch = kbuild__arch(in->arch);
-	if (!rs->arch) {
-		*err = xasprintf("unknown architecture '%s' (x86_64, x86, "
-				 "i386, arm64, arm, riscv, powerpc, s390)",
-				 in->arch ? in->arch : "of this machine");
-		return -EINVAL;
-	}
+	if (!rs->arch)
+		return errmsg__set(err, -EINVAL,
+				   "unknown architecture '%s' (x86_64, x86, "
+				   "i386, arm64, arm, riscv, powerpc, s390)",
+				   in->arch ? in->arch : "of this machine");
 	r->arch = rs->arch->name;
 	if (r->cross_compile && !*r->cross_compile)
 		r->cross_compile = NULL;
-	if (r->cross_compile && !kbuild__prefix_is_valid(r->cross_compile)) {
-		*err = xasprintf("'%s' is not a CROSS_COMPILE prefix (letters, "
-				 "digits, '.', '_', '/', '+' and '-', not "
-				 "starting with '-')",
-				 r->cross_compile);
-		return -EINVAL;
-	}
+	ret = r->cross_compile ? kbuild__check_prefix(r->cross_compile, err) :
+				 0;
+	if (ret)
+		return ret;
 	native = kbuild__arch(NULL);
-	if (!r->cross_compile && native &&
-	    strcmp(native->srcarch, rs->arch->srcarch)) {
-		const struct arch *a = arch__find(rs->arch->name);
+	if (r->cross_compile || !native ||
+	    !strcmp(native->srcarch, rs->arch->srcarch))
+		return 0;
+	a = arch__find(rs->arch->name);
+	return errmsg__set(err, -EINVAL,
+			   "building for %s on this %s machine needs a cross "
+			   "compiler: give its prefix (--cross-compile %s-, "
+			   "cross_compile in a matrix)",
+			   rs->arch->name, native->name,
+			   a ? a->triplet : "TRIPLET");
+}
 
-		*err = xasprintf("building for %s on this %s machine needs a "
-				 "cross compiler: give its prefix (--cross-"
-				 "compile %s-, cross_compile in a matrix)",
-				 rs->arch->name, native->name,
-				 a ? a->triplet : "TRIPLET");
-		return -EINVAL;
-	}
-	if (r->workdir && r->workdir[0] != '/') {
-		*err = xasprintf("the build folder '%s' is not absolute",
-				 r->workdir);
-		return -EINVAL;
-	}
-	if (r->jobs < 0 || r->jobs > JOBS_MAX) {
-		*err = xasprintf("-j %d: expected 1..%d", r->jobs, JOBS_MAX);
-		return -EINVAL;
-	}
+static int check_recipe(const struct kbuild_recipe *in, struct resolved *rs,
+			char **err)
+{
+	struct kbuild_recipe *r = &rs->r;
+	long cpus;
+	int ret;
+
+	*r = *in;
+	r->patches = NULL;
+	r->fragments = NULL;
+	ret = check_sources(in, rs, err);
+	if (!ret)
+		ret = check_target(in, rs, err);
+	if (ret)
+		return ret;
+	if (r->workdir && r->workdir[0] != '/')
+		return errmsg__set(err, -EINVAL,
+				   "the build folder '%s' is not absolute",
+				   r->workdir);
+	if (r->jobs < 0 || r->jobs > JOBS_MAX)
+		return errmsg__set(err, -EINVAL, "-j %d: expected 1..%d",
+				   r->jobs, JOBS_MAX);
 	if (!r->jobs) {
 		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		r->jobs = cpus > 0 ? (int)cpus : 1;

@@ -264,6 +264,9 @@ const struct kbuild_arch *kbuild__arch(const char *name);
 bool kbuild__revision_is_valid(const char *rev);
 /* A CROSS_COMPILE prefix: [A-Za-z0-9._/+-], not starting with '-'. */
 bool kbuild__prefix_is_valid(const char *prefix);
+/* The two above, with the words that say what is allowed: -EINVAL. */
+int kbuild__check_revision(const char *rev, char **err);
+int kbuild__check_prefix(const char *prefix, char **err);
 
 /*
  * Running the commands of a build. Their stdout and stderr go to the
@@ -310,6 +313,11 @@ struct kbuild_ctx {
  * commits, no advice; the caller pushes the subcommand.
  */
 void kbuild__git_argv(struct strvec *a, const char *dir);
+/* git ARGS... (NULL-ended) in @dir, for its stdout (kbuild__capture). */
+int kbuild__git(const char *dir, const char *const *args, int timeout_ms,
+		char **out, char **err);
+/* @s less its trailing newlines and spaces: git's one-line answers. */
+char *kbuild__chomp(char *s);
 int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			 char **err);
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err);

@@ -26,6 +26,24 @@ char *night__reg_dir(const struct night *nt, int64_t id)
 			 (long long)nt->n.id, (long long)id);
 }
 
+/* What an ended bisection found, into @set and the night's lines. */
+static void bisect_result(struct night *nt, const struct store_regression *r,
+			  const struct bisect_state *s,
+			  struct store_regression *set)
+{
+	if (s->status == BISECT_STATUS_FOUND && s->first_bad) {
+		set->first_bad = xstrdup(s->first_bad);
+		night__say(nt, "regression %lld: the first bad commit is %s",
+			   (long long)r->id, s->first_bad);
+		return;
+	}
+	set->no_commit = xasprintf("the bisection of %.*s..%.*s ended %s: see "
+				   "bisect.json",
+				   NIGHT_ABBREV, r->base, NIGHT_ABBREV, r->head,
+				   bisect_status__name(s->status));
+	night__say(nt, "regression %lld: %s", (long long)r->id, set->no_commit);
+}
+
 static int bisect_range(struct night *nt, struct store_regression *r,
 			struct store_regression *set)
 {
@@ -91,19 +109,7 @@ static int bisect_range(struct night *nt, struct store_regression *r,
 		goto out;
 	}
 result:
-	if (s.status == BISECT_STATUS_FOUND && s.first_bad) {
-		set->first_bad = xstrdup(s.first_bad);
-		night__say(nt, "regression %lld: the first bad commit is %s",
-			   (long long)r->id, s.first_bad);
-	} else {
-		set->no_commit = xasprintf("the bisection of %.*s..%.*s ended "
-					   "%s: see bisect.json",
-					   NIGHT_ABBREV, r->base, NIGHT_ABBREV,
-					   r->head,
-					   bisect_status__name(s.status));
-		night__say(nt, "regression %lld: %s", (long long)r->id,
-			   set->no_commit);
-	}
+	bisect_result(nt, r, &s, set);
 	bisect_state__release(&s);
 out:
 	free_all(dir, path, err);
@@ -116,6 +122,9 @@ static int culprit(struct night *nt, struct store_regression *r)
 	long n;
 	int ret = 0;
 
+	/* Only what confirm measured again has two ends to bisect between. */
+	if (!r->pairs)
+		return 0;
 	if (nt->k->kind != KERNEL_BUILD) {
 		set.no_commit = xasprintf(
 			"the Debian package %s moved from %s to %s: its "
@@ -147,14 +156,5 @@ static int culprit(struct night *nt, struct store_regression *r)
 
 int night__bisect(struct night *nt)
 {
-	struct store_regression *v;
-	size_t n, i;
-	int ret;
-
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++)
-		if (!strcmp(v[i].state, "confirming") && v[i].pairs)
-			ret = culprit(nt, &v[i]);
-	store_regressions__free(v, n);
-	return ret;
+	return night__each(nt, "confirming", culprit);
 }

@@ -18,6 +18,14 @@
 #include "report/regress.h"
 #include "util.h"
 
+void night__filter(struct ds_filter *f, const char *key, const char *value)
+{
+	char *kv = xasprintf("%s=%s", key, value);
+
+	ds_filter__add(f, kv);
+	free(kv);
+}
+
 /* The names of @it's cell and metric, in the candidate's dataset. */
 struct cell_words {
 	const char *host, *workload, *mode, *metric;
@@ -69,12 +77,7 @@ static int pairwise(struct night *nt, struct rdb *r, int64_t base_run,
 		    const char *const *metrics, const struct ds_filter *f,
 		    struct regress_result *res)
 {
-	struct regress_opts o = {
-		.cmp = CMP_OPTS_DEFAULT,
-		.default_pct = 3,
-		.cp = CP_OPTS_DEFAULT,
-		.metrics = metrics,
-	};
+	struct regress_opts o = { NIGHT_REGRESS_OPTS, .metrics = metrics };
 
 	memset(res, 0, sizeof(*res));
 	res->base = (struct regress_sel){ .arg = "the last good night",
@@ -234,13 +237,10 @@ static int history(struct night *nt, struct rdb *r,
 		   const struct store_regression *known, size_t nr_known,
 		   struct regress_history *h, bool *have)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct rdb_runs all = { 0 }, mine = { 0 };
 	struct ds_filter f = { 0 };
 	size_t i, j, k;
-	char *kv;
 	int ret;
 
 	ret = rdb__runs(r, &all);
@@ -248,14 +248,9 @@ static int history(struct night *nt, struct rdb *r,
 		ret = night_runs(nt, &all, &mine);
 	if (ret || mine.nr < 2 * o.cp.min_size)
 		goto out;
-	kv = xasprintf("kernel=%s", nt->k->name);
-	ds_filter__add(&f, kv);
-	free(kv);
-	for (i = 0; i < res->nr_metrics; i++) {
-		kv = xasprintf("metric=%s", res->metrics[i]);
-		ds_filter__add(&f, kv);
-		free(kv);
-	}
+	night__filter(&f, "kernel", nt->k->name);
+	for (i = 0; i < res->nr_metrics; i++)
+		night__filter(&f, "metric", res->metrics[i]);
 	ret = regress__history(r, &mine, nt->cfg->history, &o, &f, h);
 	*have = !ret;
 	for (i = 0; !ret && i < h->nr_series; i++) {
@@ -299,9 +294,7 @@ out:
  */
 static int pinned(struct night *nt, struct rdb *r)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct regress_result res = { 0 };
 	struct ds_filter f = { 0 };
 	size_t i;
@@ -398,14 +391,9 @@ int night__confirmed(struct night *nt, const struct store_regression *r,
 		     bool *yes)
 {
 	const char *metrics[] = { r->metric, NULL };
-	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1], *kv;
+	char base[NIGHT_ABBREV + 1], head[NIGHT_ABBREV + 1];
 	struct regress_result res = { 0 };
-	struct regress_opts o = {
-		.cmp = CMP_OPTS_DEFAULT,
-		.default_pct = 3,
-		.cp = CP_OPTS_DEFAULT,
-		.metrics = metrics,
-	};
+	struct regress_opts o = { NIGHT_REGRESS_OPTS, .metrics = metrics };
 	struct ds_filter f = { 0 };
 	struct rdb db;
 	size_t i;
@@ -414,9 +402,7 @@ int night__confirmed(struct night *nt, const struct store_regression *r,
 	*yes = false;
 	snprintf(base, sizeof(base), "%s", r->base);
 	snprintf(head, sizeof(head), "%s", r->head);
-	kv = xasprintf("metric=%s", r->metric);
-	ds_filter__add(&f, kv);
-	free(kv);
+	night__filter(&f, "metric", r->metric);
 	ret = rdb__open(nt->o->db_path, &db);
 	if (ret)
 		goto out;
@@ -439,36 +425,34 @@ out:
 	return ret;
 }
 
-int night__confirm(struct night *nt)
+static int confirm_one(struct night *nt, struct store_regression *r)
 {
-	struct store_regression *v;
-	size_t n, i;
+	struct store_regression set = { .id = r->id };
 	bool yes;
 	int ret;
 
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++) {
-		struct store_regression *r = &v[i], set = { .id = r->id };
+	/* Measured again already: a night that resumes does not redo it. */
+	if (r->pairs)
+		return 0;
+	ret = night__confirm_run(nt, r);
+	if (!ret)
+		ret = night__confirmed(nt, r, &yes);
+	if (ret)
+		return ret;
+	set.pairs = r->pairs;
+	set.reproduced = r->reproduced;
+	if (!yes)
+		set.state = (char *)"unconfirmed";
+	night__say(nt,
+		   "regression %lld (%s/%s/%s %s): %s, it moved "
+		   "the same way in %d of %d interleaved pairs",
+		   (long long)r->id, r->host, r->workload, r->mode, r->metric,
+		   yes ? "confirmed" : "not confirmed", r->reproduced,
+		   r->pairs);
+	return store__regression_set(nt->st, &set);
+}
 
-		if (strcmp(r->state, "confirming") || r->pairs)
-			continue;
-		ret = night__confirm_run(nt, r);
-		if (!ret)
-			ret = night__confirmed(nt, r, &yes);
-		if (ret)
-			break;
-		set.pairs = r->pairs;
-		set.reproduced = r->reproduced;
-		if (!yes)
-			set.state = (char *)"unconfirmed";
-		night__say(nt,
-			   "regression %lld (%s/%s/%s %s): %s, it moved "
-			   "the same way in %d of %d interleaved pairs",
-			   (long long)r->id, r->host, r->workload, r->mode,
-			   r->metric, yes ? "confirmed" : "not confirmed",
-			   r->reproduced, r->pairs);
-		ret = store__regression_set(nt->st, &set);
-	}
-	store_regressions__free(v, n);
-	return ret;
+int night__confirm(struct night *nt)
+{
+	return night__each(nt, "confirming", confirm_one);
 }

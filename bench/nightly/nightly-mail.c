@@ -84,13 +84,17 @@ static void bisect_log(const char *dir)
 static void reproduce(struct night *nt, const struct store_regression *r,
 		      const char *dir)
 {
-	char *sh;
+	char *head, *sh;
 
+	head = xasprintf("#!/bin/sh\n"
+			 "# Regression %lld of %s, found by night %lld: %s.%s "
+			 "in %s on %s, %+.1f%%",
+			 (long long)r->id, nt->series, (long long)r->night_id,
+			 r->workload, r->metric, r->mode, r->host,
+			 r->change_pct);
 	if (nt->k->kind == KERNEL_BUILD)
 		sh = xasprintf(
-			"#!/bin/sh\n"
-			"# Regression %lld of %s, found by night %lld: %s.%s "
-			"in %s on %s, %+.1f%%.\n"
+			"%s.\n"
 			"# Both ends measured again and bisected between "
 			"them, as the robot did,\n"
 			"# into repro.db beside this script.\n"
@@ -99,15 +103,11 @@ static void reproduce(struct night *nt, const struct store_regression *r,
 			"--kernel %s --good %s --bad %s --metric %s --mode %s "
 			"--workload %s\n"
 			"iommu-bench --db repro.db bisect log\n",
-			(long long)r->id, nt->series, (long long)r->night_id,
-			r->workload, r->metric, r->mode, r->host, r->change_pct,
-			nt->k->name, r->base, r->head, r->metric, r->mode,
+			head, nt->k->name, r->base, r->head, r->metric, r->mode,
 			r->workload);
 	else
 		sh = xasprintf(
-			"#!/bin/sh\n"
-			"# Regression %lld of %s, found by night %lld: %s.%s "
-			"in %s on %s, %+.1f%%,\n"
+			"%s,\n"
 			"# %s %s against %s. Set kernel '%s' of matrix.toml "
 			"to each version's\n"
 			"# package in turn and run both into repro.db:\n"
@@ -115,12 +115,10 @@ static void reproduce(struct night *nt, const struct store_regression *r,
 			"iommu-bench --db repro.db run matrix.toml --only "
 			"kernel=%s,mode=%s,workload=%s\n"
 			"iommu-bench --db repro.db compare --by kernel\n",
-			(long long)r->id, nt->series, (long long)r->night_id,
-			r->workload, r->metric, r->mode, r->host, r->change_pct,
-			nt->k->package, r->head, r->base, nt->k->name,
+			head, nt->k->package, r->head, r->base, nt->k->name,
 			nt->k->name, r->mode, r->workload);
 	put(dir, "reproduce.sh", sh, strlen(sh), 0755);
-	free(sh);
+	free_all(head, sh);
 }
 
 /* The most symbols the table lists: lkp's mails list a screenful. */
@@ -196,26 +194,17 @@ out:
 static int rows(struct night *nt, const struct store_regression *r,
 		struct robot_row **out, size_t *nr, char ***names)
 {
-	struct regress_opts o = { .cmp = CMP_OPTS_DEFAULT,
-				  .default_pct = 3,
-				  .cp = CP_OPTS_DEFAULT };
+	struct regress_opts o = { NIGHT_REGRESS_OPTS };
 	struct regress_result res = { 0 };
 	struct ds_filter f = { 0 };
 	struct robot_row *v;
-	char *kv;
 	size_t i, n = 0;
 	struct rdb db;
 	int ret;
 
-	kv = xasprintf("host=%s", r->host);
-	ds_filter__add(&f, kv);
-	free(kv);
-	kv = xasprintf("mode=%s", r->mode);
-	ds_filter__add(&f, kv);
-	free(kv);
-	kv = xasprintf("workload=%s", r->workload);
-	ds_filter__add(&f, kv);
-	free(kv);
+	night__filter(&f, "host", r->host);
+	night__filter(&f, "mode", r->mode);
+	night__filter(&f, "workload", r->workload);
 	ret = rdb__open(nt->o->db_path, &db);
 	if (ret)
 		goto out;
@@ -306,120 +295,171 @@ static int send_mail(const struct night *nt, const char *mbox, size_t len)
 	return ret;
 }
 
-static int mail_one(struct night *nt, struct store_regression *r)
+/* What one mail says, gathered before it is written. */
+struct mail_words {
+	const char *culprit;
+	char *host, *from, *subj_b, *auth_b, *subj_h, *auth_h, *machine;
+	char *mid, *closes, *materials, *reproduced, *bisect, *axis;
+	char *params[2];
+	struct strvec to;
+	struct robot_row *v;
+	char **names;
+	size_t nr;
+};
+
+/* The folder the mail points to; its files are best effort. */
+static int mail_folder(struct night *nt, const struct store_regression *r,
+		       const char *dir)
 {
-	char *dir = night__reg_dir(nt, r->id), *err = NULL, *host = hostname();
-	char *from, *subj_b = NULL, *auth_b = NULL, *subj_h = NULL,
-		    *auth_h = NULL, *machine = NULL, *mid, *closes = NULL,
-		    *materials, *reproduced, *bisect = NULL, *buf = NULL, *path,
-		    *axis, **names = NULL, *params[3];
-	const char *culprit = r->first_bad ? r->first_bad : r->head;
-	struct robot_row *v = NULL;
-	struct strvec to = { 0 };
-	size_t nr = 0, len = 0, i;
-	struct robot_mail m;
-	FILE *fp;
+	char *err = NULL;
 	int ret;
 
 	ret = cache__mkdirs(dir, &err);
 	if (ret) {
 		pr_err("nightly: %s", err);
-		goto out;
+		free(err);
+		return ret;
 	}
 	put(dir, "matrix.toml", nt->text, nt->len, 0644);
 	copy_config(nt, dir);
 	bisect_log(dir);
 	reproduce(nt, r, dir);
-	night__commit_words(nt, r->base, &subj_b, &auth_b);
-	night__commit_words(nt, culprit, &subj_h, &auth_h);
-	store__host_words(nt->st, nt->n.run_id, r->host, &machine);
-	from = nt->cfg->mail.from ?
-		       xstrdup(nt->cfg->mail.from) :
-		       xasprintf("iommu-bench robot <root@%s>", host);
+	return 0;
+}
+
+/* "author" in to = [...] stands for the culprit's author; none: only them. */
+static void mail_to(const struct night *nt, struct mail_words *w)
+{
+	size_t i;
+
 	for (i = 0; i < nt->cfg->mail.nr_to; i++)
 		if (strcmp(nt->cfg->mail.to[i], "author"))
-			strvec__push(&to, nt->cfg->mail.to[i]);
-		else if (auth_h)
-			strvec__push(&to, auth_h);
-	if (!nt->cfg->mail.nr_to && auth_h)
-		strvec__push(&to, auth_h);
-	mid = xasprintf("iommu-bench.%s.night-%lld.regression-%lld@%s",
-			nt->series, (long long)nt->n.id, (long long)r->id,
-			host);
+			strvec__push(&w->to, nt->cfg->mail.to[i]);
+		else if (w->auth_h)
+			strvec__push(&w->to, w->auth_h);
+	if (!nt->cfg->mail.nr_to && w->auth_h)
+		strvec__push(&w->to, w->auth_h);
+}
+
+static void mail_words__get(struct night *nt, const struct store_regression *r,
+			    const char *dir, struct mail_words *w)
+{
+	w->culprit = r->first_bad ? r->first_bad : r->head;
+	w->host = hostname();
+	night__commit_words(nt, r->base, &w->subj_b, &w->auth_b);
+	night__commit_words(nt, w->culprit, &w->subj_h, &w->auth_h);
+	store__host_words(nt->st, nt->n.run_id, r->host, &w->machine);
+	w->from = nt->cfg->mail.from ?
+			  xstrdup(nt->cfg->mail.from) :
+			  xasprintf("iommu-bench robot <root@%s>", w->host);
+	mail_to(nt, w);
+	w->mid = xasprintf("iommu-bench.%s.night-%lld.regression-%lld@%s",
+			   nt->series, (long long)nt->n.id, (long long)r->id,
+			   w->host);
 	if (nt->cfg->url)
-		closes = xasprintf("%s/night-%lld/regression-%lld/",
-				   nt->cfg->url, (long long)nt->n.id,
-				   (long long)r->id);
-	materials = closes ? xstrdup(closes) : xstrdup(dir);
-	reproduced = xasprintf("it moved the same way in %d of %d "
-			       "interleaved pairs of both ends (run %lld)",
-			       r->reproduced, r->pairs,
-			       (long long)r->confirm_run_id);
+		w->closes = xasprintf("%s/night-%lld/regression-%lld/",
+				      nt->cfg->url, (long long)nt->n.id,
+				      (long long)r->id);
+	w->materials = w->closes ? xstrdup(w->closes) : xstrdup(dir);
+	w->reproduced = xasprintf("it moved the same way in %d of %d "
+				  "interleaved pairs of both ends (run %lld)",
+				  r->reproduced, r->pairs,
+				  (long long)r->confirm_run_id);
 	if (r->first_bad && strcmp(r->first_bad, r->head))
-		bisect = xasprintf("between %.*s and %.*s, its steps in "
-				   "bisect.log",
-				   NIGHT_ABBREV, r->base, NIGHT_ABBREV,
-				   r->head);
-	ret = rows(nt, r, &v, &nr, &names);
-	if (ret)
-		goto out_words;
-	params[0] = xasprintf("host: %s", r->host);
-	params[1] = xasprintf("repetitions: %u", nt->m->run.repetitions);
-	axis = xasprintf("%s/%s", r->mode, r->workload);
-	m = (struct robot_mail){
-		.from = from,
-		.to = (const char *const *)to.v,
-		.nr_to = to.nr,
+		w->bisect = xasprintf("between %.*s and %.*s, its steps in "
+				      "bisect.log",
+				      NIGHT_ABBREV, r->base, NIGHT_ABBREV,
+				      r->head);
+	w->params[0] = xasprintf("host: %s", r->host);
+	w->params[1] = xasprintf("repetitions: %u", nt->m->run.repetitions);
+	w->axis = xasprintf("%s/%s", r->mode, r->workload);
+}
+
+static void mail_words__release(struct mail_words *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++)
+		free(w->names[i]);
+	free_all(w->names, w->v, w->params[0], w->params[1], w->axis);
+	free_all(w->host, w->subj_b, w->auth_b, w->subj_h, w->auth_h,
+		 w->machine, w->mid, w->closes, w->materials, w->reproduced,
+		 w->bisect, w->from);
+	strvec__release(&w->to);
+}
+
+static void mail__compose(const struct night *nt,
+			  const struct store_regression *r,
+			  const struct mail_words *w, struct robot_mail *m)
+{
+	bool built = nt->k->kind == KERNEL_BUILD;
+
+	*m = (struct robot_mail){
+		.from = w->from,
+		.to = (const char *const *)w->to.v,
+		.nr_to = w->to.nr,
 		.cc = (const char *const *)nt->cfg->mail.cc,
 		.nr_cc = nt->cfg->mail.nr_cc,
-		.message_id = mid,
+		.message_id = w->mid,
 		.date = time(NULL),
 		.improvement = r->improvement,
 		.workload = r->workload,
 		.metric = r->metric,
 		.change_pct = r->change_pct,
-		.tree = nt->k->kind == KERNEL_BUILD ? nt->k->build.tree : NULL,
+		.tree = built ? nt->k->build.tree : NULL,
 		.branch = nt->cfg->branch,
-		.base = { .commit = nt->k->kind == KERNEL_BUILD ? r->base :
-								  NULL,
-			  .subject = subj_b,
+		.base = { .commit = built ? r->base : NULL,
+			  .subject = w->subj_b,
 			  .package = nt->base.package,
 			  .version = r->base },
-		.head = { .commit = nt->k->kind == KERNEL_BUILD ? culprit :
-								  NULL,
-			  .subject = subj_h,
-			  .author = auth_h,
+		.head = { .commit = built ? w->culprit : NULL,
+			  .subject = w->subj_h,
+			  .author = w->auth_h,
 			  .package = nt->n.package,
 			  .version = r->head },
 		.no_commit = r->no_commit,
-		.machine = machine,
-		.config = nt->k->kind == KERNEL_BUILD ? nt->k->build.config :
-							nt->k->package,
-		.params = (const char *const *)params,
+		.machine = w->machine,
+		.config = built ? nt->k->build.config : nt->k->package,
+		.params = (const char *const *)w->params,
 		.nr_params = 2,
-		.reproduced = reproduced,
-		.bisect = bisect,
+		.reproduced = w->reproduced,
+		.bisect = w->bisect,
 		.reported_by = nt->cfg->mail.reported_by ?
 				       nt->cfg->mail.reported_by :
-				       from,
-		.closes = closes,
-		.materials = materials,
+				       w->from,
+		.closes = w->closes,
+		.materials = w->materials,
 		.axes = "mode/workload",
-		.axis_values = axis,
-		.rows = v,
-		.nr_rows = nr,
+		.axis_values = w->axis,
+		.rows = w->v,
+		.nr_rows = w->nr,
 	};
+}
+
+/*
+ * The mbox written and its row told before sendmail sees it, so that a
+ * night killed in between does not mail twice.
+ */
+static int mail__file(struct night *nt, const struct store_regression *r,
+		      const char *dir, const struct mail_words *w)
+{
+	char *buf = NULL, *path = xasprintf("%s/mail.mbox", dir);
+	struct robot_mail m;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	mail__compose(nt, r, w, &m);
 	fp = open_memstream(&buf, &len);
 	ret = fp ? robot_mail__write(&m, fp) : -ENOMEM;
 	if (fp)
 		fclose(fp);
-	path = xasprintf("%s/mail.mbox", dir);
 	if (!ret)
 		ret = put(dir, "mail.mbox", buf, len, 0644);
 	if (!ret) {
 		struct store_regression set = { .id = r->id,
 						.mail = path,
-						.message_id = mid };
+						.message_id = w->mid };
 
 		ret = store__regression_set(nt->st, &set);
 	}
@@ -433,32 +473,33 @@ static int mail_one(struct night *nt, struct store_regression *r)
 		night__say(nt, "regression %lld: mail %s%s", (long long)r->id,
 			   path, nt->o->send ? ", sent" : " (not sent)");
 	}
-	free_all(path, params[0], params[1], axis);
-	for (i = 0; i < nr; i++)
-		free(names[i]);
-	free_all(names, v);
-out_words:
-	free_all(subj_b, auth_b, subj_h, auth_h, machine, mid, closes,
-		 materials, reproduced, bisect, buf, from);
-	strvec__release(&to);
+	free_all(path, buf);
+	return ret;
+}
+
+static int mail_one(struct night *nt, struct store_regression *r)
+{
+	char *dir;
+	struct mail_words w = { 0 };
+	int ret;
+
+	if (r->improvement && !nt->cfg->improvements)
+		return 0;
+	dir = night__reg_dir(nt, r->id);
+	ret = mail_folder(nt, r, dir);
+	if (ret)
+		goto out;
+	mail_words__get(nt, r, dir, &w);
+	ret = rows(nt, r, &w.v, &w.nr, &w.names);
+	if (!ret)
+		ret = mail__file(nt, r, dir, &w);
+	mail_words__release(&w);
 out:
-	free_all(dir, err, host);
+	free(dir);
 	return ret;
 }
 
 int night__mail(struct night *nt)
 {
-	struct store_regression *v;
-	size_t n, i;
-	int ret;
-
-	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
-	for (i = 0; !ret && i < n; i++) {
-		if (strcmp(v[i].state, "new") ||
-		    (v[i].improvement && !nt->cfg->improvements))
-			continue;
-		ret = mail_one(nt, &v[i]);
-	}
-	store_regressions__free(v, n);
-	return ret;
+	return night__each(nt, "new", mail_one);
 }

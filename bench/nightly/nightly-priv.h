@@ -61,6 +61,16 @@ int night__confirm_run(struct night *nt, struct store_regression *r);
 
 /* nightly-judge.c */
 /*
+ * The night judges with regress's own defaults (a 3% threshold), so
+ * that `iommu-bench regress` on its runs says what it said. Opens a
+ * struct regress_opts initializer.
+ */
+#define NIGHT_REGRESS_OPTS \
+	.cmp = CMP_OPTS_DEFAULT, .default_pct = 3, .cp = CP_OPTS_DEFAULT
+struct ds_filter;
+/* Keep to @key = @value in regress's comparisons. */
+void night__filter(struct ds_filter *f, const char *key, const char *value);
+/*
  * Tonight against the last good night (and the history): findings
  * stored as regressions to confirm, open ones still seen or fixed said,
  * the tentative verdict set.
@@ -83,6 +93,13 @@ char *night__reg_dir(const struct night *nt, int64_t id);
 
 /* nightly-mail.c: each new regression's mail and materials */
 int night__mail(struct night *nt);
+
+/*
+ * @fn on each of tonight's regressions in @state, one after another
+ * until one fails: how a stage walks what the ones before it left.
+ */
+int night__each(struct night *nt, const char *state,
+		int (*fn)(struct night *nt, struct store_regression *r));
 
 /* A line of what the night says: printed and kept in its summary. */
 void night__say(struct night *nt, const char *fmt, ...)

@@ -235,34 +235,37 @@ static int night__verdict(struct night *nt, const char **verdict)
 	return 0;
 }
 
+int night__each(struct night *nt, const char *state,
+		int (*fn)(struct night *nt, struct store_regression *r))
+{
+	struct store_regression *v;
+	size_t n, i;
+	int ret;
+
+	ret = store__regressions(nt->st, nt->series, nt->n.id, &v, &n);
+	for (i = 0; !ret && i < n; i++)
+		if (!strcmp(v[i].state, state))
+			ret = fn(nt, &v[i]);
+	store_regressions__free(v, n);
+	return ret;
+}
+
+/* Each stage's work, in the order of stages[]: done, it moves the night on. */
+static int (*const stage_work[])(struct night *nt) = {
+	night__run, night__judge, night__confirm, night__bisect, night__mail,
+};
+_Static_assert(ARRAY_SIZE(stage_work) + 1 == ARRAY_SIZE(stages),
+	       "every stage but done has its work");
+
 static int night__stages(struct night *nt)
 {
 	int at = stage_index(nt->n.stage), ret = 0;
+	size_t i;
 
-	if (at <= 0) {
-		ret = night__run(nt);
+	for (i = at; !ret && i < ARRAY_SIZE(stage_work); i++) {
+		ret = stage_work[i](nt);
 		if (!ret)
-			ret = night__stage(nt, "judge");
-	}
-	if (!ret && at <= 1) {
-		ret = night__judge(nt);
-		if (!ret)
-			ret = night__stage(nt, "confirm");
-	}
-	if (!ret && at <= 2) {
-		ret = night__confirm(nt);
-		if (!ret)
-			ret = night__stage(nt, "bisect");
-	}
-	if (!ret && at <= 3) {
-		ret = night__bisect(nt);
-		if (!ret)
-			ret = night__stage(nt, "mail");
-	}
-	if (!ret && at <= 4) {
-		ret = night__mail(nt);
-		if (!ret)
-			ret = night__stage(nt, "done");
+			ret = night__stage(nt, stages[i + 1]);
 	}
 	return ret;
 }

@@ -22,6 +22,7 @@
 #include "bench/agent/agent-kernel.h"
 #include "bench/run/run-install.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -159,116 +160,176 @@ int run_install__said(const struct run_host *h, const struct matrix_kernel *k,
 	return ret;
 }
 
+/* One kernel on its way to one host. */
+struct install {
+	struct run_ctx *ctx;
+	struct run_host *h;
+	const struct matrix_kernel *k;
+	const char *dir, *id;
+	char *name;
+	bool grub;
+	struct install_file files[3];
+};
+
+/* What is sent, each file hashed: the sums name the install. */
+static int install__hash(struct install *in, char **err)
+{
+	struct run_host *h = in->h;
+	const struct matrix_kernel *k = in->k;
+	const char *img = k->image, *rd = NULL;
+	struct install_file *f = in->files;
+	size_t i;
+	int ret;
+
+	f[0].name = AGENT_KERNEL_IMAGE;
+	f[1].name = AGENT_KERNEL_INITRD;
+	f[2].name = AGENT_KERNEL_MODULES;
+	if (h->h.ops->kernel_files) {
+		ret = h->h.ops->kernel_files(&h->h, k, &img, &rd);
+		if (ret)
+			return errmsg__set(err, ret,
+					   "host %s: no files to send for "
+					   "kernel '%s'",
+					   h->h.m->name, k->name);
+	} else if (k->kind == KERNEL_BUILD) {
+		/* A lab host gets the modules; the testbed's initramfs
+		 * carries its own. */
+		f[2].path = k->modules_tar;
+	}
+	f[0].path = img;
+	f[1].path = rd;
+	if (!img)
+		return errmsg__set(err, -ENOENT,
+				   "host %s: kernel '%s' has no image to send",
+				   h->h.m->name, k->name);
+	for (i = 0; i < ARRAY_SIZE(in->files); i++) {
+		if (!f[i].path)
+			continue;
+		ret = sha256__file(f[i].path, f[i].sha, &f[i].size);
+		if (ret)
+			return errmsg__set(err, ret, "%s: %s", f[i].path,
+					   strerror(-ret));
+	}
+	return 0;
+}
+
+/* 1 when the host holds this build already (its paths taken), else 0. */
+static int install__find(struct install *in, char **image, char **initrd,
+			 char **err)
+{
+	json_t *res = NULL, *args;
+	int ret;
+
+	args = json_pack("{s:s, s:s, s:s}", "dir", in->dir, "name", in->name,
+			 "build_id", in->id);
+	if (in->grub)
+		json_object_set_new(args, "boot_dir", json_string("/boot"));
+	ret = run_host__call(in->h, "kernel.find", args, STAGE_TIMEOUT_MS, &res,
+			     err);
+	if (!ret && json_is_true(json_object_get(res, "installed"))) {
+		take_paths(res, in->grub, image, initrd);
+		run_progress__msg(in->ctx,
+				  "host %s: kernel %s is there already "
+				  "(%s/%s)",
+				  in->h->h.m->name, in->k->name, in->dir,
+				  in->name);
+		ret = 1;
+	}
+	json_decref(res);
+	return ret;
+}
+
+/* Each file staged; their sums into @sums for kernel.install to check. */
+static int install__send(struct install *in, json_t *sums, char **err)
+{
+	struct install_file *f = in->files;
+	uint64_t sent = 0;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(in->files); i++)
+		sent += f[i].path ? f[i].size : 0;
+	run_progress__msg(in->ctx,
+			  "host %s: sending kernel %s (%.1f MB) to %s/%s",
+			  in->h->h.m->name, in->k->name, (double)sent / 1e6,
+			  in->dir, in->name);
+	for (i = 0; i < ARRAY_SIZE(in->files) && !ret; i++) {
+		if (!f[i].path)
+			continue;
+		ret = send_file(in->h, in->dir, in->name, &f[i], err);
+		json_object_set_new(sums, f[i].name, json_string(f[i].sha));
+	}
+	return ret;
+}
+
+/* The staged files put in place, and grub told where they are. */
+static int install__put(struct install *in, json_t *sums, uint64_t t0,
+			char **image, char **initrd, char **err)
+{
+	json_t *res = NULL, *args;
+	int ret;
+
+	args = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "dir", in->dir,
+			 "name", in->name, "release",
+			 in->k->release ? in->k->release : "unknown",
+			 "build_id", in->id, "sha256", sums, "initrd",
+			 in->files[1].path ? "staged" : "generate");
+	if (in->grub)
+		json_object_set_new(args, "boot",
+				    json_pack("{s:s, s:b}", "dir", "/boot",
+					      "grub", true));
+	ret = run_host__call(in->h, "kernel.install", args, INSTALL_TIMEOUT_MS,
+			     &res, err);
+	if (!ret) {
+		take_paths(res, in->grub, image, initrd);
+		run_progress__msg(
+			in->ctx,
+			"host %s: kernel %s installed in %.1f s (initrd: %s)",
+			in->h->h.m->name, in->k->name,
+			(double)(mono_ms() - t0) / 1000.0,
+			json_string_value(json_object_get(res, "initrd_by")) ?:
+				"none");
+	}
+	json_decref(res);
+	return ret;
+}
+
 int run_install__kernel(struct run_ctx *ctx, struct run_host *h,
 			const struct matrix_kernel *k, char **image,
 			char **initrd, char **err)
 {
-	const char *dir = h->h.m->kernel_dir, *img = k->image, *rd = NULL;
-	bool grub = h->h.m->reboot == REBOOT_GRUB;
-	struct install_file files[3] = {
-		{ .name = AGENT_KERNEL_IMAGE },
-		{ .name = AGENT_KERNEL_INITRD },
-		{ .name = AGENT_KERNEL_MODULES },
-	};
-	json_t *res = NULL, *sums, *args;
-	uint64_t t0 = mono_ms(), sent = 0;
-	const char *id;
-	char *name = NULL;
-	size_t i;
+	struct install in = { .ctx = ctx,
+			      .h = h,
+			      .k = k,
+			      .dir = h->h.m->kernel_dir,
+			      .grub = h->h.m->reboot == REBOOT_GRUB };
+	uint64_t t0 = mono_ms();
+	json_t *sums;
 	int ret;
 
 	*image = *initrd = NULL;
 	/* A VM that kexecs is sent the unpacked kernel, as a build. */
 	if (k->kind == KERNEL_PACKAGE && !matrix_host__is_vm(h->h.m))
 		return run_install__package(ctx, h, k, image, initrd, err);
-	if (h->h.ops->kernel_files) {
-		ret = h->h.ops->kernel_files(&h->h, k, &img, &rd);
-		if (ret) {
-			*err = xasprintf("host %s: no files to send for kernel "
-					 "'%s'",
-					 h->h.m->name, k->name);
-			return ret;
-		}
-	} else if (k->kind == KERNEL_BUILD) {
-		/* A lab host gets the modules; the testbed's initramfs
-		 * carries its own. */
-		files[2].path = k->modules_tar;
-	}
-	files[0].path = img;
-	files[1].path = rd;
-	if (!img) {
-		*err = xasprintf("host %s: kernel '%s' has no image to send",
-				 h->h.m->name, k->name);
-		return -ENOENT;
-	}
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!files[i].path)
-			continue;
-		ret = sha256__file(files[i].path, files[i].sha, &files[i].size);
-		if (ret) {
-			*err = xasprintf("%s: %s", files[i].path,
-					 strerror(-ret));
-			return ret;
-		}
-	}
-	id = k->build_id ? k->build_id : files[0].sha;
-	name = install_name(k, id);
-
-	args = json_pack("{s:s, s:s, s:s}", "dir", dir, "name", name,
-			 "build_id", id);
-	if (grub)
-		json_object_set_new(args, "boot_dir", json_string("/boot"));
-	ret = run_host__call(h, "kernel.find", args, STAGE_TIMEOUT_MS, &res,
-			     err);
+	ret = install__hash(&in, err);
 	if (ret)
-		goto out;
-	if (json_is_true(json_object_get(res, "installed"))) {
-		take_paths(res, grub, image, initrd);
-		run_progress__msg(ctx,
-				  "host %s: kernel %s is there already "
-				  "(%s/%s)",
-				  h->h.m->name, k->name, dir, name);
+		return ret;
+	in.id = k->build_id ? k->build_id : in.files[0].sha;
+	in.name = install_name(k, in.id);
+	ret = install__find(&in, image, initrd, err);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
 		goto out;
 	}
-	json_decref(res);
-	res = NULL;
-
-	for (i = 0; i < ARRAY_SIZE(files); i++)
-		sent += files[i].path ? files[i].size : 0;
-	run_progress__msg(ctx, "host %s: sending kernel %s (%.1f MB) to %s/%s",
-			  h->h.m->name, k->name, (double)sent / 1e6, dir, name);
 	sums = json_object();
-	for (i = 0; i < ARRAY_SIZE(files) && !ret; i++) {
-		if (!files[i].path)
-			continue;
-		ret = send_file(h, dir, name, &files[i], err);
-		json_object_set_new(sums, files[i].name,
-				    json_string(files[i].sha));
-	}
+	ret = install__send(&in, sums, err);
 	if (ret) {
 		json_decref(sums);
 		goto out;
 	}
-	args = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "dir", dir, "name",
-			 name, "release", k->release ? k->release : "unknown",
-			 "build_id", id, "sha256", sums, "initrd",
-			 rd ? "staged" : "generate");
-	if (grub)
-		json_object_set_new(args, "boot",
-				    json_pack("{s:s, s:b}", "dir", "/boot",
-					      "grub", true));
-	ret = run_host__call(h, "kernel.install", args, INSTALL_TIMEOUT_MS,
-			     &res, err);
-	if (ret)
-		goto out;
-	take_paths(res, grub, image, initrd);
-	run_progress__msg(
-		ctx, "host %s: kernel %s installed in %.1f s (initrd: %s)",
-		h->h.m->name, k->name, (double)(mono_ms() - t0) / 1000.0,
-		json_string_value(json_object_get(res, "initrd_by")) ?: "none");
+	ret = install__put(&in, sums, t0, image, initrd, err);
 out:
 	ret = run_install__said(h, k, ret, *image, err);
-	json_decref(res);
-	free(name);
+	free(in.name);
 	return ret;
 }

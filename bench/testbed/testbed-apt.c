@@ -62,13 +62,27 @@ static void opt(struct testbed_apt *apt, const char *key, const char *value)
 	strvec__pushf(&apt->opts, "%s=%s", key, value);
 }
 
-/* @key set to @sub of the private folder. */
-static void opt_dir(struct testbed_apt *apt, const char *key, const char *sub)
-{
-	char *path = xasprintf("%s/%s", apt->dir, sub);
+/* Where apt looks, each in the private folder: none of this machine's. */
+static const char *const apt_dirs[][2] = {
+	{ "Dir::State", "state" },
+	{ "Dir::State::status", "status" },
+	{ "Dir::Cache", "cache" },
+	{ "Dir::Etc::sourcelist", "sources.list" },
+	{ "Dir::Etc::sourceparts", "sources.list.d" },
+	{ "Dir::Etc::preferences", "preferences" },
+	{ "Dir::Etc::preferencesparts", "preferences.d" },
+};
 
-	opt(apt, key, path);
-	free(path);
+static void opt_dirs(struct testbed_apt *apt)
+{
+	char *path;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(apt_dirs); i++) {
+		path = xasprintf("%s/%s", apt->dir, apt_dirs[i][1]);
+		opt(apt, apt_dirs[i][0], path);
+		free(path);
+	}
 }
 
 static int write_file(const char *path, const char *text, char **err)
@@ -124,13 +138,7 @@ int testbed_apt__open(struct testbed_apt *apt, const char *cache,
 	free(path);
 	if (ret)
 		goto out;
-	opt_dir(apt, "Dir::State", "state");
-	opt_dir(apt, "Dir::State::status", "status");
-	opt_dir(apt, "Dir::Cache", "cache");
-	opt_dir(apt, "Dir::Etc::sourcelist", "sources.list");
-	opt_dir(apt, "Dir::Etc::sourceparts", "sources.list.d");
-	opt_dir(apt, "Dir::Etc::preferences", "preferences");
-	opt_dir(apt, "Dir::Etc::preferencesparts", "preferences.d");
+	opt_dirs(apt);
 	/* The guest's arch alone: no multiarch set up on this machine. */
 	opt(apt, "APT::Architecture", arch->deb);
 	opt(apt, "APT::Architectures", arch->deb);

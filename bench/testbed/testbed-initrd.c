@@ -19,6 +19,7 @@
 #include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "subprocess.h"
@@ -91,8 +92,7 @@ static void moddeps__release(struct moddeps *md)
 	size_t i;
 
 	for (i = 0; i < md->nr; i++) {
-		free(md->v[i].path);
-		free(md->v[i].name);
+		free_all(md->v[i].path, md->v[i].name);
 		strvec__release(&md->v[i].deps);
 	}
 	free(md->v);
@@ -177,22 +177,12 @@ out:
 
 static struct moddep *moddeps__by_path(struct moddeps *md, const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < md->nr; i++)
-		if (!strcmp(md->v[i].path, path))
-			return &md->v[i];
-	return NULL;
+	return TABLE_FIND(md->v, md->nr, path, path);
 }
 
 static struct moddep *moddeps__by_name(struct moddeps *md, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < md->nr; i++)
-		if (!strcmp(md->v[i].name, name))
-			return &md->v[i];
-	return NULL;
+	return TABLE_FIND(md->v, md->nr, name, name);
 }
 
 static bool moddeps__is_builtin(const struct moddeps *md, const char *name)
@@ -581,12 +571,50 @@ out:
 	return ret;
 }
 
+/* The base (busybox, /init) in the cache: *@path, built when it lacks it. */
+static int base_get(const char *cache, const struct arch *arch, bool force,
+		    struct cpio *base, char *key, char **path, bool *cached,
+		    char **err)
+{
+	struct iovec iov;
+	int ret;
+
+	ret = base__build(base, arch ? arch : arch__native(), key, err);
+	if (ret)
+		return ret;
+	*path = xasprintf("%s/base/base-%.*s.cpio", cache, KEY_LEN, key);
+	*cached = !force && cache__has_file(*path);
+	if (*cached)
+		return 0;
+	pr_info("testbed: building the initramfs base (%s busybox, /init)",
+		arch ? arch->name : "this machine's");
+	iov = (struct iovec){ base->buf, base->len };
+	return cache__put(cache, *path, &iov, 1, force, err);
+}
+
+/* The testbed's modules and @extra, in the order they load. */
+static int modules_wanted(const char *modules_dir, const char *const *extra,
+			  struct strvec *order, char **err)
+{
+	struct strvec wanted = { 0 };
+	int ret;
+
+	for (size_t i = 0; testbed_modules[i]; i++)
+		strvec__push(&wanted, testbed_modules[i]);
+	for (size_t i = 0; extra && extra[i]; i++)
+		if (!strvec__contains(&wanted, extra[i]))
+			strvec__push(&wanted, extra[i]);
+	ret = testbed__module_order(modules_dir, (const char *const *)wanted.v,
+				    order, err);
+	strvec__release(&wanted);
+	return ret;
+}
+
 int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 			const char *const *extra, const char *config,
 			const char *release, bool force, char **initrd,
 			bool *cached, char **err)
 {
-	struct strvec wanted = { 0 };
 	char base_key[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE];
 	struct cpio base, part;
 	char *cache = NULL, *base_path = NULL, *path = NULL;
@@ -599,43 +627,22 @@ int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 	cpio__init(&base);
 	cpio__init(&part);
 	if ((modules_dir || config) &&
-	    (!release || !testbed__release_is_valid(release))) {
-		*err = xasprintf("'%s' is not a kernel release",
-				 release ? release : "(none)");
-		return -EINVAL;
-	}
+	    (!release || !testbed__release_is_valid(release)))
+		return errmsg__set(err, -EINVAL, "'%s' is not a kernel release",
+				   release ? release : "(none)");
 	ret = cache__dir(TESTBED_CACHE_SUB, &cache);
-	if (ret) {
-		*err = xasprintf("no cache folder: set IOMMU_BENCH_CACHE or "
-				 "HOME");
-		return ret;
-	}
-	ret = base__build(&base, arch ? arch : arch__native(), base_key, err);
+	if (ret)
+		return errmsg__set(err, ret,
+				   "no cache folder: set IOMMU_BENCH_CACHE or "
+				   "HOME");
+	ret = base_get(cache, arch, force, &base, base_key, &base_path,
+		       &base_cached, err);
 	if (ret)
 		goto out;
-	base_path =
-		xasprintf("%s/base/base-%.*s.cpio", cache, KEY_LEN, base_key);
-	base_cached = !force && cache__has_file(base_path);
-	if (!base_cached) {
-		pr_info("testbed: building the initramfs base (%s busybox, "
-			"/init)",
-			arch ? arch->name : "this machine's");
-		iov[0] = (struct iovec){ base.buf, base.len };
-		ret = cache__put(cache, base_path, iov, 1, force, err);
-		if (ret)
-			goto out;
-	}
 	if (cached)
 		*cached = base_cached;
 	if (modules_dir) {
-		for (size_t i = 0; testbed_modules[i]; i++)
-			strvec__push(&wanted, testbed_modules[i]);
-		for (size_t i = 0; extra && extra[i]; i++)
-			if (!strvec__contains(&wanted, extra[i]))
-				strvec__push(&wanted, extra[i]);
-		ret = testbed__module_order(modules_dir,
-					    (const char *const *)wanted.v,
-					    &order, err);
+		ret = modules_wanted(modules_dir, extra, &order, err);
 		if (ret)
 			goto out;
 	}
@@ -668,7 +675,6 @@ int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 	*initrd = path;
 	path = NULL;
 out:
-	strvec__release(&wanted);
 	strvec__release(&order);
 	cpio__release(&base);
 	cpio__release(&part);

@@ -6,6 +6,7 @@
 # bad one refused at its file:line:column with what was expected.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nightly-matrix.sh"
 
 B=$IOMMU_BENCH
 TREE=$T_TMP/linux
@@ -13,28 +14,9 @@ git init -q "$TREE"
 
 # matrix FILE NIGHTLY: a testbed matrix with a build kernel, a package
 # kernel and an image, and NIGHTLY as its [nightly] table.
-matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "robot"
-repetitions = 3
-modes = ["lazy"]
-
-[hosts.guest]
-transport = "qemu"
-role = "sut"
-address = "10.79.0.2/24"
-link = "peer"
-
-[hosts.peer]
-transport = "netns"
-netns = "iommu-bench-nc"
-address = "10.79.0.1/24"
-nic = "tap-nc"
-
-[[kernels]]
+KERNELS='[[kernels]]
 name = "next"
-build = { tree = "$TREE", config = "tinyconfig" }
+build = { tree = "'"$TREE"'", config = "tinyconfig" }
 
 [[kernels]]
 name = "sid"
@@ -43,16 +25,9 @@ suite = "sid"
 
 [[kernels]]
 name = "stock"
-package = "linux-image-6.1.0-57-amd64"
-
-[[workloads]]
-name = "rx"
-server = "guest"
-client = "peer"
-duration = "2s"
-
-$2
-EOT
+package = "linux-image-6.1.0-57-amd64"'
+matrix() {
+	nightly_matrix "$1" 0 nc 3 2s "$KERNELS" "$2"
 }
 
 matrix "$T_TMP/ok.toml" '[nightly]

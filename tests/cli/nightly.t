@@ -8,6 +8,7 @@
 # failed. What a night does end to end, testbed-nightly.t shows.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nightly-matrix.sh"
 
 B=$IOMMU_BENCH
 DB=$T_TMP/robot.db
@@ -16,39 +17,12 @@ git init -q "$TREE" && git -C "$TREE" -c user.name=x -c user.email=x@x \
 	commit -q --allow-empty -m one && git -C "$TREE" remote add origin "$TREE"
 t_ok $? "a scratch tree with a remote"
 
-# matrix FILE [NIGHTLY [RUN]]: a testbed matrix whose kernel builds from
-# the scratch tree, with NIGHTLY as its [nightly] table.
+# matrix FILE [NIGHTLY]: a testbed matrix whose kernel builds from the
+# scratch tree, with NIGHTLY as its [nightly] table.
 matrix() {
-	cat >"$1" <<EOT
-[run]
-name = "robot"
-repetitions = 4
-modes = ["lazy"]
-
-[hosts.guest]
-transport = "qemu"
-role = "sut"
-address = "10.79.1.2/24"
-link = "peer"
-
-[hosts.peer]
-transport = "netns"
-netns = "iommu-bench-nt"
-address = "10.79.1.1/24"
-nic = "tap-nt"
-
-[[kernels]]
+	nightly_matrix "$1" 1 nt 4 1s '[[kernels]]
 name = "next"
-build = { tree = "$TREE", config = "tinyconfig" }
-
-[[workloads]]
-name = "rx"
-server = "guest"
-client = "peer"
-duration = "1s"
-
-${2-}
-EOT
+build = { tree = "'"$TREE"'", config = "tinyconfig" }' "${2-}"
 }
 FOLLOW='[nightly]
 follow = { kernel = "next", remote = "origin", branch = "master" }'
