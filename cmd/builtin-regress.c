@@ -15,7 +15,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
-#include "report/regress.h"
+#include "report/regress-print.h"
 #include "report/report-opts.h"
 #include "util.h"
 

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost.h"
+#include "compare-print.h"
+#include "cost-print.h"
 #include "format.h"
 #include "util.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost.h"
+#include "cost-print.h"
 #include "format.h"
 #include "markup.h"
 #include "report-priv.h"

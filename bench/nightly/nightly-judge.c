@@ -15,7 +15,7 @@
 
 #include "bench/nightly/nightly-priv.h"
 #include "log.h"
-#include "report/regress.h"
+#include "report/regress-print.h"
 #include "util.h"
 
 /* The names of @it's cell and metric, in the candidate's dataset. */

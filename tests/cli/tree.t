@@ -79,7 +79,7 @@ def allowed(d, t):
     return any(t == a or (a.endswith("/*") and t.startswith(a[:-1]) and
                "/" not in t[len(a) - 1:]) for a in r)
 files = set()
-for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
+for top in ("cmd", "src", "store", "stats", "analysis", "report", "bench", "collectors", "bpf"):
     for dp, dn, fn in os.walk(os.path.join(root, top)):
         for f in fn:
             if f.endswith((".c", ".h")):
@@ -137,11 +137,12 @@ for p in \
 	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
 	"tr bench/host/qemu/x.c bench/run/run.h bench/run/run.h" \
 	"trst bench/host/lava/x.c store/store.h store/store.h" \
-	"bis bench/bisect/x.c report/regress.h report/regress.h" \
+	"bis bench/bisect/x.c analysis/regress.h analysis/regress.h" \
+	"ana analysis/x.c report/report.h report/report.h" \
 	"hst bench/host/x.c report/report.h report/report.h" \
-	"run bench/run/x.c report/compare.h report/compare.h" \
+	"run bench/run/x.c analysis/compare.h analysis/compare.h" \
 	"store store/x.c bench/run/run.h bench/run/run.h" \
-	"store2 store/x.c report/rdb.h report/rdb.h" \
+	"store2 store/x.c analysis/rdb.h analysis/rdb.h" \
 	"stats stats/x.c store/store.h store/store.h" \
 	"helper src/x.c bench/matrix/matrix.h bench/matrix/matrix.h" \
 	"cmd collectors/x.c cmd/builtin.h cmd/builtin.h" \
@@ -157,6 +158,9 @@ done
 out=$(plant ok report/x.c store/store.h store/store.h)
 [ -z "$out" ]
 t_ok $? "and report/ including the store is not"
+out=$(plant ok2 report/x.c analysis/compare.h analysis/compare.h)
+[ -z "$out" ]
+t_ok $? "nor report/ including the analysis"
 out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
@@ -202,7 +206,7 @@ t_ok $st "the monotonic clock is read in src/clock.c only"
 # A newcomer finds each subsystem from the folder names alone: every
 # folder of code has its line in the README's layout table.
 missing=""
-for d in $(find cmd src store stats bench collectors report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
+for d in $(find cmd src store stats bench collectors analysis report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
 	grep -q "^| \`$d/\` | " README.md || missing="$missing $d/"
 done
 [ -z "$missing" ]

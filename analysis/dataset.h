@@ -6,8 +6,8 @@
  * gives them) or from CSV files of label,value rows, so that numbers from
  * anywhere can be compared the same way.
  */
-#ifndef IOMMU_BENCH_REPORT_DATASET_H
-#define IOMMU_BENCH_REPORT_DATASET_H
+#ifndef IOMMU_BENCH_ANALYSIS_DATASET_H
+#define IOMMU_BENCH_ANALYSIS_DATASET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -161,4 +161,4 @@ void dataset__add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 		  const char *metric, const char *unit,
 		  enum store_better better, double value);
 
-#endif /* IOMMU_BENCH_REPORT_DATASET_H */
+#endif /* IOMMU_BENCH_ANALYSIS_DATASET_H */

@@ -7,8 +7,8 @@
  * prepared statements, against the tables schemas/README.md documents,
  * for the queries the store's API has no reader for. Nothing here writes.
  */
-#ifndef IOMMU_BENCH_REPORT_RDB_H
-#define IOMMU_BENCH_REPORT_RDB_H
+#ifndef IOMMU_BENCH_ANALYSIS_RDB_H
+#define IOMMU_BENCH_ANALYSIS_RDB_H
 
 #include <sqlite3.h>
 #include <stddef.h>
@@ -59,4 +59,4 @@ void rdb__runs_release(struct rdb_runs *runs);
 int rdb__run_resolve(const struct rdb_runs *runs, const char *what,
 		     const char *arg, int64_t *id);
 
-#endif /* IOMMU_BENCH_REPORT_RDB_H */
+#endif /* IOMMU_BENCH_ANALYSIS_RDB_H */
