@@ -235,6 +235,11 @@ unsigned int store__latest_version(void)
 		       0;
 }
 
+const char *store__sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
 int store__begin(struct store *st)
 {
 	static const char sql[] = "BEGIN IMMEDIATE";

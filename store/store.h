@@ -45,6 +45,8 @@ const char *store__path(const struct store *st);
 unsigned int store__version(const struct store *st);
 /* The newest schema version this binary carries. */
 unsigned int store__latest_version(void);
+/* The SQLite library's version, for db info and version. */
+const char *store__sqlite_version(void);
 /*
  * Apply pending migrations, each in its own transaction under the write
  * lock, each skipped when another process applied it meanwhile. @from
