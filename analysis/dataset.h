@@ -118,9 +118,10 @@ int dataset__load_db(struct dataset *ds, struct rdb *r, const int64_t *runs,
  * the run id as text), each remembered for dataset__check_filter();
  * false when @runs (sorted) has not the run or @f leaves the cell out.
  */
-bool dataset__row_cell(struct dataset *ds, sqlite3_stmt *s, const int64_t *runs,
-		       size_t nr_runs, const struct ds_filter *f,
-		       const char *val[DS_NR_DIMS], char run[DS_RUN_TEXT]);
+bool dataset__row_cell(struct dataset *ds, struct store_rows *s,
+		       const int64_t *runs, size_t nr_runs,
+		       const struct ds_filter *f, const char *val[DS_NR_DIMS],
+		       char run[DS_RUN_TEXT]);
 
 /*
  * After dataset__load_db(): -EINVAL, with "did you mean", when a --only

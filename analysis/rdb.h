@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * report/'s read-only view of the store. store__open() does the checks
- * that keep a mistyped --db from being misread (not SQLite, another
- * program's database, a newer or older schema) and prints why; then
- * report/ reads through its own read-only connection with its own
- * prepared statements, against the tables schemas/README.md documents,
- * for the queries the store's API has no reader for. Nothing here writes.
+ * The analysis's read-only view of the store. store__open() does the
+ * checks that keep a mistyped --db from being misread (not SQLite,
+ * another program's database, a newer or older schema) and prints why;
+ * then the analysis and the report read through the store's queries
+ * (store/store-query.h), whose SQL lives in store/. Nothing here writes.
  */
 #ifndef IOMMU_BENCH_ANALYSIS_RDB_H
 #define IOMMU_BENCH_ANALYSIS_RDB_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/store-query.h"
+
 struct rdb {
-	sqlite3 *db;
+	struct store *st;
 	char *path;
 };
 
@@ -23,16 +23,16 @@ struct rdb {
 int rdb__open(const char *path, struct rdb *r);
 void rdb__close(struct rdb *r);
 
-/* Prepare @sql; on failure print what for and return a negative errno. */
-int rdb__prepare(struct rdb *r, const char *sql, sqlite3_stmt **stmt);
+/* store__query() on the database; a negative errno is already printed. */
+int rdb__query(struct rdb *r, const struct store_query *q,
+	       const struct store_arg *args, struct store_rows **out);
 /*
- * rdb__prepare() for a query of the runs ?1 to ?2: the first and the
+ * rdb__query() for a query of the runs ?1 to ?2: the first and the
  * last of @runs, ascending (@nr_runs > 0).
  */
-int rdb__prepare_runs(struct rdb *r, const char *sql, const int64_t *runs,
-		      size_t nr_runs, sqlite3_stmt **stmt);
-/* Report SQLite's error @rc while doing @what; returns -EIO. */
-int rdb__error(struct rdb *r, int rc, const char *what);
+int rdb__query_runs(struct rdb *r, const struct store_query *q,
+		    const int64_t *runs, size_t nr_runs,
+		    struct store_rows **out);
 
 struct rdb_run {
 	int64_t id;

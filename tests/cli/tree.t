@@ -165,6 +165,32 @@ out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
 
+# Every SQL statement against the schema lives in store/ (the analysis's
+# and the report's queries by name in store/store-q-*.c), and only
+# store/ talks to SQLite: a change of the schema is a change of store/.
+# A statement is a string that starts with its verb and goes on; a
+# column header such as bpf-print's "ATTACH" is not one.
+sql_outside() {
+	(cd "$1" && grep -rnE \
+		-e '"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PRAGMA|ATTACH|BEGIN|DROP|REPLACE) ' \
+		-e 'sqlite3' --include='*.c' --include='*.h' -- \
+		$(ls -d cmd src stats analysis report bench collectors bpf 2>/dev/null) ||
+		:)
+}
+bad=$(sql_outside "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "SQL or SQLite outside store/:" "$bad"
+t_ok $st "SQL and SQLite are store/'s alone"
+root="$T_TMP/plant-sql"
+mkdir -p "$root/analysis"
+printf '// x\nstatic const char q[] = "SELECT id FROM runs";\n' >"$root/analysis/x.c"
+sql_outside "$root" | grep -q '^analysis/x.c:2:'
+t_ok $? "a planted SQL statement in analysis/ is refused"
+printf '// x\n#include <sqlite3.h>\n' >"$root/analysis/x.c"
+sql_outside "$root" | grep -q '^analysis/x.c:2:'
+t_ok $? "and so is SQLite itself"
+
 # One error convention per layer (docs/hacking.md): a message is said
 # once, by the layer that knows who listens. The pure layers say
 # nothing; the library layers of bench/ hand their words to the caller
