@@ -15,13 +15,8 @@ int rdb__open(const char *path, struct rdb *r)
 
 	memset(r, 0, sizeof(*r));
 	err = store__open(path, STORE_READONLY, &r->st);
-	if (err) {
-		if (err == -ENOENT)
-			pr_err("%s: no such database (run a matrix first, or "
-			       "give --db PATH)",
-			       path);
+	if (err)
 		return err;
-	}
 	r->path = xstrdup(path);
 	return 0;
 }

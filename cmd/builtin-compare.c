@@ -117,7 +117,7 @@ static int load_db(const struct compare_args *a, const struct cmp_opts *o,
 	for (i = 0; i < a->only.nr; i++)
 		if (ds_filter__add(&f, a->only.v[i]))
 			goto out_filter;
-	if (rdb__open(global__db_path(), &r)) {
+	if (global__rdb_open(&r)) {
 		status = EXIT_WORK_FAILED;
 		goto out_filter;
 	}

@@ -59,8 +59,10 @@ static int db_info(const char *path)
 	int err;
 
 	err = store__open(path, STORE_READONLY | STORE_ANY_OLD, &st);
-	if (err)
+	if (err) {
+		global__db_advice(path, err);
 		return EXIT_WORK_FAILED;
+	}
 	ver = store__version(st);
 	/* An old schema may lack the tables; counting them would fail. */
 	if (ver == latest) {
@@ -124,8 +126,10 @@ static int db_migrate(const char *path)
 
 	created = stat(path, &sb) < 0 || !sb.st_size;
 	err = store__open(path, STORE_CREATE | STORE_ANY_OLD, &st);
-	if (err)
+	if (err) {
+		global__db_advice(path, err);
 		return EXIT_WORK_FAILED;
+	}
 	err = store__migrate(st, &from, &to, &mine);
 	store__close(st);
 
@@ -164,8 +168,10 @@ static int merge_check(const char *path, unsigned int flags)
 	int ret;
 
 	ret = store__open(path, flags, &st);
-	if (ret)
+	if (ret) {
+		global__db_advice(path, ret);
 		return ret;
+	}
 	if (store__version(st) != store__latest_version()) {
 		pr_err("%s: schema version %u, this binary writes %u: run "
 		       "'iommu-bench --db %s db migrate' first",

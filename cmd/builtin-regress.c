@@ -262,7 +262,7 @@ int cmd_regress(int argc, const char **argv)
 		goto out_opts;
 	pairwise = !a.history || a.baseline || a.candidate;
 	status = EXIT_WORK_FAILED;
-	if (rdb__open(global__db_path(), &r))
+	if (global__rdb_open(&r))
 		goto out_opts;
 	if (rdb__runs(&r, &runs))
 		goto out_db;

@@ -299,9 +299,7 @@ static int check_file(const char *path, unsigned int flags)
 	if (fd < 0 && errno == ENOENT) {
 		if (flags & STORE_CREATE)
 			return 0;
-		pr_err("%s: no such database; create it with "
-		       "'iommu-bench --db %s db migrate'",
-		       path, path);
+		pr_err("%s: no such database", path);
 		return -ENOENT;
 	}
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -320,9 +318,7 @@ static int check_file(const char *path, unsigned int flags)
 		close(fd);
 		if (flags & STORE_CREATE)
 			return 0;
-		pr_err("%s: empty file, not a database yet; create it with "
-		       "'iommu-bench --db %s db migrate'",
-		       path, path);
+		pr_err("%s: empty file, not a database yet", path);
 		return -ENOENT;
 	}
 	n = pread(fd, head, sizeof(head), 0);
@@ -421,7 +417,7 @@ static int check_identity(struct store *st)
 	}
 	if (ver < 0 || ver > store__latest_version()) {
 		pr_err("%s: database schema version %lld is newer than this "
-		       "iommu-bench supports (%u); upgrade iommu-bench",
+		       "iommu-bench supports (%u)",
 		       st->path, (long long)ver, store__latest_version());
 		return -EPROTONOSUPPORT;
 	}
@@ -499,10 +495,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 				goto fail;
 		} else if (!(flags & STORE_ANY_OLD)) {
 			pr_err("%s: database schema version %u is older than "
-			       "this iommu-bench's (%u); migrate it with "
-			       "'iommu-bench --db %s db migrate'",
-			       path, st->version, store__latest_version(),
-			       path);
+			       "this iommu-bench's (%u)",
+			       path, st->version, store__latest_version());
 			err = -ESTALE;
 			goto fail;
 		}

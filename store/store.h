@@ -35,7 +35,10 @@ struct store;
  * SQLite database, a schema newer than this binary knows, and (unless
  * STORE_MIGRATE or STORE_ANY_OLD) one with migrations pending. A missing
  * file is -ENOENT unless STORE_CREATE, which also creates the missing
- * last directory of @path (results/ for the default path).
+ * last directory of @path (results/ for the default path). The store
+ * says what it found; what the user should do about it (-ENOENT a
+ * missing or empty file, -ESTALE migrations pending, -EPROTONOSUPPORT
+ * a newer schema) is the caller's to say: global__db_advice() in cmd/.
  */
 int store__open(const char *path, unsigned int flags, struct store **out);
 void store__close(struct store *st);
