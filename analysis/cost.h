@@ -113,6 +113,9 @@ struct cost_diff {
 bool cost__diff(const struct cost_table *ct, int64_t row, size_t col,
 		struct cost_diff *d);
 
+/* Has any of @g's paths a share from the profile trials? */
+bool cost__profiled(const struct cost_group *g);
+
 /* Cores a line rate of @gbit Gbit/s costs at @cpu_ms_per_gb. */
 double cost__cores(double cpu_ms_per_gb, double gbit);
 

@@ -88,22 +88,25 @@ static void table(struct report_ctx *c, const struct cost_table *ct,
 	fputs("</tr>\n</table>\n", c->fp);
 }
 
+/* @t (freed) as a paragraph of its own; nothing for NULL. */
+static void sentence(FILE *fp, char *t)
+{
+	if (!t)
+		return;
+	fputs("<p>", fp);
+	markup__escape(fp, t);
+	fputs(".</p>\n", fp);
+	free(t);
+}
+
 static void decomposition(struct report_ctx *c, const struct cost_table *ct,
 			  const struct cost_group *g,
 			  const struct fmt_scale *sc)
 {
 	size_t col;
 
-	for (col = 1; col < ct->t.nr_cols; col++) {
-		char *t = cost__diff_text(ct, g, col, sc);
-
-		if (!t)
-			continue;
-		fputs("<p>", c->fp);
-		markup__escape(c->fp, t);
-		fputs(".</p>\n", c->fp);
-		free(t);
-	}
+	for (col = 1; col < ct->t.nr_cols; col++)
+		sentence(c->fp, cost__diff_text(ct, g, col, sc));
 }
 
 static void plot_stack(struct report_ctx *c, const struct cost_table *ct,
@@ -252,24 +255,21 @@ static void cores_table(struct report_ctx *c, const struct cost_table *ct,
 static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 			  const struct cost_group *g)
 {
-	bool head = false;
 	size_t i, col;
 
+	if (!cost__profiled(g))
+		return;
+	fputs("<table>\n<tr><th>profile trials: % of all CPU time, probes / "
+	      "perf</th>",
+	      c->fp);
+	for (col = 0; col < ct->t.nr_cols; col++)
+		html__th(c->fp, ds__str(&ct->ds, ct->t.cols[col]));
+	fputs("</tr>\n", c->fp);
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
 		if (p->row[COST_PROFILE_PCT] < 0)
 			continue;
-		if (!head) {
-			fputs("<table>\n<tr><th>profile trials: % of all CPU "
-			      "time, probes / perf</th>",
-			      c->fp);
-			for (col = 0; col < ct->t.nr_cols; col++)
-				html__th(c->fp,
-					 ds__str(&ct->ds, ct->t.cols[col]));
-			fputs("</tr>\n", c->fp);
-			head = true;
-		}
 		fputs("<tr>", c->fp);
 		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++) {
@@ -280,15 +280,14 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		}
 		fputs("</tr>\n", c->fp);
 	}
-	if (head)
-		fputs("</table>\n<p class=\"small\">The same paths by two "
-		      "methods on the profile trials: the probes' time and "
-		      "perf's samples in the paths' own functions, each as a "
-		      "share of all CPU time, less the probe's floor per call. "
-		      "They agree when the probes' interval (the floor known "
-		      "to its spread) meets the 95% interval of perf's sample "
-		      "count (docs/cost.md).</p>\n",
-		      c->fp);
+	fputs("</table>\n<p class=\"small\">The same paths by two "
+	      "methods on the profile trials: the probes' time and "
+	      "perf's samples in the paths' own functions, each as a "
+	      "share of all CPU time, less the probe's floor per call. "
+	      "They agree when the probes' interval (the floor known "
+	      "to its spread) meets the 95% interval of perf's sample "
+	      "count (docs/cost.md).</p>\n",
+	      c->fp);
 }
 
 /*
@@ -303,7 +302,6 @@ static void per_call(struct report_ctx *c, const struct cost_table *ct,
 							   "probe" };
 	struct fmt_scale ns = { .mul = 1, .unit = "ns" };
 	size_t col, i, f;
-	char *t;
 
 	fputs("<table>\n<tr><th>per call</th>", c->fp);
 	for (col = 0; col < ct->t.nr_cols; col++)
@@ -330,16 +328,10 @@ static void per_call(struct report_ctx *c, const struct cost_table *ct,
 	fputs("</table>\n", c->fp);
 	for (col = 1; col < ct->t.nr_cols; col++)
 		for (i = 0; i < g->nr_paths; i++)
-			for (f = 0; f < COST_NR_CALL_FIGS; f++) {
-				t = cost__call_diff_text(ct, &g->paths[i], f,
-							 col);
-				if (!t)
-					continue;
-				fputs("<p>", c->fp);
-				markup__escape(c->fp, t);
-				fputs(".</p>\n", c->fp);
-				free(t);
-			}
+			for (f = 0; f < COST_NR_CALL_FIGS; f++)
+				sentence(c->fp,
+					 cost__call_diff_text(ct, &g->paths[i],
+							      f, col));
 }
 
 void report__cost(struct report_ctx *c)
