@@ -28,18 +28,7 @@ static enum store_better better_parse(const char *s)
 
 static bool run_selected(const int64_t *runs, size_t nr, int64_t id)
 {
-	size_t lo = 0, hi = nr, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (runs[mid] == id)
-			return true;
-		if (runs[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return ds__find_id(runs, nr, id) >= 0;
 }
 
 static void see(struct dataset *ds, int key, const char *value)
@@ -219,18 +208,9 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 
 static int64_t cell_of(const struct trial_cells *tc, int64_t trial)
 {
-	size_t lo = 0, hi = tc->nr, mid;
+	long i = ds__find_id(tc->trial, tc->nr, trial);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (tc->trial[mid] == trial)
-			return tc->cell[mid];
-		if (tc->trial[mid] < trial)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < 0 ? -1 : tc->cell[i];
 }
 
 /*

@@ -94,6 +94,11 @@ struct dataset {
 };
 
 void dataset__init(struct dataset *ds);
+/*
+ * The index of @id in @ids (ascending, as the store's row ids are read
+ * in order), or -1: runs selected, trials mapped to their cells.
+ */
+long ds__find_id(const int64_t *ids, size_t nr, int64_t id);
 void dataset__release(struct dataset *ds);
 const char *ds__str(const struct dataset *ds, uint32_t id);
 /*

@@ -46,18 +46,9 @@ static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 /* Bytes of @trial, or a negative number when unknown. */
 static double bytes_of(const struct bytes_map *m, int64_t trial)
 {
-	size_t lo = 0, hi = m->nr, mid;
+	long i = ds__find_id(m->trial, m->nr, trial);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (m->trial[mid] == trial)
-			return m->bytes[mid];
-		if (m->trial[mid] < trial)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < 0 ? -1 : m->bytes[i];
 }
 
 /* Add a "[n, n, ...]" histogram into @h; -EINVAL if it is not one. */

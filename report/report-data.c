@@ -16,18 +16,7 @@ const char *rd__str(const struct report_data *d, uint32_t id)
 
 bool rd__run_selected(const struct rd_ctx *c, int64_t run)
 {
-	size_t lo = 0, hi = c->nr_runs, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (c->runs[mid] == run)
-			return true;
-		if (c->runs[mid] < run)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return ds__find_id(c->runs, c->nr_runs, run) >= 0;
 }
 
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
