@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,6 @@ struct cost_trial {
 	size_t nr_bpf;
 };
 
-/*
- * Timed calls are the histogram's: a call whose start was not seen has
- * no duration, and the mean is over the calls that have one.
- */
-
-/* A profile trial's samples in a path's functions (its target list). */
-
 struct cost_stmts {
 	struct store_rows *metrics, *probes, *profile, *targets;
 };
@@ -74,6 +68,32 @@ static void add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 		return;
 	snprintf(name, sizeof(name), "%s/%s", path, cost_fig_names[fig]);
 	dataset__add(ds, dim, name, fig_units[fig], STORE_BETTER_LOWER, v);
+}
+
+/* The field of @t that metric @name fills, or NULL. */
+static double *trial_field(struct cost_trial *t, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "throughput", offsetof(struct cost_trial, bps) },
+		{ "busy_cores", offsetof(struct cost_trial, busy) },
+		{ "bytes", offsetof(struct cost_trial, bytes) },
+		{ "probe_window_s", offsetof(struct cost_trial, window_s) },
+		{ "cpu_util_pct", offsetof(struct cost_trial, util_pct) },
+		{ "probe_floor_ns", offsetof(struct cost_trial, floor_ns) },
+		{ "probe_floor_spread_ns",
+		  offsetof(struct cost_trial, spread_ns) },
+		{ "map_ns", offsetof(struct cost_trial, bench_map_ns) },
+		{ "unmap_ns", offsetof(struct cost_trial, bench_unmap_ns) },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		if (!strcmp(name, fields[i].name))
+			return (double *)((char *)t + fields[i].off);
+	return NULL;
 }
 
 static int read_metrics(struct store_rows *s, int64_t trial,
@@ -91,24 +111,10 @@ static int read_metrics(struct store_rows *s, int64_t trial,
 		const char *name = store_rows__str(s, 0);
 		double v = store_rows__real(s, 1);
 
-		if (!strcmp(name, "throughput"))
-			t->bps = v;
-		else if (!strcmp(name, "busy_cores"))
-			t->busy = v;
-		else if (!strcmp(name, "bytes"))
-			t->bytes = v;
-		else if (!strcmp(name, "probe_window_s"))
-			t->window_s = v;
-		else if (!strcmp(name, "cpu_util_pct"))
-			t->util_pct = v;
-		else if (!strcmp(name, "probe_floor_ns"))
-			t->floor_ns = v;
-		else if (!strcmp(name, "probe_floor_spread_ns"))
-			t->spread_ns = v;
-		else if (!strcmp(name, "map_ns"))
-			t->bench_map_ns = v;
-		else if (!strcmp(name, "unmap_ns"))
-			t->bench_unmap_ns = v;
+		double *field = trial_field(t, name);
+
+		if (field)
+			*field = v;
 		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
 			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
 				 sizeof(t->bpf[0].probe)) {
@@ -385,11 +391,8 @@ static int load_trials(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 	char run[DS_RUN_TEXT];
 	int rc = 0, err, d;
 
-	err = rdb__query(r, &store_q_cost_trials,
-			 STORE_ARGS(STORE_INT(runs[0]),
-				    STORE_INT(runs[nr_runs - 1]),
-				    STORE_INT(profile)),
-			 &s);
+	err = rdb__query_runs_and(r, &store_q_cost_trials, runs, nr_runs,
+				  STORE_INT(profile), &s);
 	if (err)
 		return err;
 	while (!err && (rc = store_rows__next(s)) > 0) {

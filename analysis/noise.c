@@ -85,11 +85,8 @@ static int load_runs(struct rdb *r, const int64_t *sorted, size_t nr_runs,
 	int64_t run;
 	int rc, err;
 
-	err = rdb__query(r, &store_q_noise,
-			 STORE_ARGS(STORE_INT(sorted[0]),
-				    STORE_INT(sorted[nr_runs - 1]),
-				    STORE_TEXT(metric)),
-			 &s);
+	err = rdb__query_runs_and(r, &store_q_noise, sorted, nr_runs,
+				  STORE_TEXT(metric), &s);
 	if (err)
 		return err;
 	while ((rc = store_rows__next(s)) > 0) {

@@ -35,14 +35,22 @@ int rdb__query(struct rdb *r, const struct store_query *q,
 	return store__query(r->st, q, args, out);
 }
 
+int rdb__query_runs_and(struct rdb *r, const struct store_query *q,
+			const int64_t *runs, size_t nr_runs,
+			struct store_arg third, struct store_rows **out)
+{
+	return store__query(r->st, q,
+			    STORE_ARGS(STORE_INT(runs[0]),
+				       STORE_INT(runs[nr_runs - 1]), third),
+			    out);
+}
+
 int rdb__query_runs(struct rdb *r, const struct store_query *q,
 		    const int64_t *runs, size_t nr_runs,
 		    struct store_rows **out)
 {
-	return store__query(r->st, q,
-			    STORE_ARGS(STORE_INT(runs[0]),
-				       STORE_INT(runs[nr_runs - 1])),
-			    out);
+	return rdb__query_runs_and(r, q, runs, nr_runs,
+				   STORE_ARG(STORE_ARG_END), out);
 }
 
 int rdb__runs(struct rdb *r, struct rdb_runs *runs)

@@ -33,6 +33,10 @@ int rdb__query(struct rdb *r, const struct store_query *q,
 int rdb__query_runs(struct rdb *r, const struct store_query *q,
 		    const int64_t *runs, size_t nr_runs,
 		    struct store_rows **out);
+/* rdb__query_runs() with @third bound to ?3. */
+int rdb__query_runs_and(struct rdb *r, const struct store_query *q,
+			const int64_t *runs, size_t nr_runs,
+			struct store_arg third, struct store_rows **out);
 
 struct rdb_run {
 	int64_t id;

@@ -18,6 +18,10 @@ STORE_QUERY(
 	" 'unmap_ns')"
 	" OR name GLOB '*" STORE_BPF_NS_SUFFIX "')");
 
+/*
+ * Timed calls are the histogram's: a call whose start was not seen has
+ * no duration, and the mean is over the calls that have one.
+ */
 STORE_QUERY(
 	cost_probes, "reading probes",
 	"SELECT name, calls, total_ns, (SELECT coalesce(sum(value), 0) FROM"
@@ -25,6 +29,7 @@ STORE_QUERY(
 	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
 	" ORDER BY id");
 
+/* A profile trial's samples in a path's functions (its target list). */
 STORE_QUERY(cost_profile, "reading a profile",
 	    "SELECT count(*), coalesce(sum(samples), 0) FROM profile"
 	    " WHERE trial_id = ?1 AND (?2 = '' OR ',' || ?2 || ',' LIKE"
