@@ -86,11 +86,6 @@ bool store_rows__null(const struct store_rows *rows, int col)
 	return sqlite3_column_type(rows->stmt, col) == SQLITE_NULL;
 }
 
-char *store_rows__dup(const struct store_rows *rows, int col)
-{
-	return store__column_dup(rows->stmt, col);
-}
-
 void store_rows__close(struct store_rows *rows)
 {
 	if (!rows)

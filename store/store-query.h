@@ -18,7 +18,8 @@ struct store_rows;
 
 /*
  * A statement's parameters, bound in order to ?1, ?2 ... by
- * store__prepare(): STORE_ARGS(STORE_INT(run_id), STORE_TEXT(name)).
+ * store__query() (and store__prepare() inside the store):
+ * STORE_ARGS(STORE_INT(run_id), STORE_TEXT(name)).
  * Text is bound SQLITE_STATIC: it must outlive the statement's steps.
  */
 struct store_arg {
@@ -51,7 +52,7 @@ struct store_arg {
  */
 int store__query(struct store *st, const struct store_query *q,
 		 const struct store_arg *args, struct store_rows **out);
-/* The next row: 1, 0 at the end, or -EIO with SQLite's words logged. */
+/* The next row: 1, 0 at the end, or a negative errno, SQLite's words logged. */
 int store_rows__next(struct store_rows *rows);
 /* From the first row again, with @args bound instead. */
 int store_rows__rebind(struct store_rows *rows, const struct store_arg *args);
@@ -64,8 +65,6 @@ const char *store_rows__str(const struct store_rows *rows, int col);
 const void *store_rows__blob(const struct store_rows *rows, int col,
 			     size_t *len);
 bool store_rows__null(const struct store_rows *rows, int col);
-/* A new string of column @col; NULL for SQL NULL. */
-char *store_rows__dup(const struct store_rows *rows, int col);
 void store_rows__close(struct store_rows *rows);
 
 /* The queries by name (store-q-*.c). */
