@@ -33,36 +33,69 @@ static size_t slots_for(size_t nr)
 	return n;
 }
 
-static uint64_t str_hash(const struct intern *in, uint32_t id)
+/*
+ * The slots (id + 1, 0 empty) of a set's @nr ids rebuilt, room for one
+ * more: each id at @hash(@set, id), probing on from a taken slot.
+ */
+static void slots_rebuild(uint32_t **slots, size_t *nr_slots, size_t nr,
+			  const void *set,
+			  uint64_t (*hash)(const void *set, uint32_t id))
 {
+	size_t i, j, mask;
+
+	free(*slots);
+	*nr_slots = slots_for(nr + 1);
+	*slots = xcalloc(*nr_slots, sizeof(**slots));
+	mask = *nr_slots - 1;
+	for (i = 0; i < nr; i++) {
+		j = hash(set, i) & mask;
+		while ((*slots)[j])
+			j = (j + 1) & mask;
+		(*slots)[j] = i + 1;
+	}
+}
+
+/*
+ * The slot holding the id whose key is @key (hashed to @h), as @same
+ * judges, or the empty slot where it would go.
+ */
+static size_t slots_find(const uint32_t *slots, size_t nr_slots, uint64_t h,
+			 const void *set, const void *key,
+			 bool (*same)(const void *set, uint32_t id,
+				      const void *key))
+{
+	size_t mask = nr_slots - 1;
+	size_t j = h & mask;
+
+	while (slots[j] && !same(set, slots[j] - 1, key))
+		j = (j + 1) & mask;
+	return j;
+}
+
+static uint64_t str_hash(const void *set, uint32_t id)
+{
+	const struct intern *in = set;
+
 	return hash_bytes(in->strs[id], strlen(in->strs[id]));
+}
+
+static bool str_same(const void *set, uint32_t id, const void *key)
+{
+	const struct intern *in = set;
+
+	return !strcmp(in->strs[id], key);
 }
 
 static void intern_rehash(struct intern *in)
 {
-	size_t i, j, mask;
-
-	free(in->slots);
-	in->nr_slots = slots_for(in->nr + 1);
-	in->slots = xcalloc(in->nr_slots, sizeof(*in->slots));
-	mask = in->nr_slots - 1;
-	for (i = 0; i < in->nr; i++) {
-		j = str_hash(in, i) & mask;
-		while (in->slots[j])
-			j = (j + 1) & mask;
-		in->slots[j] = i + 1;
-	}
+	slots_rebuild(&in->slots, &in->nr_slots, in->nr, in, str_hash);
 }
 
 /* The slot holding @s, or the empty slot where it would go. */
 static size_t intern_slot(const struct intern *in, const char *s)
 {
-	size_t mask = in->nr_slots - 1;
-	size_t j = hash_bytes(s, strlen(s)) & mask;
-
-	while (in->slots[j] && strcmp(in->strs[in->slots[j] - 1], s))
-		j = (j + 1) & mask;
-	return j;
+	return slots_find(in->slots, in->nr_slots, hash_bytes(s, strlen(s)), in,
+			  s, str_same);
 }
 
 uint32_t intern__id(struct intern *in, const char *s)
@@ -80,14 +113,15 @@ uint32_t intern__id(struct intern *in, const char *s)
 	return in->nr - 1;
 }
 
+/* The id in slot @j, or -1 for an empty one. */
+static int64_t slot_id(const uint32_t *slots, size_t j)
+{
+	return slots[j] ? (int64_t)slots[j] - 1 : -1;
+}
+
 int64_t intern__find(const struct intern *in, const char *s)
 {
-	size_t j;
-
-	if (!in->nr_slots)
-		return -1;
-	j = intern_slot(in, s);
-	return in->slots[j] ? (int64_t)in->slots[j] - 1 : -1;
+	return in->nr_slots ? slot_id(in->slots, intern_slot(in, s)) : -1;
 }
 
 const char *intern__str(const struct intern *in, uint32_t id)
@@ -117,32 +151,27 @@ static uint64_t key_hash(const struct keymap *m, const uint32_t *key)
 	return hash_bytes(key, m->width * sizeof(*key));
 }
 
+static uint64_t id_hash(const void *set, uint32_t id)
+{
+	return key_hash(set, keymap__key(set, id));
+}
+
+static bool key_same(const void *set, uint32_t id, const void *key)
+{
+	const struct keymap *m = set;
+
+	return !memcmp(keymap__key(m, id), key, m->width * sizeof(uint32_t));
+}
+
 static void keymap_rehash(struct keymap *m)
 {
-	size_t i, j, mask;
-
-	free(m->slots);
-	m->nr_slots = slots_for(m->nr + 1);
-	m->slots = xcalloc(m->nr_slots, sizeof(*m->slots));
-	mask = m->nr_slots - 1;
-	for (i = 0; i < m->nr; i++) {
-		j = key_hash(m, keymap__key(m, i)) & mask;
-		while (m->slots[j])
-			j = (j + 1) & mask;
-		m->slots[j] = i + 1;
-	}
+	slots_rebuild(&m->slots, &m->nr_slots, m->nr, m, id_hash);
 }
 
 static size_t keymap_slot(const struct keymap *m, const uint32_t *key)
 {
-	size_t mask = m->nr_slots - 1;
-	size_t j = key_hash(m, key) & mask;
-	size_t bytes = m->width * sizeof(*key);
-
-	while (m->slots[j] &&
-	       memcmp(keymap__key(m, m->slots[j] - 1), key, bytes))
-		j = (j + 1) & mask;
-	return j;
+	return slots_find(m->slots, m->nr_slots, key_hash(m, key), m, key,
+			  key_same);
 }
 
 uint32_t keymap__id(struct keymap *m, const uint32_t *key, bool *added)
@@ -164,12 +193,7 @@ uint32_t keymap__id(struct keymap *m, const uint32_t *key, bool *added)
 
 int64_t keymap__find(const struct keymap *m, const uint32_t *key)
 {
-	size_t j;
-
-	if (!m->nr_slots)
-		return -1;
-	j = keymap_slot(m, key);
-	return m->slots[j] ? (int64_t)m->slots[j] - 1 : -1;
+	return m->nr_slots ? slot_id(m->slots, keymap_slot(m, key)) : -1;
 }
 
 const uint32_t *keymap__key(const struct keymap *m, uint32_t id)
