@@ -62,6 +62,13 @@ int store__exec(struct store *st, const char *sql, const struct store_arg *args,
 /* An INSERT: store__exec(), and the new row's id in @id (may be NULL). */
 int store__insert(struct store *st, const char *sql,
 		  const struct store_arg *args, const char *what, int64_t *id);
+/*
+ * A SELECT's first row: 0 with @out on it (read it, then reset it),
+ * -ENOENT when there is none, or SQLite's error for @what.
+ */
+int store__select_row(struct store *st, const char *sql,
+		      const struct store_arg *args, const char *what,
+		      sqlite3_stmt **out);
 /* A SELECT of one id; -ENOENT when it returns no row. */
 int store__select_id(struct store *st, const char *sql,
 		     const struct store_arg *args, const char *what,

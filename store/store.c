@@ -164,24 +164,35 @@ int store__insert(struct store *st, const char *sql,
 	return err;
 }
 
+int store__select_row(struct store *st, const char *sql,
+		      const struct store_arg *args, const char *what,
+		      sqlite3_stmt **out)
+{
+	int rc, err = store__prepare(st, sql, args, out);
+
+	if (err)
+		return err;
+	rc = sqlite3_step(*out);
+	if (rc == SQLITE_ROW)
+		return 0;
+	/* SQLite's words are the statement's until it is reset. */
+	err = rc == SQLITE_DONE ? -ENOENT : store__sqlerr(st, rc, what);
+	sqlite3_reset(*out);
+	return err;
+}
+
 int store__select_id(struct store *st, const char *sql,
 		     const struct store_arg *args, const char *what,
 		     int64_t *id)
 {
 	sqlite3_stmt *stmt;
-	int rc, err = store__prepare(st, sql, args, &stmt);
+	int err = store__select_row(st, sql, args, what, &stmt);
 
 	if (err)
 		return err;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE)
-		err = -ENOENT;
-	else
-		err = store__sqlerr(st, rc, what);
+	*id = sqlite3_column_int64(stmt, 0);
 	sqlite3_reset(stmt);
-	return err;
+	return 0;
 }
 
 char *store__column_dup(sqlite3_stmt *stmt, int col)
