@@ -27,6 +27,17 @@ static const char *label(const struct cost_table *ct, const struct cost_path *p)
 	return cost__path_label(ds__str(&ct->ds, p->name));
 }
 
+/* A row opened with @p's label, where @p has figure @which; else false. */
+static bool path_row(struct report_ctx *c, const struct cost_table *ct,
+		     const struct cost_path *p, enum cost_fig which)
+{
+	if (p->row[which] < 0)
+		return false;
+	fputs("<tr>", c->fp);
+	html__td(c->fp, NULL, label(ct, p));
+	return true;
+}
+
 /* "1.22 s [1.10, 1.31]" for a figure held in ms per GB (@mul 1e6: ns). */
 static void fig(FILE *fp, const struct cmp_cell *x, const struct fmt_scale *sc,
 		double mul, const struct cmp_cell *share)
@@ -72,10 +83,8 @@ static void table(struct report_ctx *c, const struct cost_table *ct,
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
-		if (p->row[COST_MS_PER_GB] < 0)
+		if (!path_row(c, ct, p, COST_MS_PER_GB))
 			continue;
-		fputs("<tr>", c->fp);
-		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++)
 			fig(c->fp, cell(ct, p->row[COST_MS_PER_GB], col), sc,
 			    1e6, cell(ct, p->row[COST_SHARE_PCT], col));
@@ -268,10 +277,8 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
-		if (p->row[COST_PROFILE_PCT] < 0)
+		if (!path_row(c, ct, p, COST_PROFILE_PCT))
 			continue;
-		fputs("<tr>", c->fp);
-		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++) {
 			char *t = cost__profile_text(ct, p, col);
 
