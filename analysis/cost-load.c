@@ -110,7 +110,6 @@ static int read_metrics(struct store_rows *s, int64_t trial,
 	while ((rc = store_rows__next(s)) > 0) {
 		const char *name = store_rows__str(s, 0);
 		double v = store_rows__real(s, 1);
-
 		double *field = trial_field(t, name);
 
 		if (field)
