@@ -14,11 +14,11 @@
 #include "builtin.h"
 #include "output.h"
 #include "parse-options.h"
-#include "report/compare.h"
-#include "report/cost.h"
-#include "report/dataset.h"
-#include "report/noise.h"
-#include "report/regress.h"
+#include "report/compare-print.h"
+#include "report/cost-print.h"
+#include "analysis/dataset.h"
+#include "report/noise-print.h"
+#include "analysis/regress.h"
 #include "report/report-opts.h"
 #include "units.h"
 #include "util.h"
@@ -117,7 +117,7 @@ static int load_db(const struct compare_args *a, const struct cmp_opts *o,
 	for (i = 0; i < a->only.nr; i++)
 		if (ds_filter__add(&f, a->only.v[i]))
 			goto out_filter;
-	if (rdb__open(global__db_path(), &r)) {
+	if (global__rdb_open(&r)) {
 		status = EXIT_WORK_FAILED;
 		goto out_filter;
 	}
@@ -273,6 +273,41 @@ out:
 	return status;
 }
 
+/*
+ * The options that exclude each other, or that mean nothing without
+ * another: each refused with exit status 2 and the reason.
+ */
+static void check_combinations(const struct compare_args *a)
+{
+	int i;
+
+	if (a->csv && global.json)
+		usage_error(NULL, NULL, "--json and --csv exclude each other");
+	if (a->files.nr && (a->runs.nr || a->only.nr || a->by))
+		usage_error(NULL, NULL,
+			    "CSV files are compared by label: --run, --only "
+			    "and --by are for the database");
+	if (a->aa && a->files.nr)
+		usage_error(NULL, NULL,
+			    "--aa reads the trials' boots from the database, "
+			    "not CSV files");
+	if (!a->files.nr && (a->better || a->unit))
+		usage_error(NULL, NULL,
+			    "--better and --unit describe CSV input; stored "
+			    "metrics carry their own");
+	if (a->cost && (a->files.nr || a->aa || a->csv))
+		usage_error(NULL, NULL,
+			    "--cost reads trials and probes from the database: "
+			    "not with CSV files, --aa or --csv");
+	if (a->at && !a->cost)
+		usage_error(NULL, NULL, "--at is for --cost");
+	for (i = 0; a->cost && i < (int)a->only.nr; i++)
+		if (!strncmp(a->only.v[i], "metric=", 7))
+			usage_error(NULL, NULL,
+				    "--cost shows its own figures: --only "
+				    "metric= is for the plain comparison");
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	struct compare_args a = { 0 };
@@ -317,31 +352,7 @@ int cmd_compare(int argc, const char **argv)
 	argc = parse_options(argc, argv, opts, compare_usage, 0);
 	for (i = 0; i < argc; i++)
 		strvec__push(&a.files, argv[i]);
-	if (a.csv && global.json)
-		usage_error(NULL, NULL, "--json and --csv exclude each other");
-	if (a.files.nr && (a.runs.nr || a.only.nr || a.by))
-		usage_error(NULL, NULL,
-			    "CSV files are compared by label: --run, --only "
-			    "and --by are for the database");
-	if (a.aa && a.files.nr)
-		usage_error(NULL, NULL,
-			    "--aa reads the trials' boots from the database, "
-			    "not CSV files");
-	if (!a.files.nr && (a.better || a.unit))
-		usage_error(NULL, NULL,
-			    "--better and --unit describe CSV input; stored "
-			    "metrics carry their own");
-	if (a.cost && (a.files.nr || a.aa || a.csv))
-		usage_error(NULL, NULL,
-			    "--cost reads trials and probes from the database: "
-			    "not with CSV files, --aa or --csv");
-	if (a.at && !a.cost)
-		usage_error(NULL, NULL, "--at is for --cost");
-	for (i = 0; a.cost && i < (int)a.only.nr; i++)
-		if (!strncmp(a.only.v[i], "metric=", 7))
-			usage_error(NULL, NULL,
-				    "--cost shows its own figures: --only "
-				    "metric= is for the plain comparison");
+	check_combinations(&a);
 	if (a.by) {
 		by = ds__dim_parse(a.by);
 		if (by < 0 || by == DS_WORKLOAD || by == DS_LABEL)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * iommu-bench db info | migrate: what is in the results database, and
- * bringing its schema up to this binary's. info never writes, so that it
- * is safe on a database another run is filling, or on someone's copy.
+ * iommu-bench db info | migrate | merge: what is in the results database,
+ * bringing its schema up to this binary's, and shards combined. info
+ * never writes, so that it is safe on a database another run is
+ * filling, or on someone's copy.
  */
 #include <errno.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +59,10 @@ static int db_info(const char *path)
 	int err;
 
 	err = store__open(path, STORE_READONLY | STORE_ANY_OLD, &st);
-	if (err)
+	if (err) {
+		global__db_advice(path, err);
 		return EXIT_WORK_FAILED;
+	}
 	ver = store__version(st);
 	/* An old schema may lack the tables; counting them would fail. */
 	if (ver == latest) {
@@ -85,7 +87,7 @@ static int db_info(const char *path)
 			      "path", path, "schema_version", (json_int_t)ver,
 			      "latest_schema_version", (json_int_t)latest,
 			      "pending_migrations", (json_int_t)(latest - ver),
-			      "sqlite_version", sqlite3_libversion(),
+			      "sqlite_version", store__sqlite_version(),
 			      "file_size", size, "wal_size", wal < 0 ? 0 : wal,
 			      "counts", counts ? counts : json_null());
 		counts = NULL;
@@ -97,7 +99,7 @@ static int db_info(const char *path)
 	if (ver < latest)
 		printf(" (%u migration%s pending: run 'iommu-bench db migrate')",
 		       latest - ver, latest - ver == 1 ? "" : "s");
-	printf("\n%-16s%s\n", "sqlite version", sqlite3_libversion());
+	printf("\n%-16s%s\n", "sqlite version", store__sqlite_version());
 	printf("%-16s%lld bytes", "file size", (long long)size);
 	if (wal > 0)
 		printf(" (+ %lld bytes of WAL)", (long long)wal);
@@ -124,8 +126,10 @@ static int db_migrate(const char *path)
 
 	created = stat(path, &sb) < 0 || !sb.st_size;
 	err = store__open(path, STORE_CREATE | STORE_ANY_OLD, &st);
-	if (err)
+	if (err) {
+		global__db_advice(path, err);
 		return EXIT_WORK_FAILED;
+	}
 	err = store__migrate(st, &from, &to, &mine);
 	store__close(st);
 
@@ -157,6 +161,53 @@ static int db_migrate(const char *path)
 	return err ? EXIT_WORK_FAILED : EXIT_OK;
 }
 
+/* The schema of @path as this binary knows it, or a clear refusal. */
+static int merge_check(const char *path, unsigned int flags)
+{
+	struct store *st;
+	int ret;
+
+	ret = store__open(path, flags, &st);
+	if (ret) {
+		global__db_advice(path, ret);
+		return ret;
+	}
+	if (store__version(st) != store__latest_version()) {
+		pr_err("%s: schema version %u, this binary writes %u: run "
+		       "'iommu-bench --db %s db migrate' first",
+		       path, store__version(st), store__latest_version(), path);
+		ret = -EINVAL;
+	}
+	store__close(st);
+	return ret;
+}
+
+/* db merge OUT IN...: @argv[0] is "merge"; returns an exit code. */
+static int db_merge(int argc, const char **argv)
+{
+	int i, ret;
+
+	if (argc < 3) {
+		pr_err("usage: iommu-bench db merge OUT IN...");
+		return EXIT_USAGE;
+	}
+	for (i = 2; i < argc; i++)
+		if (!strcmp(argv[i], argv[1])) {
+			pr_err("db merge: '%s' is both the output and an input",
+			       argv[i]);
+			return EXIT_USAGE;
+		}
+	ret = merge_check(argv[1], STORE_CREATE | STORE_MIGRATE);
+	for (i = 2; !ret && i < argc; i++) {
+		ret = merge_check(argv[i], STORE_READONLY);
+		if (!ret)
+			ret = store__merge(argv[1], argv[i]);
+		if (!ret)
+			pr_info("merged %s into %s", argv[i], argv[1]);
+	}
+	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
 static const struct {
 	const char *name;
 	const char *cmd; /* for parse-options' "see --help" hints */
@@ -176,7 +227,7 @@ int cmd_db(int argc, const char **argv)
 	if (!argc)
 		usage_error(db_usage, db_options, "which db subcommand?");
 	if (!strcmp(argv[0], "merge"))
-		return cmd_db_merge(argc, argv);
+		return db_merge(argc, argv);
 	for (i = 0; i < ARRAY_SIZE(subcommands); i++) {
 		names[i] = subcommands[i].name;
 		if (strcmp(argv[0], names[i]))

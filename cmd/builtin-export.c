@@ -275,8 +275,11 @@ int cmd_export(int argc, const char **argv)
 				run_arg);
 	}
 
-	if (store__open(global__db_path(), STORE_READONLY, &st))
+	err = store__open(global__db_path(), STORE_READONLY, &st);
+	if (err) {
+		global__db_advice(global__db_path(), err);
 		return EXIT_WORK_FAILED;
+	}
 	if (run_id && (status = check_run(st, run_id)) != EXIT_OK)
 		goto out;
 	status = EXIT_WORK_FAILED;

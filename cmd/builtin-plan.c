@@ -21,7 +21,7 @@
 #include "config-error.h"
 #include "log.h"
 #include "parse-options.h"
-#include "report/regress.h"
+#include "analysis/regress.h"
 #include "stats/power.h"
 #include "units.h"
 #include "util.h"

@@ -15,7 +15,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "parse-options.h"
-#include "report/regress.h"
+#include "report/regress-print.h"
 #include "report/report-opts.h"
 #include "util.h"
 
@@ -197,7 +197,7 @@ static int regress(const struct regress_args *a, const struct regress_opts *o,
 	struct rdb r;
 	int status = EXIT_WORK_FAILED;
 
-	if (rdb__open(global__db_path(), &r))
+	if (global__rdb_open(&r))
 		return status;
 	if (rdb__runs(&r, &runs))
 		goto out_db;

@@ -109,7 +109,7 @@ int cmd_report(int argc, const char **argv)
 		if (ds_filter__add(&f, a.only.v[i]))
 			goto out_args;
 	status = EXIT_WORK_FAILED;
-	if (rdb__open(global__db_path(), &r))
+	if (global__rdb_open(&r))
 		goto out_args;
 	if (rdb__runs(&r, &runs))
 		goto out_db;

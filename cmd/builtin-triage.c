@@ -87,8 +87,11 @@ static void reg_line(const struct store_regression *r)
 
 static int open_store(unsigned int flags, struct store **st)
 {
-	return store__open(global__db_path(), flags, st) ? EXIT_WORK_FAILED :
-							   EXIT_OK;
+	int err = store__open(global__db_path(), flags, st);
+
+	if (err)
+		global__db_advice(global__db_path(), err);
+	return err ? EXIT_WORK_FAILED : EXIT_OK;
 }
 
 static int triage_list(void)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* iommu-bench version: the git revision it was built from and its parts. */
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 
 #include "builtin.h"
 #include "output.h"
 #include "parse-options.h"
 #include "store/store-schema.h"
+#include "store/store.h"
 #include "util.h"
 
 static const char *const version_usage[] = {
@@ -33,11 +33,11 @@ int cmd_version(int argc, const char **argv)
 	if (!global.json) {
 		printf("iommu-bench %s\n", iommu_bench_version);
 		printf("schema %u, sqlite %s, jansson %s\n", schema,
-		       sqlite3_libversion(), JANSSON_VERSION);
+		       store__sqlite_version(), JANSSON_VERSION);
 		return EXIT_OK;
 	}
 	o = json_pack("{s:s, s:i, s:s, s:s}", "version", iommu_bench_version,
-		      "schema", (int)schema, "sqlite", sqlite3_libversion(),
+		      "schema", (int)schema, "sqlite", store__sqlite_version(),
 		      "jansson", JANSSON_VERSION);
 	output__json(o);
 	return EXIT_OK;

@@ -36,6 +36,15 @@ extern struct global_opts global;
 
 /* --db, else $IOMMU_BENCH_DB, else results/iommu-bench.db. */
 const char *global__db_path(void);
+/*
+ * After store__open() or rdb__open() on @path failed with @err: what to
+ * do about it, where the user can do something (a database missing or
+ * empty, one to migrate, one newer than this binary).
+ */
+void global__db_advice(const char *path, int err);
+struct rdb;
+/* rdb__open() on global__db_path(), with its advice: 0 or -errno. */
+int global__rdb_open(struct rdb *r);
 /* A matrix's database: --db, else its [run] db, else global__db_path(). */
 const char *global__matrix_db(const char *matrix_db);
 /*

@@ -78,6 +78,28 @@ const char *global__db_path(void)
 	return "results/iommu-bench.db";
 }
 
+void global__db_advice(const char *path, int err)
+{
+	if (err == -ENOENT)
+		pr_err("%s: run a matrix into it, give --db PATH, or create it "
+		       "with 'iommu-bench --db %s db migrate'",
+		       path, path);
+	else if (err == -ESTALE)
+		pr_err("%s: migrate it with 'iommu-bench --db %s db migrate'",
+		       path, path);
+	else if (err == -EPROTONOSUPPORT)
+		pr_err("%s: upgrade iommu-bench", path);
+}
+
+int global__rdb_open(struct rdb *r)
+{
+	int err = rdb__open(global__db_path(), r);
+
+	if (err)
+		global__db_advice(global__db_path(), err);
+	return err;
+}
+
 const char *global__matrix_db(const char *matrix_db)
 {
 	/* As plan: --db beats the file, the file beats $IOMMU_BENCH_DB. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "compare-print.h"
 #include "csv.h"
 #include "format.h"
 #include "util.h"

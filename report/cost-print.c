@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost.h"
+#include "compare-print.h"
+#include "cost-print.h"
 #include "format.h"
 #include "util.h"
 
@@ -258,19 +259,17 @@ char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
 static void print_profile(const struct cost_table *ct,
 			  const struct cost_group *g, FILE *fp)
 {
-	bool head = false;
 	size_t i, col;
 
+	if (!cost__profiled(g))
+		return;
+	fprintf(fp, "  profile trials, %% of all CPU time, probes / perf's "
+		    "samples, each with its interval (agree: they meet):\n");
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
 		if (p->row[COST_PROFILE_PCT] < 0)
 			continue;
-		if (!head)
-			fprintf(fp, "  profile trials, %% of all CPU time, "
-				    "probes / perf's samples, each with its "
-				    "interval (agree: they meet):\n");
-		head = true;
 		fprintf(fp, "  %-24s", ds__str(&ct->ds, p->name));
 		for (col = 0; col < ct->t.nr_cols; col++) {
 			char *t = cost__profile_text(ct, p, col);

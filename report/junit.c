@@ -13,7 +13,7 @@
 #include "atomic-file.h"
 #include "log.h"
 #include "markup.h"
-#include "regress.h"
+#include "regress-print.h"
 #include "util.h"
 
 static char *item_text(const struct regress_result *res,

@@ -36,42 +36,31 @@ static int utf8_len(const unsigned char *s)
 
 void markup__escape(FILE *fp, const char *str)
 {
+	/* What HTML and XML read as markup, in text and attributes. */
+	static const char *const entity[0x80] = {
+		['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
+		['"'] = "&quot;", ['\''] = "&#39;",
+	};
 	const unsigned char *s = (const unsigned char *)str;
 	int n;
 
 	while (*s) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		case '\'':
-			fputs("&#39;", fp);
-			break;
-		case '\t':
-		case '\n':
-			fputc(*s, fp);
-			break;
-		default:
-			n = *s < 0x20 || *s == 0x7f ? 0 : utf8_len(s);
-			if (!n) {
-				fputs("\xef\xbf\xbd", fp); /* U+FFFD */
-				s++;
-				continue;
-			}
-			fwrite(s, 1, n, fp);
-			s += n;
+		if (*s < 0x80 && entity[*s]) {
+			fputs(entity[*s], fp);
+			s++;
 			continue;
 		}
-		s++;
+		if (*s == '\t' || *s == '\n')
+			n = 1;
+		else
+			n = *s < 0x20 || *s == 0x7f ? 0 : utf8_len(s);
+		if (!n) {
+			fputs("\xef\xbf\xbd", fp); /* U+FFFD */
+			s++;
+			continue;
+		}
+		fwrite(s, 1, n, fp);
+		s += n;
 	}
 }
 

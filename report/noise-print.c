@@ -5,7 +5,8 @@
 #include <stdlib.h>
 
 #include "format.h"
-#include "noise.h"
+#include "compare-print.h"
+#include "noise-print.h"
 #include "util.h"
 
 static const char *pct(double v, char *buf, size_t size)

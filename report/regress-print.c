@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "format.h"
-#include "regress.h"
+#include "compare-print.h"
+#include "regress-print.h"
 #include "util.h"
 
 static const char *side_text(const struct regress_sel *s, char *buf,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost.h"
+#include "cost-print.h"
 #include "format.h"
 #include "markup.h"
 #include "report-priv.h"
@@ -25,6 +25,17 @@ static const struct cmp_cell *cell(const struct cost_table *ct, int64_t row,
 static const char *label(const struct cost_table *ct, const struct cost_path *p)
 {
 	return cost__path_label(ds__str(&ct->ds, p->name));
+}
+
+/* A row opened with @p's label, where @p has figure @which; else false. */
+static bool path_row(struct report_ctx *c, const struct cost_table *ct,
+		     const struct cost_path *p, enum cost_fig which)
+{
+	if (p->row[which] < 0)
+		return false;
+	fputs("<tr>", c->fp);
+	html__td(c->fp, NULL, label(ct, p));
+	return true;
 }
 
 /* "1.22 s [1.10, 1.31]" for a figure held in ms per GB (@mul 1e6: ns). */
@@ -72,10 +83,8 @@ static void table(struct report_ctx *c, const struct cost_table *ct,
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
-		if (p->row[COST_MS_PER_GB] < 0)
+		if (!path_row(c, ct, p, COST_MS_PER_GB))
 			continue;
-		fputs("<tr>", c->fp);
-		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++)
 			fig(c->fp, cell(ct, p->row[COST_MS_PER_GB], col), sc,
 			    1e6, cell(ct, p->row[COST_SHARE_PCT], col));
@@ -88,22 +97,25 @@ static void table(struct report_ctx *c, const struct cost_table *ct,
 	fputs("</tr>\n</table>\n", c->fp);
 }
 
+/* @t (freed) as a paragraph of its own; nothing for NULL. */
+static void sentence(FILE *fp, char *t)
+{
+	if (!t)
+		return;
+	fputs("<p>", fp);
+	markup__escape(fp, t);
+	fputs(".</p>\n", fp);
+	free(t);
+}
+
 static void decomposition(struct report_ctx *c, const struct cost_table *ct,
 			  const struct cost_group *g,
 			  const struct fmt_scale *sc)
 {
 	size_t col;
 
-	for (col = 1; col < ct->t.nr_cols; col++) {
-		char *t = cost__diff_text(ct, g, col, sc);
-
-		if (!t)
-			continue;
-		fputs("<p>", c->fp);
-		markup__escape(c->fp, t);
-		fputs(".</p>\n", c->fp);
-		free(t);
-	}
+	for (col = 1; col < ct->t.nr_cols; col++)
+		sentence(c->fp, cost__diff_text(ct, g, col, sc));
 }
 
 static void plot_stack(struct report_ctx *c, const struct cost_table *ct,
@@ -252,26 +264,21 @@ static void cores_table(struct report_ctx *c, const struct cost_table *ct,
 static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 			  const struct cost_group *g)
 {
-	bool head = false;
 	size_t i, col;
 
+	if (!cost__profiled(g))
+		return;
+	fputs("<table>\n<tr><th>profile trials: % of all CPU time, probes / "
+	      "perf</th>",
+	      c->fp);
+	for (col = 0; col < ct->t.nr_cols; col++)
+		html__th(c->fp, ds__str(&ct->ds, ct->t.cols[col]));
+	fputs("</tr>\n", c->fp);
 	for (i = 0; i < g->nr_paths; i++) {
 		const struct cost_path *p = &g->paths[i];
 
-		if (p->row[COST_PROFILE_PCT] < 0)
+		if (!path_row(c, ct, p, COST_PROFILE_PCT))
 			continue;
-		if (!head) {
-			fputs("<table>\n<tr><th>profile trials: % of all CPU "
-			      "time, probes / perf</th>",
-			      c->fp);
-			for (col = 0; col < ct->t.nr_cols; col++)
-				html__th(c->fp,
-					 ds__str(&ct->ds, ct->t.cols[col]));
-			fputs("</tr>\n", c->fp);
-			head = true;
-		}
-		fputs("<tr>", c->fp);
-		html__td(c->fp, NULL, label(ct, p));
 		for (col = 0; col < ct->t.nr_cols; col++) {
 			char *t = cost__profile_text(ct, p, col);
 
@@ -280,15 +287,14 @@ static void profile_check(struct report_ctx *c, const struct cost_table *ct,
 		}
 		fputs("</tr>\n", c->fp);
 	}
-	if (head)
-		fputs("</table>\n<p class=\"small\">The same paths by two "
-		      "methods on the profile trials: the probes' time and "
-		      "perf's samples in the paths' own functions, each as a "
-		      "share of all CPU time, less the probe's floor per call. "
-		      "They agree when the probes' interval (the floor known "
-		      "to its spread) meets the 95% interval of perf's sample "
-		      "count (docs/cost.md).</p>\n",
-		      c->fp);
+	fputs("</table>\n<p class=\"small\">The same paths by two "
+	      "methods on the profile trials: the probes' time and "
+	      "perf's samples in the paths' own functions, each as a "
+	      "share of all CPU time, less the probe's floor per call. "
+	      "They agree when the probes' interval (the floor known "
+	      "to its spread) meets the 95% interval of perf's sample "
+	      "count (docs/cost.md).</p>\n",
+	      c->fp);
 }
 
 /*
@@ -303,7 +309,6 @@ static void per_call(struct report_ctx *c, const struct cost_table *ct,
 							   "probe" };
 	struct fmt_scale ns = { .mul = 1, .unit = "ns" };
 	size_t col, i, f;
-	char *t;
 
 	fputs("<table>\n<tr><th>per call</th>", c->fp);
 	for (col = 0; col < ct->t.nr_cols; col++)
@@ -330,16 +335,10 @@ static void per_call(struct report_ctx *c, const struct cost_table *ct,
 	fputs("</table>\n", c->fp);
 	for (col = 1; col < ct->t.nr_cols; col++)
 		for (i = 0; i < g->nr_paths; i++)
-			for (f = 0; f < COST_NR_CALL_FIGS; f++) {
-				t = cost__call_diff_text(ct, &g->paths[i], f,
-							 col);
-				if (!t)
-					continue;
-				fputs("<p>", c->fp);
-				markup__escape(c->fp, t);
-				fputs(".</p>\n", c->fp);
-				free(t);
-			}
+			for (f = 0; f < COST_NR_CALL_FIGS; f++)
+				sentence(c->fp,
+					 cost__call_diff_text(ct, &g->paths[i],
+							      f, col));
 }
 
 void report__cost(struct report_ctx *c)

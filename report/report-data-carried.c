@@ -87,32 +87,25 @@ static struct rd_carried *carried_for(struct report_data *d, bool profile,
 	return &d->carried[d->nr_carried++];
 }
 
-static void carried_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
-			void *arg)
+static void carried_row(struct rd_ctx *c, struct rd_cell *cell,
+			struct store_rows *s, void *arg)
 {
 	struct rd_carried *k;
 	bool records;
-	char *what = describe(rd__col(s, 2), &records);
+	char *what = describe(store_rows__str(s, 2), &records);
 
 	(void)cell;
 	(void)arg;
-	k = carried_for(c->d, sqlite3_column_int(s, 1),
+	k = carried_for(c->d, (int)store_rows__int(s, 1),
 			intern__id(&c->d->str, what), records);
-	k->trials += sqlite3_column_int64(s, 3);
+	k->trials += store_rows__int(s, 3);
 	free(what);
 }
 
 int rd__load_carried(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.cell_id, t.profile, coalesce(t.collectors, ''),"
-		" count(*) FROM cells c JOIN trials t ON t.cell_id = c.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' GROUP BY t.cell_id, t.profile,"
-		" t.collectors ORDER BY t.profile, t.cell_id";
-
-	return rd__each_cell_row(c, sql, "reading which collectors ran",
-				 carried_row, NULL);
+	return rd__each_cell_row(c, &store_q_report_collectors, carried_row,
+				 NULL);
 }
 
 struct tp_values {
@@ -129,24 +122,18 @@ static void median_of(double *v, size_t n, double *out)
 }
 
 static void perturbation_row(struct rd_ctx *c, struct rd_cell *cell,
-			     sqlite3_stmt *s, void *arg)
+			     struct store_rows *s, void *arg)
 {
 	struct tp_values *tv = (struct tp_values *)arg + (cell - c->d->cells);
-	size_t k = !!sqlite3_column_int(s, 1);
+	size_t k = !!(int)store_rows__int(s, 1);
 
 	tv->v[k] = xrealloc(tv->v[k], (tv->n[k] + 1) * sizeof(double));
-	tv->v[k][tv->n[k]++] = sqlite3_column_double(s, 2);
-	cell->tp_unit = intern__id(&c->d->str, rd__col(s, 3));
+	tv->v[k][tv->n[k]++] = store_rows__real(s, 2);
+	cell->tp_unit = intern__id(&c->d->str, store_rows__str(s, 3));
 }
 
 int rd__load_perturbation(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.cell_id, t.profile, m.value, m.unit FROM cells c"
-		" JOIN trials t ON t.cell_id = c.id"
-		" JOIN metrics m ON m.trial_id = t.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' AND m.name = 'throughput'";
 	struct report_data *d = c->d;
 	struct tp_values *tv;
 	size_t i;
@@ -155,9 +142,8 @@ int rd__load_perturbation(struct rd_ctx *c)
 	for (i = 0; i < d->nr_cells; i++)
 		d->cells[i].tp_measured = d->cells[i].tp_profile = NAN;
 	tv = xcalloc(d->nr_cells ? d->nr_cells : 1, sizeof(*tv));
-	err = rd__each_cell_row(c, sql,
-				"reading the profile trials' throughput",
-				perturbation_row, tv);
+	err = rd__each_cell_row(c, &store_q_report_throughput, perturbation_row,
+				tv);
 	for (i = 0; i < d->nr_cells; i++) {
 		median_of(tv[i].v[0], tv[i].n[0], &d->cells[i].tp_measured);
 		median_of(tv[i].v[1], tv[i].n[1], &d->cells[i].tp_profile);

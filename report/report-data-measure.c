@@ -22,53 +22,33 @@ struct bytes_map {
 
 static int load_bytes(struct rd_ctx *c, struct bytes_map *m)
 {
-	static const char sql[] =
-		"SELECT t.id, coalesce("
-		" (SELECT m.value FROM metrics m WHERE m.trial_id = t.id"
-		"  AND m.name = 'bytes' AND m.unit = 'bytes'),"
-		" (SELECT total(i.value * (i.t_end - i.t_start)) / 8"
-		"  FROM intervals i WHERE i.trial_id = t.id"
-		"  AND i.metric = 'throughput' AND i.unit = 'bit/s'"
-		"  HAVING count(*) > 0))"
-		" FROM cells c JOIN trials t ON t.cell_id = c.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int rc, err;
 
 	memset(m, 0, sizeof(*m));
-	err = rd__prepare_runs(c, sql, &s);
+	err = rd__query_runs(c, &store_q_report_bytes, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_rows__next(s)) > 0) {
 		ALLOC_GROW(m->trial, m->nr + 1, m->alloc);
 		m->bytes = xrealloc(m->bytes, m->alloc * sizeof(*m->bytes));
-		if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+		if (store_rows__null(s, 1))
 			continue;
-		m->trial[m->nr] = sqlite3_column_int64(s, 0);
-		m->bytes[m->nr++] = sqlite3_column_double(s, 1);
+		m->trial[m->nr] = store_rows__int(s, 0);
+		m->bytes[m->nr++] = store_rows__real(s, 1);
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading interval series");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
 /* Bytes of @trial, or a negative number when unknown. */
 static double bytes_of(const struct bytes_map *m, int64_t trial)
 {
-	size_t lo = 0, hi = m->nr, mid;
+	long i = ds__find_id(m->trial, m->nr, trial);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (m->trial[mid] == trial)
-			return m->bytes[mid];
-		if (m->trial[mid] < trial)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < 0 ? -1 : m->bytes[i];
 }
 
 /* Add a "[n, n, ...]" histogram into @h; -EINVAL if it is not one. */
@@ -132,19 +112,19 @@ struct probe_row {
 	uint32_t rung; /* "fentry iommu_dma_unmap_page" */
 };
 
-static void probe_row__read(struct rd_ctx *c, sqlite3_stmt *s,
+static void probe_row__read(struct rd_ctx *c, struct store_rows *s,
 			    const struct bytes_map *bytes, struct probe_row *r)
 {
 	char *rung;
 
-	r->calls = sqlite3_column_int64(s, 5);
-	r->total_ns = sqlite3_column_int64(s, 6);
-	r->bytes = bytes_of(bytes, sqlite3_column_int64(s, 1));
+	r->calls = store_rows__int(s, 5);
+	r->total_ns = store_rows__int(s, 6);
+	r->bytes = bytes_of(bytes, store_rows__int(s, 1));
 	memset(r->hist, 0, sizeof(r->hist));
-	r->bad = add_hist(rd__col(s, 7), r->hist, RD_HIST_MAX) != 0;
+	r->bad = add_hist(store_rows__str(s, 7), r->hist, RD_HIST_MAX) != 0;
 	if (r->bad)
 		memset(r->hist, 0, sizeof(r->hist));
-	rung = xasprintf("%s %s", rd__col(s, 3), rd__col(s, 4));
+	rung = xasprintf("%s %s", store_rows__str(s, 3), store_rows__str(s, 4));
 	r->rung = intern__id(&c->d->str, rung);
 	free(rung);
 }
@@ -179,8 +159,8 @@ struct probes {
 	size_t bad;
 };
 
-static void probe_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
-		      void *arg)
+static void probe_row(struct rd_ctx *c, struct rd_cell *cell,
+		      struct store_rows *s, void *arg)
 {
 	struct probes *ps = arg;
 	struct probe_row row;
@@ -191,20 +171,14 @@ static void probe_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
 	ps->bad += row.bad;
 	for (k = 0; k < 2; k++) {
 		p = probe_for(c->d, &ps->map, cell->axis,
-			      k ? cell->workload : UINT32_MAX, rd__col(s, 2));
+			      k ? cell->workload : UINT32_MAX,
+			      store_rows__str(s, 2));
 		probe__add(c, p, &row, &ps->seen);
 	}
 }
 
 int rd__load_probes(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.cell_id, t.id, p.name, p.attach, p.target, p.calls,"
-		" p.total_ns, p.hist FROM cells c"
-		" JOIN trials t ON t.cell_id = c.id"
-		" JOIN probes p ON p.trial_id = t.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.profile = 0 AND t.status = 'ok'";
 	struct probes ps = { .bad = 0 };
 	int err;
 
@@ -213,7 +187,7 @@ int rd__load_probes(struct rd_ctx *c)
 		goto out_bytes;
 	keymap__init(&ps.map, 3);
 	keymap__init(&ps.seen, 3);
-	err = rd__each_cell_row(c, sql, "reading probes", probe_row, &ps);
+	err = rd__each_cell_row(c, &store_q_report_probes, probe_row, &ps);
 	if (ps.bad)
 		pr_warn("%s: %zu probe histograms are not JSON arrays of "
 			"counts; left out",
@@ -227,7 +201,7 @@ out_bytes:
 }
 
 static void profiled_row(struct rd_ctx *c, struct rd_cell *cell,
-			 sqlite3_stmt *s, void *map)
+			 struct store_rows *s, void *map)
 {
 	struct report_data *d = c->d;
 	uint32_t key[2] = { cell->axis, cell->workload }, id;
@@ -245,21 +219,14 @@ static void profiled_row(struct rd_ctx *c, struct rd_cell *cell,
 		pf->events = intern__id(&d->str, "");
 	}
 	pf = &d->profiled[id];
-	pf->trials += sqlite3_column_int64(s, 1);
-	pf->events = rd__merge_set(d, pf->events, rd__col(s, 2));
+	pf->trials += store_rows__int(s, 1);
+	pf->events = rd__merge_set(d, pf->events, store_rows__str(s, 2));
 }
 
 static int load_profiled(struct rd_ctx *c, struct keymap *map)
 {
-	static const char sql[] =
-		"SELECT t.cell_id, count(DISTINCT pr.trial_id),"
-		" group_concat(DISTINCT pr.event) FROM cells c"
-		" JOIN trials t ON t.cell_id = c.id"
-		" JOIN profile pr ON pr.trial_id = t.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' GROUP BY t.cell_id";
-
-	return rd__each_cell_row(c, sql, "reading profiles", profiled_row, map);
+	return rd__each_cell_row(c, &store_q_report_profiled, profiled_row,
+				 map);
 }
 
 /* The symbols of one profile, by (column, workload, symbol, dso). */
@@ -268,14 +235,14 @@ struct symbols {
 	size_t alloc;
 };
 
-static void symbol_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
-		       void *arg)
+static void symbol_row(struct rd_ctx *c, struct rd_cell *cell,
+		       struct store_rows *s, void *arg)
 {
 	struct report_data *d = c->d;
 	struct symbols *syms = arg;
 	uint32_t key[4] = { cell->axis, cell->workload,
-			    intern__id(&d->str, rd__col(s, 1)),
-			    intern__id(&d->str, rd__col(s, 2)) };
+			    intern__id(&d->str, store_rows__str(s, 1)),
+			    intern__id(&d->str, store_rows__str(s, 2)) };
 	struct rd_symbol *sym;
 	bool added;
 	uint32_t id = keymap__id(&syms->map, key, &added);
@@ -289,17 +256,11 @@ static void symbol_row(struct rd_ctx *c, struct rd_cell *cell, sqlite3_stmt *s,
 		sym->dso = key[3];
 		sym->overhead_sum = 0;
 	}
-	d->symbols[id].overhead_sum += sqlite3_column_double(s, 3);
+	d->symbols[id].overhead_sum += store_rows__real(s, 3);
 }
 
 int rd__load_profile(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.cell_id, pr.symbol, pr.dso, total(pr.overhead)"
-		" FROM cells c JOIN trials t ON t.cell_id = c.id"
-		" JOIN profile pr ON pr.trial_id = t.id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status = 'ok' GROUP BY t.cell_id, pr.symbol, pr.dso";
 	struct symbols syms = { .alloc = 0 };
 	struct keymap groups;
 	int err;
@@ -308,7 +269,7 @@ int rd__load_profile(struct rd_ctx *c)
 	keymap__init(&syms.map, 4);
 	err = load_profiled(c, &groups);
 	if (!err) {
-		err = rd__each_cell_row(c, sql, "reading profiles", symbol_row,
+		err = rd__each_cell_row(c, &store_q_report_symbols, symbol_row,
 					&syms);
 		c->d->nr_symbols = syms.map.nr;
 	}
@@ -319,59 +280,47 @@ int rd__load_profile(struct rd_ctx *c)
 
 static int load_one_series(struct rd_ctx *c, struct rd_series *se)
 {
-	static const char sql[] =
-		"SELECT t_start, t_end, value FROM intervals"
-		" WHERE trial_id = ?1 AND metric = 'throughput'"
-		" AND unit = 'bit/s' ORDER BY t_start";
 	size_t alloc = 0;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int rc, err;
 
-	err = rdb__prepare(c->r, sql, &s);
+	err = rdb__query(c->r, &store_q_report_series,
+			 STORE_ARGS(STORE_INT(se->trial)), &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, se->trial);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_rows__next(s)) > 0) {
 		ALLOC_GROW(se->t, se->n + 1, alloc);
 		se->v = xrealloc(se->v, alloc * sizeof(*se->v));
-		se->t[se->n] = (sqlite3_column_double(s, 0) +
-				sqlite3_column_double(s, 1)) /
-			       2;
-		se->v[se->n++] = sqlite3_column_double(s, 2);
+		se->t[se->n] =
+			(store_rows__real(s, 0) + store_rows__real(s, 1)) / 2;
+		se->v[se->n++] = store_rows__real(s, 2);
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading an interval series");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
 /* A few trials of the newest selected run, per axis value and workload. */
 int rd__load_series(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.id, t.cell_id FROM cells c"
-		" JOIN trials t ON t.cell_id = c.id"
-		" WHERE c.run_id = ?1 AND t.warmup = 0 AND t.profile = 0"
-		" AND t.status = 'ok' AND EXISTS (SELECT 1 FROM intervals i WHERE"
-		"  i.trial_id = t.id AND i.metric = 'throughput')"
-		" ORDER BY t.id";
 	struct report_data *d = c->d;
 	size_t *count = NULL, alloc = 0, i;
 	struct rd_cell *cell;
 	struct rd_series *se;
 	struct keymap map;
 	uint32_t key[2], id;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	bool added;
 	int rc, err;
 
 	keymap__init(&map, 2);
-	err = rdb__prepare(c->r, sql, &s);
+	err = rdb__query(c->r, &store_q_report_series_trials,
+			 STORE_ARGS(STORE_INT(c->runs[c->nr_runs - 1])), &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, c->runs[c->nr_runs - 1]);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 1));
+	while ((rc = store_rows__next(s)) > 0) {
+		cell = rd__cell(c, store_rows__int(s, 1));
 		if (!cell)
 			continue;
 		key[0] = cell->axis;
@@ -389,11 +338,11 @@ int rd__load_series(struct rd_ctx *c)
 		memset(se, 0, sizeof(*se));
 		se->axis = key[0];
 		se->workload = key[1];
-		se->trial = sqlite3_column_int64(s, 0);
+		se->trial = store_rows__int(s, 0);
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "choosing trials to plot");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	for (i = 0; !err && i < d->nr_series; i++)
 		err = load_one_series(c, &d->series[i]);
 	free(count);

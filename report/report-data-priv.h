@@ -20,20 +20,18 @@ struct rd_ctx {
 
 /* The aggregated cell of store cell @id, or NULL when it is left out. */
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id);
-/* @sql prepared with ?1 and ?2 bound to the first and last run read. */
-int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s);
+/* @q run with ?1 and ?2 bound to the first and last run read. */
+int rd__query_runs(const struct rd_ctx *c, const struct store_query *q,
+		   struct store_rows **s);
 /*
- * @fn(@c, cell, row, @arg) for each row of @sql over the runs read
- * whose first column is a cell kept; others are passed over. @what
- * names the reading in an error.
+ * @fn(@c, cell, row, @arg) for each row of @q over the runs read whose
+ * first column is a cell kept; others are passed over.
  */
-int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+int rd__each_cell_row(struct rd_ctx *c, const struct store_query *q,
 		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
-				 sqlite3_stmt *row, void *arg),
+				 struct store_rows *row, void *arg),
 		      void *arg);
 bool rd__run_selected(const struct rd_ctx *c, int64_t run);
-/* Column @col as text, "" for NULL. */
-const char *rd__col(sqlite3_stmt *s, int col);
 /* Add the comma-separated @more to the set @old ("a, b"); interned. */
 uint32_t rd__merge_set(struct report_data *d, uint32_t old, const char *more);
 

@@ -14,27 +14,9 @@ const char *rd__str(const struct report_data *d, uint32_t id)
 	return intern__str(&d->str, id);
 }
 
-const char *rd__col(sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-
-	return t ? (const char *)t : "";
-}
-
 bool rd__run_selected(const struct rd_ctx *c, int64_t run)
 {
-	size_t lo = 0, hi = c->nr_runs, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (c->runs[mid] == run)
-			return true;
-		if (c->runs[mid] < run)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return ds__find_id(c->runs, c->nr_runs, run) >= 0;
 }
 
 struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
@@ -44,30 +26,31 @@ struct rd_cell *rd__cell(const struct rd_ctx *c, int64_t id)
 	return &c->d->cells[c->cell_of[id]];
 }
 
-int rd__prepare_runs(const struct rd_ctx *c, const char *sql, sqlite3_stmt **s)
+int rd__query_runs(const struct rd_ctx *c, const struct store_query *q,
+		   struct store_rows **s)
 {
-	return rdb__prepare_runs(c->r, sql, c->runs, c->nr_runs, s);
+	return rdb__query_runs(c->r, q, c->runs, c->nr_runs, s);
 }
 
-int rd__each_cell_row(struct rd_ctx *c, const char *sql, const char *what,
+int rd__each_cell_row(struct rd_ctx *c, const struct store_query *q,
 		      void (*fn)(struct rd_ctx *c, struct rd_cell *cell,
-				 sqlite3_stmt *row, void *arg),
+				 struct store_rows *row, void *arg),
 		      void *arg)
 {
 	struct rd_cell *cell;
-	sqlite3_stmt *s;
-	int rc, err = rd__prepare_runs(c, sql, &s);
+	struct store_rows *s;
+	int rc, err = rd__query_runs(c, q, &s);
 
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 0));
+	while ((rc = store_rows__next(s)) > 0) {
+		cell = rd__cell(c, store_rows__int(s, 0));
 		if (cell)
 			fn(c, cell, s, arg);
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, what);
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
@@ -148,42 +131,25 @@ int rd__load_cells(struct rd_ctx *c)
 	 * The releases booted carry a package kernel's version: a followed
 	 * suite moves under one kernel name, sometimes under one release.
 	 */
-	static const char sql[] =
-		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload,"
-		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok'),"
-		" total(t.warmup = 0 AND t.status = 'failed'),"
-		" total(t.warmup = 0 AND t.status NOT IN ('ok', 'failed')),"
-		" total(t.warmup = 0 AND t.profile = 0 AND t.status = 'ok' AND"
-		" " STORE_SQL_MODE_MISMATCH(
-			"t") "),"
-			     " group_concat(DISTINCT t.effective_mode),"
-			     " group_concat(DISTINCT b.kernel_release ||"
-			     "  CASE WHEN k.version <> '' THEN"
-			     "  ' (' || k.version || ')' ELSE '' END)"
-			     " FROM cells c JOIN hosts h ON h.id = c.host_id"
-			     " JOIN kernels k ON k.id = c.kernel_id"
-			     " LEFT JOIN trials t ON t.cell_id = c.id"
-			     " LEFT JOIN boots b ON b.id = t.boot_id"
-			     " WHERE c.run_id BETWEEN ?1 AND ?2 GROUP BY c.id ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	struct rd_cell *cell;
 	char run[24];
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	bool keep;
 	int rc, err, d;
 
 	keymap__init(&c->cell_map, 5);
-	err = rd__prepare_runs(c, sql, &s);
+	err = rd__query_runs(c, &store_q_report_cells, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!rd__run_selected(c, sqlite3_column_int64(s, 1)))
+	while ((rc = store_rows__next(s)) > 0) {
+		if (!rd__run_selected(c, store_rows__int(s, 1)))
 			continue;
 		snprintf(run, sizeof(run), "%lld",
-			 (long long)sqlite3_column_int64(s, 1));
+			 (long long)store_rows__int(s, 1));
 		val[DS_RUN] = run;
 		for (d = DS_HOST; d <= DS_WORKLOAD; d++)
-			val[d] = rd__col(s, d + 1);
+			val[d] = store_rows__str(s, d + 1);
 		val[DS_LABEL] = "";
 		keep = true;
 		for (d = 0; d < DS_NR_DIMS; d++)
@@ -191,55 +157,47 @@ int rd__load_cells(struct rd_ctx *c)
 		if (!keep)
 			continue;
 		cell = cell_for(c, val);
-		map_cell(c, sqlite3_column_int64(s, 0), cell - c->d->cells);
+		map_cell(c, store_rows__int(s, 0), cell - c->d->cells);
 		cell->runs++;
-		cell->ok += sqlite3_column_int64(s, 6);
-		cell->failed += sqlite3_column_int64(s, 7);
-		cell->other += sqlite3_column_int64(s, 8);
-		cell->mismatched += sqlite3_column_int64(s, 9);
-		cell->effective =
-			rd__merge_set(c->d, cell->effective, rd__col(s, 10));
-		cell->releases =
-			rd__merge_set(c->d, cell->releases, rd__col(s, 11));
+		cell->ok += store_rows__int(s, 6);
+		cell->failed += store_rows__int(s, 7);
+		cell->other += store_rows__int(s, 8);
+		cell->mismatched += store_rows__int(s, 9);
+		cell->effective = rd__merge_set(c->d, cell->effective,
+						store_rows__str(s, 10));
+		cell->releases = rd__merge_set(c->d, cell->releases,
+					       store_rows__str(s, 11));
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading cells");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
 /* Boots as (host, release, build id, command line), newest facts kept. */
 int rd__load_boots(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT b.id, h.name, b.kernel_release, b.kernel_build_id,"
-		" b.cmdline, b.facts, count(t.id),"
-		" group_concat(DISTINCT t.requested_mode), max(c.run_id)"
-		" FROM boots b JOIN hosts h ON h.id = b.host_id"
-		" JOIN trials t ON t.boot_id = b.id"
-		" JOIN cells c ON c.id = t.cell_id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 GROUP BY b.id ORDER BY b.id";
 	struct report_data *d = c->d;
 	struct keymap map;
 	struct rd_boot *b;
 	uint32_t key[4];
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	bool added;
 	uint32_t id;
 	int rc, err;
 
 	keymap__init(&map, 4);
-	err = rd__prepare_runs(c, sql, &s);
+	err = rd__query_runs(c, &store_q_report_boots, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!rd__run_selected(c, sqlite3_column_int64(s, 8)) ||
-		    !ds_filter__match(c->f, DS_HOST, rd__col(s, 1)))
+	while ((rc = store_rows__next(s)) > 0) {
+		if (!rd__run_selected(c, store_rows__int(s, 8)) ||
+		    !ds_filter__match(c->f, DS_HOST, store_rows__str(s, 1)))
 			continue;
-		key[0] = intern__id(&d->str, rd__col(s, 1));
-		key[1] = intern__id(&d->str, rd__col(s, 2));
-		key[2] = intern__id(&d->str, rd__col(s, 3));
-		key[3] = intern__id(&d->str, rd__col(s, 4));
+		key[0] = intern__id(&d->str, store_rows__str(s, 1));
+		key[1] = intern__id(&d->str, store_rows__str(s, 2));
+		key[2] = intern__id(&d->str, store_rows__str(s, 3));
+		key[3] = intern__id(&d->str, store_rows__str(s, 4));
 		id = keymap__id(&map, key, &added);
 		if (added) {
 			d->boots = xrealloc(d->boots,
@@ -254,56 +212,55 @@ int rd__load_boots(struct rd_ctx *c)
 		}
 		b = &d->boots[id];
 		b->boots++;
-		b->trials += sqlite3_column_int64(s, 6);
-		b->modes = rd__merge_set(d, b->modes, rd__col(s, 7));
-		if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
+		b->trials += store_rows__int(s, 6);
+		b->modes = rd__merge_set(d, b->modes, store_rows__str(s, 7));
+		if (!store_rows__null(s, 5)) {
 			free(b->facts);
-			b->facts = xstrdup(rd__col(s, 5));
+			b->facts = xstrdup(store_rows__str(s, 5));
 		}
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading boots");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	keymap__release(&map);
 	return err;
 }
 
 int rd__load_configs(struct rd_ctx *c)
 {
-	static const char sql[] = "SELECT id, config_sha256, config FROM runs"
-				  " WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
 	struct report_data *d = c->d;
 	struct rd_config *cf;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int64_t run;
 	size_t i;
 	int rc, err;
 
-	err = rd__prepare_runs(c, sql, &s);
+	err = rd__query_runs(c, &store_q_report_configs, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		run = sqlite3_column_int64(s, 0);
+	while ((rc = store_rows__next(s)) > 0) {
+		run = store_rows__int(s, 0);
 		if (!rd__run_selected(c, run))
 			continue;
 		for (i = 0; i < d->nr_configs; i++)
-			if (!strcmp(d->configs[i].sha256, rd__col(s, 1)))
+			if (!strcmp(d->configs[i].sha256,
+				    store_rows__str(s, 1)))
 				break;
 		if (i == d->nr_configs) {
 			d->configs = xrealloc(d->configs,
 					      (i + 1) * sizeof(*d->configs));
 			cf = &d->configs[d->nr_configs++];
-			cf->sha256 = xstrdup(rd__col(s, 1));
-			cf->text = xstrdup(rd__col(s, 2));
+			cf->sha256 = xstrdup(store_rows__str(s, 1));
+			cf->text = xstrdup(store_rows__str(s, 2));
 			cf->first_run = run;
 			cf->runs = 0;
 		}
 		d->configs[i].last_run = run;
 		d->configs[i].runs++;
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading runs");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
@@ -312,24 +269,18 @@ int rd__load_configs(struct rd_ctx *c)
 
 int rd__load_failures(struct rd_ctx *c)
 {
-	static const char sql[] =
-		"SELECT t.id, t.cell_id, c.run_id, t.status,"
-		" coalesce(t.error, '') FROM trials t"
-		" JOIN cells c ON c.id = t.cell_id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-		" AND t.status <> 'ok' ORDER BY t.id";
 	struct report_data *d = c->d;
 	struct rd_failure *fl;
 	struct rd_cell *cell;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int rc, err;
 
-	err = rd__prepare_runs(c, sql, &s);
+	err = rd__query_runs(c, &store_q_report_failures, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = rd__cell(c, sqlite3_column_int64(s, 1));
-		if (!cell || !rd__run_selected(c, sqlite3_column_int64(s, 2)))
+	while ((rc = store_rows__next(s)) > 0) {
+		cell = rd__cell(c, store_rows__int(s, 1));
+		if (!cell || !rd__run_selected(c, store_rows__int(s, 2)))
 			continue;
 		d->total_failures++;
 		if (d->nr_failures == RD_MAX_FAILURES)
@@ -337,15 +288,15 @@ int rd__load_failures(struct rd_ctx *c)
 		d->failures = xrealloc(d->failures, (d->nr_failures +
 						     1) * sizeof(*d->failures));
 		fl = &d->failures[d->nr_failures++];
-		fl->trial = sqlite3_column_int64(s, 0);
-		fl->run = sqlite3_column_int64(s, 2);
+		fl->trial = store_rows__int(s, 0);
+		fl->run = store_rows__int(s, 2);
 		fl->cell = cell - d->cells;
-		fl->status = intern__id(&d->str, rd__col(s, 3));
-		fl->error = intern__id(&d->str, rd__col(s, 4));
+		fl->status = intern__id(&d->str, store_rows__str(s, 3));
+		fl->error = intern__id(&d->str, store_rows__str(s, 4));
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(c->r, rc, "reading failed trials");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dataset.h"
-#include "keymap.h"
-#include "rdb.h"
+#include "analysis/dataset.h"
+#include "analysis/keymap.h"
+#include "analysis/rdb.h"
 
 #define RD_HIST_MAX 64
 

@@ -159,103 +159,151 @@ static bool point_of(const struct report_ctx *c, const struct cmp_row *trow,
 	return true;
 }
 
-static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
+/* What the trade-off plot's steps share: its rows, scale and x range. */
+struct tradeoff {
+	int tput, p99;
+	size_t rows; /* the throughput rows: a label each when several */
+	struct fmt_scale sc;
+	double xmin, xmax, unprot_x;
+	bool any_unprot;
+	bool *any; /* per column: a point to draw */
+};
+
+static bool tradeoff_point(const struct report_ctx *c,
+			   const struct tradeoff *to, size_t i, size_t col,
+			   struct tradeoff_point *pt)
+{
+	const struct cmp_table *t = c->t;
+
+	return (int)t->rows[i].metric == to->tput &&
+	       point_of(c, &t->rows[i],
+			report__row_like(t, to->p99, &t->rows[i]), col,
+			to->sc.mul, pt);
+}
+
+/* The scale of the first column's throughput, and the windows' range. */
+static void tradeoff_range(const struct report_ctx *c, struct tradeoff *to)
 {
 	const struct cmp_table *t = c->t;
 	struct tradeoff_point pt;
-	double xmin = INFINITY, xmax = 0, ref = NAN, unprot_x, tic;
-	size_t i, col, drawn = 0, rows = 0;
-	bool any_unprot = false, *any;
-	struct fmt_scale sc;
-	struct plot p;
-	char *label;
+	double ref = NAN;
+	size_t i, col;
 
 	for (i = 0; i < t->nr_rows; i++) {
-		if ((int)t->rows[i].metric != tput)
+		if ((int)t->rows[i].metric != to->tput)
 			continue;
-		rows++;
+		to->rows++;
 		if (isnan(ref))
 			ref = t->rows[i].cells[0].s.median;
 	}
-	fmt__scale(ds__str(c->ds, c->ds->metrics[tput].unit), ref, &sc);
-	any = xcalloc(t->nr_cols + 1, sizeof(*any));
+	fmt__scale(ds__str(c->ds, c->ds->metrics[to->tput].unit), ref, &to->sc);
+	to->xmin = INFINITY;
+	to->any = xcalloc(t->nr_cols + 1, sizeof(*to->any));
 	for (i = 0; i < t->nr_rows; i++) {
-		if ((int)t->rows[i].metric != tput)
-			continue;
 		for (col = 0; col < t->nr_cols; col++) {
-			if (!point_of(c, &t->rows[i],
-				      report__row_like(t, p99, &t->rows[i]),
-				      col, sc.mul, &pt))
+			if (!tradeoff_point(c, to, i, col, &pt))
 				continue;
-			any[col] = true;
+			to->any[col] = true;
 			if (pt.unprotected)
-				any_unprot = true;
+				to->any_unprot = true;
 			else {
-				xmin = fmin(xmin, pt.xlo);
-				xmax = fmax(xmax, pt.xhi);
+				to->xmin = fmin(to->xmin, pt.xlo);
+				to->xmax = fmax(to->xmax, pt.xhi);
 			}
 		}
 	}
-	if (!isfinite(xmin))
-		xmin = xmax = 10;
+	if (!isfinite(to->xmin))
+		to->xmin = to->xmax = 10;
 	/*
 	 * Two decades left of every window, on a decade of its own: no
 	 * window, not a short one.
 	 */
-	unprot_x = pow(10, floor(log10(xmin)) - 2);
-	plot__begin(&p, 800, 440);
-	plot__printf(&p, "set logscale x 10\nset grid\nset key outside top "
-			 "center horizontal\nset xlabel 'exposure window, p99 "
-			 "(µs, log scale)'\nset ylabel ");
-	plot__quote(&p, sc.unit);
-	plot__printf(&p, "\nset yrange [0:*]\nset xrange [%g:%g]\n",
-		     unprot_x / 3, pow(10, ceil(log10(xmax)) + 0.3));
-	plot__printf(&p, "set xtics (");
-	if (any_unprot)
-		plot__printf(&p, "'unprotected' %g, ", unprot_x);
-	for (tic = unprot_x * 10; tic < xmax * 20; tic *= 10)
-		plot__printf(&p, "'%g' %g%s", tic, tic,
-			     tic * 10 < xmax * 20 ? ", " : "");
-	plot__printf(&p, ")\n");
+	to->unprot_x = pow(10, floor(log10(to->xmin)) - 2);
+}
+
+static void tradeoff_axes(struct plot *p, const struct tradeoff *to)
+{
+	double tic;
+
+	plot__printf(p, "set logscale x 10\nset grid\nset key outside top "
+			"center horizontal\nset xlabel 'exposure window, p99 "
+			"(µs, log scale)'\nset ylabel ");
+	plot__quote(p, to->sc.unit);
+	plot__printf(p, "\nset yrange [0:*]\nset xrange [%g:%g]\n",
+		     to->unprot_x / 3, pow(10, ceil(log10(to->xmax)) + 0.3));
+	plot__printf(p, "set xtics (");
+	if (to->any_unprot)
+		plot__printf(p, "'unprotected' %g, ", to->unprot_x);
+	for (tic = to->unprot_x * 10; tic < to->xmax * 20; tic *= 10)
+		plot__printf(p, "'%g' %g%s", tic, tic,
+			     tic * 10 < to->xmax * 20 ? ", " : "");
+	plot__printf(p, ")\n");
+}
+
+/* A data block per column: x, y, their intervals and the row's label. */
+static void tradeoff_data(const struct report_ctx *c, struct plot *p,
+			  const struct tradeoff *to)
+{
+	const struct cmp_table *t = c->t;
+	struct tradeoff_point pt;
+	size_t i, col;
+	char *label;
+
 	for (col = 0; col < t->nr_cols; col++) {
-		if (!any[col])
+		if (!to->any[col])
 			continue;
-		plot__printf(&p, "$p%zu << EOD\n", col);
+		plot__printf(p, "$p%zu << EOD\n", col);
 		for (i = 0; i < t->nr_rows; i++) {
-			if ((int)t->rows[i].metric != tput ||
-			    !point_of(c, &t->rows[i],
-				      report__row_like(t, p99, &t->rows[i]),
-				      col, sc.mul, &pt))
+			if (!tradeoff_point(c, to, i, col, &pt))
 				continue;
 			if (pt.unprotected)
-				pt.x = pt.xlo = pt.xhi = unprot_x;
-			label = rows > 1 ? cmp__row_label(t, &t->rows[i]) :
-					   xstrdup("");
-			plot__printf(&p, "%g %g %g %g %g %g ", pt.x, pt.y,
+				pt.x = pt.xlo = pt.xhi = to->unprot_x;
+			label = to->rows > 1 ? cmp__row_label(t, &t->rows[i]) :
+					       xstrdup("");
+			plot__printf(p, "%g %g %g %g %g %g ", pt.x, pt.y,
 				     pt.xlo, pt.xhi, pt.ylo, pt.yhi);
-			data_label(&p, label);
-			plot__printf(&p, "\n");
+			data_label(p, label);
+			plot__printf(p, "\n");
 			free(label);
 		}
-		plot__printf(&p, "EOD\n");
+		plot__printf(p, "EOD\n");
 	}
-	plot__printf(&p, "plot ");
-	for (col = 0; col < t->nr_cols; col++) {
-		if (!any[col])
+}
+
+static void tradeoff_series(const struct report_ctx *c, struct plot *p,
+			    const struct tradeoff *to)
+{
+	size_t col, drawn = 0;
+
+	plot__printf(p, "plot ");
+	for (col = 0; col < c->t->nr_cols; col++) {
+		if (!to->any[col])
 			continue;
-		plot__printf(&p,
+		plot__printf(p,
 			     "%s$p%zu using 1:2:3:4:5:6 with xyerrorbars pt 7 "
 			     "ps 1.5 lw 1.5 lc rgb '%s' title ",
 			     drawn++ ? ", " : "", col, report__colour(col));
-		plot__quote(&p, c->cols[col]);
-		if (rows > 1)
-			plot__printf(&p,
+		plot__quote(p, c->cols[col]);
+		if (to->rows > 1)
+			plot__printf(p,
 				     ", $p%zu using 1:2:7 with labels offset "
 				     "1,1 left font ',9' notitle",
 				     col);
 	}
-	plot__printf(&p, "%s\n", drawn ? "" : "NaN notitle");
-	free(any);
+	plot__printf(p, "%s\n", drawn ? "" : "NaN notitle");
+}
+
+static void plot_tradeoff(struct report_ctx *c, int tput, int p99)
+{
+	struct tradeoff to = { .tput = tput, .p99 = p99 };
+	struct plot p;
+
+	tradeoff_range(c, &to);
+	plot__begin(&p, 800, 440);
+	tradeoff_axes(&p, &to);
+	tradeoff_data(c, &p, &to);
+	tradeoff_series(c, &p, &to);
+	free(to.any);
 	report__figure(
 		c, &p, "tradeoff",
 		"The trade-off: median throughput against the p99 exposure "

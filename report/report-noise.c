@@ -9,7 +9,8 @@
 #include <stdlib.h>
 
 #include "markup.h"
-#include "noise.h"
+#include "compare-print.h"
+#include "analysis/noise.h"
 #include "report-priv.h"
 
 static void td_pct(FILE *fp, double v)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "parse-options.h"
-#include "rdb.h"
+#include "analysis/rdb.h"
 #include "strvec.h"
 
 /* Which trials, and how they are laid out: compare and report alike. */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 
 #include "bpf/probe-names.h"
-#include "compare.h"
-#include "cost.h"
-#include "noise.h"
+#include "analysis/compare.h"
+#include "analysis/cost.h"
+#include "analysis/noise.h"
 #include "plot.h"
 #include "report-data.h"
 #include "report.h"

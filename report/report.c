@@ -8,7 +8,7 @@
 #include "atomic-file.h"
 #include "log.h"
 #include "markup.h"
-#include "regress.h"
+#include "analysis/regress.h"
 #include "report-priv.h"
 #include "util.h"
 

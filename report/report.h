@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
-#include "dataset.h"
-#include "rdb.h"
+#include "analysis/compare.h"
+#include "analysis/dataset.h"
+#include "analysis/rdb.h"
 
 struct report_opts {
 	const char *output;	/* the HTML file */

@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * iommu-bench db merge OUT IN...: the databases of a sharded run (or of
- * any runs) combined into OUT, each IN in one transaction, so that a
+ * The databases of a sharded run (or of any runs) combined into OUT
+ * (iommu-bench db merge OUT IN...), each IN in one transaction, so that a
  * merge repeated or interrupted never duplicates a row: runs match by
  * name and config sha256, cells by key, trials by (cell key, warmup, profile,
  * repetition); hosts, kernels and boots by their UNIQUE keys. A trial
  * OUT already has 'ok' stays; one OUT has in any other state yields to
  * an 'ok' one from IN.
  *
- * Both files are opened through the store first (so only iommu-bench
- * databases of this schema version are merged), then IN is ATTACHed to
- * OUT and copied with INSERT ... SELECT, row ids mapped through TEMP
- * tables.
+ * IN is ATTACHed to OUT and copied with INSERT ... SELECT, row ids
+ * mapped through TEMP tables. The caller has opened both through the
+ * store first, so that only databases of this schema version meet here.
  */
 #include <errno.h>
 #include <sqlite3.h>
-#include <stdio.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "log.h"
 #include "store/db-merge.h"
-#include "store/store.h"
-#include "util.h"
 
 /* Run in order inside the transaction; the ids of IN mapped to OUT's. */
 static const char *const merge_sql[] = {
@@ -136,33 +132,11 @@ static int exec1(sqlite3 *db, const char *sql, const char *bind,
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
-/* The schema of @path as this binary knows it, or a clear refusal. */
-static int check_db(const char *path, unsigned int flags)
-{
-	struct store *st;
-	int ret;
-
-	ret = store__open(path, flags, &st);
-	if (ret)
-		return ret;
-	if (store__version(st) != store__latest_version()) {
-		pr_err("%s: schema version %u, this binary writes %u: run "
-		       "'iommu-bench --db %s db migrate' first",
-		       path, store__version(st), store__latest_version(), path);
-		ret = -EINVAL;
-	}
-	store__close(st);
-	return ret;
-}
-
 static int merge_one(sqlite3 *db, const char *in)
 {
 	size_t i;
 	int ret;
 
-	ret = check_db(in, STORE_READONLY);
-	if (ret)
-		return ret;
 	ret = exec1(db, "ATTACH DATABASE ?1 AS src", in, in);
 	if (ret)
 		return ret;
@@ -177,37 +151,21 @@ static int merge_one(sqlite3 *db, const char *in)
 	return ret;
 }
 
-int cmd_db_merge(int argc, const char **argv)
+int store__merge(const char *out, const char *in)
 {
 	sqlite3 *db = NULL;
-	int i, ret;
+	int ret;
 
-	if (argc < 3) {
-		pr_err("usage: iommu-bench db merge OUT IN...");
-		return EXIT_USAGE;
-	}
-	for (i = 2; i < argc; i++)
-		if (!strcmp(argv[i], argv[1])) {
-			pr_err("db merge: '%s' is both the output and an input",
-			       argv[i]);
-			return EXIT_USAGE;
-		}
-	ret = check_db(argv[1], STORE_CREATE | STORE_MIGRATE);
-	if (ret)
-		return EXIT_WORK_FAILED;
-	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) !=
+	if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE, NULL) !=
 	    SQLITE_OK) {
-		pr_err("%s: %s", argv[1], sqlite3_errmsg(db));
+		pr_err("%s: %s", out, sqlite3_errmsg(db));
 		sqlite3_close(db);
-		return EXIT_WORK_FAILED;
+		return -EIO;
 	}
 	sqlite3_busy_timeout(db, 10000);
-	ret = exec1(db, "PRAGMA foreign_keys = ON", NULL, argv[1]);
-	for (i = 2; !ret && i < argc; i++) {
-		ret = merge_one(db, argv[i]);
-		if (!ret)
-			pr_info("merged %s into %s", argv[i], argv[1]);
-	}
+	ret = exec1(db, "PRAGMA foreign_keys = ON", NULL, out);
+	if (!ret)
+		ret = merge_one(db, in);
 	sqlite3_close(db);
-	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+	return ret;
 }

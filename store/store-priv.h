@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include "store/store-query.h"
 #include "store/store.h"
 
 struct store {
@@ -19,6 +20,16 @@ struct store {
 	} * cache;
 	size_t nr_cache, alloc_cache;
 };
+
+/* A read-only query of the schema: its text and what it reads, for errors. */
+struct store_query {
+	const char *sql;
+	const char *what;
+};
+
+/* The query store_q_@name of store-queries.h (store-q-*.c). */
+#define STORE_QUERY(name, what_, sql_) \
+	const struct store_query store_q_##name = { .sql = sql_, .what = what_ }
 
 /*
  * The prepared statement for @sql, reset and with no bindings. @sql must
@@ -36,35 +47,6 @@ int store__sqlerr(struct store *st, int rc, const char *what);
 /* Step a statement that returns no rows; reset it either way. */
 int store__step_done(struct store *st, sqlite3_stmt *stmt, const char *what);
 
-/*
- * A statement's parameters, bound in order to ?1, ?2 ... by
- * store__prepare(): STORE_ARGS(STORE_INT(run_id), STORE_TEXT(name)).
- * Text is bound SQLITE_STATIC: it must outlive the statement's steps.
- */
-struct store_arg {
-	enum store_arg_type {
-		STORE_ARG_END,
-		STORE_ARG_NULL,
-		STORE_ARG_INT,
-		STORE_ARG_REAL,
-		STORE_ARG_TEXT,
-	} type;
-	int64_t i;
-	double d;
-	const char *s; /* NULL binds SQL NULL */
-	int len;       /* of @s in bytes; -1: up to its NUL */
-};
-
-#define STORE_ARG(t, ...) ((struct store_arg){ .type = (t), __VA_ARGS__ })
-#define STORE_INT(v) STORE_ARG(STORE_ARG_INT, .i = (v))
-/* An optional id: 0, none, binds SQL NULL. */
-#define STORE_ID(v) STORE_ARG((v) ? STORE_ARG_INT : STORE_ARG_NULL, .i = (v))
-#define STORE_REAL(v) STORE_ARG(STORE_ARG_REAL, .d = (v))
-#define STORE_TEXT(v) STORE_ARG(STORE_ARG_TEXT, .s = (v), .len = -1)
-#define STORE_TEXT_LEN(v, n) STORE_ARG(STORE_ARG_TEXT, .s = (v), .len = (n))
-#define STORE_ARGS(...) \
-	((const struct store_arg[]){ __VA_ARGS__, { .type = STORE_ARG_END } })
-
 /* Bind @args (NULL: none) to @stmt's parameters. */
 int store__bind(struct store *st, sqlite3_stmt *stmt,
 		const struct store_arg *args);
@@ -80,6 +62,13 @@ int store__exec(struct store *st, const char *sql, const struct store_arg *args,
 /* An INSERT: store__exec(), and the new row's id in @id (may be NULL). */
 int store__insert(struct store *st, const char *sql,
 		  const struct store_arg *args, const char *what, int64_t *id);
+/*
+ * A SELECT's first row: 0 with @out on it (read it, then reset it),
+ * -ENOENT when there is none, or SQLite's error for @what.
+ */
+int store__select_row(struct store *st, const char *sql,
+		      const struct store_arg *args, const char *what,
+		      sqlite3_stmt **out);
 /* A SELECT of one id; -ENOENT when it returns no row. */
 int store__select_id(struct store *st, const char *sql,
 		     const struct store_arg *args, const char *what,

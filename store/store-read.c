@@ -164,31 +164,25 @@ int store__run_kernel_seen(struct store *st, int64_t run_id, int64_t host_id,
 		" WHERE c.run_id = ?1 AND c.host_id = ?2 AND k.name = ?3"
 		" ORDER BY t.id IS NULL, t.id LIMIT 1";
 	sqlite3_stmt *stmt;
-	int rc, err;
+	int err;
 
 	*release = *build_id = NULL;
-	err = store__prepare(st, sql,
-			     STORE_ARGS(STORE_INT(run_id), STORE_INT(host_id),
-					STORE_TEXT(kernel_name)),
-			     &stmt);
+	err = store__select_row(st, sql,
+				STORE_ARGS(STORE_INT(run_id),
+					   STORE_INT(host_id),
+					   STORE_TEXT(kernel_name)),
+				"finding a kernel", &stmt);
 	if (err)
 		return err;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*kernel_id = sqlite3_column_int64(stmt, 0);
-		*release = store__column_dup(stmt, 1);
-		*build_id = store__column_dup(stmt, 2);
-		if (*build_id && !**build_id) {
-			free(*build_id);
-			*build_id = NULL;
-		}
-	} else {
-		err = rc == SQLITE_DONE ?
-			      -ENOENT :
-			      store__sqlerr(st, rc, "finding a kernel");
+	*kernel_id = sqlite3_column_int64(stmt, 0);
+	*release = store__column_dup(stmt, 1);
+	*build_id = store__column_dup(stmt, 2);
+	if (*build_id && !**build_id) {
+		free(*build_id);
+		*build_id = NULL;
 	}
 	sqlite3_reset(stmt);
-	return err;
+	return 0;
 }
 
 int store__cell_values(struct store *st, int64_t run_id, const char *mode,
@@ -281,25 +275,18 @@ int store__run_kernel_package(struct store *st, int64_t run_id,
 		" WHERE c.run_id = ?1 AND k.name = ?2 AND k.version <> ''"
 		" ORDER BY c.id LIMIT 1";
 	sqlite3_stmt *stmt;
-	int rc, err;
+	int err;
 
 	*package = *version = NULL;
-	err = store__prepare(
+	err = store__select_row(
 		st, sql, STORE_ARGS(STORE_INT(run_id), STORE_TEXT(kernel_name)),
-		&stmt);
+		"reading a run's kernel", &stmt);
 	if (err)
 		return err;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*package = store__column_dup(stmt, 0);
-		*version = store__column_dup(stmt, 1);
-	} else {
-		err = rc == SQLITE_DONE ?
-			      -ENOENT :
-			      store__sqlerr(st, rc, "reading a run's kernel");
-	}
+	*package = store__column_dup(stmt, 0);
+	*version = store__column_dup(stmt, 1);
 	sqlite3_reset(stmt);
-	return err;
+	return 0;
 }
 
 int store__profile_shares(struct store *st, int64_t run_id, const char *host,

@@ -218,20 +218,13 @@ int store__cell_upsert(struct store *st, const struct store_cell *c,
 			   STORE_INT(c->kernel_id), STORE_TEXT(c->mode),
 			   STORE_TEXT(c->workload), STORE_TEXT(c->key));
 	sqlite3_stmt *stmt;
-	int rc, err;
+	int err;
 
 	err = store__exec(st, ins, args, "adding a cell");
 	if (!err)
-		err = store__prepare(st, sel, args, &stmt);
+		err = store__select_row(st, sel, args, "finding a cell", &stmt);
 	if (err)
 		return err;
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		err = rc == SQLITE_DONE ?
-			      -ENOENT :
-			      store__sqlerr(st, rc, "finding a cell");
-		goto out;
-	}
 	*cell_id = sqlite3_column_int64(stmt, 0);
 	if (!sqlite3_column_int(stmt, 1)) {
 		pr_err("%s: cell '%s' of run %lld is stored with another host, "
@@ -240,7 +233,6 @@ int store__cell_upsert(struct store *st, const struct store_cell *c,
 		       st->path, c->key, (long long)c->run_id);
 		err = -EEXIST;
 	}
-out:
 	sqlite3_reset(stmt);
 	return err;
 }

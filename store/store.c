@@ -164,24 +164,35 @@ int store__insert(struct store *st, const char *sql,
 	return err;
 }
 
+int store__select_row(struct store *st, const char *sql,
+		      const struct store_arg *args, const char *what,
+		      sqlite3_stmt **out)
+{
+	int rc, err = store__prepare(st, sql, args, out);
+
+	if (err)
+		return err;
+	rc = sqlite3_step(*out);
+	if (rc == SQLITE_ROW)
+		return 0;
+	/* SQLite's words are the statement's until it is reset. */
+	err = rc == SQLITE_DONE ? -ENOENT : store__sqlerr(st, rc, what);
+	sqlite3_reset(*out);
+	return err;
+}
+
 int store__select_id(struct store *st, const char *sql,
 		     const struct store_arg *args, const char *what,
 		     int64_t *id)
 {
 	sqlite3_stmt *stmt;
-	int rc, err = store__prepare(st, sql, args, &stmt);
+	int err = store__select_row(st, sql, args, what, &stmt);
 
 	if (err)
 		return err;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE)
-		err = -ENOENT;
-	else
-		err = store__sqlerr(st, rc, what);
+	*id = sqlite3_column_int64(stmt, 0);
 	sqlite3_reset(stmt);
-	return err;
+	return 0;
 }
 
 char *store__column_dup(sqlite3_stmt *stmt, int col)
@@ -233,6 +244,11 @@ unsigned int store__latest_version(void)
 	return store_migrations_count ?
 		       store_migrations[store_migrations_count - 1].version :
 		       0;
+}
+
+const char *store__sqlite_version(void)
+{
+	return sqlite3_libversion();
 }
 
 int store__begin(struct store *st)
@@ -294,9 +310,7 @@ static int check_file(const char *path, unsigned int flags)
 	if (fd < 0 && errno == ENOENT) {
 		if (flags & STORE_CREATE)
 			return 0;
-		pr_err("%s: no such database; create it with "
-		       "'iommu-bench --db %s db migrate'",
-		       path, path);
+		pr_err("%s: no such database", path);
 		return -ENOENT;
 	}
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -315,9 +329,7 @@ static int check_file(const char *path, unsigned int flags)
 		close(fd);
 		if (flags & STORE_CREATE)
 			return 0;
-		pr_err("%s: empty file, not a database yet; create it with "
-		       "'iommu-bench --db %s db migrate'",
-		       path, path);
+		pr_err("%s: empty file, not a database yet", path);
 		return -ENOENT;
 	}
 	n = pread(fd, head, sizeof(head), 0);
@@ -416,7 +428,7 @@ static int check_identity(struct store *st)
 	}
 	if (ver < 0 || ver > store__latest_version()) {
 		pr_err("%s: database schema version %lld is newer than this "
-		       "iommu-bench supports (%u); upgrade iommu-bench",
+		       "iommu-bench supports (%u)",
 		       st->path, (long long)ver, store__latest_version());
 		return -EPROTONOSUPPORT;
 	}
@@ -494,10 +506,8 @@ int store__open(const char *path, unsigned int flags, struct store **out)
 				goto fail;
 		} else if (!(flags & STORE_ANY_OLD)) {
 			pr_err("%s: database schema version %u is older than "
-			       "this iommu-bench's (%u); migrate it with "
-			       "'iommu-bench --db %s db migrate'",
-			       path, st->version, store__latest_version(),
-			       path);
+			       "this iommu-bench's (%u)",
+			       path, st->version, store__latest_version());
 			err = -ESTALE;
 			goto fail;
 		}

@@ -35,7 +35,10 @@ struct store;
  * SQLite database, a schema newer than this binary knows, and (unless
  * STORE_MIGRATE or STORE_ANY_OLD) one with migrations pending. A missing
  * file is -ENOENT unless STORE_CREATE, which also creates the missing
- * last directory of @path (results/ for the default path).
+ * last directory of @path (results/ for the default path). The store
+ * says what it found; what the user should do about it (-ENOENT a
+ * missing or empty file, -ESTALE migrations pending, -EPROTONOSUPPORT
+ * a newer schema) is the caller's to say: global__db_advice() in cmd/.
  */
 int store__open(const char *path, unsigned int flags, struct store **out);
 void store__close(struct store *st);
@@ -45,6 +48,8 @@ const char *store__path(const struct store *st);
 unsigned int store__version(const struct store *st);
 /* The newest schema version this binary carries. */
 unsigned int store__latest_version(void);
+/* The SQLite library's version, for db info and version. */
+const char *store__sqlite_version(void);
 /*
  * Apply pending migrations, each in its own transaction under the write
  * lock, each skipped when another process applied it meanwhile. @from

@@ -15,7 +15,7 @@
 
 #include "bench/nightly/nightly-priv.h"
 #include "log.h"
-#include "report/regress.h"
+#include "report/regress-print.h"
 #include "util.h"
 
 void night__filter(struct ds_filter *f, const char *key, const char *value)

@@ -24,7 +24,7 @@
 #include "bench/nightly/robot.h"
 #include "cache.h"
 #include "log.h"
-#include "report/regress.h"
+#include "analysis/regress.h"
 #include "strvec.h"
 #include "subprocess.h"
 #include "util.h"

@@ -101,7 +101,8 @@ NEWER=$T_TMP/newer.db
 sqlite3 "$NEWER" "PRAGMA user_version = $((latest + 1))"
 before=$(sha "$NEWER")
 t_run 1 "$B" --db "$NEWER" db info &&
-	t_grep "$T_ERR" "database schema version $((latest + 1)) is newer than this iommu-bench supports ($latest); upgrade iommu-bench"
+	t_grep "$T_ERR" "database schema version $((latest + 1)) is newer than this iommu-bench supports ($latest)" &&
+	t_grep "$T_ERR" "$NEWER: upgrade iommu-bench"
 t_ok $? "a newer schema is refused by db info (exit 1)"
 t_run 1 "$B" --db "$NEWER" db migrate && t_grep "$T_ERR" "upgrade iommu-bench"
 t_ok $? "and by db migrate"

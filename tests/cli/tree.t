@@ -144,7 +144,7 @@ if mode == "drawing":
                   (r, ", ".join(t + "/" for t in sorted(lost))))
     sys.exit(0)
 files = set()
-for top in ("cmd", "src", "store", "stats", "report", "bench", "collectors", "bpf"):
+for top in ("cmd", "src", "store", "stats", "analysis", "report", "bench", "collectors", "bpf"):
     for dp, dn, fn in os.walk(os.path.join(root, top)):
         for f in fn:
             if f.endswith((".c", ".h")):
@@ -239,11 +239,12 @@ for p in \
 	"kb bench/kbuild/x.c bench/host/host.h bench/host/host.h" \
 	"tr bench/host/qemu/x.c bench/run/run.h bench/run/run.h" \
 	"trst bench/host/lava/x.c store/store.h store/store.h" \
-	"bis bench/bisect/x.c report/regress.h report/regress.h" \
+	"bis bench/bisect/x.c analysis/regress.h analysis/regress.h" \
+	"ana analysis/x.c report/report.h report/report.h" \
 	"hst bench/host/x.c report/report.h report/report.h" \
-	"run bench/run/x.c report/compare.h report/compare.h" \
+	"run bench/run/x.c analysis/compare.h analysis/compare.h" \
 	"store store/x.c bench/run/run.h bench/run/run.h" \
-	"store2 store/x.c report/rdb.h report/rdb.h" \
+	"store2 store/x.c analysis/rdb.h analysis/rdb.h" \
 	"stats stats/x.c store/store.h store/store.h" \
 	"helper src/x.c bench/matrix/matrix.h bench/matrix/matrix.h" \
 	"cmd collectors/x.c cmd/builtin.h cmd/builtin.h" \
@@ -259,6 +260,9 @@ done
 out=$(plant ok report/x.c store/store.h store/store.h)
 [ -z "$out" ]
 t_ok $? "and report/ including the store is not"
+out=$(plant ok2 report/x.c analysis/compare.h analysis/compare.h)
+[ -z "$out" ]
+t_ok $? "nor report/ including the analysis"
 out=$(plant new bench/new/x.c src/log.h log.h)
 echo "$out" | grep -q "^bench/new/x.c: its folder bench/new/ has no row"
 t_ok $? "a folder of code without a row in docs/architecture.md is refused"
@@ -303,6 +307,31 @@ echo "$out" | grep -q '^bench/matrix/ may include bench/labvm/, out of reach' &&
 st=$?
 [ "$st" -eq 0 ] || t_diag "got: $out"
 t_ok $st "a drawing that is not true of the table is refused"
+# Every SQL statement against the schema lives in store/ (the analysis's
+# and the report's queries by name in store/store-q-*.c), and only
+# store/ talks to SQLite: a change of the schema is a change of store/.
+# A statement is a string that starts with its verb and goes on; a
+# column header such as bpf-print's "ATTACH" is not one.
+sql_outside() {
+	(cd "$1" && grep -rnE \
+		-e '"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PRAGMA|ATTACH|BEGIN|DROP|REPLACE) ' \
+		-e 'sqlite3' --include='*.c' --include='*.h' -- \
+		$(ls -d cmd src stats analysis report bench collectors bpf 2>/dev/null) ||
+		:)
+}
+bad=$(sql_outside "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "SQL or SQLite outside store/:" "$bad"
+t_ok $st "SQL and SQLite are store/'s alone"
+root="$T_TMP/plant-sql"
+mkdir -p "$root/analysis"
+printf '// x\nstatic const char q[] = "SELECT id FROM runs";\n' >"$root/analysis/x.c"
+sql_outside "$root" | grep -q '^analysis/x.c:2:'
+t_ok $? "a planted SQL statement in analysis/ is refused"
+printf '// x\n#include <sqlite3.h>\n' >"$root/analysis/x.c"
+sql_outside "$root" | grep -q '^analysis/x.c:2:'
+t_ok $? "and so is SQLite itself"
 
 # One error convention per layer (docs/hacking.md): a message is said
 # once, by the layer that knows who listens. The pure layers say
@@ -345,7 +374,7 @@ t_ok $st "the monotonic clock is read in src/clock.c only"
 # A newcomer finds each subsystem from the folder names alone: every
 # folder of code has its line in the README's layout table.
 missing=""
-for d in $(find cmd src store stats bench collectors report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
+for d in $(find cmd src store stats bench collectors analysis report bpf -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u); do
 	grep -q "^| \`$d/\` | " README.md || missing="$missing $d/"
 done
 [ -z "$missing" ]

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/cost.h"
+#include "report/cost-print.h"
 #include "store/store.h"
 #include "tap.h"
 #include "util.h"

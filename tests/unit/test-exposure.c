@@ -22,8 +22,8 @@
 #include "collectors-test.h"
 #include "collectors/bpf/bpf-exposure.h"
 #include "log.h"
-#include "report/compare.h"
-#include "report/dataset.h"
+#include "analysis/compare.h"
+#include "analysis/dataset.h"
 
 #include "exposure.skel.h"
 

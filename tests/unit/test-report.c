@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "report/compare.h"
-#include "report/dataset.h"
+#include "analysis/compare.h"
+#include "analysis/dataset.h"
 #include "report/format.h"
-#include "report/keymap.h"
+#include "analysis/keymap.h"
 #include "report/markup.h"
 #include "report/plot.h"
 #include "tap.h"

@@ -139,7 +139,8 @@ static void test_create_reopen(void)
 
 	s = open_said(path, 0, &st, -ENOENT, "missing db without CREATE");
 	has_str(s, "no such database", "says the database is missing");
-	has_str(s, "db migrate", "and how to create one");
+	/* What to do about it is the command's to say. */
+	ok(!strstr(s, "db migrate"), "and leaves the advice to its caller");
 	free(s);
 	ok(!st && !exists(path), "and creates nothing");
 	free(open_said(path, STORE_READONLY, &st, -ENOENT,
@@ -244,10 +245,10 @@ static void test_refusals(void)
 		if (!i) {
 			char *want = xasprintf(
 				"database schema version %lld is newer than this "
-				"iommu-bench supports (%u); upgrade iommu-bench",
+				"iommu-bench supports (%u)",
 				ver, store__latest_version());
 
-			has_str(s, want, "with the upgrade message");
+			has_str(s, want, "says the schema is newer");
 			free(want);
 		}
 		free(s);
@@ -259,7 +260,7 @@ static void test_refusals(void)
 	ok(raw_exec(old, "CREATE TABLE t (x); DROP TABLE t") == SQLITE_OK,
 	   "make an empty SQLite database");
 	s = open_said(old, 0, &st, -ESTALE, "pending migrations refused");
-	has_str(s, "db migrate", "with the way out");
+	ok(!strstr(s, "db migrate"), "and leaves the way out to its caller");
 	free(s);
 	free(open_said(old, STORE_READONLY, &st, -ESTALE,
 		       "read-only refuses pending migrations too"));

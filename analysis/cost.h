@@ -11,8 +11,8 @@
  * medians and their intervals are compare's own; the differences
  * between columns are Hodges-Lehmann shifts in the figures' units.
  */
-#ifndef IOMMU_BENCH_REPORT_COST_H
-#define IOMMU_BENCH_REPORT_COST_H
+#ifndef IOMMU_BENCH_ANALYSIS_COST_H
+#define IOMMU_BENCH_ANALYSIS_COST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -113,16 +113,8 @@ struct cost_diff {
 bool cost__diff(const struct cost_table *ct, int64_t row, size_t col,
 		struct cost_diff *d);
 
-/*
- * A dma_map group's figures per call, in the order its differences are
- * told: the benchmark's mean, the probe's whole call. The difference of
- * @pa's figure cost_call_figs[@fig] between column @col and the
- * baseline, as a sentence (free() it), or NULL where there is none.
- */
-#define COST_NR_CALL_FIGS 2
-extern const enum cost_fig cost_call_figs[COST_NR_CALL_FIGS];
-char *cost__call_diff_text(const struct cost_table *ct,
-			   const struct cost_path *pa, size_t fig, size_t col);
+/* Has any of @g's paths a share from the profile trials? */
+bool cost__profiled(const struct cost_group *g);
 
 /* Cores a line rate of @gbit Gbit/s costs at @cpu_ms_per_gb. */
 double cost__cores(double cpu_ms_per_gb, double gbit);
@@ -135,25 +127,4 @@ double cost__cores(double cpu_ms_per_gb, double gbit);
 int cost__agree(const struct cost_table *ct, const struct cost_path *p,
 		size_t col);
 
-/* Outputs (cost-print.c). */
-/*
- * "0.065% (0.03-0.1%) / 0.016% (0.004-0.06%) agree": probes / perf on the
- * profile trials, each with its interval; "-".
- */
-char *cost__profile_text(const struct cost_table *ct, const struct cost_path *p,
-			 size_t col);
-struct fmt_scale;
-/* "in no probed path" for COST_UNPROBED...; a probe's own name. */
-const char *cost__path_label(const char *name);
-/*
- * Column @col against the baseline, decomposed: "lazy spends 2.7 s less
- * CPU per GB than strict [..] (p=.. n=..): -2.4 unmap, ...", the times
- * scaled by @sc (they are held in ms). A new string; NULL when either
- * side has no busy CPU.
- */
-char *cost__diff_text(const struct cost_table *ct, const struct cost_group *g,
-		      size_t col, const struct fmt_scale *sc);
-void cost__print_text(const struct cost_table *ct, FILE *fp);
-int cost__print_json(const struct cost_table *ct, FILE *fp);
-
-#endif /* IOMMU_BENCH_REPORT_COST_H */
+#endif /* IOMMU_BENCH_ANALYSIS_COST_H */

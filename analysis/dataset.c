@@ -75,6 +75,22 @@ void ds_filter__release(struct ds_filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
+long ds__find_id(const int64_t *ids, size_t nr, int64_t id)
+{
+	size_t lo = 0, hi = nr, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ids[mid] == id)
+			return (long)mid;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 void dataset__init(struct dataset *ds)
 {
 	memset(ds, 0, sizeof(*ds));

@@ -6,8 +6,8 @@
  * gives them) or from CSV files of label,value rows, so that numbers from
  * anywhere can be compared the same way.
  */
-#ifndef IOMMU_BENCH_REPORT_DATASET_H
-#define IOMMU_BENCH_REPORT_DATASET_H
+#ifndef IOMMU_BENCH_ANALYSIS_DATASET_H
+#define IOMMU_BENCH_ANALYSIS_DATASET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,6 +94,11 @@ struct dataset {
 };
 
 void dataset__init(struct dataset *ds);
+/*
+ * The index of @id in @ids (ascending, as the store's row ids are read
+ * in order), or -1: runs selected, trials mapped to their cells.
+ */
+long ds__find_id(const int64_t *ids, size_t nr, int64_t id);
 void dataset__release(struct dataset *ds);
 const char *ds__str(const struct dataset *ds, uint32_t id);
 /*
@@ -118,9 +123,10 @@ int dataset__load_db(struct dataset *ds, struct rdb *r, const int64_t *runs,
  * the run id as text), each remembered for dataset__check_filter();
  * false when @runs (sorted) has not the run or @f leaves the cell out.
  */
-bool dataset__row_cell(struct dataset *ds, sqlite3_stmt *s, const int64_t *runs,
-		       size_t nr_runs, const struct ds_filter *f,
-		       const char *val[DS_NR_DIMS], char run[DS_RUN_TEXT]);
+bool dataset__row_cell(struct dataset *ds, struct store_rows *s,
+		       const int64_t *runs, size_t nr_runs,
+		       const struct ds_filter *f, const char *val[DS_NR_DIMS],
+		       char run[DS_RUN_TEXT]);
 
 /*
  * After dataset__load_db(): -EINVAL, with "did you mean", when a --only
@@ -161,4 +167,4 @@ void dataset__add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 		  const char *metric, const char *unit,
 		  enum store_better better, double value);
 
-#endif /* IOMMU_BENCH_REPORT_DATASET_H */
+#endif /* IOMMU_BENCH_ANALYSIS_DATASET_H */

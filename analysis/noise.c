@@ -21,25 +21,18 @@ struct noise_acc {
 	size_t nr, alloc;
 };
 
-static const char *col(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
-
-	return t ? t : "";
-}
-
 static struct noise_cell *find_cell(struct noise *out, struct noise_acc **acc,
-				    sqlite3_stmt *s, size_t *alloc)
+				    struct store_rows *s, size_t *alloc)
 {
 	size_t i;
 
 	for (i = 0; i < out->nr; i++) {
 		struct noise_cell *c = &out->cells[i];
 
-		if (!strcmp(c->host, col(s, 0)) &&
-		    !strcmp(c->kernel, col(s, 1)) &&
-		    !strcmp(c->mode, col(s, 2)) &&
-		    !strcmp(c->workload, col(s, 3)))
+		if (!strcmp(c->host, store_rows__str(s, 0)) &&
+		    !strcmp(c->kernel, store_rows__str(s, 1)) &&
+		    !strcmp(c->mode, store_rows__str(s, 2)) &&
+		    !strcmp(c->workload, store_rows__str(s, 3)))
 			return c;
 	}
 	if (out->nr == *alloc) {
@@ -49,20 +42,21 @@ static struct noise_cell *find_cell(struct noise *out, struct noise_acc **acc,
 	}
 	memset(&out->cells[out->nr], 0, sizeof(out->cells[out->nr]));
 	memset(&(*acc)[out->nr], 0, sizeof((*acc)[out->nr]));
-	out->cells[out->nr].host = xstrdup(col(s, 0));
-	out->cells[out->nr].kernel = xstrdup(col(s, 1));
-	out->cells[out->nr].mode = xstrdup(col(s, 2));
-	out->cells[out->nr].workload = xstrdup(col(s, 3));
+	out->cells[out->nr].host = xstrdup(store_rows__str(s, 0));
+	out->cells[out->nr].kernel = xstrdup(store_rows__str(s, 1));
+	out->cells[out->nr].mode = xstrdup(store_rows__str(s, 2));
+	out->cells[out->nr].workload = xstrdup(store_rows__str(s, 3));
 	return &out->cells[out->nr++];
 }
 
-static bool keep(const struct ds_filter *f, sqlite3_stmt *s)
+static bool keep(const struct ds_filter *f, struct store_rows *s)
 {
 	static const int dims[] = { DS_HOST, DS_KERNEL, DS_MODE, DS_WORKLOAD };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(dims); i++)
-		if (f && !ds_filter__match(f, dims[i], col(s, (int)i)))
+		if (f &&
+		    !ds_filter__match(f, dims[i], store_rows__str(s, (int)i)))
 			return false;
 	return true;
 }
@@ -85,44 +79,32 @@ static int load_runs(struct rdb *r, const int64_t *sorted, size_t nr_runs,
 		     const char *metric, const struct ds_filter *f,
 		     struct noise *out, struct noise_acc **acc, size_t *alloc)
 {
-	static const char sql[] =
-		"SELECT h.name, k.name, c.mode, c.workload, t.repetition,"
-		" coalesce(t.boot_id, 0), m.value, m.unit, c.run_id"
-		" FROM cells c CROSS JOIN trials t CROSS JOIN metrics m"
-		" JOIN hosts h ON h.id = c.host_id"
-		" JOIN kernels k ON k.id = c.kernel_id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 AND t.cell_id = c.id"
-		" AND t.warmup = 0 AND t.profile = 0 AND t.status = 'ok'"
-		" AND m.trial_id = t.id AND m.name = ?3"
-		" ORDER BY c.id, t.repetition";
 	struct noise_cell *cell;
 	struct noise_acc *a;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int64_t run;
 	int rc, err;
 
-	err = rdb__prepare(r, sql, &s);
+	err = rdb__query_runs_and(r, &store_q_noise, sorted, nr_runs,
+				  STORE_TEXT(metric), &s);
 	if (err)
 		return err;
-	sqlite3_bind_int64(s, 1, sorted[0]);
-	sqlite3_bind_int64(s, 2, sorted[nr_runs - 1]);
-	sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		run = sqlite3_column_int64(s, 8);
+	while ((rc = store_rows__next(s)) > 0) {
+		run = store_rows__int(s, 8);
 		if (!bsearch(&run, sorted, nr_runs, sizeof(run), cmp_run) ||
 		    !keep(f, s))
 			continue;
 		cell = find_cell(out, acc, s, alloc);
 		a = &(*acc)[cell - out->cells];
 		ALLOC_GROW(a->rows, a->nr + 1, a->alloc);
-		a->rows[a->nr].rep = (unsigned int)sqlite3_column_int(s, 4);
-		a->rows[a->nr].boot = sqlite3_column_int64(s, 5);
-		a->rows[a->nr++].v = sqlite3_column_double(s, 6);
+		a->rows[a->nr].rep = (unsigned int)(int)store_rows__int(s, 4);
+		a->rows[a->nr].boot = store_rows__int(s, 5);
+		a->rows[a->nr++].v = store_rows__real(s, 6);
 		if (!out->unit)
-			out->unit = xstrdup(col(s, 7));
+			out->unit = xstrdup(store_rows__str(s, 7));
 	}
-	err = rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading the noise");
-	sqlite3_finalize(s);
+	err = rc;
+	store_rows__close(s);
 	return err;
 }
 

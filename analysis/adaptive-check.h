@@ -4,8 +4,8 @@
  * asked, judged without looking at which cell a value came from (so
  * that the verdicts keep their alpha; see stats/adaptive.c).
  */
-#ifndef IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H
-#define IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H
+#ifndef IOMMU_BENCH_ANALYSIS_ADAPTIVE_CHECK_H
+#define IOMMU_BENCH_ANALYSIS_ADAPTIVE_CHECK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,4 +36,4 @@ int adaptive__check(struct rdb *r, int64_t run, const struct adaptive_opts *o,
 		    struct adaptive_status *st);
 void adaptive_status__release(struct adaptive_status *st);
 
-#endif /* IOMMU_BENCH_REPORT_ADAPTIVE_CHECK_H */
+#endif /* IOMMU_BENCH_ANALYSIS_ADAPTIVE_CHECK_H */

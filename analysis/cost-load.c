@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,53 +55,9 @@ struct cost_trial {
 	size_t nr_bpf;
 };
 
-static const char trials_sql[] =
-	"SELECT t.id, c.run_id, h.name, k.name, c.mode, c.workload, " STORE_SQL_MODE_MISMATCH(
-		"t") " FROM cells c JOIN trials t ON t.cell_id = c.id"
-		     " JOIN hosts h ON h.id = c.host_id JOIN kernels k ON k.id = c.kernel_id"
-		     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0 AND t.profile = ?3"
-		     " AND t.status = 'ok' ORDER BY t.id";
-
-static const char metrics_sql[] =
-	"SELECT name, value FROM metrics WHERE trial_id = ?1 AND (name IN"
-	" ('throughput', 'busy_cores', 'bytes', 'probe_window_s',"
-	" 'probe_floor_ns', 'probe_floor_spread_ns', 'cpu_util_pct', 'map_ns',"
-	" 'unmap_ns')"
-	" OR name GLOB '*" STORE_BPF_NS_SUFFIX "')";
-
-/*
- * Timed calls are the histogram's: a call whose start was not seen has
- * no duration, and the mean is over the calls that have one.
- */
-static const char probes_sql[] =
-	"SELECT name, calls, total_ns, (SELECT coalesce(sum(value), 0) FROM"
-	" json_each(hist)), self_ns FROM probes WHERE trial_id = ?1"
-	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
-	" ORDER BY id";
-
-/* A profile trial's samples in a path's functions (its target list). */
-static const char profile_sql[] =
-	"SELECT count(*), coalesce(sum(samples), 0) FROM profile"
-	" WHERE trial_id = ?1 AND (?2 = '' OR ',' || ?2 || ',' LIKE"
-	" '%,' || symbol || ',%')";
-
-static const char targets_sql[] =
-	"SELECT name, total_ns, replace(target, ' ', ''), calls,"
-	" (SELECT coalesce(sum(value), 0) FROM json_each(hist)) FROM probes"
-	" WHERE trial_id = ?1 AND calls > 0"
-	" AND attach NOT IN ('', 'none', 'unprotected') AND name <> 'exposure'"
-	" AND target NOT LIKE '%>%' ORDER BY id";
-
 struct cost_stmts {
-	sqlite3_stmt *metrics, *probes, *profile, *targets;
+	struct store_rows *metrics, *probes, *profile, *targets;
 };
-
-static const char *col_str(sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-
-	return t ? (const char *)t : "";
-}
 
 static void add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 		const char *path, enum cost_fig fig, double v)
@@ -113,7 +70,33 @@ static void add(struct dataset *ds, const uint32_t dim[DS_NR_DIMS],
 	dataset__add(ds, dim, name, fig_units[fig], STORE_BETTER_LOWER, v);
 }
 
-static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
+/* The field of @t that metric @name fills, or NULL. */
+static double *trial_field(struct cost_trial *t, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "throughput", offsetof(struct cost_trial, bps) },
+		{ "busy_cores", offsetof(struct cost_trial, busy) },
+		{ "bytes", offsetof(struct cost_trial, bytes) },
+		{ "probe_window_s", offsetof(struct cost_trial, window_s) },
+		{ "cpu_util_pct", offsetof(struct cost_trial, util_pct) },
+		{ "probe_floor_ns", offsetof(struct cost_trial, floor_ns) },
+		{ "probe_floor_spread_ns",
+		  offsetof(struct cost_trial, spread_ns) },
+		{ "map_ns", offsetof(struct cost_trial, bench_map_ns) },
+		{ "unmap_ns", offsetof(struct cost_trial, bench_unmap_ns) },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		if (!strcmp(name, fields[i].name))
+			return (double *)((char *)t + fields[i].off);
+	return NULL;
+}
+
+static int read_metrics(struct store_rows *s, int64_t trial,
 			struct cost_trial *t)
 {
 	int rc;
@@ -121,30 +104,16 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 	t->bps = t->busy = t->bytes = t->window_s = t->floor_ns = NAN;
 	t->spread_ns = t->util_pct = t->bench_map_ns = t->bench_unmap_ns = NAN;
 	t->nr_bpf = 0;
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, trial);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = col_str(s, 0);
-		double v = sqlite3_column_double(s, 1);
+	rc = store_rows__rebind(s, STORE_ARGS(STORE_INT(trial)));
+	if (rc)
+		return rc;
+	while ((rc = store_rows__next(s)) > 0) {
+		const char *name = store_rows__str(s, 0);
+		double v = store_rows__real(s, 1);
+		double *field = trial_field(t, name);
 
-		if (!strcmp(name, "throughput"))
-			t->bps = v;
-		else if (!strcmp(name, "busy_cores"))
-			t->busy = v;
-		else if (!strcmp(name, "bytes"))
-			t->bytes = v;
-		else if (!strcmp(name, "probe_window_s"))
-			t->window_s = v;
-		else if (!strcmp(name, "cpu_util_pct"))
-			t->util_pct = v;
-		else if (!strcmp(name, "probe_floor_ns"))
-			t->floor_ns = v;
-		else if (!strcmp(name, "probe_floor_spread_ns"))
-			t->spread_ns = v;
-		else if (!strcmp(name, "map_ns"))
-			t->bench_map_ns = v;
-		else if (!strcmp(name, "unmap_ns"))
-			t->bench_unmap_ns = v;
+		if (field)
+			*field = v;
 		else if (t->nr_bpf < ARRAY_SIZE(t->bpf) &&
 			 strlen(name) - strlen(STORE_BPF_NS_SUFFIX) <
 				 sizeof(t->bpf[0].probe)) {
@@ -156,7 +125,7 @@ static int read_metrics(struct rdb *r, sqlite3_stmt *s, int64_t trial,
 			t->bpf[t->nr_bpf++].ns = v;
 		}
 	}
-	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading metrics");
+	return rc;
 }
 
 /*
@@ -214,8 +183,8 @@ static double above_floor(double self, double floor)
 	return self > floor ? self - floor : 0;
 }
 
-static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
-		       int64_t trial, const uint32_t dim[DS_NR_DIMS],
+static int read_probes(struct dataset *ds, struct store_rows *s, int64_t trial,
+		       const uint32_t dim[DS_NR_DIMS],
 		       const struct cost_trial *t, double gb, double cpu_ms,
 		       struct cost_load *info)
 {
@@ -223,13 +192,14 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 	bool no_self = false;
 	int rc;
 
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, trial);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = col_str(s, 0);
-		double calls = sqlite3_column_double(s, 1);
-		double total = sqlite3_column_double(s, 2);
-		double timed = sqlite3_column_double(s, 3);
+	rc = store_rows__rebind(s, STORE_ARGS(STORE_INT(trial)));
+	if (rc)
+		return rc;
+	while ((rc = store_rows__next(s)) > 0) {
+		const char *name = store_rows__str(s, 0);
+		double calls = store_rows__real(s, 1);
+		double total = store_rows__real(s, 2);
+		double timed = store_rows__real(s, 3);
 		double per_gb = calls / gb, ns = NAN, self = NAN, own, ms;
 
 		add(ds, dim, name, COST_CALLS_PER_GB, per_gb);
@@ -243,11 +213,11 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		if (!(timed > 0))
 			continue;
 		ns = total / timed;
-		if (sqlite3_column_type(s, 4) == SQLITE_NULL) {
+		if (store_rows__null(s, 4)) {
 			self = ns;
 			no_self = true;
 		} else {
-			self = sqlite3_column_double(s, 4) / timed;
+			self = store_rows__real(s, 4) / timed;
 		}
 		own = above_floor(self, t->floor_ns);
 		ms = own * per_gb / 1e6;
@@ -259,8 +229,8 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 		add(ds, dim, name, COST_MS_PER_GB, ms);
 		add(ds, dim, name, COST_SHARE_PCT, ms / cpu_ms * 100);
 	}
-	if (rc != SQLITE_DONE)
-		return rdb__error(r, rc, "reading probes");
+	if (rc < 0)
+		return rc;
 	info->no_self += no_self;
 	/* What the floor took out of the paths: the probes' own time. */
 	if (t->floor_ns > 0)
@@ -279,15 +249,14 @@ static int read_probes(struct dataset *ds, struct rdb *r, sqlite3_stmt *s,
 	return 0;
 }
 
-static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
-		      int64_t trial, const uint32_t dim[DS_NR_DIMS],
-		      struct cost_load *info)
+static int load_trial(struct dataset *ds, struct cost_stmts *st, int64_t trial,
+		      const uint32_t dim[DS_NR_DIMS], struct cost_load *info)
 {
 	struct cost_trial t;
 	double cpu_ms, gb;
 	int err;
 
-	err = read_metrics(r, st->metrics, trial, &t);
+	err = read_metrics(st->metrics, trial, &t);
 	if (err)
 		return err;
 	info->trials++;
@@ -312,7 +281,7 @@ static int load_trial(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 		add(ds, dim, "unmap", COST_BENCH_NS_PER_CALL, t.bench_unmap_ns);
 		info->bench++;
 	}
-	return read_probes(ds, r, st->probes, trial, dim, &t, gb, cpu_ms, info);
+	return read_probes(ds, st->probes, trial, dim, &t, gb, cpu_ms, info);
 }
 
 /* As above_floor(): no call takes less than nothing. */
@@ -343,41 +312,44 @@ static void wilson(double k, double n, double *lo, double *hi)
  * busy share). perf counts a function's own samples, the probe its whole
  * call: they agree where a path spends its time in its own code.
  */
-static int load_profile(struct dataset *ds, struct rdb *r,
-			struct cost_stmts *st, int64_t trial,
-			const uint32_t dim[DS_NR_DIMS], struct cost_load *info)
+static int load_profile(struct dataset *ds, struct cost_stmts *st,
+			int64_t trial, const uint32_t dim[DS_NR_DIMS],
+			struct cost_load *info)
 {
 	struct cost_trial t;
 	double cpu_ns, samples, lo, hi, timed, total, floor, spread;
 	int rc, err;
 
-	err = read_metrics(r, st->metrics, trial, &t);
+	err = read_metrics(st->metrics, trial, &t);
 	if (err)
 		return err;
-	sqlite3_reset(st->profile);
-	sqlite3_bind_int64(st->profile, 1, trial);
-	sqlite3_bind_text(st->profile, 2, "", -1, SQLITE_STATIC);
-	rc = sqlite3_step(st->profile);
-	if (rc != SQLITE_ROW)
-		return rdb__error(r, rc, "reading a profile");
+	err = store_rows__rebind(st->profile,
+				 STORE_ARGS(STORE_INT(trial), STORE_TEXT("")));
+	if (err)
+		return err;
+	rc = store_rows__next(st->profile);
+	if (rc <= 0)
+		return rc;
 	cpu_ns = t.busy / (t.util_pct / 100) * t.window_s * 1e9;
-	samples = sqlite3_column_double(st->profile, 1);
+	samples = store_rows__real(st->profile, 1);
 	if (!(samples > 0) || !(cpu_ns > 0))
 		return 0;
 	info->profiles++;
-	sqlite3_reset(st->targets);
-	sqlite3_bind_int64(st->targets, 1, trial);
-	while ((rc = sqlite3_step(st->targets)) == SQLITE_ROW) {
-		const char *name = col_str(st->targets, 0);
+	err = store_rows__rebind(st->targets, STORE_ARGS(STORE_INT(trial)));
+	if (err)
+		return err;
+	while ((rc = store_rows__next(st->targets)) > 0) {
+		const char *name = store_rows__str(st->targets, 0);
 
-		sqlite3_reset(st->profile);
-		sqlite3_bind_int64(st->profile, 1, trial);
-		sqlite3_bind_text(st->profile, 2, col_str(st->targets, 2), -1,
-				  SQLITE_TRANSIENT);
-		err = sqlite3_step(st->profile) == SQLITE_ROW ?
-			      0 :
-			      rdb__error(r, sqlite3_errcode(r->db),
-					 "reading a profile");
+		/* The target list stays put until the targets step on. */
+		err = store_rows__rebind(st->profile,
+					 STORE_ARGS(STORE_INT(trial),
+						    STORE_TEXT(store_rows__str(
+							    st->targets, 2))));
+		if (!err) {
+			err = store_rows__next(st->profile);
+			err = err > 0 ? 0 : err ? err : -EIO;
+		}
 		if (err)
 			return err;
 		/*
@@ -387,8 +359,8 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 		 * interval (a leaf as short as the probe reads anywhere
 		 * from nothing to the floor's error).
 		 */
-		timed = sqlite3_column_double(st->targets, 4);
-		total = sqlite3_column_double(st->targets, 1);
+		timed = store_rows__real(st->targets, 4);
+		total = store_rows__real(st->targets, 1);
 		floor = t.floor_ns > 0 ? t.floor_ns : 0;
 		spread = floor > 0 && t.spread_ns >= 0 ? t.spread_ns : 0;
 		add(ds, dim, name, COST_PROBE_PCT,
@@ -398,14 +370,13 @@ static int load_profile(struct dataset *ds, struct rdb *r,
 		add(ds, dim, name, COST_PROBE_HI_PCT,
 		    above(total, fmax(floor - spread, 0) * timed) / cpu_ns *
 			    100);
-		wilson(sqlite3_column_double(st->profile, 1), samples, &lo,
-		       &hi);
+		wilson(store_rows__real(st->profile, 1), samples, &lo, &hi);
 		add(ds, dim, name, COST_PROFILE_PCT,
-		    sqlite3_column_double(st->profile, 1) / samples * 100);
+		    store_rows__real(st->profile, 1) / samples * 100);
 		add(ds, dim, name, COST_PROFILE_LO_PCT, lo * 100);
 		add(ds, dim, name, COST_PROFILE_HI_PCT, hi * 100);
 	}
-	return rc == SQLITE_DONE ? 0 : rdb__error(r, rc, "reading probes");
+	return rc;
 }
 
 static int load_trials(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
@@ -415,33 +386,31 @@ static int load_trials(struct dataset *ds, struct rdb *r, struct cost_stmts *st,
 {
 	const char *val[DS_NR_DIMS];
 	uint32_t dim[DS_NR_DIMS];
-	sqlite3_stmt *s = NULL;
+	struct store_rows *s = NULL;
 	char run[DS_RUN_TEXT];
-	int rc = SQLITE_DONE, err, d;
+	int rc = 0, err, d;
 
-	err = rdb__prepare_runs(r, trials_sql, runs, nr_runs, &s);
+	err = rdb__query_runs_and(r, &store_q_cost_trials, runs, nr_runs,
+				  STORE_INT(profile), &s);
 	if (err)
 		return err;
-	sqlite3_bind_int(s, 3, profile);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!err && (rc = store_rows__next(s)) > 0) {
 		if (!dataset__row_cell(ds, s, runs, nr_runs, f, val, run))
 			continue;
-		if (sqlite3_column_int(s, 6)) {
+		if ((int)store_rows__int(s, 6)) {
 			ds->mode_mismatch += !profile;
 			continue;
 		}
 		for (d = 0; d < DS_NR_DIMS; d++)
 			dim[d] = intern__id(&ds->str, val[d]);
-		err = profile ?
-			      load_profile(ds, r, st,
-					   sqlite3_column_int64(s, 0), dim,
-					   info) :
-			      load_trial(ds, r, st, sqlite3_column_int64(s, 0),
-					 dim, info);
+		err = profile ? load_profile(ds, st, store_rows__int(s, 0), dim,
+					     info) :
+				load_trial(ds, st, store_rows__int(s, 0), dim,
+					   info);
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = rdb__error(r, rc, "reading trials");
-	sqlite3_finalize(s);
+	if (!err && rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
@@ -455,20 +424,20 @@ int cost__load(struct dataset *ds, struct rdb *r, const int64_t *runs,
 	memset(info, 0, sizeof(*info));
 	if (!nr_runs)
 		return 0;
-	err = rdb__prepare(r, metrics_sql, &st.metrics);
+	err = rdb__query(r, &store_q_cost_metrics, NULL, &st.metrics);
 	if (!err)
-		err = rdb__prepare(r, probes_sql, &st.probes);
+		err = rdb__query(r, &store_q_cost_probes, NULL, &st.probes);
 	if (!err)
-		err = rdb__prepare(r, profile_sql, &st.profile);
+		err = rdb__query(r, &store_q_cost_profile, NULL, &st.profile);
 	if (!err)
-		err = rdb__prepare(r, targets_sql, &st.targets);
+		err = rdb__query(r, &store_q_cost_targets, NULL, &st.targets);
 	if (!err)
 		err = load_trials(ds, r, &st, runs, nr_runs, f, false, info);
 	if (!err)
 		err = load_trials(ds, r, &st, runs, nr_runs, f, true, info);
-	sqlite3_finalize(st.metrics);
-	sqlite3_finalize(st.probes);
-	sqlite3_finalize(st.profile);
-	sqlite3_finalize(st.targets);
+	store_rows__close(st.metrics);
+	store_rows__close(st.probes);
+	store_rows__close(st.profile);
+	store_rows__close(st.targets);
 	return err;
 }

@@ -11,8 +11,8 @@
  * Computed from the trials and their boots as stored, so it always
  * agrees with them (after a resume or a merge too).
  */
-#ifndef IOMMU_BENCH_REPORT_NOISE_H
-#define IOMMU_BENCH_REPORT_NOISE_H
+#ifndef IOMMU_BENCH_ANALYSIS_NOISE_H
+#define IOMMU_BENCH_ANALYSIS_NOISE_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -58,8 +58,4 @@ int noise__load(struct rdb *r, const int64_t *runs, size_t nr_runs,
 		const struct cmp_opts *o, struct noise *out);
 void noise__release(struct noise *n);
 
-/* compare --aa's outputs (noise-print.c). */
-void noise__print_text(const struct noise *n, FILE *fp);
-json_t *noise__json(const struct noise *n);
-
-#endif /* IOMMU_BENCH_REPORT_NOISE_H */
+#endif /* IOMMU_BENCH_ANALYSIS_NOISE_H */

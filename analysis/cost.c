@@ -210,3 +210,13 @@ int cost__agree(const struct cost_table *ct, const struct cost_path *p,
 	b = xhi ? fmax(xhi->s.median, x->s.median) : x->s.median;
 	return a <= hi->s.median && b >= lo->s.median;
 }
+
+bool cost__profiled(const struct cost_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_paths; i++)
+		if (g->paths[i].row[COST_PROFILE_PCT] >= 0)
+			return true;
+	return false;
+}

@@ -13,8 +13,8 @@
  * regression that later recovered is still reported, and one still in
  * effect fails.
  */
-#ifndef IOMMU_BENCH_REPORT_REGRESS_H
-#define IOMMU_BENCH_REPORT_REGRESS_H
+#ifndef IOMMU_BENCH_ANALYSIS_REGRESS_H
+#define IOMMU_BENCH_ANALYSIS_REGRESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -163,25 +163,7 @@ void regress__history_release(struct regress_history *h);
 char *regress__series_label(const struct regress_history *h,
 			    const struct regress_series *s);
 
-/* ---- outputs (regress-print.c, junit.c) ---- */
-
-void regress__print_text(const struct regress_result *res,
-			 const struct regress_history *h,
-			 const struct regress_opts *o, bool all, FILE *fp);
-int regress__print_json(const struct regress_result *res,
-			const struct regress_history *h,
-			const struct regress_opts *o, bool failed, FILE *fp);
-/* One line of the text output, for the JUnit messages too. */
-void regress__print_item(const struct regress_result *res,
-			 const struct regress_item *it, FILE *fp);
-void regress__print_cp(const struct regress_history *h,
-		       const struct regress_series *s,
-		       const struct regress_cp *c, FILE *fp);
-/* JUnit XML, as GitLab and GitHub test reports read it. */
-int regress__write_junit(const struct regress_result *res,
-			 const struct regress_history *h, const char *path);
-
 /* The package kernels of both sides (regress-kernels.c). */
 int regress__kernels(struct rdb *r, struct regress_result *res);
 
-#endif /* IOMMU_BENCH_REPORT_REGRESS_H */
+#endif /* IOMMU_BENCH_ANALYSIS_REGRESS_H */

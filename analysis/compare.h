@@ -9,8 +9,8 @@
  * higher or lower and never disagrees with the interval. Trials of
  * several runs pool into one cell unless the axis is the run.
  */
-#ifndef IOMMU_BENCH_REPORT_COMPARE_H
-#define IOMMU_BENCH_REPORT_COMPARE_H
+#ifndef IOMMU_BENCH_ANALYSIS_COMPARE_H
+#define IOMMU_BENCH_ANALYSIS_COMPARE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,17 +105,6 @@ void cmp__release(struct cmp_table *t);
 /* The row's name: its workload, then "dim=value" for each shown dim. */
 char *cmp__row_label(const struct cmp_table *t, const struct cmp_row *row);
 
-/*
- * "+168% [+165%, +170%] (p<0.001 n=10+9) better", "~ [...] (...)", or
- * "? (n=3+3) ²": a comparison as the text table shows it (new string).
- */
-char *cmp__delta_text(const struct cmp_cell *base, const struct cmp_cell *c);
-
-/* Outputs (compare-print.c). */
-void cmp__print_text(const struct cmp_table *t, FILE *fp);
-int cmp__print_json(const struct cmp_table *t, FILE *fp);
-void cmp__print_csv(const struct cmp_table *t, FILE *fp);
-
 /* The comparison has a bounded interval to show (delta_lo, delta_hi). */
 bool cmp__has_interval(const struct cmp_cell *c);
 
@@ -130,16 +119,6 @@ void cmp__compare(const struct cmp_opts *o, enum store_better better,
 void cmp__describe(const struct cmp_opts *o, double *v, size_t n,
 		   struct cmp_cell *c);
 
-/* JSON helpers shared by the outputs (jansson's json_t). */
-struct json_t;
-struct json_t *report_json_str(const char *s);
-struct json_t *report_json_num(double v);
-/*
- * Print @root (its reference taken) to @fp as --json prints: indented,
- * keys in order, reals to ten digits, a newline after. -EIO on failure.
- */
-int report_json_print(struct json_t *root, FILE *fp);
-
 /*
  * "GIVEN: no WHAT 'VALUE' here; did you mean ...?", or the list of
  * @names (NULL-terminated) there are. @given is what the user typed.
@@ -147,4 +126,4 @@ int report_json_print(struct json_t *root, FILE *fp);
 void report_unknown_value(const char *given, const char *what,
 			  const char *value, const char *const *names);
 
-#endif /* IOMMU_BENCH_REPORT_COMPARE_H */
+#endif /* IOMMU_BENCH_ANALYSIS_COMPARE_H */

@@ -40,19 +40,17 @@ double regress__threshold(const struct regress_opts *o, const char *metric)
 
 static int kernel_names(struct rdb *r, const char *given, const char *name)
 {
-	static const char sql[] =
-		"SELECT DISTINCT name FROM kernels ORDER BY name";
 	const char **names = NULL;
 	size_t nr = 0, alloc = 0, i;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 
-	if (rdb__prepare(r, sql, &s))
+	if (rdb__query(r, &store_q_kernel_names, NULL, &s))
 		return -EIO;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (store_rows__next(s) > 0) {
 		ALLOC_GROW(names, nr + 2, alloc);
-		names[nr++] = xstrdup((const char *)sqlite3_column_text(s, 0));
+		names[nr++] = xstrdup(store_rows__str(s, 0));
 	}
-	sqlite3_finalize(s);
+	store_rows__close(s);
 	ALLOC_GROW(names, nr + 1, alloc);
 	names[nr] = NULL;
 	report_unknown_value(given, "kernel", name, names);
@@ -68,24 +66,22 @@ static int kernel_names(struct rdb *r, const char *given, const char *name)
 static int kernel_run(struct rdb *r, const char *opt, const char *arg,
 		      const char *name, int64_t *run)
 {
-	static const char sql[] =
-		"SELECT max(c.run_id) FROM cells c"
-		" JOIN kernels k ON k.id = c.kernel_id WHERE k.name = ?1";
+	struct store_rows *s;
 	char *given;
-	sqlite3_stmt *s;
-	int rc, err = 0;
+	int rc, err;
 
-	if (rdb__prepare(r, sql, &s))
-		return -EIO;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW)
-		err = rdb__error(r, rc, "finding a kernel's runs");
-	else if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+	err = rdb__query(r, &store_q_kernel_last_run,
+			 STORE_ARGS(STORE_TEXT(name)), &s);
+	if (err)
+		return err;
+	rc = store_rows__next(s);
+	if (rc < 0)
+		err = rc;
+	else if (!rc || store_rows__null(s, 0))
 		err = -ENOENT;
 	else
-		*run = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		*run = store_rows__int(s, 0);
+	store_rows__close(s);
 	if (err == -ENOENT) {
 		given = xasprintf("%s %s", opt, arg);
 		err = kernel_names(r, given, name);
@@ -249,21 +245,20 @@ static void fill_items(struct regress_result *res)
 /* The candidate run's own gate: its matrix's [regress] metrics. */
 static void matrix_metrics(struct rdb *r, int64_t run, struct strvec *out)
 {
-	static const char sql[] = "SELECT config FROM runs WHERE id = ?1";
 	const struct toml_value *reg, *m, *e;
 	struct toml_value *root = NULL;
+	struct store_rows *s;
 	struct toml_error err;
-	sqlite3_stmt *s;
-	size_t i;
+	const void *config;
+	size_t i, len;
 
-	if (rdb__prepare(r, sql, &s))
+	if (rdb__query(r, &store_q_run_config, STORE_ARGS(STORE_INT(run)), &s))
 		return;
-	sqlite3_bind_int64(s, 1, run);
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) != SQLITE_NULL)
-		root = toml__parse((const char *)sqlite3_column_blob(s, 0),
-				   (size_t)sqlite3_column_bytes(s, 0), &err);
-	sqlite3_finalize(s);
+	if (store_rows__next(s) > 0 && !store_rows__null(s, 0)) {
+		config = store_rows__blob(s, 0, &len);
+		root = toml__parse(config, len, &err);
+	}
+	store_rows__close(s);
 	reg = toml_table__get(root, "regress");
 	m = toml_table__get(reg, "metrics");
 	for (i = 0; m && m->type == TOML_ARRAY && i < m->u.arr.n; i++) {

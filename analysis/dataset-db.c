@@ -26,27 +26,9 @@ static enum store_better better_parse(const char *s)
 	return STORE_BETTER_NONE;
 }
 
-static const char *col_str(sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-
-	return t ? (const char *)t : "";
-}
-
 static bool run_selected(const int64_t *runs, size_t nr, int64_t id)
 {
-	size_t lo = 0, hi = nr, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (runs[mid] == id)
-			return true;
-		if (runs[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return ds__find_id(runs, nr, id) >= 0;
 }
 
 static void see(struct dataset *ds, int key, const char *value)
@@ -88,20 +70,20 @@ int dataset__check_filter(const struct dataset *ds, const struct ds_filter *f)
 	return 0;
 }
 
-bool dataset__row_cell(struct dataset *ds, sqlite3_stmt *s, const int64_t *runs,
-		       size_t nr_runs, const struct ds_filter *f,
-		       const char *val[DS_NR_DIMS], char run[DS_RUN_TEXT])
+bool dataset__row_cell(struct dataset *ds, struct store_rows *s,
+		       const int64_t *runs, size_t nr_runs,
+		       const struct ds_filter *f, const char *val[DS_NR_DIMS],
+		       char run[DS_RUN_TEXT])
 {
 	bool keep = true;
 	int d;
 
-	if (!run_selected(runs, nr_runs, sqlite3_column_int64(s, 1)))
+	if (!run_selected(runs, nr_runs, store_rows__int(s, 1)))
 		return false;
-	snprintf(run, DS_RUN_TEXT, "%lld",
-		 (long long)sqlite3_column_int64(s, 1));
+	snprintf(run, DS_RUN_TEXT, "%lld", (long long)store_rows__int(s, 1));
 	val[DS_RUN] = run;
 	for (d = DS_HOST; d <= DS_WORKLOAD; d++)
-		val[d] = col_str(s, d + 1);
+		val[d] = store_rows__str(s, d + 1);
 	val[DS_LABEL] = "";
 	for (d = 0; d < DS_NR_DIMS; d++) {
 		keep = keep && ds_filter__match(f, d, val[d]);
@@ -161,46 +143,29 @@ static int load_cells(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		      size_t nr_runs, const struct ds_filter *f,
 		      struct cell_dims *cd)
 {
-	static const char sql[] =
-		"SELECT c.id, c.run_id, h.name, k.name, c.mode, c.workload,"
-		/* What "current" and "default" turned out to be. */
-		" CASE WHEN c.mode IN ('current', 'default') THEN"
-		"  (SELECT group_concat(e, ', ') FROM (SELECT DISTINCT"
-		"   t.effective_mode AS e FROM trials t WHERE t.cell_id = c.id"
-		"   AND t.status = 'ok' AND t.warmup = 0 AND t.profile = 0"
-		"   AND ifnull(t.effective_mode, '') <> '' ORDER BY e))"
-		" END,"
-		/* The exposure window: none, by design (no translation). */
-		" EXISTS (SELECT 1 FROM trials t JOIN probes p"
-		"  ON p.trial_id = t.id WHERE t.cell_id = c.id"
-		"  AND t.status = 'ok' AND p.name = 'exposure'"
-		"  AND p.attach = 'unprotected')"
-		" FROM cells c JOIN hosts h ON h.id = c.host_id"
-		" JOIN kernels k ON k.id = c.kernel_id"
-		" WHERE c.run_id BETWEEN ?1 AND ?2 ORDER BY c.id";
 	const char *val[DS_NR_DIMS];
 	size_t alloc = 0;
 	char run[DS_RUN_TEXT];
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int rc, err;
 
 	memset(cd, 0, sizeof(*cd));
-	err = rdb__prepare_runs(r, sql, runs, nr_runs, &s);
+	err = rdb__query_runs(r, &store_q_ds_cells, runs, nr_runs, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_rows__next(s)) > 0) {
 		if (!dataset__row_cell(ds, s, runs, nr_runs, f, val, run))
 			continue;
-		keep_cell(ds, cd, &alloc, sqlite3_column_int64(s, 0), val);
-		if (sqlite3_column_type(s, 6) != SQLITE_NULL)
-			see_effective(ds, val, col_str(s, 6));
-		if (sqlite3_column_int(s, 7))
+		keep_cell(ds, cd, &alloc, store_rows__int(s, 0), val);
+		if (!store_rows__null(s, 6))
+			see_effective(ds, val, store_rows__str(s, 6));
+		if ((int)store_rows__int(s, 7))
 			dataset__mark_unprotected(
-				ds, cd->dim[sqlite3_column_int64(s, 0)]);
+				ds, cd->dim[store_rows__int(s, 0)]);
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(r, rc, "reading cells");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
@@ -214,52 +179,38 @@ static int load_trials(struct dataset *ds, struct rdb *r, const int64_t *runs,
 		       size_t nr_runs, const struct cell_dims *cd,
 		       struct trial_cells *tc)
 {
-	static const char sql[] =
-		"SELECT t.id, t.cell_id, " STORE_SQL_MODE_MISMATCH(
-			"t") " FROM cells c JOIN trials t ON t.cell_id = c.id"
-			     " WHERE c.run_id BETWEEN ?1 AND ?2 AND t.warmup = 0"
-			     " AND t.profile = 0 AND t.status = 'ok' ORDER BY t.id";
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	int64_t cell;
 	int rc, err;
 
 	memset(tc, 0, sizeof(*tc));
-	err = rdb__prepare_runs(r, sql, runs, nr_runs, &s);
+	err = rdb__query_runs(r, &store_q_ds_trials, runs, nr_runs, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cell = sqlite3_column_int64(s, 1);
+	while ((rc = store_rows__next(s)) > 0) {
+		cell = store_rows__int(s, 1);
 		if (cell < 0 || (size_t)cell >= cd->nr || !cd->keep[cell])
 			continue;
-		if (sqlite3_column_int(s, 2)) {
+		if ((int)store_rows__int(s, 2)) {
 			ds->mode_mismatch++;
 			continue;
 		}
 		ALLOC_GROW(tc->trial, tc->nr + 1, tc->alloc);
 		tc->cell = xrealloc(tc->cell, tc->alloc * sizeof(*tc->cell));
-		tc->trial[tc->nr] = sqlite3_column_int64(s, 0);
+		tc->trial[tc->nr] = store_rows__int(s, 0);
 		tc->cell[tc->nr++] = cell;
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(r, rc, "reading trials");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 
 static int64_t cell_of(const struct trial_cells *tc, int64_t trial)
 {
-	size_t lo = 0, hi = tc->nr, mid;
+	long i = ds__find_id(tc->trial, tc->nr, trial);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (tc->trial[mid] == trial)
-			return tc->cell[mid];
-		if (tc->trial[mid] < trial)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < 0 ? -1 : tc->cell[i];
 }
 
 /*
@@ -283,30 +234,22 @@ static bool per_cpu(const char *name, const struct ds_filter *f)
 
 /* A scan in table order, when the range is most of the table. */
 static int prepare_metrics(struct rdb *r, const struct trial_cells *tc,
-			   sqlite3_stmt **s)
+			   struct store_rows **s)
 {
-	static const char scan[] =
-		"SELECT trial_id, name, unit, better, value FROM metrics"
-		" NOT INDEXED WHERE trial_id BETWEEN ?1 AND ?2";
-	static const char seek[] =
-		"SELECT trial_id, name, unit, better, value FROM metrics"
-		" WHERE trial_id BETWEEN ?1 AND ?2";
-	static const char max_sql[] = "SELECT coalesce(max(id), 0) FROM trials";
 	int64_t span = tc->trial[tc->nr - 1] - tc->trial[0] + 1, max = 0;
 	int err;
 
-	err = rdb__prepare(r, max_sql, s);
+	err = rdb__query(r, &store_q_max_trial, NULL, s);
 	if (err)
 		return err;
-	if (sqlite3_step(*s) == SQLITE_ROW)
-		max = sqlite3_column_int64(*s, 0);
-	sqlite3_finalize(*s);
-	err = rdb__prepare(r, 2 * span > max ? scan : seek, s);
-	if (err)
-		return err;
-	sqlite3_bind_int64(*s, 1, tc->trial[0]);
-	sqlite3_bind_int64(*s, 2, tc->trial[tc->nr - 1]);
-	return 0;
+	if (store_rows__next(*s) > 0)
+		max = store_rows__int(*s, 0);
+	store_rows__close(*s);
+	return rdb__query_runs(
+		r,
+		2 * span > max ? &store_q_ds_metrics_scan :
+				 &store_q_ds_metrics_seek,
+		(int64_t[]){ tc->trial[0], tc->trial[tc->nr - 1] }, 2, s);
 }
 
 static int load_metrics(struct dataset *ds, struct rdb *r,
@@ -315,15 +258,15 @@ static int load_metrics(struct dataset *ds, struct rdb *r,
 {
 	bool metric_filter = !ds_filter__match(f, DS_FILTER_METRIC, "");
 	int64_t cell, trial, last_trial = -1, last_cell = -1;
-	sqlite3_stmt *s;
+	struct store_rows *s;
 	const char *name;
 	int rc, err;
 
 	err = prepare_metrics(r, tc, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		trial = sqlite3_column_int64(s, 0);
+	while ((rc = store_rows__next(s)) > 0) {
+		trial = store_rows__int(s, 0);
 		/* A trial's metrics are neighbours in the table. */
 		if (trial != last_trial)
 			last_cell = cell_of(tc, trial);
@@ -331,7 +274,7 @@ static int load_metrics(struct dataset *ds, struct rdb *r,
 		cell = last_cell;
 		if (cell < 0)
 			continue;
-		name = col_str(s, 1);
+		name = store_rows__str(s, 1);
 		if (metric_filter)
 			see(ds, DS_FILTER_METRIC, name);
 		if (!ds_filter__match(f, DS_FILTER_METRIC, name) ||
@@ -339,13 +282,13 @@ static int load_metrics(struct dataset *ds, struct rdb *r,
 			continue;
 		dataset__add_value(
 			ds, cd->dim[cell],
-			dataset__metric_id(ds, name, col_str(s, 2),
-					   better_parse(col_str(s, 3))),
-			sqlite3_column_double(s, 4));
+			dataset__metric_id(ds, name, store_rows__str(s, 2),
+					   better_parse(store_rows__str(s, 3))),
+			store_rows__real(s, 4));
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(r, rc, "reading trial metrics");
-	sqlite3_finalize(s);
+	if (rc < 0)
+		err = rc;
+	store_rows__close(s);
 	return err;
 }
 

@@ -11,106 +11,70 @@
 
 int rdb__open(const char *path, struct rdb *r)
 {
-	struct store *st;
-	int rc, err;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	err = store__open(path, STORE_READONLY, &st);
-	if (err) {
-		if (err == -ENOENT)
-			pr_err("%s: no such database (run a matrix first, or "
-			       "give --db PATH)",
-			       path);
+	err = store__open(path, STORE_READONLY, &r->st);
+	if (err)
 		return err;
-	}
-	store__close(st);
-	rc = sqlite3_open_v2(path, &r->db,
-			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		pr_err("%s: %s", path,
-		       r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
-		sqlite3_close(r->db);
-		r->db = NULL;
-		return -EIO;
-	}
-	/* A running matrix may be checkpointing: wait rather than fail. */
-	sqlite3_busy_timeout(r->db, 10000);
 	r->path = xstrdup(path);
 	return 0;
 }
 
 void rdb__close(struct rdb *r)
 {
-	if (r->db)
-		sqlite3_close(r->db);
+	if (r->st)
+		store__close(r->st);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 }
 
-int rdb__error(struct rdb *r, int rc, const char *what)
+int rdb__query(struct rdb *r, const struct store_query *q,
+	       const struct store_arg *args, struct store_rows **out)
 {
-	pr_err("%s: %s: %s", r->path, what,
-	       rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE ?
-		       "unexpected result" :
-		       sqlite3_errmsg(r->db));
-	return -EIO;
+	return store__query(r->st, q, args, out);
 }
 
-int rdb__prepare(struct rdb *r, const char *sql, sqlite3_stmt **stmt)
+int rdb__query_runs_and(struct rdb *r, const struct store_query *q,
+			const int64_t *runs, size_t nr_runs,
+			struct store_arg third, struct store_rows **out)
 {
-	int rc = sqlite3_prepare_v2(r->db, sql, -1, stmt, NULL);
-
-	if (rc != SQLITE_OK)
-		return rdb__error(r, rc, "preparing a query");
-	return 0;
+	return store__query(r->st, q,
+			    STORE_ARGS(STORE_INT(runs[0]),
+				       STORE_INT(runs[nr_runs - 1]), third),
+			    out);
 }
 
-int rdb__prepare_runs(struct rdb *r, const char *sql, const int64_t *runs,
-		      size_t nr_runs, sqlite3_stmt **stmt)
+int rdb__query_runs(struct rdb *r, const struct store_query *q,
+		    const int64_t *runs, size_t nr_runs,
+		    struct store_rows **out)
 {
-	int err = rdb__prepare(r, sql, stmt);
-
-	if (err)
-		return err;
-	sqlite3_bind_int64(*stmt, 1, runs[0]);
-	sqlite3_bind_int64(*stmt, 2, runs[nr_runs - 1]);
-	return 0;
-}
-
-static char *col_dup(sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-
-	return xstrdup(t ? (const char *)t : "");
+	return rdb__query_runs_and(r, q, runs, nr_runs,
+				   STORE_ARG(STORE_ARG_END), out);
 }
 
 int rdb__runs(struct rdb *r, struct rdb_runs *runs)
 {
-	static const char sql[] =
-		"SELECT id, name, status, started_at, finished_at, tool_version"
-		" FROM runs ORDER BY id";
+	struct store_rows *s;
 	struct rdb_run *run;
-	sqlite3_stmt *s;
 	int rc, err;
 
 	memset(runs, 0, sizeof(*runs));
-	err = rdb__prepare(r, sql, &s);
+	err = rdb__query(r, &store_q_runs, NULL, &s);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_rows__next(s)) > 0) {
 		ALLOC_GROW(runs->v, runs->nr + 1, runs->alloc);
 		run = &runs->v[runs->nr++];
-		run->id = sqlite3_column_int64(s, 0);
-		run->name = col_dup(s, 1);
-		run->status = col_dup(s, 2);
-		run->started_at = col_dup(s, 3);
-		run->finished_at = col_dup(s, 4);
-		run->tool_version = col_dup(s, 5);
+		run->id = store_rows__int(s, 0);
+		run->name = xstrdup(store_rows__str(s, 1));
+		run->status = xstrdup(store_rows__str(s, 2));
+		run->started_at = xstrdup(store_rows__str(s, 3));
+		run->finished_at = xstrdup(store_rows__str(s, 4));
+		run->tool_version = xstrdup(store_rows__str(s, 5));
 	}
-	if (rc != SQLITE_DONE)
-		err = rdb__error(r, rc, "reading runs");
-	sqlite3_finalize(s);
-	return err;
+	store_rows__close(s);
+	return rc;
 }
 
 const struct rdb_run *rdb__run_find(const struct rdb_runs *runs, int64_t id)

@@ -8,8 +8,8 @@
  * also an index into whatever array the caller keeps beside the table,
  * and iterating ids replays the order the data came in (the plan's).
  */
-#ifndef IOMMU_BENCH_REPORT_KEYMAP_H
-#define IOMMU_BENCH_REPORT_KEYMAP_H
+#ifndef IOMMU_BENCH_ANALYSIS_KEYMAP_H
+#define IOMMU_BENCH_ANALYSIS_KEYMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ int64_t keymap__find(const struct keymap *m, const uint32_t *key);
 const uint32_t *keymap__key(const struct keymap *m, uint32_t id);
 void keymap__release(struct keymap *m);
 
-#endif /* IOMMU_BENCH_REPORT_KEYMAP_H */
+#endif /* IOMMU_BENCH_ANALYSIS_KEYMAP_H */
