@@ -307,6 +307,7 @@ echo "$out" | grep -q '^bench/matrix/ may include bench/labvm/, out of reach' &&
 st=$?
 [ "$st" -eq 0 ] || t_diag "got: $out"
 t_ok $st "a drawing that is not true of the table is refused"
+
 # Every SQL statement against the schema lives in store/ (the analysis's
 # and the report's queries by name in store/store-q-*.c), and only
 # store/ talks to SQLite: a change of the schema is a change of store/.
