@@ -23,11 +23,9 @@
 #include "bench/agent/agent.h"
 #include "clock.h"
 #include "errmsg.h"
+#include "iommu-mode.h"
 #include "log.h"
 #include "util.h"
-
-static const char *const group_types[] = { "DMA", "DMA-FQ", "identity", "auto",
-					   NULL };
 
 const char *agent_sysfs__root(void)
 {
@@ -393,7 +391,6 @@ void agent_sysfs__release(struct sysfs_switch *sw)
 static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 		      char **err)
 {
-	const char *const *t;
 	json_t *to = json_object_get(args, "timeout_ms");
 
 	sw->nic = json_string_value(json_object_get(args, "nic"));
@@ -403,10 +400,7 @@ static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 				   "mode.sysfs: \"nic\" must be an interface "
 				   "name ([A-Za-z0-9._-]), got '%s'",
 				   sw->nic ? sw->nic : "(none)");
-	for (t = group_types; *t; t++)
-		if (sw->type && !strcmp(*t, sw->type))
-			break;
-	if (!*t)
+	if (!iommu_group_type__writable(sw->type))
 		return errmsg__set(err, -EINVAL,
 				   "mode.sysfs: \"type\" '%s' is not a group "
 				   "type (expected DMA, DMA-FQ, identity or "

@@ -17,20 +17,11 @@
 /* Groups named one by one in the evidence of a mixed host. */
 #define MIXED_GROUPS_SHOWN 16
 
+/* The names of what is not one of the IOMMU's modes. */
 static const char *const mode_names[] = {
 	[HOSTFACTS_DMA_UNKNOWN] = "unknown",
 	[HOSTFACTS_DMA_NONE] = "none",
-	[HOSTFACTS_DMA_STRICT] = "strict",
-	[HOSTFACTS_DMA_LAZY] = "lazy",
-	[HOSTFACTS_DMA_PASSTHROUGH] = "passthrough",
 	[HOSTFACTS_DMA_MIXED] = "mixed",
-};
-
-/* The group type each mode is, as sysfs spells it. */
-static const char *const mode_types[] = {
-	[HOSTFACTS_DMA_STRICT] = "DMA",
-	[HOSTFACTS_DMA_LAZY] = "DMA-FQ",
-	[HOSTFACTS_DMA_PASSTHROUGH] = "identity",
 };
 
 static const char *const source_names[] = {
@@ -46,8 +37,15 @@ static const char *const kmsg_needles[] = {
 	NULL,
 };
 
+static const struct iommu_mode_info *mode_info(enum hostfacts_dma_mode m)
+{
+	return iommu_mode__info(m - HOSTFACTS_DMA_STRICT);
+}
+
 const char *hostfacts__dma_mode_name(enum hostfacts_dma_mode m)
 {
+	if (mode_info(m))
+		return mode_info(m)->name;
 	return (size_t)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "unknown";
 }
 
@@ -58,9 +56,7 @@ const char *hostfacts__dma_source_name(enum hostfacts_dma_source s)
 
 static const char *mode_type(enum hostfacts_dma_mode m)
 {
-	return (size_t)m < ARRAY_SIZE(mode_types) && mode_types[m] ?
-		       mode_types[m] :
-		       "?";
+	return mode_info(m) ? mode_info(m)->group_type : "?";
 }
 
 /* Everything the witnesses said, before it is weighed. */
