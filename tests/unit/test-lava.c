@@ -307,6 +307,33 @@ static void test_template(void)
 
 static void test_multinode(void)
 {
+	static const struct tap_substr multinode_checks[] = {
+		{ "protocols:\n  lava-multinode:\n    roles:\n      sut:\n"
+		  "        device_type: 'qemu'\n        count: 1\n"
+		  "        essential: true\n        context:\n",
+		  "role sut, essential, with its own context" },
+		{ "      peer:\n        device_type: 'qemu'\n"
+		  "        count: 1\n        essential: true\n",
+		  "role peer, essential: either's end cancels the other" },
+		{ "- deploy:\n    role: [sut]\n", "the SUT's files" },
+		{ "- deploy:\n    role: [peer]\n", "the peer's files" },
+		{ "- boot:\n    role: [sut, peer]\n", "both boot" },
+		{ "- test:\n    role: [sut, peer]\n", "both are watched" },
+		{ "          - '-device e1000e,netdev=lab0,mac=02:",
+		  "the first NIC on the lab's network" },
+		{ "          - '-netdev user,id=n0'\n"
+		  "          - '-device e1000e,netdev=n0'\n",
+		  "then the agent's, on user-mode networking" },
+		{ "iommu.strict=1", "the SUT's command line" },
+	};
+	static const struct tap_substr cmdline_checks[] = {
+		{ "iommu_bench.ip=10.93.0.2/24 ",
+		  "the peer at its address on the lab's network" },
+		{ " iommu_bench.ctlnic=eth1 iommu_bench.ctlip=10.0.2.15/24",
+		  "the agent's way out on the second NIC" },
+		{ "iommu_bench.ctl=192.0.2.10:7783",
+		  "dialing the peer's own agent port" },
+	};
 	struct lava_boot b = { .job_name = "j",
 			       .files = &files,
 			       .cmdline = "console=ttyS0 iommu.strict=1",
@@ -329,37 +356,12 @@ static void test_multinode(void)
 	d = lava__multinode_definition(s, &b, p, &pb);
 	if (!ok(d != NULL, "a multinode definition is written"))
 		goto out;
-	has_str(d,
-		"protocols:\n  lava-multinode:\n    roles:\n      sut:\n"
-		"        device_type: 'qemu'\n        count: 1\n"
-		"        essential: true\n        context:\n",
-		"role sut, essential, with its own context");
-	has_str(d,
-		"      peer:\n        device_type: 'qemu'\n"
-		"        count: 1\n        essential: true\n",
-		"role peer, essential: either's end cancels the other");
-	has_str(d, "- deploy:\n    role: [sut]\n", "the SUT's files");
-	has_str(d, "- deploy:\n    role: [peer]\n", "the peer's files");
-	has_str(d, "- boot:\n    role: [sut, peer]\n", "both boot");
-	has_str(d, "- test:\n    role: [sut, peer]\n", "both are watched");
-	has_str(d, "          - '-device e1000e,netdev=lab0,mac=02:",
-		"the first NIC on the lab's network");
-	has_str(d,
-		"          - '-netdev user,id=n0'\n"
-		"          - '-device e1000e,netdev=n0'\n",
-		"then the agent's, on user-mode networking");
+	has_all(d, multinode_checks);
 	ok(!strstr(d, "\ndevice_type:") && !strstr(d, "\ncontext:"),
 	   "no top-level device_type or context (LAVA refuses them)");
-	has_str(d, "iommu.strict=1", "the SUT's command line");
 	free(d);
 	cmdline = lava__boot_cmdline(p, NULL, 0);
-	has_str(cmdline, "iommu_bench.ip=10.93.0.2/24 ",
-		"the peer at its address on the lab's network");
-	has_str(cmdline,
-		" iommu_bench.ctlnic=eth1 iommu_bench.ctlip=10.0.2.15/24",
-		"the agent's way out on the second NIC");
-	has_str(cmdline, "iommu_bench.ctl=192.0.2.10:7783",
-		"dialing the peer's own agent port");
+	has_all(cmdline, cmdline_checks);
 	free(cmdline);
 out:
 	matrix__free(m);
