@@ -398,6 +398,32 @@ static const char *check_url(const char *s)
 	return NULL;
 }
 
+/* The kinds that are letters, digits and a few more characters. */
+static const struct charset {
+	const char *extra;
+	bool dash_first; /* may it start with '-'? */
+	const char *words;
+} charsets[] = {
+	[MX_HOSTADDR] = { ".:_-%", false,
+			  "use letters, digits, '.', ':', '_' and '-', not "
+			  "starting with '-'" },
+	[MX_RELEASE] = { "._+~-", true,
+			 "use letters, digits, '.', '_', '+', '~' and '-'" },
+	[MX_EVENT] = { "_.:/=,-", false,
+		       "use letters, digits, '_', '.', ':', '/', '=', ',' and "
+		       "'-', not starting with '-'" },
+	[MX_PREFIX] = { "._/+-", false,
+			"use letters, digits, '.', '_', '/', '+' and '-', not "
+			"starting with '-'" },
+};
+
+static const char *check_charset(const struct charset *c, const char *s)
+{
+	if ((c->dash_first || s[0] != '-') && chars_in(s, c->extra))
+		return NULL;
+	return c->words;
+}
+
 const char *mx_kind__check(enum mx_kind kind, const char *s)
 {
 	if (!*s)
@@ -429,10 +455,10 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 	case MX_ARGV:
 		return NULL;
 	case MX_HOSTADDR:
-		if (s[0] != '-' && chars_in(s, ".:_-%"))
-			return NULL;
-		return "use letters, digits, '.', ':', '_' and '-', not "
-		       "starting with '-'";
+	case MX_RELEASE:
+	case MX_EVENT:
+	case MX_PREFIX:
+		return check_charset(&charsets[kind], s);
 	case MX_IP:
 		return is_ip(s) ? NULL : "not an IPv4 or IPv6 address";
 	case MX_CIDR:
@@ -442,20 +468,6 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 			return NULL;
 		return "use letters, digits, '.', '_', '/', '~', '^' and '-', "
 		       "not starting with '-', no '..' (one revision)";
-	case MX_RELEASE:
-		if (chars_in(s, "._+~-"))
-			return NULL;
-		return "use letters, digits, '.', '_', '+', '~' and '-'";
-	case MX_EVENT:
-		if (s[0] != '-' && chars_in(s, "_.:/=,-"))
-			return NULL;
-		return "use letters, digits, '_', '.', ':', '/', '=', ',' and "
-		       "'-', not starting with '-'";
-	case MX_PREFIX:
-		if (s[0] != '-' && chars_in(s, "._/+-"))
-			return NULL;
-		return "use letters, digits, '.', '_', '/', '+' and '-', not "
-		       "starting with '-'";
 	case MX_HOSTPATH:
 		/* It reaches the agent's mkdir and rename as root. */
 		if (s[0] == '/' && s[1] && chars_in(s, "._+/-") &&
