@@ -384,13 +384,4 @@ static void dma_map__plan_json(const struct matrix *m,
 	json_object_set_new(o, "duration_seconds", json_real(p->seconds));
 }
 
-const struct workload_type_ops dma_map_workload_ops = {
-	.name = "dma_map",
-	.keys = dma_map_keys,
-	.parse = dma_map__parse,
-	.release = dma_map__release,
-	.trial_ms = dma_map__trial_ms,
-	.describe = dma_map__describe,
-	.plan_json = dma_map__plan_json,
-	.two_ends = false,
-};
+WORKLOAD_TYPE_OPS(dma_map, false);

@@ -139,6 +139,23 @@ extern const struct workload_type_ops fio_workload_ops;
 extern const struct workload_type_ops dma_map_workload_ops;
 
 /*
+ * A type's ops, @type_workload_ops, wired to its @type_keys and its
+ * functions @type__parse, __release, __trial_ms, __describe and
+ * __plan_json: every type names them so.
+ */
+#define WORKLOAD_TYPE_OPS(type, ends)                          \
+	const struct workload_type_ops type##_workload_ops = { \
+		.name = #type,                                 \
+		.keys = type##_keys,                           \
+		.parse = type##__parse,                        \
+		.release = type##__release,                    \
+		.trial_ms = type##__trial_ms,                  \
+		.describe = type##__describe,                  \
+		.plan_json = type##__plan_json,                \
+		.two_ends = (ends),                            \
+	}
+
+/*
  * A dma_map workload whose threads, granule or direction is a list is
  * a sweep: one workload per combination. How many @tab makes; and the
  * parsed @w made the first of them, the @n others into @out, each
