@@ -6,7 +6,6 @@
  * here is a secret.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,21 +77,13 @@ static char *dmi_str(const char *root, const char *field)
  * The strings, each named as its file in /sys/class/dmi/id and its key in
  * the facts' JSON.
  */
-#define DMI_STR(f) #f, offsetof(struct hostfacts_dmi, f)
-static const struct {
-	const char *name;
-	size_t off;
-} dmi_strs[] = {
+#define DMI_STR(f) HF_STR_FIELD(struct hostfacts_dmi, f)
+static const struct hf_str_field dmi_strs[] = {
 	{ DMI_STR(sys_vendor) },      { DMI_STR(product_name) },
 	{ DMI_STR(product_version) }, { DMI_STR(board_vendor) },
 	{ DMI_STR(board_name) },      { DMI_STR(bios_vendor) },
 	{ DMI_STR(bios_version) },    { DMI_STR(bios_date) },
 };
-
-static char **dmi_field(struct hostfacts_dmi *dmi, size_t i)
-{
-	return (char **)((char *)dmi + dmi_strs[i].off);
-}
 
 int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi)
 {
@@ -104,7 +95,7 @@ int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi)
 	if (!hf_exists(root, "/sys/class/dmi/id"))
 		return -ENOENT;
 	for (i = 0; i < ARRAY_SIZE(dmi_strs); i++)
-		*dmi_field(dmi, i) = dmi_str(root, dmi_strs[i].name);
+		*hf_str_at(dmi, &dmi_strs[i]) = dmi_str(root, dmi_strs[i].name);
 	if (!hf_read_long(&type, root, "/sys/class/dmi/id/chassis_type") &&
 	    type >= 0 && type <= 255)
 		dmi->chassis_type = (int)type;
@@ -113,17 +104,13 @@ int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi)
 
 void hostfacts__dmi_release(struct hostfacts_dmi *dmi)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(dmi_strs); i++)
-		free(*dmi_field(dmi, i));
+	hf_str_fields_free(dmi, dmi_strs, ARRAY_SIZE(dmi_strs));
 	memset(dmi, 0, sizeof(*dmi));
 }
 
 json_t *hf_json_dmi(const char *root, struct strvec *warn)
 {
 	struct hostfacts_dmi d;
-	size_t i;
 	json_t *o;
 
 	if (hostfacts__dmi(root, &d)) {
@@ -133,9 +120,7 @@ json_t *hf_json_dmi(const char *root, struct strvec *warn)
 		return json_null();
 	}
 	o = json_object();
-	for (i = 0; i < ARRAY_SIZE(dmi_strs); i++)
-		json_object_set_new(o, dmi_strs[i].name,
-				    json_string_or_null(*dmi_field(&d, i)));
+	hf_str_fields_json(o, &d, dmi_strs, ARRAY_SIZE(dmi_strs));
 	json_object_set_new(o, "chassis_type",
 			    hf_json_int_or_null(d.chassis_type));
 	json_object_set_new(

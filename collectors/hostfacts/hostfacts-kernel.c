@@ -163,10 +163,17 @@ int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 	return 0;
 }
 
+#define ID_STR(f) HF_STR_FIELD(struct hostfacts_identity, f)
+static const struct hf_str_field id_strs[] = {
+	{ ID_STR(key) },	  { ID_STR(machine_id) },
+	{ ID_STR(product_uuid) }, { ID_STR(product_serial) },
+	{ ID_STR(board_serial) }, { ID_STR(vendor) },
+	{ ID_STR(product) },
+};
+
 void hostfacts__identity_release(struct hostfacts_identity *id)
 {
-	free_all(id->key, id->machine_id, id->product_uuid, id->product_serial,
-		 id->board_serial, id->vendor, id->product);
+	hf_str_fields_free(id, id_strs, ARRAY_SIZE(id_strs));
 	memset(id, 0, sizeof(*id));
 }
 
@@ -281,14 +288,8 @@ json_t *hf_json_identity(const char *root, struct strvec *warn)
 	if (err)
 		strvec__pushf(warn, "identity: no /etc/machine-id and no "
 				    "readable DMI uuid or serial");
-	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "key",
-		      json_string_or_null(id.key), "machine_id",
-		      json_string_or_null(id.machine_id), "product_uuid",
-		      json_string_or_null(id.product_uuid), "product_serial",
-		      json_string_or_null(id.product_serial), "board_serial",
-		      json_string_or_null(id.board_serial), "vendor",
-		      json_string_or_null(id.vendor), "product",
-		      json_string_or_null(id.product));
+	o = json_object();
+	hf_str_fields_json(o, &id, id_strs, ARRAY_SIZE(id_strs));
 	hostfacts__identity_release(&id);
 	return o;
 }
