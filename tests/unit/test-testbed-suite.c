@@ -30,14 +30,8 @@ static void test_suite_names(void)
 		"1sid", "trixie_backports"
 	};
 	char longname[42];
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(good); i++)
-		ok(debian_suite__is_valid(good[i]), "suite '%s' is valid",
-		   good[i]);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		ok(!debian_suite__is_valid(bad[i]), "suite '%s' is refused",
-		   bad[i]);
+	check_names(debian_suite__is_valid, "suite", good, bad);
 	memset(longname, 'a', 40);
 	longname[40] = '\0';
 	ok(debian_suite__is_valid(longname), "40 characters are allowed");

@@ -35,17 +35,8 @@ static void test_cpio_names(void)
 	static const char *const bad[] = { "",	     "/a",   "a/",   "a//b",
 					   ".",	     "..",   "./a",  "a/./b",
 					   "a/../b", "a/..", "a\nb", "a\tb" };
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(good); i++)
-		ok(cpio__name_is_valid(good[i]), "cpio name '%s' is valid",
-		   good[i]);
-	/* Printed with %.*s up to a control character: TAP is lines. */
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		ok(!cpio__name_is_valid(bad[i]),
-		   "cpio name '%.*s%s' is refused",
-		   (int)strcspn(bad[i], "\n\t"), bad[i],
-		   bad[i][strcspn(bad[i], "\n\t")] ? "<ctl>b" : "");
+	check_names(cpio__name_is_valid, "cpio name", good, bad);
 }
 
 /* Everything the writer can write, in one archive. */
@@ -174,14 +165,8 @@ static void test_names(void)
 		" linux-image-6.1",
 	};
 	char longname[128];
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(good); i++)
-		ok(testbed__package_is_valid(good[i]), "package '%s' is valid",
-		   good[i]);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		ok(!testbed__package_is_valid(bad[i]),
-		   "package '%s' is refused", bad[i]);
+	check_names(testbed__package_is_valid, "package", good, bad);
 	snprintf(longname, sizeof(longname), "linux-image-%088d", 0);
 	ok(testbed__package_is_valid(longname), "100 characters are allowed");
 	snprintf(longname, sizeof(longname), "linux-image-%089d", 0);
