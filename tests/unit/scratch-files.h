@@ -87,6 +87,17 @@ static inline bool scratch__same(const char *path, const void *buf, size_t len)
 	return same;
 }
 
+/* The text of the file @path, "" when there is none: a new string. */
+static inline char *scratch__text(const char *path)
+{
+	char *s = NULL;
+	size_t n;
+
+	if (read_file(path, &s, &n))
+		return xstrdup("");
+	return s;
+}
+
 /* Whether there is anything named @path, a dangling link included. */
 static inline bool scratch__exists(const char *path)
 {
