@@ -106,6 +106,22 @@ static inline bool scratch__exists(const char *path)
 	return !lstat(path, &sb);
 }
 
+/* @text into the file at the path @fmt names, its folders made. */
+static inline int __attribute__((format(printf, 2, 3)))
+scratch__put_at(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+	char *path;
+	int ret;
+
+	va_start(ap, fmt);
+	path = xvasprintf(fmt, ap);
+	va_end(ap);
+	ret = scratch__put(path, text);
+	free(path);
+	return ret;
+}
+
 /* Whether there is anything at the path @fmt names. */
 static inline bool __attribute__((format(printf, 1, 2)))
 scratch__there(const char *fmt, ...)
