@@ -273,11 +273,6 @@ int hostfacts__cmdline(const char *root, char **out)
 	return hf_read_str(out, root, "/proc/cmdline");
 }
 
-static void warn_err(struct strvec *warn, const char *what, int err)
-{
-	strvec__pushf(warn, "%s: %s", what, strerror(-err));
-}
-
 json_t *hf_json_identity(const char *root, struct strvec *warn)
 {
 	struct hostfacts_identity id;
@@ -333,21 +328,15 @@ json_t *hf_json_kernel(const char *root, struct strvec *warn)
 	char *cmdline = NULL, *version = NULL, *arch = NULL;
 	struct utsname uts;
 	json_t *o;
-	int err;
 
-	err = hostfacts__kernel_release(root, &release);
-	if (err)
-		warn_err(warn, "kernel release: /proc/sys/kernel/osrelease",
-			 err);
-	err = hostfacts__build_id(root, &build_id);
-	if (err)
-		warn_err(warn, "build id: /sys/kernel/notes", err);
-	err = hostfacts__boot_id(root, &boot_id);
-	if (err)
-		warn_err(warn, "boot id: /proc/sys/kernel/random/boot_id", err);
-	err = hostfacts__cmdline(root, &cmdline);
-	if (err)
-		warn_err(warn, "cmdline: /proc/cmdline", err);
+	hf_warn_err(warn, "kernel release: /proc/sys/kernel/osrelease",
+		    hostfacts__kernel_release(root, &release));
+	hf_warn_err(warn, "build id: /sys/kernel/notes",
+		    hostfacts__build_id(root, &build_id));
+	hf_warn_err(warn, "boot id: /proc/sys/kernel/random/boot_id",
+		    hostfacts__boot_id(root, &boot_id));
+	hf_warn_err(warn, "cmdline: /proc/cmdline",
+		    hostfacts__cmdline(root, &cmdline));
 	hf_read_str(&version, root, "/proc/sys/kernel/version");
 	if (hf_root_is_real(root) && !uname(&uts))
 		arch = xstrdup(uts.machine);

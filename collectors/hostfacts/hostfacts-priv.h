@@ -42,6 +42,9 @@ int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 /* A count of CPUs in a list such as "0-3,8-11"; 0 for junk. */
 unsigned int hf_cpulist_count(const char *list);
 
+/* A warning "@what: strerror" when @err (a -errno) is not 0. */
+void hf_warn_err(struct strvec *warn, const char *what, int err);
+
 /* -1 means "none" in the typed structs, null in JSON. */
 json_t *hf_json_int_or_null(long long v);
 

@@ -209,6 +209,12 @@ json_t *hf_json_int_or_null(long long v)
 	return v < 0 ? json_null() : json_integer(v);
 }
 
+void hf_warn_err(struct strvec *warn, const char *what, int err)
+{
+	if (err)
+		strvec__pushf(warn, "%s: %s", what, strerror(-err));
+}
+
 char **hf_str_at(const void *base, const struct hf_str_field *f)
 {
 	return (char **)((const char *)base + f->off);
