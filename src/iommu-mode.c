@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iommu-mode.h"
+#include "util.h"
 
 /* Each mode once; both arrays below are drawn from this list. */
 #define IOMMU_MODES(X)                                                   \
@@ -54,6 +56,23 @@ int iommu_mode__by_group_type(const char *type)
 const char *const *iommu_group_types(void)
 {
 	return group_types;
+}
+
+char *iommu_group_types__words(void)
+{
+	char *words = xstrdup(""), *more;
+	size_t i;
+
+	for (i = 0; group_types[i]; i++) {
+		more = xasprintf("%s%s%s", words,
+				 !i		    ? "" :
+				 group_types[i + 1] ? ", " :
+						      " or ",
+				 group_types[i]);
+		free(words);
+		words = more;
+	}
+	return words;
 }
 
 bool iommu_group_type__writable(const char *type)

@@ -48,5 +48,7 @@ int iommu_mode__by_group_type(const char *type);
  */
 const char *const *iommu_group_types(void);
 bool iommu_group_type__writable(const char *type);
+/* Those types in words, "DMA, DMA-FQ, identity or auto": free() it. */
+char *iommu_group_types__words(void);
 
 #endif

@@ -412,12 +412,16 @@ static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 				   "mode.sysfs: \"nic\" must be an interface "
 				   "name ([A-Za-z0-9._-]), got '%s'",
 				   sw->nic ? sw->nic : "(none)");
-	if (!iommu_group_type__writable(sw->type))
-		return errmsg__set(err, -EINVAL,
-				   "mode.sysfs: \"type\" '%s' is not a group "
-				   "type (expected DMA, DMA-FQ, identity or "
-				   "auto)",
-				   sw->type ? sw->type : "(none)");
+	if (!iommu_group_type__writable(sw->type)) {
+		char *words = iommu_group_types__words();
+		int ret = errmsg__set(err, -EINVAL,
+				      "mode.sysfs: \"type\" '%s' is not a "
+				      "group type (expected %s)",
+				      sw->type ? sw->type : "(none)", words);
+
+		free(words);
+		return ret;
+	}
 	if (to && (!json_is_integer(to) || json_integer_value(to) < 0 ||
 		   json_integer_value(to) > 600000))
 		return errmsg__set(err, -EINVAL,

@@ -56,6 +56,7 @@ static void test_round_trip(const struct matrix *m, enum iommu_mode i)
 static void test_not_modes(void)
 {
 	struct hostfacts_group g = { .type = "blocked" };
+	char *words;
 
 	ok(iommu_mode__info(NR_IOMMU_MODES) == NULL, "no mode past the last");
 	is_int(iommu_mode__by_name("auto"), -ENOENT, "auto is no mode");
@@ -68,6 +69,9 @@ static void test_not_modes(void)
 	ok(!iommu_group_type__writable(NULL), "nor may nothing");
 	ok(iommu_group_types()[NR_IOMMU_MODES + 1] == NULL,
 	   "the group types end after auto");
+	words = iommu_group_types__words();
+	is_str(words, "DMA, DMA-FQ, identity or auto", "the types in words");
+	free(words);
 	is_str(group_type__name(GROUP_TYPE_AUTO), "auto", "matrix: auto");
 	is_str(group_type__name(GROUP_TYPE_UNSET), "", "matrix: unset");
 	is_int(group_type__mode(GROUP_TYPE_AUTO), -ENOENT,
