@@ -45,6 +45,15 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
+	      const char *hint)
+{
+	if (v->u.arr.n)
+		return false;
+	mx_err(mx, v->pos, "%s: the list is empty; %s", key, hint);
+	return true;
+}
+
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key)
 {

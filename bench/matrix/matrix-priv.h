@@ -34,6 +34,12 @@ struct mx {
 /* Report every key of @tab not in @allowed, with a suggestion. */
 void mx_check_keys(struct mx *mx, const struct toml_value *tab,
 		   const char *const *allowed, const char *where);
+/*
+ * Whether the array @v of @key is empty, which is refused: "KEY: the
+ * list is empty; @hint".
+ */
+bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
+	      const char *hint);
 /* "KEY: expected an integer, found a string" unless @v is @type. */
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key);
