@@ -58,21 +58,32 @@ const char *const *iommu_group_types(void)
 	return group_types;
 }
 
-char *iommu_group_types__words(void)
+/* The first @n group types: "A, B or C". */
+static char *types_words(size_t n)
 {
 	char *words = xstrdup(""), *more;
 	size_t i;
 
-	for (i = 0; group_types[i]; i++) {
+	for (i = 0; i < n; i++) {
 		more = xasprintf("%s%s%s", words,
-				 !i		    ? "" :
-				 group_types[i + 1] ? ", " :
-						      " or ",
+				 !i	   ? "" :
+				 i + 1 < n ? ", " :
+					     " or ",
 				 group_types[i]);
 		free(words);
 		words = more;
 	}
 	return words;
+}
+
+char *iommu_group_types__words(void)
+{
+	return types_words(NR_IOMMU_MODES + 1);
+}
+
+char *iommu_mode__types_words(void)
+{
+	return types_words(NR_IOMMU_MODES);
 }
 
 bool iommu_group_type__writable(const char *type)

@@ -50,5 +50,7 @@ const char *const *iommu_group_types(void);
 bool iommu_group_type__writable(const char *type);
 /* Those types in words, "DMA, DMA-FQ, identity or auto": free() it. */
 char *iommu_group_types__words(void);
+/* The modes' types alone, "DMA, DMA-FQ or identity": free() it. */
+char *iommu_mode__types_words(void);
 
 #endif

@@ -169,8 +169,8 @@ struct hostfacts_dma_policy {
 	size_t nr_evidence;
 	/* What each witness says on its own; UNKNOWN when it is silent. */
 	enum hostfacts_dma_mode groups, kmsg, cmdline, config;
-	/* Groups by type. */
-	size_t nr_strict, nr_lazy, nr_passthrough, nr_other;
+	/* Groups by type: in each mode of src/iommu-mode.h, and the rest. */
+	size_t nr_mode[NR_IOMMU_MODES], nr_other;
 	size_t nr_units;
 	struct hostfacts_cmdline_key *keys;
 	size_t nr_keys;
