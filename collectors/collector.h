@@ -43,6 +43,17 @@ struct collector_ops {
 	void (*destroy)(struct collector *c);
 };
 
+/*
+ * A kind's ops, @kind_collector_ops, wired to its static @kind_support,
+ * _create, _start, _stop, _results and _destroy, and @store_fn (public:
+ * the controller stores what an agent sent), in the struct's order.
+ */
+#define COLLECTOR_OPS(kind, store_fn)                                       \
+	const struct collector_ops kind##_collector_ops = {                 \
+		#kind,	     kind##_support, kind##_create, kind##_start,   \
+		kind##_stop, kind##_results, (store_fn),    kind##_destroy, \
+	}
+
 /* Embedded first in each kind's own struct. */
 struct collector {
 	const struct collector_ops *ops;

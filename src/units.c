@@ -22,31 +22,15 @@ static const struct unit duration_units[] = {
 	{ "ms", 1 },
 };
 
-#define KI 1024ULL
-#define KD 1000ULL
-static const struct unit size_units[] = {
-	{ "", 1 },
-	{ "K", KI },
-	{ "k", KI },
-	{ "M", KI *KI },
-	{ "m", KI *KI },
-	{ "G", KI *KI *KI },
-	{ "g", KI *KI *KI },
-	{ "T", KI *KI *KI *KI },
-	{ "t", KI *KI *KI *KI },
-};
+/* K, M, G and T in either case: powers of @b (1024 for sizes, 1000 rates). */
+#define SCALED_UNITS(b)                                                   \
+	{ "", 1 }, { "K", (b) }, { "k", (b) }, { "M", (b) * (b) },        \
+		{ "m", (b) * (b) }, { "G", (b) * (b) * (b) },             \
+		{ "g", (b) * (b) * (b) }, { "T", (b) * (b) * (b) * (b) }, \
+		{ "t", (b) * (b) * (b) * (b) },
 
-static const struct unit rate_units[] = {
-	{ "", 1 },
-	{ "K", KD },
-	{ "k", KD },
-	{ "M", KD *KD },
-	{ "m", KD *KD },
-	{ "G", KD *KD *KD },
-	{ "g", KD *KD *KD },
-	{ "T", KD *KD *KD *KD },
-	{ "t", KD *KD *KD *KD },
-};
+static const struct unit size_units[] = { SCALED_UNITS(1024ULL) };
+static const struct unit rate_units[] = { SCALED_UNITS(1000ULL) };
 
 /* What each kind is called in messages, and how to write one. */
 struct kind {

@@ -8,6 +8,7 @@
 #define IOMMU_BENCH_TAP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,34 @@ static inline void tap__has_all(const char *got, const struct tap_substr *c,
 #define has_all(got, checks)                                                \
 	tap__has_all((got), (checks), sizeof(checks) / sizeof((checks)[0]), \
 		     __FILE__, __LINE__)
+
+/*
+ * A name check @valid over the @good names it must take and the @bad it
+ * must refuse, one check each. A name is printed up to a control
+ * character, then "<ctl>" and the rest: TAP is lines.
+ */
+static inline void tap__check_names(bool (*valid)(const char *),
+				    const char *what, const char *const *good,
+				    size_t nr_good, const char *const *bad,
+				    size_t nr_bad, const char *file, int line)
+{
+	size_t i, n;
+
+	for (i = 0; i < nr_good; i++)
+		tap__ok(valid(good[i]), file, line, "%s '%s' is valid", what,
+			good[i]);
+	for (i = 0; i < nr_bad; i++) {
+		n = strcspn(bad[i], "\n\t");
+		tap__ok(!valid(bad[i]), file, line, "%s '%.*s%s%s' is refused",
+			what, (int)n, bad[i], bad[i][n] ? "<ctl>" : "",
+			bad[i][n] ? bad[i] + n + 1 : "");
+	}
+}
+
+#define check_names(valid, what, good, bad)                       \
+	tap__check_names((valid), (what), (good),                 \
+			 sizeof(good) / sizeof((good)[0]), (bad), \
+			 sizeof(bad) / sizeof((bad)[0]), __FILE__, __LINE__)
 
 /* One check that cannot run here, counted as passed with the reason. */
 static inline void tap_skip(const char *why)

@@ -70,6 +70,15 @@ static int private_dir(const char *verb, const char *dir, bool create,
 	return agent_file__check_private(verb, "artifact folder ", dir, err);
 }
 
+/* @path with every link resolved into @real (PATH_MAX bytes). */
+static int real_path(const char *verb, const char *path, char *real, char **err)
+{
+	if (!realpath(path, real))
+		return errmsg__set(err, -errno, "%s: %s: %s", verb, path,
+				   strerror(errno));
+	return 0;
+}
+
 int agent_file__root(const char *verb, bool create, char **out, char **err)
 {
 	char *dir = xasprintf("%s/%s", tmp_base(), ARTIFACT_DIR_NAME);
@@ -79,11 +88,9 @@ int agent_file__root(const char *verb, bool create, char **out, char **err)
 	ret = private_dir(verb, dir, create, err);
 	if (ret)
 		goto out;
-	if (!realpath(dir, real)) {
-		ret = errmsg__set(err, -errno, "%s: %s: %s", verb, dir,
-				  strerror(errno));
+	ret = real_path(verb, dir, real, err);
+	if (ret)
 		goto out;
-	}
 	*out = xstrdup(real);
 out:
 	free(dir);
@@ -133,11 +140,9 @@ int agent_file__resolve(const char *verb, const char *path, char **out,
 	ret = agent_file__root(verb, false, &root, err);
 	if (ret)
 		return ret;
-	if (!realpath(path, real)) {
-		ret = errmsg__set(err, -errno, "%s: %s: %s", verb, path,
-				  strerror(errno));
+	ret = real_path(verb, path, real, err);
+	if (ret)
 		goto out;
-	}
 	n = strlen(root);
 	if (strncmp(real, root, n) || real[n] != '/') {
 		ret = errmsg__set(err, -EACCES,

@@ -265,6 +265,22 @@ static char *default_initrd(const char *rel)
 	return NULL;
 }
 
+/*
+ * The kernel to boot, checked: "image", else the release's (args' or the
+ * running one's) /boot/vmlinuz, a new string in *@def to free with *@rel.
+ */
+static int boot_image(json_t *args, const char **image, char **rel, char **def,
+		      char **err)
+{
+	int ret = default_release(args, rel, err);
+
+	if (ret)
+		return ret;
+	if (!*image)
+		*image = *def = xasprintf("/boot/vmlinuz-%s", *rel ? *rel : "");
+	return check_path("image", *image, err);
+}
+
 static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 			 char **err)
 {
@@ -273,11 +289,9 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 	char *rel = NULL, *def_img = NULL, *def_rd = NULL, *i_opt, *c_opt;
 	int ret;
 
-	ret = default_release(args, &rel, err);
+	ret = boot_image(args, &image, &rel, &def_img, err);
 	if (ret)
-		return ret;
-	if (!image)
-		image = def_img = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
+		goto out;
 	/* A dry run shows the Debian name whether or not it is there. */
 	if (!initrd && !json_is_false(json_object_get(args, "initrd")))
 		initrd = def_rd =
@@ -285,8 +299,7 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 				xasprintf("/boot/initrd.img-%s",
 					  rel ? rel : "") :
 				default_initrd(rel ? rel : "");
-	ret = check_path("image", image, err);
-	if (!ret && initrd)
+	if (initrd)
 		ret = check_path("initrd", initrd, err);
 	if (!ret) {
 		i_opt = initrd ? xasprintf("--initrd=%s", initrd) : NULL;
@@ -296,6 +309,7 @@ static int prepare_kexec(json_t *args, const char *cmdline, char ***argv,
 		free(i_opt);
 		free(c_opt);
 	}
+out:
 	free_all(rel, def_img, def_rd);
 	return ret;
 }
@@ -315,12 +329,7 @@ static int prepare_grub(json_t *args, const char *const *add, size_t nr_add,
 	char *rel = NULL, *def = NULL;
 	int ret;
 
-	ret = default_release(args, &rel, err);
-	if (ret)
-		return ret;
-	if (!image)
-		image = def = xasprintf("/boot/vmlinuz-%s", rel ? rel : "");
-	ret = check_path("image", image, err);
+	ret = boot_image(args, &image, &rel, &def, err);
 	if (!ret)
 		ret = agent_grub__plan(root ? root : "/", image, add, nr_add,
 				       &pl, err);

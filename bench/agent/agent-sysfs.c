@@ -23,11 +23,9 @@
 #include "bench/agent/agent.h"
 #include "clock.h"
 #include "errmsg.h"
+#include "iommu-mode.h"
 #include "log.h"
 #include "util.h"
-
-static const char *const group_types[] = { "DMA", "DMA-FQ", "identity", "auto",
-					   NULL };
 
 const char *agent_sysfs__root(void)
 {
@@ -161,6 +159,30 @@ static int find_grouped(struct sysfs_switch *sw, char **err)
 	return 0;
 }
 
+/* What the link @dir/@name points at: a device's driver or bus. */
+static char *link_at(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name), *b = link_base(p);
+
+	free(p);
+	return b;
+}
+
+/* The group's type: read before and after the switch, and written. */
+static char *type_path(const struct sysfs_switch *sw)
+{
+	return xasprintf("%s/sys/kernel/iommu_groups/%s/type", sw->root,
+			 sw->group);
+}
+
+static char *read_type(const struct sysfs_switch *sw)
+{
+	char *p = type_path(sw), *t = agent_sysfs__read(p);
+
+	free(p);
+	return t;
+}
+
 static int locate(struct sysfs_switch *sw, char **err)
 {
 	char *p;
@@ -177,16 +199,9 @@ static int locate(struct sysfs_switch *sw, char **err)
 	ret = find_grouped(sw, err);
 	if (ret < 0)
 		return ret;
-	p = xasprintf("%s/driver", sw->devdir);
-	sw->driver = link_base(p);
-	free(p);
-	p = xasprintf("%s/subsystem", sw->devdir);
-	sw->bus = link_base(p);
-	free(p);
-	p = xasprintf("%s/sys/kernel/iommu_groups/%s/type", sw->root,
-		      sw->group);
-	sw->before = agent_sysfs__read(p);
-	free(p);
+	sw->driver = link_at(sw->devdir, "driver");
+	sw->bus = link_at(sw->devdir, "subsystem");
+	sw->before = read_type(sw);
 	if (!sw->before)
 		return errmsg__set(err, -ENOENT,
 				   "mode.sysfs: cannot read the type of IOMMU "
@@ -231,8 +246,7 @@ static int wait_link(struct sysfs_switch *sw, int timeout_ms, char **err)
 
 static int write_type(struct sysfs_switch *sw, char **err)
 {
-	char *p = xasprintf("%s/sys/kernel/iommu_groups/%s/type", sw->root,
-			    sw->group);
+	char *p = type_path(sw);
 	int ret = sysfs_write(sw, p, sw->type, err);
 
 	free(p);
@@ -334,7 +348,6 @@ static int unbind_write_rebind(struct sysfs_switch *sw, long long end,
 int agent_sysfs__switch(struct sysfs_switch *sw, int timeout_ms, char **err)
 {
 	long long start = mono_ms();
-	char *p;
 	int ret;
 
 	if (!sw->restored)
@@ -365,10 +378,7 @@ check:
 	if (ret < 0)
 		return ret;
 done:
-	p = xasprintf("%s/sys/kernel/iommu_groups/%s/type", sw->root,
-		      sw->group);
-	sw->after = agent_sysfs__read(p);
-	free(p);
+	sw->after = read_type(sw);
 	sw->elapsed_ms = mono_ms() - start;
 	if (!sw->after || strcmp(sw->after, sw->type))
 		return errmsg__set(err, -EIO,
@@ -393,7 +403,6 @@ void agent_sysfs__release(struct sysfs_switch *sw)
 static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 		      char **err)
 {
-	const char *const *t;
 	json_t *to = json_object_get(args, "timeout_ms");
 
 	sw->nic = json_string_value(json_object_get(args, "nic"));
@@ -403,15 +412,16 @@ static int check_args(json_t *args, struct sysfs_switch *sw, int *timeout,
 				   "mode.sysfs: \"nic\" must be an interface "
 				   "name ([A-Za-z0-9._-]), got '%s'",
 				   sw->nic ? sw->nic : "(none)");
-	for (t = group_types; *t; t++)
-		if (sw->type && !strcmp(*t, sw->type))
-			break;
-	if (!*t)
-		return errmsg__set(err, -EINVAL,
-				   "mode.sysfs: \"type\" '%s' is not a group "
-				   "type (expected DMA, DMA-FQ, identity or "
-				   "auto)",
-				   sw->type ? sw->type : "(none)");
+	if (!iommu_group_type__writable(sw->type)) {
+		char *words = iommu_group_types__words();
+		int ret = errmsg__set(err, -EINVAL,
+				      "mode.sysfs: \"type\" '%s' is not a "
+				      "group type (expected %s)",
+				      sw->type ? sw->type : "(none)", words);
+
+		free(words);
+		return ret;
+	}
 	if (to && (!json_is_integer(to) || json_integer_value(to) < 0 ||
 		   json_integer_value(to) > 600000))
 		return errmsg__set(err, -EINVAL,

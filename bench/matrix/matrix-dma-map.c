@@ -22,6 +22,9 @@
  */
 #define DMA_MAP_OVERHEAD_MS 2000
 
+/* What an empty list of a swept key is told. */
+#define SWEEP_HINT "give one value or several to sweep"
+
 static const char *const dma_map_keys[] = {
 	"host",	     "device",	 "unbind",   "threads", "seconds", "granule",
 	"direction", "dma_bits", "trans_ns", "node",	NULL,
@@ -149,13 +152,8 @@ static void uint_axis(struct mx *mx, const struct toml_value *tab,
 		mx_uint32(mx, tab, key, 1, max, out);
 		return;
 	}
-	if (!v->u.arr.n) {
-		mx_err(mx, v->pos,
-		       "%s: the list is empty; give one value or "
-		       "several to sweep",
-		       key);
+	if (mx_empty(mx, v, key, SWEEP_HINT))
 		return;
-	}
 	for (i = 0; i < v->u.arr.n; i++) {
 		const struct toml_value *it = v->u.arr.items[i];
 
@@ -214,12 +212,8 @@ static void dir_axis(struct mx *mx, const struct toml_value *tab,
 			*out = d;
 		return;
 	}
-	if (!v->u.arr.n) {
-		mx_err(mx, v->pos,
-		       "direction: the list is empty; give one "
-		       "value or several to sweep");
+	if (mx_empty(mx, v, "direction", SWEEP_HINT))
 		return;
-	}
 	for (i = 0; i < v->u.arr.n; i++) {
 		d = dir_of(mx, v->u.arr.items[i]);
 		if (d < 0)
@@ -384,13 +378,4 @@ static void dma_map__plan_json(const struct matrix *m,
 	json_object_set_new(o, "duration_seconds", json_real(p->seconds));
 }
 
-const struct workload_type_ops dma_map_workload_ops = {
-	.name = "dma_map",
-	.keys = dma_map_keys,
-	.parse = dma_map__parse,
-	.release = dma_map__release,
-	.trial_ms = dma_map__trial_ms,
-	.describe = dma_map__describe,
-	.plan_json = dma_map__plan_json,
-	.two_ends = false,
-};
+WORKLOAD_TYPE_OPS(dma_map, false);

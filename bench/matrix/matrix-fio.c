@@ -185,13 +185,4 @@ static void fio__plan_json(const struct matrix *m,
 			    json_real(p->duration_ms / 1000.0));
 }
 
-const struct workload_type_ops fio_workload_ops = {
-	.name = "fio",
-	.keys = fio_keys,
-	.parse = fio__parse,
-	.release = fio__release,
-	.trial_ms = fio__trial_ms,
-	.describe = fio__describe,
-	.plan_json = fio__plan_json,
-	.two_ends = false,
-};
+WORKLOAD_TYPE_OPS(fio, false);

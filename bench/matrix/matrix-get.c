@@ -45,6 +45,15 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
+	      const char *hint)
+{
+	if (v->u.arr.n)
+		return false;
+	mx_err(mx, v->pos, "%s: the list is empty; %s", key, hint);
+	return true;
+}
+
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key)
 {
@@ -398,6 +407,32 @@ static const char *check_url(const char *s)
 	return NULL;
 }
 
+/* The kinds that are letters, digits and a few more characters. */
+static const struct charset {
+	const char *extra;
+	bool dash_first; /* may it start with '-'? */
+	const char *words;
+} charsets[] = {
+	[MX_HOSTADDR] = { ".:_-%", false,
+			  "use letters, digits, '.', ':', '_' and '-', not "
+			  "starting with '-'" },
+	[MX_RELEASE] = { "._+~-", true,
+			 "use letters, digits, '.', '_', '+', '~' and '-'" },
+	[MX_EVENT] = { "_.:/=,-", false,
+		       "use letters, digits, '_', '.', ':', '/', '=', ',' and "
+		       "'-', not starting with '-'" },
+	[MX_PREFIX] = { "._/+-", false,
+			"use letters, digits, '.', '_', '/', '+' and '-', not "
+			"starting with '-'" },
+};
+
+static const char *check_charset(const struct charset *c, const char *s)
+{
+	if ((c->dash_first || s[0] != '-') && chars_in(s, c->extra))
+		return NULL;
+	return c->words;
+}
+
 const char *mx_kind__check(enum mx_kind kind, const char *s)
 {
 	if (!*s)
@@ -429,10 +464,10 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 	case MX_ARGV:
 		return NULL;
 	case MX_HOSTADDR:
-		if (s[0] != '-' && chars_in(s, ".:_-%"))
-			return NULL;
-		return "use letters, digits, '.', ':', '_' and '-', not "
-		       "starting with '-'";
+	case MX_RELEASE:
+	case MX_EVENT:
+	case MX_PREFIX:
+		return check_charset(&charsets[kind], s);
 	case MX_IP:
 		return is_ip(s) ? NULL : "not an IPv4 or IPv6 address";
 	case MX_CIDR:
@@ -442,20 +477,6 @@ const char *mx_kind__check(enum mx_kind kind, const char *s)
 			return NULL;
 		return "use letters, digits, '.', '_', '/', '~', '^' and '-', "
 		       "not starting with '-', no '..' (one revision)";
-	case MX_RELEASE:
-		if (chars_in(s, "._+~-"))
-			return NULL;
-		return "use letters, digits, '.', '_', '+', '~' and '-'";
-	case MX_EVENT:
-		if (s[0] != '-' && chars_in(s, "_.:/=,-"))
-			return NULL;
-		return "use letters, digits, '_', '.', ':', '/', '=', ',' and "
-		       "'-', not starting with '-'";
-	case MX_PREFIX:
-		if (s[0] != '-' && chars_in(s, "._/+-"))
-			return NULL;
-		return "use letters, digits, '.', '_', '/', '+' and '-', not "
-		       "starting with '-'";
 	case MX_HOSTPATH:
 		/* It reaches the agent's mkdir and rename as root. */
 		if (s[0] == '/' && s[1] && chars_in(s, "._+/-") &&

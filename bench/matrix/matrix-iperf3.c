@@ -218,13 +218,4 @@ static void iperf3__plan_json(const struct matrix *m,
 	json_object_set_new(o, "bidir", json_boolean(p->bidir));
 }
 
-const struct workload_type_ops iperf3_workload_ops = {
-	.name = "iperf3",
-	.keys = iperf3_keys,
-	.parse = iperf3__parse,
-	.release = iperf3__release,
-	.trial_ms = iperf3__trial_ms,
-	.describe = iperf3__describe,
-	.plan_json = iperf3__plan_json,
-	.two_ends = true,
-};
+WORKLOAD_TYPE_OPS(iperf3, true);

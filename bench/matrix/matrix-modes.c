@@ -3,20 +3,12 @@
  * [modes.NAME]: the built-in IOMMU modes, the user's own, and how each is
  * put in place on a host.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "matrix-priv.h"
 #include "util.h"
-
-static const char *const group_type_names[] = {
-	[GROUP_TYPE_UNSET] = "",	[GROUP_TYPE_DMA] = "DMA",
-	[GROUP_TYPE_DMA_FQ] = "DMA-FQ", [GROUP_TYPE_IDENTITY] = "identity",
-	[GROUP_TYPE_AUTO] = "auto",
-};
-/* What the file may write: the sysfs spellings, "unset" left out. */
-static const char *const group_type_values[] = { "DMA", "DMA-FQ", "identity",
-						 "auto", NULL };
 
 static const char *const method_names[] = { "auto", "sysfs",  "kexec", "grub",
 					    "none", "reboot", NULL };
@@ -29,7 +21,14 @@ static const char *const apply_names[] = {
 
 const char *group_type__name(enum group_type g)
 {
-	return group_type_names[g];
+	return g == GROUP_TYPE_UNSET ? "" : iommu_group_types()[g - 1];
+}
+
+int group_type__mode(enum group_type g)
+{
+	if (g < GROUP_TYPE_DMA || g >= GROUP_TYPE_DMA + NR_IOMMU_MODES)
+		return -ENOENT;
+	return g - GROUP_TYPE_DMA;
 }
 
 const char *mode_method__name(enum mode_method m)
@@ -43,59 +42,53 @@ const char *mode_apply__name(enum mode_apply a)
 }
 
 /*
- * The generic iommu.* parameters, not the x86-only iommu=pt or the
- * driver-specific intel_iommu=strict, so that one matrix serves x86 and
- * arm64 SUTs alike.
+ * The built-ins beyond the IOMMU's own modes (src/iommu-mode.h), which
+ * come first, in their order.
  */
 static const struct {
 	const char *name;
-	const char *cmdline;
-	enum group_type group_type;
 	const char *description;
-} builtins[] = {
-	{ "strict", "iommu.strict=1", GROUP_TYPE_DMA,
-	  "invalidate the IOTLB synchronously on every unmap" },
-	{ "lazy", "iommu.strict=0", GROUP_TYPE_DMA_FQ,
-	  "batch IOTLB invalidations in a flush queue" },
-	{ "passthrough", "iommu.passthrough=1", GROUP_TYPE_IDENTITY,
-	  "identity mapping: DMA bypasses translation" },
-	{ "current", NULL, GROUP_TYPE_UNSET,
+} records_only[] = {
+	{ "current",
 	  "whatever the host runs now: nothing applied, the mode recorded" },
 	/*
 	 * How a Kconfig default is measured: a boot whose command line has
 	 * none of the keys the other modes set (the agent drops them), and
 	 * whatever the kernel then chose, recorded as the effective mode.
 	 */
-	{ "default", NULL, GROUP_TYPE_UNSET,
-	  "the kernel's own choice: booted with no iommu.strict or "
-	  "iommu.passthrough argument, the mode it chose recorded" },
+	{ "default", "the kernel's own choice: booted with no iommu.strict or "
+		     "iommu.passthrough argument, the mode it chose recorded" },
 };
 
-#define NR_BUILTINS ARRAY_SIZE(builtins)
+#define NR_BUILTINS (NR_IOMMU_MODES + ARRAY_SIZE(records_only))
 
 void matrix__init_modes(struct matrix *m)
 {
 	size_t i;
 
 	m->modes = xcalloc(NR_BUILTINS, sizeof(*m->modes));
-	for (i = 0; i < NR_BUILTINS; i++) {
+	for (i = 0; i < NR_IOMMU_MODES; i++) {
+		const struct iommu_mode_info *info = iommu_mode__info(i);
 		struct matrix_mode *md = &m->modes[i];
 
-		md->name = xstrdup(builtins[i].name);
+		md->name = xstrdup(info->name);
 		md->builtin = true;
-		md->group_type = builtins[i].group_type;
-		md->description = xstrdup(builtins[i].description);
-		if (builtins[i].cmdline) {
-			md->cmdline = xcalloc(2, sizeof(*md->cmdline));
-			md->cmdline[0] = xstrdup(builtins[i].cmdline);
-			md->nr_cmdline = 1;
-			md->sysfs_equivalent = true;
-			md->method = METHOD_AUTO;
-		} else if (matrix_mode__is_default(md)) {
-			md->method = METHOD_REBOOT;
-		} else {
-			md->method = METHOD_NONE;
-		}
+		md->group_type = GROUP_TYPE_DMA + i;
+		md->description = xstrdup(info->description);
+		md->cmdline = xcalloc(2, sizeof(*md->cmdline));
+		md->cmdline[0] = xstrdup(info->cmdline);
+		md->nr_cmdline = 1;
+		md->sysfs_equivalent = true;
+		md->method = METHOD_AUTO;
+	}
+	for (i = 0; i < ARRAY_SIZE(records_only); i++) {
+		struct matrix_mode *md = &m->modes[NR_IOMMU_MODES + i];
+
+		md->name = xstrdup(records_only[i].name);
+		md->builtin = true;
+		md->description = xstrdup(records_only[i].description);
+		md->method = matrix_mode__is_default(md) ? METHOD_REBOOT :
+							   METHOD_NONE;
 	}
 	m->nr_modes = NR_BUILTINS;
 }
@@ -166,7 +159,7 @@ static void parse_builtin(struct mx *mx, struct matrix_mode *md,
 		       &md->nr_cmdline) > 0)
 		md->sysfs_equivalent = false;
 	mx_text(mx, tab, "description", &md->description);
-	if (gt && mx_enum(mx, tab, "group_type", group_type_values, &g) > 0 &&
+	if (gt && mx_enum(mx, tab, "group_type", iommu_group_types(), &g) > 0 &&
 	    g + 1 != (int)md->group_type)
 		mx_err(mx, gt->pos,
 		       "group_type: built-in mode '%s' is %s; "
@@ -187,7 +180,7 @@ static void parse_custom(struct mx *mx, struct matrix_mode *md,
 	if (mx_enum(mx, tab, "method", method_names, &method) > 0)
 		md->method = method;
 	mx_strings(mx, tab, "cmdline", MX_KARG, &md->cmdline, &md->nr_cmdline);
-	if (mx_enum(mx, tab, "group_type", group_type_values, &g) > 0)
+	if (mx_enum(mx, tab, "group_type", iommu_group_types(), &g) > 0)
 		md->group_type = g + 1;
 	mx_text(mx, tab, "description", &md->description);
 

@@ -34,6 +34,12 @@ struct mx {
 /* Report every key of @tab not in @allowed, with a suggestion. */
 void mx_check_keys(struct mx *mx, const struct toml_value *tab,
 		   const char *const *allowed, const char *where);
+/*
+ * Whether the array @v of @key is empty, which is refused: "KEY: the
+ * list is empty; @hint".
+ */
+bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
+	      const char *hint);
 /* "KEY: expected an integer, found a string" unless @v is @type. */
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key);
@@ -137,6 +143,23 @@ void matrix_regress__release(struct matrix_regress *r);
 extern const struct workload_type_ops iperf3_workload_ops;
 extern const struct workload_type_ops fio_workload_ops;
 extern const struct workload_type_ops dma_map_workload_ops;
+
+/*
+ * A type's ops, @type_workload_ops, wired to its @type_keys and its
+ * functions @type__parse, __release, __trial_ms, __describe and
+ * __plan_json: every type names them so.
+ */
+#define WORKLOAD_TYPE_OPS(type, ends)                          \
+	const struct workload_type_ops type##_workload_ops = { \
+		.name = #type,                                 \
+		.keys = type##_keys,                           \
+		.parse = type##__parse,                        \
+		.release = type##__release,                    \
+		.trial_ms = type##__trial_ms,                  \
+		.describe = type##__describe,                  \
+		.plan_json = type##__plan_json,                \
+		.two_ends = (ends),                            \
+	}
 
 /*
  * A dma_map workload whose threads, granule or direction is a list is

@@ -233,12 +233,8 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 		       v->type == TOML_TABLE ? "a table" : "another type");
 		return;
 	}
-	if (!v->u.arr.n) {
-		mx_err(mx, v->pos,
-		       "workloads: the list is empty: nothing to "
-		       "run");
+	if (mx_empty(mx, v, "workloads", "nothing to run"))
 		return;
-	}
 	for (i = 0; i < v->u.arr.n; i++)
 		cap += workloads_of(v->u.arr.items[i]);
 	m->workloads = xcalloc(cap, sizeof(*m->workloads));

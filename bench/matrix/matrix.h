@@ -23,6 +23,7 @@
 
 #include "arch.h"
 #include "config-error.h"
+#include "iommu-mode.h"
 #include "toml.h"
 
 /* Generous limits that still catch a runaway generated file. */
@@ -312,12 +313,16 @@ struct matrix_kernel {
 	const struct toml_value *src;
 };
 
+/*
+ * One past src/iommu-mode.h's modes and its list of group types, so that
+ * GROUP_TYPE_X - GROUP_TYPE_DMA is the mode and g - 1 the sysfs word.
+ */
 enum group_type {
 	GROUP_TYPE_UNSET,
-	GROUP_TYPE_DMA,	     /* strict */
-	GROUP_TYPE_DMA_FQ,   /* lazy: flush queue */
-	GROUP_TYPE_IDENTITY, /* passthrough */
-	GROUP_TYPE_AUTO,     /* the kernel's default */
+	GROUP_TYPE_DMA = 1 + IOMMU_MODE_STRICT,
+	GROUP_TYPE_DMA_FQ = 1 + IOMMU_MODE_LAZY,
+	GROUP_TYPE_IDENTITY = 1 + IOMMU_MODE_PASSTHROUGH,
+	GROUP_TYPE_AUTO = 1 + NR_IOMMU_MODES, /* the kernel's default */
 };
 
 enum mode_method {
@@ -646,7 +651,9 @@ const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
 enum qemu_iommu qemu_iommu__default(const struct arch *arch);
 /* Whether QEMU emulates @iommu on a guest of @arch. */
 bool qemu_iommu__emulated(enum qemu_iommu iommu, const struct arch *arch);
+/* The sysfs spelling of @g ("" unset) and its IOMMU mode, or -ENOENT. */
 const char *group_type__name(enum group_type g);
+int group_type__mode(enum group_type g);
 const char *mode_method__name(enum mode_method m);
 /* The built-in mode "default": a boot with no DMA-policy argument. */
 bool matrix_mode__is_default(const struct matrix_mode *md);

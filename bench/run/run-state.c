@@ -11,6 +11,7 @@
 
 #include "bench/run/run-install.h"
 #include "bench/run/run.h"
+#include "iommu-mode.h"
 #include "log.h"
 #include "util.h"
 
@@ -20,18 +21,11 @@
 
 const char *run_state__expected_mode(const struct matrix_mode *md)
 {
-	switch (md->group_type) {
-	case GROUP_TYPE_DMA:
-		return "strict";
-	case GROUP_TYPE_DMA_FQ:
-		return "lazy";
-	case GROUP_TYPE_IDENTITY:
-		return "passthrough";
-	default:
-		break;
-	}
-	if (!strcmp(md->name, "strict") || !strcmp(md->name, "lazy") ||
-	    !strcmp(md->name, "passthrough"))
+	int mode = group_type__mode(md->group_type);
+
+	if (mode >= 0)
+		return iommu_mode__info(mode)->name;
+	if (iommu_mode__by_name(md->name) >= 0)
 		return md->name;
 	return NULL;
 }

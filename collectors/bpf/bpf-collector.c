@@ -571,13 +571,4 @@ static int bpf_support(json_t **info)
 	return 0;
 }
 
-const struct collector_ops bpf_collector_ops = {
-	.name = "bpf",
-	.support = bpf_support,
-	.create = bpf_create,
-	.start = bpf_start,
-	.stop = bpf_stop,
-	.results = bpf_results,
-	.store = bpf_store,
-	.destroy = bpf_destroy,
-};
+COLLECTOR_OPS(bpf, bpf_store);

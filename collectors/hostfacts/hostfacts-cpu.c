@@ -235,12 +235,9 @@ json_t *hf_json_cpu(const char *root, struct strvec *warn)
 {
 	struct hostfacts_cpu c;
 	json_t *o;
-	int err;
 
-	err = hostfacts__cpu(root, &c);
-	if (err)
-		strvec__pushf(warn, "cpus: /sys/devices/system/cpu/online: %s",
-			      strerror(-err));
+	hf_warn_err(warn, "cpus: /sys/devices/system/cpu/online",
+		    hostfacts__cpu(root, &c));
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
 		      "s:o, s:o}",
 		      "model", json_string_or_null(c.model), "vendor",
@@ -263,12 +260,8 @@ json_t *hf_json_memory(const char *root, struct strvec *warn)
 {
 	struct hostfacts_memory m;
 	json_t *o;
-	int err;
 
-	err = hostfacts__memory(root, &m);
-	if (err)
-		strvec__pushf(warn, "memory: /proc/meminfo: %s",
-			      strerror(-err));
+	hf_warn_err(warn, "memory: /proc/meminfo", hostfacts__memory(root, &m));
 	o = json_pack("{s:o, s:o, s:I, s:o, s:o}", "total_kib",
 		      uint_or_null(m.total_kib), "available_kib",
 		      uint_or_null(m.available_kib), "hugepages",

@@ -73,22 +73,29 @@ static char *dmi_str(const char *root, const char *field)
 	return out;
 }
 
+/*
+ * The strings, each named as its file in /sys/class/dmi/id and its key in
+ * the facts' JSON.
+ */
+#define DMI_STR(f) HF_STR_FIELD(struct hostfacts_dmi, f)
+static const struct hf_str_field dmi_strs[] = {
+	{ DMI_STR(sys_vendor) },      { DMI_STR(product_name) },
+	{ DMI_STR(product_version) }, { DMI_STR(board_vendor) },
+	{ DMI_STR(board_name) },      { DMI_STR(bios_vendor) },
+	{ DMI_STR(bios_version) },    { DMI_STR(bios_date) },
+};
+
 int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi)
 {
+	size_t i;
 	long type;
 
 	memset(dmi, 0, sizeof(*dmi));
 	dmi->chassis_type = -1;
 	if (!hf_exists(root, "/sys/class/dmi/id"))
 		return -ENOENT;
-	dmi->sys_vendor = dmi_str(root, "sys_vendor");
-	dmi->product_name = dmi_str(root, "product_name");
-	dmi->product_version = dmi_str(root, "product_version");
-	dmi->board_vendor = dmi_str(root, "board_vendor");
-	dmi->board_name = dmi_str(root, "board_name");
-	dmi->bios_vendor = dmi_str(root, "bios_vendor");
-	dmi->bios_version = dmi_str(root, "bios_version");
-	dmi->bios_date = dmi_str(root, "bios_date");
+	for (i = 0; i < ARRAY_SIZE(dmi_strs); i++)
+		*hf_str_at(dmi, &dmi_strs[i]) = dmi_str(root, dmi_strs[i].name);
 	if (!hf_read_long(&type, root, "/sys/class/dmi/id/chassis_type") &&
 	    type >= 0 && type <= 255)
 		dmi->chassis_type = (int)type;
@@ -97,9 +104,7 @@ int hostfacts__dmi(const char *root, struct hostfacts_dmi *dmi)
 
 void hostfacts__dmi_release(struct hostfacts_dmi *dmi)
 {
-	free_all(dmi->sys_vendor, dmi->product_name, dmi->product_version,
-		 dmi->board_vendor, dmi->board_name, dmi->bios_vendor,
-		 dmi->bios_version, dmi->bios_date);
+	hf_str_fields_free(dmi, dmi_strs, ARRAY_SIZE(dmi_strs));
 	memset(dmi, 0, sizeof(*dmi));
 }
 
@@ -114,17 +119,12 @@ json_t *hf_json_dmi(const char *root, struct strvec *warn)
 				   "kernel without DMI)");
 		return json_null();
 	}
-	o = json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"sys_vendor", json_string_or_null(d.sys_vendor), "product_name",
-		json_string_or_null(d.product_name), "product_version",
-		json_string_or_null(d.product_version), "board_vendor",
-		json_string_or_null(d.board_vendor), "board_name",
-		json_string_or_null(d.board_name), "bios_vendor",
-		json_string_or_null(d.bios_vendor), "bios_version",
-		json_string_or_null(d.bios_version), "bios_date",
-		json_string_or_null(d.bios_date), "chassis_type",
-		hf_json_int_or_null(d.chassis_type), "chassis",
+	o = json_object();
+	hf_str_fields_json(o, &d, dmi_strs, ARRAY_SIZE(dmi_strs));
+	json_object_set_new(o, "chassis_type",
+			    hf_json_int_or_null(d.chassis_type));
+	json_object_set_new(
+		o, "chassis",
 		json_string_or_null(hostfacts__chassis_name(d.chassis_type)));
 	hostfacts__dmi_release(&d);
 	return o;

@@ -40,11 +40,32 @@ static json_t *collectors_json(void)
 	return o;
 }
 
+/* The sections of the facts, in the order docs/probe.md lists them. */
+static const struct {
+	const char *key;
+	json_t *(*json)(const char *root, struct strvec *warn);
+} sections[] = {
+	{ "identity", hf_json_identity },
+	{ "kernel", hf_json_kernel },
+	{ "iommu", hf_json_iommu },
+	{ "dma_policy", hf_json_policy },
+	{ "nics", hf_json_nics },
+	{ "cpu", hf_json_cpu },
+	{ "memory", hf_json_memory },
+	{ "dmi", hf_json_dmi },
+	{ "firmware", hf_json_firmware },
+	{ "boot_loader", hf_json_boot_loader },
+	{ "systemd", hf_json_systemd },
+	{ "distro", hf_json_distro },
+	{ "kernel_config", hf_json_kernel_config },
+};
+
 int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 {
 	const char *root = opts->root ? opts->root : "/";
 	struct strvec warn = { 0 };
 	struct stat sb;
+	size_t i;
 	json_t *o;
 
 	if (stat(root, &sb))
@@ -58,20 +79,9 @@ int hostfacts__gather_opts(const struct hostfacts_opts *opts, json_t **out)
 	o = json_object();
 	json_object_set_new(o, "format", json_integer(HOSTFACTS_FORMAT));
 	json_object_set_new(o, "root", json_string_or_null(root));
-	json_object_set_new(o, "identity", hf_json_identity(root, &warn));
-	json_object_set_new(o, "kernel", hf_json_kernel(root, &warn));
-	json_object_set_new(o, "iommu", hf_json_iommu(root, &warn));
-	json_object_set_new(o, "dma_policy", hf_json_policy(root, &warn));
-	json_object_set_new(o, "nics", hf_json_nics(root, &warn));
-	json_object_set_new(o, "cpu", hf_json_cpu(root, &warn));
-	json_object_set_new(o, "memory", hf_json_memory(root, &warn));
-	json_object_set_new(o, "dmi", hf_json_dmi(root, &warn));
-	json_object_set_new(o, "firmware", hf_json_firmware(root, &warn));
-	json_object_set_new(o, "boot_loader", hf_json_boot_loader(root, &warn));
-	json_object_set_new(o, "systemd", hf_json_systemd(root, &warn));
-	json_object_set_new(o, "distro", hf_json_distro(root, &warn));
-	json_object_set_new(o, "kernel_config",
-			    hf_json_kernel_config(root, &warn));
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		json_object_set_new(o, sections[i].key,
+				    sections[i].json(root, &warn));
 	/* The collectors probe the running kernel, never a copied tree. */
 	json_object_set_new(o, "collectors",
 			    opts->collectors && hf_root_is_real(root) ?

@@ -234,16 +234,10 @@ void hostfacts__iommu_groups_free(struct hostfacts_group *groups, size_t nr)
 
 enum hostfacts_dma_mode hostfacts__group_mode(const struct hostfacts_group *g)
 {
-	if (!g->type)
-		return HOSTFACTS_DMA_UNKNOWN;
-	if (!strcmp(g->type, "DMA"))
-		return HOSTFACTS_DMA_STRICT;
-	if (!strcmp(g->type, "DMA-FQ"))
-		return HOSTFACTS_DMA_LAZY;
-	if (!strcmp(g->type, "identity"))
-		return HOSTFACTS_DMA_PASSTHROUGH;
+	int m = iommu_mode__by_group_type(g->type);
+
 	/* blocked, unmanaged (VFIO), unknown: no DMA-API mode */
-	return HOSTFACTS_DMA_UNKNOWN;
+	return m < 0 ? HOSTFACTS_DMA_UNKNOWN : HOSTFACTS_DMA_STRICT + m;
 }
 
 /* ACPI tables that describe an IOMMU, whether or not a driver took it. */

@@ -163,10 +163,17 @@ int hostfacts__identity(const char *root, struct hostfacts_identity *id)
 	return 0;
 }
 
+#define ID_STR(f) HF_STR_FIELD(struct hostfacts_identity, f)
+static const struct hf_str_field id_strs[] = {
+	{ ID_STR(key) },	  { ID_STR(machine_id) },
+	{ ID_STR(product_uuid) }, { ID_STR(product_serial) },
+	{ ID_STR(board_serial) }, { ID_STR(vendor) },
+	{ ID_STR(product) },
+};
+
 void hostfacts__identity_release(struct hostfacts_identity *id)
 {
-	free_all(id->key, id->machine_id, id->product_uuid, id->product_serial,
-		 id->board_serial, id->vendor, id->product);
+	hf_str_fields_free(id, id_strs, ARRAY_SIZE(id_strs));
 	memset(id, 0, sizeof(*id));
 }
 
@@ -266,11 +273,6 @@ int hostfacts__cmdline(const char *root, char **out)
 	return hf_read_str(out, root, "/proc/cmdline");
 }
 
-static void warn_err(struct strvec *warn, const char *what, int err)
-{
-	strvec__pushf(warn, "%s: %s", what, strerror(-err));
-}
-
 json_t *hf_json_identity(const char *root, struct strvec *warn)
 {
 	struct hostfacts_identity id;
@@ -281,14 +283,8 @@ json_t *hf_json_identity(const char *root, struct strvec *warn)
 	if (err)
 		strvec__pushf(warn, "identity: no /etc/machine-id and no "
 				    "readable DMI uuid or serial");
-	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "key",
-		      json_string_or_null(id.key), "machine_id",
-		      json_string_or_null(id.machine_id), "product_uuid",
-		      json_string_or_null(id.product_uuid), "product_serial",
-		      json_string_or_null(id.product_serial), "board_serial",
-		      json_string_or_null(id.board_serial), "vendor",
-		      json_string_or_null(id.vendor), "product",
-		      json_string_or_null(id.product));
+	o = json_object();
+	hf_str_fields_json(o, &id, id_strs, ARRAY_SIZE(id_strs));
 	hostfacts__identity_release(&id);
 	return o;
 }
@@ -332,21 +328,15 @@ json_t *hf_json_kernel(const char *root, struct strvec *warn)
 	char *cmdline = NULL, *version = NULL, *arch = NULL;
 	struct utsname uts;
 	json_t *o;
-	int err;
 
-	err = hostfacts__kernel_release(root, &release);
-	if (err)
-		warn_err(warn, "kernel release: /proc/sys/kernel/osrelease",
-			 err);
-	err = hostfacts__build_id(root, &build_id);
-	if (err)
-		warn_err(warn, "build id: /sys/kernel/notes", err);
-	err = hostfacts__boot_id(root, &boot_id);
-	if (err)
-		warn_err(warn, "boot id: /proc/sys/kernel/random/boot_id", err);
-	err = hostfacts__cmdline(root, &cmdline);
-	if (err)
-		warn_err(warn, "cmdline: /proc/cmdline", err);
+	hf_warn_err(warn, "kernel release: /proc/sys/kernel/osrelease",
+		    hostfacts__kernel_release(root, &release));
+	hf_warn_err(warn, "build id: /sys/kernel/notes",
+		    hostfacts__build_id(root, &build_id));
+	hf_warn_err(warn, "boot id: /proc/sys/kernel/random/boot_id",
+		    hostfacts__boot_id(root, &boot_id));
+	hf_warn_err(warn, "cmdline: /proc/cmdline",
+		    hostfacts__cmdline(root, &cmdline));
 	hf_read_str(&version, root, "/proc/sys/kernel/version");
 	if (hf_root_is_real(root) && !uname(&uts))
 		arch = xstrdup(uts.machine);

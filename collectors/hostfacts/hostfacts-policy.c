@@ -17,20 +17,11 @@
 /* Groups named one by one in the evidence of a mixed host. */
 #define MIXED_GROUPS_SHOWN 16
 
+/* The names of what is not one of the IOMMU's modes. */
 static const char *const mode_names[] = {
 	[HOSTFACTS_DMA_UNKNOWN] = "unknown",
 	[HOSTFACTS_DMA_NONE] = "none",
-	[HOSTFACTS_DMA_STRICT] = "strict",
-	[HOSTFACTS_DMA_LAZY] = "lazy",
-	[HOSTFACTS_DMA_PASSTHROUGH] = "passthrough",
 	[HOSTFACTS_DMA_MIXED] = "mixed",
-};
-
-/* The group type each mode is, as sysfs spells it. */
-static const char *const mode_types[] = {
-	[HOSTFACTS_DMA_STRICT] = "DMA",
-	[HOSTFACTS_DMA_LAZY] = "DMA-FQ",
-	[HOSTFACTS_DMA_PASSTHROUGH] = "identity",
 };
 
 static const char *const source_names[] = {
@@ -46,8 +37,15 @@ static const char *const kmsg_needles[] = {
 	NULL,
 };
 
+static const struct iommu_mode_info *mode_info(enum hostfacts_dma_mode m)
+{
+	return iommu_mode__info(m - HOSTFACTS_DMA_STRICT);
+}
+
 const char *hostfacts__dma_mode_name(enum hostfacts_dma_mode m)
 {
+	if (mode_info(m))
+		return mode_info(m)->name;
 	return (size_t)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "unknown";
 }
 
@@ -58,9 +56,7 @@ const char *hostfacts__dma_source_name(enum hostfacts_dma_source s)
 
 static const char *mode_type(enum hostfacts_dma_mode m)
 {
-	return (size_t)m < ARRAY_SIZE(mode_types) && mode_types[m] ?
-		       mode_types[m] :
-		       "?";
+	return mode_info(m) ? mode_info(m)->group_type : "?";
 }
 
 /* Everything the witnesses said, before it is weighed. */
@@ -136,31 +132,47 @@ static void read_cmdline(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 
 static void count_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 {
-	size_t i;
+	size_t i, kinds = 0;
+	int m;
 
 	for (i = 0; i < c->nr_groups; i++) {
-		switch (hostfacts__group_mode(&c->groups[i])) {
-		case HOSTFACTS_DMA_STRICT:
-			p->nr_strict++;
-			break;
-		case HOSTFACTS_DMA_LAZY:
-			p->nr_lazy++;
-			break;
-		case HOSTFACTS_DMA_PASSTHROUGH:
-			p->nr_passthrough++;
-			break;
-		default:
+		m = iommu_mode__by_group_type(c->groups[i].type);
+		if (m < 0)
 			p->nr_other++;
-		}
+		else
+			p->nr_mode[m]++;
 	}
-	if (!!p->nr_strict + !!p->nr_lazy + !!p->nr_passthrough > 1)
+	for (m = NR_IOMMU_MODES - 1; m >= 0; m--) {
+		if (!p->nr_mode[m])
+			continue;
+		kinds++;
+		p->groups = HOSTFACTS_DMA_STRICT + m;
+	}
+	if (kinds > 1)
 		p->groups = HOSTFACTS_DMA_MIXED;
-	else if (p->nr_strict)
-		p->groups = HOSTFACTS_DMA_STRICT;
-	else if (p->nr_lazy)
-		p->groups = HOSTFACTS_DMA_LAZY;
-	else if (p->nr_passthrough)
-		p->groups = HOSTFACTS_DMA_PASSTHROUGH;
+}
+
+/*
+ * The groups in each mode: "2 DMA (strict), 0 DMA-FQ (lazy), ...", or
+ * without the modes' names "2 DMA, 0 DMA-FQ, ...".
+ */
+static char *counts_text(const struct hostfacts_dma_policy *p, bool named)
+{
+	const struct iommu_mode_info *info;
+	char *s = xstrdup(""), *t;
+	int m;
+
+	for (m = 0; m < NR_IOMMU_MODES; m++) {
+		info = iommu_mode__info(m);
+		t = named ? xasprintf("%s%s%zu %s (%s)", s, m ? ", " : "",
+				      p->nr_mode[m], info->group_type,
+				      info->name) :
+			    xasprintf("%s%s%zu %s", s, m ? ", " : "",
+				      p->nr_mode[m], info->group_type);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 /* "iommu.strict=0 intel_iommu=on": the keys, for the evidence. */
@@ -254,18 +266,20 @@ static void strict_reasons(struct policy_ctx *c,
 static void decide_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 {
 	size_t i, n = c->nr_groups;
+	char *words = counts_text(p, true);
 
 	p->mode = p->groups;
 	p->source = HOSTFACTS_SRC_GROUPS;
-	strvec__pushf(&c->ev,
-		      "%zu IOMMU group%s: %zu DMA (strict), %zu DMA-FQ (lazy), "
-		      "%zu identity (passthrough), %zu other",
-		      n, n == 1 ? "" : "s", p->nr_strict, p->nr_lazy,
-		      p->nr_passthrough, p->nr_other);
+	strvec__pushf(&c->ev, "%zu IOMMU group%s: %s, %zu other", n,
+		      n == 1 ? "" : "s", words, p->nr_other);
+	free(words);
 	if (p->mode == HOSTFACTS_DMA_UNKNOWN) {
+		words = iommu_mode__types_words();
 		p->source = HOSTFACTS_SRC_NONE;
 		p->summary = xasprintf("unknown: no group has a DMA-API type "
-				       "(DMA, DMA-FQ or identity)");
+				       "(%s)",
+				       words);
+		free(words);
 		return;
 	}
 	if (p->mode == HOSTFACTS_DMA_MIXED) {
@@ -280,10 +294,10 @@ static void decide_groups(struct policy_ctx *c, struct hostfacts_dma_policy *p)
 		if (n > MIXED_GROUPS_SHOWN)
 			strvec__pushf(&c->ev, "... and %zu more groups",
 				      n - MIXED_GROUPS_SHOWN);
-		p->summary = xasprintf("mixed: the groups disagree (%zu DMA, "
-				       "%zu DMA-FQ, %zu identity)",
-				       p->nr_strict, p->nr_lazy,
-				       p->nr_passthrough);
+		words = counts_text(p, false);
+		p->summary =
+			xasprintf("mixed: the groups disagree (%s)", words);
+		free(words);
 		return;
 	}
 	if (p->nr_other)
@@ -466,9 +480,10 @@ static json_t *witness(enum hostfacts_dma_mode m)
 json_t *hf_json_policy(const char *root, struct strvec *warn)
 {
 	struct hostfacts_dma_policy p;
-	json_t *keys = json_array();
+	json_t *keys = json_array(), *groups = json_object();
 	size_t i;
 	json_t *o;
+	int m;
 
 	/* What could not be read is part of the evidence, not a warning. */
 	(void)warn;
@@ -481,19 +496,21 @@ json_t *hf_json_policy(const char *root, struct strvec *warn)
 				  json_string_or_null(p.keys[i].value), "means",
 				  hostfacts__dma_mode_name(p.keys[i].means),
 				  "disables", p.keys[i].disables));
+	for (m = 0; m < NR_IOMMU_MODES; m++)
+		json_object_set_new(groups, iommu_mode__info(m)->name,
+				    json_integer((json_int_t)p.nr_mode[m]));
+	json_object_set_new(groups, "other",
+			    json_integer((json_int_t)p.nr_other));
 	o = json_pack("{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
-		      "s:{s:I, s:I, s:I, s:I}, s:I, s:o, s:o, s:o}",
+		      "s:o, s:I, s:o, s:o, s:o}",
 		      "mode", hostfacts__dma_mode_name(p.mode), "source",
 		      hostfacts__dma_source_name(p.source), "summary",
 		      json_string_or_null(p.summary), "evidence",
 		      json_strings(p.evidence, p.nr_evidence), "witnesses",
 		      "groups", witness(p.groups), "kmsg", witness(p.kmsg),
 		      "cmdline", witness(p.cmdline), "config",
-		      witness(p.config), "groups", "strict",
-		      (json_int_t)p.nr_strict, "lazy", (json_int_t)p.nr_lazy,
-		      "passthrough", (json_int_t)p.nr_passthrough, "other",
-		      (json_int_t)p.nr_other, "units", (json_int_t)p.nr_units,
-		      "cmdline_keys", keys, "kmsg",
+		      witness(p.config), "groups", groups, "units",
+		      (json_int_t)p.nr_units, "cmdline_keys", keys, "kmsg",
 		      json_strings(p.kmsg_lines, p.nr_kmsg_lines),
 		      "config_source", json_string_or_null(p.config_source));
 	hostfacts__dma_policy_release(&p);

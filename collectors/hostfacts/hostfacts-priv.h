@@ -42,8 +42,26 @@ int hf_list_dir(char ***names, size_t *nr, const char *prefix, const char *root,
 /* A count of CPUs in a list such as "0-3,8-11"; 0 for junk. */
 unsigned int hf_cpulist_count(const char *list);
 
+/* A warning "@what: strerror" when @err (a -errno) is not 0. */
+void hf_warn_err(struct strvec *warn, const char *what, int err);
+
 /* -1 means "none" in the typed structs, null in JSON. */
 json_t *hf_json_int_or_null(long long v);
+
+/*
+ * A struct's string member (char *), named as its key in the JSON: a
+ * table of them frees, or writes as JSON, every one in a loop.
+ */
+struct hf_str_field {
+	const char *name;
+	size_t off;
+};
+#define HF_STR_FIELD(type, member) #member, offsetof(type, member)
+char **hf_str_at(const void *base, const struct hf_str_field *f);
+void hf_str_fields_free(void *base, const struct hf_str_field *f, size_t nr);
+/* Each into @o as its name: a string, or null where it is NULL. */
+void hf_str_fields_json(json_t *o, const void *base,
+			const struct hf_str_field *f, size_t nr);
 
 /* The mode a whole command line asks for; see hostfacts-cmdline.c. */
 enum hostfacts_dma_mode

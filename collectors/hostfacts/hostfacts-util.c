@@ -208,3 +208,28 @@ json_t *hf_json_int_or_null(long long v)
 {
 	return v < 0 ? json_null() : json_integer(v);
 }
+
+void hf_warn_err(struct strvec *warn, const char *what, int err)
+{
+	if (err)
+		strvec__pushf(warn, "%s: %s", what, strerror(-err));
+}
+
+char **hf_str_at(const void *base, const struct hf_str_field *f)
+{
+	return (char **)((const char *)base + f->off);
+}
+
+void hf_str_fields_free(void *base, const struct hf_str_field *f, size_t nr)
+{
+	for (; nr--; f++)
+		free(*hf_str_at(base, f));
+}
+
+void hf_str_fields_json(json_t *o, const void *base,
+			const struct hf_str_field *f, size_t nr)
+{
+	for (; nr--; f++)
+		json_object_set_new(o, f->name,
+				    json_string_or_null(*hf_str_at(base, f)));
+}

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "iommu-mode.h"
+
 /* The version of hostfacts__gather_opts()'s JSON (docs/probe.md). */
 #define HOSTFACTS_FORMAT 2
 
@@ -125,13 +127,14 @@ void hostfacts__iommu_groups_free(struct hostfacts_group *groups, size_t nr);
 
 /* ---- the DMA policy in effect ---- */
 
+/* The modes of src/iommu-mode.h in its order, from HOSTFACTS_DMA_STRICT. */
 enum hostfacts_dma_mode {
 	HOSTFACTS_DMA_UNKNOWN,
-	HOSTFACTS_DMA_NONE,	   /* no IOMMU: DMA is not translated */
-	HOSTFACTS_DMA_STRICT,	   /* DMA domains: invalidate on each unmap */
-	HOSTFACTS_DMA_LAZY,	   /* DMA-FQ domains: flush queue */
-	HOSTFACTS_DMA_PASSTHROUGH, /* identity domains */
-	HOSTFACTS_DMA_MIXED,	   /* the groups disagree */
+	HOSTFACTS_DMA_NONE, /* no IOMMU: DMA is not translated */
+	HOSTFACTS_DMA_STRICT = 2 + IOMMU_MODE_STRICT,
+	HOSTFACTS_DMA_LAZY = 2 + IOMMU_MODE_LAZY,
+	HOSTFACTS_DMA_PASSTHROUGH = 2 + IOMMU_MODE_PASSTHROUGH,
+	HOSTFACTS_DMA_MIXED = 2 + NR_IOMMU_MODES, /* the groups disagree */
 };
 
 const char *hostfacts__dma_mode_name(enum hostfacts_dma_mode m);
@@ -166,8 +169,8 @@ struct hostfacts_dma_policy {
 	size_t nr_evidence;
 	/* What each witness says on its own; UNKNOWN when it is silent. */
 	enum hostfacts_dma_mode groups, kmsg, cmdline, config;
-	/* Groups by type. */
-	size_t nr_strict, nr_lazy, nr_passthrough, nr_other;
+	/* Groups by type: in each mode of src/iommu-mode.h, and the rest. */
+	size_t nr_mode[NR_IOMMU_MODES], nr_other;
 	size_t nr_units;
 	struct hostfacts_cmdline_key *keys;
 	size_t nr_keys;

@@ -346,13 +346,4 @@ static void perf_destroy(struct collector *c)
 	free(p);
 }
 
-const struct collector_ops perf_collector_ops = {
-	.name = "perf",
-	.support = perf_support,
-	.create = perf_create,
-	.start = perf_start,
-	.stop = perf_stop,
-	.results = perf_results,
-	.store = perf_collector__store,
-	.destroy = perf_destroy,
-};
+COLLECTOR_OPS(perf, perf_collector__store);

@@ -222,13 +222,4 @@ static void procstat_destroy(struct collector *c)
 	free(p);
 }
 
-const struct collector_ops procstat_collector_ops = {
-	.name = "procstat",
-	.support = procstat_support,
-	.create = procstat_create,
-	.start = procstat_start,
-	.stop = procstat_stop,
-	.results = procstat_results,
-	.store = procstat__store,
-	.destroy = procstat_destroy,
-};
+COLLECTOR_OPS(procstat, procstat__store);

@@ -21,6 +21,21 @@
 #include "tap.h"
 #include "util.h"
 
+/*
+ * A run named @name of @reps repetitions in mode lazy, which a kexec
+ * applies, with no warmup or cooldown to wait for.
+ */
+#define FAKE_RUN_LAZY_KEXEC(name, reps)    \
+	"[modes.lazy]\n"                   \
+	"method = \"kexec\"\n"             \
+	"cmdline = [\"iommu.strict=0\"]\n" \
+	"[run]\n"                          \
+	"name = \"" name "\"\n"            \
+	"repetitions = " #reps "\n"        \
+	"warmup = 0\n"                     \
+	"cooldown = \"0s\"\n"              \
+	"modes = [\"lazy\"]\n"
+
 /* The matrices' two workloads: one on each SUT, a and b, peer p. */
 #define FAKE_RUN_WORKLOADS   \
 	"[[workloads]]\n"    \

@@ -87,12 +87,39 @@ static inline bool scratch__same(const char *path, const void *buf, size_t len)
 	return same;
 }
 
+/* The text of the file @path, "" when there is none: a new string. */
+static inline char *scratch__text(const char *path)
+{
+	char *s = NULL;
+	size_t n;
+
+	if (read_file(path, &s, &n))
+		return xstrdup("");
+	return s;
+}
+
 /* Whether there is anything named @path, a dangling link included. */
 static inline bool scratch__exists(const char *path)
 {
 	struct stat sb;
 
 	return !lstat(path, &sb);
+}
+
+/* @text into the file at the path @fmt names, its folders made. */
+static inline int __attribute__((format(printf, 2, 3)))
+scratch__put_at(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+	char *path;
+	int ret;
+
+	va_start(ap, fmt);
+	path = xvasprintf(fmt, ap);
+	va_end(ap);
+	ret = scratch__put(path, text);
+	free(path);
+	return ret;
 }
 
 /* Whether there is anything at the path @fmt names. */

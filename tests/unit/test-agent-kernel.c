@@ -1073,12 +1073,7 @@ static char *fake_grub(const char *folder, const char *tool)
 /* The fake generators' runs so far, one argv a line. */
 static char *grub_runs(void)
 {
-	char *buf = NULL;
-	size_t n;
-
-	if (read_file(grub_log, &buf, &n))
-		return xstrdup("");
-	return buf;
+	return scratch__text(grub_log);
 }
 
 static char *boot_path(const char *prefix, const char *release)

@@ -19,6 +19,7 @@
 #include "bench/agent-client/agent-listen.h"
 #include "chan-auth.h"
 #include "clock.h"
+#include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
 
@@ -69,12 +70,7 @@ static int exit_within(pid_t pid, int ms)
 
 static char *agent_words(void)
 {
-	char *s = NULL;
-	size_t n;
-
-	if (read_file(err_file, &s, &n))
-		return xstrdup("");
-	return s;
+	return scratch__text(err_file);
 }
 
 /* The agent's stderr holds @fmt, its %u the port: @what is checked. */

@@ -52,6 +52,69 @@ static const struct mode_fig figs[] = {
 	    { "fq_flush", 5000, 10000, 10000 } } },
 };
 
+/* A probe of @calls calls at @ns each, @self_ns of it its own. */
+static struct store_probe probe_of(const char *name, const char *target,
+				   uint64_t calls, double ns, double self_ns,
+				   uint64_t *hist)
+{
+	return (struct store_probe){
+		.name = name,
+		.target = target,
+		.attach = "fentry",
+		.calls = calls,
+		.total_ns = (uint64_t)(calls * ns),
+		.self_known = true,
+		.self_ns = (uint64_t)(calls * self_ns),
+		.hist = hist,
+		.hist_len = 40,
+	};
+}
+
+/* A store with one run on one host, boot and kernel, being written. */
+struct fixture {
+	struct store *st;
+	int64_t run, host, boot, kernel;
+};
+
+static int fixture__open(struct fixture *f, const char *path,
+			 const char *run_name)
+{
+	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
+	struct store_kernel k = { .name = "k" };
+	int err;
+
+	err = store__open(path, STORE_CREATE, &f->st);
+	if (err)
+		return err;
+	err = store__begin(f->st)					  ?:
+		      store__run_begin(f->st, run_name, "", 0, &f->run)	  ?:
+		      store__host_upsert(f->st, "sut", "m1", &f->host)	  ?:
+		      store__boot_upsert(f->st, f->host, &boot, &f->boot) ?:
+		      store__kernel_upsert(f->st, &k, &f->kernel);
+	if (err)
+		store__close(f->st);
+	return err;
+}
+
+static int fixture__cell(struct fixture *f, const char *mode,
+			 const char *workload, int64_t *cell)
+{
+	return store__cell_upsert(f->st,
+				  &(struct store_cell){ f->run, f->host,
+							f->kernel, mode,
+							workload, mode },
+				  cell);
+}
+
+/* Committed if all went well, and closed: @err or the commit's. */
+static int fixture__close(struct fixture *f, int err)
+{
+	if (!err)
+		err = store__commit(f->st);
+	store__close(f->st);
+	return err;
+}
+
 static int add_trial(struct store *st, int64_t cell, unsigned int rep,
 		     int64_t boot, const struct mode_fig *m)
 {
@@ -70,18 +133,9 @@ static int add_trial(struct store *st, int64_t cell, unsigned int rep,
 		      store__metric_add(st, trial, "bytes", 2.5e8, "bytes",
 					STORE_BETTER_NONE, NULL);
 	for (i = 0; !err && i < 3; i++) {
-		struct store_probe p = {
-			.name = m->probes[i].name,
-			.target = "f",
-			.attach = "fentry",
-			.calls = m->probes[i].calls,
-			.total_ns = m->probes[i].calls * m->probes[i].ns,
-			.self_known = true,
-			.self_ns = (uint64_t)(m->probes[i].calls *
-					      m->probes[i].self_ns),
-			.hist = hist,
-			.hist_len = 40,
-		};
+		struct store_probe p =
+			probe_of(m->probes[i].name, "f", m->probes[i].calls,
+				 m->probes[i].ns, m->probes[i].self_ns, hist);
 
 		/* Every call timed: the histogram holds them all. */
 		hist[10] = m->probes[i].calls;
@@ -128,17 +182,8 @@ static int add_profile(struct store *st, int64_t cell, int64_t boot,
 		struct store_profile_row row = { "cpu-clock", fn[i].target,
 						 NULL, fn[i].samples / 100.0,
 						 fn[i].samples };
-		struct store_probe p = {
-			.name = fn[i].name,
-			.target = fn[i].target,
-			.attach = "fentry",
-			.calls = 10000,
-			.total_ns = (uint64_t)(10000 * fn[i].ns),
-			.self_known = true,
-			.self_ns = (uint64_t)(10000 * fn[i].ns),
-			.hist = hist,
-			.hist_len = 40,
-		};
+		struct store_probe p = probe_of(fn[i].name, fn[i].target, 10000,
+						fn[i].ns, fn[i].ns, hist);
 
 		hist[10] = 10000;
 		/* perf lists no function it never sampled. */
@@ -152,37 +197,23 @@ static int add_profile(struct store *st, int64_t cell, int64_t boot,
 
 static int make_store(const char *path, bool spread)
 {
-	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
-	struct store_kernel k = { .name = "k" };
-	int64_t run, host, boot_row, kernel, cell;
-	struct store *st;
+	struct fixture f;
 	unsigned int rep;
+	int64_t cell;
 	size_t m;
 	int err;
 
-	err = store__open(path, STORE_CREATE, &st);
+	err = fixture__open(&f, path, "cost");
 	if (err)
 		return err;
-	err = store__begin(st)					     ?:
-		      store__run_begin(st, "cost", "", 0, &run)	     ?:
-		      store__host_upsert(st, "sut", "m1", &host)     ?:
-		      store__boot_upsert(st, host, &boot, &boot_row) ?:
-		      store__kernel_upsert(st, &k, &kernel);
 	for (m = 0; !err && m < 2; m++) {
-		err = store__cell_upsert(
-			st,
-			&(struct store_cell){ run, host, kernel, figs[m].mode,
-					      "rx", figs[m].mode },
-			&cell);
+		err = fixture__cell(&f, figs[m].mode, "rx", &cell);
 		for (rep = 0; !err && rep < NR_REPS; rep++)
-			err = add_trial(st, cell, rep, boot_row, &figs[m]);
+			err = add_trial(f.st, cell, rep, f.boot, &figs[m]);
 		if (!err && !m)
-			err = add_profile(st, cell, boot_row, spread);
+			err = add_profile(f.st, cell, f.boot, spread);
 	}
-	if (!err)
-		err = store__commit(st);
-	store__close(st);
-	return err;
+	return fixture__close(&f, err);
 }
 
 static const struct cost_path *
@@ -216,6 +247,66 @@ static double median(const struct cost_table *ct, const struct cost_group *g,
 		_p;                                                          \
 	})
 
+/* Which store and which checks a median belongs to. */
+enum median_set { RX, PROFILE, SPREAD, DMA_MAP };
+
+static const struct median_case {
+	enum median_set set;
+	const char *path;
+	enum cost_fig fig;
+	size_t col;
+	double want, tol;
+	const char *what;
+} median_cases[] = {
+	{ PROFILE, "sync", COST_PROBE_PCT, 0, 0, 1e-12,
+	  "sync: nothing above the floor, a call as short as the probe" },
+	{ PROFILE, "sync", COST_PROFILE_PCT, 0, 0.03, 1e-12,
+	  "sync: perf's 3 samples of 10,000" },
+	{ PROFILE, "sync", COST_PROFILE_LO_PCT, 0, 0.0102, 1e-4,
+	  "sync: their Wilson interval starts above 0" },
+	{ PROFILE, "map", COST_PROBE_PCT, 0, 0.025, 1e-12,
+	  "map: 100 ns a call above the floor, 0.025% of all CPU time" },
+	{ SPREAD, "sync", COST_PROBE_HI_PCT, 0, 0.025, 1e-12,
+	  "sync: up to 0.025% with the floor its spread lower" },
+	{ SPREAD, "map", COST_PROBE_LO_PCT, 0, 0, 1e-12,
+	  "map: down to 0 with the floor its spread higher" },
+	{ DMA_MAP, "unmap", COST_BENCH_NS_PER_CALL, 0, 5100, 1e-9,
+	  "strict: unmap 5100 ns by the benchmark's clock (median)" },
+	{ DMA_MAP, "unmap", COST_BENCH_NS_PER_CALL, 1, 2600, 1e-9,
+	  "lazy: 2600 ns" },
+	{ DMA_MAP, "unmap", COST_NS_PER_CALL, 0, 4001, 1e-9,
+	  "strict: 4001 ns by the probe" },
+	{ DMA_MAP, "map", COST_BENCH_NS_PER_CALL, 1, 2000, 1e-9,
+	  "map, by the benchmark only (no map probe here)" },
+	{ RX, "unmap", COST_CALLS_PER_GB, 0, 2e6, 1e-3,
+	  "calls per GB moved in the window" },
+	{ RX, "unmap", COST_NS_PER_CALL, 0, 1000, 1e-9,
+	  "unmap's mean time per call, nested paths in" },
+	{ RX, "unmap", COST_SELF_NS_PER_CALL, 0, 500, 1e-9,
+	  "unmap's own time per call" },
+	{ RX, "unmap", COST_MS_PER_GB, 0, 1000, 1e-6,
+	  "unmap's own ms per GB: own ns x calls per GB" },
+	{ RX, "iotlb_sync", COST_MS_PER_GB, 0, 1000, 1e-6,
+	  "iotlb_sync's, counted once" },
+	{ RX, "unmap", COST_SHARE_PCT, 0, 100 * 1000 / 8016.0, 1e-6,
+	  "unmap's share of the busy CPU" },
+	{ RX, COST_UNPROBED, COST_MS_PER_GB, 0, 8000 * 1.002 - 2000, 1e-6,
+	  "the rest: busy CPU less the probed paths, each once" },
+	{ RX, "iotlb_sync", COST_MS_PER_GB, 1, 0, 1e-9,
+	  "lazy: iotlb_sync never called, 0 ms per GB" },
+};
+
+static void check_medians(const struct cost_table *ct,
+			  const struct cost_group *g, enum median_set set)
+{
+	const struct median_case *c;
+
+	for (c = median_cases; c < median_cases + ARRAY_SIZE(median_cases); c++)
+		if (c->set == set)
+			near(median(ct, g, c->path, c->fig, c->col), c->want,
+			     c->tol, "%s", c->what);
+}
+
 /*
  * sync's probe time is all floor; perf has 3 samples in it, whose Wilson
  * interval (0.010% to 0.088%) is not 0: the point says "differ", the
@@ -240,19 +331,9 @@ static void profile_checks(const char *db, bool spread)
 	is_int(ct.load.profiles, 1, "the profile trial read");
 	g = &ct.groups[0];
 	p = path(&ct, g, "sync");
-	near(median(&ct, g, "sync", COST_PROBE_PCT, 0), 0, 1e-12,
-	     "sync: nothing above the floor, a call as short as the probe");
-	near(median(&ct, g, "sync", COST_PROFILE_PCT, 0), 0.03, 1e-12,
-	     "sync: perf's 3 samples of 10,000");
-	near(median(&ct, g, "sync", COST_PROFILE_LO_PCT, 0), 0.0102, 1e-4,
-	     "sync: their Wilson interval starts above 0");
-	near(median(&ct, g, "map", COST_PROBE_PCT, 0), 0.025, 1e-12,
-	     "map: 100 ns a call above the floor, 0.025% of all CPU time");
+	check_medians(&ct, g, PROFILE);
 	if (spread) {
-		near(median(&ct, g, "sync", COST_PROBE_HI_PCT, 0), 0.025, 1e-12,
-		     "sync: up to 0.025% with the floor its spread lower");
-		near(median(&ct, g, "map", COST_PROBE_LO_PCT, 0), 0, 1e-12,
-		     "map: down to 0 with the floor its spread higher");
+		check_medians(&ct, g, SPREAD);
 		is_int(p ? cost__agree(&ct, p, 0) : -2, 1,
 		       "sync: the probes' interval meets perf's: agree");
 		text = p ? cost__profile_text(&ct, p, 0) : NULL;
@@ -295,49 +376,28 @@ static int make_dma_map_store(const char *path)
 		double map_ns, unmap_ns, probe_unmap_ns;
 	} m[] = { { "strict", 2000, 5000, 4000 },
 		  { "lazy", 2000, 2500, 1500 } };
-	struct store_boot boot = { "b1", "6.1.0", NULL, "", NULL };
-	struct store_kernel k = { .name = "k" };
-	int64_t run, host, boot_row, kernel, cell, trial;
 	uint64_t hist[40] = { 0 };
+	int64_t cell, trial;
+	struct fixture f;
 	unsigned int rep;
 	struct store *st;
 	size_t i;
 	int err;
 
-	err = store__open(path, STORE_CREATE, &st);
+	err = fixture__open(&f, path, "dm");
 	if (err)
 		return err;
-	err = store__begin(st)					     ?:
-		      store__run_begin(st, "dm", "", 0, &run)	     ?:
-		      store__host_upsert(st, "sut", "m1", &host)     ?:
-		      store__boot_upsert(st, host, &boot, &boot_row) ?:
-		      store__kernel_upsert(st, &k, &kernel);
+	st = f.st;
 	hist[10] = 1000;
 	for (i = 0; !err && i < ARRAY_SIZE(m); i++) {
-		err = store__cell_upsert(
-			st,
-			&(struct store_cell){ run, host, kernel, m[i].mode,
-					      "dm-t1", m[i].mode },
-			&cell);
+		err = fixture__cell(&f, m[i].mode, "dm-t1", &cell);
 		for (rep = 0; !err && rep < 3; rep++) {
-			struct store_probe p = {
-				.name = "unmap",
-				.target = "f",
-				.attach = "fentry",
-				.calls = 1000,
-				.total_ns =
-					(uint64_t)(1000 *
-						   (m[i].probe_unmap_ns + rep)),
-				.self_known = true,
-				.self_ns =
-					(uint64_t)(1000 *
-						   (m[i].probe_unmap_ns + rep)),
-				.hist = hist,
-				.hist_len = 40,
-			};
+			double ns = m[i].probe_unmap_ns + rep;
+			struct store_probe p =
+				probe_of("unmap", "f", 1000, ns, ns, hist);
 
 			err = store__trial_find_or_insert(st, cell, rep, STORE_TRIAL_MEASURED, &trial, NULL) ?:
-				      store__trial_start(st, trial, boot_row, m[i].mode, m[i].mode) ?:
+				      store__trial_start(st, trial, f.boot, m[i].mode, m[i].mode) ?:
 				      store__metric_add(st, trial, "map_ns", m[i].map_ns, "ns", STORE_BETTER_LOWER, NULL) ?:
 				      store__metric_add(st, trial, "unmap_ns", m[i].unmap_ns + 100 * rep, "ns", STORE_BETTER_LOWER, NULL) ?:
 				      store__probe_add(st, trial, &p, NULL) ?:
@@ -345,10 +405,7 @@ static int make_dma_map_store(const char *path)
 							  STORE_TRIAL_OK, NULL);
 		}
 	}
-	if (!err)
-		err = store__commit(st);
-	store__close(st);
-	return err;
+	return fixture__close(&f, err);
 }
 
 static void dma_map_checks(const char *db)
@@ -376,14 +433,7 @@ static void dma_map_checks(const char *db)
 	}
 	g = &ct.groups[0];
 	ok(g->cpu < 0, "no busy CPU per GB: its figures are per call");
-	near(median(&ct, g, "unmap", COST_BENCH_NS_PER_CALL, 0), 5100, 1e-9,
-	     "strict: unmap 5100 ns by the benchmark's clock (median)");
-	near(median(&ct, g, "unmap", COST_BENCH_NS_PER_CALL, 1), 2600, 1e-9,
-	     "lazy: 2600 ns");
-	near(median(&ct, g, "unmap", COST_NS_PER_CALL, 0), 4001, 1e-9,
-	     "strict: 4001 ns by the probe");
-	near(median(&ct, g, "map", COST_BENCH_NS_PER_CALL, 1), 2000, 1e-9,
-	     "map, by the benchmark only (no map probe here)");
+	check_medians(&ct, g, DMA_MAP);
 	p = path(&ct, g, "unmap");
 	t = p ? cost__call_diff_text(&ct, p, 0, 1) : NULL;
 	ok(t && strstr(t, "unmap: lazy against strict: -2500 ns a call") &&
@@ -440,23 +490,7 @@ int main(void)
 	c = cost__cell(&ct, g, g->gbit_per_core, 0);
 	near(c ? c->s.median : NAN, 1 / 1.002, 1e-9,
 	     "strict: 1 Gbit/s per busy core");
-	near(median(&ct, g, "unmap", COST_CALLS_PER_GB, 0), 2e6, 1e-3,
-	     "calls per GB moved in the window");
-	near(median(&ct, g, "unmap", COST_NS_PER_CALL, 0), 1000, 1e-9,
-	     "unmap's mean time per call, nested paths in");
-	near(median(&ct, g, "unmap", COST_SELF_NS_PER_CALL, 0), 500, 1e-9,
-	     "unmap's own time per call");
-	near(median(&ct, g, "unmap", COST_MS_PER_GB, 0), 1000, 1e-6,
-	     "unmap's own ms per GB: own ns x calls per GB");
-	near(median(&ct, g, "iotlb_sync", COST_MS_PER_GB, 0), 1000, 1e-6,
-	     "iotlb_sync's, counted once");
-	near(median(&ct, g, "unmap", COST_SHARE_PCT, 0), 100 * 1000 / 8016.0,
-	     1e-6, "unmap's share of the busy CPU");
-	near(median(&ct, g, COST_UNPROBED, COST_MS_PER_GB, 0),
-	     8000 * 1.002 - 2000, 1e-6,
-	     "the rest: busy CPU less the probed paths, each once");
-	near(median(&ct, g, "iotlb_sync", COST_MS_PER_GB, 1), 0, 1e-9,
-	     "lazy: iotlb_sync never called, 0 ms per GB");
+	check_medians(&ct, g, RX);
 	ok(isnan(median(&ct, g, "iotlb_sync", COST_NS_PER_CALL, 1)),
 	   "and no time per call: there was no call");
 	near(median(&ct, g, "fq_flush", COST_MS_PER_GB, 1), 200, 1e-6,

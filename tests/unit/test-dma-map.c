@@ -9,6 +9,7 @@
  */
 #include <bpf/btf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -174,6 +175,14 @@ static struct dma_map_opts opts(bool unbind)
 				      .dir = DMA_MAP_DIR_TO_DEVICE };
 }
 
+/* A test's start: the tree as built, the fake kernel not yet asked. */
+static struct dma_map_opts fresh(void)
+{
+	build_tree();
+	fake_reset();
+	return opts(true);
+}
+
 static int run(const struct dma_map_opts *o, json_t **res, char **why)
 {
 	*res = NULL;
@@ -195,80 +204,77 @@ static const char *str(json_t *o, const char *key)
 
 /* ---- the options ---- */
 
-static void refused(struct dma_map_opts o, const char *want, const char *what)
-{
-	char *why = NULL;
+/* An option's field, for a table of values to set it to. */
+#define FIELD(f) offsetof(struct dma_map_opts, f), #f
 
-	is_int(dma_map__check_opts(&o, &why), -EINVAL, "%s: refused", what);
-	has_str(why, want, "... saying '%s'", want);
+static void set_field(struct dma_map_opts *o, size_t off, int v)
+{
+	/* Every field in the tables is an int, unsigned int or enum. */
+	memcpy((char *)o + off, &v, sizeof(v));
+}
+
+/* Refused with words that name the field, the value and the range. */
+static void refused(struct dma_map_opts o, const char *name, int v, int lo,
+		    int hi)
+{
+	char *why = NULL, want[64], range[32];
+
+	snprintf(want, sizeof(want), "%s %d ", name, v);
+	snprintf(range, sizeof(range), "range %d..%d", lo, hi);
+	is_int(dma_map__check_opts(&o, &why), -EINVAL, "%s %d: refused", name,
+	       v);
+	has_str(why, want, "... naming it");
+	has_str(why, range, "... and its range");
 	free(why);
 }
 
 static void test_opts(void)
 {
-	struct dma_map_opts o = opts(false);
+	/* The direction last: its words name no range. */
+	static const struct {
+		size_t off;
+		const char *name;
+		int lo, hi;
+	} bounds[] = {
+		{ FIELD(threads), 1, 1024 },
+		{ FIELD(seconds), 1, 300 },
+		{ FIELD(granule), 1, 1024 },
+		{ FIELD(dma_bits), 20, 64 },
+		{ FIELD(trans_ns), 0, 10000000 },
+		{ FIELD(node), -1, 1023 },
+		{ FIELD(dir), DMA_MAP_DIR_BIDIRECTIONAL,
+		  DMA_MAP_DIR_FROM_DEVICE },
+	};
+	struct dma_map_opts o = opts(false), lo = o, hi = o;
 	char *why = NULL;
+	size_t i;
 
 	is_int(dma_map__check_opts(&o, &why), 0, "sane options pass");
-	o.threads = 1024;
-	o.seconds = 300;
-	o.granule = 1024;
-	o.dma_bits = 64;
-	o.trans_ns = 10000000;
-	o.node = 1023;
-	o.dir = DMA_MAP_DIR_FROM_DEVICE;
-	is_int(dma_map__check_opts(&o, &why), 0, "every upper bound passes");
-	o = opts(false);
-	o.threads = 1;
-	o.seconds = 1;
-	o.granule = 1;
-	o.dma_bits = 20;
-	o.trans_ns = 0;
-	o.node = -1;
-	o.dir = DMA_MAP_DIR_BIDIRECTIONAL;
-	is_int(dma_map__check_opts(&o, &why), 0, "every lower bound passes");
+	for (i = 0; i < ARRAY_SIZE(bounds); i++) {
+		set_field(&lo, bounds[i].off, bounds[i].lo);
+		set_field(&hi, bounds[i].off, bounds[i].hi);
+	}
+	is_int(dma_map__check_opts(&hi, &why), 0, "every upper bound passes");
+	is_int(dma_map__check_opts(&lo, &why), 0, "every lower bound passes");
 	free(why);
 
-	o = opts(false);
-	o.threads = 0;
-	refused(o, "threads 0 is out of the kernel's range 1..1024",
-		"0 threads");
-	o.threads = 1025;
-	refused(o, "threads 1025 is out of the kernel's range 1..1024",
-		"1025 threads");
-	o = opts(false);
-	o.seconds = 0;
-	refused(o, "seconds 0 is out of the kernel's range 1..300",
-		"0 seconds");
-	o.seconds = 301;
-	refused(o, "seconds 301 is out of the kernel's range 1..300",
-		"301 seconds");
-	o = opts(false);
-	o.granule = 0;
-	refused(o,
-		"granule 0 (pages per map) is out of the kernel's range "
-		"1..1024",
-		"granule 0");
-	o.granule = 1025;
-	refused(o, "granule 1025", "granule 1025");
-	o = opts(false);
-	o.dma_bits = 19;
-	refused(o, "dma_bits 19 is out of the range 20..64", "19 bits");
-	o.dma_bits = 65;
-	refused(o, "dma_bits 65 is out of the range 20..64", "65 bits");
-	o = opts(false);
-	o.trans_ns = 10000001;
-	refused(o, "trans_ns 10000001 is out of the kernel's range 0..10000000",
-		"a delay over 10 ms");
-	o = opts(false);
-	o.node = -2;
-	refused(o, "node -2 is out of the kernel's range -1..1023", "node -2");
-	o.node = 1024;
-	refused(o, "node 1024 is out of the kernel's range -1..1023",
-		"node 1024");
+	for (i = 0; i < ARRAY_SIZE(bounds) - 1; i++) {
+		int v[2] = { bounds[i].lo - 1, bounds[i].hi + 1 }, j;
+
+		/* trans_ns 0..: below it is no value of an unsigned. */
+		for (j = !bounds[i].lo; j < 2; j++) {
+			o = opts(false);
+			set_field(&o, bounds[i].off, v[j]);
+			refused(o, bounds[i].name, v[j], bounds[i].lo,
+				bounds[i].hi);
+		}
+	}
 	o = opts(false);
 	o.dir = (enum dma_map_dir)3;
-	refused(o, "direction 3 is none of", "direction 3");
+	why = NULL;
+	is_int(dma_map__check_opts(&o, &why), -EINVAL, "direction 3: refused");
+	has_str(why, "direction 3 is none of", "... saying so");
+	free(why);
 }
 
 static void test_bdf(void)
@@ -683,12 +689,10 @@ static void test_refusals(void)
 
 static void test_run(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	o.device = "0000:00:03.0";
 	if (!is_int(run(&o, &res, &why), 0, "a run, its device lent"))
 		tap_diag("%s", why);
@@ -741,12 +745,10 @@ static void test_run(void)
 
 static void test_run_btf(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	write_btf(make_btf(64, NULL, NULL, NULL));
 	is_int(run(&o, &res, &why), 0, "a run on a kernel with BTF");
 	is_int(fk.calls, 1, "one ioctl");
@@ -773,12 +775,10 @@ static void test_run_btf(void)
 
 static void test_run_unpadded(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	fk.only_size = 64;
 	fk.ops = 300000;
 	is_int(run(&o, &res, &why), 0,
@@ -811,12 +811,10 @@ static void test_run_unpadded(void)
 
 static void test_ioctl_fails(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	fk.ret = -ENOMEM;
 	is_int(run(&o, &res, &why), -ENOMEM, "the ioctl fails");
 	ok(!res, "... no result");
@@ -878,12 +876,10 @@ static void test_already_lent(void)
 
 static void test_journal_first(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	/* A file where its folder should be: the journal cannot be written. */
 	put("run/iommu-bench", "");
 	is_int(run(&o, &res, &why), -ENOTDIR, "the journal cannot be written");
@@ -899,12 +895,10 @@ static void test_journal_first(void)
 
 static void test_lend_fails(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	rm(BENCH "bind");
 	is_int(run(&o, &res, &why), -ENOENT, "the bind cannot be written");
 	has_str(why, "lending " BDF " to dma_map_benchmark: cannot open",
@@ -917,12 +911,10 @@ static void test_lend_fails(void)
 
 static void test_give_back_fails(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why, *done;
 
-	build_tree();
-	fake_reset();
 	rm(DRV "virtio-pci/bind");
 	is_int(run(&o, &res, &why), -ENOENT,
 	       "the benchmark ran, its device could not go back");
@@ -1190,12 +1182,10 @@ static void test_check_verb(void)
  */
 static void test_in_use(void)
 {
-	struct dma_map_opts o = opts(true);
+	struct dma_map_opts o = fresh();
 	json_t *res;
 	char *why;
 
-	build_tree();
-	fake_reset();
 	put(DEV "/virtio0/net/eth7/ifindex", "3\n");
 	put("sys/class/net/eth7/flags", "0x1003\n");
 	is_int(run(&o, &res, &why), -EBUSY,

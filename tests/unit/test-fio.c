@@ -34,6 +34,13 @@ static char *scratch(const char *name, size_t size)
 
 static void test_argv(void)
 {
+	static const struct tap_substr argv_checks[] = {
+		{ "--filename=/dev/nvme0n1 --rw=randread --bs=65536 "
+		  "--iodepth=4 --numjobs=2 --direct=1",
+		  "the knobs, each its own argument" },
+		{ "--time_based=1 --runtime=3", "timed, not sized" },
+		{ "--output-format=json", "a JSON report" },
+	};
 	struct fio_opts o = { .device = "/dev/nvme0n1",
 			      .rw = "randread",
 			      .bs = 65536,
@@ -47,12 +54,7 @@ static void test_argv(void)
 	fio__argv(&o, &a);
 	s = strvec__join(&a, " ");
 	is_str(a.v[0], "fio", "argv[0] is fio, no shell");
-	has_str(s,
-		"--filename=/dev/nvme0n1 --rw=randread --bs=65536 "
-		"--iodepth=4 --numjobs=2 --direct=1",
-		"the knobs, each its own argument");
-	has_str(s, "--time_based=1 --runtime=3", "timed, not sized");
-	has_str(s, "--output-format=json", "a JSON report");
+	has_all(s, argv_checks);
 	ok(!strstr(s, "ramp"), "no ramp: its I/O would escape the count");
 	free(s);
 	strvec__release(&a);

@@ -9,6 +9,7 @@
  *              [--kernels 1|2] [--seed N] [--noise PCT] [--no-details]
  *              [--regress PCT --from RUN [--until RUN]] [--trouble]
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,50 @@ static int usage(const char *arg)
 	fprintf(stderr, "test-gendb: bad argument '%s' (see the source)\n",
 		arg);
 	return 2;
+}
+
+/* The options that take a value: unsigned, or a percentage or fraction. */
+static const struct {
+	const char *flag;
+	size_t off;
+	double scale; /* 0: an unsigned int; else a double, times this */
+} flags[] = {
+	{ "--runs", offsetof(struct gendb_opts, runs), 0 },
+	{ "--reps", offsetof(struct gendb_opts, reps), 0 },
+	{ "--workloads", offsetof(struct gendb_opts, nr_workloads), 0 },
+	{ "--kernels", offsetof(struct gendb_opts, nr_kernels), 0 },
+	{ "--noise", offsetof(struct gendb_opts, noise), 0.01 },
+	{ "--per-boot", offsetof(struct gendb_opts, per_boot), 0 },
+	{ "--boot-noise", offsetof(struct gendb_opts, boot_noise), 0.01 },
+	{ "--regress", offsetof(struct gendb_opts, regress_pct), 1 },
+	{ "--from", offsetof(struct gendb_opts, regress_from), 0 },
+	{ "--until", offsetof(struct gendb_opts, regress_until), 0 },
+};
+
+static int set_flag(struct gendb_opts *o, const char *a, const char *v)
+{
+	char *at = (char *)o;
+	size_t i;
+
+	if (!strcmp(a, "--out")) {
+		o->path = v;
+		return 0;
+	}
+	if (!strcmp(a, "--seed")) {
+		o->seed = strtoul(v, NULL, 10);
+		return 0;
+	}
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (strcmp(a, flags[i].flag))
+			continue;
+		if (flags[i].scale)
+			*(double *)(at + flags[i].off) =
+				atof(v) * flags[i].scale;
+		else
+			*(unsigned int *)(at + flags[i].off) = atoi(v);
+		return 0;
+	}
+	return -1;
 }
 
 static int parse(int argc, char **argv, struct gendb_opts *o)
@@ -41,35 +86,9 @@ static int parse(int argc, char **argv, struct gendb_opts *o)
 			o->plant_trouble = true;
 			continue;
 		}
-		if (!v)
+		if (!v || set_flag(o, a, v))
 			return usage(a);
 		i++;
-		if (!strcmp(a, "--out"))
-			o->path = v;
-		else if (!strcmp(a, "--runs"))
-			o->runs = atoi(v);
-		else if (!strcmp(a, "--reps"))
-			o->reps = atoi(v);
-		else if (!strcmp(a, "--workloads"))
-			o->nr_workloads = atoi(v);
-		else if (!strcmp(a, "--kernels"))
-			o->nr_kernels = atoi(v);
-		else if (!strcmp(a, "--seed"))
-			o->seed = strtoul(v, NULL, 10);
-		else if (!strcmp(a, "--noise"))
-			o->noise = atof(v) / 100;
-		else if (!strcmp(a, "--per-boot"))
-			o->per_boot = atoi(v);
-		else if (!strcmp(a, "--boot-noise"))
-			o->boot_noise = atof(v) / 100;
-		else if (!strcmp(a, "--regress"))
-			o->regress_pct = atof(v);
-		else if (!strcmp(a, "--from"))
-			o->regress_from = atoi(v);
-		else if (!strcmp(a, "--until"))
-			o->regress_until = atoi(v);
-		else
-			return usage(a);
 	}
 	return o->path ? 0 : usage("--out is required");
 }

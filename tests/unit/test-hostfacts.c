@@ -78,7 +78,7 @@ static void test_intel(void)
 
 static void check_policy(const char *name, const char *t0, const char *t1,
 			 const char *kmsg, enum hostfacts_dma_mode want,
-			 const char *evidence)
+			 const char *evidence, const char *summary)
 {
 	char *root = intel_tree(name, t0, t1, "d2008c40660462\n", kmsg);
 	struct hostfacts_dma_policy p;
@@ -89,6 +89,8 @@ static void check_policy(const char *name, const char *t0, const char *t1,
 	if (evidence)
 		ok(has_evidence(&p, evidence), "%s: evidence says '%s'", name,
 		   evidence);
+	if (summary)
+		is_str(p.summary, summary, "%s: the summary", name);
 	hostfacts__dma_policy_release(&p);
 	free(root);
 }
@@ -101,16 +103,20 @@ static void test_policies(void)
 	check_policy("strict", "DMA\n", "DMA\n",
 		     "6,1,1,-;iommu: DMA domain TLB invalidation policy: "
 		     "strict mode\n",
-		     HOSTFACTS_DMA_STRICT, "all 2 IOMMU groups");
+		     HOSTFACTS_DMA_STRICT, "all 2 IOMMU groups", NULL);
 	check_policy("passthrough", "identity\n", "identity\n",
 		     "6,1,1,-;iommu: Default domain type: Passthrough (set via "
 		     "kernel command line)\n",
 		     HOSTFACTS_DMA_PASSTHROUGH,
-		     "Default domain type: Passthrough");
-	check_policy("mixed", "DMA\n", "DMA-FQ\n", lazy_kmsg,
-		     HOSTFACTS_DMA_MIXED, "group 0 is DMA (strict)");
+		     "Default domain type: Passthrough", NULL);
+	check_policy(
+		"mixed", "DMA\n", "DMA-FQ\n", lazy_kmsg, HOSTFACTS_DMA_MIXED,
+		"group 0 is DMA (strict)",
+		"mixed: the groups disagree (1 DMA, 1 DMA-FQ, 0 identity)");
 	check_policy("blocked", "blocked\n", "unmanaged\n", NULL,
-		     HOSTFACTS_DMA_UNKNOWN, "2 other");
+		     HOSTFACTS_DMA_UNKNOWN, "2 other",
+		     "unknown: no group has a DMA-API type (DMA, DMA-FQ or "
+		     "identity)");
 
 	/* The command line asked for lazy; the groups are DMA. */
 	root = intel_tree("overruled", "DMA\n", "DMA\n", "d2008c40660462\n",

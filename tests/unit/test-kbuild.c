@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,8 +736,21 @@ static void test_pipeline(void)
 				   .arch = "x86_64",
 				   .jobs = 2 },
 			     r2;
+	/* A recipe with one of these is refused before anything runs. */
+	static const struct {
+		size_t off;
+		const char *value, *what;
+	} usage[] = {
+		{ offsetof(struct kbuild_recipe, tree), scratch,
+		  "a folder that is no git tree too" },
+		{ offsetof(struct kbuild_recipe, arch), "aarch64",
+		  "an unknown arch too" },
+		{ offsetof(struct kbuild_recipe, cross_compile), "-fplugin=x",
+		  "a cross prefix like an option too" },
+	};
 	struct kbuild_result res = { 0 }, again = { 0 };
 	char *err = NULL, *first_dir = NULL, *p;
+	size_t i;
 	int ret;
 
 	if (!scratch__have("git") || !scratch__have("make") ||
@@ -894,24 +908,14 @@ static void test_pipeline(void)
 	has_str(err, "'no-such-branch' is not a commit", "saying so");
 	free(err);
 	err = NULL;
-	r2 = r;
-	r2.tree = scratch;
-	ret = kbuild__build(&r2, cache, &res, &err);
-	is_int(ret, -EINVAL, "a folder that is no git tree too");
-	free(err);
-	err = NULL;
-	r2 = r;
-	r2.arch = "aarch64";
-	ret = kbuild__build(&r2, cache, &res, &err);
-	is_int(ret, -EINVAL, "an unknown arch too");
-	free(err);
-	err = NULL;
-	r2 = r;
-	r2.cross_compile = "-fplugin=x";
-	ret = kbuild__build(&r2, cache, &res, &err);
-	is_int(ret, -EINVAL, "a cross prefix like an option too");
-	free(err);
-	err = NULL;
+	for (i = 0; i < ARRAY_SIZE(usage); i++) {
+		r2 = r;
+		*(const char **)((char *)&r2 + usage[i].off) = usage[i].value;
+		ret = kbuild__build(&r2, cache, &res, &err);
+		is_int(ret, -EINVAL, "%s", usage[i].what);
+		free(err);
+		err = NULL;
+	}
 	r2 = r;
 	r2.cross_compile = "no-such-cross-";
 	ret = kbuild__build(&r2, cache, &res, &err);

@@ -40,6 +40,16 @@
 	"token_file = \"/etc/iommu-bench/lava.token\"\n" \
 	"controller = \"192.0.2.10\"\n"
 
+/* A lab whose LAVA server is at @url, a peer without an address. */
+#define WITH_SERVER(url)                                      \
+	"[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n" \
+	"[hosts.lab.lava]\nserver = \"" url "\"\n" TOKEN      \
+	"[hosts.peer]\ntransport = \"local\"\n"               \
+	"[[kernels]]\nname = \"d\"\npackage = "               \
+	"\"linux-image-6.1.0-57-amd64\"\n"                    \
+	"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"   \
+	"client = \"lab\"\n"
+
 static void test_defaults(void)
 {
 	struct matrix *m = load(MATRIX(TOKEN, ""));
@@ -68,94 +78,79 @@ static void test_defaults(void)
 
 static void test_errors(void)
 {
+	/*
+	 * What the error must say, and what it must never echo (a secret),
+	 * unless as the user gave it.
+	 */
+	static const struct {
+		const char *toml, *want, *what;
+		const char *never, *but_as, *never_what;
+	} bad[] = {
+		{ MATRIX("", ""), "needs one of token_file",
+		  "no token source is refused" },
+		{ MATRIX(TOKEN "token_env = \"LAVA_TOKEN\"\n", ""), "not both",
+		  "two token sources are refused" },
+		{ MATRIX("token = \"s3cr3t-t0ken\"\n", ""),
+		  "token: the API token never goes in the matrix",
+		  "a token in the matrix is refused", "s3cr3t-t0ken", NULL,
+		  "and not echoed" },
+		{ MATRIX("token_env = \"1BAD\"\n", ""), "not a variable name",
+		  "a bad variable name" },
+		{ WITH_SERVER("http://u:pw@lava:8000"),
+		  "no user or password in the URL",
+		  "credentials in the URL are refused", "u:pw@",
+		  "'http://u:pw@lava:8000'", "(the URL is quoted as given)" },
+		{ WITH_SERVER("ftp://lava"),
+		  "must start with http:// or https://", "a scheme not http" },
+		{ MATRIX(TOKEN "device_typ = \"qemu\"\n", ""),
+		  "did you mean 'device_type'", "a typo gets a suggestion" },
+		{ MATRIX("token_env = \"T\"\n", ""), "missing key 'controller'",
+		  "the address the lab reaches us at is needed" },
+		{ MATRIX(TOKEN "agent_port = 7780\n", ""),
+		  "agent_port: 7780 is http_port's too",
+		  "the two ports must differ" },
+		{ MATRIX("token_env = \"T\"\ncontroller = \"lab.example\"\n",
+			 ""),
+		  "controller", "the controller is an address, not a name" },
+		{ MATRIX(TOKEN "job_timeout = \"30s\"\n", ""),
+		  "job_timeout: at least 1m", "a job_timeout too short" },
+		{ MATRIX(TOKEN "priority = 101\n", ""), "priority",
+		  "priority past 100" },
+		{ MATRIX(TOKEN, "") "[hosts.lab.qemu]\nnic = \"virtio\"\n",
+		  "use \"e1000e\"", "a virtio NIC would bypass the vIOMMU" },
+		{ MATRIX(TOKEN, "") "[hosts.lab.qemu]\narch = \"arm64\"\n",
+		  "template = \"iommu-bench\"",
+		  "arm64 needs a device type that extends ours" },
+		{ MATRIX(TOKEN, "") "[hosts.lab.qemu]\naccel = \"kvm\"\n",
+		  "a job sets only", "what the worker sets up is refused" },
+		{ MATRIX(TOKEN, "reboot = \"kexec\"\n"),
+		  "does not apply to transport 'lava'",
+		  "a lava host has no reboot of its own" },
+		{ HOSTS(TOKEN, "") "[[workloads]]\nname = \"rx\"\n"
+				   "server = \"lab\"\nclient = \"peer\"\n",
+		  "nothing reaches into", "a LAVA guest cannot be the server" },
+		{ "[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
+		  "[hosts.peer]\ntransport = \"local\"\n"
+		  "[[kernels]]\nname = \"d\"\npackage = "
+		  "\"linux-image-6.1.0-57-amd64\"\n"
+		  "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
+		  "client = \"lab\"\n",
+		  "but no [hosts.lab.lava] table", "the lava table is needed" },
+		{ MATRIX(TOKEN, "") "[[kernels]]\nname = \"now\"\n",
+		  "is the running kernel", "a running kernel on a LAVA VM" },
+	};
+	size_t i;
 	char *e;
 
-	e = load_bad(MATRIX("", ""));
-	has_str(e, "needs one of token_file", "no token source is refused");
-	free(e);
-	e = load_bad(MATRIX(TOKEN "token_env = \"LAVA_TOKEN\"\n", ""));
-	has_str(e, "not both", "two token sources are refused");
-	free(e);
-	e = load_bad(MATRIX("token = \"s3cr3t-t0ken\"\n", ""));
-	has_str(e, "token: the API token never goes in the matrix",
-		"a token in the matrix is refused");
-	ok(!strstr(e, "s3cr3t-t0ken"), "and not echoed");
-	free(e);
-	e = load_bad(MATRIX("token_env = \"1BAD\"\n", ""));
-	has_str(e, "not a variable name", "a bad variable name");
-	free(e);
-	e = load_bad(
-		"[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
-		"[hosts.lab.lava]\nserver = \"http://u:pw@lava:8000\"\n" TOKEN
-		"[hosts.peer]\ntransport = \"local\"\n"
-		"[[kernels]]\nname = \"d\"\npackage = "
-		"\"linux-image-6.1.0-57-amd64\"\n"
-		"[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
-		"client = \"lab\"\n");
-	has_str(e, "no user or password in the URL",
-		"credentials in the URL are refused");
-	ok(!strstr(e, "u:pw@") || strstr(e, "'http://u:pw@lava:8000'"),
-	   "(the URL is quoted as given)");
-	free(e);
-	e = load_bad("[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
-		     "[hosts.lab.lava]\nserver = \"ftp://lava\"\n" TOKEN
-		     "[hosts.peer]\ntransport = \"local\"\n"
-		     "[[kernels]]\nname = \"d\"\npackage = "
-		     "\"linux-image-6.1.0-57-amd64\"\n"
-		     "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
-		     "client = \"lab\"\n");
-	has_str(e, "must start with http:// or https://", "a scheme not http");
-	free(e);
-	e = load_bad(MATRIX(TOKEN "device_typ = \"qemu\"\n", ""));
-	has_str(e, "did you mean 'device_type'", "a typo gets a suggestion");
-	free(e);
-	e = load_bad(MATRIX("token_env = \"T\"\n", ""));
-	has_str(e, "missing key 'controller'",
-		"the address the lab reaches us at is needed");
-	free(e);
-	e = load_bad(MATRIX(TOKEN "agent_port = 7780\n", ""));
-	has_str(e, "agent_port: 7780 is http_port's too",
-		"the two ports must differ");
-	free(e);
-	e = load_bad(MATRIX("token_env = \"T\"\ncontroller = \"lab.example\"\n",
-			    ""));
-	has_str(e, "controller", "the controller is an address, not a name");
-	free(e);
-	e = load_bad(MATRIX(TOKEN "job_timeout = \"30s\"\n", ""));
-	has_str(e, "job_timeout: at least 1m", "a job_timeout too short");
-	free(e);
-	e = load_bad(MATRIX(TOKEN "priority = 101\n", ""));
-	has_str(e, "priority", "priority past 100");
-	free(e);
-	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\nnic = \"virtio\"\n");
-	has_str(e, "use \"e1000e\"", "a virtio NIC would bypass the vIOMMU");
-	free(e);
-	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\narch = \"arm64\"\n");
-	has_str(e, "template = \"iommu-bench\"",
-		"arm64 needs a device type that extends ours");
-	free(e);
-	e = load_bad(MATRIX(TOKEN, "") "[hosts.lab.qemu]\naccel = \"kvm\"\n");
-	has_str(e, "a job sets only", "what the worker sets up is refused");
-	free(e);
-	e = load_bad(MATRIX(TOKEN, "reboot = \"kexec\"\n"));
-	has_str(e, "does not apply to transport 'lava'",
-		"a lava host has no reboot of its own");
-	free(e);
-	e = load_bad(HOSTS(TOKEN, "") "[[workloads]]\nname = \"rx\"\n"
-				      "server = \"lab\"\nclient = \"peer\"\n");
-	has_str(e, "nothing reaches into", "a LAVA guest cannot be the server");
-	free(e);
-	e = load_bad("[hosts.lab]\ntransport = \"lava\"\nrole = \"sut\"\n"
-		     "[hosts.peer]\ntransport = \"local\"\n"
-		     "[[kernels]]\nname = \"d\"\npackage = "
-		     "\"linux-image-6.1.0-57-amd64\"\n"
-		     "[[workloads]]\nname = \"tx\"\nserver = \"peer\"\n"
-		     "client = \"lab\"\n");
-	has_str(e, "but no [hosts.lab.lava] table", "the lava table is needed");
-	free(e);
-	e = load_bad(MATRIX(TOKEN, "") "[[kernels]]\nname = \"now\"\n");
-	has_str(e, "is the running kernel", "a running kernel on a LAVA VM");
-	free(e);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		e = load_bad(bad[i].toml);
+		has_str(e, bad[i].want, "%s", bad[i].what);
+		if (bad[i].never)
+			ok(!strstr(e, bad[i].never) ||
+				   (bad[i].but_as && strstr(e, bad[i].but_as)),
+			   "%s", bad[i].never_what);
+		free(e);
+	}
 }
 
 #define SHA_K "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -312,6 +307,33 @@ static void test_template(void)
 
 static void test_multinode(void)
 {
+	static const struct tap_substr multinode_checks[] = {
+		{ "protocols:\n  lava-multinode:\n    roles:\n      sut:\n"
+		  "        device_type: 'qemu'\n        count: 1\n"
+		  "        essential: true\n        context:\n",
+		  "role sut, essential, with its own context" },
+		{ "      peer:\n        device_type: 'qemu'\n"
+		  "        count: 1\n        essential: true\n",
+		  "role peer, essential: either's end cancels the other" },
+		{ "- deploy:\n    role: [sut]\n", "the SUT's files" },
+		{ "- deploy:\n    role: [peer]\n", "the peer's files" },
+		{ "- boot:\n    role: [sut, peer]\n", "both boot" },
+		{ "- test:\n    role: [sut, peer]\n", "both are watched" },
+		{ "          - '-device e1000e,netdev=lab0,mac=02:",
+		  "the first NIC on the lab's network" },
+		{ "          - '-netdev user,id=n0'\n"
+		  "          - '-device e1000e,netdev=n0'\n",
+		  "then the agent's, on user-mode networking" },
+		{ "iommu.strict=1", "the SUT's command line" },
+	};
+	static const struct tap_substr cmdline_checks[] = {
+		{ "iommu_bench.ip=10.93.0.2/24 ",
+		  "the peer at its address on the lab's network" },
+		{ " iommu_bench.ctlnic=eth1 iommu_bench.ctlip=10.0.2.15/24",
+		  "the agent's way out on the second NIC" },
+		{ "iommu_bench.ctl=192.0.2.10:7783",
+		  "dialing the peer's own agent port" },
+	};
 	struct lava_boot b = { .job_name = "j",
 			       .files = &files,
 			       .cmdline = "console=ttyS0 iommu.strict=1",
@@ -334,37 +356,12 @@ static void test_multinode(void)
 	d = lava__multinode_definition(s, &b, p, &pb);
 	if (!ok(d != NULL, "a multinode definition is written"))
 		goto out;
-	has_str(d,
-		"protocols:\n  lava-multinode:\n    roles:\n      sut:\n"
-		"        device_type: 'qemu'\n        count: 1\n"
-		"        essential: true\n        context:\n",
-		"role sut, essential, with its own context");
-	has_str(d,
-		"      peer:\n        device_type: 'qemu'\n"
-		"        count: 1\n        essential: true\n",
-		"role peer, essential: either's end cancels the other");
-	has_str(d, "- deploy:\n    role: [sut]\n", "the SUT's files");
-	has_str(d, "- deploy:\n    role: [peer]\n", "the peer's files");
-	has_str(d, "- boot:\n    role: [sut, peer]\n", "both boot");
-	has_str(d, "- test:\n    role: [sut, peer]\n", "both are watched");
-	has_str(d, "          - '-device e1000e,netdev=lab0,mac=02:",
-		"the first NIC on the lab's network");
-	has_str(d,
-		"          - '-netdev user,id=n0'\n"
-		"          - '-device e1000e,netdev=n0'\n",
-		"then the agent's, on user-mode networking");
+	has_all(d, multinode_checks);
 	ok(!strstr(d, "\ndevice_type:") && !strstr(d, "\ncontext:"),
 	   "no top-level device_type or context (LAVA refuses them)");
-	has_str(d, "iommu.strict=1", "the SUT's command line");
 	free(d);
 	cmdline = lava__boot_cmdline(p, NULL, 0);
-	has_str(cmdline, "iommu_bench.ip=10.93.0.2/24 ",
-		"the peer at its address on the lab's network");
-	has_str(cmdline,
-		" iommu_bench.ctlnic=eth1 iommu_bench.ctlip=10.0.2.15/24",
-		"the agent's way out on the second NIC");
-	has_str(cmdline, "iommu_bench.ctl=192.0.2.10:7783",
-		"dialing the peer's own agent port");
+	has_all(cmdline, cmdline_checks);
 	free(cmdline);
 out:
 	matrix__free(m);

@@ -30,14 +30,8 @@ static void test_suite_names(void)
 		"1sid", "trixie_backports"
 	};
 	char longname[42];
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(good); i++)
-		ok(debian_suite__is_valid(good[i]), "suite '%s' is valid",
-		   good[i]);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		ok(!debian_suite__is_valid(bad[i]), "suite '%s' is refused",
-		   bad[i]);
+	check_names(debian_suite__is_valid, "suite", good, bad);
 	memset(longname, 'a', 40);
 	longname[40] = '\0';
 	ok(debian_suite__is_valid(longname), "40 characters are allowed");
@@ -229,6 +223,16 @@ static void test_control(void)
 	strvec__release(&parts);
 }
 
+/* The layout's config file of @release under @tree holds @want. */
+static void is_config(const char *tree, enum testbed_layout layout,
+		      const char *release, const char *want, const char *what)
+{
+	char *p = testbed__layout_config(tree, layout, release);
+
+	ok(p && strstr(p, want), "%s", what);
+	free(p);
+}
+
 static void test_layout(void)
 {
 	char *tree, *release = NULL, *err = NULL, *p;
@@ -243,34 +247,28 @@ static void test_layout(void)
 	free(err);
 	err = NULL;
 
-	p = xasprintf("%s/boot/vmlinuz-6.1.0-57-amd64", tree);
-	scratch__put(p, "image");
-	free(p);
+	scratch__put_at("image", "%s/boot/vmlinuz-6.1.0-57-amd64", tree);
 	ret = testbed__tree_layout(tree, &layout, &release, &err);
 	ok(!ret && layout == TESTBED_LAYOUT_BOOT &&
 		   !strcmp(release, "6.1.0-57-amd64"),
 	   "boot/vmlinuz-RELEASE is the boot layout");
-	p = testbed__layout_config(tree, layout, release);
-	ok(strstr(p, "/old/boot/config-6.1.0-57-amd64") != NULL,
-	   "its config is boot/config-RELEASE");
-	free(p);
+	is_config(tree, layout, release, "/old/boot/config-6.1.0-57-amd64",
+		  "its config is boot/config-RELEASE");
 	free(release);
 	release = NULL;
 	free(tree);
 
 	tree = xasprintf("%s/new", scratch);
 	/* linux-modules alone: a folder of modules, no image. */
-	p = xasprintf("%s/usr/lib/modules/7.3.4+deb13-amd64/kernel/x.ko.xz",
-		      tree);
-	scratch__put(p, "");
-	free(p);
+	scratch__put_at("",
+			"%s/usr/lib/modules/7.3.4+deb13-amd64/kernel/x.ko.xz",
+			tree);
 	ret = testbed__tree_layout(tree, &layout, &release, &err);
 	is_int(ret, -ENOENT, "modules without linux-binary are no kernel");
 	free(err);
 	err = NULL;
-	p = xasprintf("%s/usr/lib/modules/7.3.4+deb13-amd64/vmlinuz", tree);
-	scratch__put(p, "image");
-	free(p);
+	scratch__put_at("image", "%s/usr/lib/modules/7.3.4+deb13-amd64/vmlinuz",
+			tree);
 	ret = testbed__tree_layout(tree, &layout, &release, &err);
 	ok(!ret && layout == TESTBED_LAYOUT_MODULES &&
 		   !strcmp(release, "7.3.4+deb13-amd64"),
@@ -278,16 +276,15 @@ static void test_layout(void)
 	p = testbed__layout_image(tree, layout, release);
 	ok(scratch__same(p, "image", 5), "its image path is that file");
 	free(p);
-	p = testbed__layout_config(tree, layout, release);
-	ok(strstr(p, "/new/usr/lib/modules/7.3.4+deb13-amd64/config") != NULL,
-	   "and its config is linux-base's usr/lib/modules/RELEASE/config");
-	free(p);
+	is_config(
+		tree, layout, release,
+		"/new/usr/lib/modules/7.3.4+deb13-amd64/config",
+		"and its config is linux-base's usr/lib/modules/RELEASE/config");
 	free(release);
 	release = NULL;
 
-	p = xasprintf("%s/usr/lib/modules/7.2.13+deb14-amd64/vmlinuz", tree);
-	scratch__put(p, "image");
-	free(p);
+	scratch__put_at("image",
+			"%s/usr/lib/modules/7.2.13+deb14-amd64/vmlinuz", tree);
 	ret = testbed__tree_layout(tree, &layout, &release, &err);
 	is_int(ret, -EINVAL, "two kernels in one tree are refused");
 	has_str(err, "2 kernel images", "saying how many");
@@ -347,22 +344,15 @@ static void cached_kernel(const char *cache, const char *package,
 		"kernel/drivers/net/virtio_net.ko\n"
 		"kernel/drivers/char/virtio_console.ko\n"
 		"kernel/net/9p/9pnet_virtio.ko\nkernel/fs/9p/9p.ko\n";
-	char *p;
 
-	p = xasprintf("%s/testbed/kernels/%s/testbed.json", cache, package);
-	scratch__put(p, json);
-	free(p);
-	p = xasprintf("%s/testbed/kernels/%s/%s", cache, package, image);
-	scratch__put(p, "image");
-	free(p);
-	p = xasprintf("%s/testbed/kernels/%s/%s/modules.builtin", cache,
-		      package, modules);
-	scratch__put(p, builtin);
-	free(p);
-	p = xasprintf("%s/testbed/kernels/%s/%s/modules.dep", cache, package,
-		      modules);
-	scratch__put(p, "");
-	free(p);
+	scratch__put_at(json, "%s/testbed/kernels/%s/testbed.json", cache,
+			package);
+	scratch__put_at("image", "%s/testbed/kernels/%s/%s", cache, package,
+			image);
+	scratch__put_at(builtin, "%s/testbed/kernels/%s/%s/modules.builtin",
+			cache, package, modules);
+	scratch__put_at("", "%s/testbed/kernels/%s/%s/modules.dep", cache,
+			package, modules);
 }
 
 static void test_cached_layouts(void)
@@ -370,7 +360,7 @@ static void test_cached_layouts(void)
 	static const char pkg7[] = "linux-image-7.3.4+deb13-amd64";
 	static const char pkg6[] = "linux-image-6.1.0-57-amd64";
 	static const char rel7[] = "7.3.4+deb13-amd64";
-	char *cache = xasprintf("%s/cache", scratch), *err = NULL, *p;
+	char *cache = xasprintf("%s/cache", scratch), *err = NULL;
 	char *data = NULL;
 	struct testbed_kernel k;
 	size_t len;
@@ -391,10 +381,9 @@ static void test_cached_layouts(void)
 		      "\"suite\": \"trixie-backports\"}",
 		      "usr/lib/modules/7.3.4+deb13-amd64/vmlinuz",
 		      "usr/lib/modules/7.3.4+deb13-amd64");
-	p = xasprintf("%s/testbed/kernels/%s/usr/lib/modules/%s/config", cache,
-		      pkg7, rel7);
-	scratch__put(p, "CONFIG_IOMMU_DMA=y\n");
-	free(p);
+	scratch__put_at("CONFIG_IOMMU_DMA=y\n",
+			"%s/testbed/kernels/%s/usr/lib/modules/%s/config",
+			cache, pkg7, rel7);
 
 	ret = testbed__kernel(pkg7, NULL, false, &k, &err);
 	is_int(ret, 0, "a cached 7.x kernel is found without apt");
