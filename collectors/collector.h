@@ -46,12 +46,19 @@ struct collector_ops {
 /*
  * A kind's ops, @kind_collector_ops, wired to its static @kind_support,
  * _create, _start, _stop, _results and _destroy, and @store_fn (public:
- * the controller stores what an agent sent), in the struct's order.
+ * the controller stores what an agent sent). Designated, so that the
+ * struct's fields may move without rewiring a kind in silence.
  */
-#define COLLECTOR_OPS(kind, store_fn)                                       \
-	const struct collector_ops kind##_collector_ops = {                 \
-		#kind,	     kind##_support, kind##_create, kind##_start,   \
-		kind##_stop, kind##_results, (store_fn),    kind##_destroy, \
+#define COLLECTOR_OPS(kind, store_fn)                       \
+	const struct collector_ops kind##_collector_ops = { \
+		.name = #kind,                              \
+		.support = kind##_support,                  \
+		.create = kind##_create,                    \
+		.start = kind##_start,                      \
+		.stop = kind##_stop,                        \
+		.results = kind##_results,                  \
+		.store = (store_fn),                        \
+		.destroy = kind##_destroy,                  \
 	}
 
 /* Embedded first in each kind's own struct. */
