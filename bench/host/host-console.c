@@ -9,6 +9,7 @@
  * cycle.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,25 +22,59 @@
 /* The most of a console read per look: a boot's output is far less. */
 #define CONSOLE_READ_MAX (4U << 20)
 
-static const char *const last_words[] = {
-	"Kernel panic - not syncing", /* panic() */
-	"reboot: System halted",      /* kernel_halt() */
-	"reboot: Power down",	      /* kernel_power_off() */
-	NULL,
+/*
+ * Every line a kernel in trouble begins with, for every transport: the
+ * heads of its reports (their RIP and call trace follow) and its last
+ * words (nothing follows them but a power cycle); a panic is both.
+ */
+static const struct {
+	const char *words;
+	bool report, last;
+} dead_words[] = {
+	{ "BUG: ", true, false },
+	{ "Oops: ", true, false },
+	{ "general protection fault", true, false },
+	{ "kernel BUG at ", true, false },
+	{ "Unable to handle kernel ", true, false }, /* arm64 */
+	{ "Internal error: ", true, false },	     /* arm64 */
+	{ CONSOLE_PANIC, true, true },		     /* panic() */
+	{ "reboot: System halted", false, true },    /* kernel_halt() */
+	{ CONSOLE_POWER_DOWN, false, true },	     /* kernel_power_off() */
 };
+
+const char *console__report(const char *buf)
+{
+	const char *first = NULL, *p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dead_words); i++) {
+		if (!dead_words[i].report)
+			continue;
+		p = strstr(buf, dead_words[i].words);
+		if (p && (!first || p < first))
+			first = p;
+	}
+	while (first && first > buf && first[-1] != '\n')
+		first--;
+	return first;
+}
 
 char *console__stopped(const char *buf, size_t len)
 {
-	const char *const *w;
 	const char *line = buf, *end = buf + len, *nl;
+	size_t i;
 
 	for (; line < end; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(end - line));
 		if (!nl)
 			nl = end;
-		for (w = last_words; *w; w++) {
-			const char *at = memmem(line, (size_t)(nl - line), *w,
-						strlen(*w));
+		for (i = 0; i < ARRAY_SIZE(dead_words); i++) {
+			const char *w = dead_words[i].words;
+			const char *at = dead_words[i].last ?
+						 memmem(line,
+							(size_t)(nl - line), w,
+							strlen(w)) :
+						 NULL;
 			size_t n;
 
 			if (!at)

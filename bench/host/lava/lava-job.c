@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/host/host-console.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
@@ -410,10 +411,10 @@ static void put_boot_test(FILE *f, unsigned long long boot_s,
 	fprintf(f,
 		"- test:\n%s    timeout: {seconds: %llu}\n    monitors:\n"
 		"    - name: iommu-bench\n      start: '%s'\n"
-		"      end: 'reboot: Power down'\n"
+		"      end: '%s'\n"
 		"      pattern: 'iommu-bench-lava: (?P<test_case_id>\\S+) "
 		"(?P<result>pass|fail)'\n",
-		role, job_s, TESTBED_READY_LINE);
+		role, job_s, TESTBED_READY_LINE, CONSOLE_POWER_DOWN);
 }
 
 static void put_head(FILE *f, const struct matrix_host *m,

@@ -29,6 +29,7 @@
 #include "arch.h"
 #include "bench/agent-client/agent-conn.h"
 #include "bench/agent-client/agent-sock.h"
+#include "bench/host/host-console.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "bench/host/local/netns.h"
@@ -217,35 +218,6 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 }
 
 /*
- * Where the kernel began to say what went wrong: the first line of an
- * oops (its RIP and the start of its call trace follow), else of the
- * panic; NULL when it said neither.
- */
-static const char *console_trouble(const char *buf)
-{
-	static const char *const heads[] = {
-		"BUG: ",
-		"Oops: ",
-		"general protection fault",
-		"kernel BUG at ",
-		"Unable to handle kernel ",
-		"Internal error: ",
-		"Kernel panic - ",
-	};
-	const char *first = NULL, *p;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(heads); i++) {
-		p = strstr(buf, heads[i]);
-		if (p && (!first || p < first))
-			first = p;
-	}
-	while (first && first > buf && first[-1] != '\n')
-		first--;
-	return first;
-}
-
-/*
  * The last lines of the guest's console, for an error message; where the
  * kernel oopsed or panicked, the first lines of its report before them,
  * since its call trace alone fills the tail.
@@ -266,7 +238,7 @@ static char *console_tail(const struct qemu_priv *p)
 	for (s = buf + len; s > buf; s--)
 		if (s[-1] == '\n' && ++lines == CONSOLE_TAIL_LINES)
 			break;
-	head = console_trouble(buf);
+	head = console__report(buf);
 	if (!head || head >= s) {
 		out = xstrdup(s);
 		goto out;
@@ -378,7 +350,7 @@ static char *qemu_host__explain(struct host *h)
 	/* A guest that panicked ends QEMU (panic=-1, -no-reboot), in a
 	 * while under TCG: its exit says it better than a running VM. */
 	tail = console_tail(p);
-	if (strstr(tail, "Kernel panic - ") &&
+	if (strstr(tail, CONSOLE_PANIC) &&
 	    !spawn__wait(&p->qemu, PANIC_EXIT_MS)) {
 		free(tail);
 		why = qemu_exit_reason(p, p->qemu.status);
