@@ -77,8 +77,8 @@ static int disks__make(struct host *h, struct qemu_priv *p, char **err)
 	size_t i;
 	int fd;
 
-	for (i = 0; i < h->m->qemu.nr_disks; i++) {
-		const struct matrix_disk *d = &h->m->qemu.disks[i];
+	for (i = 0; i < qemu_conf(h->m)->nr_disks; i++) {
+		const struct matrix_disk *d = &qemu_conf(h->m)->disks[i];
 		char *path = xasprintf("%s/disk-%s.img", p->vm.dir, d->name);
 
 		fd = open(path,
@@ -126,22 +126,24 @@ static int qemu_host__open(struct host *h, char **err)
 		if (ret)
 			return ret;
 	}
-	switch (h->m->qemu.accel) {
+	switch (qemu_conf(h->m)->accel) {
 	case ACCEL_AUTO:
 		p->accel = qemu__detect_accel();
 		break;
 	default:
-		p->accel = h->m->qemu.accel;
+		p->accel = qemu_conf(h->m)->accel;
 		break;
 	}
 	if (!qemu__machine(h->m))
-		return errmsg__set(
-			err, -EINVAL, "host %s: the testbed has no %s guest",
-			h->m->name,
-			h->m->qemu.arch ? h->m->qemu.arch->name : "unknown");
-	if (p->accel == ACCEL_KVM && h->m->qemu.arch != arch__native()) {
+		return errmsg__set(err, -EINVAL,
+				   "host %s: the testbed has no %s guest",
+				   h->m->name,
+				   qemu_conf(h->m)->arch ?
+					   qemu_conf(h->m)->arch->name :
+					   "unknown");
+	if (p->accel == ACCEL_KVM && qemu_conf(h->m)->arch != arch__native()) {
 		pr_info("host %s: an %s guest on this machine: TCG", h->m->name,
-			h->m->qemu.arch->name);
+			qemu_conf(h->m)->arch->name);
 		p->accel = ACCEL_TCG;
 	}
 	pr_info("host %s: QEMU (%s) with %s", h->m->name,
@@ -175,7 +177,7 @@ static int ensure_tap(struct host *h, struct qemu_priv *p, char **err)
 	e.ifname = p->tap;
 	e.cidr = peer->address;
 	/* Both ends: a jumbo frame the tap cannot take is dropped. */
-	e.mtu = h->m->qemu.mtu;
+	e.mtu = qemu_conf(h->m)->mtu;
 	ret = tap__create(&e, &why);
 	if (ret) {
 		errmsg__set(err, ret,
@@ -266,8 +268,8 @@ static int spawn_qemu(const struct host *h, struct qemu_priv *p,
 		.pdeathsig = SIGKILL,
 		.netns = p->netns,
 		/* Every thread QEMU makes inherits it; vCPUs move later. */
-		.pin = h->m->qemu.io_cpu >= 0,
-		.cpu = h->m->qemu.io_cpu,
+		.pin = qemu_conf(h->m)->io_cpu >= 0,
+		.cpu = qemu_conf(h->m)->io_cpu,
 	};
 
 	return spawn__argv(&p->qemu, strvec__argv(argv), &o);
@@ -679,8 +681,8 @@ static json_t *qemu_host__platform(struct host *h)
 		json_decref(disks);
 		return NULL;
 	}
-	for (i = 0; i < h->m->qemu.nr_disks; i++) {
-		const struct matrix_disk *d = &h->m->qemu.disks[i];
+	for (i = 0; i < qemu_conf(h->m)->nr_disks; i++) {
+		const struct matrix_disk *d = &qemu_conf(h->m)->disks[i];
 
 		json_array_append_new(disks,
 				      json_pack("{s:s, s:s, s:I}", "name",
@@ -688,14 +690,16 @@ static json_t *qemu_host__platform(struct host *h)
 						qemu_disk_model__name(d->model),
 						"size", (json_int_t)d->size));
 	}
-	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "emulator",
-		qm->binary, "arch", qm->arch, "machine", qm->machine, "cpu",
-		kvm ? "host" : qm->tcg_cpu, "accel", kvm ? "kvm" : "tcg",
-		"viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
-		qemu_nic__name(h->m->qemu.nic), "mtu",
-		h->m->qemu.mtu ? json_integer(h->m->qemu.mtu) : json_null(),
-		"disks", disks);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
+			 "emulator", qm->binary, "arch", qm->arch, "machine",
+			 qm->machine, "cpu", kvm ? "host" : qm->tcg_cpu,
+			 "accel", kvm ? "kvm" : "tcg", "viommu",
+			 qemu_iommu__name(qemu_conf(h->m)->iommu), "nic",
+			 qemu_nic__name(qemu_conf(h->m)->nic), "mtu",
+			 qemu_conf(h->m)->mtu ?
+				 json_integer(qemu_conf(h->m)->mtu) :
+				 json_null(),
+			 "disks", disks);
 }
 
 const struct host_ops host_qemu_ops = {

@@ -24,7 +24,7 @@ int qemu_vm__files(struct host *h, struct qemu_vm *vm, char **err)
 	char *why = NULL;
 	int ret;
 
-	ret = host__agent_exe(h->m->qemu.arch, &vm->agent, &why);
+	ret = host__agent_exe(qemu_conf(h->m)->arch, &vm->agent, &why);
 	if (ret) {
 		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
 		free(why);
