@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The console watch of a lab machine's reboot (bench/host/host-console.c):
- * which lines end a boot, where a report begins, and reading a growing log a look at a time,
- * half lines and a log started afresh included.
+ * A dead kernel's console lines (bench/host/host-console.c) and the
+ * console watch of an ssh host's reboot (bench/host/ssh/ssh-console.c):
+ * which lines end a boot, where a report begins, and reading a growing
+ * log a look at a time, half lines and a log started afresh included.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench/host/host-console.h"
+#include "bench/host/ssh/ssh.h"
 #include "tap.h"
 
 static void append(const char *path, const char *text)
