@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "matrix-priv.h"
 #include "util.h"
@@ -45,7 +44,7 @@ const char *qemu_disk_model__name(enum qemu_disk_model model)
 
 bool matrix_host__is_vm(const struct matrix_host *h)
 {
-	return h->transport == HOST_QEMU || h->transport == HOST_LAVA;
+	return h->ops && h->ops->vm;
 }
 
 const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
@@ -182,12 +181,12 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 
 	mx_bool(mx, tab, "allow_reboot", &h->allow_reboot);
 	/*
-	 * A qemu host is a fresh VM per boot ("restart"), or one VM that
-	 * kexecs from inside like a lab host ("kexec"), which is how the
-	 * lab's install-and-kexec path gets tested for real. No power
-	 * button: the tool owns the VM.
+	 * A machine the tool starts is a fresh one per boot ("restart"),
+	 * or one that kexecs from inside like a lab host ("kexec"), which
+	 * is how the lab's install-and-kexec path gets tested for real. No
+	 * power button: the tool owns the machine.
 	 */
-	if (h->transport == HOST_QEMU) {
+	if (h->ops->restarts) {
 		pc = NULL;
 		if (mx_enum(mx, tab, "reboot", qemu_reboot_values, &reboot) > 0)
 			h->reboot = reboot ? REBOOT_KEXEC : REBOOT_RESTART;
@@ -195,10 +194,8 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 		h->reboot = reboot;
 	}
 	if (!mx_string(mx, tab, "kernel_dir", MX_HOSTPATH, &h->kernel_dir))
-		h->kernel_dir = xstrdup(h->transport == HOST_QEMU ?
-						/* the guest's only writable
-						 * places are in RAM */
-						"/run/iommu-bench/kernels" :
+		h->kernel_dir = xstrdup(h->ops->kernel_dir ?
+						h->ops->kernel_dir :
 						"/var/lib/iommu-bench/kernels");
 	if (pc && pc->type == TOML_STRING) {
 		/* Never a shell string: this runs as root on the controller. */
@@ -233,9 +230,7 @@ static void parse_reboot(struct mx *mx, struct matrix_host *h,
 static void check_no_reboot(struct mx *mx, struct matrix_host *h,
 			    const struct toml_value *tab)
 {
-	const char *what = h->transport == HOST_LOCAL ?
-				   "is this machine (transport 'local')" :
-				   "is a namespace of this machine";
+	const char *what = h->ops->never_reboots;
 
 	if (h->allow_reboot)
 		mx_err(mx, mx_val_pos(tab, "allow_reboot", h->pos),
@@ -262,12 +257,6 @@ static void set_defaults(struct matrix_host *h)
 /* What a boot costs, for the estimate: kexec skips firmware, grub not. */
 static uint64_t boot_estimate(const struct matrix_host *h)
 {
-	/* A kexec in the testbed: the kernel sent (~10 s), then its boot. */
-	if (h->transport == HOST_QEMU && h->reboot == REBOOT_KEXEC)
-		return 30 * 1000;
-	/* The scheduler's and the worker's 20 s polls, then a TCG boot. */
-	if (h->transport == HOST_LAVA)
-		return 60 * 1000;
 	switch (h->reboot) {
 	case REBOOT_GRUB:
 		return 5 * 60 * 1000;
@@ -278,92 +267,25 @@ static uint64_t boot_estimate(const struct matrix_host *h)
 	}
 }
 
-/*
- * A file ssh reads by an -o option: it must exist here, and hold nothing
- * ssh would split or expand (blanks, quotes, its %-tokens).
- */
-static void ssh_file(struct mx *mx, const struct toml_value *tab,
-		     const char *key, char **out)
+void matrix_host__parse_address(struct mx *mx, struct matrix_host *h,
+				const struct toml_value *tab)
 {
-	const struct toml_pos *pos;
+	const struct toml_value *a = toml_table__get(tab, "address");
 
-	if (mx_string(mx, tab, key, MX_PATH, out) <= 0)
-		return;
-	pos = &toml_table__get(tab, key)->pos;
-	if (strpbrk(*out, " \t\n\"'%\\"))
-		mx_err(mx, *pos,
-		       "%s: '%s' holds a blank, a quote, '%%' or '\\', which "
-		       "ssh would split or expand; use a path without them",
-		       key, *out);
-	else if (access(*out, R_OK))
-		mx_err(mx, *pos, "%s: cannot read '%s': %s", key, *out,
-		       strerror(errno));
-}
-
-static void parse_address(struct mx *mx, struct matrix_host *h,
-			  const struct toml_value *tab)
-{
-	switch (h->transport) {
-	case HOST_SSH:
-		/* A lab machine's comes with it, or its error says why not. */
-		if (!mx_string(mx, tab, "address", MX_HOSTADDR, &h->address) &&
-		    !h->address && !toml_table__get(tab, "labvm"))
-			mx_err(mx, h->pos,
-			       "missing key 'address' in "
-			       "[hosts.%s] (the ssh destination)",
-			       h->name);
-		mx_string(mx, tab, "data_address", MX_HOSTADDR,
-			  &h->data_address);
-		mx_string(mx, tab, "user", MX_NAME, &h->user);
-		mx_uint32(mx, tab, "port", 1, 65535, &h->port);
-		ssh_file(mx, tab, "ssh_key", &h->ssh_key);
-		ssh_file(mx, tab, "known_hosts", &h->known_hosts);
-		/* Read when a boot is awaited: it may not exist yet. */
-		mx_string(mx, tab, "console", MX_PATH, &h->console);
-		break;
-	case HOST_NETNS:
-		if (!mx_string(mx, tab, "address", MX_CIDR, &h->address))
-			mx_err(mx, h->pos,
-			       "missing key 'address' in "
-			       "[hosts.%s] (its veth address, like "
-			       "'10.77.0.2/24')",
-			       h->name);
-		if (!mx_string(mx, tab, "netns", MX_NAME, &h->netns)) {
-			/* Prefixed, so that no namespace of the user's is hit. */
-			h->netns = xasprintf("iommu-bench-%s", h->name);
-			if (strlen(h->netns) > 64)
-				mx_err(mx, h->pos,
-				       "host name '%s' is too long "
-				       "for a namespace name; set netns",
-				       h->name);
-		}
-		break;
-	case HOST_LAVA:
-		/* user-mode networking's own guest address */
-		if (!toml_table__get(tab, "address"))
-			h->address = xstrdup("10.0.2.15/24");
-		/* fall through */
-	case HOST_LOCAL:
-	case HOST_QEMU: {
-		const struct toml_value *a = toml_table__get(tab, "address");
-
-		if (a && a->type == TOML_STRING && strchr(a->u.str.ptr, '/'))
-			mx_string(mx, tab, "address", MX_CIDR, &h->address);
-		else
-			mx_string(mx, tab, "address", MX_IP, &h->address);
-		break;
-	}
-	}
+	if (a && a->type == TOML_STRING && strchr(a->u.str.ptr, '/'))
+		mx_string(mx, tab, "address", MX_CIDR, &h->address);
+	else
+		mx_string(mx, tab, "address", MX_IP, &h->address);
 }
 
 /* How it boots: a lab boots it per job, the rest reboot themselves. */
 static void parse_boot(struct mx *mx, struct matrix_host *h,
 		       const struct toml_value *tab)
 {
-	if (h->transport == HOST_LAVA) {
+	if (!matrix_transport__takes(h->ops, "reboot")) {
 		mx_duration(mx, tab, "boot_timeout", &h->boot_timeout_ms);
 		mx_duration(mx, tab, "boot_estimate", &h->boot_estimate_ms);
-		h->kernel_dir = xstrdup("/run/iommu-bench/kernels");
+		h->kernel_dir = xstrdup(h->ops->kernel_dir);
 	} else {
 		parse_reboot(mx, h, tab);
 	}
@@ -426,15 +348,14 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	if (mx_enum(mx, tab, "role", role_names, &role) > 0)
 		h->role = role;
 	mx_labvm(mx, h, tab);
-	parse_address(mx, h, tab);
 	mx_string(mx, tab, "nic", MX_IFNAME, &h->nic);
 	/* The testbed's guest has no udev to rename its one NIC. */
 	if (!h->nic && matrix_host__is_vm(h))
 		h->nic = xstrdup("eth0");
-	if (h->transport == HOST_LOCAL || h->transport == HOST_SSH)
+	if (matrix_transport__takes(h->ops, "disks"))
 		matrix_host__parse_disks(mx, h, toml_table__get(tab, "disks"),
 					 false, &h->disks, &h->nr_disks);
-	if (h->transport == HOST_LOCAL || h->transport == HOST_NETNS) {
+	if (h->ops->never_reboots) {
 		int reboot;
 
 		mx_bool(mx, tab, "allow_reboot", &h->allow_reboot);
@@ -446,6 +367,8 @@ static void parse_host(struct mx *mx, struct matrix_host *h,
 	}
 	if (h->ops->parse)
 		h->ops->parse(mx, h, tab);
+	else
+		matrix_host__parse_address(mx, h, tab);
 }
 
 /* Same subnet, for two ends of a veth pair. */

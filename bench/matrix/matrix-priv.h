@@ -132,6 +132,9 @@ void matrix_host__release(struct matrix_host *h);
  * them takes; NULL-terminated. */
 const char *const *matrix__transport_names(void);
 const char *const *matrix__host_keys(void);
+/* address = "IP" or "CIDR" of @tab, as most transports take it. */
+void matrix_host__parse_address(struct mx *mx, struct matrix_host *h,
+				const struct toml_value *tab);
 /* Whether [hosts.NAME] of transport @t may hold @key. */
 bool matrix_transport__takes(const struct matrix_transport *t, const char *key);
 /*

@@ -97,9 +97,21 @@ struct matrix_transport {
 	enum host_transport id;
 	/* The keys of [hosts.NAME] it takes beyond the common three. */
 	const char *const *keys;
+	/* A machine somebody starts per boot, the tool or a lab. */
+	bool vm;
+	/* The tool starts it: reboot = "restart" or "kexec" inside it. */
+	bool restarts;
+	/* The controller's own kernel, never rebooted: what the host is. */
+	const char *never_reboots;
+	/* Where kernels sent to it go; NULL: /var/lib/iommu-bench/kernels. */
+	const char *kernel_dir;
 	/* Its defaults and h->conf, before any key of @h is read. */
 	void (*defaults)(struct matrix_host *h);
-	/* Its own keys of [hosts.NAME] @tab, after the common ones. */
+	/*
+	 * Its own keys of [hosts.NAME] @tab, after the common ones, and
+	 * its address (matrix_host__parse_address(), or its own words).
+	 * NULL op: only the address, an IP or a CIDR.
+	 */
 	void (*parse)(struct mx *mx, struct matrix_host *h,
 		      const struct toml_value *tab);
 	/* What defaults() and parse() made; h->conf freed. */

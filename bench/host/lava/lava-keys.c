@@ -111,6 +111,8 @@ static void lava_defaults(struct matrix_host *h)
 	h->conf = c;
 	h->allow_reboot = true;
 	h->reboot = REBOOT_RESTART;
+	/* The scheduler's and the worker's 20 s polls, then a TCG boot. */
+	h->boot_estimate_ms = 60 * 1000;
 	qemu_conf__defaults(&c->qemu, 1ULL << 30, arch__find("x86_64"));
 	c->qemu.iommu = QEMU_IOMMU_INTEL;
 	c->qemu.nic = QEMU_NIC_E1000E;
@@ -150,6 +152,10 @@ static void lava_parse(struct mx *mx, struct matrix_host *h,
 {
 	const struct toml_value *q = toml_table__get(tab, "qemu");
 
+	/* user-mode networking's own guest address */
+	if (!toml_table__get(tab, "address"))
+		h->address = xstrdup("10.0.2.15/24");
+	matrix_host__parse_address(mx, h, tab);
 	parse_lava(mx, h, toml_table__get(tab, "lava"));
 	if (!q)
 		return;
@@ -248,10 +254,15 @@ const struct matrix_transport lava_transport = {
 	.name = "lava",
 	.id = HOST_LAVA,
 	.keys = host_keys,
+	/* The lab starts the VM, once per job: no reboot of its own. */
+	.vm = true,
+	.kernel_dir = "/run/iommu-bench/kernels",
 	.defaults = lava_defaults,
+	/* Its [hosts.NAME.lava] and the VM's [hosts.NAME.qemu]. */
 	.parse = lava_parse,
 	.release = lava_release,
 	.arch = lava_arch,
+	/* A SUT and its peer device boot in one multinode job. */
 	.check_mate = lava_check_mate,
 	.server_ip = lava_server_ip,
 };

@@ -286,6 +286,10 @@ static void qemu_parse(struct mx *mx, struct matrix_host *h,
 {
 	const struct toml_value *q = toml_table__get(tab, "qemu");
 
+	matrix_host__parse_address(mx, h, tab);
+	/* A kexec in the testbed: the kernel sent (~10 s), then its boot. */
+	if (h->reboot == REBOOT_KEXEC && !toml_table__get(tab, "boot_estimate"))
+		h->boot_estimate_ms = 30 * 1000;
 	if (q)
 		qemu_conf__parse(mx, h, q);
 }
@@ -325,9 +329,14 @@ const struct matrix_transport qemu_transport = {
 	.name = "qemu",
 	.id = HOST_QEMU,
 	.keys = host_keys,
+	.vm = true,
+	.restarts = true,
+	/* the guest's only writable places are in RAM */
+	.kernel_dir = "/run/iommu-bench/kernels",
 	.defaults = qemu_defaults,
 	.parse = qemu_parse,
 	.release = qemu_release,
+	/* What the checks ask of the VM. */
 	.arch = qemu_arch,
 	.disks = qemu_disks,
 	.lend_spare = qemu_lend_spare,
