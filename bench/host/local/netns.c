@@ -274,29 +274,31 @@ static int veth__setup(const struct veth_end *e, char **err)
 	return ret;
 }
 
+/* One end's words of `ip link add`: its name, and its namespace. */
+static void veth_end__words(const struct veth_end *e, struct strvec *args)
+{
+	strvec__push(args, e->ifname);
+	if (e->netns) {
+		strvec__push(args, "netns");
+		strvec__push(args, e->netns);
+	}
+}
+
 int veth__create(const struct veth_end *a, const struct veth_end *b, char **err)
 {
+	static const char *const peer[] = { "type", "veth", "peer", "name" };
 	struct strvec args = { 0 };
+	size_t i;
 	int ret;
 
 	/* Made straight inside the namespaces, so that two hosts' names
 	 * never meet in the root namespace. */
 	strvec__push(&args, "link");
 	strvec__push(&args, "add");
-	strvec__push(&args, a->ifname);
-	if (a->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, a->netns);
-	}
-	strvec__push(&args, "type");
-	strvec__push(&args, "veth");
-	strvec__push(&args, "peer");
-	strvec__push(&args, "name");
-	strvec__push(&args, b->ifname);
-	if (b->netns) {
-		strvec__push(&args, "netns");
-		strvec__push(&args, b->netns);
-	}
+	veth_end__words(a, &args);
+	for (i = 0; i < ARRAY_SIZE(peer); i++)
+		strvec__push(&args, peer[i]);
+	veth_end__words(b, &args);
 	ret = ip_run(NULL, strvec__argv(&args), err);
 	strvec__release(&args);
 	if (!ret)

@@ -446,6 +446,15 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 			  err);
 }
 
+/* A boot the agent answered: counted, and its time logged. */
+static void vm_answered(const struct host *h, struct qemu_priv *p,
+			const char *how, long long t0)
+{
+	p->vm.boots++;
+	pr_info("host %s: boot %u%s answered after %lld ms", h->m->name,
+		p->vm.boots, how, mono_ms() - t0);
+}
+
 /*
  * A boot lost to the guest kernel's code patching under TCG: 1 boot in
  * 6 of Debian's 7.3 (an oops at the int3), and a hang once in four
@@ -527,9 +536,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		stop_vm(h, p);
 		return ret;
 	}
-	p->vm.boots++;
-	pr_info("host %s: boot %u answered after %lld ms", h->m->name,
-		p->vm.boots, mono_ms() - t0);
+	vm_answered(h, p, "", t0);
 	ret = qemu__pin_vcpus(h->m, (int)p->qemu.pid);
 	if (ret) {
 		*err = xasprintf("host %s: cannot pin the vCPUs' threads as "
@@ -594,9 +601,7 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 		stop_vm(h, p);
 		return ret;
 	}
-	p->vm.boots++;
-	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
-		p->vm.boots, mono_ms() - t0);
+	vm_answered(h, p, " (kexec)", t0);
 	return 0;
 }
 
