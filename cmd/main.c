@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/host/host-transports.h"
 #include "builtin.h"
 #include "log.h"
 #include "output.h"
@@ -173,6 +174,7 @@ int main(int argc, const char **argv)
 	const struct cmd_struct *cmd;
 
 	argv[0] = "iommu-bench";
+	host_transports__set();
 	argc = parse_options(argc, argv, main_options, main_usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION |
 				     PARSE_OPT_NO_INTERNAL_HELP);

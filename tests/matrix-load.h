@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/host/host-transports.h"
 #include "bench/matrix/matrix.h"
 #include "config-error.h"
 #include "tap.h"
@@ -22,6 +23,7 @@ static inline struct matrix *load(const char *toml)
 {
 	struct matrix *m;
 
+	host_transports__set();
 	config_errors__release(&errs);
 	config_errors__init(&errs, "test.toml");
 	if (matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs)) {
@@ -40,6 +42,7 @@ static inline char *load_bad(const char *toml)
 	FILE *fp;
 	int ret;
 
+	host_transports__set();
 	config_errors__release(&errs);
 	config_errors__init(&errs, "test.toml");
 	ret = matrix__load_buf("test.toml", toml, strlen(toml), &m, &errs);

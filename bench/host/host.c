@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Transports by kind, and the helpers they share: where the agent binary
+ * The helpers the transports share: where the agent binary
  * is, where per-run state lives, and running helper commands.
  */
 #include <errno.h>
@@ -23,23 +23,6 @@
 #include "util.h"
 
 #define STATE_DIR "/run/iommu-bench"
-
-const struct host_ops *host_ops__find(enum host_transport t)
-{
-	switch (t) {
-	case HOST_LOCAL:
-		return &host_local_ops;
-	case HOST_NETNS:
-		return &host_netns_ops;
-	case HOST_SSH:
-		return &host_ssh_ops;
-	case HOST_QEMU:
-		return &host_qemu_ops;
-	case HOST_LAVA:
-		return &host_lava_ops;
-	}
-	return NULL;
-}
 
 void host__say(const struct host *h, const char *fmt, ...)
 {

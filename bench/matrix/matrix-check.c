@@ -140,17 +140,16 @@ static const struct arch *kernel_arch(const struct matrix_kernel *k)
 static void check_kernel_arch(struct mx *mx, const struct matrix_host *h,
 			      const struct matrix_kernel *k, struct toml_pos at)
 {
-	const struct arch *ka = kernel_arch(k);
+	const struct arch *ka = kernel_arch(k), *ha = matrix_host__arch(h);
 	const char *key = k->kind == KERNEL_PACKAGE ? "package" : "build";
 
-	if (!ka || !h->qemu.arch || ka == h->qemu.arch)
+	if (!ka || !ha || ka == ha)
 		return;
 	mx_err(mx, mx_val_pos(k->src, key, at),
 	       "kernel '%s' is an %s kernel, but host '%s' is an %s guest; "
 	       "set arch = \"%s\" in [hosts.%s.qemu], or give the host a "
 	       "kernel of its arch",
-	       k->name, ka->name, h->name, h->qemu.arch->name, ka->name,
-	       h->name);
+	       k->name, ka->name, h->name, ha->name, ka->name, h->name);
 }
 
 /* A build for another arch than this machine's needs a cross compiler. */

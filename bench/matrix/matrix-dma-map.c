@@ -51,8 +51,9 @@ static void device(struct mx *mx, struct matrix_workload *w,
 
 	if (!v) {
 		/* A testbed VM gets a device of its own for it. */
-		if (h->transport == HOST_QEMU) {
-			mx->m->hosts[w->sut].qemu.spare_pci = true;
+		if (h->ops && h->ops->lend_spare) {
+			mx->m->hosts[w->sut].ops->lend_spare(
+				&mx->m->hosts[w->sut]);
 			w->u.dma_map.device = xstrdup(DMA_MAP_QEMU_SPARE_BDF);
 			return;
 		}
@@ -76,7 +77,7 @@ static void device(struct mx *mx, struct matrix_workload *w,
 	 * there but the spare is free to lend: the NIC carries the
 	 * workloads, the disks and the agent's channel their own.
 	 */
-	if (h->transport == HOST_QEMU) {
+	if (h->ops && h->ops->lend_spare) {
 		if (strcmp(bdf, DMA_MAP_QEMU_SPARE_BDF)) {
 			mx_err(mx, v->pos,
 			       "device: host '%s' is a testbed VM, and the "
@@ -86,7 +87,7 @@ static void device(struct mx *mx, struct matrix_workload *w,
 			       h->name, DMA_MAP_QEMU_SPARE_BDF, bdf);
 			return;
 		}
-		mx->m->hosts[w->sut].qemu.spare_pci = true;
+		h->ops->lend_spare(&mx->m->hosts[w->sut]);
 	}
 	w->u.dma_map.device = xstrdup(bdf);
 }
@@ -100,8 +101,8 @@ static void held_spare(struct mx *mx, const struct matrix_workload *w,
 {
 	const struct matrix_host *h = &mx->m->hosts[w->sut];
 
-	if (h->transport != HOST_QEMU || !h->qemu.spare_pci ||
-	    h->qemu.spare != QEMU_SPARE_VIRTIO || w->u.dma_map.unbind)
+	if (!h->ops || !h->ops->spare_held || !h->ops->spare_held(h) ||
+	    w->u.dma_map.unbind)
 		return;
 	mx_err(mx, mx_val_pos(tab, "device", w->pos),
 	       "workload '%s': host '%s''s spare device (spare = \"virtio\") "

@@ -139,12 +139,14 @@ static void fio__parse(struct mx *mx, struct matrix_workload *w,
 			w->name, fio_rw_names[p->rw]);
 	target(mx, w, tab);
 	/* The guest runs fio from the controller's root: this arch's. */
-	if (h->transport == HOST_QEMU && h->qemu.arch != arch__native())
+	if (h->transport == HOST_QEMU && matrix_host__arch(h) != arch__native())
 		mx_err(mx, mx_val_pos(tab, "host", w->pos),
 		       "host: '%s' is an %s guest, and fio runs there from "
 		       "this machine's root, which has %s binaries; a fio "
 		       "workload needs a guest of this machine's arch",
-		       h->name, h->qemu.arch ? h->qemu.arch->name : "unknown",
+		       h->name,
+		       matrix_host__arch(h) ? matrix_host__arch(h)->name :
+					      "unknown",
 		       arch__native() ? arch__native()->name : "unknown");
 }
 

@@ -134,6 +134,22 @@ void matrix__check_mates(struct mx *mx);
 void matrix__check_files(struct mx *mx);
 
 void matrix_host__release(struct matrix_host *h);
+/* The names of the transports set, and every key of [hosts.NAME] any of
+ * them takes; NULL-terminated. */
+const char *const *matrix__transport_names(void);
+const char *const *matrix__host_keys(void);
+/* address = "IP" or "CIDR" of @tab, as most transports take it. */
+void matrix_host__parse_address(struct mx *mx, struct matrix_host *h,
+				const struct toml_value *tab);
+/* Whether [hosts.NAME] of transport @t may hold @key. */
+bool matrix_transport__takes(const struct matrix_transport *t, const char *key);
+/*
+ * disks = [...] @v of @h into *@disks, *@nr of them: images of a size
+ * the tool makes when @vm, else block devices by path.
+ */
+void matrix_host__parse_disks(struct mx *mx, struct matrix_host *h,
+			      const struct toml_value *v, bool vm,
+			      struct matrix_disk **disks, size_t *nr);
 void matrix_kernel__release(struct matrix_kernel *k);
 void matrix_mode__release(struct matrix_mode *md);
 void matrix_workload__release(struct matrix_workload *w);

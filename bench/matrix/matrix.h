@@ -65,27 +65,6 @@ struct matrix_run {
 enum host_transport { HOST_LOCAL, HOST_NETNS, HOST_SSH, HOST_QEMU, HOST_LAVA };
 enum host_role { ROLE_PEER, ROLE_SUT };
 enum host_reboot { REBOOT_NONE, REBOOT_KEXEC, REBOOT_GRUB, REBOOT_RESTART };
-enum qemu_accel { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
-enum qemu_iommu {
-	QEMU_IOMMU_INTEL,
-	QEMU_IOMMU_NONE,
-	QEMU_IOMMU_SMMUV3,
-	QEMU_IOMMU_AMD,
-	QEMU_IOMMU_VIRTIO,
-};
-/*
- * The guest's NIC. virtio-net never calls the DMA sync functions; an
- * e1000e at a jumbo MTU receives small packets into buffers it syncs
- * instead of unmapping (its packet-split path), which is where 6.1 and
- * 6.12 differ (DMA_F_CAN_SKIP_SYNC).
- */
-enum qemu_nic { QEMU_NIC_VIRTIO, QEMU_NIC_E1000E };
-/*
- * The spare PCI function a dma_map workload lends: QEMU's edu, which no
- * driver claims, or a virtio function (virtio-rng), which virtio-pci
- * holds, for the path of a lab machine's bound device (unbind = true).
- */
-enum qemu_spare { QEMU_SPARE_EDU, QEMU_SPARE_VIRTIO };
 enum qemu_disk_model { QEMU_DISK_NVME };
 
 /* Longest disk name: it is the NVMe serial number, 20 bytes. */
@@ -104,98 +83,74 @@ struct matrix_disk {
 	struct toml_pos pos;
 };
 
-/* The VM a qemu host is: bench/host/qemu/host-qemu.c makes it QEMU's argv. */
-struct matrix_qemu {
-	uint64_t memory; /* bytes */
-	unsigned int cpus;
+/*
+ * A transport as the matrix sees it. Each lives in its own folder
+ * (bench/host/NAME/NAME-keys.c), which the matrix never includes: the
+ * table of them is handed to matrix__set_transports() from above
+ * (bench/host/host-transports.c) before a matrix is loaded. The matrix
+ * reads the keys every host shares; a transport's own, and any table of
+ * [hosts.NAME] named after it, are its hooks' to read into h->conf.
+ */
+struct mx;
+struct matrix_host;
+struct matrix_transport {
+	const char *name; /* as transport = "NAME" says */
+	enum host_transport id;
+	/* The keys of [hosts.NAME] it takes beyond the common three. */
+	const char *const *keys;
+	/* A machine somebody starts per boot, the tool or a lab. */
+	bool vm;
+	/* The tool starts it: reboot = "restart" or "kexec" inside it. */
+	bool restarts;
+	/* The controller's own kernel, never rebooted: what the host is. */
+	const char *never_reboots;
+	/* Where kernels sent to it go; NULL: /var/lib/iommu-bench/kernels. */
+	const char *kernel_dir;
+	/* Its defaults and h->conf, before any key of @h is read. */
+	void (*defaults)(struct matrix_host *h);
 	/*
-	 * The guest's machine: "x86_64" (q35) or "arm64" (virt), this
-	 * machine's by default; another arch than the controller's runs
-	 * under TCG, its agent cross-built (Makefile: agent-arm64).
+	 * Its own keys of [hosts.NAME] @tab, after the common ones, and
+	 * its address (matrix_host__parse_address(), or its own words).
+	 * NULL op: only the address, an IP or a CIDR.
 	 */
-	const struct arch *arch;
-	enum qemu_accel accel;
-	/* Default: the arch's own (intel, smmuv3); amd and virtio asked. */
-	enum qemu_iommu iommu;
+	void (*parse)(struct mx *mx, struct matrix_host *h,
+		      const struct toml_value *tab);
+	/* What defaults() and parse() made; h->conf freed. */
+	void (*release)(struct matrix_host *h);
+	/* The guest's arch where the transport decides it; NULL op: any. */
+	const struct arch *(*arch)(const struct matrix_host *h);
+	/* Disks of its own making; NULL op: h->disks, devices by path. */
+	const struct matrix_disk *(*disks)(const struct matrix_host *h,
+					   size_t *nr);
 	/*
-	 * The vIOMMU reports caching mode (what vfio in the guest needs).
-	 * Intel's driver then forces strict: a lazy mode asked for fails
-	 * verification, as it must.
+	 * A dma_map workload lends a device of the machine's own, made
+	 * for it (DMA_MAP_QEMU_SPARE_BDF); spare_held(): a driver holds
+	 * it from boot. NULL op: a device is named by its address.
 	 */
-	bool caching_mode;
-	char **cmdline; /* kernel arguments of every boot */
-	size_t nr_cmdline;
+	void (*lend_spare)(struct matrix_host *h);
+	bool (*spare_held)(const struct matrix_host *h);
 	/*
-	 * affinity = { vcpus = [..], io = CPU }: host CPUs for each vCPU's
-	 * thread and for the rest of QEMU; NULL / -1: not pinned. On a
-	 * small host, a vCPU that competes with QEMU's I/O and the peer's
-	 * iperf3 for a CPU makes most of the testbed's noise.
+	 * Its hosts boot in pairs (one lab job for a SUT and its peer
+	 * device): what @sut and @peer need of each other. NULL op: every
+	 * host boots by itself.
 	 */
-	int *vcpu_cpus;
-	size_t nr_vcpu_cpus;
-	int io_cpu;
-	enum qemu_nic nic;
-	/* The link's MTU, set on the guest's NIC and the peer's tap; 0: 1500. */
-	unsigned int mtu;
-	struct matrix_disk *disks;
-	size_t nr_disks;
+	void (*check_mate)(struct mx *mx, const struct matrix_host *sut,
+			   const struct matrix_host *peer);
 	/*
-	 * A dma_map workload runs here without naming a device: the VM
-	 * gets a spare PCI function for it (DMA_MAP_QEMU_SPARE_BDF), of
-	 * the model @spare names.
+	 * Where @h reaches a workload's server on the controller, when
+	 * not at the server's address (a device behind its lab's NAT);
+	 * NULL: at the server's address.
 	 */
-	bool spare_pci;
-	enum qemu_spare spare;
+	const char *(*server_ip)(const struct matrix_host *h);
 };
 
 /*
- * [hosts.NAME.lava]: a device of a LAVA lab, booted by a job per boot
- * (bench/host/lava/host-lava.c). Its VM's shape is the host's qemu table.
+ * The transports a matrix may name, NULL-terminated; each entry's id
+ * once. Called once, before the first matrix__load().
  */
-/* The lab reaches the controller on these unless the matrix says. */
-#define LAVA_HTTP_PORT 7780
-#define LAVA_AGENT_PORT 7781
-
-/*
- * What the lab's device type extends: LAVA's stock qemu.jinja2 (the NIC
- * a "-net nic,model=" without properties, x86_64), or ours
- * (bench/host/lava/device-type/), which leaves the machine and the NIC
- * to the job: virtio-net behind the vIOMMU, arm64 with SMMUv3.
- */
-enum lava_template { LAVA_TEMPLATE_QEMU, LAVA_TEMPLATE_IOMMU_BENCH };
-
-struct matrix_lava {
-	char *server;	   /* "http://lava.example:8000", no path */
-	char *token_file;  /* the API token's file, or */
-	char *token_env;   /* the variable that holds it */
-	char *device_type; /* "qemu" */
-	enum lava_template template;
-	char **tags; /* the job's device tags */
-	size_t nr_tags;
-	unsigned int priority; /* 0..100 */
-	/*
-	 * Where the device reaches the workload's other end; NULL: at
-	 * @controller, where a peer on this machine listens.
-	 */
-	char *peer_address;
-	/*
-	 * This machine as the lab's workers and devices reach it: the
-	 * artifact server (the job's files by sha256) on @http_port, the
-	 * agents' channel on @agent_port. Fixed ports: a resumed run must
-	 * be where the killed run's job looks.
-	 */
-	char *controller;
-	uint32_t http_port, agent_port;
-	/* The device's default route: user-mode networking's "10.0.2.2". */
-	char *gateway;
-	uint64_t queue_timeout_ms; /* submitted to running, at most */
-	/*
-	 * How long a job may hold the device once booted: every trial of
-	 * one boot must fit, and a job a killed run leaves holds it that
-	 * long unless a later run cancels it.
-	 */
-	uint64_t job_timeout_ms;
-};
+void matrix__set_transports(const struct matrix_transport *const *table);
+/* The transport named @name, or NULL. */
+const struct matrix_transport *matrix__transport(const char *name);
 
 struct matrix_host {
 	char *name;
@@ -246,8 +201,13 @@ struct matrix_host {
 	 */
 	size_t mate;
 	bool has_mate;
-	struct matrix_qemu qemu; /* qemu; lava: the device's VM */
-	struct matrix_lava lava;
+	/*
+	 * Its transport, and what that one alone reads of its own keys
+	 * (the VM of a qemu host, the lab of a lava host): only the
+	 * transport's folder (bench/host/NAME/) knows its shape.
+	 */
+	const struct matrix_transport *ops;
+	void *conf;
 	/* ssh, local: disks = [{ name, path }] a fio workload may target */
 	struct matrix_disk *disks;
 	size_t nr_disks;
@@ -631,12 +591,8 @@ uint64_t matrix_workload__trial_ms(const struct matrix_workload *w);
 const char *matrix_order__name(enum matrix_order o);
 const char *host_transport__name(enum host_transport t);
 const char *host_role__name(enum host_role r);
-const char *qemu_iommu__name(enum qemu_iommu iommu);
-const char *qemu_nic__name(enum qemu_nic nic);
-/* QEMU's -device model of the spare: "edu", "virtio-rng-pci". */
-const char *qemu_spare__model(enum qemu_spare spare);
 const char *qemu_disk_model__name(enum qemu_disk_model model);
-/* The disk of @h named @name (its qemu.disks on a VM), or NULL. */
+/* The disk of @h named @name (a VM's own, or by path), or NULL. */
 const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
 					    const char *name);
 /*
@@ -644,13 +600,14 @@ const struct matrix_disk *matrix_host__disk(const struct matrix_host *h,
  * job: every kernel it runs is handed over, none is installed.
  */
 bool matrix_host__is_vm(const struct matrix_host *h);
-/* @h's disks: qemu.disks on a VM, disks elsewhere. */
+/* @h's disks: its transport's (a VM's images), else disks by path. */
 const struct matrix_disk *matrix_host__disks(const struct matrix_host *h,
 					     size_t *nr);
-/* The vIOMMU a guest of @arch has: intel on x86_64, smmuv3 on arm64. */
-enum qemu_iommu qemu_iommu__default(const struct arch *arch);
-/* Whether QEMU emulates @iommu on a guest of @arch. */
-bool qemu_iommu__emulated(enum qemu_iommu iommu, const struct arch *arch);
+/* The arch of @h's guest, where its transport decides it; else NULL. */
+const struct arch *matrix_host__arch(const struct matrix_host *h);
+/* Where @h reaches a workload's server on the controller, or NULL: at
+ * the server's own address (its transport's server_ip). */
+const char *matrix_host__server_ip(const struct matrix_host *h);
 /* The sysfs spelling of @g ("" unset) and its IOMMU mode, or -ENOENT. */
 const char *group_type__name(enum group_type g);
 int group_type__mode(enum group_type g);

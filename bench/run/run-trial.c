@@ -164,20 +164,16 @@ static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
 	struct run_host *cli = &ctx->hosts[w->client];
 	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
 	json_t *args, *res = NULL;
+	const char *at;
 	struct vm_cpu vc;
 	char ip[64];
 	int ret;
 
-	/* A lab's device behind user-mode networking has its own name
-	 * for the server's machine: peer_address, else the controller's,
-	 * which it reaches already (its agent dialed it); its multinode
-	 * job's other device is at its address on the lab's network. */
-	if (cli->h.m->transport == HOST_LAVA && !cli->h.m->has_mate)
-		ret = snprintf(ip, sizeof(ip), "%s",
-			       cli->h.m->lava.peer_address ?
-				       cli->h.m->lava.peer_address :
-				       cli->h.m->lava.controller) >=
-				      (int)sizeof(ip) ?
+	/* A device behind its lab's NAT has its own name for the
+	 * server's machine (its transport's server_ip). */
+	at = matrix_host__server_ip(cli->h.m);
+	if (at)
+		ret = snprintf(ip, sizeof(ip), "%s", at) >= (int)sizeof(ip) ?
 			      -ENAMETOOLONG :
 			      0;
 	else

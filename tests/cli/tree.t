@@ -404,13 +404,21 @@ st=$?
 t_ok $st "the man page names every matrix key"
 
 # And the other way: every key the parser takes (its key tables in
-# bench/matrix/matrix-*.c) is documented in docs/matrix.md, so a lost section of
-# the documentation shows here.
+# bench/matrix/matrix-*.c, and each transport's in its folder,
+# bench/host/NAME/NAME-keys.c) is documented in docs/matrix.md, so a lost
+# section of the documentation shows here.
 code_keys=$(awk '/keys(\[\])+ = \{|keys\[\]\[[0-9]+\] = \{/ { on = 1 }
-	on { print } on && /\};/ { on = 0 }' "$SRCDIR"/bench/matrix/matrix-*.c |
+	on { print } on && /\};/ { on = 0 }' "$SRCDIR"/bench/matrix/matrix-*.c \
+	"$SRCDIR"/bench/host/*/*-keys.c |
 	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
 [ "$(echo "$code_keys" | wc -w)" -gt 40 ]
-t_ok $? "the parser's key tables are found in bench/matrix/matrix-*.c"
+t_ok $? "the parser's key tables are found in bench/matrix/matrix-*.c and bench/host/*/*-keys.c"
+lost=""
+for k in memory token_file device_type ssh_key netns; do
+	echo "$code_keys" | grep -qx "$k" || lost="$lost $k"
+done
+[ -z "$lost" ]
+t_ok $? "the transports' own keys are found in their folders${lost:+: not$lost}"
 missing=""
 for k in $code_keys; do
 	grep -qE "\`$k\`|\[collect\.$k\]" docs/matrix.md || missing="$missing $k"

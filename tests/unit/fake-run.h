@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "bench/agent/agent-file.h"
+#include "bench/host/host-transports.h"
 #include "bench/run/run.h"
 #include "config-error.h"
 #include "store/store.h"
@@ -52,6 +53,7 @@ static inline int fake_run__load(struct run_ctx *ctx, const char *toml)
 	struct config_errors errs;
 	int ret;
 
+	host_transports__set();
 	config_errors__init(&errs, "test.toml");
 	ret = matrix__load_buf("test.toml", toml, strlen(toml), &ctx->m, &errs);
 	config_errors__release(&errs);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/host/qemu/qemu-conf.h"
 #include "bench/matrix/matrix.h"
 #include "bench/run/run.h"
 #include "bench/workload/dma-map.h"
@@ -198,7 +199,7 @@ static void test_qemu(void)
 
 	ok(m && m->nr_workloads == 1 &&
 		   !strcmp(m->workloads[0].u.dma_map.device, "0000:00:10.0") &&
-		   m->hosts[0].qemu.spare_pci,
+		   qemu_conf(&m->hosts[0])->spare_pci,
 	   "a qemu host without a device: its VM's spare one, 0000:00:10.0");
 	matrix__free(m);
 

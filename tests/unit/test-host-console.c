@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The console watch of a lab machine's reboot (bench/host/host-console.c):
- * which lines end a boot, and reading a growing log a look at a time,
- * half lines and a log started afresh included.
+ * A dead kernel's console lines (bench/host/host-console.c) and the
+ * console watch of an ssh host's reboot (bench/host/ssh/ssh-console.c):
+ * which lines end a boot, where a report begins, and reading a growing
+ * log a look at a time, half lines and a log started afresh included.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench/host/host-console.h"
+#include "bench/host/ssh/ssh.h"
 #include "tap.h"
 
 static void append(const char *path, const char *text)
@@ -37,6 +39,7 @@ static void scan(const char *text, const char *want, const char *what)
 int main(void)
 {
 	char dir[] = "/tmp/test-console.XXXXXX", path[64];
+	const char *report;
 	char *line = NULL;
 	off_t at = -1;
 	int ret;
@@ -59,6 +62,19 @@ int main(void)
 	     "a reboot that goes on, and a boot that ends at a login: none");
 	scan("kernel: panic=0 on the command line\n", NULL,
 	     "the word 'panic' alone is not a panic");
+
+	report = "[ 1.0] Linux version\n[ 2.0] BUG: kernel NULL pointer "
+		 "dereference\n[ 2.1] RIP: 0010:x\n[ 2.2] Kernel panic - not "
+		 "syncing: Fatal exception\n";
+	ok(console__report(report) == strstr(report, "[ 2.0] BUG"),
+	   "a report: from the start of the line of its first head");
+	report = "[ 1.0] Unable to handle kernel paging request\n";
+	ok(console__report(report) == report,
+	   "an arm64 oops on the first line");
+	ok(!console__report("[ 3.0] reboot: Power down\n"),
+	   "a power off is last words, not a report");
+	ok(!console__report("Debian GNU/Linux 12 lab ttyS0\n"),
+	   "a boot that ends at a login: no report");
 
 	if (!mkdtemp(dir))
 		tap_skip_all("no scratch folder");

@@ -17,6 +17,7 @@
 
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
+#include "bench/host/ssh/ssh.h"
 #include "bench/host/host.h"
 #include "bench/matrix/matrix.h"
 #include "matrix-load.h"

@@ -59,19 +59,22 @@ static void test_defaults(void)
 		return;
 	h = &m->hosts[matrix__find_host(m, "lab")];
 	ok(h->transport == HOST_LAVA, "transport lava");
-	is_str(h->lava.device_type, "qemu", "device_type defaults to qemu");
-	ok(!h->lava.peer_address,
+	is_str(lava_conf(h)->device_type, "qemu",
+	       "device_type defaults to qemu");
+	ok(!lava_conf(h)->peer_address,
 	   "no peer_address: the peer is at the controller's address");
-	ok(h->lava.http_port == 7780 && h->lava.agent_port == 7781,
+	ok(lava_conf(h)->http_port == 7780 && lava_conf(h)->agent_port == 7781,
 	   "the artifact server on 7780, the agents' channel on 7781");
 	is_str(h->address, "10.0.2.15/24", "the guest's own address");
 	is_str(h->nic, "eth0", "its NIC");
-	ok(h->qemu.nic == QEMU_NIC_E1000E, "an e1000e, behind the vIOMMU");
-	ok(h->qemu.iommu == QEMU_IOMMU_INTEL, "the intel vIOMMU");
+	ok(qemu_conf(h)->nic == QEMU_NIC_E1000E,
+	   "an e1000e, behind the vIOMMU");
+	ok(qemu_conf(h)->iommu == QEMU_IOMMU_INTEL, "the intel vIOMMU");
 	ok(matrix_host__is_vm(h), "a VM: every kernel is handed over");
 	ok(matrix__boot_method(h) == APPLY_RESTART,
 	   "each boot is a new job (restart)");
-	ok(h->lava.priority == 50 && h->lava.queue_timeout_ms == 1800000,
+	ok(lava_conf(h)->priority == 50 &&
+		   lava_conf(h)->queue_timeout_ms == 1800000,
 	   "priority 50, queue_timeout 30 min");
 	matrix__free(m);
 }

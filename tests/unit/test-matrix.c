@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/host/qemu/qemu-conf.h"
 #include "bench/matrix/matrix.h"
 #include "bench/matrix/plan.h"
 #include "matrix-load.h"
@@ -255,8 +256,8 @@ static void test_apply(void)
 	       "method reboot: a VM restarts");
 	m->modes[lazy].method = METHOD_AUTO;
 	ok(m->hosts[2].allow_reboot, "a VM may be restarted by default");
-	is_int(m->hosts[2].qemu.cpus, 2, "qemu: 2 CPUs");
-	is_int(m->hosts[2].qemu.memory, 2ULL << 30, "qemu: 2G");
+	is_int(qemu_conf(&m->hosts[2])->cpus, 2, "qemu: 2 CPUs");
+	is_int(qemu_conf(&m->hosts[2])->memory, 2ULL << 30, "qemu: 2G");
 	is_int(m->hosts[1].boot_estimate_ms, 300000, "grub estimate 5m");
 	is_int(m->hosts[2].boot_estimate_ms, 20000, "VM estimate 20s");
 	matrix__free(m);
@@ -583,6 +584,7 @@ static void test_errors(void)
 
 int main(void)
 {
+	host_transports__set();
 	config_errors__init(&errs, "test.toml");
 	test_shipped();
 	test_defaults();

@@ -103,9 +103,10 @@ static void test_defaults(void)
 	if (!h)
 		return;
 	is_str(h->nic, "eth0", "the guest's NIC defaults to eth0");
-	is_int(h->qemu.cpus, 3, "cpus");
-	ok(h->qemu.iommu == QEMU_IOMMU_INTEL, "the intel vIOMMU by default");
-	ok(!h->qemu.caching_mode, "caching mode off by default");
+	is_int(qemu_conf(h)->cpus, 3, "cpus");
+	ok(qemu_conf(h)->iommu == QEMU_IOMMU_INTEL,
+	   "the intel vIOMMU by default");
+	ok(!qemu_conf(h)->caching_mode, "caching mode off by default");
 	is_str(m->kernels[0].release, "6.1.0-57-amd64",
 	       "the release comes with the package name");
 	ok(m->kernels[0].kind == KERNEL_PACKAGE, "a package kernel");
@@ -165,9 +166,10 @@ static void test_arm64(void)
 	h = vm_of(m, "an arm64 qemu host loads");
 	if (!h)
 		return;
-	is_str(h->qemu.arch->name, "arm64", "arch");
-	ok(h->qemu.iommu == QEMU_IOMMU_SMMUV3, "arm64's vIOMMU by default: "
-					       "the SMMUv3");
+	is_str(qemu_conf(h)->arch->name, "arm64", "arch");
+	ok(qemu_conf(h)->iommu == QEMU_IOMMU_SMMUV3,
+	   "arm64's vIOMMU by default: "
+	   "the SMMUv3");
 	is_str(qemu__machine(h)->binary, "qemu-system-aarch64", "its QEMU");
 	s = argv_of(h, &b, &argv0);
 	is_str(argv0, "qemu-system-aarch64", "argv[0]");
@@ -243,7 +245,7 @@ static void test_iommus(void)
 		free(s);
 		qemu__guest_modules(h, &mods);
 		s = joined(&mods);
-		if (h->qemu.iommu == QEMU_IOMMU_VIRTIO)
+		if (qemu_conf(h)->iommu == QEMU_IOMMU_VIRTIO)
 			is_str(s, "|virtio_iommu|",
 			       "virtio-iommu's driver loaded first");
 		else
@@ -345,13 +347,16 @@ static void test_affinity(void)
 		const struct matrix_host *h =
 			&m->hosts[matrix__find_host(m, "vm")];
 
-		ok(h->qemu.nr_vcpu_cpus == 3 && h->qemu.vcpu_cpus[0] == 1 &&
-			   h->qemu.vcpu_cpus[2] == 3 && h->qemu.io_cpu == 0,
+		ok(qemu_conf(h)->nr_vcpu_cpus == 3 &&
+			   qemu_conf(h)->vcpu_cpus[0] == 1 &&
+			   qemu_conf(h)->vcpu_cpus[2] == 3 &&
+			   qemu_conf(h)->io_cpu == 0,
 		   "one CPU per vCPU, and QEMU's own");
 	}
 	matrix__free(m);
 	m = load(MATRIX(""));
-	ok(m && !m->hosts[0].qemu.nr_vcpu_cpus && m->hosts[0].qemu.io_cpu == -1,
+	ok(m && !qemu_conf(&m->hosts[0])->nr_vcpu_cpus &&
+		   qemu_conf(&m->hosts[0])->io_cpu == -1,
 	   "not pinned by default");
 	matrix__free(m);
 	check_refusals(affinity_refusals, ARRAY_SIZE(affinity_refusals));
@@ -390,12 +395,12 @@ static void test_devices(void)
 	h = vm_of(m, "nic, mtu and disks load");
 	if (!h)
 		return;
-	ok(h->qemu.nic == QEMU_NIC_E1000E, "nic e1000e");
-	is_int(h->qemu.mtu, 9000, "mtu");
-	is_int(h->qemu.nr_disks, 2, "two disks");
-	is_int(h->qemu.disks[0].size, 64 << 20, "a disk's size");
-	ok(h->qemu.disks[1].model == QEMU_DISK_NVME, "nvme by default");
-	ok(matrix_host__disk(h, "scratch-b") == &h->qemu.disks[1],
+	ok(qemu_conf(h)->nic == QEMU_NIC_E1000E, "nic e1000e");
+	is_int(qemu_conf(h)->mtu, 9000, "mtu");
+	is_int(qemu_conf(h)->nr_disks, 2, "two disks");
+	is_int(qemu_conf(h)->disks[0].size, 64 << 20, "a disk's size");
+	ok(qemu_conf(h)->disks[1].model == QEMU_DISK_NVME, "nvme by default");
+	ok(matrix_host__disk(h, "scratch-b") == &qemu_conf(h)->disks[1],
 	   "a disk found by name");
 	ok(!matrix_host__disk(h, "nvme1"), "an unknown disk is not found");
 	s = argv_of(h, &b, NULL);
@@ -432,8 +437,8 @@ static void test_devices(void)
 	m = load(MATRIX(""));
 	if (m) {
 		h = &m->hosts[0];
-		ok(h->qemu.nic == QEMU_NIC_VIRTIO && !h->qemu.mtu &&
-			   !h->qemu.nr_disks,
+		ok(qemu_conf(h)->nic == QEMU_NIC_VIRTIO && !qemu_conf(h)->mtu &&
+			   !qemu_conf(h)->nr_disks,
 		   "virtio, the default MTU and no disks by default");
 		s = qemu__cmdline(h, "/x/iommu-bench", NULL, 0);
 		ok(!strstr(s, "mtu"), "no MTU asked of the guest");

@@ -22,6 +22,7 @@
 #include "agent-test.h"
 #include "bench/agent/agent-file.h"
 #include "bench/agent-client/agent-conn.h"
+#include "bench/host/host-transports.h"
 #include "bench/host/host.h"
 #include "bench/run/run-install.h"
 #include "bench/run/run.h"
@@ -174,10 +175,13 @@ static int spawn_agent(struct run_host *h, const char *path_prefix)
 
 static void test_needed(void)
 {
-	struct matrix_host ssh = { .transport = HOST_SSH };
+	struct matrix_host ssh = { .transport = HOST_SSH,
+				   .ops = &ssh_transport };
 	struct matrix_host vm = { .transport = HOST_QEMU,
+				  .ops = &qemu_transport,
 				  .reboot = REBOOT_RESTART };
 	struct matrix_host vmk = { .transport = HOST_QEMU,
+				   .ops = &qemu_transport,
 				   .reboot = REBOOT_KEXEC };
 	struct matrix_kernel build = { .kind = KERNEL_BUILD };
 	struct matrix_kernel image = { .kind = KERNEL_IMAGE };

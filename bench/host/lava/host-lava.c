@@ -72,7 +72,7 @@ struct lava_priv {
 /* The token, from the file or variable the matrix names; never said. */
 static int read_token(struct host *h, char **out, char **err)
 {
-	const struct matrix_lava *l = &h->m->lava;
+	const struct matrix_lava *l = lava_conf(h->m);
 	char *buf = NULL;
 	size_t len = 0;
 	struct stat st;
@@ -125,7 +125,7 @@ static int read_token(struct host *h, char **out, char **err)
  */
 static int check_tags(struct host *h, struct lava_priv *p, char **errp)
 {
-	const struct matrix_lava *l = &h->m->lava;
+	const struct matrix_lava *l = lava_conf(h->m);
 	json_t *res = NULL;
 	char **names, *err = NULL;
 	size_t nr = 0, i;
@@ -178,7 +178,7 @@ static int check_tags(struct host *h, struct lava_priv *p, char **errp)
  */
 static int check_template(struct host *h, struct lava_priv *p, char **errp)
 {
-	const struct matrix_lava *l = &h->m->lava;
+	const struct matrix_lava *l = lava_conf(h->m);
 	char *path, *text = NULL, *err = NULL;
 	bool ours;
 	int ret;
@@ -217,7 +217,7 @@ static int check_template(struct host *h, struct lava_priv *p, char **errp)
 /* The device type exists, and the token is one the lab takes. */
 static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 {
-	const char *type = h->m->lava.device_type;
+	const char *type = lava_conf(h->m)->device_type;
 	json_t *res = NULL;
 	char *path, *err = NULL;
 	int ret;
@@ -279,7 +279,7 @@ static int check_lab(struct host *h, struct lava_priv *p, char **errp)
  */
 static int open_servers(struct host *h, struct lava_priv *p, char **errp)
 {
-	const struct matrix_lava *l = &h->m->lava;
+	const struct matrix_lava *l = lava_conf(h->m);
 	char *label = xasprintf("host %s", h->m->name), *err = NULL;
 	int ret;
 
@@ -347,24 +347,24 @@ static int lava_host__open(struct host *h, char **err)
 	ret = read_token(h, &token, err);
 	if (ret)
 		return ret;
-	ret = lava_api__init(&p->api, h->m->lava.server, token);
+	ret = lava_api__init(&p->api, lava_conf(h->m)->server, token);
 	explicit_bzero(token, strlen(token));
 	free(token);
 	if (ret)
 		return errmsg__set(err, ret,
 				   "host %s: cannot start a client "
 				   "of %s: %s",
-				   h->m->name, h->m->lava.server,
+				   h->m->name, lava_conf(h->m)->server,
 				   strerror(-ret));
 	ret = check_lab(h, p, err);
 	if (ret)
 		return ret;
 	pr_info("host %s: LAVA at %s, device type %s", h->m->name,
-		p->api.server, h->m->lava.device_type);
+		p->api.server, lava_conf(h->m)->device_type);
 	ret = qemu_vm__files(h, &p->vm, err);
 	if (ret)
 		return ret;
-	ret = lava_root__make(h->m->qemu.arch, &p->root, err);
+	ret = lava_root__make(qemu_conf(h->m)->arch, &p->root, err);
 	if (ret)
 		return ret;
 	return open_servers(h, p, err);
@@ -627,7 +627,8 @@ static int unreached(struct host *h, struct lava_priv *p, char **why)
 	if (p->adopted || !p->run_t0 || mono_ms() - p->run_t0 < wait ||
 	    artifact_server__asked(p->art, p->files.kernel_sha))
 		return 0;
-	hp = lava__hostport(h->m->lava.controller, h->m->lava.http_port);
+	hp = lava__hostport(lava_conf(h->m)->controller,
+			    lava_conf(h->m)->http_port);
 	*why = xasprintf("LAVA job %lld has fetched nothing from "
 			 "http://%s/ in its first %lld s: can the lab's "
 			 "workers reach the controller address and http_port?",
@@ -848,7 +849,7 @@ static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 {
 	long long t0 = mono_ms(), said = t0;
-	uint64_t limit = h->m->lava.queue_timeout_ms;
+	uint64_t limit = lava_conf(h->m)->queue_timeout_ms;
 
 	for (;;) {
 		struct lava_job j;
@@ -902,7 +903,7 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 					 "device of type %s free",
 					 h->m->name, (long long)p->job,
 					 (unsigned long long)limit / 1000,
-					 h->m->lava.device_type);
+					 lava_conf(h->m)->device_type);
 			job_cancel(h, p->job);
 			p->job = 0;
 			return -ETIMEDOUT;
@@ -1309,16 +1310,18 @@ static json_t *lava_host__platform(struct host *h)
 
 	const struct qemu_machine *qm = qemu__machine(h->m);
 
-	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, "
-		"s:I, s:s?}}",
-		"emulator", qm ? qm->binary : "qemu-system-x86_64", "arch",
-		qm ? qm->arch : "x86_64", "machine", qm ? qm->machine : "q35",
-		"viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
-		qemu_nic__name(h->m->qemu.nic), "accel", "the worker's", "lab",
-		"lava", "lava", "server", p ? p->api.server : h->m->lava.server,
-		"device_type", h->m->lava.device_type, "job",
-		(json_int_t)(p ? p->job : 0), "device", p ? p->device : NULL);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, "
+			 "s:I, s:s?}}",
+			 "emulator", qm ? qm->binary : "qemu-system-x86_64",
+			 "arch", qm ? qm->arch : "x86_64", "machine",
+			 qm ? qm->machine : "q35", "viommu",
+			 qemu_iommu__name(qemu_conf(h->m)->iommu), "nic",
+			 qemu_nic__name(qemu_conf(h->m)->nic), "accel",
+			 "the worker's", "lab", "lava", "lava", "server",
+			 p ? p->api.server : lava_conf(h->m)->server,
+			 "device_type", lava_conf(h->m)->device_type, "job",
+			 (json_int_t)(p ? p->job : 0), "device",
+			 p ? p->device : NULL);
 }
 
 static void lava_host__close(struct host *h)

@@ -279,35 +279,41 @@ size_t artifact_server__nr(struct artifact_server *s)
 	return nr;
 }
 
-unsigned artifact_server__fetched(struct artifact_server *s, const char *sha,
-				  char **last_peer)
+/* How often @sha was asked for and fetched whole, and by whom last. */
+static void artifact_counts(struct artifact_server *s, const char *sha,
+			    unsigned *asked, unsigned *fetched,
+			    char **last_peer)
 {
 	struct artifact *a;
-	unsigned n = 0;
 
-	if (last_peer)
-		*last_peer = NULL;
+	*asked = *fetched = 0;
 	pthread_mutex_lock(&s->lock);
 	a = artifact_find(s, sha);
 	if (a) {
-		n = a->fetched;
+		*asked = a->asked;
+		*fetched = a->fetched;
 		if (last_peer && a->last_peer)
 			*last_peer = xstrdup(a->last_peer);
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+unsigned artifact_server__fetched(struct artifact_server *s, const char *sha,
+				  char **last_peer)
+{
+	unsigned asked, n;
+
+	if (last_peer)
+		*last_peer = NULL;
+	artifact_counts(s, sha, &asked, &n, last_peer);
 	return n;
 }
 
 unsigned artifact_server__asked(struct artifact_server *s, const char *sha)
 {
-	struct artifact *a;
-	unsigned n = 0;
+	unsigned n, fetched;
 
-	pthread_mutex_lock(&s->lock);
-	a = artifact_find(s, sha);
-	if (a)
-		n = a->asked;
-	pthread_mutex_unlock(&s->lock);
+	artifact_counts(s, sha, &n, &fetched, NULL);
 	return n;
 }
 

@@ -25,7 +25,8 @@
 
 char *lava__artifact_url(const struct matrix_host *m, const char *sha)
 {
-	char *hp = lava__hostport(m->lava.controller, m->lava.http_port);
+	char *hp = lava__hostport(lava_conf(m)->controller,
+				  lava_conf(m)->http_port);
 	char *url = xasprintf("http://%s/sha256/%s", hp, sha);
 
 	free(hp);

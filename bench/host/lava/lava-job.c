@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/host/host-console.h"
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
@@ -269,9 +270,10 @@ char *lava__boot_cmdline(const struct matrix_host *m, const char *const *args,
 			 size_t nr_args)
 {
 	char *base = qemu__cmdline(m, LAVA_ROOT_AGENT, args, nr_args);
-	char *ctl = lava__hostport(m->lava.controller, m->lava.agent_port);
+	char *ctl = lava__hostport(lava_conf(m)->controller,
+				   lava_conf(m)->agent_port);
 	char *s = xasprintf("%s iommu_bench.gw=%s iommu_bench.ctl=%s%s", base,
-			    m->lava.gateway, ctl,
+			    lava_conf(m)->gateway, ctl,
 			    m->has_mate ? " iommu_bench.ctlnic=" LAVA_CTL_NIC
 					  " iommu_bench.ctlip=" LAVA_CTL_IP :
 					  "");
@@ -287,7 +289,7 @@ void lava_boot__init(struct lava_boot *b, const struct matrix_host *m,
 	b->job_name = lava__job_name(m, kernel, args, nr_args);
 	b->files = files;
 	b->cmdline = lava__boot_cmdline(m, args, nr_args);
-	b->timeout_ms = m->boot_timeout_ms + m->lava.job_timeout_ms;
+	b->timeout_ms = m->boot_timeout_ms + lava_conf(m)->job_timeout_ms;
 }
 
 void lava_boot__release(struct lava_boot *b)
@@ -332,12 +334,12 @@ static void lab_mac(const struct matrix_host *m, char out[18])
 static void put_context(FILE *f, const struct matrix_host *m, const char *ind)
 {
 	const struct qemu_machine *qm = qemu__machine(m);
-	bool ours = m->lava.template == LAVA_TEMPLATE_IOMMU_BENCH;
+	bool ours = lava_conf(m)->template == LAVA_TEMPLATE_IOMMU_BENCH;
 	char *arg, *dev, mac[18];
 
 	/* The testbed's machine, in what LAVA's qemu template leaves open. */
 	fprintf(f, "%scontext:\n%s  arch: %s\n", ind, ind,
-		m->qemu.arch ? m->qemu.arch->deb : "amd64");
+		qemu_conf(m)->arch ? qemu_conf(m)->arch->deb : "amd64");
 	if (!ours)
 		fprintf(f, "%s  model: 'model=e1000e'\n", ind);
 	fprintf(f, "%s  extra_options:\n", ind);
@@ -351,9 +353,9 @@ static void put_context(FILE *f, const struct matrix_host *m, const char *ind)
 		put_option(f, ind, "-machine q35");
 		put_option(f, ind, "-cpu max");
 	}
-	put_option(f, ind, "-smp %u", m->qemu.cpus);
+	put_option(f, ind, "-smp %u", qemu_conf(m)->cpus);
 	put_option(f, ind, "-m %lluM",
-		   (unsigned long long)(m->qemu.memory >> 20));
+		   (unsigned long long)(qemu_conf(m)->memory >> 20));
 	/* A panic ends the job at once, not at its timeout. */
 	put_option(f, ind, "-no-reboot");
 	dev = qemu__iommu_device(m);
@@ -410,10 +412,10 @@ static void put_boot_test(FILE *f, unsigned long long boot_s,
 	fprintf(f,
 		"- test:\n%s    timeout: {seconds: %llu}\n    monitors:\n"
 		"    - name: iommu-bench\n      start: '%s'\n"
-		"      end: 'reboot: Power down'\n"
+		"      end: '%s'\n"
 		"      pattern: 'iommu-bench-lava: (?P<test_case_id>\\S+) "
 		"(?P<result>pass|fail)'\n",
-		role, job_s, TESTBED_READY_LINE);
+		role, job_s, TESTBED_READY_LINE, CONSOLE_POWER_DOWN);
 }
 
 static void put_head(FILE *f, const struct matrix_host *m,
@@ -421,7 +423,8 @@ static void put_head(FILE *f, const struct matrix_host *m,
 {
 	fputs("job_name: ", f);
 	put_quoted(f, b->job_name);
-	fprintf(f, "\npriority: %u\nvisibility: personal\n", m->lava.priority);
+	fprintf(f, "\npriority: %u\nvisibility: personal\n",
+		lava_conf(m)->priority);
 	fprintf(f,
 		"timeouts:\n  job: {seconds: %llu}\n"
 		"  action: {seconds: %llu}\n"
@@ -433,12 +436,12 @@ static void put_tags(FILE *f, const struct matrix_host *m, const char *ind)
 {
 	size_t i;
 
-	if (!m->lava.nr_tags)
+	if (!lava_conf(m)->nr_tags)
 		return;
 	fprintf(f, "%stags:\n", ind);
-	for (i = 0; i < m->lava.nr_tags; i++) {
+	for (i = 0; i < lava_conf(m)->nr_tags; i++) {
 		fprintf(f, "%s- ", ind);
-		put_quoted(f, m->lava.tags[i]);
+		put_quoted(f, lava_conf(m)->tags[i]);
 		fputc('\n', f);
 	}
 }
@@ -468,7 +471,7 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 		return NULL;
 	fprintf(f, "# iommu-bench: one boot of host %s\n", m->name);
 	fputs("device_type: ", f);
-	put_quoted(f, m->lava.device_type);
+	put_quoted(f, lava_conf(m)->device_type);
 	fputc('\n', f);
 	put_head(f, m, b, job_s);
 	put_tags(f, m, "");
@@ -483,7 +486,7 @@ char *lava__definition(const struct matrix_host *m, const struct lava_boot *b)
 static void put_role(FILE *f, const char *role, const struct matrix_host *m)
 {
 	fprintf(f, "      %s:\n        device_type: ", role);
-	put_quoted(f, m->lava.device_type);
+	put_quoted(f, lava_conf(m)->device_type);
 	/*
 	 * Essential: either device's job ending early (a panic, a device
 	 * that never comes up) makes LAVA cancel the other's, which would

@@ -176,7 +176,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 		if (yaml_dir) {
 			/* The definitions name the kernels' files by their
 			 * digests: they are made now, as the run would. */
-			ret = lava_root__make(mh->qemu.arch, &root, &err);
+			ret = lava_root__make(qemu_conf(mh)->arch, &root, &err);
 			if (ret) {
 				errmsg__set(errp, ret, "host %s: %s", mh->name,
 					    err);
@@ -224,8 +224,8 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 			"trial%s: about %llu min of device time, queueing "
 			"not included\n",
 			mh->name, jobs, jobs == 1 ? "" : "s",
-			mh->lava.device_type, mh->lava.server, trials,
-			trials == 1 ? "" : "s",
+			lava_conf(mh)->device_type, lava_conf(mh)->server,
+			trials, trials == 1 ? "" : "s",
 			(unsigned long long)(device_ms + 59999) / 60000);
 		if (yaml_dir && !ret)
 			fprintf(fp, "  %-12s definitions in %s/%s-job*.yaml\n",

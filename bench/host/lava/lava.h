@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/host/lava/lava-conf.h"
 #include "bench/matrix/matrix.h"
 #include "sha256.h"
 

@@ -29,6 +29,7 @@
 #include "arch.h"
 #include "bench/agent-client/agent-conn.h"
 #include "bench/agent-client/agent-sock.h"
+#include "bench/host/host-console.h"
 #include "bench/host/host-priv.h"
 #include "bench/host/host.h"
 #include "netns.h"
@@ -76,8 +77,8 @@ static int disks__make(struct host *h, struct qemu_priv *p, char **err)
 	size_t i;
 	int fd;
 
-	for (i = 0; i < h->m->qemu.nr_disks; i++) {
-		const struct matrix_disk *d = &h->m->qemu.disks[i];
+	for (i = 0; i < qemu_conf(h->m)->nr_disks; i++) {
+		const struct matrix_disk *d = &qemu_conf(h->m)->disks[i];
 		char *path = xasprintf("%s/disk-%s.img", p->vm.dir, d->name);
 
 		fd = open(path,
@@ -125,22 +126,24 @@ static int qemu_host__open(struct host *h, char **err)
 		if (ret)
 			return ret;
 	}
-	switch (h->m->qemu.accel) {
+	switch (qemu_conf(h->m)->accel) {
 	case ACCEL_AUTO:
 		p->accel = qemu__detect_accel();
 		break;
 	default:
-		p->accel = h->m->qemu.accel;
+		p->accel = qemu_conf(h->m)->accel;
 		break;
 	}
 	if (!qemu__machine(h->m))
-		return errmsg__set(
-			err, -EINVAL, "host %s: the testbed has no %s guest",
-			h->m->name,
-			h->m->qemu.arch ? h->m->qemu.arch->name : "unknown");
-	if (p->accel == ACCEL_KVM && h->m->qemu.arch != arch__native()) {
+		return errmsg__set(err, -EINVAL,
+				   "host %s: the testbed has no %s guest",
+				   h->m->name,
+				   qemu_conf(h->m)->arch ?
+					   qemu_conf(h->m)->arch->name :
+					   "unknown");
+	if (p->accel == ACCEL_KVM && qemu_conf(h->m)->arch != arch__native()) {
 		pr_info("host %s: an %s guest on this machine: TCG", h->m->name,
-			h->m->qemu.arch->name);
+			qemu_conf(h->m)->arch->name);
 		p->accel = ACCEL_TCG;
 	}
 	pr_info("host %s: QEMU (%s) with %s", h->m->name,
@@ -174,7 +177,7 @@ static int ensure_tap(struct host *h, struct qemu_priv *p, char **err)
 	e.ifname = p->tap;
 	e.cidr = peer->address;
 	/* Both ends: a jumbo frame the tap cannot take is dropped. */
-	e.mtu = h->m->qemu.mtu;
+	e.mtu = qemu_conf(h->m)->mtu;
 	ret = tap__create(&e, &why);
 	if (ret) {
 		errmsg__set(err, ret,
@@ -217,35 +220,6 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 }
 
 /*
- * Where the kernel began to say what went wrong: the first line of an
- * oops (its RIP and the start of its call trace follow), else of the
- * panic; NULL when it said neither.
- */
-static const char *console_trouble(const char *buf)
-{
-	static const char *const heads[] = {
-		"BUG: ",
-		"Oops: ",
-		"general protection fault",
-		"kernel BUG at ",
-		"Unable to handle kernel ",
-		"Internal error: ",
-		"Kernel panic - ",
-	};
-	const char *first = NULL, *p;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(heads); i++) {
-		p = strstr(buf, heads[i]);
-		if (p && (!first || p < first))
-			first = p;
-	}
-	while (first && first > buf && first[-1] != '\n')
-		first--;
-	return first;
-}
-
-/*
  * The last lines of the guest's console, for an error message; where the
  * kernel oopsed or panicked, the first lines of its report before them,
  * since its call trace alone fills the tail.
@@ -266,7 +240,7 @@ static char *console_tail(const struct qemu_priv *p)
 	for (s = buf + len; s > buf; s--)
 		if (s[-1] == '\n' && ++lines == CONSOLE_TAIL_LINES)
 			break;
-	head = console_trouble(buf);
+	head = console__report(buf);
 	if (!head || head >= s) {
 		out = xstrdup(s);
 		goto out;
@@ -294,8 +268,8 @@ static int spawn_qemu(const struct host *h, struct qemu_priv *p,
 		.pdeathsig = SIGKILL,
 		.netns = p->netns,
 		/* Every thread QEMU makes inherits it; vCPUs move later. */
-		.pin = h->m->qemu.io_cpu >= 0,
-		.cpu = h->m->qemu.io_cpu,
+		.pin = qemu_conf(h->m)->io_cpu >= 0,
+		.cpu = qemu_conf(h->m)->io_cpu,
 	};
 
 	return spawn__argv(&p->qemu, strvec__argv(argv), &o);
@@ -378,7 +352,7 @@ static char *qemu_host__explain(struct host *h)
 	/* A guest that panicked ends QEMU (panic=-1, -no-reboot), in a
 	 * while under TCG: its exit says it better than a running VM. */
 	tail = console_tail(p);
-	if (strstr(tail, "Kernel panic - ") &&
+	if (strstr(tail, CONSOLE_PANIC) &&
 	    !spawn__wait(&p->qemu, PANIC_EXIT_MS)) {
 		free(tail);
 		why = qemu_exit_reason(p, p->qemu.status);
@@ -472,6 +446,15 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 			  err);
 }
 
+/* A boot the agent answered: counted, and its time logged. */
+static void vm_answered(const struct host *h, struct qemu_priv *p,
+			const char *how, long long t0)
+{
+	p->vm.boots++;
+	pr_info("host %s: boot %u%s answered after %lld ms", h->m->name,
+		p->vm.boots, how, mono_ms() - t0);
+}
+
 /*
  * A boot lost to the guest kernel's code patching under TCG: 1 boot in
  * 6 of Debian's 7.3 (an oops at the int3), and a hang once in four
@@ -553,9 +536,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		stop_vm(h, p);
 		return ret;
 	}
-	p->vm.boots++;
-	pr_info("host %s: boot %u answered after %lld ms", h->m->name,
-		p->vm.boots, mono_ms() - t0);
+	vm_answered(h, p, "", t0);
 	ret = qemu__pin_vcpus(h->m, (int)p->qemu.pid);
 	if (ret) {
 		*err = xasprintf("host %s: cannot pin the vCPUs' threads as "
@@ -620,9 +601,7 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 		stop_vm(h, p);
 		return ret;
 	}
-	p->vm.boots++;
-	pr_info("host %s: boot %u (kexec) answered after %lld ms", h->m->name,
-		p->vm.boots, mono_ms() - t0);
+	vm_answered(h, p, " (kexec)", t0);
 	return 0;
 }
 
@@ -707,8 +686,8 @@ static json_t *qemu_host__platform(struct host *h)
 		json_decref(disks);
 		return NULL;
 	}
-	for (i = 0; i < h->m->qemu.nr_disks; i++) {
-		const struct matrix_disk *d = &h->m->qemu.disks[i];
+	for (i = 0; i < qemu_conf(h->m)->nr_disks; i++) {
+		const struct matrix_disk *d = &qemu_conf(h->m)->disks[i];
 
 		json_array_append_new(disks,
 				      json_pack("{s:s, s:s, s:I}", "name",
@@ -716,14 +695,16 @@ static json_t *qemu_host__platform(struct host *h)
 						qemu_disk_model__name(d->model),
 						"size", (json_int_t)d->size));
 	}
-	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "emulator",
-		qm->binary, "arch", qm->arch, "machine", qm->machine, "cpu",
-		kvm ? "host" : qm->tcg_cpu, "accel", kvm ? "kvm" : "tcg",
-		"viommu", qemu_iommu__name(h->m->qemu.iommu), "nic",
-		qemu_nic__name(h->m->qemu.nic), "mtu",
-		h->m->qemu.mtu ? json_integer(h->m->qemu.mtu) : json_null(),
-		"disks", disks);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
+			 "emulator", qm->binary, "arch", qm->arch, "machine",
+			 qm->machine, "cpu", kvm ? "host" : qm->tcg_cpu,
+			 "accel", kvm ? "kvm" : "tcg", "viommu",
+			 qemu_iommu__name(qemu_conf(h->m)->iommu), "nic",
+			 qemu_nic__name(qemu_conf(h->m)->nic), "mtu",
+			 qemu_conf(h->m)->mtu ?
+				 json_integer(qemu_conf(h->m)->mtu) :
+				 json_null(),
+			 "disks", disks);
 }
 
 const struct host_ops host_qemu_ops = {

@@ -35,15 +35,15 @@ const struct qemu_machine *qemu__machine(const struct matrix_host *m)
 {
 	size_t i;
 
-	for (i = 0; m->qemu.arch && i < ARRAY_SIZE(machines); i++)
-		if (!strcmp(m->qemu.arch->name, machines[i].arch))
+	for (i = 0; qemu_conf(m)->arch && i < ARRAY_SIZE(machines); i++)
+		if (!strcmp(qemu_conf(m)->arch->name, machines[i].arch))
 			return &machines[i];
 	return NULL;
 }
 
 static bool is_arm64(const struct matrix_host *m)
 {
-	return m->qemu.arch && !strcmp(m->qemu.arch->name, "arm64");
+	return qemu_conf(m)->arch && !strcmp(qemu_conf(m)->arch->name, "arm64");
 }
 
 char *qemu__escape(const char *value)
@@ -118,7 +118,7 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	 */
 	if (qm && !strcmp(qm->arch, "x86_64"))
 		append(&s, &len, "tsc=reliable");
-	if (m->qemu.iommu == QEMU_IOMMU_INTEL)
+	if (qemu_conf(m)->iommu == QEMU_IOMMU_INTEL)
 		append(&s, &len, "intel_iommu=on");
 	if (m->address) {
 		w = xasprintf("iommu_bench.ip=%s", m->address);
@@ -130,8 +130,8 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 		append(&s, &len, w);
 		free(w);
 	}
-	if (m->qemu.mtu) {
-		w = xasprintf("iommu_bench.mtu=%u", m->qemu.mtu);
+	if (qemu_conf(m)->mtu) {
+		w = xasprintf("iommu_bench.mtu=%u", qemu_conf(m)->mtu);
 		append(&s, &len, w);
 		free(w);
 	}
@@ -142,8 +142,8 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	w = xasprintf("iommu_bench.machine_id=%s", id);
 	append(&s, &len, w);
 	free(w);
-	for (i = 0; i < m->qemu.nr_cmdline; i++)
-		append(&s, &len, m->qemu.cmdline[i]);
+	for (i = 0; i < qemu_conf(m)->nr_cmdline; i++)
+		append(&s, &len, qemu_conf(m)->cmdline[i]);
 	for (i = 0; i < nr_args; i++)
 		append(&s, &len, args[i]);
 	return s;
@@ -156,11 +156,11 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
  */
 const char *qemu__nic_device(const struct matrix_host *m)
 {
-	switch (m->qemu.nic) {
+	switch (qemu_conf(m)->nic) {
 	case QEMU_NIC_E1000E:
 		return "e1000e,netdev=n0";
 	case QEMU_NIC_VIRTIO:
-		return m->qemu.iommu != QEMU_IOMMU_NONE ?
+		return qemu_conf(m)->iommu != QEMU_IOMMU_NONE ?
 			       "virtio-net-pci,netdev=n0,"
 			       "iommu_platform=on,disable-legacy=on" :
 			       "virtio-net-pci,netdev=n0,disable-legacy=on";
@@ -181,7 +181,7 @@ char *qemu__machine_arg(const struct matrix_host *m, bool kvm)
 {
 	if (is_arm64(m))
 		return xasprintf("virt,gic-version=%s%s", kvm ? "host" : "3",
-				 m->qemu.iommu == QEMU_IOMMU_SMMUV3 ?
+				 qemu_conf(m)->iommu == QEMU_IOMMU_SMMUV3 ?
 					 ",iommu=smmuv3" :
 					 "");
 	/* intremap under KVM needs the split irqchip. */
@@ -200,8 +200,8 @@ static void disks__push(const struct matrix_host *m, const struct qemu_boot *b,
 	size_t i;
 	char *e;
 
-	for (i = 0; b->disks && i < m->qemu.nr_disks; i++) {
-		const struct matrix_disk *d = &m->qemu.disks[i];
+	for (i = 0; b->disks && i < qemu_conf(m)->nr_disks; i++) {
+		const struct matrix_disk *d = &qemu_conf(m)->disks[i];
 
 		e = qemu__escape(b->disks[i]);
 		strvec__push(out, "-drive");
@@ -228,22 +228,22 @@ void qemu__guest_modules(const struct matrix_host *m, struct strvec *out)
 	 * Before the NIC's driver: a device probed with no IOMMU driver
 	 * yet bound keeps the direct mapping it started with.
 	 */
-	if (m->qemu.iommu == QEMU_IOMMU_VIRTIO)
+	if (qemu_conf(m)->iommu == QEMU_IOMMU_VIRTIO)
 		strvec__push(out, "virtio_iommu");
-	if (m->qemu.nic == QEMU_NIC_E1000E)
+	if (qemu_conf(m)->nic == QEMU_NIC_E1000E)
 		strvec__push(out, "e1000e");
-	for (i = 0; i < m->qemu.nr_disks; i++)
-		if (m->qemu.disks[i].model == QEMU_DISK_NVME &&
+	for (i = 0; i < qemu_conf(m)->nr_disks; i++)
+		if (qemu_conf(m)->disks[i].model == QEMU_DISK_NVME &&
 		    !strvec__contains(out, "nvme"))
 			strvec__push(out, "nvme");
 }
 
 char *qemu__iommu_device(const struct matrix_host *m)
 {
-	switch (m->qemu.iommu) {
+	switch (qemu_conf(m)->iommu) {
 	case QEMU_IOMMU_INTEL:
 		return xasprintf("intel-iommu,intremap=on,caching-mode=%s",
-				 m->qemu.caching_mode ? "on" : "off");
+				 qemu_conf(m)->caching_mode ? "on" : "off");
 	case QEMU_IOMMU_AMD:
 		return xstrdup("amd-iommu");
 	case QEMU_IOMMU_VIRTIO:
@@ -273,9 +273,10 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__push(out, "-cpu");
 	strvec__push(out, kvm ? "host" : qm ? qm->tcg_cpu : "max");
 	strvec__push(out, "-smp");
-	strvec__pushf(out, "%u", m->qemu.cpus);
+	strvec__pushf(out, "%u", qemu_conf(m)->cpus);
 	strvec__push(out, "-m");
-	strvec__pushf(out, "%lluM", (unsigned long long)(m->qemu.memory >> 20));
+	strvec__pushf(out, "%lluM",
+		      (unsigned long long)(qemu_conf(m)->memory >> 20));
 	dev = qemu__iommu_device(m);
 	if (dev) {
 		strvec__push(out, "-device");
@@ -302,10 +303,10 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__push(out, qemu__nic_device(m));
 	disks__push(m, b, out);
 	/* The dma_map workload lends it to the benchmark's driver. */
-	if (m->qemu.spare_pci) {
+	if (qemu_conf(m)->spare_pci) {
 		strvec__push(out, "-device");
 		strvec__pushf(out, "%s,addr=0x%x",
-			      qemu_spare__model(m->qemu.spare),
+			      qemu_spare__model(qemu_conf(m)->spare),
 			      DMA_MAP_QEMU_SPARE_SLOT);
 	}
 

@@ -16,7 +16,8 @@
 int qemu__kernel_check(const struct matrix_host *m,
 		       const struct matrix_kernel *k, char **err)
 {
-	if (m->qemu.iommu != QEMU_IOMMU_VIRTIO || k->kind != KERNEL_PACKAGE ||
+	if (qemu_conf(m)->iommu != QEMU_IOMMU_VIRTIO ||
+	    k->kind != KERNEL_PACKAGE ||
 	    testbed__kernel_option(k->package, "CONFIG_VIRTIO_IOMMU") != 'n')
 		return 0;
 	return errmsg__set(err, -EOPNOTSUPP,
@@ -61,8 +62,8 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			break;
 		case KERNEL_IMAGE:
 			/* Drivers built in: the base initramfs serves. */
-			ret = testbed__initrd(h->m->qemu.arch, NULL, k->release,
-					      &q->initrd, &err);
+			ret = testbed__initrd(qemu_conf(h->m)->arch, NULL,
+					      k->release, &q->initrd, &err);
 			if (!ret)
 				q->image = xstrdup(k->image);
 			break;
@@ -72,7 +73,7 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			if (!k->image)
 				break;
 			ret = testbed__initrd_get(
-				h->m->qemu.arch, k->modules_dir,
+				qemu_conf(h->m)->arch, k->modules_dir,
 				strvec__argv(&mods), k->built_config,
 				k->release, false, &q->initrd, NULL, &err);
 			if (!ret)

@@ -51,13 +51,14 @@ int qemu__check_affinity(const struct matrix_host *m, char **err)
 			    "CPUs: %s",
 			    m->name, strerror(-ret));
 	}
-	for (i = 0; !ret && i < m->qemu.nr_vcpu_cpus; i++)
-		ret = check_cpu(m, set, size, m->qemu.vcpu_cpus[i], err);
+	for (i = 0; !ret && i < qemu_conf(m)->nr_vcpu_cpus; i++)
+		ret = check_cpu(m, set, size, qemu_conf(m)->vcpu_cpus[i], err);
 	/* QEMU itself is pinned by the process runner's fixed-size set. */
-	if (!ret && m->qemu.io_cpu >= 0)
-		ret = m->qemu.io_cpu < CPU_SETSIZE ?
-			      check_cpu(m, set, size, m->qemu.io_cpu, err) :
-			      check_cpu(m, set, 0, m->qemu.io_cpu, err);
+	if (!ret && qemu_conf(m)->io_cpu >= 0)
+		ret = qemu_conf(m)->io_cpu < CPU_SETSIZE ?
+			      check_cpu(m, set, size, qemu_conf(m)->io_cpu,
+					err) :
+			      check_cpu(m, set, 0, qemu_conf(m)->io_cpu, err);
 	CPU_FREE(set);
 	return ret;
 }
@@ -90,7 +91,7 @@ int qemu__pin_vcpus(const struct matrix_host *m, int pid)
 	DIR *d;
 	int n, ret = 0;
 
-	if (!m->qemu.nr_vcpu_cpus)
+	if (!qemu_conf(m)->nr_vcpu_cpus)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
@@ -99,23 +100,23 @@ int qemu__pin_vcpus(const struct matrix_host *m, int pid)
 	set = CPU_ALLOC(MATRIX_MAX_CPU + 1);
 	while (set && (de = readdir(d))) {
 		n = vcpu_of(pid, de->d_name);
-		if (n < 0 || (size_t)n >= m->qemu.nr_vcpu_cpus)
+		if (n < 0 || (size_t)n >= qemu_conf(m)->nr_vcpu_cpus)
 			continue;
 		CPU_ZERO_S(size, set);
-		CPU_SET_S(m->qemu.vcpu_cpus[n], size, set);
+		CPU_SET_S(qemu_conf(m)->vcpu_cpus[n], size, set);
 		if (sched_setaffinity(atoi(de->d_name), size, set)) {
 			ret = -errno;
 			break;
 		}
 		pr_debug("host %s: vCPU %d (thread %s) on CPU %d", m->name, n,
-			 de->d_name, m->qemu.vcpu_cpus[n]);
+			 de->d_name, qemu_conf(m)->vcpu_cpus[n]);
 		pinned++;
 	}
 	closedir(d);
 	if (!set)
 		return -ENOMEM;
 	CPU_FREE(set);
-	if (!ret && pinned != m->qemu.nr_vcpu_cpus)
+	if (!ret && pinned != qemu_conf(m)->nr_vcpu_cpus)
 		ret = -ESRCH;
 	return ret;
 }

@@ -25,7 +25,7 @@ int qemu_vm__files(struct host *h, struct qemu_vm *vm, char **err)
 	char *why = NULL;
 	int ret;
 
-	ret = agent_exe__find(h->m->qemu.arch, &vm->agent, &why);
+	ret = agent_exe__find(qemu_conf(h->m)->arch, &vm->agent, &why);
 	if (ret) {
 		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
 		free(why);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "bench/host/host-priv.h"
+#include "bench/host/qemu/qemu-conf.h"
 #include "bench/matrix/matrix.h"
 
 /*

@@ -19,6 +19,7 @@
 #include "bench/agent-client/agent-bundle.h"
 #include "bench/agent-client/agent-conn.h"
 #include "bench/host/host-priv.h"
+#include "bench/host/ssh/ssh.h"
 #include "bench/host/host.h"
 #include "errmsg.h"
 #include "log.h"

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/host/host-console.h"
 #include "bench/host/host-priv.h"
+#include "bench/host/ssh/ssh.h"
 #include "bench/host/host.h"
 #include "clock.h"
 #include "errmsg.h"
