@@ -23,6 +23,7 @@
 #include "atomic-file.h"
 #include "cache.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -121,7 +122,7 @@ int cache__mkdirs(const char *path, char **err)
 	free(p);
 	return 0;
 fail:
-	*err = xasprintf("cannot create %s: %s", p, strerror(-ret));
+	errmsg__set(err, 0, "cannot create %s: %s", p, strerror(-ret));
 	free(p);
 	return ret;
 }
@@ -137,8 +138,8 @@ int cache__lock_file(const char *path, long long timeout_ms, const char *what,
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		return ret;
+		return errmsg__set(err, ret, "cannot open %s: %s", path,
+				   strerror(errno));
 	}
 	/* Polled rather than blocking, so that a stuck build is a message. */
 	while (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -146,15 +147,16 @@ int cache__lock_file(const char *path, long long timeout_ms, const char *what,
 			continue;
 		if (errno != EWOULDBLOCK) {
 			ret = -errno;
-			*err = xasprintf("cannot lock %s: %s", path,
-					 strerror(errno));
+			errmsg__set(err, 0, "cannot lock %s: %s", path,
+				    strerror(errno));
 			goto out;
 		}
 		if (mono_ms() >= deadline) {
 			ret = -ETIMEDOUT;
-			*err = xasprintf("another iommu-bench has held %s for "
-					 "%lld minutes",
-					 path, timeout_ms / 60000);
+			errmsg__set(err, 0,
+				    "another iommu-bench has held %s for "
+				    "%lld minutes",
+				    path, timeout_ms / 60000);
 			goto out;
 		}
 		if (!said)
@@ -189,8 +191,8 @@ int cache__mkdtemp(const char *dir, char **tmp, char **err)
 	/* 0755, not mkdtemp's 0700: it becomes a cache entry as it is. */
 	if (!mkdtemp(path) || chmod(path, 0755)) {
 		ret = -errno;
-		*err = xasprintf("cannot create a folder in %s: %s", dir,
-				 strerror(errno));
+		errmsg__set(err, 0, "cannot create a folder in %s: %s", dir,
+			    strerror(errno));
 		free(path);
 		return ret;
 	}
@@ -228,7 +230,7 @@ int cache__commit(const char *tmp, const char *path, char **err)
 	free(old);
 	return 0;
 fail:
-	*err = xasprintf("cannot put %s in place: %s", path, strerror(-ret));
+	errmsg__set(err, 0, "cannot put %s in place: %s", path, strerror(-ret));
 	free(old);
 	return ret;
 }
@@ -249,7 +251,8 @@ int cache__write(const char *path, const struct iovec *iov, int iovcnt,
 	int ret = atomic_file__write(path, iov, iovcnt);
 
 	if (ret)
-		*err = xasprintf("cannot write %s: %s", path, strerror(-ret));
+		errmsg__set(err, 0, "cannot write %s: %s", path,
+			    strerror(-ret));
 	return ret;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "debian-suite.h"
+#include "errmsg.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -103,13 +104,13 @@ int debian__mirror(char **uri, char **err)
 	const char *env = getenv(MIRROR_ENV);
 
 	if (env && *env) {
-		if (!uri_is_valid(env)) {
-			*err = xasprintf("%s='%.80s' is not a mirror URI "
-					 "(http://, https:// or file:/ and no "
-					 "blanks)",
-					 MIRROR_ENV, env);
-			return -EINVAL;
-		}
+		if (!uri_is_valid(env))
+			return errmsg__set(
+				err, -EINVAL,
+				"%s='%.80s' is not a mirror URI "
+				"(http://, https:// or file:/ and no "
+				"blanks)",
+				MIRROR_ENV, env);
 		*uri = xstrdup(env);
 		return 0;
 	}

@@ -49,7 +49,7 @@ static bool hex_run(const char *s, size_t n)
 	return true;
 }
 
-int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
+int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **err)
 {
 	size_t dom = bdf ? strspn(bdf, "0123456789abcdefABCDEF") : 0;
 	const char *s = bdf ? bdf + dom : NULL;
@@ -62,7 +62,7 @@ int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
 	if (dom < 4 || dom > 8 || s[0] != ':' || !hex_run(s + 1, 2) ||
 	    s[3] != ':' || !hex_run(s + 4, 2) || (s[4] != '0' && s[4] != '1') ||
 	    s[6] != '.' || s[7] < '0' || s[7] > '7' || s[8])
-		return errmsg__set(why, -EINVAL,
+		return errmsg__set(err, -EINVAL,
 				   "'%s' is not a PCI address DDDD:BB:DD.F "
 				   "(hex; device up to 1f, function up to 7)",
 				   bdf ? bdf : "(none)");
@@ -72,18 +72,18 @@ int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why)
 	return 0;
 }
 
-int dma_map__config_check(const char *config, char **why)
+int dma_map__config_check(const char *config, char **err)
 {
 	char *val = NULL;
 	int ret = kconfig_file__value(config, DMA_MAP_CONFIG, &val);
 
 	if (ret)
-		ret = errmsg__set(why, ret,
+		ret = errmsg__set(err, ret,
 				  "cannot read the kernel's config %s: %s",
 				  config, strerror(-ret));
 	/* A bool: built in or not at all. */
 	else if (!val || strcmp(val, "y"))
-		ret = errmsg__set(why, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
+		ret = errmsg__set(err, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
 	free(val);
 	return ret;
 }

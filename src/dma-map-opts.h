@@ -41,10 +41,10 @@
 
 /*
  * The kernel whose .config is @config has the benchmark built in: 0;
- * -EOPNOTSUPP and DMA_MAP_NOT_BUILT in *@why when it has not, another
+ * -EOPNOTSUPP and DMA_MAP_NOT_BUILT in *@err when it has not, another
  * negative errno and why when @config cannot be read.
  */
-int dma_map__config_check(const char *config, char **why);
+int dma_map__config_check(const char *config, char **err);
 
 #define DMA_MAP_MAX_THREADS 1024U
 #define DMA_MAP_MAX_SECONDS 300U
@@ -79,6 +79,6 @@ int dma_map__dir_parse(const char *name, enum dma_map_dir *dir);
  * to 7), lower-cased into @out. -EINVAL otherwise.
  */
 #define DMA_MAP_BDF_SIZE 20
-int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **why);
+int dma_map__parse_bdf(const char *bdf, char out[DMA_MAP_BDF_SIZE], char **err);
 
 #endif /* IOMMU_BENCH_DMA_MAP_OPTS_H */

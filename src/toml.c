@@ -336,7 +336,7 @@ static void desc__append(char *buf, size_t size, const char *s, size_t len)
  * (3.9, table 3-7): no overlongs, no surrogates, nothing past U+10FFFF.
  */
 static size_t utf8__check(const unsigned char *s, size_t avail,
-			  const char **why)
+			  const char **reason)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t n, i;
@@ -344,12 +344,12 @@ static size_t utf8__check(const unsigned char *s, size_t avail,
 	if (c < 0x80)
 		return 1;
 	if (c < 0xc2) {
-		*why = c < 0xc0 ? "stray continuation byte" :
-				  "overlong encoding";
+		*reason = c < 0xc0 ? "stray continuation byte" :
+				     "overlong encoding";
 		return 0;
 	}
 	if (c >= 0xf5) {
-		*why = "byte never valid in UTF-8";
+		*reason = "byte never valid in UTF-8";
 		return 0;
 	}
 	n = utf8__len(c);
@@ -363,13 +363,13 @@ static size_t utf8__check(const unsigned char *s, size_t avail,
 		unsigned char b = i < avail ? s[i] : 0;
 
 		if (i == 1 && b >= 0x80 && b <= 0xbf && (b < lo || b > hi)) {
-			*why = c == 0xed ? "encoded surrogate" :
-			       c == 0xf4 ? "code point above U+10FFFF" :
-					   "overlong encoding";
+			*reason = c == 0xed ? "encoded surrogate" :
+				  c == 0xf4 ? "code point above U+10FFFF" :
+					      "overlong encoding";
 			return 0;
 		}
 		if (b < 0x80 || b > 0xbf) {
-			*why = "truncated sequence";
+			*reason = "truncated sequence";
 			return 0;
 		}
 	}

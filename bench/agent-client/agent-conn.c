@@ -14,6 +14,7 @@
 
 #include "bench/agent-client/agent-conn.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -94,8 +95,8 @@ static int send_request(struct agent_conn *c, uint64_t id, const char *verb,
 	ret = write_all(c->to_fd, line, strlen(line));
 	free(line);
 	if (ret < 0 && err)
-		*err = xasprintf("cannot send %s to the agent on %s: %s", verb,
-				 c->host, strerror(-ret));
+		errmsg__set(err, 0, "cannot send %s to the agent on %s: %s",
+			    verb, c->host, strerror(-ret));
 	return ret;
 }
 
@@ -149,10 +150,10 @@ static int match(struct agent_conn *c, const char *line, uint64_t id,
 	if (!json_is_object(o)) {
 		json_decref(o);
 		*ret = -EPROTO;
-		if (err)
-			*err = xasprintf("the agent on %s sent a line that is "
-					 "not a JSON object: '%.80s'",
-					 c->host, line);
+		errmsg__set(err, 0,
+			    "the agent on %s sent a line that is "
+			    "not a JSON object: '%.80s'",
+			    c->host, line);
 		return 1;
 	}
 	idj = json_object_get(o, "id");
@@ -182,9 +183,8 @@ static int match(struct agent_conn *c, const char *line, uint64_t id,
 		/* Only what an errno can be: a huge one would wrap to 0, a
 		 * success, or overflow when negated. 4095 is MAX_ERRNO. */
 		*ret = e > 0 && e <= 4095 ? -(int)e : -EIO;
-		if (err)
-			*err = xstrdup(
-				msg && *msg ? msg : "failed, without a reason");
+		errmsg__set(err, 0, "%s",
+			    msg && *msg ? msg : "failed, without a reason");
 	}
 	json_decref(o);
 	return 1;
@@ -201,7 +201,7 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 	if (result)
 		*result = NULL;
 	if (err)
-		*err = NULL;
+		errmsg__reset(err);
 	c->unanswered = true;
 	ret = send_request(c, id, verb, args, err);
 	if (ret < 0)
@@ -217,23 +217,19 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 			}
 		}
 		ret = read_more(c, deadline);
-		if (ret == -ETIMEDOUT) {
-			if (err)
-				*err = xasprintf("the agent on %s did not "
-						 "answer %s within %d ms",
-						 c->host, verb, timeout_ms);
-			return ret;
-		}
-		if (ret < 0) {
-			if (err)
-				*err = xasprintf(
-					"the agent on %s went away during %s "
-					"(%s)",
-					c->host, verb,
-					ret == -EPIPE ? "end of its output" :
-							strerror(-ret));
-			return ret;
-		}
+		if (ret == -ETIMEDOUT)
+			return errmsg__set(err, ret,
+					   "the agent on %s did not "
+					   "answer %s within %d ms",
+					   c->host, verb, timeout_ms);
+		if (ret < 0)
+			return errmsg__set(
+				err, ret,
+				"the agent on %s went away during %s "
+				"(%s)",
+				c->host, verb,
+				ret == -EPIPE ? "end of its output" :
+						strerror(-ret));
 	}
 }
 

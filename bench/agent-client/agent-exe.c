@@ -18,10 +18,11 @@
 #include "arch.h"
 #include "bench/agent-client/agent-elf.h"
 #include "bench/agent-client/agent-exe.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* 0: @path is an executable of @arch whose loader is here; else why. */
-static int agent__check(const char *path, const struct arch *arch, char **why)
+static int agent__check(const char *path, const struct arch *arch, char **err)
 {
 	unsigned char head[64];
 	const struct arch *found;
@@ -37,24 +38,25 @@ static int agent__check(const char *path, const struct arch *arch, char **why)
 	}
 	found = arch__of_elf(head, sizeof(head));
 	if (found != arch) {
-		*why = xasprintf("%s is %s%s, not %s", path,
-				 found ? "built for " : "not an executable",
-				 found ? found->name : "", arch->name);
+		errmsg__set(err, 0, "%s is %s%s, not %s", path,
+			    found ? "built for " : "not an executable",
+			    found ? found->name : "", arch->name);
 		ret = -ENOEXEC;
 		goto out;
 	}
 	if (!found->elf64 || elf__interp(fd, interp, sizeof(interp))) {
-		*why = xasprintf("%s: cannot read its ELF program headers",
-				 path);
+		errmsg__set(err, 0, "%s: cannot read its ELF program headers",
+			    path);
 		ret = -ENOEXEC;
 		goto out;
 	}
 	if (interp[0] && access(interp, R_OK)) {
-		*why = xasprintf("%s needs %s's loader %s, which this machine "
-				 "lacks: the guest runs it from here, so %s's "
-				 "libraries must be installed (multiarch; "
-				 "scripts/install-deps.sh)",
-				 path, arch->name, interp, arch->deb);
+		errmsg__set(err, 0,
+			    "%s needs %s's loader %s, which this machine "
+			    "lacks: the guest runs it from here, so %s's "
+			    "libraries must be installed (multiarch; "
+			    "scripts/install-deps.sh)",
+			    path, arch->name, interp, arch->deb);
 		ret = -ENOENT;
 	}
 out:
@@ -68,7 +70,7 @@ int agent_exe__find(const struct arch *arch, char **path, char **err)
 	size_t i;
 	int ret = -ENOENT;
 
-	*err = NULL;
+	errmsg__reset(err);
 	if (!arch || arch == arch__native()) {
 		*path = xstrdup(self_exe());
 		return 0;
@@ -91,14 +93,15 @@ int agent_exe__find(const struct arch *arch, char **path, char **err)
 		}
 	}
 	if (ret && why)
-		*err = why;
+		errmsg__move(err, 0, why);
 	else if (ret)
-		*err = xasprintf("no %s agent: looked for %s and %s; build it "
-				 "with `make agent-%s` (its cross compiler "
-				 "and %s libraries come with "
-				 "scripts/install-deps.sh)",
-				 arch->name, cand[0], cand[1], arch->name,
-				 arch->deb);
+		errmsg__set(err, 0,
+			    "no %s agent: looked for %s and %s; build it "
+			    "with `make agent-%s` (its cross compiler "
+			    "and %s libraries come with "
+			    "scripts/install-deps.sh)",
+			    arch->name, cand[0], cand[1], arch->name,
+			    arch->deb);
 	else
 		free(why);
 	free_all(cand[0], cand[1], self);

@@ -14,6 +14,7 @@
 #include "bench/agent-client/agent-conn.h"
 #include "bench/agent-client/agent-sock.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "util.h"
 
 #define HELLO_TRY_MS 2000
@@ -132,6 +133,5 @@ int agent__wait(const struct agent_dial *d, int timeout_ms,
 fail:
 	if (c)
 		agent_conn__close(c);
-	*err = why;
-	return ret;
+	return errmsg__move(err, ret, why);
 }

@@ -13,9 +13,9 @@
 struct agent_sock_watch {
 	/*
 	 * 0 while the machine may still answer; a negative errno and
-	 * *@why (new) once it cannot (QEMU exited, the job ended).
+	 * *@err (new) once it cannot (QEMU exited, the job ended).
 	 */
-	int (*gone)(void *arg, char **why);
+	int (*gone)(void *arg, char **err);
 	/* The console's last lines, for a timeout's message (new). */
 	char *(*console)(void *arg);
 	void *arg;

@@ -95,7 +95,7 @@ static int nic_group(const char *nic, int *group, char **err)
 	}
 	if (!ret && err) {
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 	}
 	hostfacts__nics_free(nics, nr);
 	return ret;

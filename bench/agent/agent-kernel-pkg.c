@@ -129,7 +129,7 @@ static int pkg_status(const char *verb, const char *package, char st[3],
 	if (ret) {
 		/* dpkg-query exits 1 for a package it never heard of. */
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 		return 0;
 	}
 	tab = strchr(out, '\t');
@@ -437,7 +437,7 @@ static int dpkg_run(const char *verb, const char *const *argv, char **err)
 		    mono_ms() - t0 > LOCK_WAIT_MS)
 			return ret;
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 		usleep(LOCK_POLL_MS * 1000);
 	}
 }

@@ -11,6 +11,7 @@
 
 #include "bench/bisect/bisect.h"
 #include "bench/kbuild/kbuild.h"
+#include "errmsg.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -25,10 +26,9 @@ static int git(const char *tree, const char *const *args, char **out,
 
 	*out = NULL;
 	ret = kbuild__git(tree, args, GIT_MS, out, &why);
-	if (ret) {
-		*err = why ? why : xstrdup("git failed");
-		return -EIO;
-	}
+	if (ret)
+		return why ? errmsg__move(err, -EIO, why) :
+			     errmsg__set(err, -EIO, "git failed");
 	free(why);
 	return 0;
 }
@@ -49,7 +49,7 @@ int bisect_git__resolve(const char *tree, const char *rev, char **sha,
 		  &out, &why);
 	free(spec);
 	if (ret) {
-		*err = xasprintf("'%s' is not a commit in %s", rev, tree);
+		errmsg__set(err, 0, "'%s' is not a commit in %s", rev, tree);
 		free(why);
 		free(out);
 		return -EINVAL;
@@ -71,9 +71,9 @@ int bisect_git__is_ancestor(const char *tree, const char *a, const char *b,
 		GIT_MS, &out, &why);
 	free(range);
 	if (ret) {
-		*err = why ? why : xstrdup("git rev-list failed");
 		free(out);
-		return -EIO;
+		return why ? errmsg__move(err, -EIO, why) :
+			     errmsg__set(err, -EIO, "git rev-list failed");
 	}
 	free(why);
 	/* a is an ancestor of b when nothing of a is outside b. */

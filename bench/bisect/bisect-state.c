@@ -14,6 +14,7 @@
 
 #include "atomic-file.h"
 #include "bench/bisect/bisect.h"
+#include "errmsg.h"
 #include "json-util.h"
 #include "strvec.h"
 #include "util.h"
@@ -162,8 +163,8 @@ int bisect_state__save(const struct bisect_state *s, char **err)
 	iov[1] = (struct iovec){ "\n", 1 };
 	ret = atomic_file__write(s->path, iov, 2);
 	if (ret)
-		*err = xasprintf("cannot write %s: %s", s->path,
-				 strerror(-ret));
+		errmsg__set(err, 0, "cannot write %s: %s", s->path,
+			    strerror(-ret));
 	free(text);
 	return ret;
 }
@@ -276,16 +277,17 @@ int bisect_state__load(const char *path, struct bisect_state *s, char **err)
 		if (!f)
 			return -errno;
 		fclose(f);
-		*err = xasprintf("%s:%d: %s", path, jerr.line, jerr.text);
-		return -EINVAL;
+		return errmsg__set(err, -EINVAL, "%s:%d: %s", path, jerr.line,
+				   jerr.text);
 	}
 	ret = state_load(j, s);
 	json_decref(j);
 	s->path = xstrdup(path);
 	if (ret) {
-		*err = xasprintf("%s: not a bisection state this version of "
-				 "iommu-bench wrote",
-				 path);
+		errmsg__set(err, 0,
+			    "%s: not a bisection state this version of "
+			    "iommu-bench wrote",
+			    path);
 		bisect_state__release(s);
 	}
 	return ret;

@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "collectors/bpf/bpf-exposure.h"
 #include "collectors/procstat/procstat.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "stats/power.h"
@@ -231,7 +232,7 @@ static int check_ends(struct bisect_state *s, const struct bisect_opts *o)
 		ret = bisect_git__resolve(s->tree, o->bad, &s->bad, &err);
 	if (ret) {
 		pr_err("bisect: %s", err);
-		free(err);
+		errmsg__clear(&err);
 		return -EINVAL;
 	}
 	if (!strcmp(s->good, s->bad))
@@ -253,14 +254,14 @@ static int check_ends(struct bisect_state *s, const struct bisect_opts *o)
 	}
 	if (ret < 0) {
 		pr_err("bisect: %s", err);
-		free(err);
+		errmsg__clear(&err);
 		return ret;
 	}
 	ret = bisect_git__first_parent(s->tree, s->good, s->bad, &s->candidates,
 				       &s->nr_candidates, &err);
 	if (ret) {
 		pr_err("bisect: %s", err);
-		free(err);
+		errmsg__clear(&err);
 		return ret;
 	}
 	if (!s->nr_candidates)

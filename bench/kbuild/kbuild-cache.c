@@ -18,6 +18,7 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -67,8 +68,8 @@ int kbuild__copy_file(const char *from, const char *to, char **err)
 	close(in);
 	return 0;
 fail:
-	*err = xasprintf("cannot copy %s to %s: %s: %s", from, to, bad,
-			 strerror(-ret));
+	errmsg__set(err, 0, "cannot copy %s to %s: %s: %s", from, to, bad,
+		    strerror(-ret));
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
@@ -152,7 +153,7 @@ int kbuild_cache__load(const char *dir, const char *key,
 			goto out;
 		}
 		ret = -EIO;
-		*err = xasprintf("%s: %s", path, jerr.text);
+		errmsg__set(err, 0, "%s: %s", path, jerr.text);
 		goto out;
 	}
 	files = json_object_get(meta, "files");
@@ -160,7 +161,8 @@ int kbuild_cache__load(const char *dir, const char *key,
 		    RESULT_FORMAT ||
 	    !json_is_object(files)) {
 		ret = -EIO;
-		*err = xasprintf("%s is not a result this version reads", path);
+		errmsg__set(err, 0, "%s is not a result this version reads",
+			    path);
 		json_decref(meta);
 		goto out;
 	}
@@ -199,7 +201,7 @@ int kbuild_cache__load(const char *dir, const char *key,
 	}
 	if (!res->config || (!res->config_only && !res->image)) {
 		ret = -EIO;
-		*err = xasprintf("%s names no config or image", path);
+		errmsg__set(err, 0, "%s names no config or image", path);
 		kbuild_result__release(res);
 	}
 out:

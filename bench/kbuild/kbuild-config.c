@@ -16,6 +16,7 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "kernel-target.h"
 #include "log.h"
 #include "strvec.h"
@@ -71,12 +72,13 @@ static int make_target(struct kbuild_ctx *c, const char *target, char **err)
 	strvec__release(&a);
 	if (ret) {
 		c->failed_in_make = true;
-		*err = xasprintf("make %s failed (ARCH=%s%s%s); the end of "
-				 "its output:\n%s",
-				 target, c->arch->name,
-				 c->r->cross_compile ? " CROSS_COMPILE=" : "",
-				 c->r->cross_compile ? c->r->cross_compile : "",
-				 kbuild__tail(output, ERROR_TAIL_LINES));
+		errmsg__set(err, 0,
+			    "make %s failed (ARCH=%s%s%s); the end of "
+			    "its output:\n%s",
+			    target, c->arch->name,
+			    c->r->cross_compile ? " CROSS_COMPILE=" : "",
+			    c->r->cross_compile ? c->r->cross_compile : "",
+			    kbuild__tail(output, ERROR_TAIL_LINES));
 	}
 	free(output);
 	return ret;
@@ -103,14 +105,14 @@ static int merge_fragments(struct kbuild_ctx *c,
 
 	ret = read_file(path, &base, &len);
 	if (ret) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		errmsg__set(err, 0, "cannot read %s: %s", path, strerror(-ret));
 		goto out;
 	}
 	for (i = 0; i < r->nr_fragments; i++) {
 		ret = read_file(r->fragments[i], &texts[i], &len);
 		if (ret) {
-			*err = xasprintf("cannot read the fragment %s: %s",
-					 r->fragments[i], strerror(-ret));
+			errmsg__set(err, 0, "cannot read the fragment %s: %s",
+				    r->fragments[i], strerror(-ret));
 			goto out;
 		}
 	}
@@ -141,7 +143,7 @@ static int check_final(struct kbuild_ctx *c, const struct kconfig_tree *tree,
 
 	ret = read_file(path, &text, &len);
 	if (ret) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		errmsg__set(err, 0, "cannot read %s: %s", path, strerror(-ret));
 		goto out;
 	}
 	kconfig__parse(&final, text, path, false, err);
@@ -160,10 +162,11 @@ static int check_final(struct kbuild_ctx *c, const struct kconfig_tree *tree,
 	}
 	/* -EDOM: the config is not what was asked for; not a usage error. */
 	ret = -EDOM;
-	*err = xasprintf("%zu option%s from the fragments did not land in "
-			 "the final .config:\n%s\n(allow it with "
-			 "--allow-missing-config to build anyway)",
-			 c->nr_missing, c->nr_missing == 1 ? "" : "s", list);
+	errmsg__set(err, 0,
+		    "%zu option%s from the fragments did not land in "
+		    "the final .config:\n%s\n(allow it with "
+		    "--allow-missing-config to build anyway)",
+		    c->nr_missing, c->nr_missing == 1 ? "" : "s", list);
 	free(list);
 out:
 	kconfig__release(&final);
@@ -183,9 +186,8 @@ int kbuild__configure(struct kbuild_ctx *c, char **err)
 	kbuild_progress__phase(&c->progress, KBUILD_CONFIG);
 	if (mkdir(c->obj, 0755) && errno != EEXIST) {
 		ret = -errno;
-		*err = xasprintf("cannot create %s: %s", c->obj,
-				 strerror(errno));
-		return ret;
+		return errmsg__set(err, ret, "cannot create %s: %s", c->obj,
+				   strerror(errno));
 	}
 	if (kernel_target__is_config(config)) {
 		ret = make_target(c, config, err);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "errmsg.h"
 #include "util.h"
 
 struct load_ctx {
@@ -233,8 +234,8 @@ int kconfig_tree__load(struct kconfig_tree *t, const char *src,
 	free(arch_dir);
 	if (ret < 0 || c.ret) {
 		ret = c.ret ? c.ret : -errno;
-		*err = xasprintf("cannot read the Kconfig files of %s: %s", src,
-				 strerror(-ret));
+		errmsg__set(err, 0, "cannot read the Kconfig files of %s: %s",
+			    src, strerror(-ret));
 		kconfig_tree__release(t);
 		return ret;
 	}

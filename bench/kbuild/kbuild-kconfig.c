@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/kbuild/kbuild.h"
+#include "errmsg.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -105,16 +106,15 @@ int kconfig__parse(struct kconfig *kc, const char *text, const char *origin,
 		lineno++;
 		ret = parse_line(line, nl ? (size_t)(nl - line) : strlen(line),
 				 &name, &value);
-		if (ret < 0 && strict) {
-			*err = xasprintf("%s:%d: not a config line: '%.*s' "
-					 "(expected CONFIG_NAME=VALUE or "
-					 "'# CONFIG_NAME is not set')",
-					 origin, lineno,
-					 (int)(nl ? nl - line :
-						    (long)strlen(line)),
-					 line);
-			return -EINVAL;
-		}
+		if (ret < 0 && strict)
+			return errmsg__set(err, -EINVAL,
+					   "%s:%d: not a config line: '%.*s' "
+					   "(expected CONFIG_NAME=VALUE or "
+					   "'# CONFIG_NAME is not set')",
+					   origin, lineno,
+					   (int)(nl ? nl - line :
+						      (long)strlen(line)),
+					   line);
 		if (ret <= 0)
 			continue;
 		kconfig__set(kc, name, value, origin);

@@ -116,7 +116,7 @@ static int hash_file(struct sha256 *s, const char *tag, const char *path,
 
 	ret = read_file(path, &buf, &len);
 	if (ret) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		errmsg__set(err, 0, "cannot read %s: %s", path, strerror(-ret));
 		return ret == -ENOENT ? -EINVAL : ret;
 	}
 	hash_blob(s, tag, buf, len);
@@ -133,11 +133,9 @@ int kbuild__key(const struct kbuild_recipe *r, const char *base_commit,
 	size_t i;
 	int ret;
 
-	if (!arch) {
-		*err = xasprintf("unknown architecture '%s'",
-				 r->arch ? r->arch : "(this machine's)");
-		return -EINVAL;
-	}
+	if (!arch)
+		return errmsg__set(err, -EINVAL, "unknown architecture '%s'",
+				   r->arch ? r->arch : "(this machine's)");
 	sha256__init(&s);
 	hash_str(&s, "version", KBUILD_KEY_VERSION);
 	hash_str(&s, "base", base_commit);

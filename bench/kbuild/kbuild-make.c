@@ -39,10 +39,9 @@ static int make_step(struct kbuild_ctx *c, const char *const *targets,
 	strvec__release(&a);
 	if (ret) {
 		c->failed_in_make = true;
-		*err = xasprintf("make %s failed%s; the end of the log:\n%s",
-				 targets[0],
-				 ret == -ETIMEDOUT ? " (timed out)" : "",
-				 kbuild__tail(output, ERROR_TAIL_LINES));
+		errmsg__set(err, 0, "make %s failed%s; the end of the log:\n%s",
+			    targets[0], ret == -ETIMEDOUT ? " (timed out)" : "",
+			    kbuild__tail(output, ERROR_TAIL_LINES));
 	}
 	free(output);
 	return ret;
@@ -73,7 +72,7 @@ static int kernel_release(struct kbuild_ctx *c, char **err)
 	ret = kbuild__capture(strvec__argv(&a), QUICK_MS, &out, &why);
 	strvec__release(&a);
 	if (ret) {
-		*err = xasprintf("make kernelrelease: %s", why);
+		errmsg__set(err, 0, "make kernelrelease: %s", why);
 		goto out;
 	}
 	len = strlen(out);
@@ -81,9 +80,10 @@ static int kernel_release(struct kbuild_ctx *c, char **err)
 		out[--len] = '\0';
 	if (!len || strchr(out, '\n') || strchr(out, '/')) {
 		ret = -EIO;
-		*err = xasprintf("make kernelrelease printed '%s', not a "
-				 "release",
-				 out);
+		errmsg__set(err, 0,
+			    "make kernelrelease printed '%s', not a "
+			    "release",
+			    out);
 		goto out;
 	}
 	c->release = out;
@@ -176,10 +176,10 @@ int kbuild__compile(struct kbuild_ctx *c, char **err)
 	path = xasprintf("%s/vmlinux", c->obj);
 	ret = kbuild__elf_build_id(path, &c->build_id);
 	if (ret) {
-		*err = xasprintf("no build id in %s: %s", path,
-				 ret == -ENOENT ? "the kernel was linked "
-						  "without --build-id" :
-						  strerror(-ret));
+		errmsg__set(err, 0, "no build id in %s: %s", path,
+			    ret == -ENOENT ? "the kernel was linked "
+					     "without --build-id" :
+					     strerror(-ret));
 		free(path);
 		return ret == -EINVAL ? -EIO : ret;
 	}

@@ -15,6 +15,7 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -132,19 +133,20 @@ int kbuild__capture(const char *const *argv, int timeout_ms, char **out,
 
 	ret = spawn__run(&sp, argv, &opts, timeout_ms);
 	if (ret == -ETIMEDOUT) {
-		*err = xasprintf("%s did not finish within %d s", argv[0],
-				 timeout_ms / 1000);
+		errmsg__set(err, 0, "%s did not finish within %d s", argv[0],
+			    timeout_ms / 1000);
 		goto out;
 	}
 	if (ret) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
+		errmsg__set(err, 0, "cannot run %s: %s", argv[0],
+			    strerror(-ret));
 		goto out;
 	}
 	if (!spawn__succeeded(&sp)) {
 		ret = -EIO;
-		*err = xasprintf("%s failed (%s): %s", argv[0],
-				 spawn__describe(&sp, how, sizeof(how)),
-				 sp.err ? kbuild__tail(sp.err, 5) : "");
+		errmsg__set(err, 0, "%s failed (%s): %s", argv[0],
+			    spawn__describe(&sp, how, sizeof(how)),
+			    sp.err ? kbuild__tail(sp.err, 5) : "");
 		goto out;
 	}
 	*out = sp.out ? sp.out : xstrdup("");

@@ -13,6 +13,7 @@
 
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "log.h"
 #include "strvec.h"
 #include "util.h"
@@ -99,7 +100,7 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	free(out);
 	out = NULL;
 	if (ret) {
-		*err = xasprintf("%s is not a git tree: %s", tree, why);
+		errmsg__set(err, 0, "%s is not a git tree: %s", tree, why);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -112,7 +113,7 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			  GIT_QUICK_MS, &out, &why);
 	free(rev);
 	if (ret) {
-		*err = xasprintf("'%s' is not a commit in %s", base, tree);
+		errmsg__set(err, 0, "'%s' is not a commit in %s", base, tree);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -136,10 +137,10 @@ int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 	/* Even a failed add may have registered it: always clean up. */
 	c->worktree_added = true;
 	if (ret)
-		*err = xasprintf(
-			"git worktree add of %s at %.12s failed: %s", c->tree,
-			c->commit,
-			kbuild__chomp((char *)kbuild__tail(output, 3)));
+		errmsg__set(err, 0,
+			    "git worktree add of %s at %.12s failed: %s",
+			    c->tree, c->commit,
+			    kbuild__chomp((char *)kbuild__tail(output, 3)));
 	free(output);
 	return ret;
 }
@@ -302,11 +303,9 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 	int ret;
 
 	ret = read_file(patch, &text, &len);
-	if (ret) {
-		*err = xasprintf("cannot read the patch %s: %s", patch,
-				 strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret, "cannot read the patch %s: %s",
+				   patch, strerror(-ret));
 	mbox = is_mbox(text);
 	free(text);
 	ret = git_log(c, c->src,
@@ -322,9 +321,10 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 			why = kbuild__chomp(
 				xstrdup(kbuild__tail(output ? output : "", 3)));
 		}
-		*err = xasprintf("patch %s does not apply to %.12s (git %s "
-				 "--3way): %s",
-				 patch, c->commit, mbox ? "am" : "apply", why);
+		errmsg__set(err, 0,
+			    "patch %s does not apply to %.12s (git %s "
+			    "--3way): %s",
+			    patch, c->commit, mbox ? "am" : "apply", why);
 		free(why);
 		/* Nothing half-applied stays, should the worktree outlive us. */
 		git_log(c, c->src,
@@ -344,8 +344,8 @@ static int apply_one(struct kbuild_ctx *c, const char *patch, char **err)
 		      PATCH_MS, &c->progress, &out);
 	free(msg);
 	if (ret)
-		*err = xasprintf("cannot commit the patch %s: %s", patch,
-				 kbuild__chomp((char *)kbuild__tail(out, 3)));
+		errmsg__set(err, 0, "cannot commit the patch %s: %s", patch,
+			    kbuild__chomp((char *)kbuild__tail(out, 3)));
 out:
 	free(output);
 	free(out);

@@ -58,13 +58,13 @@ static int real_path(const char *what, const char *path, bool dir, char **out,
 
 	abs = realpath(path, NULL);
 	if (!abs || stat(abs, &sb)) {
-		*err = xasprintf("%s %s: %s", what, path, strerror(errno));
+		errmsg__set(err, 0, "%s %s: %s", what, path, strerror(errno));
 		free(abs);
 		return -EINVAL;
 	}
 	if (dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode)) {
-		*err = xasprintf("%s %s is not a %s", what, path,
-				 dir ? "folder" : "file");
+		errmsg__set(err, 0, "%s %s is not a %s", what, path,
+			    dir ? "folder" : "file");
 		free(abs);
 		return -EINVAL;
 	}
@@ -209,11 +209,12 @@ static int cc_version(const struct kbuild_recipe *r, char **line, char **err)
 
 		if (n && r->cross_compile[n - 1] == '-' &&
 		    !strchr(r->cross_compile, '/'))
-			*err = xasprintf("no compiler %s: %s (Debian's package "
-					 "gcc-%.*s has it)",
-					 cc, why, (int)n - 1, r->cross_compile);
+			errmsg__set(err, 0,
+				    "no compiler %s: %s (Debian's package "
+				    "gcc-%.*s has it)",
+				    cc, why, (int)n - 1, r->cross_compile);
 		else
-			*err = xasprintf("no compiler %s: %s", cc, why);
+			errmsg__set(err, 0, "no compiler %s: %s", cc, why);
 		goto out;
 	}
 	nl = strchr(out, '\n');
@@ -236,19 +237,18 @@ static int resolve(const struct kbuild_recipe *in, const char *cache_dir,
 	if (cache_dir && cache_dir[0] != '/') {
 		/* git runs in the tree: a relative path would land there. */
 		cwd = getcwd(NULL, 0);
-		if (!cwd) {
-			*err = xasprintf("cannot tell the current folder: %s",
-					 strerror(errno));
-			return -EINVAL;
-		}
+		if (!cwd)
+			return errmsg__set(err, -EINVAL,
+					   "cannot tell the current folder: %s",
+					   strerror(errno));
 		rs->dir = xasprintf("%s/%s", cwd, cache_dir);
 		free(cwd);
 	} else if (cache_dir) {
 		rs->dir = xstrdup(cache_dir);
 	} else if (kbuild__cache_dir(&rs->dir)) {
-		*err = xstrdup(
+		return errmsg__set(
+			err, -EINVAL,
 			"no cache folder: set IOMMU_BENCH_CACHE or HOME");
-		return -EINVAL;
 	}
 	ret = kbuild__resolve_base(rs->tree, rs->r.base, &rs->commit, err);
 	if (ret)
@@ -283,11 +283,12 @@ static int find(struct resolved *rs, struct kbuild_result *res, char **err)
 	res->cached = true;
 	if (res->nr_missing && !rs->r.allow_missing_config) {
 		list = kbuild_missing__describe(res->missing, res->nr_missing);
-		*err = xasprintf("the cached build %s lacks %zu option%s from "
-				 "the fragments:\n%s\n(allow it with "
-				 "--allow-missing-config)",
-				 res->dir, res->nr_missing,
-				 res->nr_missing == 1 ? "" : "s", list);
+		errmsg__set(err, 0,
+			    "the cached build %s lacks %zu option%s from "
+			    "the fragments:\n%s\n(allow it with "
+			    "--allow-missing-config)",
+			    res->dir, res->nr_missing,
+			    res->nr_missing == 1 ? "" : "s", list);
 		free(list);
 		kbuild_result__release(res);
 		return -EDOM;
@@ -422,9 +423,8 @@ static int open_log(struct kbuild_ctx *c, const struct resolved *rs, char **err)
 			 0644);
 	if (c->log_fd < 0) {
 		ret = -errno;
-		*err = xasprintf("cannot create %s: %s", c->log_path,
-				 strerror(-ret));
-		return ret;
+		return errmsg__set(err, ret, "cannot create %s: %s",
+				   c->log_path, strerror(-ret));
 	}
 	dprintf(c->log_fd,
 		"iommu-bench kernel build %s\ntree %s at %s (%s)\n"
@@ -447,9 +447,8 @@ static int run_phases(struct resolved *rs, struct kbuild_ctx *c, char **err)
 	}
 	if (mkdir(c->out, 0755)) {
 		ret = -errno;
-		*err = xasprintf("cannot create %s: %s", c->out,
-				 strerror(-ret));
-		return ret;
+		return errmsg__set(err, ret, "cannot create %s: %s", c->out,
+				   strerror(-ret));
 	}
 	ret = open_log(c, rs, err);
 	if (ret)
@@ -481,13 +480,10 @@ static int run_phases(struct resolved *rs, struct kbuild_ctx *c, char **err)
 static void keep_failed_log(struct resolved *rs, struct kbuild_ctx *c,
 			    char **err)
 {
-	char *to = xasprintf("%s/%s.failed.log", rs->dir, rs->key), *more;
+	char *to = xasprintf("%s/%s.failed.log", rs->dir, rs->key);
 
-	if (!rename(c->log_path, to)) {
-		more = xasprintf("%s\n(the whole log: %s)", *err, to);
-		free(*err);
-		*err = more;
-	}
+	if (!rename(c->log_path, to))
+		errmsg__set(err, 0, "%s\n(the whole log: %s)", *err, to);
 	free(to);
 }
 
@@ -547,8 +543,8 @@ static int build_locked(struct resolved *rs, struct kbuild_result *res,
 	tmpl = xasprintf("%s/.tmp-%s-XXXXXX", rs->dir, rs->key);
 	if (!mkdtemp(tmpl)) {
 		ret = -errno;
-		*err = xasprintf("cannot create a folder in %s: %s", rs->dir,
-				 strerror(errno));
+		errmsg__set(err, 0, "cannot create a folder in %s: %s", rs->dir,
+			    strerror(errno));
 		free(tmpl);
 		goto out;
 	}

@@ -14,6 +14,7 @@
 
 #include "bench/labvm/labvm-priv.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -101,10 +102,9 @@ static int run(struct labvm_build *b, const char *const *argv, int timeout_ms,
 		dprintf(b->log_fd, " %s", argv[i]);
 	dprintf(b->log_fd, "\n");
 	ret = spawn__argv(&sp, argv, &opts);
-	if (ret) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret, "cannot run %s: %s", argv[0],
+				   strerror(-ret));
 	for (;;) {
 		ret = spawn__wait(&sp, TICK_MS);
 		if (ret != -ETIMEDOUT)
@@ -112,30 +112,30 @@ static int run(struct labvm_build *b, const char *const *argv, int timeout_ms,
 		labvm_build__tick(b);
 		if (labvm_interrupted && labvm_interrupted()) {
 			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
-			*err = xasprintf("%s stopped: interrupted", argv[0]);
+			errmsg__set(err, 0, "%s stopped: interrupted", argv[0]);
 			ret = -EINTR;
 			goto out;
 		}
 		if (now_s() >= deadline) {
 			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
-			*err = xasprintf("%s ran past %d s and was stopped",
-					 argv[0], timeout_ms / 1000);
+			errmsg__set(err, 0, "%s ran past %d s and was stopped",
+				    argv[0], timeout_ms / 1000);
 			ret = -ETIMEDOUT;
 			goto out;
 		}
 	}
 	if (ret) {
-		*err = xasprintf("%s: %s", argv[0], strerror(-ret));
+		errmsg__set(err, 0, "%s: %s", argv[0], strerror(-ret));
 		goto out;
 	}
 	if (sp.err)
 		write_all(b->log_fd, sp.err, sp.err_len);
 	if (!spawn__succeeded(&sp)) {
 		tail = log_tail(b->log_fd, 6);
-		*err = xasprintf("%s failed (%s); the build log %s ends:\n%s",
-				 argv[0],
-				 spawn__describe(&sp, how, sizeof(how)),
-				 b->log_path, tail);
+		errmsg__set(err, 0,
+			    "%s failed (%s); the build log %s ends:\n%s",
+			    argv[0], spawn__describe(&sp, how, sizeof(how)),
+			    b->log_path, tail);
 		free(tail);
 		ret = -EIO;
 		goto out;

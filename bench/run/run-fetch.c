@@ -18,6 +18,7 @@
 #include "base64.h"
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -52,7 +53,7 @@ bool run_fetch__host_shares_disk(const struct run_host *h)
 /* One chunk at @off into @fd: its size in *@n, the end in *@eof. */
 static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 		       int fd, unsigned char *buf, size_t *n, bool *eof,
-		       json_int_t *size, char **why)
+		       json_int_t *size, char **err)
 {
 	json_t *res = NULL, *data;
 	int ret;
@@ -61,7 +62,7 @@ static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 			     json_pack("{s:s, s:I, s:I}", "path", remote,
 				       "offset", off, "length",
 				       (json_int_t)AGENT_FILE_READ_MAX),
-			     READ_TIMEOUT_MS, &res, why);
+			     READ_TIMEOUT_MS, &res, err);
 	if (ret)
 		return ret;
 	data = json_object_get(res, "data");
@@ -71,18 +72,20 @@ static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 	    base64__decode(json_string_value(data), json_string_length(data),
 			   buf, n) ||
 	    *n > AGENT_FILE_READ_MAX) {
-		*why = xstrdup("file.read answered without valid base64 "
-			       "\"data\" of at most a chunk");
+		errmsg__set(err, 0, "%s",
+			    "file.read answered without valid base64 "
+			    "\"data\" of at most a chunk");
 		ret = -EPROTO;
 	} else if (!*n && !*eof) {
-		*why = xasprintf("file.read at offset %lld gave nothing and "
-				 "no end of file",
-				 (long long)off);
+		errmsg__set(err, 0,
+			    "file.read at offset %lld gave nothing and "
+			    "no end of file",
+			    (long long)off);
 		ret = -EPROTO;
 	} else {
 		ret = write_all(fd, buf, *n);
 		if (ret)
-			*why = xasprintf("writing: %s", strerror(-ret));
+			errmsg__set(err, 0, "writing: %s", strerror(-ret));
 	}
 	json_decref(res);
 	return ret;
@@ -93,7 +96,7 @@ static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
  * breaks off never leaves what looks like a whole perf.data.
  */
 static int fetch_file(struct run_host *h, const char *remote, const char *local,
-		      char **why)
+		      char **err)
 {
 	unsigned char *buf = xmalloc(CHUNK_BUF);
 	json_int_t off = 0, size = 0;
@@ -105,18 +108,19 @@ static int fetch_file(struct run_host *h, const char *remote, const char *local,
 	/* 0600, as perf leaves perf.data where it writes it itself. */
 	ret = atomic_file__open(&af, local, 0600);
 	if (ret) {
-		*why = xasprintf("%s: %s", local, strerror(-ret));
+		errmsg__set(err, 0, "%s: %s", local, strerror(-ret));
 		goto out;
 	}
 	while (!ret && !eof) {
 		ret = fetch_chunk(h, remote, off, fileno(af.fp), buf, &n, &eof,
-				  &size, why);
+				  &size, err);
 		off += (json_int_t)n;
 	}
 	if (!ret && off != size) {
-		*why = xasprintf("got %lld bytes of %lld: it changed while "
-				 "being fetched",
-				 (long long)off, (long long)size);
+		errmsg__set(err, 0,
+			    "got %lld bytes of %lld: it changed while "
+			    "being fetched",
+			    (long long)off, (long long)size);
 		ret = -EIO;
 	}
 	if (ret) {
@@ -125,7 +129,7 @@ static int fetch_file(struct run_host *h, const char *remote, const char *local,
 	}
 	ret = atomic_file__commit(&af);
 	if (ret)
-		*why = xasprintf("%s: %s", local, strerror(-ret));
+		errmsg__set(err, 0, "%s: %s", local, strerror(-ret));
 out:
 	free(buf);
 	return ret;
@@ -159,17 +163,18 @@ static bool local_name_taken(struct fetch_walk *w, const char *name)
 }
 
 /* The local name for @remote, or NULL and *@why. */
-static char *local_name(struct fetch_walk *w, const char *remote, char **why)
+static char *local_name(struct fetch_walk *w, const char *remote, char **err)
 {
 	const char *base = strrchr(remote, '/') + 1;
 
 	if (!name_is_safe(base)) {
-		*why = xstrdup("its name is not one this tool writes to disk");
+		errmsg__set(err, 0,
+			    "its name is not one this tool writes to disk");
 		return NULL;
 	}
 	if (local_name_taken(w, base)) {
-		*why = xasprintf("the trial keeps a file of its own named %s",
-				 base);
+		errmsg__set(err, 0,
+			    "the trial keeps a file of its own named %s", base);
 		return NULL;
 	}
 	return xasprintf("%s/%s", w->local_dir, base);

@@ -10,6 +10,7 @@
 
 #include "bench/run/run.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "store/store.h"
 #include "util.h"
@@ -26,11 +27,10 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 	int ret;
 
 	if (err)
-		*err = NULL;
+		errmsg__reset(err);
 	*result = NULL;
 	if (!h->agent) {
-		if (err)
-			*err = xasprintf("host %s: no agent", h->h.m->name);
+		errmsg__set(err, 0, "host %s: no agent", h->h.m->name);
 		json_decref(args);
 		return -ENOTCONN;
 	}
@@ -43,16 +43,13 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 		 ret ? "failed" : "answered", mono_ms() - t0);
 	json_decref(args);
 	if (ret && err && !*err)
-		*err = xasprintf("%s", strerror(-ret));
+		errmsg__set(err, 0, "%s", strerror(-ret));
 	if (ret && err && h->agent->unanswered && h->h.ops->explain) {
-		char *seen = h->h.ops->explain(&h->h), *both;
+		char *seen = h->h.ops->explain(&h->h);
 
-		if (seen) {
-			both = xasprintf("%s; %s", *err, seen);
-			free(*err);
-			*err = both;
-			free(seen);
-		}
+		if (seen)
+			errmsg__set(err, 0, "%s; %s", *err, seen);
+		free(seen);
 	}
 	return ret;
 }
@@ -208,7 +205,7 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 		    (t->apply == APPLY_RESTART || t->apply == APPLY_KEXEC)) {
 			pr_warn("%s; trying a boot without the mode's cmdline",
 				err);
-			free(err);
+			errmsg__clear(&err);
 			ret = run_state__boot(ctx, h, t->kernel, -1, &err);
 		}
 	}
@@ -216,7 +213,7 @@ static int host__first_boot(struct run_ctx *ctx, size_t idx)
 		pr_warn("%s", err);
 	else if (ret)
 		pr_err("%s", err ? err : strerror(-ret));
-	free(err);
+	errmsg__clear(&err);
 	return ret;
 }
 

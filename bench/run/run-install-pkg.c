@@ -19,6 +19,7 @@
 #include "bench/run/run-install.h"
 #include "bench/testbed/testbed.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "util.h"
@@ -177,7 +178,7 @@ int run_install__package(struct run_ctx *ctx, struct run_host *h,
 		if (ret != -ENODATA)
 			goto done;
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 	}
 	json_decref(res);
 	res = NULL;

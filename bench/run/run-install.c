@@ -59,7 +59,7 @@ static int send_file(struct run_host *h, const char *dir, const char *name,
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		*err = xasprintf("%s: %s", f->path, strerror(errno));
+		errmsg__set(err, 0, "%s: %s", f->path, strerror(errno));
 		goto out;
 	}
 	do {
@@ -69,7 +69,7 @@ static int send_file(struct run_host *h, const char *dir, const char *name,
 
 		if (n < 0) {
 			ret = -errno;
-			*err = xasprintf("%s: %s", f->path, strerror(errno));
+			errmsg__set(err, 0, "%s: %s", f->path, strerror(errno));
 			break;
 		}
 		/* An empty file still needs its one (empty) chunk. */
@@ -89,10 +89,11 @@ static int send_file(struct run_host *h, const char *dir, const char *name,
 			break;
 	} while (!ret);
 	if (!ret && off != f->size) {
-		*err = xasprintf("%s changed while it was sent (%llu bytes, "
-				 "%llu when hashed)",
-				 f->path, (unsigned long long)off,
-				 (unsigned long long)f->size);
+		errmsg__set(err, 0,
+			    "%s changed while it was sent (%llu bytes, "
+			    "%llu when hashed)",
+			    f->path, (unsigned long long)off,
+			    (unsigned long long)f->size);
 		ret = -EAGAIN;
 	}
 	close(fd);
@@ -109,10 +110,8 @@ int run_install__stage_file(struct run_host *h, const char *dir,
 	int ret;
 
 	ret = sha256__file(path, f.sha, &f.size);
-	if (ret) {
-		*err = xasprintf("%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret, "%s: %s", path, strerror(-ret));
 	ret = send_file(h, dir, name, &f, err);
 	if (!ret)
 		memcpy(sha, f.sha, SHA256_HEX_SIZE);
@@ -144,17 +143,14 @@ static void take_paths(json_t *res, bool grub, char **image, char **initrd)
 int run_install__said(const struct run_host *h, const struct matrix_kernel *k,
 		      int ret, const char *image, char **err)
 {
-	if (ret && *err) {
-		char *why = *err;
-
-		*err = xasprintf("host %s: installing kernel '%s': %s",
-				 h->h.m->name, k->name, why);
-		free(why);
-	}
+	if (ret && *err)
+		errmsg__set(err, 0, "host %s: installing kernel '%s': %s",
+			    h->h.m->name, k->name, *err);
 	if (!ret && !image) {
-		*err = xasprintf("host %s: installing kernel '%s' named no "
-				 "image to boot",
-				 h->h.m->name, k->name);
+		errmsg__set(err, 0,
+			    "host %s: installing kernel '%s' named no "
+			    "image to boot",
+			    h->h.m->name, k->name);
 		ret = -EPROTO;
 	}
 	return ret;

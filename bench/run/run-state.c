@@ -11,6 +11,7 @@
 
 #include "bench/run/run-install.h"
 #include "bench/run/run.h"
+#include "errmsg.h"
 #include "iommu-mode.h"
 #include "log.h"
 #include "util.h"
@@ -202,9 +203,9 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 	/* That very boot hung before: its trials fail without another. */
 	if (h->failed_boot && h->failed_kernel == (long)t->kernel &&
 	    h->failed_mode == (with_mode ? (long)t->mode : -1)) {
-		*err = xasprintf("%s (that boot failed earlier in this run)",
-				 h->failed_boot);
-		return -EHOSTDOWN;
+		return errmsg__set(err, -EHOSTDOWN,
+				   "%s (that boot failed earlier in this run)",
+				   h->failed_boot);
 	}
 
 	args = json_pack("{s:s, s:o}", "method", method, "cmdline",
@@ -229,12 +230,12 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 				      err);
 	if (ret) {
 		if (!*err)
-			*err = xasprintf(
-				"host %s: no new boot within its "
-				"boot_timeout (%llu ms): %s",
-				h->h.m->name,
-				(unsigned long long)h->h.m->boot_timeout_ms,
-				strerror(-ret));
+			errmsg__set(err, 0,
+				    "host %s: no new boot within its "
+				    "boot_timeout (%llu ms): %s",
+				    h->h.m->name,
+				    (unsigned long long)h->h.m->boot_timeout_ms,
+				    strerror(-ret));
 		/* Nothing more can run there: its other trials fail fast.
 		 * A VM is started afresh by the next trial instead. */
 		if (!h->h.ops->restart) {
@@ -244,11 +245,10 @@ static int apply_boot(struct run_ctx *ctx, struct run_host *h,
 		return ret;
 	}
 	ret = run_host__connect(ctx, h);
-	if (ret) {
-		*err = xasprintf("host %s: no agent after the reboot",
-				 h->h.m->name);
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret,
+				   "host %s: no agent after the reboot",
+				   h->h.m->name);
 	h->booted_kernel = t->kernel;
 	h->booted_mode = with_mode ? (long)t->mode : -1;
 	return 0;
@@ -264,14 +264,14 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 	size_t nr = 0, i;
 	int ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	/* The same boot failed before: its trials fail at once, not after
 	 * another boot timeout each. Another kernel or mode may work. */
 	if (h->failed_boot && h->failed_kernel == (long)kernel &&
 	    h->failed_mode == mode) {
-		*err = xasprintf("%s (that boot failed earlier in this run)",
-				 h->failed_boot);
-		return -EHOSTDOWN;
+		return errmsg__set(err, -EHOSTDOWN,
+				   "%s (that boot failed earlier in this run)",
+				   h->failed_boot);
 	}
 	args = xcalloc(k->nr_cmdline + (md ? md->nr_cmdline : 0) + 1,
 		       sizeof(*args));
@@ -298,15 +298,16 @@ int run_state__boot(struct run_ctx *ctx, struct run_host *h, size_t kernel,
 	if (!ret) {
 		ret = run_host__connect(ctx, h);
 		if (ret)
-			*err = xasprintf("host %s: no agent after the boot",
-					 h->h.m->name);
+			errmsg__set(err, 0, "host %s: no agent after the boot",
+				    h->h.m->name);
 	}
 	if (!ret && mate) {
 		ret = run_host__connect(ctx, mate);
 		if (ret)
-			*err = xasprintf("host %s: no agent on its peer device "
-					 "%s after the boot",
-					 h->h.m->name, mate->h.m->name);
+			errmsg__set(err, 0,
+				    "host %s: no agent on its peer device "
+				    "%s after the boot",
+				    h->h.m->name, mate->h.m->name);
 	}
 	if (ret) {
 		free(h->failed_boot);
@@ -400,7 +401,8 @@ static int verify(struct run_host *h, const struct matrix_mode *md,
 	*effective = xstrdup(got ? got : "unknown");
 	if (want && strcmp(want, *effective)) {
 		ev = json_dumps(json_object_get(res, "evidence"), JSON_COMPACT);
-		*err = xasprintf(
+		errmsg__set(
+			err, 0,
 			"host %s: mode '%s' asked for, but '%s' is in "
 			"effect (%s; evidence: %s)",
 			h->h.m->name, md->name, *effective,
@@ -426,7 +428,8 @@ static int verify_kernel(struct run_host *h, const struct matrix_kernel *k,
 	    (strcmp(h->found_release, h->kernel_release ?: "") ||
 	     (h->found_build_id && h->build_id &&
 	      strcmp(h->found_build_id, h->build_id)))) {
-		*err = xasprintf(
+		return errmsg__set(
+			err, -EPROTO,
 			"host %s: kernel '%s' is the one the run found "
 			"(release %s, build %s), but release %s, "
 			"build %s is running (boot %s)",
@@ -434,26 +437,24 @@ static int verify_kernel(struct run_host *h, const struct matrix_kernel *k,
 			h->found_build_id ?: "unknown",
 			h->kernel_release ?: "?", h->build_id ?: "unknown",
 			h->boot_id ? h->boot_id : "unknown");
-		return -EPROTO;
 	}
 	/* Two builds of one release differ by their build id only. */
-	if (k->build_id && h->build_id && strcmp(k->build_id, h->build_id)) {
-		*err = xasprintf("host %s: kernel '%s' is build %s, but build "
-				 "%s is running (release %s, boot %s)",
-				 h->h.m->name, k->name, k->build_id,
-				 h->build_id,
-				 h->kernel_release ? h->kernel_release : "?",
-				 h->boot_id ? h->boot_id : "unknown");
-		return -EPROTO;
-	}
+	if (k->build_id && h->build_id && strcmp(k->build_id, h->build_id))
+		return errmsg__set(
+			err, -EPROTO,
+			"host %s: kernel '%s' is build %s, but build "
+			"%s is running (release %s, boot %s)",
+			h->h.m->name, k->name, k->build_id, h->build_id,
+			h->kernel_release ? h->kernel_release : "?",
+			h->boot_id ? h->boot_id : "unknown");
 	if (!k->release || !h->kernel_release ||
 	    !strcmp(k->release, h->kernel_release))
 		return 0;
-	*err = xasprintf("host %s: kernel '%s' expects release %s, but %s is "
-			 "running (boot %s)",
-			 h->h.m->name, k->name, k->release, h->kernel_release,
-			 h->boot_id ? h->boot_id : "unknown");
-	return -EPROTO;
+	return errmsg__set(err, -EPROTO,
+			   "host %s: kernel '%s' expects release %s, but %s is "
+			   "running (boot %s)",
+			   h->h.m->name, k->name, k->release, h->kernel_release,
+			   h->boot_id ? h->boot_id : "unknown");
 }
 
 int run_state__ensure(struct run_ctx *ctx, const struct plan_trial *t,
@@ -520,7 +521,7 @@ int run_state__boot_found(struct run_ctx *ctx, struct run_host *h, char **err)
 	json_t *res = NULL;
 	int ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	ret = run_host__call(h, "reboot.prepare",
 			     json_pack("{s:s, s:[], s:s}", "method", method,
 				       "cmdline", "release", h->found_release),
@@ -540,7 +541,7 @@ int run_state__boot_found(struct run_ctx *ctx, struct run_host *h, char **err)
 	if (!ret)
 		ret = run_host__connect(ctx, h);
 	if (ret && !*err)
-		*err = xasprintf("host %s: not back on %s: %s", h->h.m->name,
-				 h->found_release, strerror(-ret));
+		errmsg__set(err, 0, "host %s: not back on %s: %s", h->h.m->name,
+			    h->found_release, strerror(-ret));
 	return ret;
 }

@@ -36,15 +36,14 @@ static int keyring(const char **path, char **err)
 	if (*path[0] != '/' ||
 	    strspn(*path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			  "0123456789._/+-") != strlen(*path)) {
-		*err = xasprintf("%s='%.80s' is not a keyring path",
-				 KEYRING_ENV, *path);
-		return -EINVAL;
+		return errmsg__set(err, -EINVAL,
+				   "%s='%.80s' is not a keyring path",
+				   KEYRING_ENV, *path);
 	}
-	if (!cache__has_file(*path)) {
-		*err = xasprintf(
+	if (!cache__has_file(*path))
+		return errmsg__set(
+			err, -ENOENT,
 			"%s is missing: install debian-archive-keyring", *path);
-		return -ENOENT;
-	}
 	return 0;
 }
 
@@ -104,12 +103,11 @@ int testbed_apt__open(struct testbed_apt *apt, const char *cache,
 	int ret;
 
 	memset(apt, 0, sizeof(*apt));
-	if (!debian_suite__is_valid(suite) || !arch) {
-		*err = xasprintf(
+	if (!debian_suite__is_valid(suite) || !arch)
+		return errmsg__set(
+			err, -EINVAL,
 			"'%.60s' is not a Debian suite name ([a-z0-9-])",
 			suite);
-		return -EINVAL;
-	}
 	ret = keyring(&keys, err);
 	if (!ret)
 		ret = debian__mirror(&uri, err);

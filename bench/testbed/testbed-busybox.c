@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "bench/testbed/testbed.h"
 #include "cache.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -52,17 +53,16 @@ int testbed__busybox(const struct arch *arch, char **path, char **err)
 	char *cache = NULL, *dir = NULL;
 	int lock = -1, ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	if (!arch || arch == arch__native()) {
 		*path = xstrdup(TESTBED_BUSYBOX);
 		return 0;
 	}
 	ret = cache__dir(TESTBED_CACHE_SUB, &cache);
-	if (ret) {
-		*err = xasprintf("no cache folder: set IOMMU_BENCH_CACHE or "
-				 "HOME");
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret,
+				   "no cache folder: set IOMMU_BENCH_CACHE or "
+				   "HOME");
 	dir = xasprintf("%s/userland/%s/" BUSYBOX_PACKAGE, cache, arch->deb);
 	*path = xasprintf("%s/bin/busybox", dir);
 	if (cache__has_file(*path))
@@ -74,8 +74,8 @@ int testbed__busybox(const struct arch *arch, char **path, char **err)
 	if (!cache__has_file(*path)) {
 		ret = busybox__fetch(cache, arch, dir, err);
 		if (!ret && !cache__has_file(*path)) {
-			*err = xasprintf("%s:%s holds no bin/busybox",
-					 BUSYBOX_PACKAGE, arch->deb);
+			errmsg__set(err, 0, "%s:%s holds no bin/busybox",
+				    BUSYBOX_PACKAGE, arch->deb);
 			ret = -ENOENT;
 		}
 	}

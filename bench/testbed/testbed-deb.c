@@ -13,6 +13,7 @@
 
 #include "arch.h"
 #include "bench/testbed/testbed.h"
+#include "errmsg.h"
 #include "log.h"
 #include "subprocess.h"
 #include "util.h"
@@ -92,24 +93,24 @@ int testbed__run_std(const char *const *argv, const char *dir, int timeout_ms,
 	int ret;
 
 	ret = spawn__argv(&sp, argv, &opts);
-	if (ret) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret, "cannot run %s: %s", argv[0],
+				   strerror(-ret));
 	ret = spawn__wait(&sp, timeout_ms);
 	if (ret == -ETIMEDOUT) {
 		spawn__stop(&sp, SIGTERM, 2000);
-		*err = xasprintf("%s %s did not finish in %d s", argv[0],
-				 argv[1], timeout_ms / 1000);
+		errmsg__set(err, 0, "%s %s did not finish in %d s", argv[0],
+			    argv[1], timeout_ms / 1000);
 	} else if (ret) {
-		*err = xasprintf("%s %s: %s", argv[0], argv[1], strerror(-ret));
+		errmsg__set(err, 0, "%s %s: %s", argv[0], argv[1],
+			    strerror(-ret));
 	} else if (!spawn__succeeded(&sp)) {
 		ret = -EIO;
 		cmd = argv_join(argv);
 		/* apt warns about its _apt sandbox as root: keep its E: line. */
-		*err = xasprintf("%s failed (%s): %s", cmd,
-				 spawn__describe(&sp, how, sizeof(how)),
-				 apt_error(sp.err, last, sizeof(last)));
+		errmsg__set(err, 0, "%s failed (%s): %s", cmd,
+			    spawn__describe(&sp, how, sizeof(how)),
+			    apt_error(sp.err, last, sizeof(last)));
 		free(cmd);
 	} else if (out) {
 		*out = sp.out ? sp.out : xstrdup("");
@@ -143,10 +144,11 @@ static int download(const char *package, const struct arch *arch,
 	ret = testbed__run(argv, dir, DOWNLOAD_TIMEOUT_MS, NULL, err);
 	if (ret && arch && arch != native) {
 		why = *err;
-		*err = xasprintf("%s (apt finds %s packages once dpkg "
-				 "--add-architecture %s and apt-get update "
-				 "have run: scripts/install-deps.sh does both)",
-				 why, arch->deb, arch->deb);
+		errmsg__set(err, 0,
+			    "%s (apt finds %s packages once dpkg "
+			    "--add-architecture %s and apt-get update "
+			    "have run: scripts/install-deps.sh does both)",
+			    why, arch->deb, arch->deb);
 		free(why);
 	}
 	free(spec);
@@ -161,10 +163,9 @@ int testbed__find_deb(const char *dir, const char *package, char **deb,
 	DIR *d;
 
 	d = opendir(dir);
-	if (!d) {
-		*err = xasprintf("cannot read %s: %s", dir, strerror(errno));
-		return -errno;
-	}
+	if (!d)
+		return errmsg__set(err, -errno, "cannot read %s: %s", dir,
+				   strerror(errno));
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
@@ -176,9 +177,9 @@ int testbed__find_deb(const char *dir, const char *package, char **deb,
 		return 0;
 	if (n)
 		free(*deb);
-	*err = xasprintf("apt-get download %s left %d .deb files, not one",
-			 package, n);
-	return -EIO;
+	return errmsg__set(err, -EIO,
+			   "apt-get download %s left %d .deb files, not one",
+			   package, n);
 }
 
 int testbed__deb_field(const char *deb, const char *field, char **value,
@@ -210,8 +211,8 @@ int testbed__deb_version(const char *deb, char **version, char **err)
 		return ret;
 	out[strcspn(out, "\r\n")] = '\0';
 	if (!testbed__version_is_valid(out)) {
-		*err = xasprintf("%s: '%.40s' is not a package version", deb,
-				 out);
+		errmsg__set(err, 0, "%s: '%.40s' is not a package version", deb,
+			    out);
 		free(out);
 		return -EINVAL;
 	}

@@ -98,7 +98,7 @@ int testbed__kernel_debs(const struct testbed_kernel *k, struct strvec *debs,
 	char *cache = NULL, *dir, *tmp = NULL;
 	int lock = -1, ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	dir = xasprintf("%s/" DEBS_SUB, k->dir);
 	if (!debs__list(dir, debs)) {
 		free(dir);

@@ -122,29 +122,28 @@ static int moddeps__parse(struct moddeps *md, const char *dir, char **err)
 
 	path = xasprintf("%s/modules.dep", dir);
 	ret = read_file(path, &text, &len);
-	if (ret) {
-		*err = ret == -ENOENT ?
-			       xasprintf("no %s (run depmod for this kernel)",
-					 path) :
-			       xasprintf("cannot read %s: %s", path,
-					 strerror(-ret));
+	if (ret == -ENOENT)
+		errmsg__set(err, 0, "no %s (run depmod for this kernel)", path);
+	else if (ret)
+		errmsg__set(err, 0, "cannot read %s: %s", path, strerror(-ret));
+	if (ret)
 		goto out;
-	}
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		colon = strchr(line, ':');
 		if (!colon) {
 			ret = -EINVAL;
-			*err = xasprintf("%s: a line without ':': %.80s", path,
-					 line);
+			errmsg__set(err, 0, "%s: a line without ':': %.80s",
+				    path, line);
 			goto out;
 		}
 		*colon = '\0';
 		if (!module_path_is_valid(line)) {
 			ret = -EINVAL;
-			*err = xasprintf("%s: '%.80s' is not a module path "
-					 "inside its folder",
-					 path, line);
+			errmsg__set(err, 0,
+				    "%s: '%.80s' is not a module path "
+				    "inside its folder",
+				    path, line);
 			goto out;
 		}
 		ALLOC_GROW(md->v, md->nr + 1, md->alloc);
@@ -204,20 +203,18 @@ static int moddeps__visit(struct moddeps *md, const char *dir, struct moddep *m,
 
 	if (m->state == 2)
 		return 0;
-	if (m->state == 1) {
-		*err = xasprintf("%s/modules.dep: %s depends on itself", dir,
-				 m->path);
-		return -ELOOP;
-	}
+	if (m->state == 1)
+		return errmsg__set(err, -ELOOP,
+				   "%s/modules.dep: %s depends on itself", dir,
+				   m->path);
 	m->state = 1;
 	for (i = m->deps.nr; i-- > 0;) {
 		d = moddeps__by_path(md, m->deps.v[i]);
-		if (!d) {
-			*err = xasprintf("%s/modules.dep: %s needs %s, "
-					 "which has no line of its own",
-					 dir, m->path, m->deps.v[i]);
-			return -ENOENT;
-		}
+		if (!d)
+			return errmsg__set(err, -ENOENT,
+					   "%s/modules.dep: %s needs %s, "
+					   "which has no line of its own",
+					   dir, m->path, m->deps.v[i]);
 		ret = moddeps__visit(md, dir, d, out, err);
 		if (ret)
 			return ret;
@@ -247,10 +244,11 @@ int testbed__module_order(const char *modules_dir, const char *const *wanted,
 			pr_debug("testbed: %s is built into the kernel", name);
 		} else if (!m) {
 			ret = -ENOENT;
-			*err = xasprintf("the module %s is neither in "
-					 "%s/modules.dep nor built in "
-					 "(modules.builtin)",
-					 name, modules_dir);
+			errmsg__set(err, 0,
+				    "the module %s is neither in "
+				    "%s/modules.dep nor built in "
+				    "(modules.builtin)",
+				    name, modules_dir);
 		} else {
 			ret = moddeps__visit(&md, modules_dir, m, &out, err);
 		}
@@ -327,30 +325,32 @@ static int base__build(struct cpio *c, const struct arch *arch,
 		return ret;
 	ret = read_file(path, &busybox, &len);
 	if (ret == -ENOENT) {
-		*err = xasprintf("no %s: install the package busybox-static "
-				 "(the guest's initramfs is built around it)",
-				 path);
+		errmsg__set(err, 0,
+			    "no %s: install the package busybox-static "
+			    "(the guest's initramfs is built around it)",
+			    path);
 		goto out;
 	}
 	if (ret) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(-ret));
+		errmsg__set(err, 0, "cannot read %s: %s", path, strerror(-ret));
 		goto out;
 	}
 	if (!elf_is_static(busybox, len)) {
-		*err = xasprintf("%s is not a static executable, and the "
-				 "initramfs has no libraries: install the "
-				 "package busybox-static",
-				 path);
+		errmsg__set(err, 0,
+			    "%s is not a static executable, and the "
+			    "initramfs has no libraries: install the "
+			    "package busybox-static",
+			    path);
 		ret = -ENOEXEC;
 		goto out;
 	}
 	found = arch__of_elf(busybox, len);
 	if (arch && found != arch) {
-		*err = xasprintf("%s is %s busybox, not the %s one the guest "
-				 "needs",
-				 path,
-				 found ? found->name : "an unknown arch's",
-				 arch->name);
+		errmsg__set(err, 0,
+			    "%s is %s busybox, not the %s one the guest "
+			    "needs",
+			    path, found ? found->name : "an unknown arch's",
+			    arch->name);
 		ret = -ENOEXEC;
 		goto out;
 	}
@@ -368,8 +368,8 @@ static int base__build(struct cpio *c, const struct arch *arch,
 	if (!ret)
 		ret = cpio__finish(c);
 	if (ret) {
-		*err = xasprintf("cannot build the initramfs base: %s",
-				 strerror(-ret));
+		errmsg__set(err, 0, "cannot build the initramfs base: %s",
+			    strerror(-ret));
 		goto out;
 	}
 	/* The archive is a pure function of its inputs (mtime 0). */
@@ -403,8 +403,8 @@ static int module__read(const char *path, char **data, size_t *len, char **err)
 	if (ends_with(path, ".ko")) {
 		ret = read_file(path, data, len);
 		if (ret)
-			*err = xasprintf("cannot read %s: %s", path,
-					 strerror(-ret));
+			errmsg__set(err, 0, "cannot read %s: %s", path,
+				    strerror(-ret));
 		return ret;
 	}
 	if (ends_with(path, ".ko.xz"))
@@ -413,26 +413,25 @@ static int module__read(const char *path, char **data, size_t *len, char **err)
 		argv[0] = "zstd";
 	else if (ends_with(path, ".ko.gz"))
 		argv[0] = "gzip";
-	if (!argv[0]) {
-		*err = xasprintf("%s: a module compressed in a way this tool "
-				 "does not know",
-				 path);
-		return -ENOTSUP;
-	}
+	if (!argv[0])
+		return errmsg__set(err, -ENOTSUP,
+				   "%s: a module compressed in a way this tool "
+				   "does not know",
+				   path);
 	ret = spawn__run(&sp, argv, &opts, DECOMPRESS_TIMEOUT_MS);
 	if (ret) {
-		*err = xasprintf("cannot run %s to decompress %s: %s%s",
-				 argv[0], path, strerror(-ret),
-				 ret == -ENOENT ? " (install xz-utils, zstd "
-						  "and gzip)" :
-						  "");
+		errmsg__set(err, 0, "cannot run %s to decompress %s: %s%s",
+			    argv[0], path, strerror(-ret),
+			    ret == -ENOENT ? " (install xz-utils, zstd "
+					     "and gzip)" :
+					     "");
 		goto out;
 	}
 	if (!spawn__succeeded(&sp) || sp.truncated) {
 		ret = -EIO;
-		*err = xasprintf("%s -dc %s failed (%s): %s", argv[0], path,
-				 spawn__describe(&sp, how, sizeof(how)),
-				 spawn__last_line(sp.err, last, sizeof(last)));
+		errmsg__set(err, 0, "%s -dc %s failed (%s): %s", argv[0], path,
+			    spawn__describe(&sp, how, sizeof(how)),
+			    spawn__last_line(sp.err, last, sizeof(last)));
 		goto out;
 	}
 	*data = sp.out ? sp.out : xstrdup("");
@@ -464,8 +463,9 @@ static int kernel_part__build(struct cpio *c, const char *dir, char **paths,
 				break;
 		/* One module per name in a kernel, so one file per name here. */
 		if (j < files.nr) {
-			*err = xasprintf("%s/modules.dep: two modules named %s",
-					 dir, p);
+			errmsg__set(err, 0,
+				    "%s/modules.dep: two modules named %s", dir,
+				    p);
 			free(p);
 			ret = -EEXIST;
 			goto out;
@@ -502,8 +502,8 @@ static int kernel_part__build(struct cpio *c, const char *dir, char **paths,
 		ret = cpio__finish(c);
 fail:
 	if (ret)
-		*err = xasprintf("cannot build the initramfs part of %s: %s",
-				 release, strerror(-ret));
+		errmsg__set(err, 0, "cannot build the initramfs part of %s: %s",
+			    release, strerror(-ret));
 out:
 	strvec__release(&files);
 	free(load);
@@ -529,8 +529,8 @@ static int initrd__key(const char *base_key, const char *release,
 			      xasprintf("%s/%s", dir, paths[i]);
 		ret = sha256__file(path, hex, &size);
 		if (ret) {
-			*err = xasprintf("cannot read %s: %s", path,
-					 strerror(-ret));
+			errmsg__set(err, 0, "cannot read %s: %s", path,
+				    strerror(-ret));
 			free(path);
 			break;
 		}
@@ -623,7 +623,7 @@ int testbed__initrd_get(const struct arch *arch, const char *modules_dir,
 	struct iovec iov[2];
 	int ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	cpio__init(&base);
 	cpio__init(&part);
 	if ((modules_dir || config) &&

@@ -146,9 +146,10 @@ static int meta__read(const char *cache, const char *package,
 		ret = -ENOENT;
 		if (access(path, F_OK) == 0) {
 			ret = -EINVAL;
-			*err = xasprintf("%s: %s (remove it, or build again "
-					 "with --force)",
-					 path, jerr.text);
+			errmsg__set(err, 0,
+				    "%s: %s (remove it, or build again "
+				    "with --force)",
+				    path, jerr.text);
 		}
 		goto out;
 	}
@@ -164,9 +165,10 @@ static int meta__read(const char *cache, const char *package,
 	    !testbed__release_is_valid(release) || l < 0 ||
 	    (suite && !debian_suite__is_valid(suite))) {
 		ret = -EINVAL;
-		*err = xasprintf("%s does not describe %s (remove it, or build "
-				 "again with --force)",
-				 path, package);
+		errmsg__set(err, 0,
+			    "%s does not describe %s (remove it, or build "
+			    "again with --force)",
+			    path, package);
 		goto out;
 	}
 	k->package = xstrdup(package);
@@ -179,8 +181,8 @@ static int meta__read(const char *cache, const char *package,
 	k->config = testbed__layout_config(dir, l, release);
 	if (!cache__has_file(k->image)) {
 		ret = -EINVAL;
-		*err = xasprintf("%s is missing (build again with --force)",
-				 k->image);
+		errmsg__set(err, 0, "%s is missing (build again with --force)",
+			    k->image);
 	}
 out:
 	json_decref(o);
@@ -473,7 +475,7 @@ int testbed__kernel_resolve(const char *package, const char *suite, char **name,
 	char *cache = NULL;
 	int lock = -1, ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	*name = *version = NULL;
 	ret = kernel__cache(package, suite, &cache, err);
 	if (!ret)
@@ -497,7 +499,7 @@ int testbed__kernel_get(const char *package, const char *suite,
 	bool kernel_cached = false, initrd_cached = false;
 	int ret;
 
-	*err = NULL;
+	errmsg__reset(err);
 	memset(k, 0, sizeof(*k));
 	ret = kernel__cache(package, suite, &cache, err);
 	if (ret)
@@ -521,10 +523,7 @@ int testbed__kernel_get(const char *package, const char *suite,
 				  k->release, force, &k->initrd, &initrd_cached,
 				  err);
 	if (ret) {
-		char *why = *err;
-
-		*err = xasprintf("%s: %s", k->package, why);
-		free(why);
+		errmsg__set(err, 0, "%s: %s", k->package, *err);
 		goto out;
 	}
 	k->cached = kernel_cached && initrd_cached;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "bench/testbed/testbed.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* 7.x ships only after the /usr merge: no unmerged lib/modules. */
@@ -101,18 +102,19 @@ int testbed__tree_layout(const char *tree, enum testbed_layout *layout,
 		l = TESTBED_LAYOUT_MODULES;
 		n = count_images(tree, l, release);
 	}
-	if (!n) {
-		*err = xasprintf("no boot/vmlinuz-* nor " MODULES_DIR
-				 "/*/vmlinuz: not a kernel image");
-		return -ENOENT;
-	}
+	if (!n)
+		return errmsg__set(err, -ENOENT,
+				   "no boot/vmlinuz-* nor " MODULES_DIR
+				   "/*/vmlinuz: not a kernel image");
 	if (n > 1) {
 		free(*release);
-		*err = xasprintf("%d kernel images in one package, not one", n);
-		return -EINVAL;
+		return errmsg__set(err, -EINVAL,
+				   "%d kernel images in one package, not one",
+				   n);
 	}
 	if (!testbed__release_is_valid(*release)) {
-		*err = xasprintf("'%.80s' is not a kernel release", *release);
+		errmsg__set(err, 0, "'%.80s' is not a kernel release",
+			    *release);
 		free(*release);
 		return -EINVAL;
 	}

@@ -16,7 +16,7 @@ bool blockdev__is_partition_of(const char *part, const char *disk);
 
 /*
  * Block device @name ("sda") under @root ("" for this machine) in use:
- * @why filled and returned; NULL when nothing holds it.
+ * @err filled and returned; NULL when nothing holds it.
  */
 const char *blockdev__in_use(const char *root, const char *name, char *why,
 			     size_t size);

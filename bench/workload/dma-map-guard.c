@@ -25,7 +25,7 @@
 #define IFF_UP_FLAG 0x1
 
 static int iface_up(const char *root, const char *bdf, const char *ifname,
-		    char **why)
+		    char **err)
 {
 	char *p = dma_map__path(root, "/sys/class/net/%s/flags", ifname);
 	char *text = NULL;
@@ -35,7 +35,7 @@ static int iface_up(const char *root, const char *bdf, const char *ifname,
 
 	if (!read_file(p, &text, &len) && sscanf(text, "%lx", &flags) == 1 &&
 	    (flags & IFF_UP_FLAG))
-		ret = errmsg__set(why, -EBUSY,
+		ret = errmsg__set(err, -EBUSY,
 				  "%s is network interface %s, which is up "
 				  "(perhaps the way the controller reaches "
 				  "this host): refused even with unbind; "
@@ -47,13 +47,13 @@ static int iface_up(const char *root, const char *bdf, const char *ifname,
 }
 
 static int disk_used(const char *root, const char *bdf, const char *disk,
-		     char **why)
+		     char **err)
 {
 	char w[512];
 
 	if (!blockdev__in_use(root, disk, w, sizeof(w)))
 		return 0;
-	return errmsg__set(why, -EBUSY,
+	return errmsg__set(err, -EBUSY,
 			   "%s holds disk %s, and %s: refused even with "
 			   "unbind",
 			   bdf, disk, w);
@@ -61,7 +61,7 @@ static int disk_used(const char *root, const char *bdf, const char *disk,
 
 /* Each entry of @dir/@kind ("net", "block"), checked as its kind asks. */
 static int check_children(const char *root, const char *bdf, const char *dir,
-			  const char *kind, char **why)
+			  const char *kind, char **err)
 {
 	char *p = xasprintf("%s/%s", dir, kind);
 	struct dirent *de;
@@ -75,8 +75,8 @@ static int check_children(const char *root, const char *bdf, const char *dir,
 		if (de->d_name[0] == '.')
 			continue;
 		ret = !strcmp(kind, "net") ?
-			      iface_up(root, bdf, de->d_name, why) :
-			      disk_used(root, bdf, de->d_name, why);
+			      iface_up(root, bdf, de->d_name, err) :
+			      disk_used(root, bdf, de->d_name, err);
 	}
 	closedir(d);
 	return ret;
@@ -84,7 +84,7 @@ static int check_children(const char *root, const char *bdf, const char *dir,
 
 /* The device's folder and the ones below it; links are not followed. */
 static int walk(const char *root, const char *bdf, const char *dir, int depth,
-		char **why)
+		char **err)
 {
 	struct dirent *de;
 	struct stat sb;
@@ -92,9 +92,9 @@ static int walk(const char *root, const char *bdf, const char *dir, int depth,
 	char *sub;
 	int ret;
 
-	ret = check_children(root, bdf, dir, "net", why);
+	ret = check_children(root, bdf, dir, "net", err);
 	if (!ret)
-		ret = check_children(root, bdf, dir, "block", why);
+		ret = check_children(root, bdf, dir, "block", err);
 	if (ret || depth >= MAX_DEPTH)
 		return ret;
 	d = opendir(dir);
@@ -106,21 +106,21 @@ static int walk(const char *root, const char *bdf, const char *dir, int depth,
 			continue;
 		sub = xasprintf("%s/%s", dir, de->d_name);
 		if (!lstat(sub, &sb) && S_ISDIR(sb.st_mode))
-			ret = walk(root, bdf, sub, depth + 1, why);
+			ret = walk(root, bdf, sub, depth + 1, err);
 		free(sub);
 	}
 	closedir(d);
 	return ret;
 }
 
-int dma_map__in_use(const char *root, const char *bdf, char **why)
+int dma_map__in_use(const char *root, const char *bdf, char **err)
 {
 	char *link = dma_map__path(root, "/sys/bus/pci/devices/%s", bdf);
 	char *dir = realpath(link, NULL);
 	int ret;
 
 	/* sysfs's bus entry is a link into the device tree. */
-	ret = walk(root, bdf, dir ? dir : link, 0, why);
+	ret = walk(root, bdf, dir ? dir : link, 0, err);
 	free_all(link, dir);
 	return ret;
 }

@@ -80,15 +80,15 @@ static int kernel_config(const char *root, char **val)
 }
 
 /* Why there is no driver, in the words of the kernel's config. */
-static int not_built(const char *root, char **why)
+static int not_built(const char *root, char **err)
 {
 	char *val = NULL;
 	int ret = kernel_config(root, &val);
 
 	if (!ret && (!val || strcmp(val, "y")))
-		ret = errmsg__set(why, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
+		ret = errmsg__set(err, -EOPNOTSUPP, "%s", DMA_MAP_NOT_BUILT);
 	else if (!ret)
-		ret = errmsg__set(why, -EOPNOTSUPP,
+		ret = errmsg__set(err, -EOPNOTSUPP,
 				  "this kernel was built with "
 				  "CONFIG_DMA_MAP_BENCHMARK=y but no driver "
 				  "%s is registered (no %s/sys/bus/pci/drivers/"
@@ -96,7 +96,7 @@ static int not_built(const char *root, char **why)
 				  DMA_MAP_DRIVER, root, DMA_MAP_DRIVER);
 	else
 		ret = errmsg__set(
-			why, -EOPNOTSUPP,
+			err, -EOPNOTSUPP,
 			"this kernel has no dma_map_benchmark (no "
 			"%s/sys/bus/pci/drivers/%s), and no config "
 			"(/boot/config-RELEASE, /proc/config.gz) to "
@@ -107,7 +107,7 @@ static int not_built(const char *root, char **why)
 }
 
 /* The benchmark's file is in debugfs, which not every system mounts. */
-static int mount_debugfs(char **why)
+static int mount_debugfs(char **err)
 {
 	const char *dir = "/sys/kernel/debug";
 	struct statfs sf;
@@ -115,7 +115,7 @@ static int mount_debugfs(char **why)
 	if (!statfs(dir, &sf) && sf.f_type == DEBUGFS_MAGIC)
 		return 0;
 	if (mount("debugfs", dir, "debugfs", 0, NULL))
-		return errmsg__set(why, -errno,
+		return errmsg__set(err, -errno,
 				   "debugfs is not mounted on %s, where the "
 				   "benchmark's file is, and mounting it "
 				   "failed: %s",
@@ -123,7 +123,7 @@ static int mount_debugfs(char **why)
 	return 0;
 }
 
-int dma_map__available(const char *root, char **why)
+int dma_map__available(const char *root, char **err)
 {
 	char *drv =
 		dma_map__path(root, "/sys/bus/pci/drivers/%s", DMA_MAP_DRIVER);
@@ -132,9 +132,9 @@ int dma_map__available(const char *root, char **why)
 
 	/* Built in only (a bool): registered at boot, or not at all. */
 	if (stat(drv, &sb) || !S_ISDIR(sb.st_mode))
-		ret = not_built(root, why);
+		ret = not_built(root, err);
 	else
-		ret = *root ? 0 : mount_debugfs(why);
+		ret = *root ? 0 : mount_debugfs(err);
 	free(drv);
 	return ret;
 }
@@ -152,7 +152,7 @@ static int member_index(const struct btf *btf, const struct btf_type *t,
 }
 
 int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
-			char **why)
+			char **err)
 {
 	const struct btf_type *t;
 	long long size, at;
@@ -161,14 +161,14 @@ int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
 
 	id = btf__find_by_name_kind(btf, "map_benchmark", BTF_KIND_STRUCT);
 	if (id < 0)
-		return errmsg__set(why, -ENOENT,
+		return errmsg__set(err, -ENOENT,
 				   "struct map_benchmark is not in the "
 				   "kernel's BTF");
 	t = btf__type_by_id(btf, id);
 	for (i = 0; i < ARRAY_SIZE(fields); i++) {
 		k = member_index(btf, t, fields[i].name);
 		if (k < 0)
-			return errmsg__set(why, -EPROTO,
+			return errmsg__set(err, -EPROTO,
 					   "the running kernel's struct "
 					   "map_benchmark has no member %s",
 					   fields[i].name);
@@ -178,7 +178,7 @@ int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
 		    at / 8 != (long long)fields[i].off ||
 		    size != (long long)fields[i].size)
 			return errmsg__set(
-				why, -EPROTO,
+				err, -EPROTO,
 				"the running kernel's struct map_benchmark "
 				"has %s at byte %lld, %lld bytes long, where "
 				"this tool has it at byte %zu, %zu bytes "
@@ -188,7 +188,7 @@ int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
 				fields[i].size);
 	}
 	if (t->size > DMA_MAP_BUF_SIZE)
-		return errmsg__set(why, -EPROTO,
+		return errmsg__set(err, -EPROTO,
 				   "the running kernel's struct map_benchmark "
 				   "is %u bytes, more than the %d this tool "
 				   "hands it",
@@ -205,7 +205,7 @@ static void assume(struct dma_map_layout *l, char *note)
 	l->note = note;
 }
 
-int dma_map__layout(const char *root, struct dma_map_layout *l, char **why)
+int dma_map__layout(const char *root, struct dma_map_layout *l, char **err)
 {
 	char *p = NULL, *e = NULL;
 	struct btf *btf;
@@ -231,7 +231,7 @@ int dma_map__layout(const char *root, struct dma_map_layout *l, char **why)
 		e = NULL;
 		ret = 0;
 	} else if (ret) {
-		ret = errmsg__set(why, ret, "%s", e);
+		ret = errmsg__set(err, ret, "%s", e);
 	}
 	btf__free(btf);
 	free(e);

@@ -63,7 +63,7 @@ static char *link_base(const char *path)
 }
 
 int dma_map__driver_of(const char *root, const char *bdf, char **driver,
-		       char **why)
+		       char **err)
 {
 	char *dir = dma_map__path(root, "/sys/bus/pci/devices/%s", bdf);
 	char *p = xasprintf("%s/driver", dir);
@@ -72,12 +72,12 @@ int dma_map__driver_of(const char *root, const char *bdf, char **driver,
 
 	*driver = NULL;
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
-		ret = errmsg__set(why, -ENODEV, "no PCI device %s", bdf);
+		ret = errmsg__set(err, -ENODEV, "no PCI device %s", bdf);
 		goto out;
 	}
 	*driver = link_base(p);
 	if (*driver && !driver_name_ok(*driver)) {
-		ret = errmsg__set(why, -EINVAL,
+		ret = errmsg__set(err, -EINVAL,
 				  "%s is held by a driver with an unexpected "
 				  "name '%s'",
 				  bdf, *driver);
@@ -126,7 +126,7 @@ char *dma_map__other_holder(const char *root, const char *bdf)
 }
 
 /* As `echo -n val > path`: a sysfs store takes the whole word at once. */
-static int sysfs_write(const char *path, const char *val, char **why)
+static int sysfs_write(const char *path, const char *val, char **err)
 {
 	int len = (int)strcspn(val, "\n");
 	size_t n = strlen(val);
@@ -135,52 +135,51 @@ static int sysfs_write(const char *path, const char *val, char **why)
 
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
-		return errmsg__set(why, -errno, "cannot open %s: %s", path,
+		return errmsg__set(err, -errno, "cannot open %s: %s", path,
 				   strerror(errno));
 	w = write(fd, val, n);
 	if (w != (ssize_t)n)
-		ret = errmsg__set(why, w < 0 ? -errno : -EIO,
+		ret = errmsg__set(err, w < 0 ? -errno : -EIO,
 				  "writing '%.*s' to %s: %s", len, val, path,
 				  w < 0 ? strerror(errno) : "short write");
 	if (close(fd) < 0 && !ret)
-		ret = errmsg__set(why, -errno, "writing '%.*s' to %s: %s", len,
+		ret = errmsg__set(err, -errno, "writing '%.*s' to %s: %s", len,
 				  val, path, strerror(errno));
 	return ret;
 }
 
-static int write_at(const char *root, const char *val, char **why,
+static int write_at(const char *root, const char *val, char **err,
 		    const char *fmt, const char *arg)
 {
 	char *p = dma_map__path(root, fmt, arg);
-	int ret = sysfs_write(p, val, why);
+	int ret = sysfs_write(p, val, err);
 
 	free(p);
 	return ret;
 }
 
 int dma_map__lend(const char *root, const char *bdf, const char *driver,
-		  char **why)
+		  char **err)
 {
 	int ret;
 
 	/* First: once the device is free, no other driver may probe it. */
-	ret = write_at(root, DMA_MAP_DRIVER, why,
+	ret = write_at(root, DMA_MAP_DRIVER, err,
 		       "/sys/bus/pci/devices/%s/driver_override", bdf);
 	if (!ret && driver)
-		ret = write_at(root, bdf, why, "/sys/bus/pci/drivers/%s/unbind",
+		ret = write_at(root, bdf, err, "/sys/bus/pci/drivers/%s/unbind",
 			       driver);
 	if (!ret)
-		ret = write_at(root, bdf, why, "/sys/bus/pci/drivers/%s/bind",
+		ret = write_at(root, bdf, err, "/sys/bus/pci/drivers/%s/bind",
 			       DMA_MAP_DRIVER);
 	return ret;
 }
 
 /* Keep the first failure's words; the later ones go to the log. */
-static int first_failure(int ret, int r, char **why, char **e)
+static int first_failure(int ret, int r, char **err, char **e)
 {
 	if (r < 0 && !ret) {
-		free(*why);
-		*why = *e;
+		errmsg__move(err, 0, *e);
 		*e = NULL;
 		return r;
 	}
@@ -192,7 +191,7 @@ static int first_failure(int ret, int r, char **why, char **e)
 }
 
 int dma_map__give_back(const char *root, const char *bdf, const char *driver,
-		       char **why)
+		       char **err)
 {
 	char *e = NULL, *now = NULL;
 	int ret = 0, r;
@@ -200,11 +199,11 @@ int dma_map__give_back(const char *root, const char *bdf, const char *driver,
 	/* -ENODEV: not the benchmark's, the lending stopped short of it. */
 	r = write_at(root, bdf, &e, "/sys/bus/pci/drivers/%s/unbind",
 		     DMA_MAP_DRIVER);
-	ret = first_failure(ret, r == -ENODEV ? 0 : r, why, &e);
+	ret = first_failure(ret, r == -ENODEV ? 0 : r, err, &e);
 	/* A newline alone is how the kernel is told "no override". */
 	r = write_at(root, "\n", &e, "/sys/bus/pci/devices/%s/driver_override",
 		     bdf);
-	ret = first_failure(ret, r, why, &e);
+	ret = first_failure(ret, r, err, &e);
 	if (driver) {
 		r = write_at(root, bdf, &e, "/sys/bus/pci/drivers/%s/bind",
 			     driver);
@@ -213,13 +212,13 @@ int dma_map__give_back(const char *root, const char *bdf, const char *driver,
 		    now && !strcmp(now, driver))
 			r = 0;
 		free(now);
-		ret = first_failure(ret, r, why, &e);
+		ret = first_failure(ret, r, err, &e);
 	}
 	return ret;
 }
 
 int dma_map__journal_write(const char *root, const char *bdf,
-			   const char *driver, char **why)
+			   const char *driver, char **err)
 {
 	char *path = dma_map__path(root, DMA_MAP_JOURNAL);
 	char *dir = xstrdup(path), *s = NULL, *e = NULL;
@@ -230,7 +229,7 @@ int dma_map__journal_write(const char *root, const char *bdf,
 	*strrchr(dir, '/') = '\0';
 	ret = cache__mkdirs(dir, &e);
 	if (ret) {
-		ret = errmsg__set(why, ret, "cannot write the journal %s: %s",
+		ret = errmsg__set(err, ret, "cannot write the journal %s: %s",
 				  path, e);
 		goto out;
 	}
@@ -242,7 +241,7 @@ int dma_map__journal_write(const char *root, const char *bdf,
 	iov.iov_len = strlen(s);
 	ret = atomic_file__write(path, &iov, 1);
 	if (ret)
-		ret = errmsg__set(why, ret, "cannot write the journal %s: %s",
+		ret = errmsg__set(err, ret, "cannot write the journal %s: %s",
 				  path, strerror(-ret));
 out:
 	free_all(path, dir, s, e);
@@ -259,7 +258,7 @@ void dma_map__journal_remove(const char *root)
 
 /* The journal's device and driver, each checked before it makes a path. */
 static int journal_read(const char *root, char bdf[DMA_MAP_BDF_SIZE],
-			char **driver, char **why)
+			char **driver, char **err)
 {
 	char *path = dma_map__path(root, DMA_MAP_JOURNAL);
 	const char *dev, *drv;
@@ -272,7 +271,7 @@ static int journal_read(const char *root, char bdf[DMA_MAP_BDF_SIZE],
 		/* ENOTDIR: no folder for it, so no journal either. */
 		ret = errno == ENOTDIR ? -ENOENT : -errno;
 		if (ret != -ENOENT)
-			errmsg__set(why, ret, "cannot read the journal %s: %s",
+			errmsg__set(err, ret, "cannot read the journal %s: %s",
 				    path, strerror(-ret));
 		free(path);
 		return ret;
@@ -283,7 +282,7 @@ static int journal_read(const char *root, char bdf[DMA_MAP_BDF_SIZE],
 	drv = json_string_value(d);
 	if (!dev || dma_map__parse_bdf(dev, bdf, NULL) ||
 	    !(json_is_null(d) || (drv && driver_name_ok(drv))))
-		ret = errmsg__set(why, -EINVAL,
+		ret = errmsg__set(err, -EINVAL,
 				  "the journal %s does not name a PCI device "
 				  "and its driver (%s): see which device is "
 				  "still dma_map_benchmark's, give it back, "
@@ -296,13 +295,13 @@ static int journal_read(const char *root, char bdf[DMA_MAP_BDF_SIZE],
 	return ret;
 }
 
-int dma_map__restore_lent(const char *root, char **done, char **why)
+int dma_map__restore_lent(const char *root, char **done, char **err)
 {
 	char bdf[DMA_MAP_BDF_SIZE], *driver = NULL, *now = NULL, *e = NULL;
 	int ret;
 
 	*done = NULL;
-	ret = journal_read(root, bdf, &driver, why);
+	ret = journal_read(root, bdf, &driver, err);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
@@ -316,7 +315,7 @@ int dma_map__restore_lent(const char *root, char **done, char **why)
 	}
 	ret = dma_map__give_back(root, bdf, driver, &e);
 	if (ret) {
-		ret = errmsg__set(why, ret,
+		ret = errmsg__set(err, ret,
 				  "%s, lent to %s by a run that did not end, "
 				  "could not be given back to %s: %s; %s%s "
 				  "stays for the next try",

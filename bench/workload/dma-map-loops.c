@@ -22,7 +22,7 @@ struct dma_map_loops {
 	struct dma_map_loops_bpf *obj;
 };
 
-int dma_map_loops__attach(struct dma_map_loops **out, char **why)
+int dma_map_loops__attach(struct dma_map_loops **out, char **err)
 {
 	struct dma_map_loops *c;
 	struct btf *btf;
@@ -31,20 +31,20 @@ int dma_map_loops__attach(struct dma_map_loops **out, char **why)
 	/* Asked first, so that a kernel without it costs libbpf no words. */
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
-		return errmsg__set(why, -errno,
+		return errmsg__set(err, -errno,
 				   "no count of operations: the "
 				   "kernel has no BTF");
 	ret = btf__find_by_name_kind(btf, "map_benchmark_thread",
 				     BTF_KIND_FUNC);
 	btf__free(btf);
 	if (ret < 0)
-		return errmsg__set(why, ret,
+		return errmsg__set(err, ret,
 				   "no count of operations: the "
 				   "kernel's BTF has no map_benchmark_thread");
 	c = xcalloc(1, sizeof(*c));
 	c->obj = dma_map_loops_bpf__open_and_load();
 	if (!c->obj) {
-		ret = errmsg__set(why, -errno,
+		ret = errmsg__set(err, -errno,
 				  "the count of operations could not load "
 				  "(no BTF, or no map_benchmark_thread): %s",
 				  strerror(errno));
@@ -52,7 +52,7 @@ int dma_map_loops__attach(struct dma_map_loops **out, char **why)
 	}
 	ret = dma_map_loops_bpf__attach(c->obj);
 	if (ret) {
-		ret = errmsg__set(why, ret,
+		ret = errmsg__set(err, ret,
 				  "the count of operations could not attach "
 				  "to map_benchmark_thread: %s",
 				  strerror(-ret));

@@ -20,11 +20,11 @@ char *dma_map__path(const char *root, const char *fmt, ...)
 
 /*
  * The driver that holds PCI device @bdf now: 0 and a new name, or NULL
- * when it has none; -ENODEV (*@why "no PCI device X") when there is no
+ * when it has none; -ENODEV (*@err "no PCI device X") when there is no
  * such device.
  */
 int dma_map__driver_of(const char *root, const char *bdf, char **driver,
-		       char **why);
+		       char **err);
 /*
  * A device other than @bdf that the benchmark driver holds (it takes
  * one at a time: its debugfs file has one name): a new string, or NULL.
@@ -33,7 +33,7 @@ char *dma_map__other_holder(const char *root, const char *bdf);
 
 /* The journal, written whole or not at all; @driver may be NULL. */
 int dma_map__journal_write(const char *root, const char *bdf,
-			   const char *driver, char **why);
+			   const char *driver, char **err);
 void dma_map__journal_remove(const char *root);
 
 /*
@@ -44,15 +44,15 @@ void dma_map__journal_remove(const char *root);
  * failure is the answer.
  */
 int dma_map__lend(const char *root, const char *bdf, const char *driver,
-		  char **why);
+		  char **err);
 int dma_map__give_back(const char *root, const char *bdf, const char *driver,
-		       char **why);
+		       char **err);
 
 /*
  * What the driver made of @bdf and still uses: an interface that is up,
  * a disk mounted, swapped on or held. -EBUSY and *@why, else 0.
  */
-int dma_map__in_use(const char *root, const char *bdf, char **why);
+int dma_map__in_use(const char *root, const char *bdf, char **err);
 
 /*
  * The benchmark's own count of operations, read by BPF as its threads
@@ -60,7 +60,7 @@ int dma_map__in_use(const char *root, const char *bdf, char **why);
  * returned, else -1.
  */
 struct dma_map_loops;
-int dma_map_loops__attach(struct dma_map_loops **out, char **why);
+int dma_map_loops__attach(struct dma_map_loops **out, char **err);
 int64_t dma_map_loops__read(const struct dma_map_loops *c,
 			    unsigned int threads);
 void dma_map_loops__detach(struct dma_map_loops *c);

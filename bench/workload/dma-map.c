@@ -57,7 +57,7 @@ static void fill(union dma_map_buf *buf, const struct dma_map_opts *o)
 
 /* What the kernel's bare errno most likely means, for *@why. */
 static void ioctl_failed(int ret, const struct dma_map_opts *o, const char *bdf,
-			 char **why)
+			 char **err)
 {
 	char hint[160] = "";
 
@@ -71,14 +71,14 @@ static void ioctl_failed(int ret, const struct dma_map_opts *o, const char *bdf,
 		snprintf(hint, sizeof(hint),
 			 " (a dma_map_single() failed, or a thread's buffer "
 			 "could not be had: the kernel's log says which)");
-	errmsg__set(why, ret, "the %s ioctl on %s failed: %s%s", DMA_MAP_DRIVER,
+	errmsg__set(err, ret, "the %s ioctl on %s failed: %s%s", DMA_MAP_DRIVER,
 		    bdf, strerror(-ret), hint);
 }
 
 static int bench(const struct dma_map_ops *ops, const char *root,
 		 const struct dma_map_opts *o, const char *bdf,
 		 const struct dma_map_layout *l, struct dma_map_trial *tr,
-		 char **why)
+		 char **err)
 {
 	char *p = dma_map__path(root, DMA_MAP_DEBUGFS);
 	size_t i;
@@ -87,7 +87,7 @@ static int bench(const struct dma_map_ops *ops, const char *root,
 
 	fd = open(p, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		ret = errmsg__set(why, -errno,
+		ret = errmsg__set(err, -errno,
 				  "cannot open %s with %s bound to %s: %s (did "
 				  "its probe fail? the kernel's log says)",
 				  p, bdf, DMA_MAP_DRIVER, strerror(errno));
@@ -109,7 +109,7 @@ static int bench(const struct dma_map_ops *ops, const char *root,
 	}
 	close(fd);
 	if (ret)
-		ioctl_failed(ret, o, bdf, why);
+		ioctl_failed(ret, o, bdf, err);
 	free(p);
 	return ret;
 }
@@ -157,24 +157,24 @@ static json_t *results(const struct dma_map_opts *o, const char *bdf,
 
 /* May @bdf, held by @driver (or none), be lent now? */
 static int lendable(const char *root, const char *bdf, const char *driver,
-		    bool unbind, char **why)
+		    bool unbind, char **err)
 {
 	char *other;
 	int ret = 0;
 
 	if (driver && !unbind)
-		return errmsg__set(why, -EBUSY,
+		return errmsg__set(err, -EBUSY,
 				   "%s is held by its driver %s: set unbind = "
 				   "true to lend it to the benchmark",
 				   bdf, driver);
 	if (driver) {
-		ret = dma_map__in_use(root, bdf, why);
+		ret = dma_map__in_use(root, bdf, err);
 		if (ret)
 			return ret;
 	}
 	other = dma_map__other_holder(root, bdf);
 	if (other)
-		ret = errmsg__set(why, -EBUSY,
+		ret = errmsg__set(err, -EBUSY,
 				  "%s already holds %s and takes one device "
 				  "at a time: give that one back first",
 				  DMA_MAP_DRIVER, other);
@@ -183,24 +183,24 @@ static int lendable(const char *root, const char *bdf, const char *driver,
 }
 
 int dma_map__check_device(const char *root, const char *device, bool unbind,
-			  char **driver, char **why)
+			  char **driver, char **err)
 {
 	char bdf[DMA_MAP_BDF_SIZE];
 	int ret;
 
 	*driver = NULL;
-	ret = dma_map__parse_bdf(device, bdf, why);
+	ret = dma_map__parse_bdf(device, bdf, err);
 	if (!ret)
-		ret = dma_map__driver_of(root, bdf, driver, why);
+		ret = dma_map__driver_of(root, bdf, driver, err);
 	/* Lent by hand already: used as it is. */
 	if (!ret && (!*driver || strcmp(*driver, DMA_MAP_DRIVER)))
-		ret = lendable(root, bdf, *driver, unbind, why);
+		ret = lendable(root, bdf, *driver, unbind, err);
 	return ret;
 }
 
 /* Give back, and say so in *@why after what went wrong before, if any. */
 static int give_back(const char *root, const char *bdf, const char *driver,
-		     int ret, char **why)
+		     int ret, char **err)
 {
 	char *e = NULL, *first;
 	int r;
@@ -211,17 +211,17 @@ static int give_back(const char *root, const char *bdf, const char *driver,
 		return ret;
 	}
 	if (ret) {
-		first = *why;
-		*why = NULL;
+		first = *err;
+		errmsg__reset(err);
 		errmsg__set(
-			why, ret,
+			err, ret,
 			"%s; and %s could not be given back to %s: %s (%s%s "
 			"keeps it for the next run or the agent's start)",
 			first, bdf, driver ? driver : "no driver", e, root,
 			DMA_MAP_JOURNAL);
 		free(first);
 	} else {
-		ret = errmsg__set(why, r,
+		ret = errmsg__set(err, r,
 				  "%s could not be given back to %s after the "
 				  "run: %s (%s%s keeps it for the next run or "
 				  "the agent's start)",
@@ -233,7 +233,7 @@ static int give_back(const char *root, const char *bdf, const char *driver,
 }
 
 int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
-		 const char *root, json_t **result, char **why)
+		 const char *root, json_t **result, char **err)
 {
 	struct dma_map_layout l = { 0 };
 	struct dma_map_trial *tr = NULL;
@@ -242,44 +242,44 @@ int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
 	int ret;
 
 	*result = NULL;
-	ret = dma_map__check_opts(o, why);
+	ret = dma_map__check_opts(o, err);
 	if (ret)
 		return ret;
 	dma_map__parse_bdf(o->device, bdf, NULL);
 	/* A run killed with its device lent: that one goes back first. */
-	ret = dma_map__restore_lent(root, &done, why);
+	ret = dma_map__restore_lent(root, &done, err);
 	if (ret)
 		return ret;
 	if (done)
 		pr_warn("dma_map: %s", done);
-	ret = dma_map__available(root, why);
+	ret = dma_map__available(root, err);
 	if (!ret)
-		ret = dma_map__check_node(root, o->node, why);
+		ret = dma_map__check_node(root, o->node, err);
 	if (!ret)
-		ret = dma_map__layout(root, &l, why);
+		ret = dma_map__layout(root, &l, err);
 	if (!ret)
-		ret = dma_map__driver_of(root, bdf, &driver, why);
+		ret = dma_map__driver_of(root, bdf, &driver, err);
 	if (ret)
 		goto out;
 	/* Already the benchmark's (lent by hand): used as it is, and left. */
 	lent = !driver || strcmp(driver, DMA_MAP_DRIVER);
 	if (lent) {
-		ret = lendable(root, bdf, driver, o->unbind, why);
+		ret = lendable(root, bdf, driver, o->unbind, err);
 		if (!ret)
-			ret = dma_map__journal_write(root, bdf, driver, why);
+			ret = dma_map__journal_write(root, bdf, driver, err);
 		if (ret)
 			goto out;
 		ret = dma_map__lend(root, bdf, driver, &e);
 		if (ret)
-			errmsg__set(why, ret, "lending %s to %s: %s", bdf,
+			errmsg__set(err, ret, "lending %s to %s: %s", bdf,
 				    DMA_MAP_DRIVER, e);
 	}
 	tr = xcalloc(1, sizeof(*tr));
 	tr->ops = -1;
 	if (!ret)
-		ret = bench(ops, root, o, bdf, &l, tr, why);
+		ret = bench(ops, root, o, bdf, &l, tr, err);
 	if (lent)
-		ret = give_back(root, bdf, driver, ret, why);
+		ret = give_back(root, bdf, driver, ret, err);
 	if (!ret) {
 		char *after = NULL;
 

@@ -100,10 +100,10 @@ struct dma_map_layout {
 	char *note;
 };
 
-/* Every option within the kernel's bounds; *@why names value and range. */
-int dma_map__check_opts(const struct dma_map_opts *o, char **why);
+/* Every option within the kernel's bounds; *@err names value and range. */
+int dma_map__check_opts(const struct dma_map_opts *o, char **err);
 /* Is @node NUMA_NO_NODE or one of @root's possible nodes? */
-int dma_map__check_node(const char *root, int node, char **why);
+int dma_map__check_node(const char *root, int node, char **err);
 
 /*
  * Can this kernel run the benchmark: debugfs on /sys/kernel/debug
@@ -112,7 +112,7 @@ int dma_map__check_node(const char *root, int node, char **why);
  * kernel's config (/boot/config-RELEASE or /proc/config.gz) when it
  * says CONFIG_DMA_MAP_BENCHMARK is not set.
  */
-int dma_map__available(const char *root, char **why);
+int dma_map__available(const char *root, char **err);
 
 /*
  * The running kernel's struct map_benchmark from its BTF @btf: each
@@ -121,7 +121,7 @@ int dma_map__available(const char *root, char **why);
  * -EPROTO, naming the member, when one differs.
  */
 int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
-			char **why);
+			char **err);
 /*
  * The same from the running kernel's BTF (@root's
  * /sys/kernel/btf/vmlinux for a scratch tree); without BTF, or without
@@ -129,7 +129,7 @@ int dma_map__layout_btf(const struct btf *btf, struct dma_map_layout *l,
  * benchmark has it), our struct is assumed: @l->btf false, @l->note why.
  * Release @l with dma_map__layout_release().
  */
-int dma_map__layout(const char *root, struct dma_map_layout *l, char **why);
+int dma_map__layout(const char *root, struct dma_map_layout *l, char **err);
 void dma_map__layout_release(struct dma_map_layout *l);
 
 /*
@@ -138,7 +138,7 @@ void dma_map__layout_release(struct dma_map_layout *l);
  * driver. 0 and *@done NULL when there was nothing; 0 and *@done saying
  * what was given back; -errno when it could not be (the journal stays).
  */
-int dma_map__restore_lent(const char *root, char **done, char **why);
+int dma_map__restore_lent(const char *root, char **done, char **err);
 
 /*
  * Would dma_map__run() lend @device, as things are now: it exists, and
@@ -148,7 +148,7 @@ int dma_map__restore_lent(const char *root, char **done, char **why);
  * there and not at its first trial.
  */
 int dma_map__check_device(const char *root, const char *device, bool unbind,
-			  char **driver, char **why);
+			  char **driver, char **err);
 
 /*
  * The whole run: the options checked, what an earlier run left lent
@@ -164,7 +164,7 @@ int dma_map__check_device(const char *root, const char *device, bool unbind,
  * and this run gave back first, in words; or null)}.
  */
 int dma_map__run(const struct dma_map_opts *o, const struct dma_map_ops *ops,
-		 const char *root, json_t **result, char **why);
+		 const char *root, json_t **result, char **err);
 
 /*
  * The controller's side: dma_map__run()'s result as metrics of

@@ -12,6 +12,7 @@
 
 #include "bench/workload/fio.h"
 #include "bench/workload/workload-metrics.h"
+#include "errmsg.h"
 #include "json-util.h"
 #include "util.h"
 
@@ -38,29 +39,28 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 	double bytes, ios, e;
 
 	*results = NULL;
-	*err = NULL;
+	errmsg__reset(err);
 	if (!json_is_object(job) || !json_is_object(rd) ||
 	    !json_is_object(wr)) {
-		*err = xasprintf("fio's report has no job with read and write "
-				 "sides");
-		return -EINVAL;
+		return errmsg__set(
+			err, -EINVAL,
+			"fio's report has no job with read and write "
+			"sides");
 	}
 	e = json_number_or_nan(job, "error");
-	if (e != 0 && !isnan(e)) {
+	if (e != 0 && !isnan(e))
 		/* An int only in range: (int)1e300 is undefined. */
-		*err = xasprintf("fio's job failed: error %.0f (%s)", e,
-				 e > 0 && e < 4096 ? strerror((int)e) :
-						     "not an errno");
-		return -EIO;
-	}
+		return errmsg__set(
+			err, -EIO, "fio's job failed: error %.0f (%s)", e,
+			e > 0 && e < 4096 ? strerror((int)e) : "not an errno");
 	bytes = json_number_or_nan(rd, "io_bytes") +
 		json_number_or_nan(wr, "io_bytes");
 	ios = json_number_or_nan(rd, "total_ios") +
 	      json_number_or_nan(wr, "total_ios");
-	if (!isfinite(bytes) || !isfinite(ios) || bytes < 0 || ios < 0) {
-		*err = xasprintf("fio's report has no io_bytes and total_ios");
-		return -EINVAL;
-	}
+	if (!isfinite(bytes) || !isfinite(ios) || bytes < 0 || ios < 0)
+		return errmsg__set(
+			err, -EINVAL,
+			"fio's report has no io_bytes and total_ios");
 	main = json_number_or_nan(wr, "total_ios") >
 			       json_number_or_nan(rd, "total_ios") ?
 		       wr :
@@ -94,8 +94,8 @@ int fio__summarize(const json_t *report, json_t **results, char **err)
 	if (!json_is_number(json_object_get(*results, "throughput_bps"))) {
 		json_decref(*results);
 		*results = NULL;
-		*err = xasprintf("fio's report has no bw_bytes");
-		return -EINVAL;
+		return errmsg__set(err, -EINVAL,
+				   "fio's report has no bw_bytes");
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "bench/workload/blockdev-use.h"
 #include "bench/workload/fio.h"
+#include "errmsg.h"
 #include "util.h"
 
 /* Whitespace off both ends, in place (NVMe pads its serial with spaces). */
@@ -65,8 +66,8 @@ static int by_serial(const char *serial, char **dev, char **err)
 
 	if (!d) {
 		ret = -errno;
-		*err = xasprintf("cannot list /sys/block: %s", strerror(-ret));
-		return ret;
+		return errmsg__set(err, ret, "cannot list /sys/block: %s",
+				   strerror(-ret));
 	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !name_is_safe(de->d_name))
@@ -86,10 +87,11 @@ static int by_serial(const char *serial, char **dev, char **err)
 	}
 	free(names);
 	if (ret)
-		*err = xasprintf("no block device has the serial number '%s' "
-				 "(looked in /sys/block/*/serial and "
-				 "*/device/serial)",
-				 serial);
+		errmsg__set(err, 0,
+			    "no block device has the serial number '%s' "
+			    "(looked in /sys/block/*/serial and "
+			    "*/device/serial)",
+			    serial);
 	return ret;
 }
 
@@ -98,24 +100,21 @@ int fio__resolve(const char *serial, const char *path, char **dev, char **err)
 	struct stat st;
 
 	*dev = NULL;
-	*err = NULL;
+	errmsg__reset(err);
 	if (serial)
 		return by_serial(serial, dev, err);
-	if (!path || strncmp(path, "/dev/", 5) || strstr(path, "..")) {
-		*err = xasprintf("'%s' is not a device under /dev",
-				 path ? path : "(none)");
-		return -EINVAL;
-	}
+	if (!path || strncmp(path, "/dev/", 5) || strstr(path, ".."))
+		return errmsg__set(err, -EINVAL,
+				   "'%s' is not a device under /dev",
+				   path ? path : "(none)");
 	if (stat(path, &st)) {
 		int ret = -errno;
 
-		*err = xasprintf("%s: %s", path, strerror(-ret));
-		return ret;
+		return errmsg__set(err, ret, "%s: %s", path, strerror(-ret));
 	}
-	if (!S_ISBLK(st.st_mode)) {
-		*err = xasprintf("%s is not a block device", path);
-		return -ENOTBLK;
-	}
+	if (!S_ISBLK(st.st_mode))
+		return errmsg__set(err, -ENOTBLK, "%s is not a block device",
+				   path);
 	*dev = xstrdup(path);
 	return 0;
 }
@@ -185,33 +184,30 @@ int fio__check_target(const struct fio_opts *o, const char *root, char **err)
 	const char *sig;
 	int n;
 
-	*err = NULL;
+	errmsg__reset(err);
 	root = root ? root : "";
 	name = name ? name + 1 : o->device;
 	if (!writes)
 		return 0;
-	if (blockdev__in_use(root, name, why, sizeof(why))) {
-		*err = xasprintf("refusing to write to %s: %s", o->device, why);
-		return -EPERM;
-	}
+	if (blockdev__in_use(root, name, why, sizeof(why)))
+		return errmsg__set(err, -EPERM, "refusing to write to %s: %s",
+				   o->device, why);
 	if (o->destructive)
 		return 0;
 	snprintf(path, sizeof(path), "%s/sys/block/%s", root, name);
 	n = entries(path, name, first, sizeof(first));
-	if (n > 0) {
-		*err = xasprintf("refusing to write to %s: it holds %d "
-				 "partition%s (%s); set destructive = true "
-				 "in the workload to overwrite it",
-				 o->device, n, n == 1 ? "" : "s", first);
-		return -EPERM;
-	}
+	if (n > 0)
+		return errmsg__set(err, -EPERM,
+				   "refusing to write to %s: it holds %d "
+				   "partition%s (%s); set destructive = true "
+				   "in the workload to overwrite it",
+				   o->device, n, n == 1 ? "" : "s", first);
 	sig = signature(o->device);
-	if (sig) {
-		*err = xasprintf("refusing to write to %s: it holds %s; set "
-				 "destructive = true in the workload to "
-				 "overwrite it",
-				 o->device, sig);
-		return -EPERM;
-	}
+	if (sig)
+		return errmsg__set(err, -EPERM,
+				   "refusing to write to %s: it holds %s; set "
+				   "destructive = true in the workload to "
+				   "overwrite it",
+				   o->device, sig);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/workload/fio.h"
+#include "errmsg.h"
 #include "log.h"
 #include "strvec.h"
 #include "subprocess.h"
@@ -64,26 +65,27 @@ int fio__run(const struct fio_opts *o, int slack_ms, json_t **results,
 	int ret;
 
 	*results = NULL;
-	*err = NULL;
+	errmsg__reset(err);
 	fio__argv(o, &argv);
 	ret = spawn__run(&sp, strvec__argv(&argv), &so, tmo);
 	strvec__release(&argv);
 	if (ret == -ENOENT) {
-		*err = xasprintf("fio is not installed (Debian's fio package)");
+		errmsg__set(err, 0,
+			    "fio is not installed (Debian's fio package)");
 		goto out;
 	}
 	if (ret == -ETIMEDOUT) {
-		*err = xasprintf("fio did not end within %d s; killed",
-				 tmo / 1000);
+		errmsg__set(err, 0, "fio did not end within %d s; killed",
+			    tmo / 1000);
 		goto out;
 	}
 	if (ret) {
-		*err = xasprintf("cannot run fio: %s", strerror(-ret));
+		errmsg__set(err, 0, "cannot run fio: %s", strerror(-ret));
 		goto out;
 	}
 	report = sp.out ? json_loadb(sp.out, sp.out_len, 0, &jerr) : NULL;
 	if (!report) {
-		*err = fio_error(&sp);
+		errmsg__move(err, 0, fio_error(&sp));
 		ret = -EIO;
 		goto out;
 	}
@@ -92,7 +94,7 @@ int fio__run(const struct fio_opts *o, int slack_ms, json_t **results,
 	if (!ret && !spawn__succeeded(&sp)) {
 		json_decref(*results);
 		*results = NULL;
-		*err = fio_error(&sp);
+		errmsg__move(err, 0, fio_error(&sp));
 		ret = -EIO;
 	}
 out:

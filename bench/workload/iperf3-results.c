@@ -277,17 +277,17 @@ static int store_intervals(struct store *st, int64_t trial_id,
 }
 
 int iperf3__store(struct store *st, int64_t trial_id, const json_t *results,
-		  char **errp)
+		  char **err)
 {
-	int err;
+	int ret;
 
 	if (!json_is_number(json_object_get(results, "throughput_bps")))
-		return errmsg__set(errp, -EINVAL,
+		return errmsg__set(err, -EINVAL,
 				   "iperf3 results have no throughput_bps");
-	err = workload_metrics__store(st, trial_id, results, metrics,
+	ret = workload_metrics__store(st, trial_id, results, metrics,
 				      ARRAY_SIZE(metrics));
-	if (err)
-		return err;
+	if (ret)
+		return ret;
 	return store_intervals(st, trial_id,
 			       json_object_get(results, "intervals"));
 }

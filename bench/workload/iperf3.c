@@ -224,17 +224,6 @@ static bool listening(pid_t pid, unsigned int port)
 	return found;
 }
 
-/* Replace *@err with @why (new), or free it where nobody asked. */
-static void set_err(char **err, char *why)
-{
-	if (err) {
-		free(*err);
-		*err = why;
-	} else {
-		free(why);
-	}
-}
-
 static int wait_listening(struct iperf3_server *s, char **err)
 {
 	unsigned int port = iperf3__first_port(&s->opts);
@@ -248,8 +237,9 @@ static int wait_listening(struct iperf3_server *s, char **err)
 			continue;
 		}
 		if (!spawn__wait(&s->sp[i], 0)) {
-			set_err(err,
-				report_failure("server", port + i, &s->sp[i]));
+			errmsg__move(err, 0,
+				     report_failure("server", port + i,
+						    &s->sp[i]));
 			return -EIO;
 		}
 		if (waited >= IPERF3_LISTEN_TIMEOUT_MS)
@@ -264,29 +254,29 @@ static int wait_listening(struct iperf3_server *s, char **err)
 }
 
 int iperf3__server_start(const struct iperf3_opts *o,
-			 struct iperf3_server **out, char **errp)
+			 struct iperf3_server **out, char **err)
 {
 	struct iperf3_server *s;
-	int err;
+	int ret;
 
 	*out = NULL;
-	err = iperf3__check_opts(o, false, errp);
-	if (err)
-		return err;
+	ret = iperf3__check_opts(o, false, err);
+	if (ret)
+		return ret;
 	s = xcalloc(1, sizeof(*s));
 	s->opts = *o;
 	s->n = iperf3__nr_processes(o);
 	s->sp = xcalloc(s->n, sizeof(*s->sp));
 	s->child = xcalloc(s->n, sizeof(*s->child));
-	err = start_ends(&s->opts, true, s->sp, s->child, s->n);
-	if (err)
-		errmsg__set(errp, err, "iperf3: cannot start a server: %s",
-			    strerror(-err));
+	ret = start_ends(&s->opts, true, s->sp, s->child, s->n);
+	if (ret)
+		errmsg__set(err, ret, "iperf3: cannot start a server: %s",
+			    strerror(-ret));
 	else
-		err = wait_listening(s, errp);
-	if (err) {
+		ret = wait_listening(s, err);
+	if (ret) {
 		iperf3__server_stop(s);
-		return err;
+		return ret;
 	}
 	*out = s;
 	return 0;
@@ -300,18 +290,18 @@ static json_t *parse_report(const struct spawn *sp)
 }
 
 int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
-			json_t **reports, char **errp)
+			json_t **reports, char **err)
 {
 	unsigned int port = iperf3__first_port(&s->opts);
 	struct spawn **v = xcalloc(s->n, sizeof(*v));
 	json_t *arr = json_array();
 	unsigned int i;
 	bool said = false;
-	int err;
+	int ret;
 
 	for (i = 0; i < s->n; i++)
 		v[i] = &s->sp[i];
-	err = spawn__wait_many(v, s->n,
+	ret = spawn__wait_many(v, s->n,
 			       timeout_ms < 0 ? (int)run_timeout_ms(&s->opts) :
 						timeout_ms);
 	for (i = 0; i < s->n; i++) {
@@ -320,12 +310,12 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 		/* The first failure's words: the others follow from it. */
 		if (!s->sp[i].reaped) {
 			if (!said)
-				errmsg__set(errp, 0,
+				errmsg__set(err, 0,
 					    "iperf3 server on port %u still "
 					    "running after its test",
 					    port + i);
 			said = true;
-			err = err ? err : -ETIMEDOUT;
+			ret = ret ? ret : -ETIMEDOUT;
 		} else if (!r || json_object_get(r, "error") ||
 			   !spawn__succeeded(&s->sp[i])) {
 			char *why =
@@ -341,11 +331,11 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 						    json_string(why));
 			}
 			if (!said)
-				set_err(errp, why);
+				errmsg__move(err, 0, why);
 			else
 				free(why);
 			said = true;
-			err = err ? err : -EIO;
+			ret = ret ? ret : -EIO;
 		}
 		json_array_append_new(arr, r ? r : json_null());
 	}
@@ -354,7 +344,7 @@ int iperf3__server_wait(struct iperf3_server *s, int timeout_ms,
 		*reports = arr;
 	else
 		json_decref(arr);
-	return err;
+	return ret;
 }
 
 void iperf3__server_stop(struct iperf3_server *s)
@@ -370,28 +360,29 @@ void iperf3__server_stop(struct iperf3_server *s)
 
 /* The clients' reports, or the first failure in iperf3's words. */
 static int collect_clients(const struct iperf3_opts *o, struct spawn *sp,
-			   size_t n, json_t **reports, char **errp)
+			   size_t n, json_t **reports, char **err)
 {
 	unsigned int port = iperf3__first_port(o);
-	int err = 0;
+	int ret = 0;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		reports[i] = parse_report(&sp[i]);
-		if (err)
+		if (ret)
 			continue;
 		if (!reports[i] || json_object_get(reports[i], "error") ||
 		    !spawn__succeeded(&sp[i])) {
-			set_err(errp,
-				report_failure("client", port + i, &sp[i]));
-			err = -EIO;
+			errmsg__move(err, 0,
+				     report_failure("client", port + i,
+						    &sp[i]));
+			ret = -EIO;
 		}
 	}
-	return err;
+	return ret;
 }
 
 int iperf3__client_run(const struct iperf3_opts *o, json_t **results,
-		       char **errp)
+		       char **err)
 {
 	size_t i, n = iperf3__nr_processes(o);
 	unsigned int first = iperf3__first_port(o);
@@ -399,12 +390,12 @@ int iperf3__client_run(const struct iperf3_opts *o, json_t **results,
 	struct iperf3_child *child;
 	json_t **reports;
 	unsigned int *ports;
-	int err;
+	int ret;
 
 	*results = NULL;
-	err = iperf3__check_opts(o, true, errp);
-	if (err)
-		return err;
+	ret = iperf3__check_opts(o, true, err);
+	if (ret)
+		return ret;
 	sp = xcalloc(n, sizeof(*sp));
 	v = xcalloc(n, sizeof(*v));
 	child = xcalloc(n, sizeof(*child));
@@ -414,65 +405,65 @@ int iperf3__client_run(const struct iperf3_opts *o, json_t **results,
 		v[i] = &sp[i];
 		ports[i] = first + i;
 	}
-	err = start_ends(o, false, sp, child, n);
-	if (err) {
-		errmsg__set(errp, err, "iperf3: cannot start a client: %s",
-			    strerror(-err));
+	ret = start_ends(o, false, sp, child, n);
+	if (ret) {
+		errmsg__set(err, ret, "iperf3: cannot start a client: %s",
+			    strerror(-ret));
 		goto out;
 	}
-	err = spawn__wait_many(v, n, (int)run_timeout_ms(o));
-	if (err == -ETIMEDOUT) {
-		errmsg__set(errp, err,
+	ret = spawn__wait_many(v, n, (int)run_timeout_ms(o));
+	if (ret == -ETIMEDOUT) {
+		errmsg__set(err, ret,
 			    "iperf3 client(s) to %s, ports %u..%u, did not "
 			    "finish within %u ms; killed",
 			    o->host, first, first + (unsigned int)n - 1,
 			    run_timeout_ms(o));
 		goto out;
 	}
-	err = collect_clients(o, sp, n, reports, errp);
-	if (!err)
-		err = iperf3__summarize(reports, ports, n, o, results, errp);
+	ret = collect_clients(o, sp, n, reports, err);
+	if (!ret)
+		ret = iperf3__summarize(reports, ports, n, o, results, err);
 out:
 	for (i = 0; i < n; i++) {
 		spawn__release(&sp[i]);
 		json_decref(reports[i]);
 	}
 	free_all(sp, v, child, reports, ports);
-	return err;
+	return ret;
 }
 
 int iperf3__run(const struct iperf3_opts *server,
-		const struct iperf3_opts *client, json_t **results, char **errp)
+		const struct iperf3_opts *client, json_t **results, char **err)
 {
 	struct iperf3_server *s;
 	json_t *reports = NULL;
-	int err;
+	int ret;
 
 	*results = NULL;
-	err = iperf3__check_opts(client, true, errp);
-	if (err)
-		return err;
+	ret = iperf3__check_opts(client, true, err);
+	if (ret)
+		return ret;
 	if (iperf3__first_port(server) != iperf3__first_port(client) ||
 	    iperf3__nr_processes(server) != iperf3__nr_processes(client))
-		return errmsg__set(errp, -EINVAL,
+		return errmsg__set(err, -EINVAL,
 				   "iperf3: server ports %u+%u and client "
 				   "ports %u+%u differ",
 				   iperf3__first_port(server),
 				   iperf3__nr_processes(server),
 				   iperf3__first_port(client),
 				   iperf3__nr_processes(client));
-	err = iperf3__server_start(server, &s, errp);
-	if (err)
-		return err;
-	err = iperf3__client_run(client, results, errp);
-	if (!err &&
+	ret = iperf3__server_start(server, &s, err);
+	if (ret)
+		return ret;
+	ret = iperf3__client_run(client, results, err);
+	if (!ret &&
 	    iperf3__server_wait(s, IPERF3_SERVER_GRACE_MS, &reports, NULL))
 		pr_warn("iperf3: the clients succeeded but a server did not "
 			"end cleanly");
 	/* The servers received what the clients sent (unless reversed). */
-	if (!err)
+	if (!ret)
 		iperf3__add_received(*results, reports);
 	json_decref(reports);
 	iperf3__server_stop(s);
-	return err;
+	return ret;
 }

@@ -21,6 +21,7 @@
 #include "collectors/perf/perf-collector.h"
 #include "collectors/perf/perf-counters.h"
 #include "collectors/perf/perf-record.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -250,28 +251,26 @@ static int profile__defer(struct perf_collector *p, json_t *res)
 	return err;
 }
 
-int perf_collector__report_deferred(json_t *res, char **why)
+int perf_collector__report_deferred(json_t *res, char **err)
 {
 	const char *how = json_string_value(json_object_get(res, "report"));
 	const char *data = json_string_value(json_object_get(res, "perf_data"));
 	const char *ksyms = json_string_value(json_object_get(res, "kallsyms"));
 	double limit = json_number_value(json_object_get(res, "percent_limit"));
-	int err;
+	int ret;
 
 	if (!how || strcmp(how, "controller"))
 		return 0;
-	if (!data || !ksyms || access(data, R_OK) || access(ksyms, R_OK)) {
-		if (why)
-			*why = xstrdup("the host's perf.data or kallsyms did "
-				       "not come");
-		return -ENOENT;
-	}
+	if (!data || !ksyms || access(data, R_OK) || access(ksyms, R_OK))
+		return errmsg__set(err, -ENOENT, "%s",
+				   "the host's perf.data or kallsyms did "
+				   "not come");
 	json_object_set_new(res, "report", json_string("done"));
-	err = profile__read(data, ksyms, limit, res);
-	if (err && why)
-		*why = xasprintf("perf could not read %s here: %s", data,
-				 strerror(-err));
-	return err;
+	ret = profile__read(data, ksyms, limit, res);
+	if (ret && err)
+		errmsg__set(err, 0, "perf could not read %s here: %s", data,
+			    strerror(-ret));
+	return ret;
 }
 
 static int perf_stop(struct collector *c)

@@ -48,9 +48,9 @@ void perf_config__release(struct perf_config *cfg);
  * On the controller, for results whose report was left to it: perf
  * evlist and report of the fetched perf.data with the host's kallsyms,
  * the profile filled into @results. 0 when there was nothing to do;
- * otherwise a negative errno and, where @why is given, what went wrong.
+ * otherwise a negative errno and, where @err is given, what went wrong.
  */
-int perf_collector__report_deferred(json_t *results, char **why);
+int perf_collector__report_deferred(json_t *results, char **err);
 
 /* The ops table's store(): profile rows, metrics, perf.data. */
 int perf_collector__store(struct store *st, int64_t trial_id,

@@ -20,6 +20,7 @@
 
 #include "collectors/perf/perf-counters.h"
 #include "collectors/perf/perf-events.h"
+#include "errmsg.h"
 #include "log.h"
 #include "util.h"
 
@@ -125,29 +126,28 @@ static char *reason(int err)
 	return xstrdup(strerror(-err));
 }
 
-bool perf_counters__supported(const char *name, char **why)
+bool perf_counters__supported(const char *name, char **err)
 {
 	const struct perf_event_def *d = perf_event_def__find(name);
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
-	int err;
+	int ret;
 
-	if (why)
-		*why = NULL;
+	if (err)
+		errmsg__reset(err);
 	if (!d) {
-		if (why)
-			*why = xstrdup("unknown event");
+		errmsg__set(err, 0, "unknown event");
 		return false;
 	}
 	libperf_setup();
 	cpus = perf_cpu_map__new("0");
 	threads = perf_thread_map__new_dummy();
-	err = cpus && threads ? try_open(d, cpus, threads) : -ENOMEM;
+	ret = cpus && threads ? try_open(d, cpus, threads) : -ENOMEM;
 	perf_cpu_map__put(cpus);
 	perf_thread_map__put(threads);
-	if (err && why)
-		*why = reason(err);
-	return !err;
+	if (ret)
+		errmsg__move(err, 0, reason(ret));
+	return !ret;
 }
 
 static int resolve(struct perf_counters *pc, const char *const *names, size_t n)

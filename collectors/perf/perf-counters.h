@@ -23,10 +23,10 @@ const char *perf_counters__canonical(const char *name);
 const char *perf_counters__known(void);
 
 /*
- * Whether @name can be counted system-wide on CPU 0 here; @why (may be
+ * Whether @name can be counted system-wide on CPU 0 here; @err (may be
  * NULL) gets the kernel's reason when not.
  */
-bool perf_counters__supported(const char *name, char **why);
+bool perf_counters__supported(const char *name, char **err);
 
 /*
  * Open @names (canonical or alias) on @cpus (a CPU list, NULL: every

@@ -18,6 +18,7 @@
 #include "bench/agent-client/agent-bundle.h"
 #include "bench/agent-client/agent-elf.h"
 #include "bench/agent-client/agent-exe.h"
+#include "errmsg.h"
 #include "tap.h"
 #include "util.h"
 
@@ -124,7 +125,7 @@ static void test_foreign(void)
 
 	if (agent_exe__find(arm, &exe, &err)) {
 		tap_skip("no arm64 agent here (make agent-arm64)");
-		free(err);
+		errmsg__clear(&err);
 		return;
 	}
 	free(exe);

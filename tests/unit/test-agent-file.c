@@ -27,6 +27,7 @@
 #include "bench/agent-client/agent-conn.h"
 #include "bench/run/run-fetch.h"
 #include "bench/run/run.h"
+#include "errmsg.h"
 #include "log.h"
 #include "scratch-files.h"
 #include "tap.h"
@@ -75,12 +76,12 @@ static char *test_outdir(void)
 		is_int(agent_test__call("collect.start", args, NULL, &err),
 		       -EINVAL, "collect.start refuses the outdir '%s'",
 		       bad[i]);
-		free(err);
+		errmsg__clear(&err);
 	}
 	args = json_pack("{s:{}, s:s}", "collectors", "outdir", "/a/../b");
 	is_int(agent_test__call("collect.start", args, NULL, &err), -EINVAL,
 	       "... and an absolute one with '..'");
-	free(err);
+	errmsg__clear(&err);
 	args = json_pack("{s:{}, s:s}", "collectors", "outdir", scratch);
 	is_int(agent_test__call("collect.start", args, &res, NULL), 0,
 	       "an absolute outdir works as before");

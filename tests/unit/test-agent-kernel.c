@@ -29,6 +29,7 @@
 #include "bench/agent/agent-kernel-priv.h"
 #include "bench/agent/agent-kernel.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "log.h"
 #include "scratch-files.h"
 #include "sha256.h"
@@ -302,7 +303,7 @@ static void test_bad_sha(void)
 	has_str(err, "vmlinuz", "... naming the file");
 	ok(err && strstr(err, hex) && strstr(err, wrong),
 	   "... with the sha256 wanted and got");
-	free(err);
+	errmsg__clear(&err);
 	ok(!scratch__there("%s/k3", kdir), "... and nothing installed");
 	ok(scratch__there("%s/k3.staging/vmlinuz", kdir),
 	   "... the staged file kept for another try");
@@ -315,7 +316,7 @@ static void test_bad_sha(void)
 				NULL, &err),
 	       -ENOENT, "a listed file that was not staged: ENOENT");
 	has_str(err, "modules.tar", "... naming it");
-	free(err);
+	errmsg__clear(&err);
 	is_int(agent_test__call("kernel.install",
 				json_pack("{s:s, s:s, s:s, s:s, s:{s:s}}",
 					  "dir", kdir, "name", "never",
@@ -324,7 +325,7 @@ static void test_bad_sha(void)
 				NULL, &err),
 	       -ENOENT, "installing what was never staged: ENOENT");
 	has_str(err, "nothing staged", "... saying so");
-	free(err);
+	errmsg__clear(&err);
 }
 
 /*
@@ -486,7 +487,7 @@ static void test_modules(void)
 			    &err),
 	       -EEXIST, "a modules folder without our marker: EEXIST");
 	has_str(err, "not installed by iommu-bench", "... saying why");
-	free(err);
+	errmsg__clear(&err);
 	ok(scratch__same(p, "mine", 4) && count_entries(mdir) == 1,
 	   "... and it is left as it was");
 	free(p);
@@ -863,7 +864,7 @@ static void test_generate_fake(void)
 		"no initramfs generator (mkinitramfs, dracut, mkinitcpio) on "
 		"this host: ",
 		"... saying so");
-	free(err);
+	errmsg__clear(&err);
 	ok(!scratch__there("%s/g1", kdir), "... nothing installed");
 
 	/* Builtins only: PATH holds nothing else. */
@@ -892,7 +893,7 @@ static void test_generate_fake(void)
 	   "a failing generator fails the install");
 	has_str(err, "E: no modules for 6.1.0-gen",
 		"... with its last stderr line");
-	free(err);
+	errmsg__clear(&err);
 	ok(initrd_is("g1", "dracut 6.1.0-gen\n", 17),
 	   "... the older install left as it was");
 
@@ -956,7 +957,7 @@ static void test_staged_initrd(void)
 					  "vmlinuz", hex, "initrd", "staged"),
 				NULL, &err),
 	       -EINVAL, "initrd \"staged\" without its sha256 is refused");
-	free(err);
+	errmsg__clear(&err);
 	is_int(agent_test__call(
 		       "kernel.install",
 		       json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s}",
@@ -1173,7 +1174,7 @@ static void test_boot(void)
 	       -EEXIST, "a foreign BOOTDIR/vmlinuz-R: EEXIST");
 	has_str(err, p, "... naming it");
 	has_str(err, "not placed by iommu-bench", "... saying why");
-	free(err);
+	errmsg__clear(&err);
 	ok(scratch__same(p, "a distribution's kernel", 23),
 	   "... and it is left as it was");
 	free(p);
@@ -1194,7 +1195,7 @@ static void test_boot(void)
 			    boot_at(bootdir), NULL, &err),
 	       -EEXIST, "... is refused: EEXIST");
 	has_str(err, "not a regular file", "... saying why");
-	free(err);
+	errmsg__clear(&err);
 	ok(!lstat(q, &a1) && S_ISLNK(a1.st_mode) &&
 		   scratch__same(p, IMG1, strlen(IMG1)),
 	   "... the link and what it points to left as they were");
@@ -1313,7 +1314,7 @@ static void test_boot_generators(void)
 		"no grub config generator (update-grub, grub-mkconfig, "
 		"grub2-mkconfig) on this host",
 		"... saying so");
-	free(err);
+	errmsg__clear(&err);
 	q = boot_path("vmlinuz", "6.1.0-none");
 	ok(!scratch__there("%s/b5", kdir) && !scratch__exists(q),
 	   "... nothing installed, nothing copied");
@@ -1329,7 +1330,7 @@ static void test_boot_generators(void)
 	   "a failing update-grub fails the install");
 	has_str(err, "failed to get canonical path of /dev/root.",
 		"... with its last stderr line");
-	free(err);
+	errmsg__clear(&err);
 	not_bootable(
 		"b6", BID1, "grub's menu",
 		"... kernel.find with boot_dir: not installed, the menu is "

@@ -19,6 +19,7 @@
 #include "bench/agent-client/agent-listen.h"
 #include "chan-auth.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "scratch-files.h"
 #include "tap.h"
 #include "util.h"
@@ -118,7 +119,7 @@ static void test_hello(struct agent_listen *l)
 	if (ret) {
 		tap_diag("%s", err);
 		exit_within(pid, 0);
-		free(err);
+		errmsg__clear(&err);
 		return;
 	}
 	is_int(agent_conn__call(c, "hello", NULL, 10000, &res, &err), 0,
@@ -130,7 +131,7 @@ static void test_hello(struct agent_listen *l)
 	agent_conn__close(c);
 	is_int(exit_within(pid, 5000), 0,
 	       "the controller hangs up: the agent exits 0");
-	free(err);
+	errmsg__clear(&err);
 }
 
 static void test_wrong_secret(struct agent_listen *l)
@@ -232,7 +233,7 @@ static void test_late_controller(void)
 	if (agent_listen__open("127.0.0.1", port, "dut", &l, &err)) {
 		tap_skip("the port was taken meanwhile");
 		exit_within(pid, 0);
-		free(err);
+		errmsg__clear(&err);
 		return;
 	}
 	is_int(agent_listen__accept(l, secret, sizeof(secret), 10000, &c, &err),

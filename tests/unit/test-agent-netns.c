@@ -19,6 +19,7 @@
 
 #include "agent-test.h"
 #include "bench/agent-client/agent-conn.h"
+#include "errmsg.h"
 #include "subprocess.h"
 #include "tap.h"
 #include "util.h"
@@ -105,7 +106,7 @@ int main(void)
 	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
 	       "it answers hello");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	ret = ip((const char *const[]){ "ip", "link", "add", if_host, "type",
 					"veth", "peer", "name", if_ns, "netns",
 					ns, NULL });
@@ -116,7 +117,7 @@ int main(void)
 	is_int(ret, 0, "policy finds %s, moved in after the agent started (%s)",
 	       if_ns, err ? err : "ok");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	json_decref(args);
 	args = json_pack("{s:s}", "nic", if_host);
 	ret = agent_conn__call(c, "policy", args, 10000, &r, &err);
@@ -124,7 +125,7 @@ int main(void)
 	   "the host's end is not in the agent's view (%s)",
 	   err ? err : "found");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	json_decref(args);
 	ok(have_iface(if_host) && !have_iface(if_ns),
 	   "the host's /sys still shows the host's interfaces");

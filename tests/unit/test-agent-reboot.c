@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "log.h"
 #include "tap.h"
 #include "util.h"
@@ -96,7 +97,7 @@ static void test_kexec(void)
 	       "the composed command line, one argument");
 	ok(!argv_at(r, 5), "nothing more");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 
 	r = call("reboot.prepare",
 		 json_pack("{s:s, s:s, s:b}", "method", "kexec", "image",
@@ -104,13 +105,13 @@ static void test_kexec(void)
 		 &ret, &err);
 	is_int(ret, -EINVAL, "a bad image path is refused");
 	has_str(err, "'/boot/x;reboot'", "... naming it");
-	free(err);
+	errmsg__clear(&err);
 	r = call("reboot.prepare",
 		 json_pack("{s:s, s:[s], s:b}", "method", "kexec", "cmdline",
 			   "a b", "dry_run", 1),
 		 &ret, &err);
 	is_int(ret, -EINVAL, "a cmdline entry with a space is refused");
-	free(err);
+	errmsg__clear(&err);
 
 	/* Back to the kernel a run found, from a build it booted. */
 	r = call("reboot.prepare",
@@ -124,13 +125,13 @@ static void test_kexec(void)
 	is_str(argv_at(r, 3), "--initrd=/boot/initrd.img-6.1.0-57-amd64",
 	       "and so is the initrd");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	r = call("reboot.prepare",
 		 json_pack("{s:s, s:s, s:[], s:b}", "method", "kexec",
 			   "release", "../../etc", "cmdline", "dry_run", 1),
 		 &ret, &err);
 	is_int(ret, -EINVAL, "a release that is a path is refused");
-	free(err);
+	errmsg__clear(&err);
 
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "kexec", "dry_run", 1), &ret,
@@ -143,7 +144,7 @@ static void test_kexec(void)
 	   "systemctl kexec, or kexec -e without systemd (%s %s)",
 	   argv_at(r, 0), argv_at(r, 1));
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	/* A lab's job ends at its guest's power-off: reboot(2) itself. */
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "poweroff", "dry_run", 1),
@@ -152,14 +153,14 @@ static void test_kexec(void)
 	is_str(argv_at(r, 0), "reboot(RB_POWER_OFF)",
 	       "it is the system call, no command");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "halt", "dry_run", 1), &ret,
 		 &err);
 	is_int(ret, -EINVAL, "another method is refused");
 	has_str(err, "\"poweroff\"", "... naming the three");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 }
 
 static const char grub_cfg[] =
@@ -232,7 +233,7 @@ static void test_grub(void)
 	is_int(ret, -EOPNOTSUPP, "a machine without grub-reboot is refused");
 	has_str(err, "grub-reboot", "... naming it");
 	has_str(err, "kexec", "... and pointing at kexec");
-	free(err);
+	errmsg__clear(&err);
 	put(dir, "/usr/sbin/grub-reboot", "#!/bin/sh\n", 0755);
 
 	r = grub_prepare(dir, "/boot/vmlinuz-6.1.0-57-amd64", "iommu.strict=1",
@@ -261,7 +262,7 @@ static void test_grub(void)
 	ok(json_is_true(json_object_get(r, "hook_installed")),
 	   "grub.cfg lacks the hook: it would be installed");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 
 	/* Once grub.cfg sources the file, nothing is installed again. */
 	cmd = xasprintf("%s\nsource $prefix/iommu-bench-oneshot.cfg\n",
@@ -277,16 +278,16 @@ static void test_grub(void)
 	ok(json_is_false(json_object_get(r, "hook_installed")),
 	   "the hook is there already");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 
 	r = grub_prepare(dir, "/boot/vmlinuz-9.9", NULL, &ret, &err);
 	is_int(ret, -ENOENT, "no entry boots an unknown image");
 	has_str(err, "/boot/vmlinuz-9.9", "... naming it");
-	free(err);
+	errmsg__clear(&err);
 	r = grub_prepare(dir, "/boot/vmlinuz-6.12.0-1-amd64", "a b", &ret,
 			 &err);
 	is_int(ret, -EINVAL, "an argument with a blank is refused");
-	free(err);
+	errmsg__clear(&err);
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "grub", "dry_run", 1), &ret,
 		 &err);
@@ -294,7 +295,7 @@ static void test_grub(void)
 		    !strcmp(argv_at(r, 0), "reboot")),
 	   "grub now reboots");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	cmd = xasprintf("rm -rf %s", dir);
 	ok(!system(cmd), "scratch removed");
 	free(cmd);

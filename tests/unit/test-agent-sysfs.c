@@ -16,6 +16,7 @@
 
 #include "bench/agent/agent-sysfs.h"
 #include "bench/agent/agent.h"
+#include "errmsg.h"
 #include "log.h"
 #include "scratch-files.h"
 #include "subprocess.h"
@@ -183,7 +184,7 @@ static void test_switch(void)
 	is_file("sys/bus/pci/drivers/virtio-pci/bind", PCI,
 		"bind got the PCI address");
 	json_decref(steps);
-	free(err);
+	errmsg__clear(&err);
 
 	put("sys/bus/pci/drivers/virtio-pci/unbind", "");
 	put("sys/kernel/iommu_groups/7/type", "DMA\n");
@@ -193,13 +194,13 @@ static void test_switch(void)
 	is_file("sys/bus/pci/drivers/virtio-pci/unbind", "",
 		"unbind untouched");
 	json_decref(steps);
-	free(err);
+	errmsg__clear(&err);
 
 	ret = run_switch("DMA-FQ", NULL, &steps, &err);
 	is_int(ret, 0, "same type again");
 	is_int(json_array_size(steps), 0, "nothing written");
 	json_decref(steps);
-	free(err);
+	errmsg__clear(&err);
 }
 
 /* "/" mounted from @majmin, a @fstype on @source, as mountinfo says. */
@@ -261,7 +262,7 @@ static void test_guards(void)
 	has_str(err, "eth1", "... and the interface");
 	is_int(json_array_size(steps), 0, "... before writing anything");
 	json_decref(steps);
-	free(err);
+	errmsg__clear(&err);
 	is_allowed("eth1", NULL, "without the ssh guard it");
 
 	/* DMA -> DMA-FQ unbinds nothing: the guard has nothing to guard. */
@@ -273,7 +274,7 @@ static void test_guards(void)
 	       err ? err : "ok");
 	is_int(json_array_size(steps), 1, "... one write, no unbind");
 	json_decref(steps);
-	free(err);
+	errmsg__clear(&err);
 
 	build_tree("DMA\n");
 	put("proc/net/ipv6_route",

@@ -17,6 +17,7 @@
 #include "agent-test.h"
 #include "bench/agent/agent-proto.h"
 #include "bench/agent-client/agent-conn.h"
+#include "errmsg.h"
 #include "log.h"
 #include "sha256.h"
 #include "tap.h"
@@ -88,11 +89,11 @@ static void test_collect(struct agent_conn *c)
 	is_int(agent_conn__call(c, "collect.start", args, 10000, &r, &err), 0,
 	       "collect.start procstat");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	is_int(agent_conn__call(c, "collect.start", args, 10000, &r, &err),
 	       -EBUSY, "a second collect.start is refused");
 	has_str(err, "already running", "... saying why");
-	free(err);
+	errmsg__clear(&err);
 	usleep(300 * 1000);
 	is_int(agent_conn__call(c, "collect.stop", NULL, 10000, &r, &err), 0,
 	       "collect.stop");
@@ -101,7 +102,7 @@ static void test_collect(struct agent_conn *c)
 		   json_real_value(json_object_get(ps, "window_seconds")) > 0.1,
 	   "collect.stop: procstat results over the window");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	json_decref(args);
 }
 
@@ -121,19 +122,19 @@ static void test_iperf3(struct agent_conn *srv, struct agent_conn *cli)
 		   PORT,
 	   "iperf3.server: its port");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	is_int(agent_conn__call(cli, "iperf3.client", cargs, 30000, &r, &err),
 	       0, "iperf3.client runs (%s)", err ? err : "ok");
 	bps = json_real_value(json_object_get(r, "throughput_bps"));
 	ok(bps > 0, "iperf3.client: throughput %.3g bit/s > 0", bps);
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	is_int(agent_conn__call(srv, "iperf3.wait", NULL, 30000, &r, &err), 0,
 	       "iperf3.wait returns the server's report");
 	ok(json_array_size(json_object_get(r, "reports")) == 1,
 	   "iperf3.wait: one report");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 	json_decref(sargs);
 	json_decref(cargs);
 }
@@ -148,19 +149,19 @@ static void test_errors(struct agent_conn *c)
 	is_int(agent_conn__call(c, "helo", NULL, 5000, &r, &err), -ENOSYS,
 	       "an unknown verb fails");
 	has_str(err, "did you mean 'hello'", "... with a suggestion");
-	free(err);
+	errmsg__clear(&err);
 	args = json_pack("{s:s, s:s}", "nic", "-rf", "type", "DMA");
 	is_int(agent_conn__call(c, "mode.sysfs", args, 5000, &r, &err), -EINVAL,
 	       "a bad nic name is refused");
 	json_decref(args);
 	has_str(err, "'-rf'", "... naming it");
-	free(err);
+	errmsg__clear(&err);
 	ok(write(c->to_fd, bad, strlen(bad)) == (ssize_t)strlen(bad),
 	   "a malformed line is sent");
 	is_int(agent_conn__call(c, "hello", NULL, 5000, &r, &err), 0,
 	       "the agent still serves after it");
 	json_decref(r);
-	free(err);
+	errmsg__clear(&err);
 }
 
 /* One reply line straight from the agent (nothing is buffered ahead). */

@@ -17,6 +17,7 @@
 
 #include "chan-auth.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "sha256.h"
 #include "tap.h"
 #include "util.h"
@@ -353,11 +354,11 @@ static void test_garbage(void)
 	       "refused an agent at agt:2: not an iommu-bench agent: it said "
 	       "'GET / HTTP/1.1?'",
 	       "quoting it, unprintable bytes as '?'");
-	free(err);
+	errmsg__clear(&err);
 	is_int(against(true, "SSH-2.0-OpenSSH_9.2\n", T_MS, &err), -EPROTO,
 	       "the agent: a challenge that is not one is -EPROTO");
 	has_str(err, "is not an iommu-bench controller", "saying so");
-	free(err);
+	errmsg__clear(&err);
 	is_int(against(false,
 		       "IOMMU-BENCH-AGENT 2 "
 		       "00112233445566778899aabbccddeeff00112233445566778899aab"
@@ -366,17 +367,17 @@ static void test_garbage(void)
 	       -EPROTO, "another version of the handshake: -EPROTO");
 	has_str(err, "speaks handshake version 2, this controller 1",
 		"naming both versions");
-	free(err);
+	errmsg__clear(&err);
 	is_int(against(false, "IOMMU-BENCH-AGENT 1 0011\n", T_MS, &err),
 	       -EPROTO, "a short nonce: -EPROTO");
 	has_str(err, "malformed greeting", "a malformed greeting");
-	free(err);
+	errmsg__clear(&err);
 	memset(big, 'A', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	is_int(against(false, big, T_MS, &err), -EPROTO,
 	       "a line over 512 bytes: -EPROTO");
 	has_str(err, "longer than 512 bytes", "saying how long a line may be");
-	free(err);
+	errmsg__clear(&err);
 
 	t0 = mono_ms();
 	is_int(against(false, NULL, 300, &err), -ETIMEDOUT,
@@ -385,16 +386,16 @@ static void test_garbage(void)
 	   (long long)(mono_ms() - t0));
 	has_str(err, "did not finish the handshake within 300 ms",
 		"saying the bound");
-	free(err);
+	errmsg__clear(&err);
 	t0 = mono_ms();
 	is_int(against(true, NULL, 300, &err), -ETIMEDOUT,
 	       "a silent controller: -ETIMEDOUT");
 	ok(mono_ms() - t0 < 1500, "within the bound");
-	free(err);
+	errmsg__clear(&err);
 	/* A line trickled byte by byte still ends at the deadline. */
 	is_int(against(false, "IOMMU-BENCH", 300, &err), -ETIMEDOUT,
 	       "half a greeting, then silence: -ETIMEDOUT");
-	free(err);
+	errmsg__clear(&err);
 }
 
 static void test_hangup(void)

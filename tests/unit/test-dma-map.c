@@ -18,6 +18,7 @@
 
 #include "agent-test.h"
 #include "bench/workload/dma-map.h"
+#include "errmsg.h"
 #include "scratch-files.h"
 
 #define BDF "0000:00:03.0"
@@ -627,25 +628,25 @@ static void test_refusals(void)
 	       "... in those words");
 	untouched("... driver_override untouched");
 	is_int(fk.calls, 0, "... and the kernel never asked");
-	free(why);
+	errmsg__clear(&why);
 
 	o = opts(true);
 	o.device = "0000:00:09.0";
 	is_int(run(&o, &res, &why), -ENODEV, "a device that is not there");
 	is_str(why, "no PCI device 0000:00:09.0", "... in those words");
-	free(why);
+	errmsg__clear(&why);
 
 	o.device = "0000:00:03.0/../../..";
 	is_int(run(&o, &res, &why), -EINVAL, "an address that climbs");
 	has_str(why, "is not a PCI address", "... is not an address");
-	free(why);
+	errmsg__clear(&why);
 
 	o = opts(true);
 	o.threads = 2000;
 	is_int(run(&o, &res, &why), -EINVAL, "options are checked by the run");
 	has_str(why, "threads 2000", "... naming the value");
 	untouched("... before anything is written");
-	free(why);
+	errmsg__clear(&why);
 
 	link_to(BENCH OTHER, "sys/devices/pci0000:00/" OTHER);
 	o = opts(true);
@@ -653,7 +654,7 @@ static void test_refusals(void)
 	       "the benchmark already holds another device");
 	has_str(why, "dma_map_benchmark already holds " OTHER, "... naming it");
 	untouched("... nothing lent");
-	free(why);
+	errmsg__clear(&why);
 	rm(BENCH OTHER);
 
 	o = opts(true);
@@ -661,7 +662,7 @@ static void test_refusals(void)
 	is_int(run(&o, &res, &why), -EINVAL, "a node that is not possible");
 	has_str(why, "node 5 is not a possible NUMA node", "... says so");
 	untouched("... nothing lent");
-	free(why);
+	errmsg__clear(&why);
 
 	put("boot/config-6.1.0-test",
 	    "# CONFIG_DMA_MAP_BENCHMARK is not set\n");
@@ -675,7 +676,7 @@ static void test_refusals(void)
 	}
 	is_int(run(&o, &res, &why), -EOPNOTSUPP, "a kernel without it");
 	is_str(why, NOT_SET, "... says what to build");
-	free(why);
+	errmsg__clear(&why);
 	build_tree();
 	o = opts(true);
 	write_btf(make_btf(136, "dma_dir", NULL, NULL));
@@ -683,7 +684,7 @@ static void test_refusals(void)
 	has_str(why, "dma_dir at byte 52", "... naming the member");
 	untouched("... refused before lending");
 	is_int(fk.calls, 0, "... and the kernel never asked");
-	free(why);
+	errmsg__clear(&why);
 	rm("sys/kernel/btf/vmlinux");
 }
 
@@ -758,7 +759,7 @@ static void test_run_btf(void)
 	   "... with nothing to note");
 	is_int(num(res, "struct_size"), 64, "... 64 bytes");
 	json_decref(res);
-	free(why);
+	errmsg__clear(&why);
 
 	/* BTF knows: an EINVAL is the kernel's verdict, not a wrong size. */
 	build_tree();
@@ -769,7 +770,7 @@ static void test_run_btf(void)
 	is_int(fk.calls, 1, "... one ioctl");
 	has_str(why, "cannot take a 48-bit DMA mask", "... with the hint");
 	given_back("... and the device is given back");
-	free(why);
+	errmsg__clear(&why);
 	rm("sys/kernel/btf/vmlinux");
 }
 
@@ -794,7 +795,7 @@ static void test_run_unpadded(void)
 	   "... per second of the run (2 s): 150000");
 	ok(!json_object_get(res, "operations_note"), "... and no note");
 	json_decref(res);
-	free(why);
+	errmsg__clear(&why);
 
 	build_tree();
 	fake_reset();
@@ -806,7 +807,7 @@ static void test_run_unpadded(void)
 		"argument",
 		"... the kernel's answer");
 	given_back("... the device is given back");
-	free(why);
+	errmsg__clear(&why);
 }
 
 static void test_ioctl_fails(void)
@@ -928,7 +929,7 @@ static void test_give_back_fails(void)
 		"the journal stays");
 	is_file(DEV "/driver_override", "\n",
 		"... the other steps were done all the same");
-	free(why);
+	errmsg__clear(&why);
 
 	fk.ret = -EIO;
 	is_int(run(&o, &res, &why), -ENOENT,
@@ -938,7 +939,7 @@ static void test_give_back_fails(void)
 		"could not be given back to virtio-pci",
 		"... and refuses to go on");
 	is_int(fk.calls, 1, "... before lending anything again");
-	free(why);
+	errmsg__clear(&why);
 
 	put(DRV "virtio-pci/bind", "");
 	why = NULL;
@@ -948,7 +949,7 @@ static void test_give_back_fails(void)
 	is_file(DRV "virtio-pci/bind", BDF, "... it was bound");
 	ok(!there(JOURNAL), "... the journal is gone");
 	free(done);
-	free(why);
+	errmsg__clear(&why);
 }
 
 /* `agent serve` started and told nothing: it ends at its input's end. */
@@ -1195,13 +1196,13 @@ static void test_in_use(void)
 	has_str(why, "ip link set eth7 down", "... and how to free it");
 	untouched("... driver_override untouched");
 	is_int(fk.calls, 0, "... the kernel never asked");
-	free(why);
+	errmsg__clear(&why);
 	json_decref(res);
 
 	put("sys/class/net/eth7/flags", "0x1002\n");
 	is_int(run(&o, &res, &why), 0, "the same interface down: lent");
 	json_decref(res);
-	free(why);
+	errmsg__clear(&why);
 
 	build_tree();
 	fake_reset();
@@ -1212,12 +1213,12 @@ static void test_in_use(void)
 	has_str(why, "holds disk vdb, and /dev/vdb1 is mounted",
 		"... naming the disk and the mount");
 	is_int(fk.calls, 0, "... the kernel never asked");
-	free(why);
+	errmsg__clear(&why);
 	json_decref(res);
 	rm("proc/self/mounts");
 	is_int(run(&o, &res, &why), 0, "unmounted: lent");
 	json_decref(res);
-	free(why);
+	errmsg__clear(&why);
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "bench/workload/fio.h"
+#include "errmsg.h"
 #include "store/store-priv.h"
 #include "collectors-test.h"
 #include "strvec.h"
@@ -77,7 +78,7 @@ static void test_run(struct store *st, int64_t trial)
 
 	if (!is_int(fio__run(&o, 0, &r, &err), 0, "fio for 1 s on a file")) {
 		tap_diag("%s", err ? err : "");
-		free(err);
+		errmsg__clear(&err);
 		free(file);
 		return;
 	}
@@ -105,7 +106,7 @@ static void test_run(struct store *st, int64_t trial)
 	ok(fio__run(&o, 0, &r, &err) < 0 && !r,
 	   "fio refusing its options fails");
 	has_str(err, "fio", "with fio's words");
-	free(err);
+	errmsg__clear(&err);
 	free(file);
 }
 
@@ -208,11 +209,11 @@ static void test_target(void)
 	ok(fio__check_target(&o, root, &err) == -EPERM,
 	   "a write to a disk with a mounted partition is refused");
 	has_str(err, "/dev/vdx2 is mounted", "naming the mount");
-	free(err);
+	errmsg__clear(&err);
 	o.destructive = true;
 	ok(fio__check_target(&o, root, &err) == -EPERM,
 	   "... even with destructive = true");
-	free(err);
+	errmsg__clear(&err);
 	o.rw = "randread";
 	is_int(fio__check_target(&o, root, &err), 0,
 	       "reading a mounted disk is harmless and allowed");
@@ -224,7 +225,7 @@ static void test_target(void)
 	ok(fio__check_target(&o, root, &err) == -EPERM,
 	   "a disk with a partition is not written");
 	has_str(err, "destructive = true", "saying how to allow it");
-	free(err);
+	errmsg__clear(&err);
 	o.destructive = true;
 	is_int(fio__check_target(&o, root, &err), 0,
 	       "destructive = true allows it");
@@ -237,18 +238,18 @@ static void test_target(void)
 	   "a disk whose first sector carries an MBR signature is not "
 	   "written");
 	has_str(err, "MBR", "naming what it holds");
-	free(err);
+	errmsg__clear(&err);
 	free(root);
 
 	ok(fio__resolve(NULL, "/etc/passwd", &root, &err) == -EINVAL,
 	   "a path outside /dev is not a disk");
-	free(err);
+	errmsg__clear(&err);
 	ok(fio__resolve(NULL, "/dev/../etc/passwd", &root, &err) == -EINVAL,
 	   "nor one that climbs out of it");
-	free(err);
+	errmsg__clear(&err);
 	ok(fio__resolve(NULL, "/dev/null", &root, &err) == -ENOTBLK,
 	   "a character device is not a disk");
-	free(err);
+	errmsg__clear(&err);
 	ok(fio__resolve("no-such-serial-x", NULL, &root, &err) == -ENODEV,
 	   "a serial number no disk has");
 	has_str(err, "no-such-serial-x", "named in the error");

@@ -123,21 +123,21 @@ static int read_token(struct host *h, char **out, char **err)
  * Every tag the matrix asks for is one the lab has: LAVA 2023.01 answers
  * a job with an unknown tag with an HTTP 500 page, not words.
  */
-static int check_tags(struct host *h, struct lava_priv *p, char **errp)
+static int check_tags(struct host *h, struct lava_priv *p, char **err)
 {
 	const struct matrix_lava *l = lava_conf(h->m);
 	json_t *res = NULL;
-	char **names, *err = NULL;
+	char **names, *why = NULL;
 	size_t nr = 0, i;
 	int ret;
 
 	if (!l->nr_tags)
 		return 0;
 	ret = lava_api__call(&p->api, "GET", "/api/v0.2/tags/?limit=1000", NULL,
-			     API_TIMEOUT_MS, &res, &err);
+			     API_TIMEOUT_MS, &res, &why);
 	if (ret) {
-		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
-		free(err);
+		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+		free(why);
 		return ret;
 	}
 	/* The tags' answer has the device types' shape: names. */
@@ -153,19 +153,19 @@ static int check_tags(struct host *h, struct lava_priv *p, char **errp)
 			continue;
 		best = suggest__best(l->tags[i], (const char *const *)names);
 		/* Every tag it lacks, not only the first. */
-		ret = errmsg__set(errp, -ENOENT,
+		ret = errmsg__set(err, -ENOENT,
 				  "%s%shost %s: tags: LAVA at %s has no device "
 				  "tag '%s'%s%s%s",
-				  err ? err : "", err ? "; " : "", h->m->name,
+				  why ? why : "", why ? "; " : "", h->m->name,
 				  p->api.server, l->tags[i],
 				  best ? "; did you mean '" : "",
 				  best ? best : "", best ? "'?" : "");
-		if (errp) {
-			free(err);
-			err = xstrdup(*errp);
+		if (err) {
+			free(why);
+			why = xstrdup(*err);
 		}
 	}
-	free(err);
+	free(why);
 	strv_free(names, nr);
 	return ret;
 }
@@ -176,33 +176,33 @@ static int check_tags(struct host *h, struct lava_priv *p, char **errp)
  * word boots a guest with no NIC, or with two. A template LAVA cannot
  * show (none installed yet) is left to the job to find out.
  */
-static int check_template(struct host *h, struct lava_priv *p, char **errp)
+static int check_template(struct host *h, struct lava_priv *p, char **err)
 {
 	const struct matrix_lava *l = lava_conf(h->m);
-	char *path, *text = NULL, *err = NULL;
+	char *path, *text = NULL, *why = NULL;
 	bool ours;
 	int ret;
 
 	path = xasprintf("/api/v0.2/devicetypes/%s/template/", l->device_type);
-	ret = lava_api__text(&p->api, path, API_TIMEOUT_MS, &text, &err);
+	ret = lava_api__text(&p->api, path, API_TIMEOUT_MS, &text, &why);
 	free(path);
 	if (ret) {
 		pr_debug("host %s: the template of device type %s: %s",
-			 h->m->name, l->device_type, err);
-		free(err);
+			 h->m->name, l->device_type, why);
+		free(why);
 		return 0;
 	}
 	ours = strstr(text, LAVA_TEMPLATE_NAME) != NULL;
 	free(text);
 	if (ours && l->template != LAVA_TEMPLATE_IOMMU_BENCH)
-		return errmsg__set(errp, -EINVAL,
+		return errmsg__set(err, -EINVAL,
 				   "host %s: template: device type '%s' at %s "
 				   "extends iommu-bench's template, which "
 				   "leaves the NIC to the job; set template = "
 				   "\"iommu-bench\"",
 				   h->m->name, l->device_type, p->api.server);
 	if (!ours && l->template == LAVA_TEMPLATE_IOMMU_BENCH)
-		return errmsg__set(errp, -EINVAL,
+		return errmsg__set(err, -EINVAL,
 				   "host %s: template: device type '%s' at %s "
 				   "does not extend iommu-bench's template "
 				   "(" LAVA_TEMPLATE_NAME
@@ -215,27 +215,27 @@ static int check_template(struct host *h, struct lava_priv *p, char **errp)
 }
 
 /* The device type exists, and the token is one the lab takes. */
-static int check_lab(struct host *h, struct lava_priv *p, char **errp)
+static int check_lab(struct host *h, struct lava_priv *p, char **err)
 {
 	const char *type = lava_conf(h->m)->device_type;
 	json_t *res = NULL;
-	char *path, *err = NULL;
+	char *path, *why = NULL;
 	int ret;
 
 	path = xasprintf("/api/v0.2/devicetypes/%s/", type);
 	ret = lava_api__call(&p->api, "GET", path, NULL, API_TIMEOUT_MS, &res,
-			     &err);
+			     &why);
 	free(path);
 	json_decref(res);
 	if (ret == -ENOENT) {
 		char **names = NULL, *hint = NULL;
 		size_t nr = 0, i;
 
-		free(err);
-		err = NULL;
+		free(why);
+		why = NULL;
 		if (!lava_api__call(&p->api, "GET",
 				    "/api/v0.2/devicetypes/?limit=1000", NULL,
-				    API_TIMEOUT_MS, &res, &err)) {
+				    API_TIMEOUT_MS, &res, &why)) {
 			const char *best;
 			char *list = NULL;
 
@@ -253,50 +253,50 @@ static int check_lab(struct host *h, struct lava_priv *p, char **errp)
 			free(list);
 		}
 		json_decref(res);
-		errmsg__set(errp, ret,
+		errmsg__set(err, ret,
 			    "host %s: device_type: LAVA at %s has no device "
 			    "type '%s'%s",
 			    h->m->name, p->api.server, type, hint ? hint : "");
 		free(hint);
 		strv_free(names, nr);
-		free(err);
+		free(why);
 		return ret;
 	}
 	if (ret) {
-		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
-		free(err);
+		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+		free(why);
 		return ret;
 	}
-	ret = check_template(h, p, errp);
+	ret = check_template(h, p, err);
 	if (ret)
 		return ret;
-	return check_tags(h, p, errp);
+	return check_tags(h, p, err);
 }
 
 /*
  * Our two ports on the address the lab reaches: the job's files, and
  * the agents' channel. A port another run holds is said as such.
  */
-static int open_servers(struct host *h, struct lava_priv *p, char **errp)
+static int open_servers(struct host *h, struct lava_priv *p, char **err)
 {
 	const struct matrix_lava *l = lava_conf(h->m);
-	char *label = xasprintf("host %s", h->m->name), *err = NULL;
+	char *label = xasprintf("host %s", h->m->name), *why = NULL;
 	int ret;
 
 	ret = artifact_server__start(l->controller, (uint16_t)l->http_port,
-				     label, &p->art, &err);
+				     label, &p->art, &why);
 	if (!ret)
 		ret = agent_listen__open(l->controller, (uint16_t)l->agent_port,
-					 h->m->name, &p->listen, &err);
+					 h->m->name, &p->listen, &why);
 	free(label);
 	if (ret) {
-		errmsg__set(errp, ret,
+		errmsg__set(err, ret,
 			    "host %s: %s (controller = \"%s\" must be an "
 			    "address of this machine that the lab reaches; "
 			    "http_port %u and agent_port %u must be free)",
-			    h->m->name, err, l->controller, l->http_port,
+			    h->m->name, why, l->controller, l->http_port,
 			    l->agent_port);
-		free(err);
+		free(why);
 		return ret;
 	}
 	label = lava__hostport(l->controller, l->http_port);
@@ -501,10 +501,10 @@ static void secret_forget(struct lava_priv *p)
  * guest that cannot be reached, an interrupted run, or a job that does
  * not finish in time is canceled instead.
  */
-static int never_gone(void *arg, char **why)
+static int never_gone(void *arg, char **err)
 {
 	(void)arg;
-	(void)why;
+	(void)err;
 	return 0;
 }
 
@@ -617,7 +617,7 @@ static void job_end(struct host *h, struct lava_priv *p)
  * downloads wait until its group is whole, so the check is what counts).
  * A job adopted from a killed run fetched from that run.
  */
-static int unreached(struct host *h, struct lava_priv *p, char **why)
+static int unreached(struct host *h, struct lava_priv *p, char **err)
 {
 	long long wait = h->m->boot_timeout_ms / 2;
 	char *hp;
@@ -629,45 +629,45 @@ static int unreached(struct host *h, struct lava_priv *p, char **why)
 		return 0;
 	hp = lava__hostport(lava_conf(h->m)->controller,
 			    lava_conf(h->m)->http_port);
-	*why = xasprintf("LAVA job %lld has fetched nothing from "
-			 "http://%s/ in its first %lld s: can the lab's "
-			 "workers reach the controller address and http_port?",
-			 (long long)p->job, hp, wait / 1000);
+	errmsg__set(err, 0,
+		    "LAVA job %lld has fetched nothing from "
+		    "http://%s/ in its first %lld s: can the lab's "
+		    "workers reach the controller address and http_port?",
+		    (long long)p->job, hp, wait / 1000);
 	free(hp);
 	return -EHOSTUNREACH;
 }
 
-static int job_gone(void *arg, char **why)
+static int job_gone(void *arg, char **err)
 {
 	struct host *h = arg;
 	struct lava_priv *p = h->priv;
 	struct lava_job j;
-	char *err = NULL, *reason, *mate;
+	char *words = NULL, *reason, *mate;
 
-	if (h->interrupted && h->interrupted()) {
-		*why = xasprintf("interrupted while LAVA job %lld booted",
-				 (long long)p->job);
-		return -EINTR;
-	}
+	if (h->interrupted && h->interrupted())
+		return errmsg__set(err, -EINTR,
+				   "interrupted while LAVA job %lld booted",
+				   (long long)p->job);
 	if (mono_ms() < p->next_poll)
 		return 0;
 	p->next_poll = mono_ms() + POLL_MS;
-	if (job_get(p, p->job, &j, &err)) {
+	if (job_get(p, p->job, &j, &words)) {
 		/* A lab that does not answer for a while is not a boot
 		 * that failed: the boot timeout decides. */
-		pr_debug("host %s: %s", h->m->name, err);
-		free(err);
+		pr_debug("host %s: %s", h->m->name, words);
+		free(words);
 		return 0;
 	}
 	if (j.state == LAVA_RUNNING || j.state == LAVA_SUBMITTED) {
 		lava_job__release(&j);
-		return unreached(h, p, why);
+		return unreached(h, p, err);
 	}
 	reason = job_reason(p, &j);
 	mate = mate_reason(h);
-	*why = xasprintf("%s%s", reason, mate);
+	errmsg__set(err, 0, "%s%s", reason, mate);
 	free_all(reason, mate);
-	job_store(h, j.id, "ended", j.health, NULL, *why);
+	job_store(h, j.id, "ended", j.health, NULL, *err);
 	lava_job__release(&j);
 	p->job = 0;
 	return -ECHILD;
@@ -761,27 +761,27 @@ static void job_add(struct host *h, int64_t id, const char *sha,
  * is peer, N + 1 unless another submission came between.
  */
 static int group_ids(struct host *h, const json_t *res, int64_t *sut,
-		     char **why)
+		     char **err)
 {
 	struct lava_priv *p = h->priv, *mp = h->mate->priv;
 	struct lava_job first, j;
-	char *err = NULL;
+	char *words = NULL;
 	size_t nr = 0;
 	int64_t id;
 	int ret;
 
-	if (lava_job__submitted_group(res, sut, &nr) || nr != 2) {
-		*why = xstrdup("LAVA accepted the multinode job but did not "
-			       "name its two jobs");
-		return -EPROTO;
-	}
-	ret = job_get(p, *sut, &first, why);
+	if (lava_job__submitted_group(res, sut, &nr) || nr != 2)
+		return errmsg__set(
+			err, -EPROTO, "%s",
+			"LAVA accepted the multinode job but did not "
+			"name its two jobs");
+	ret = job_get(p, *sut, &first, err);
 	if (ret)
 		return ret;
 	for (id = *sut + 1; id <= *sut + 64 && !mp->job; id++) {
-		if (job_get(p, id, &j, &err)) {
-			free(err);
-			err = NULL;
+		if (job_get(p, id, &j, &words)) {
+			free(words);
+			words = NULL;
 			continue;
 		}
 		if (j.group && first.group && !strcmp(j.group, first.group) &&
@@ -790,12 +790,11 @@ static int group_ids(struct host *h, const json_t *res, int64_t *sut,
 		lava_job__release(&j);
 	}
 	lava_job__release(&first);
-	if (!mp->job) {
-		*why = xasprintf("LAVA job %lld's peer role is in no job "
-				 "after it",
-				 (long long)*sut);
-		return -EPROTO;
-	}
+	if (!mp->job)
+		return errmsg__set(err, -EPROTO,
+				   "LAVA job %lld's peer role is in no job "
+				   "after it",
+				   (long long)*sut);
 	return 0;
 }
 
@@ -820,9 +819,10 @@ static int job_submit(struct host *h, struct lava_priv *p, const char *def,
 	}
 	json_decref(res);
 	if (ret) {
-		*err = xasprintf("host %s: cannot submit the job of kernel "
-				 "'%s': %s",
-				 h->m->name, k->name, why);
+		errmsg__set(err, 0,
+			    "host %s: cannot submit the job of kernel "
+			    "'%s': %s",
+			    h->m->name, k->name, why);
 		free(why);
 		return ret;
 	}
@@ -855,12 +855,12 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 		struct lava_job j;
 		char *why = NULL;
 
-		if (h->interrupted && h->interrupted()) {
-			*err = xasprintf("host %s: interrupted while LAVA job "
-					 "%lld was queued",
-					 h->m->name, (long long)p->job);
-			return -EINTR;
-		}
+		if (h->interrupted && h->interrupted())
+			return errmsg__set(
+				err, -EINTR,
+				"host %s: interrupted while LAVA job "
+				"%lld was queued",
+				h->m->name, (long long)p->job);
 		if (job_get(p, p->job, &j, &why)) {
 			pr_debug("host %s: %s", h->m->name, why);
 			free(why);
@@ -884,8 +884,8 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 
 			why = job_reason(p, &j);
 			job_store(h, j.id, "ended", j.health, j.device, why);
-			*err = xasprintf("host %s: %s%s", h->m->name, why,
-					 mate);
+			errmsg__set(err, 0, "host %s: %s%s", h->m->name, why,
+				    mate);
 			free_all(why, mate);
 			lava_job__release(&j);
 			p->job = 0;
@@ -898,12 +898,13 @@ static int job_wait_start(struct host *h, struct lava_priv *p, char **err)
 				  (said - t0) / 1000);
 		}
 		if (limit && (uint64_t)(mono_ms() - t0) > limit) {
-			*err = xasprintf("host %s: LAVA job %lld still queued "
-					 "after queue_timeout (%llu s): no "
-					 "device of type %s free",
-					 h->m->name, (long long)p->job,
-					 (unsigned long long)limit / 1000,
-					 lava_conf(h->m)->device_type);
+			errmsg__set(err, 0,
+				    "host %s: LAVA job %lld still queued "
+				    "after queue_timeout (%llu s): no "
+				    "device of type %s free",
+				    h->m->name, (long long)p->job,
+				    (unsigned long long)limit / 1000,
+				    lava_conf(h->m)->device_type);
 			job_cancel(h, p->job);
 			p->job = 0;
 			return -ETIMEDOUT;
@@ -1014,9 +1015,10 @@ static char *definition(struct host *h, const struct matrix_kernel *k,
 	lava_boot__release(&b);
 	lava_boot__release(&pb);
 	if (!def)
-		*err = xasprintf("host %s: the job of kernel '%s' cannot be "
-				 "written: the command line holds a quote",
-				 h->m->name, k->name);
+		errmsg__set(err, 0,
+			    "host %s: the job of kernel '%s' cannot be "
+			    "written: the command line holds a quote",
+			    h->m->name, k->name);
 	return def;
 }
 
@@ -1281,25 +1283,24 @@ static int lava_host__restart(struct host *h, const struct matrix_kernel *k,
 	return 0;
 }
 
-static int lava_host__agent(struct host *h, struct agent_conn **out,
-			    char **errp)
+static int lava_host__agent(struct host *h, struct agent_conn **out, char **err)
 {
 	struct lava_priv *p = h->priv;
 	const struct agent_sock_watch w = { job_gone, job_console, h };
-	char *err = NULL;
+	char *why = NULL;
 	int ret;
 
 	if (!p || !p->job)
-		return errmsg__set(errp, -ENOTCONN,
+		return errmsg__set(err, -ENOTCONN,
 				   "host %s: no job runs (not booted yet, or "
 				   "it ended)",
 				   h->m->name);
 	if (qemu_vm__take_ready(&p->vm, out))
 		return 0;
-	ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w, out, &err);
+	ret = agent__wait(&p->dial, AGENT_TIMEOUT_MS, NULL, &w, out, &why);
 	if (ret)
-		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
-	free(err);
+		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+	free(why);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench/host/lava/lava.h"
+#include "errmsg.h"
 #include "util.h"
 
 #define ANSWER_MAX (64u << 20)
@@ -104,7 +105,7 @@ static int call(struct lava_api *a, const char *method, const char *path,
 		*out = NULL;
 	if (text)
 		*text = NULL;
-	*err = NULL;
+	errmsg__reset(err);
 	url = xasprintf("%s%s", a->server, path);
 	auth = xasprintf("Authorization: Token %s", a->token);
 	hdr = curl_slist_append(hdr, auth);
@@ -132,10 +133,10 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	free(auth);
 	curl_slist_free_all(hdr);
 	if (rc != CURLE_OK) {
-		*err = xasprintf("cannot reach LAVA at %s: %s", a->server,
-				 ans.too_big ? "its answer is over 64 MiB" :
-				 *curl_err   ? curl_err :
-					       curl_easy_strerror(rc));
+		errmsg__set(err, 0, "cannot reach LAVA at %s: %s", a->server,
+			    ans.too_big ? "its answer is over 64 MiB" :
+			    *curl_err	? curl_err :
+					  curl_easy_strerror(rc));
 		ret = ans.too_big ? -EFBIG : -EHOSTUNREACH;
 		goto out;
 	}
@@ -145,26 +146,29 @@ static int call(struct lava_api *a, const char *method, const char *path,
 		switch (status) {
 		case 401:
 		case 403:
-			*err = xasprintf("LAVA at %s refused the token (HTTP "
-					 "%ld: %s)",
-					 a->server, status, words);
+			errmsg__set(err, 0,
+				    "LAVA at %s refused the token (HTTP "
+				    "%ld: %s)",
+				    a->server, status, words);
 			ret = -EACCES;
 			break;
 		case 404:
-			*err = xasprintf("LAVA at %s has no %s (HTTP 404: %s)",
-					 a->server, path, words);
+			errmsg__set(err, 0,
+				    "LAVA at %s has no %s (HTTP 404: %s)",
+				    a->server, path, words);
 			ret = -ENOENT;
 			break;
 		case 400:
-			*err = xasprintf("LAVA at %s refused the request: %s",
-					 a->server, words);
+			errmsg__set(err, 0,
+				    "LAVA at %s refused the request: %s",
+				    a->server, words);
 			ret = -EINVAL;
 			break;
 		default:
-			*err = xasprintf("LAVA at %s answered %s %s with HTTP "
-					 "%ld: %s",
-					 a->server, method, path, status,
-					 words);
+			errmsg__set(err, 0,
+				    "LAVA at %s answered %s %s with HTTP "
+				    "%ld: %s",
+				    a->server, method, path, status, words);
 			ret = -EIO;
 			break;
 		}
@@ -176,9 +180,10 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	} else if (ans.len) {
 		*out = json_loadb(ans.buf, ans.len, 0, &jerr);
 		if (!*out) {
-			*err = xasprintf("LAVA at %s answered %s %s with "
-					 "something not JSON: %s",
-					 a->server, method, path, jerr.text);
+			errmsg__set(err, 0,
+				    "LAVA at %s answered %s %s with "
+				    "something not JSON: %s",
+				    a->server, method, path, jerr.text);
 			ret = -EPROTO;
 		}
 	}

@@ -14,6 +14,7 @@
 #include "bench/host/lava/lava.h"
 #include "bench/host/qemu/qemu.h"
 #include "bench/testbed/testbed.h"
+#include "errmsg.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -59,19 +60,18 @@ int lava_job__parse(const json_t *j, struct lava_job *out, char **err)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!json_is_integer(id) || json_integer_value(id) <= 0 || !state) {
-		*err = xstrdup("LAVA's answer about a job has no id or state");
-		return -EPROTO;
-	}
+	if (!json_is_integer(id) || json_integer_value(id) <= 0 || !state)
+		return errmsg__set(
+			err, -EPROTO,
+			"LAVA's answer about a job has no id or state");
 	for (i = 0; i < ARRAY_SIZE(states); i++)
 		if (!strcmp(states[i].word, state))
 			break;
-	if (i == ARRAY_SIZE(states)) {
-		*err = xasprintf("LAVA says job %lld is in a state this tool "
-				 "does not know: '%.40s'",
-				 (long long)json_integer_value(id), state);
-		return -EPROTO;
-	}
+	if (i == ARRAY_SIZE(states))
+		return errmsg__set(err, -EPROTO,
+				   "LAVA says job %lld is in a state this tool "
+				   "does not know: '%.40s'",
+				   (long long)json_integer_value(id), state);
 	out->id = json_integer_value(id);
 	out->state = states[i].state;
 	out->health = opt_string(j, "health");

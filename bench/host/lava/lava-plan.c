@@ -98,7 +98,7 @@ static char *job_of(const struct matrix *m, const struct matrix_host *h,
 		def = lava__definition(h, &b);
 	}
 	if (!def)
-		*err = xstrdup("the command line holds a quote");
+		errmsg__set(err, 0, "the command line holds a quote");
 out:
 	free(args);
 	boot_free(&files, &b);
@@ -109,18 +109,18 @@ out:
 static int write_yaml(const char *dir, const struct matrix *m,
 		      const struct matrix_host *h, const struct plan_trial *t,
 		      const struct qemu_kernel *qk, const char *root,
-		      unsigned int n, char **errp)
+		      unsigned int n, char **err)
 {
-	char *def, *path, *text, *err = NULL;
+	char *def, *path, *text, *why = NULL;
 	struct iovec iov;
 	int ret;
 
-	def = job_of(m, h, t, qk, root, &err);
+	def = job_of(m, h, t, qk, root, &why);
 	if (!def) {
-		ret = errmsg__set(errp, -EINVAL,
+		ret = errmsg__set(err, -EINVAL,
 				  "host %s: job %u cannot be written: %s",
-				  h->name, n, err);
-		free(err);
+				  h->name, n, why);
+		free(why);
 		return ret;
 	}
 	text = xasprintf("# The initrd's sha256 is with a blank secret: each "
@@ -132,14 +132,14 @@ static int write_yaml(const char *dir, const struct matrix *m,
 	iov.iov_len = strlen(text);
 	ret = atomic_file__write(path, &iov, 1);
 	if (ret)
-		errmsg__set(errp, ret, "cannot write %s: %s", path,
+		errmsg__set(err, ret, "cannot write %s: %s", path,
 			    strerror(-ret));
 	free_all(path, def, text);
 	return ret;
 }
 
 int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
-		     char **errp)
+		     char **err)
 {
 	const struct matrix *m = p->m;
 	bool header = false;
@@ -148,7 +148,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 
 	if (yaml_dir && mkdir(yaml_dir, 0755) && errno != EEXIST) {
 		ret = -errno;
-		return errmsg__set(errp, ret,
+		return errmsg__set(err, ret,
 				   "--lava-yaml: cannot create %s: %s",
 				   yaml_dir, strerror(-ret));
 	}
@@ -156,7 +156,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 		const struct matrix_host *mh = &m->hosts[h];
 		struct host fake = { .m = mh, .matrix = m };
 		struct qemu_kernel *qk = NULL;
-		char *root = NULL, *err = NULL;
+		char *root = NULL, *why = NULL;
 		unsigned int jobs = 0, trials = 0;
 		uint64_t device_ms = 0;
 
@@ -176,14 +176,14 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 		if (yaml_dir) {
 			/* The definitions name the kernels' files by their
 			 * digests: they are made now, as the run would. */
-			ret = lava_root__make(qemu_conf(mh)->arch, &root, &err);
+			ret = lava_root__make(qemu_conf(mh)->arch, &root, &why);
 			if (ret) {
-				errmsg__set(errp, ret, "host %s: %s", mh->name,
-					    err);
-				free(err);
+				errmsg__set(err, ret, "host %s: %s", mh->name,
+					    why);
+				free(why);
 				break;
 			}
-			ret = qemu__kernels(&fake, &qk, errp);
+			ret = qemu__kernels(&fake, &qk, err);
 			if (ret) {
 				qemu__kernels_free(&fake, qk);
 				free(root);
@@ -213,7 +213,7 @@ int lava_plan__print(const struct plan *p, const char *yaml_dir, FILE *fp,
 						"");
 				if (yaml_dir && !ret)
 					ret = write_yaml(yaml_dir, m, mh, t, qk,
-							 root, jobs, errp);
+							 root, jobs, err);
 			}
 			trials++;
 			device_ms += matrix_workload__trial_ms(w) +

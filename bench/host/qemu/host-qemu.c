@@ -321,13 +321,13 @@ static int emulator_crash(int status)
 }
 
 /* The watch of agent_sock__wait(): QEMU is our child. */
-static int vm_gone(void *arg, char **why)
+static int vm_gone(void *arg, char **err)
 {
 	struct qemu_priv *p = arg;
 
 	if (!vm_running(p) || spawn__wait(&p->qemu, 0))
 		return 0;
-	*why = qemu_exit_reason(p, p->qemu.status);
+	errmsg__move(err, 0, qemu_exit_reason(p, p->qemu.status));
 	p->crash_sig = emulator_crash(p->qemu.status);
 	vm_forget(p);
 	return -ECHILD;
@@ -432,15 +432,15 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 	ret = spawn_qemu(h, p, &argv);
 	strvec__release(&argv);
 	free(cmdline);
-	if (ret) {
-		*err = xasprintf("host %s: cannot start %s: %s%s", h->m->name,
-				 qemu__machine(h->m)->binary, strerror(-ret),
-				 ret == -ENOENT ? " (Debian's qemu-system-x86 "
-						  "and qemu-system-arm have "
-						  "it)" :
-						  "");
-		return ret;
-	}
+	if (ret)
+		return errmsg__set(err, ret, "host %s: cannot start %s: %s%s",
+				   h->m->name, qemu__machine(h->m)->binary,
+				   strerror(-ret),
+				   ret == -ENOENT ?
+					   " (Debian's qemu-system-x86 "
+					   "and qemu-system-arm have "
+					   "it)" :
+					   "");
 	*spawned = true;
 	return wait_agent(h, p, (int)h->m->boot_timeout_ms, NULL, &p->vm.ready,
 			  err);
@@ -485,19 +485,17 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	long long t0;
 	int ret;
 
-	*err = NULL;
-	if (!p) {
-		*err = xasprintf("host %s: restart before open", h->m->name);
-		return -EINVAL;
-	}
+	errmsg__reset(err);
+	if (!p)
+		return errmsg__set(err, -EINVAL, "host %s: restart before open",
+				   h->m->name);
 	qk = &p->vm.kernels[k - h->matrix->kernels];
-	if (!qk->image) {
-		*err = xasprintf("host %s: kernel '%s' (%s) cannot be booted "
-				 "in the testbed yet",
-				 h->m->name, k->name,
-				 kernel_kind__name(k->kind));
-		return -EOPNOTSUPP;
-	}
+	if (!qk->image)
+		return errmsg__set(err, -EOPNOTSUPP,
+				   "host %s: kernel '%s' (%s) cannot be booted "
+				   "in the testbed yet",
+				   h->m->name, k->name,
+				   kernel_kind__name(k->kind));
 	stop_vm(h, p);
 	ret = ensure_tap(h, p, err);
 	if (ret)
@@ -510,7 +508,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			"again",
 			h->m->name, p->crash_sig);
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 		t0 = mono_ms();
 		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
 	}
@@ -520,7 +518,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			"kernel's code (docs/testbed-noise.md): booting again",
 			h->m->name, race);
 		free(*err);
-		*err = NULL;
+		errmsg__reset(err);
 		stop_vm(h, p);
 		t0 = mono_ms();
 		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
@@ -528,44 +526,41 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 	if (ret && !spawned)
 		return ret;
 	if (ret) {
-		char *why = *err;
-
-		*err = xasprintf("host %s: boot %u (kernel '%s') failed: %s",
-				 h->m->name, p->vm.boots + 1, k->name, why);
-		free(why);
+		errmsg__set(err, 0, "host %s: boot %u (kernel '%s') failed: %s",
+			    h->m->name, p->vm.boots + 1, k->name, *err);
 		stop_vm(h, p);
 		return ret;
 	}
 	vm_answered(h, p, "", t0);
 	ret = qemu__pin_vcpus(h->m, (int)p->qemu.pid);
 	if (ret) {
-		*err = xasprintf("host %s: cannot pin the vCPUs' threads as "
-				 "affinity.vcpus says: %s",
-				 h->m->name, strerror(-ret));
+		errmsg__set(err, 0,
+			    "host %s: cannot pin the vCPUs' threads as "
+			    "affinity.vcpus says: %s",
+			    h->m->name, strerror(-ret));
 		stop_vm(h, p);
 		return ret;
 	}
 	return 0;
 }
 
-static int qemu_host__agent(struct host *h, struct agent_conn **out,
-			    char **errp)
+static int qemu_host__agent(struct host *h, struct agent_conn **out, char **err)
 {
 	struct qemu_priv *p = h->priv;
-	char *err = NULL;
+	char *why = NULL;
 	int ret;
 
 	if (!p || !vm_running(p))
-		return errmsg__set(errp, -ENOTCONN,
+		return errmsg__set(err, -ENOTCONN,
 				   "host %s: no VM runs (not booted yet, or "
 				   "it ended)",
 				   h->m->name);
 	if (qemu_vm__take_ready(&p->vm, out))
 		return 0;
-	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &err);
+	ret = wait_agent(h, p, AGENT_TIMEOUT_MS, NULL, out, &why);
 	if (ret)
-		errmsg__set(errp, ret, "host %s: %s", h->m->name, err);
-	free(err);
+		errmsg__set(err, ret, "host %s: %s", h->m->name, why);
+	free(why);
 	return ret;
 }
 
@@ -576,28 +571,27 @@ static int qemu_host__agent(struct host *h, struct agent_conn **out,
  * next boot the run asks for is a fresh one.
  */
 static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
-				uint64_t timeout_ms, char **why)
+				uint64_t timeout_ms, char **err)
 {
 	struct qemu_priv *p = h->priv;
-	char *err = NULL;
+	char *words = NULL;
 	long long t0 = mono_ms();
 	int ret;
 
-	if (!p || !vm_running(p)) {
-		*why = xasprintf("host %s: no VM to wait for", h->m->name);
-		return -ENOTCONN;
-	}
+	if (!p || !vm_running(p))
+		return errmsg__set(err, -ENOTCONN, "host %s: no VM to wait for",
+				   h->m->name);
 	if (p->vm.ready) {
 		agent_conn__close(p->vm.ready);
 		p->vm.ready = NULL;
 	}
 	ret = wait_agent(
 		h, p, timeout_ms ? (int)timeout_ms : (int)h->m->boot_timeout_ms,
-		old_boot_id, &p->vm.ready, &err);
+		old_boot_id, &p->vm.ready, &words);
 	if (ret) {
-		*why = xasprintf("host %s: no new boot after the kexec: %s",
-				 h->m->name, err);
-		free(err);
+		errmsg__set(err, 0, "host %s: no new boot after the kexec: %s",
+			    h->m->name, words);
+		free(words);
 		stop_vm(h, p);
 		return ret;
 	}

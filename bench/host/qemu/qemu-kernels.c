@@ -28,7 +28,7 @@ int qemu__kernel_check(const struct matrix_host *m,
 }
 
 /* Package kernels come from the testbed cache, images get its initrd. */
-int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
+int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **err)
 {
 	const struct matrix *m = h->matrix;
 	struct strvec mods = { 0 };
@@ -43,9 +43,9 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 		const struct matrix_kernel *k = &m->kernels[i];
 		struct qemu_kernel *q = &kernels[i];
 		struct testbed_kernel tk = { 0 };
-		char *err = NULL;
+		char *why = NULL;
 
-		ret = qemu__kernel_check(h->m, k, errp);
+		ret = qemu__kernel_check(h->m, k, err);
 		if (ret)
 			break;
 		switch (k->kind) {
@@ -53,7 +53,7 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			/* What `run` fetched, not what the suite has now. */
 			ret = testbed__kernel_with(
 				k->fetched ? k->fetched : k->package, k->suite,
-				strvec__argv(&mods), &tk, &err);
+				strvec__argv(&mods), &tk, &why);
 			if (!ret) {
 				q->image = xstrdup(tk.image);
 				q->initrd = xstrdup(tk.initrd);
@@ -63,7 +63,7 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 		case KERNEL_IMAGE:
 			/* Drivers built in: the base initramfs serves. */
 			ret = testbed__initrd(qemu_conf(h->m)->arch, NULL,
-					      k->release, &q->initrd, &err);
+					      k->release, &q->initrd, &why);
 			if (!ret)
 				q->image = xstrdup(k->image);
 			break;
@@ -75,7 +75,7 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			ret = testbed__initrd_get(
 				qemu_conf(h->m)->arch, k->modules_dir,
 				strvec__argv(&mods), k->built_config,
-				k->release, false, &q->initrd, NULL, &err);
+				k->release, false, &q->initrd, NULL, &why);
 			if (!ret)
 				q->image = xstrdup(k->image);
 			break;
@@ -84,10 +84,10 @@ int qemu__kernels(const struct host *h, struct qemu_kernel **out, char **errp)
 			break;
 		}
 		if (ret)
-			errmsg__set(errp, ret, "host %s: kernel '%s': %s",
+			errmsg__set(err, ret, "host %s: kernel '%s': %s",
 				    h->m->name, k->name,
-				    err ? err : strerror(-ret));
-		free(err);
+				    why ? why : strerror(-ret));
+		free(why);
 	}
 	strvec__release(&mods);
 	return ret;

@@ -152,8 +152,9 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	if (!json_is_object(*hello)) {
 		json_decref(*hello);
 		*hello = NULL;
-		*err = xasprintf("`%s agent hello` printed no JSON object: %s",
-				 p->remote, jerr.text);
+		errmsg__set(err, 0,
+			    "`%s agent hello` printed no JSON object: %s",
+			    p->remote, jerr.text);
 		ret = -EPROTO;
 	}
 	free(out);
@@ -319,53 +320,53 @@ static void ssh__tidy(struct host *h)
  * only ever completed, never mistaken for another agent: it fails its
  * sums (sent last) until it is whole.
  */
-static int ssh__copy(struct host *h, const struct agent_bundle *b, char **errp)
+static int ssh__copy(struct host *h, const struct agent_bundle *b, char **err)
 {
 	struct ssh_priv *p = h->priv;
 	struct strvec files = { 0 };
-	char *err = NULL, *dir = NULL;
+	char *why = NULL, *dir = NULL;
 	int ret;
 
 	pr_info("host %s: copying the agent and %zu libraries (%.1f MiB) to "
 		"%s",
 		h->m->name, b->libs.nr, b->bytes / 1048576.0, p->dir);
-	ret = stage(h, b, &dir, &files, &err);
+	ret = stage(h, b, &dir, &files, &why);
 	if (!ret)
 		ret = ssh__remote(h,
 				  (const char *const[]){ "mkdir", "-p", "--",
 							 p->dir, NULL },
-				  HELLO_TIMEOUT_MS, NULL, &err, NULL);
+				  HELLO_TIMEOUT_MS, NULL, &why, NULL);
 	if (!ret)
-		ret = ssh__scp(h, strvec__argv(&files), p->dir, &err);
+		ret = ssh__scp(h, strvec__argv(&files), p->dir, &why);
 	if (ret)
-		errmsg__set(errp, ret,
+		errmsg__set(err, ret,
 			    "host %s: cannot copy the agent to %s: %s",
-			    h->m->name, p->dir, err ? err : strerror(-ret));
+			    h->m->name, p->dir, why ? why : strerror(-ret));
 	unstage(dir, &files);
 	strvec__release(&files);
-	free_all(err, dir);
+	free_all(why, dir);
 	return ret;
 }
 
 /* 0: the agent there is this bundle; 1: missing or stale; < 0: error. */
-static int ssh__check(struct host *h, const char *sha, char **errp)
+static int ssh__check(struct host *h, const char *sha, char **err)
 {
 	struct ssh_priv *p = h->priv;
 	json_t *hello = NULL;
-	char *err = NULL;
+	char *why = NULL;
 	const char *their;
 	int ret, status;
 	long long proto;
 
-	ret = ssh__hello(h, 10, true, HELLO_TIMEOUT_MS, &hello, &err, &status);
+	ret = ssh__hello(h, 10, true, HELLO_TIMEOUT_MS, &hello, &why, &status);
 	if (ret && status > 0 && status != 255) {
-		pr_debug("host %s: no usable agent (%s)", h->m->name, err);
+		pr_debug("host %s: no usable agent (%s)", h->m->name, why);
 		ret = 1;
 		goto out;
 	}
 	if (ret) {
-		errmsg__set(errp, ret, "host %s: cannot reach %s over ssh: %s",
-			    h->m->name, h->m->address, err);
+		errmsg__set(err, ret, "host %s: cannot reach %s over ssh: %s",
+			    h->m->name, h->m->address, why);
 		goto out;
 	}
 	proto = json_integer_value(json_object_get(hello, "protocol"));
@@ -373,50 +374,50 @@ static int ssh__check(struct host *h, const char *sha, char **errp)
 	ret = 1;
 	if (!their || strcmp(their, sha))
 		goto out;
-	free(err);
-	err = NULL;
+	free(why);
+	why = NULL;
 	/* The binary is right; a library may not be (a disk, a hand). */
-	if (ssh__verify(h, p->dir, &err)) {
+	if (ssh__verify(h, p->dir, &why)) {
 		pr_info("host %s: the agent's files at %s fail their sha256 "
 			"check (%s): copying them again",
-			h->m->name, p->dir, err);
+			h->m->name, p->dir, why);
 		goto out;
 	}
 	ret = 0;
 	if (proto != AGENT_PROTOCOL)
-		ret = errmsg__set(errp, -EPROTO,
+		ret = errmsg__set(err, -EPROTO,
 				  "host %s: its agent speaks protocol %lld, "
 				  "this controller %d",
 				  h->m->name, proto, AGENT_PROTOCOL);
 out:
 	json_decref(hello);
-	free(err);
+	free(why);
 	return ret;
 }
 
 /* What `uname -m` says there, as the tool names arches. */
-static int ssh__arch(struct host *h, const struct arch **arch, char **errp)
+static int ssh__arch(struct host *h, const struct arch **arch, char **err)
 {
-	char *out = NULL, *err = NULL;
+	char *out = NULL, *why = NULL;
 	int ret;
 
 	ret = ssh__remote(h, (const char *const[]){ "uname", "-m", NULL },
-			  HELLO_TIMEOUT_MS, &out, &err, NULL);
+			  HELLO_TIMEOUT_MS, &out, &why, NULL);
 	if (ret) {
-		errmsg__set(errp, ret, "host %s: cannot reach %s over ssh: %s",
-			    h->m->name, h->m->address, err);
+		errmsg__set(err, ret, "host %s: cannot reach %s over ssh: %s",
+			    h->m->name, h->m->address, why);
 		goto out;
 	}
 	out[strcspn(out, "\r\n")] = '\0';
 	*arch = arch__by_machine(out);
 	if (!*arch)
-		ret = errmsg__set(errp, -EOPNOTSUPP,
+		ret = errmsg__set(err, -EOPNOTSUPP,
 				  "host %s is a '%.40s' machine (uname -m): "
 				  "the tool has agents for x86_64 and arm64 "
 				  "(aarch64)",
 				  h->m->name, out);
 out:
-	free_all(out, err);
+	free_all(out, why);
 	return ret;
 }
 

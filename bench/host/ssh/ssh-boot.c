@@ -151,44 +151,44 @@ static int boot__power_cycle(struct host *h, int why, char **last)
 }
 
 int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
-			uint64_t timeout_ms, char **why)
+			uint64_t timeout_ms, char **err)
 {
 	const struct matrix_host *m = h->m;
-	char *err = NULL, *stopped = NULL;
+	char *said = NULL, *stopped = NULL;
 	off_t at = 0;
 	bool watch;
 	int ret;
 
-	if (!h->priv) {
-		*why = xasprintf("host %s: wait_boot before open", m->name);
-		return -EINVAL;
-	}
+	if (!h->priv)
+		return errmsg__set(err, -EINVAL,
+				   "host %s: wait_boot before open", m->name);
 	if (!timeout_ms)
 		timeout_ms = m->boot_timeout_ms;
 	watch = boot__mark(h, &at);
 	ssh__exit_master(h);
-	ret = boot__poll(h, old_boot_id, timeout_ms, watch, &at, &err);
+	ret = boot__poll(h, old_boot_id, timeout_ms, watch, &at, &said);
 	if (ret && m->power_cycle && m->power_cycle[0] &&
-	    !boot__power_cycle(h, ret, &err)) {
+	    !boot__power_cycle(h, ret, &said)) {
 		if (ret == -EHOSTDOWN)
-			stopped = err;
+			stopped = said;
 		else
-			free(err);
-		err = NULL;
+			free(said);
+		said = NULL;
 		/* The stopped boot's words are behind us: only new ones. */
 		watch = boot__mark(h, &at);
-		ret = boot__poll(h, old_boot_id, timeout_ms, watch, &at, &err);
+		ret = boot__poll(h, old_boot_id, timeout_ms, watch, &at, &said);
 		if (!ret) {
 			char *words = power_cycle_words(m);
 
 			if (stopped)
-				*why = xasprintf(
-					"host %s: the boot stopped (%s); "
-					"power-cycled (%s), the machine is "
-					"back on its default boot",
-					m->name, stopped, words);
+				errmsg__set(err, 0,
+					    "host %s: the boot stopped (%s); "
+					    "power-cycled (%s), the machine is "
+					    "back on its default boot",
+					    m->name, stopped, words);
 			else
-				*why = xasprintf(
+				errmsg__set(
+					err, 0,
 					"host %s: the boot did not come back "
 					"within %llu s; power-cycled (%s), the "
 					"machine is back on its default boot",
@@ -201,16 +201,17 @@ int ssh_host__wait_boot(struct host *h, const char *old_boot_id,
 	}
 	free(stopped);
 	if (ret == -EHOSTDOWN)
-		*why = xasprintf("host %s: its boot stopped (%s)%s", m->name,
-				 err,
-				 m->power_cycle ? ", after its power cycle" :
-						  "; no power_cycle to end it");
+		errmsg__set(err, 0, "host %s: its boot stopped (%s)%s", m->name,
+			    said,
+			    m->power_cycle ? ", after its power cycle" :
+					     "; no power_cycle to end it");
 	else if (ret)
-		*why = xasprintf("host %s: did not come back from its reboot "
-				 "within %llu ms%s (last: %s)",
-				 m->name, (unsigned long long)timeout_ms,
-				 m->power_cycle ? ", power cycle included" : "",
-				 err ? err : "no answer");
-	free(err);
+		errmsg__set(err, 0,
+			    "host %s: did not come back from its reboot "
+			    "within %llu ms%s (last: %s)",
+			    m->name, (unsigned long long)timeout_ms,
+			    m->power_cycle ? ", power cycle included" : "",
+			    said ? said : "no answer");
+	free(said);
 	return ret;
 }
