@@ -364,6 +364,33 @@ st=$?
 [ "$st" -eq 0 ] || t_diag "the standard streams named outside the layers that print:" "$bad"
 t_ok $st "only the layers that print name stdout and stderr"
 
+# One error contract (src/errmsg.h): the words of a failure are set by
+# errmsg__*() alone, which accept a NULL err, and the parameter that
+# carries them is named err. A raw "*err = xasprintf(...)" crashed on
+# the callers that pass NULL; three names for one parameter hid which
+# functions followed the contract.
+raw_err() {
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
+		'(^|[;{])[[:space:]]*\*(err|why|errp)[[:space:]]*=[^=]|(^|[(,])[[:space:]]*char \*\*(why|errp)\b' \
+		cmd src store stats analysis report bench collectors 2>/dev/null |
+		grep -v '^src/errmsg\.c:' |
+		grep -vE '^[^:]+:[0-9]+:\s*(/\*|//|\*( |/|$))') || :
+}
+bad=$(raw_err "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "words of a failure set outside errmsg__*(), or under another name than err:" "$bad"
+t_ok $st "only src/errmsg.c assigns *err, and the parameter is named err"
+mkdir -p "$T_TMP/plant-err/bench/kbuild" "$T_TMP/plant-err/src"
+printf '// x\nstatic int f(char **err)\n{\n\t*err = xstrdup("x");\n\treturn -1;\n}\n' \
+	>"$T_TMP/plant-err/bench/kbuild/x.c"
+printf '// x\nint g(const char *s,\n      char **why);\n' >"$T_TMP/plant-err/src/x.h"
+out=$(raw_err "$T_TMP/plant-err")
+echo "$out" | grep -q '^bench/kbuild/x.c:4:'
+t_ok $? "a planted raw *err = in bench/kbuild/ is refused, with its line"
+echo "$out" | grep -q '^src/x.h:3:'
+t_ok $? "and so is a planted char **why parameter"
+
 # One clock: the monotonic one read in src/clock.c alone (a second one
 # in a collector had drifted from it in units and type).
 bad=$(git grep -n 'clock_gettime *(' -- '*.c' '*.h' ':!src/clock.c' || :)
