@@ -345,7 +345,7 @@ st=$?
 [ "$st" -eq 0 ] || t_diag "stats/ and bpf/ say nothing:" "$bad"
 t_ok $st "stats/ and bpf/ neither log nor print"
 
-bad=$(git grep -nw 'pr_err' -- bench/host bench/agent-client bench/kbuild \
+bad=$(git grep -nw 'pr_err' -- bench/host bench/agent-client bench/kbuild bench/labvm \
 	bench/testbed bench/workload bench/matrix bench/agent \
 	':!bench/agent/agent-serve.c' ':!bench/agent/agent-reboot.c' |
 	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)' || :)
