@@ -9,6 +9,7 @@
 #   make bench             benchmarks; they print figures, they do not gate
 #   make install           PREFIX=/usr/local DESTDIR=
 #   make format            clang-format every C file in place
+#   make folder-table      README.md's layout table from docs/architecture.md
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -135,7 +136,7 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	echo agent-arm64)
 
 .PHONY: all agent-arm64 bench check check-quick demo demo-netns fuzz fuzz-build install \
-	uninstall clean format format-check FORCE
+	uninstall clean folder-table format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
 $(BIN): $(OUT)/cmd/main.o $(LIB)
@@ -307,6 +308,10 @@ clean:
 	rm -rf .output iommu-bench
 
 -include $(shell find .output -name '*.d' 2>/dev/null)
+
+# README.md's layout table, from docs/architecture.md's (tree.t checks it).
+folder-table:
+	python3 scripts/folder-table.py
 
 format-check:
 	clang-format --dry-run --Werror $(shell git ls-files '*.c' '*.h')

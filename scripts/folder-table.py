@@ -1,58 +1,78 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The folders of code are described once, in docs/architecture.md's
-# layering table and its table of rooms (the folders its starred rows
-# stand for); README.md's layout table repeats them (the folders without code, schemas/ to scripts/, are the
-# README's own rows). Two hand-kept copies had drifted apart.
+# The folders of code are described once, in docs/architecture.md: its
+# layering table and its table of rooms (what its starred rows stand
+# for). README.md's layout table repeats them, in that order, word for
+# word, then its own rows for the folders without code (schemas/ to
+# scripts/). Two hand-kept copies had drifted apart.
 #
-#   scripts/folder-table.py          rewrite README.md's rows from the table
-#   scripts/folder-table.py --check  say what differs; exit 1 if anything does
+#   scripts/folder-table.py [ROOT]          README.md's rows written anew
+#   scripts/folder-table.py --check [ROOT]  what differs; exit 1 if any
 import re
 import sys
 
 ROW = re.compile(r"^\| `([a-z0-9/*-]+)/` \| (.*?) \|(?: (.*?) \|)?$")
 
 
-def rows(path, cols):
-    out = []
-    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+def code_rows(arch):
+    layers, rooms = [], []
+    for line in open(arch, encoding="utf-8"):
         m = ROW.match(line.rstrip("\n"))
-        if m and (m.group(3) is not None) == (cols == 3):
-            out.append((n, m.group(1), m.group(2)))
-    return out
+        if not m:
+            continue
+        if m.group(3) is not None:
+            layers.append((m.group(1), m.group(2)))
+        else:
+            rooms.append((m.group(1), m.group(2)))
+    out = []
+    for d, what in layers:
+        if d.endswith("/*"):
+            out += [r for r in rooms if r[0].startswith(d[:-1])]
+        else:
+            out.append((d, what))
+    return ["| `%s/` | %s |" % r for r in out]
+
+
+def layout(lines):
+    """The first and last line of README.md's layout table, or None."""
+    for i, line in enumerate(lines):
+        m = ROW.match(line)
+        if m and m.group(3) is None:
+            last = i
+            while last + 1 < len(lines) and ROW.match(lines[last + 1]):
+                last += 1
+            return i, last
+    return None
 
 
 def main():
-    root = sys.argv[2] if len(sys.argv) > 2 else "."
-    check = len(sys.argv) > 1 and sys.argv[1] == "--check"
-    arch = "%s/docs/architecture.md" % root
-    readme = "%s/README.md" % root
-    # The layering's rows, and the rooms its starred rows stand for.
-    code = [(d, what) for _, d, what in rows(arch, 3) if "*" not in d]
-    code += [(d, what) for _, d, what in rows(arch, 2)]
-    lines = open(readme, encoding="utf-8").read().split("\n")
-    have = {d: (n, what) for n, d, what in rows(readme, 2)}
-    bad = []
-    for d, what in code:
-        if d not in have:
-            bad.append("README.md: no row for %s/ (%s)" % (d, what))
-        elif have[d][1] != what:
-            bad.append("README.md:%d: %s/ is described as in "
-                       "docs/architecture.md: %s" % (have[d][0], d, what))
-            lines[have[d][0] - 1] = "| `%s/` | %s |" % (d, what)
-    if check:
-        for b in bad:
-            print(b)
-        return 1 if bad else 0
-    missing = [(d, w) for d, w in code if d not in have]
-    if missing:
-        # New folders go after the last row of code, in the table's order.
-        last = max(have[d][0] for d, _ in code if d in have)
-        for d, w in reversed(missing):
-            lines.insert(last, "| `%s/` | %s |" % (d, w))
-    open(readme, "w", encoding="utf-8").write("\n".join(lines))
-    return 0
+    args = sys.argv[1:]
+    check = args[:1] == ["--check"]
+    rest = args[1:] if check else args
+    root = rest[0] if rest else "."
+    want = code_rows("%s/docs/architecture.md" % root)
+    path = "%s/README.md" % root
+    lines = open(path, encoding="utf-8").read().split("\n")
+    span = layout(lines)
+    if not span:
+        print("README.md: no layout table (| `folder/` | what |)")
+        return 1
+    first, last = span
+    have = lines[first:last + 1]
+    wanted = set(r.split("`")[1] for r in want)
+    own = [l for l in have if l.split("`")[1] not in wanted]
+    got = [l for l in have if l.split("`")[1] in wanted]
+    if not check:
+        lines[first:last + 1] = want + own
+        open(path, "w", encoding="utf-8").write("\n".join(lines))
+        return 0
+    bad = [w for g, w in zip(got + [None] * len(want), want) if g != w]
+    for w in bad:
+        print("README.md:%d: should read: %s" % (first + want.index(w) + 1, w))
+    if bad:
+        print("(make folder-table writes it from docs/architecture.md)")
+    return 1 if bad else 0
 
 
 sys.exit(main())

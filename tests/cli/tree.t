@@ -410,6 +410,20 @@ st=$?
 [ "$st" -eq 0 ] || t_diag "folders missing from the README's layout table:$missing"
 t_ok $st "the README's layout table has a line for every folder of code"
 
+# And says of each what docs/architecture.md says, in its order: the
+# folders are described once (scripts/folder-table.py).
+out=$(python3 scripts/folder-table.py --check "$SRCDIR")
+st=$?
+[ "$st" -eq 0 ] || t_diag "$out"
+t_ok $st "the README's layout rows are docs/architecture.md's, word for word"
+mkdir -p "$T_TMP/drift/docs"
+cp docs/architecture.md "$T_TMP/drift/docs/"
+sed 's/^| `bench\/run\/` | the orchestrator:/| `bench\/run\/` | the conductor:/' \
+	README.md >"$T_TMP/drift/README.md"
+out=$(python3 scripts/folder-table.py --check "$T_TMP/drift")
+echo "$out" | grep -q '^README.md:[0-9]*: should read: | `bench/run/` | the orchestrator:'
+t_ok $? "a README row that drifted from docs/architecture.md is named, with its words"
+
 if command -v clang-format >/dev/null 2>&1; then
 	out=$(git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>&1)
 	st=$?
