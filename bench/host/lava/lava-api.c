@@ -87,6 +87,41 @@ static char *lava_words(const struct answer *ans)
 	return out;
 }
 
+/* An answer outside 2xx, in the words of what LAVA refused. */
+static int refused(const struct lava_api *a, const char *method,
+		   const char *path, long status, const struct answer *ans,
+		   char **err)
+{
+	char *words = lava_words(ans);
+	int ret;
+
+	switch (status) {
+	case 401:
+	case 403:
+		ret = errmsg__set(err, -EACCES,
+				  "LAVA at %s refused the token (HTTP %ld: %s)",
+				  a->server, status, words);
+		break;
+	case 404:
+		ret = errmsg__set(err, -ENOENT,
+				  "LAVA at %s has no %s (HTTP 404: %s)",
+				  a->server, path, words);
+		break;
+	case 400:
+		ret = errmsg__set(err, -EINVAL,
+				  "LAVA at %s refused the request: %s",
+				  a->server, words);
+		break;
+	default:
+		ret = errmsg__set(err, -EIO,
+				  "LAVA at %s answered %s %s with HTTP %ld: %s",
+				  a->server, method, path, status, words);
+		break;
+	}
+	free(words);
+	return ret;
+}
+
 /* One request; the answer as JSON in *@out, or, with @text, as text. */
 static int call(struct lava_api *a, const char *method, const char *path,
 		const char *body, int timeout_ms, json_t **out, char **text,
@@ -95,7 +130,7 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	struct curl_slist *hdr = NULL;
 	struct answer ans = { 0 };
 	char curl_err[CURL_ERROR_SIZE] = "";
-	char *url, *auth, *words;
+	char *url, *auth;
 	json_error_t jerr;
 	long status = 0;
 	CURLcode rc;
@@ -142,37 +177,7 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	}
 	curl_easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status < 200 || status > 299) {
-		words = lava_words(&ans);
-		switch (status) {
-		case 401:
-		case 403:
-			errmsg__set(err, 0,
-				    "LAVA at %s refused the token (HTTP "
-				    "%ld: %s)",
-				    a->server, status, words);
-			ret = -EACCES;
-			break;
-		case 404:
-			errmsg__set(err, 0,
-				    "LAVA at %s has no %s (HTTP 404: %s)",
-				    a->server, path, words);
-			ret = -ENOENT;
-			break;
-		case 400:
-			errmsg__set(err, 0,
-				    "LAVA at %s refused the request: %s",
-				    a->server, words);
-			ret = -EINVAL;
-			break;
-		default:
-			errmsg__set(err, 0,
-				    "LAVA at %s answered %s %s with HTTP "
-				    "%ld: %s",
-				    a->server, method, path, status, words);
-			ret = -EIO;
-			break;
-		}
-		free(words);
+		ret = refused(a, method, path, status, &ans, err);
 		goto out;
 	}
 	if (text) {
