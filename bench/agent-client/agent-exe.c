@@ -38,26 +38,24 @@ static int agent__check(const char *path, const struct arch *arch, char **err)
 	}
 	found = arch__of_elf(head, sizeof(head));
 	if (found != arch) {
-		errmsg__set(err, 0, "%s is %s%s, not %s", path,
-			    found ? "built for " : "not an executable",
-			    found ? found->name : "", arch->name);
-		ret = -ENOEXEC;
+		ret = errmsg__set(err, -ENOEXEC, "%s is %s%s, not %s", path,
+				  found ? "built for " : "not an executable",
+				  found ? found->name : "", arch->name);
 		goto out;
 	}
 	if (!found->elf64 || elf__interp(fd, interp, sizeof(interp))) {
-		errmsg__set(err, 0, "%s: cannot read its ELF program headers",
-			    path);
-		ret = -ENOEXEC;
+		ret = errmsg__set(err, -ENOEXEC,
+				  "%s: cannot read its ELF program headers",
+				  path);
 		goto out;
 	}
 	if (interp[0] && access(interp, R_OK)) {
-		errmsg__set(err, 0,
-			    "%s needs %s's loader %s, which this machine "
-			    "lacks: the guest runs it from here, so %s's "
-			    "libraries must be installed (multiarch; "
-			    "scripts/install-deps.sh)",
-			    path, arch->name, interp, arch->deb);
-		ret = -ENOENT;
+		ret = errmsg__set(err, -ENOENT,
+				  "%s needs %s's loader %s, which this machine "
+				  "lacks: the guest runs it from here, so %s's "
+				  "libraries must be installed (multiarch; "
+				  "scripts/install-deps.sh)",
+				  path, arch->name, interp, arch->deb);
 	}
 out:
 	close(fd);

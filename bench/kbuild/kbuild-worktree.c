@@ -100,8 +100,8 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 	free(out);
 	out = NULL;
 	if (ret) {
-		errmsg__set(err, 0, "%s is not a git tree: %s", tree, why);
-		ret = -EINVAL;
+		ret = errmsg__set(err, -EINVAL, "%s is not a git tree: %s",
+				  tree, why);
 		goto out;
 	}
 	free(why);
@@ -113,8 +113,8 @@ int kbuild__resolve_base(const char *tree, const char *base, char **commit,
 			  GIT_QUICK_MS, &out, &why);
 	free(rev);
 	if (ret) {
-		errmsg__set(err, 0, "'%s' is not a commit in %s", base, tree);
-		ret = -EINVAL;
+		ret = errmsg__set(err, -EINVAL, "'%s' is not a commit in %s",
+				  base, tree);
 		goto out;
 	}
 	*commit = xstrdup(kbuild__chomp(out));

@@ -112,15 +112,15 @@ static int run(struct labvm_build *b, const char *const *argv, int timeout_ms,
 		labvm_build__tick(b);
 		if (labvm_interrupted && labvm_interrupted()) {
 			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
-			errmsg__set(err, 0, "%s stopped: interrupted", argv[0]);
-			ret = -EINTR;
+			ret = errmsg__set(err, -EINTR,
+					  "%s stopped: interrupted", argv[0]);
 			goto out;
 		}
 		if (now_s() >= deadline) {
 			spawn__stop(&sp, SIGTERM, STOP_GRACE_MS);
-			errmsg__set(err, 0, "%s ran past %d s and was stopped",
-				    argv[0], timeout_ms / 1000);
-			ret = -ETIMEDOUT;
+			ret = errmsg__set(err, -ETIMEDOUT,
+					  "%s ran past %d s and was stopped",
+					  argv[0], timeout_ms / 1000);
 			goto out;
 		}
 	}

@@ -72,16 +72,14 @@ static int fetch_chunk(struct run_host *h, const char *remote, json_int_t off,
 	    base64__decode(json_string_value(data), json_string_length(data),
 			   buf, n) ||
 	    *n > AGENT_FILE_READ_MAX) {
-		errmsg__set(err, 0, "%s",
-			    "file.read answered without valid base64 "
-			    "\"data\" of at most a chunk");
-		ret = -EPROTO;
+		ret = errmsg__set(err, -EPROTO, "%s",
+				  "file.read answered without valid base64 "
+				  "\"data\" of at most a chunk");
 	} else if (!*n && !*eof) {
-		errmsg__set(err, 0,
-			    "file.read at offset %lld gave nothing and "
-			    "no end of file",
-			    (long long)off);
-		ret = -EPROTO;
+		ret = errmsg__set(err, -EPROTO,
+				  "file.read at offset %lld gave nothing and "
+				  "no end of file",
+				  (long long)off);
 	} else {
 		ret = write_all(fd, buf, *n);
 		if (ret)
@@ -117,11 +115,10 @@ static int fetch_file(struct run_host *h, const char *remote, const char *local,
 		off += (json_int_t)n;
 	}
 	if (!ret && off != size) {
-		errmsg__set(err, 0,
-			    "got %lld bytes of %lld: it changed while "
-			    "being fetched",
-			    (long long)off, (long long)size);
-		ret = -EIO;
+		ret = errmsg__set(err, -EIO,
+				  "got %lld bytes of %lld: it changed while "
+				  "being fetched",
+				  (long long)off, (long long)size);
 	}
 	if (ret) {
 		atomic_file__abort(&af);

@@ -89,12 +89,11 @@ static int send_file(struct run_host *h, const char *dir, const char *name,
 			break;
 	} while (!ret);
 	if (!ret && off != f->size) {
-		errmsg__set(err, 0,
-			    "%s changed while it was sent (%llu bytes, "
-			    "%llu when hashed)",
-			    f->path, (unsigned long long)off,
-			    (unsigned long long)f->size);
-		ret = -EAGAIN;
+		ret = errmsg__set(err, -EAGAIN,
+				  "%s changed while it was sent (%llu bytes, "
+				  "%llu when hashed)",
+				  f->path, (unsigned long long)off,
+				  (unsigned long long)f->size);
 	}
 	close(fd);
 out:
@@ -147,11 +146,10 @@ int run_install__said(const struct run_host *h, const struct matrix_kernel *k,
 		errmsg__set(err, 0, "host %s: installing kernel '%s': %s",
 			    h->h.m->name, k->name, *err);
 	if (!ret && !image) {
-		errmsg__set(err, 0,
-			    "host %s: installing kernel '%s' named no "
-			    "image to boot",
-			    h->h.m->name, k->name);
-		ret = -EPROTO;
+		ret = errmsg__set(err, -EPROTO,
+				  "host %s: installing kernel '%s' named no "
+				  "image to boot",
+				  h->h.m->name, k->name);
 	}
 	return ret;
 }

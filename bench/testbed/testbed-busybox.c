@@ -74,9 +74,9 @@ int testbed__busybox(const struct arch *arch, char **path, char **err)
 	if (!cache__has_file(*path)) {
 		ret = busybox__fetch(cache, arch, dir, err);
 		if (!ret && !cache__has_file(*path)) {
-			errmsg__set(err, 0, "%s:%s holds no bin/busybox",
-				    BUSYBOX_PACKAGE, arch->deb);
-			ret = -ENOENT;
+			ret = errmsg__set(err, -ENOENT,
+					  "%s:%s holds no bin/busybox",
+					  BUSYBOX_PACKAGE, arch->deb);
 		}
 	}
 	cache__unlock(lock);

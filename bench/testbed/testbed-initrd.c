@@ -336,22 +336,21 @@ static int base__build(struct cpio *c, const struct arch *arch,
 		goto out;
 	}
 	if (!elf_is_static(busybox, len)) {
-		errmsg__set(err, 0,
-			    "%s is not a static executable, and the "
-			    "initramfs has no libraries: install the "
-			    "package busybox-static",
-			    path);
-		ret = -ENOEXEC;
+		ret = errmsg__set(err, -ENOEXEC,
+				  "%s is not a static executable, and the "
+				  "initramfs has no libraries: install the "
+				  "package busybox-static",
+				  path);
 		goto out;
 	}
 	found = arch__of_elf(busybox, len);
 	if (arch && found != arch) {
-		errmsg__set(err, 0,
-			    "%s is %s busybox, not the %s one the guest "
-			    "needs",
-			    path, found ? found->name : "an unknown arch's",
-			    arch->name);
-		ret = -ENOEXEC;
+		ret = errmsg__set(err, -ENOEXEC,
+				  "%s is %s busybox, not the %s one the guest "
+				  "needs",
+				  path,
+				  found ? found->name : "an unknown arch's",
+				  arch->name);
 		goto out;
 	}
 	cpio__init(c);

@@ -185,11 +185,10 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	} else if (ans.len) {
 		*out = json_loadb(ans.buf, ans.len, 0, &jerr);
 		if (!*out) {
-			errmsg__set(err, 0,
-				    "LAVA at %s answered %s %s with "
-				    "something not JSON: %s",
-				    a->server, method, path, jerr.text);
-			ret = -EPROTO;
+			ret = errmsg__set(err, -EPROTO,
+					  "LAVA at %s answered %s %s with "
+					  "something not JSON: %s",
+					  a->server, method, path, jerr.text);
 		}
 	}
 out:

@@ -152,10 +152,9 @@ int ssh__hello(struct host *h, int connect_s, bool mux, int timeout_ms,
 	if (!json_is_object(*hello)) {
 		json_decref(*hello);
 		*hello = NULL;
-		errmsg__set(err, 0,
-			    "`%s agent hello` printed no JSON object: %s",
-			    p->remote, jerr.text);
-		ret = -EPROTO;
+		ret = errmsg__set(err, -EPROTO,
+				  "`%s agent hello` printed no JSON object: %s",
+				  p->remote, jerr.text);
 	}
 	free(out);
 	return ret;
