@@ -242,11 +242,5 @@ int cmd_db(int argc, const char **argv)
 	}
 	names[i] = NULL;
 	best = suggest__best(argv[0], names);
-	if (best)
-		pr_err("'%s' is not a db subcommand; did you mean '%s'?",
-		       argv[0], best);
-	else
-		pr_err("'%s' is not a db subcommand (see 'iommu-bench db --help')",
-		       argv[0]);
-	return EXIT_USAGE;
+	return global__unknown_subcommand("db", argv[0], best);
 }

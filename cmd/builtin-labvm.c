@@ -297,12 +297,5 @@ int cmd_labvm(int argc, const char **argv)
 	}
 	best = SUGGEST_BEST(argv[0], subcommands, ARRAY_SIZE(subcommands),
 			    name);
-	if (best)
-		pr_err("'%s' is not a labvm subcommand; did you mean '%s'?",
-		       argv[0], best);
-	else
-		pr_err("'%s' is not a labvm subcommand (see 'iommu-bench "
-		       "labvm --help')",
-		       argv[0]);
-	return EXIT_USAGE;
+	return global__unknown_subcommand("labvm", argv[0], best);
 }

@@ -273,12 +273,5 @@ int cmd_triage(int argc, const char **argv)
 		return ret ? ret : triage_mark(id, false, argv[2]);
 	}
 	best = suggest__best(argv[0], subs);
-	if (best)
-		pr_err("'%s' is not a triage subcommand; did you mean '%s'?",
-		       argv[0], best);
-	else
-		pr_err("'%s' is not a triage subcommand (see 'iommu-bench "
-		       "triage --help')",
-		       argv[0]);
-	return EXIT_USAGE;
+	return global__unknown_subcommand("triage", argv[0], best);
 }

@@ -64,6 +64,12 @@ void global__matrix_file(int argc, const char **argv, const struct option *opts,
  * (freed), on stdout as --json asks; when @err, that there is none.
  */
 int global__cache_path(int err, char *dir);
+/*
+ * @arg named no subcommand of @cmd (db, labvm, triage): say so, with
+ * @best when suggest__best() found one near it. The exit status, 2.
+ */
+int global__unknown_subcommand(const char *cmd, const char *arg,
+			       const char *best);
 
 int cmd_agent(int argc, const char **argv);
 int cmd_bisect(int argc, const char **argv);

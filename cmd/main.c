@@ -139,6 +139,19 @@ int global__cache_path(int err, char *dir)
 	return EXIT_OK;
 }
 
+int global__unknown_subcommand(const char *cmd, const char *arg,
+			       const char *best)
+{
+	if (best)
+		pr_err("'%s' is not a %s subcommand; did you mean '%s'?", arg,
+		       cmd, best);
+	else
+		pr_err("'%s' is not a %s subcommand (see 'iommu-bench %s "
+		       "--help')",
+		       arg, cmd, cmd);
+	return EXIT_USAGE;
+}
+
 const struct cmd_struct *command__find(const char *name)
 {
 	return TABLE_FIND(commands, ARRAY_SIZE(commands), name, name);

@@ -52,22 +52,6 @@ static int get_uint(json_t *args, const char *key, unsigned int def,
 	return ret;
 }
 
-static int get_bool(json_t *args, const char *key, bool *out, char **err)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v) {
-		*out = false;
-		return 0;
-	}
-	if (!json_is_boolean(v))
-		return errmsg__set(err, -EINVAL,
-				   "dma_map.run: \"%s\" must be true or false",
-				   key);
-	*out = json_is_true(v);
-	return 0;
-}
-
 static int get_dir(json_t *args, enum dma_map_dir *dir, char **err)
 {
 	json_t *v = json_object_get(args, "direction");
@@ -112,7 +96,8 @@ static int parse_args(json_t *args, struct dma_map_opts *o, char **err)
 				  "dma_map.run: needs \"device\", a PCI "
 				  "address DDDD:BB:DD.F");
 	if (!ret)
-		ret = get_bool(args, "unbind", &o->unbind, err);
+		ret = agent_args__bool(args, "dma_map.run", "unbind",
+				       &o->unbind, err);
 	if (!ret)
 		ret = get_uint(args, "threads", DMA_MAP_DEFAULT_THREADS, 1,
 			       DMA_MAP_MAX_THREADS, &o->threads, err);
@@ -179,7 +164,7 @@ int agent_verb__dma_map_check(struct agent *a, json_t *args, json_t **res,
 		return errmsg__set(err, -EINVAL,
 				   "dma_map.check: needs \"device\", a PCI "
 				   "address DDDD:BB:DD.F");
-	ret = get_bool(args, "unbind", &unbind, err);
+	ret = agent_args__bool(args, "dma_map.run", "unbind", &unbind, err);
 	if (ret)
 		return ret;
 	ret = dma_map__check_device(agent_sysfs__root(), device, unbind,

@@ -32,22 +32,6 @@ static int get_uint(json_t *args, const char *key, unsigned int min,
 	return 0;
 }
 
-static int get_bool(json_t *args, const char *key, bool *out, char **err)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v) {
-		*out = false;
-		return 0;
-	}
-	if (!json_is_boolean(v))
-		return errmsg__set(err, -EINVAL,
-				   "fio.run: \"%s\" must be true or false",
-				   key);
-	*out = json_is_true(v);
-	return 0;
-}
-
 static int get_rw(json_t *args, const char **out, char **err)
 {
 	const char *s = json_string_value(json_object_get(args, "rw"));
@@ -88,9 +72,11 @@ int agent_verb__fio_run(struct agent *a, json_t *args, json_t **res, char **err)
 	if (!ret)
 		ret = get_uint(args, "runtime_s", 1, 86400, &o.runtime_s, err);
 	if (!ret)
-		ret = get_bool(args, "direct", &o.direct, err);
+		ret = agent_args__bool(args, "fio.run", "direct", &o.direct,
+				       err);
 	if (!ret)
-		ret = get_bool(args, "destructive", &o.destructive, err);
+		ret = agent_args__bool(args, "fio.run", "destructive",
+				       &o.destructive, err);
 	if (ret)
 		return ret;
 	o.bs = bs;

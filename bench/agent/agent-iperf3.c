@@ -5,6 +5,7 @@
  * client on the other host between iperf3.server and iperf3.wait.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,10 +128,37 @@ static int get_affinity(json_t *v, bool client, int **cpus, size_t *n,
 	return 0;
 }
 
+/*
+ * The plain numbers and switches: each is a field of struct iperf3_opts
+ * (an unsigned int with one bound, or a bool), so one table says them all.
+ */
+#define OPT(f) offsetof(struct iperf3_opts, f)
+static const struct {
+	const char *key;
+	bool is_bool;
+	unsigned int max;
+	size_t off;
+} plain_keys[] = {
+	{ "streams", false, 128, OPT(streams) },
+	{ "processes", false, IPERF3_MAX_PROCESSES, OPT(processes) },
+	{ "duration_seconds", false, 86400, OPT(duration_s) },
+	{ "omit_seconds", false, 600, OPT(omit_s) },
+	{ "port", false, 65535, OPT(port) },
+	{ "mss", false, 9216, OPT(mss) },
+	{ "timeout_ms", false, 86400000, OPT(timeout_ms) },
+	{ "connect_timeout_ms", false, 600000, OPT(connect_timeout_ms) },
+	{ "reverse", true, 0, OPT(reverse) },
+	{ "bidir", true, 0, OPT(bidir) },
+	{ "zerocopy", true, 0, OPT(zerocopy) },
+	{ "no_delay", true, 0, OPT(no_delay) },
+};
+#undef OPT
+
 static int parse_key(const char *key, json_t *v, struct iperf3_opts *o,
 		     char **err)
 {
 	unsigned int s;
+	size_t i;
 	int ret;
 
 	if (!strcmp(key, "protocol")) {
@@ -144,31 +172,15 @@ static int parse_key(const char *key, json_t *v, struct iperf3_opts *o,
 		o->udp = !strcmp(p, "udp");
 		return 0;
 	}
-	if (!strcmp(key, "streams"))
-		return get_uint(v, key, 128, &o->streams, err);
-	if (!strcmp(key, "processes"))
-		return get_uint(v, key, IPERF3_MAX_PROCESSES, &o->processes,
-				err);
-	if (!strcmp(key, "duration_seconds"))
-		return get_uint(v, key, 86400, &o->duration_s, err);
-	if (!strcmp(key, "omit_seconds"))
-		return get_uint(v, key, 600, &o->omit_s, err);
-	if (!strcmp(key, "port"))
-		return get_uint(v, key, 65535, &o->port, err);
-	if (!strcmp(key, "mss"))
-		return get_uint(v, key, 9216, &o->mss, err);
-	if (!strcmp(key, "timeout_ms"))
-		return get_uint(v, key, 86400000, &o->timeout_ms, err);
-	if (!strcmp(key, "connect_timeout_ms"))
-		return get_uint(v, key, 600000, &o->connect_timeout_ms, err);
-	if (!strcmp(key, "reverse"))
-		return get_bool(v, key, &o->reverse, err);
-	if (!strcmp(key, "bidir"))
-		return get_bool(v, key, &o->bidir, err);
-	if (!strcmp(key, "zerocopy"))
-		return get_bool(v, key, &o->zerocopy, err);
-	if (!strcmp(key, "no_delay"))
-		return get_bool(v, key, &o->no_delay, err);
+	for (i = 0; i < ARRAY_SIZE(plain_keys); i++) {
+		void *field = (char *)o + plain_keys[i].off;
+
+		if (strcmp(key, plain_keys[i].key))
+			continue;
+		if (plain_keys[i].is_bool)
+			return get_bool(v, key, field, err);
+		return get_uint(v, key, plain_keys[i].max, field, err);
+	}
 	if (!strcmp(key, "length"))
 		return get_amount(v, key, false, &o->length, err);
 	if (!strcmp(key, "window"))

@@ -161,20 +161,9 @@ static int find_grub(struct kernel_install *in, char **err)
 	static const char *const tools[] = { "update-grub", "grub-mkconfig",
 					     "grub2-mkconfig", NULL };
 	struct kernel_boot *b = &in->boot;
-	const char *const *t;
-	const char *path = getenv("PATH");
 
-	for (t = tools; *t && !b->grub; t++) {
-		b->grub = path__which(*t);
-		b->grub_name = *t;
-	}
-	if (b->grub)
-		return 0;
-	return errmsg__set(err, -ENOENT,
-			   "%s: no grub config generator (update-grub, "
-			   "grub-mkconfig, grub2-mkconfig) on this host: none "
-			   "in PATH=%s",
-			   in->verb, path ? path : "(unset)");
+	return agent_kernel__find_tool(in->verb, tools, "grub config generator",
+				       "", &b->grub, &b->grub_name, err);
 }
 
 /*

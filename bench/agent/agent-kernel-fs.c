@@ -18,6 +18,7 @@
 #include "bench/agent/agent.h"
 #include "errmsg.h"
 #include "log.h"
+#include "strvec.h"
 #include "subprocess.h"
 #include "util.h"
 
@@ -149,5 +150,31 @@ int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,
 		sp.out = NULL;
 	}
 	spawn__release(&sp);
+	return ret;
+}
+
+int agent_kernel__find_tool(const char *verb, const char *const *tools,
+			    const char *what, const char *hint, char **found,
+			    const char **name, char **err)
+{
+	const char *path = getenv("PATH");
+	struct strvec names = { 0 };
+	const char *const *t;
+	char *list;
+	int ret;
+
+	for (t = tools; *t; t++) {
+		*found = path__which(*t);
+		*name = *t;
+		if (*found)
+			return 0;
+		strvec__push(&names, *t);
+	}
+	list = strvec__join(&names, ", ");
+	ret = errmsg__set(err, -ENOENT,
+			  "%s: no %s (%s) on this host: none in PATH=%s%s",
+			  verb, what, list, path ? path : "(unset)", hint);
+	free(list);
+	strvec__release(&names);
 	return ret;
 }

@@ -78,6 +78,14 @@ int agent_kernel__replace_dir(const char *from, const char *to,
 			      const char *aside);
 int agent_kernel__run_argv(const char *verb, const char *const *argv, int ms,
 			   const char *skip, char **out, char **err);
+/*
+ * The first of @tools (NULL-terminated) in $PATH: its path in *@found
+ * (to free) and its name in *@name; else -ENOENT, saying that no @what
+ * is there (naming @tools, then @hint).
+ */
+int agent_kernel__find_tool(const char *verb, const char *const *tools,
+			    const char *what, const char *hint, char **found,
+			    const char **name, char **err);
 
 /* agent-kernel-modules.c */
 int agent_kernel__marker_read(const char *dir, char *out, size_t size);

@@ -433,21 +433,12 @@ static int find_generator(struct kernel_install *in, char **err)
 {
 	static const char *const tools[] = { "mkinitramfs", "dracut",
 					     "mkinitcpio", NULL };
-	const char *const *t;
-	const char *path = getenv("PATH");
 
-	for (t = tools; *t && !in->gen; t++) {
-		in->gen = path__which(*t);
-		in->gen_name = *t;
-	}
-	if (in->gen)
-		return 0;
-	return errmsg__set(err, -ENOENT,
-			   "%s: no initramfs generator (mkinitramfs, dracut, "
-			   "mkinitcpio) on this host: none in PATH=%s; install "
-			   "initramfs-tools or dracut, or send an initrd "
-			   "(\"initrd\": \"staged\")",
-			   in->verb, path ? path : "(unset)");
+	return agent_kernel__find_tool(
+		in->verb, tools, "initramfs generator",
+		"; install initramfs-tools or dracut, or send an initrd "
+		"(\"initrd\": \"staged\")",
+		&in->gen, &in->gen_name, err);
 }
 
 static int run_generator(struct kernel_install *in, const char *out, char **err)

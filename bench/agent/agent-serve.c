@@ -103,6 +103,23 @@ json_t *agent__dispatch(struct agent *a, json_int_t id, const char *verb,
 	return o;
 }
 
+int agent_args__bool(json_t *args, const char *verb, const char *key, bool *out,
+		     char **err)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (!v) {
+		*out = false;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return errmsg__set(err, -EINVAL,
+				   "%s: \"%s\" must be true or false", verb,
+				   key);
+	*out = json_is_true(v);
+	return 0;
+}
+
 json_t *agent__parse_request(const char *line, json_t **req, json_int_t *id,
 			     const char **verb, json_t **args)
 {

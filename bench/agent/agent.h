@@ -65,6 +65,12 @@ json_t *agent__handle_line(struct agent *a, const char *line);
 json_t *agent__parse_request(const char *line, json_t **req, json_int_t *id,
 			     const char **verb, json_t **args);
 /*
+ * The switch @key of a verb's @args: false when absent, else it must be
+ * a JSON boolean, or -EINVAL with words that name @verb and @key.
+ */
+int agent_args__bool(json_t *args, const char *verb, const char *key, bool *out,
+		     char **err);
+/*
  * The serve loop over @in_fd / @out_fd until EOF or bye. Anything the
  * process or its children print to stdout is moved to stderr first by
  * the caller (see builtin-agent.c). 0, or a negative errno when the

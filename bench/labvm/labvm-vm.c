@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,18 @@ static void net_of(const json_t *s, struct labvm_net *n)
 	n->dnsmasq_start = jull(s, "dnsmasq_start");
 }
 
+/* A QEMU option and its value, formatted: one pair of argv words. */
+static void __attribute__((format(printf, 3, 4)))
+qemu_opt(struct strvec *a, const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	strvec__push(a, opt);
+	va_start(ap, fmt);
+	strvec__push_nodup(a, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
 /* The QEMU command line of recipe @r's machine for this start. */
 static void qemu_argv(const struct labvm_start_opts *o,
 		      const struct labvm_net *n, const char *overlay,
@@ -137,68 +150,49 @@ static void qemu_argv(const struct labvm_start_opts *o,
 	bool kvm = native && arch__kvm_works();
 
 	strvec__push(a, r->qemu);
-	strvec__pushf(a, "-name");
-	strvec__pushf(a, "labvm-%s", o->name);
-	strvec__push(a, "-accel");
-	strvec__push(a, kvm ? "kvm" : "tcg");
-	strvec__push(a, "-machine");
-	strvec__push(a, r->machine);
-	strvec__push(a, "-cpu");
-	strvec__push(a, kvm ? "host" : r->tcg_cpu);
-	strvec__push(a, "-m");
-	strvec__pushf(a, "%u", o->mem_mib ? o->mem_mib : 1024);
-	strvec__push(a, "-smp");
-	strvec__pushf(a, "%u", o->cpus ? o->cpus : 2);
+	qemu_opt(a, "-name", "labvm-%s", o->name);
+	qemu_opt(a, "-accel", "%s", kvm ? "kvm" : "tcg");
+	qemu_opt(a, "-machine", "%s", r->machine);
+	qemu_opt(a, "-cpu", "%s", kvm ? "host" : r->tcg_cpu);
+	qemu_opt(a, "-m", "%u", o->mem_mib ? o->mem_mib : 1024);
+	qemu_opt(a, "-smp", "%u", o->cpus ? o->cpus : 2);
 	/*
 	 * Its own DMI product UUID: every machine of one image shares the
 	 * image's machine-id, as clones of a real installation do, and
 	 * the store tells machines apart by both.
 	 */
-	strvec__push(a, "-uuid");
-	strvec__push(a, uuid);
+	qemu_opt(a, "-uuid", "%s", uuid);
 	if (efi_vars) {
 		/* UEFI as flash, its variables the machine's own. */
-		strvec__push(a, "-drive");
-		strvec__pushf(a,
-			      "if=pflash,format=raw,unit=0,readonly=on,"
-			      "file=%s",
-			      r->efi_code);
-		strvec__push(a, "-drive");
-		strvec__pushf(a, "if=pflash,format=raw,unit=1,file=%s",
-			      efi_vars);
+		qemu_opt(a, "-drive",
+			 "if=pflash,format=raw,unit=0,readonly=on,"
+			 "file=%s",
+			 r->efi_code);
+		qemu_opt(a, "-drive", "if=pflash,format=raw,unit=1,file=%s",
+			 efi_vars);
 	} else if (r->bios) {
-		strvec__push(a, "-bios");
-		strvec__push(a, r->bios);
+		qemu_opt(a, "-bios", "%s", r->bios);
 	}
 	/* Before the devices it translates. */
-	if (r->iommu_device) {
-		strvec__push(a, "-device");
-		strvec__push(a, r->iommu_device);
-	}
-	strvec__push(a, "-drive");
-	strvec__pushf(a, "file=%s,format=qcow2,if=none,id=d0,cache=unsafe",
-		      overlay);
-	strvec__push(a, "-device");
-	strvec__push(a, "virtio-blk-pci,drive=d0,iommu_platform=on,"
-			"disable-legacy=on,addr=0x4");
-	strvec__push(a, "-netdev");
-	strvec__pushf(a, "tap,id=n0,ifname=%s,script=no,downscript=no", n->tap);
+	if (r->iommu_device)
+		qemu_opt(a, "-device", "%s", r->iommu_device);
+	qemu_opt(a, "-drive", "file=%s,format=qcow2,if=none,id=d0,cache=unsafe",
+		 overlay);
+	qemu_opt(a, "-device",
+		 "virtio-blk-pci,drive=d0,iommu_platform=on,"
+		 "disable-legacy=on,addr=0x4");
+	qemu_opt(a, "-netdev", "tap,id=n0,ifname=%s,script=no,downscript=no",
+		 n->tap);
 	/* Slot 3: the NIC is enp0s3 in the guest, whatever else is there. */
-	strvec__push(a, "-device");
-	strvec__pushf(a,
-		      "virtio-net-pci,netdev=n0,mac=%s,iommu_platform=on,"
-		      "disable-legacy=on,addr=0x3",
-		      n->mac);
-	strvec__push(a, "-display");
-	strvec__push(a, "none");
-	strvec__push(a, "-vga");
-	strvec__push(a, "none");
-	strvec__push(a, "-serial");
-	strvec__pushf(a, "file:%s/serial.log", dir);
-	strvec__push(a, "-qmp");
-	strvec__pushf(a, "unix:%s/qmp.sock,server=on,wait=off", dir);
-	strvec__push(a, "-pidfile");
-	strvec__pushf(a, "%s/qemu.pid", dir);
+	qemu_opt(a, "-device",
+		 "virtio-net-pci,netdev=n0,mac=%s,iommu_platform=on,"
+		 "disable-legacy=on,addr=0x3",
+		 n->mac);
+	qemu_opt(a, "-display", "none");
+	qemu_opt(a, "-vga", "none");
+	qemu_opt(a, "-serial", "file:%s/serial.log", dir);
+	qemu_opt(a, "-qmp", "unix:%s/qmp.sock,server=on,wait=off", dir);
+	qemu_opt(a, "-pidfile", "%s/qemu.pid", dir);
 	strvec__push(a, "-daemonize");
 }
 

@@ -27,24 +27,22 @@ static char *dir_of(const char *path)
 	return xstrndup(path, slash - path);
 }
 
+/* Each of the @nr elements of @arr released by @fn, then @arr itself. */
+#define release_each(arr, nr, fn)                                \
+	do {                                                     \
+		for (size_t __re_i = 0; __re_i < (nr); __re_i++) \
+			fn(&(arr)[__re_i]);                      \
+		free(arr);                                       \
+	} while (0)
+
 void matrix__free(struct matrix *m)
 {
-	size_t i;
-
 	if (!m)
 		return;
-	for (i = 0; i < m->nr_hosts; i++)
-		matrix_host__release(&m->hosts[i]);
-	free(m->hosts);
-	for (i = 0; i < m->nr_kernels; i++)
-		matrix_kernel__release(&m->kernels[i]);
-	free(m->kernels);
-	for (i = 0; i < m->nr_modes; i++)
-		matrix_mode__release(&m->modes[i]);
-	free(m->modes);
-	for (i = 0; i < m->nr_workloads; i++)
-		matrix_workload__release(&m->workloads[i]);
-	free(m->workloads);
+	release_each(m->hosts, m->nr_hosts, matrix_host__release);
+	release_each(m->kernels, m->nr_kernels, matrix_kernel__release);
+	release_each(m->modes, m->nr_modes, matrix_mode__release);
+	release_each(m->workloads, m->nr_workloads, matrix_workload__release);
 	matrix_collect__release(&m->collect);
 	matrix_regress__release(&m->regress);
 	matrix_nightly__release(&m->nightly);
@@ -53,34 +51,44 @@ void matrix__free(struct matrix *m)
 	free_all(m->path, m->dir, m);
 }
 
+/*
+ * The sections in dependency order: references need their targets
+ * parsed. One marked optional is parsed only when there; one with a
+ * missing sentence is needed; the rest take NULL for their defaults.
+ */
+static const struct {
+	const char *key;
+	void (*parse)(struct mx *mx, const struct toml_value *v);
+	bool optional;
+	const char *missing;
+} section_parsers[] = {
+	{ "modes", matrix__parse_modes, true, NULL },
+	{ "hosts", matrix__parse_hosts, true,
+	  "no [hosts.NAME] section: a matrix needs a SUT and a peer" },
+	{ "kernels", matrix__parse_kernels, false, NULL },
+	{ "workloads", matrix__parse_workloads, true,
+	  "no [[workloads]]: nothing to run" },
+	{ "collect", matrix__parse_collect, false, NULL },
+	{ "run", matrix__parse_run, false, NULL },
+	{ "regress", matrix__parse_regress, false, NULL },
+	{ "nightly", matrix__parse_nightly, false, NULL },
+};
+
 static void parse_sections(struct mx *mx)
 {
-	const struct toml_value *root = mx->m->root;
-	const struct toml_value *hosts = toml_table__get(root, "hosts");
-	const struct toml_value *wl = toml_table__get(root, "workloads");
+	const struct toml_value *root = mx->m->root, *v;
+	size_t i;
 
 	mx_check_keys(mx, root, sections, "the top level");
-	/* In dependency order: references need their targets parsed. */
 	matrix__init_modes(mx->m);
-	if (toml_table__get(root, "modes"))
-		matrix__parse_modes(mx, toml_table__get(root, "modes"));
-	if (hosts)
-		matrix__parse_hosts(mx, hosts);
-	else
-		mx_err(mx, (struct toml_pos){ 0 },
-		       "no [hosts.NAME] section: "
-		       "a matrix needs a SUT and a peer");
-	matrix__parse_kernels(mx, toml_table__get(root, "kernels"));
-	if (wl)
-		matrix__parse_workloads(mx, wl);
-	else
-		mx_err(mx, (struct toml_pos){ 0 },
-		       "no [[workloads]]: nothing "
-		       "to run");
-	matrix__parse_collect(mx, toml_table__get(root, "collect"));
-	matrix__parse_run(mx, toml_table__get(root, "run"));
-	matrix__parse_regress(mx, toml_table__get(root, "regress"));
-	matrix__parse_nightly(mx, toml_table__get(root, "nightly"));
+	for (i = 0; i < ARRAY_SIZE(section_parsers); i++) {
+		v = toml_table__get(root, section_parsers[i].key);
+		if (v || !section_parsers[i].optional)
+			section_parsers[i].parse(mx, v);
+		else if (section_parsers[i].missing)
+			mx_err(mx, (struct toml_pos){ 0 }, "%s",
+			       section_parsers[i].missing);
+	}
 }
 
 int matrix__load_buf(const char *path, const char *buf, size_t len,

@@ -209,22 +209,34 @@ static int iperf3__trial(struct run_ctx *ctx, const struct plan_trial *t,
 	return ret;
 }
 
-/* fio on the SUT's disk, to its end. */
-static int fio__trial(struct run_ctx *ctx, const struct plan_trial *t,
-		      struct trial_out *o)
+/*
+ * A workload that runs on the SUT alone, to its end: @verb with @args
+ * (taken), its answer in o->client and the VM's CPU time around it.
+ */
+static int sut__trial(struct run_ctx *ctx, const struct plan_trial *t,
+		      const char *verb, json_t *args, struct trial_out *o)
 {
 	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
 	struct run_host *sut = &ctx->hosts[t->host];
+	/* dma_map blocks for all its seconds, and the kthreads' stop after. */
 	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
 	struct vm_cpu vc;
 	int ret;
 
 	vm_cpu__begin(sut, &vc);
-	ret = run_host__call(sut, "fio.run", run_args__fio(ctx->m, w), tmo,
-			     &o->client, &o->err);
+	ret = run_host__call(sut, verb, args, tmo, &o->client, &o->err);
 	if (!ret)
 		vm_cpu__end(sut, &vc, o);
 	return ret;
+}
+
+/* fio on the SUT's disk, to its end. */
+static int fio__trial(struct run_ctx *ctx, const struct plan_trial *t,
+		      struct trial_out *o)
+{
+	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
+
+	return sut__trial(ctx, t, "fio.run", run_args__fio(ctx->m, w), o);
 }
 
 /*
@@ -235,18 +247,10 @@ static int dma_map__trial(struct run_ctx *ctx, const struct plan_trial *t,
 			  struct trial_out *o)
 {
 	const struct matrix_workload *w = &ctx->m->workloads[t->workload];
-	struct run_host *sut = &ctx->hosts[t->host];
-	/* It blocks for all its seconds, and the kthreads' stop after. */
-	int tmo = matrix_workload__trial_ms(w) + WORKLOAD_SLACK_MS;
-	struct vm_cpu vc;
-	int ret;
+	int ret = sut__trial(ctx, t, "dma_map.run", run_args__dma_map(w), o);
 
-	vm_cpu__begin(sut, &vc);
-	ret = run_host__call(sut, "dma_map.run", run_args__dma_map(w), tmo,
-			     &o->client, &o->err);
 	if (ret)
 		return ret;
-	vm_cpu__end(sut, &vc, o);
 	json_object_set_new(o->client, "workload", json_string("dma_map"));
 	return 0;
 }

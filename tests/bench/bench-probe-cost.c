@@ -42,6 +42,7 @@
 #include "clock.h"
 #include "collectors/bpf/bpf-probes.h"
 #include "log.h"
+#include "probe-resolve.h"
 #include "subprocess.h"
 #include "util.h"
 
@@ -185,14 +186,10 @@ static void bt_stop(struct bt *bt)
 
 static int ours(const char *event, struct bpf_probe *p)
 {
-	struct bpf_spec spec;
 	char err[256];
 	int ret;
 
-	ret = bpf_spec__parse(event, &spec, err, sizeof(err));
-	if (!ret)
-		ret = bpf_probe__resolve(p, &spec, &env, err, sizeof(err));
-	bpf_spec__release(&spec);
+	ret = probe__resolve_event(event, p, &env, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", event, err);
 		return ret;

@@ -68,6 +68,22 @@ static json_t *call(const char *verb, json_t *args, int *ret, char **err)
 	return res;
 }
 
+/* @verb refuses @args (taken) with -EINVAL, its words holding @says. */
+static void refused(const char *verb, json_t *args, const char *what,
+		    const char *says, const char *how)
+{
+	char *err;
+	json_t *r;
+	int ret;
+
+	r = call(verb, args, &ret, &err);
+	is_int(ret, -EINVAL, "%s", what);
+	if (says)
+		has_str(err, says, "%s", how);
+	json_decref(r);
+	errmsg__clear(&err);
+}
+
 static const char *argv_at(json_t *r, size_t i)
 {
 	return json_string_value(json_array_get(json_object_get(r, "argv"), i));
@@ -99,19 +115,15 @@ static void test_kexec(void)
 	json_decref(r);
 	errmsg__clear(&err);
 
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:s, s:b}", "method", "kexec", "image",
-			   "/boot/x;reboot", "dry_run", 1),
-		 &ret, &err);
-	is_int(ret, -EINVAL, "a bad image path is refused");
-	has_str(err, "'/boot/x;reboot'", "... naming it");
-	errmsg__clear(&err);
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:[s], s:b}", "method", "kexec", "cmdline",
-			   "a b", "dry_run", 1),
-		 &ret, &err);
-	is_int(ret, -EINVAL, "a cmdline entry with a space is refused");
-	errmsg__clear(&err);
+	refused("reboot.prepare",
+		json_pack("{s:s, s:s, s:b}", "method", "kexec", "image",
+			  "/boot/x;reboot", "dry_run", 1),
+		"a bad image path is refused", "'/boot/x;reboot'",
+		"... naming it");
+	refused("reboot.prepare",
+		json_pack("{s:s, s:[s], s:b}", "method", "kexec", "cmdline",
+			  "a b", "dry_run", 1),
+		"a cmdline entry with a space is refused", NULL, NULL);
 
 	/* Back to the kernel a run found, from a build it booted. */
 	r = call("reboot.prepare",
@@ -126,12 +138,10 @@ static void test_kexec(void)
 	       "and so is the initrd");
 	json_decref(r);
 	errmsg__clear(&err);
-	r = call("reboot.prepare",
-		 json_pack("{s:s, s:s, s:[], s:b}", "method", "kexec",
-			   "release", "../../etc", "cmdline", "dry_run", 1),
-		 &ret, &err);
-	is_int(ret, -EINVAL, "a release that is a path is refused");
-	errmsg__clear(&err);
+	refused("reboot.prepare",
+		json_pack("{s:s, s:s, s:[], s:b}", "method", "kexec", "release",
+			  "../../etc", "cmdline", "dry_run", 1),
+		"a release that is a path is refused", NULL, NULL);
 
 	r = call("reboot.now",
 		 json_pack("{s:s, s:b}", "method", "kexec", "dry_run", 1), &ret,
@@ -154,13 +164,10 @@ static void test_kexec(void)
 	       "it is the system call, no command");
 	json_decref(r);
 	errmsg__clear(&err);
-	r = call("reboot.now",
-		 json_pack("{s:s, s:b}", "method", "halt", "dry_run", 1), &ret,
-		 &err);
-	is_int(ret, -EINVAL, "another method is refused");
-	has_str(err, "\"poweroff\"", "... naming the three");
-	json_decref(r);
-	errmsg__clear(&err);
+	refused("reboot.now",
+		json_pack("{s:s, s:b}", "method", "halt", "dry_run", 1),
+		"another method is refused", "\"poweroff\"",
+		"... naming the three");
 }
 
 static const char grub_cfg[] =

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "collectors/bpf/bpf-probes.h"
+#include "probe-resolve.h"
 #include "tap.h"
 #include "util.h"
 
@@ -29,16 +30,12 @@ static struct bpf_env env;
 
 static int resolve(const char *name, struct bpf_probe *p)
 {
-	struct bpf_spec spec;
 	char err[256];
 	int ret;
 
-	ret = bpf_spec__parse(name, &spec, err, sizeof(err));
-	if (!ret)
-		ret = bpf_probe__resolve(p, &spec, &env, err, sizeof(err));
+	ret = probe__resolve_event(name, p, &env, err, sizeof(err));
 	if (ret)
 		tap_diag("%s: %s", name, err);
-	bpf_spec__release(&spec);
 	return ret;
 }
 

@@ -374,57 +374,74 @@ static void put_gz(const char *rel, const char *text)
 	"is not set; add configs/kbuild/dma-map-benchmark.config to its " \
 	"build"
 
-static void test_available(void)
+/* @why says @says: the whole of it when @whole, else as a part. */
+static void check_why(const char *why, bool whole, const char *says,
+		      const char *how)
+{
+	if (whole)
+		is_str(why, says, "%s", how);
+	else
+		has_str(why, says, "%s", how);
+}
+
+/* dma_map__available() refuses, saying @says. */
+static void unavailable(const char *what, bool whole, const char *says,
+			const char *how)
+{
+	char *why = NULL;
+
+	is_int(dma_map__available(root, &why), -EOPNOTSUPP, "%s", what);
+	check_why(why, whole, says, how);
+	free(why);
+}
+
+/* The kernel's driver gone, as in a kernel built without it. */
+static void drop_driver(void)
 {
 	const char *argv[] = { "rm", "-rf", NULL, NULL };
-	char *why = NULL, *p;
+	char *p = at(BENCH);
+
+	argv[2] = p;
+	scratch__run(argv, NULL);
+	free(p);
+}
+
+static void test_available(void)
+{
+	char *why = NULL;
 
 	build_tree();
 	is_int(dma_map__available(root, &why), 0,
 	       "the driver is registered: available");
-	p = at(BENCH);
-	argv[2] = p;
-	scratch__run(argv, NULL);
-	free(p);
+	free(why);
+	drop_driver();
 
 	put("boot/config-6.1.0-test",
 	    "CONFIG_DEBUG_FS=y\n"
 	    "# CONFIG_DMA_MAP_BENCHMARK is not set\n");
-	is_int(dma_map__available(root, &why), -EOPNOTSUPP,
-	       "no driver, and the config says why");
-	is_str(why, NOT_SET, "... in those words");
+	unavailable("no driver, and the config says why", true, NOT_SET,
+		    "... in those words");
 
 	put("boot/config-6.1.0-test", "CONFIG_DEBUG_FS=y\n");
-	free(why);
-	why = NULL;
-	is_int(dma_map__available(root, &why), -EOPNOTSUPP,
-	       "a config that does not name it (no DEBUG_FS under it)");
-	is_str(why, NOT_SET, "... is not set either");
+	unavailable("a config that does not name it (no DEBUG_FS under it)",
+		    true, NOT_SET, "... is not set either");
 
 	rm("boot/config-6.1.0-test");
 	put_gz("proc/config.gz", "# CONFIG_DMA_MAP_BENCHMARK is not set\n");
-	free(why);
-	why = NULL;
-	is_int(dma_map__available(root, &why), -EOPNOTSUPP,
-	       "no /boot config: /proc/config.gz, compressed");
-	is_str(why, NOT_SET, "... says the same");
+	unavailable("no /boot config: /proc/config.gz, compressed", true,
+		    NOT_SET, "... says the same");
 
 	put_gz("proc/config.gz", "CONFIG_DMA_MAP_BENCHMARK=y\n");
-	is_int(dma_map__available(root, &why), -EOPNOTSUPP,
-	       "built with it, and still no driver");
-	has_str(why,
-		"built with CONFIG_DMA_MAP_BENCHMARK=y but no driver "
-		"dma_map_benchmark is registered",
-		"... which is said as such");
+	unavailable("built with it, and still no driver", false,
+		    "built with CONFIG_DMA_MAP_BENCHMARK=y but no driver "
+		    "dma_map_benchmark is registered",
+		    "... which is said as such");
 
 	rm("proc/config.gz");
-	is_int(dma_map__available(root, &why), -EOPNOTSUPP,
-	       "no driver and no config");
-	has_str(why,
-		"no config (/boot/config-RELEASE, /proc/config.gz) to "
-		"say why: it needs CONFIG_DMA_MAP_BENCHMARK=y",
-		"... names what is missing");
-	free(why);
+	unavailable("no driver and no config", false,
+		    "no config (/boot/config-RELEASE, /proc/config.gz) to "
+		    "say why: it needs CONFIG_DMA_MAP_BENCHMARK=y",
+		    "... names what is missing");
 }
 
 /* ---- the layout, from BTF ---- */
@@ -612,79 +629,86 @@ static void given_back(const char *what)
 	ok(!there(JOURNAL), "... and the journal is gone");
 }
 
-static void test_refusals(void)
+/* A run of @o refused with @want, its words saying @says. */
+static void run_refused(const struct dma_map_opts *o, int want,
+			const char *what, bool whole, const char *says,
+			const char *how)
 {
-	struct dma_map_opts o = opts(false);
 	json_t *res;
 	char *why;
 
+	is_int(run(o, &res, &why), want, "%s", what);
+	check_why(why, whole, says, how);
+	errmsg__clear(&why);
+	json_decref(res);
+}
+
+/* A run of @o that lends the device and gives it back. */
+static void run_lent(const struct dma_map_opts *o, const char *what)
+{
+	json_t *res;
+	char *why;
+
+	is_int(run(o, &res, &why), 0, "%s", what);
+	json_decref(res);
+	errmsg__clear(&why);
+}
+
+static void test_refusals(void)
+{
+	struct dma_map_opts o = opts(false);
+
 	build_tree();
 	fake_reset();
-	is_int(run(&o, &res, &why), -EBUSY,
-	       "a device its driver holds, without unbind: refused");
-	is_str(why,
-	       BDF " is held by its driver virtio-pci: set unbind = true "
-		   "to lend it to the benchmark",
-	       "... in those words");
+	run_refused(&o, -EBUSY,
+		    "a device its driver holds, without unbind: refused", true,
+		    BDF " is held by its driver virtio-pci: set unbind = true "
+			"to lend it to the benchmark",
+		    "... in those words");
 	untouched("... driver_override untouched");
 	is_int(fk.calls, 0, "... and the kernel never asked");
-	errmsg__clear(&why);
 
 	o = opts(true);
 	o.device = "0000:00:09.0";
-	is_int(run(&o, &res, &why), -ENODEV, "a device that is not there");
-	is_str(why, "no PCI device 0000:00:09.0", "... in those words");
-	errmsg__clear(&why);
+	run_refused(&o, -ENODEV, "a device that is not there", true,
+		    "no PCI device 0000:00:09.0", "... in those words");
 
 	o.device = "0000:00:03.0/../../..";
-	is_int(run(&o, &res, &why), -EINVAL, "an address that climbs");
-	has_str(why, "is not a PCI address", "... is not an address");
-	errmsg__clear(&why);
+	run_refused(&o, -EINVAL, "an address that climbs", false,
+		    "is not a PCI address", "... is not an address");
 
 	o = opts(true);
 	o.threads = 2000;
-	is_int(run(&o, &res, &why), -EINVAL, "options are checked by the run");
-	has_str(why, "threads 2000", "... naming the value");
+	run_refused(&o, -EINVAL, "options are checked by the run", false,
+		    "threads 2000", "... naming the value");
 	untouched("... before anything is written");
-	errmsg__clear(&why);
 
 	link_to(BENCH OTHER, "sys/devices/pci0000:00/" OTHER);
 	o = opts(true);
-	is_int(run(&o, &res, &why), -EBUSY,
-	       "the benchmark already holds another device");
-	has_str(why, "dma_map_benchmark already holds " OTHER, "... naming it");
+	run_refused(&o, -EBUSY, "the benchmark already holds another device",
+		    false, "dma_map_benchmark already holds " OTHER,
+		    "... naming it");
 	untouched("... nothing lent");
-	errmsg__clear(&why);
 	rm(BENCH OTHER);
 
 	o = opts(true);
 	o.node = 5;
-	is_int(run(&o, &res, &why), -EINVAL, "a node that is not possible");
-	has_str(why, "node 5 is not a possible NUMA node", "... says so");
+	run_refused(&o, -EINVAL, "a node that is not possible", false,
+		    "node 5 is not a possible NUMA node", "... says so");
 	untouched("... nothing lent");
-	errmsg__clear(&why);
 
 	put("boot/config-6.1.0-test",
 	    "# CONFIG_DMA_MAP_BENCHMARK is not set\n");
-	{
-		const char *argv[] = { "rm", "-rf", NULL, NULL };
-		char *p = at(BENCH);
-
-		argv[2] = p;
-		scratch__run(argv, NULL);
-		free(p);
-	}
-	is_int(run(&o, &res, &why), -EOPNOTSUPP, "a kernel without it");
-	is_str(why, NOT_SET, "... says what to build");
-	errmsg__clear(&why);
+	drop_driver();
+	run_refused(&o, -EOPNOTSUPP, "a kernel without it", true, NOT_SET,
+		    "... says what to build");
 	build_tree();
 	o = opts(true);
 	write_btf(make_btf(136, "dma_dir", NULL, NULL));
-	is_int(run(&o, &res, &why), -EPROTO, "a kernel with another layout");
-	has_str(why, "dma_dir at byte 52", "... naming the member");
+	run_refused(&o, -EPROTO, "a kernel with another layout", false,
+		    "dma_dir at byte 52", "... naming the member");
 	untouched("... refused before lending");
 	is_int(fk.calls, 0, "... and the kernel never asked");
-	errmsg__clear(&why);
 	rm("sys/kernel/btf/vmlinux");
 }
 
@@ -1200,25 +1224,19 @@ static void test_in_use(void)
 	json_decref(res);
 
 	put("sys/class/net/eth7/flags", "0x1002\n");
-	is_int(run(&o, &res, &why), 0, "the same interface down: lent");
-	json_decref(res);
-	errmsg__clear(&why);
+	run_lent(&o, "the same interface down: lent");
 
 	build_tree();
 	fake_reset();
 	put(DEV "/virtio1/block/vdb/size", "2048\n");
 	put("proc/self/mounts", "/dev/vdb1 /data ext4 rw 0 0\n");
-	is_int(run(&o, &res, &why), -EBUSY,
-	       "a disk controller with a partition mounted: refused");
-	has_str(why, "holds disk vdb, and /dev/vdb1 is mounted",
-		"... naming the disk and the mount");
+	run_refused(&o, -EBUSY,
+		    "a disk controller with a partition mounted: refused",
+		    false, "holds disk vdb, and /dev/vdb1 is mounted",
+		    "... naming the disk and the mount");
 	is_int(fk.calls, 0, "... the kernel never asked");
-	errmsg__clear(&why);
-	json_decref(res);
 	rm("proc/self/mounts");
-	is_int(run(&o, &res, &why), 0, "unmounted: lent");
-	json_decref(res);
-	errmsg__clear(&why);
+	run_lent(&o, "unmounted: lent");
 }
 
 int main(void)

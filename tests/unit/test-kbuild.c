@@ -373,26 +373,20 @@ static void test_key(void)
 	CHANGED("the base commit");
 	kbuild__key(&r, c, "gcc 13", k, &err);
 	CHANGED("the compiler version");
-	r2 = r;
-	r2.patches = swapped;
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("the order of the patches");
-	r2 = r;
-	r2.nr_patches = 1;
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("one patch fewer");
-	r2 = r;
-	r2.arch = "arm64";
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("the arch");
-	r2 = r;
-	r2.cross_compile = "aarch64-linux-gnu-";
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("the cross prefix");
-	r2 = r;
-	r2.config = "tinyconfig";
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("a config target instead of the file");
+/* One field of the recipe other than @r's, and the key must move. */
+#define CHANGED_WITH(field, value, what)          \
+	do {                                      \
+		r2 = r;                           \
+		r2.field = value;                 \
+		kbuild__key(&r2, c, cc, k, &err); \
+		CHANGED(what);                    \
+	} while (0)
+	CHANGED_WITH(patches, swapped, "the order of the patches");
+	CHANGED_WITH(nr_patches, 1, "one patch fewer");
+	CHANGED_WITH(arch, "arm64", "the arch");
+	CHANGED_WITH(cross_compile, "aarch64-linux-gnu-", "the cross prefix");
+	CHANGED_WITH(config, "tinyconfig",
+		     "a config target instead of the file");
 	r2.config = NULL;
 	kbuild__key(&r2, c, cc, k, &err);
 	ok(strcmp(k, base), "no config (defconfig) differs from the file");
@@ -403,10 +397,7 @@ static void test_key(void)
 		kbuild__key(&r2, c, cc, dflt, &err);
 		is_str(dflt, k, "and is the same as asking for defconfig");
 	}
-	r2 = r;
-	r2.nr_fragments = 0;
-	kbuild__key(&r2, c, cc, k, &err);
-	CHANGED("a fragment fewer");
+	CHANGED_WITH(nr_fragments, 0, "a fragment fewer");
 	scratch__write_text(p2, "patch two, edited\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("a patch's contents");
@@ -426,6 +417,7 @@ static void test_key(void)
 	scratch__write_text(p2, " two\n");
 	kbuild__key(&r, c, cc, k, &err);
 	CHANGED("the split between two patches");
+#undef CHANGED_WITH
 #undef CHANGED
 	unlink(p2);
 	ret = kbuild__key(&r, c, cc, k, &err);
