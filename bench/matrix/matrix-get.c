@@ -54,6 +54,38 @@ bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
 	return true;
 }
 
+bool mx_tables(struct mx *mx, const struct toml_value *v, const char *key)
+{
+	if (v->type == TOML_ARRAY)
+		return true;
+	mx_err(mx, v->pos, "%s: expected an array of tables ([[%s]]), found %s",
+	       key, key, v->type == TOML_TABLE ? "a table" : "another type");
+	return false;
+}
+
+bool mx_item_name(struct mx *mx, const struct toml_value *tab, size_t i,
+		  const char *what, char **name)
+{
+	if (mx_string(mx, tab, "name", MX_NAME, name) > 0)
+		return true;
+	if (!toml_table__get(tab, "name"))
+		mx_err(mx, tab->pos, "%s #%zu has no name", what, i + 1);
+	*name = xasprintf("#%zu", i + 1);
+	return false;
+}
+
+bool mx_table_key(struct mx *mx, const struct toml_kv *kv, const char *what)
+{
+	const char *why = mx_kind__check(MX_NAME, kv->key);
+
+	if (why || strlen(kv->key) != kv->keylen) {
+		mx_err(mx, kv->pos, "%s name '%s' is not a safe name: %s", what,
+		       kv->key, why ? why : "it holds a NUL byte");
+		return false;
+	}
+	return mx_is(mx, kv->val, TOML_TABLE, kv->key);
+}
+
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key)
 {

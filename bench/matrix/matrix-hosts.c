@@ -520,16 +520,9 @@ void matrix__parse_hosts(struct mx *mx, const struct toml_value *v)
 	m->hosts = xcalloc(v->u.tab.n ? v->u.tab.n : 1, sizeof(*m->hosts));
 	for (i = 0; i < v->u.tab.n; i++) {
 		const struct toml_kv *kv = &v->u.tab.items[i];
-		const char *why = mx_kind__check(MX_NAME, kv->key);
 		struct matrix_host *h;
 
-		if (why || strlen(kv->key) != kv->keylen) {
-			mx_err(mx, kv->pos,
-			       "host name '%s' is not a safe name: %s", kv->key,
-			       why ? why : "it holds a NUL byte");
-			continue;
-		}
-		if (!mx_is(mx, kv->val, TOML_TABLE, kv->key))
+		if (!mx_table_key(mx, kv, "host"))
 			continue;
 		h = &m->hosts[m->nr_hosts++];
 		h->name = xstrdup(kv->key);

@@ -321,19 +321,9 @@ void matrix__parse_kernels(struct mx *mx, const struct toml_value *v)
 		implicit_running(m);
 		return;
 	}
-	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos,
-		       "kernels: expected an array of tables "
-		       "([[kernels]]), found %s",
-		       v->type == TOML_TABLE ? "a table" : "another type");
+	if (!mx_tables(mx, v, "kernels") ||
+	    mx_empty(mx, v, "kernels", "leave it out to run the booted kernel"))
 		return;
-	}
-	if (!v->u.arr.n) {
-		mx_err(mx, v->pos,
-		       "kernels: the list is empty; leave it out to "
-		       "run the booted kernel");
-		return;
-	}
 	m->kernels = xcalloc(v->u.arr.n, sizeof(*m->kernels));
 	for (i = 0; i < v->u.arr.n; i++) {
 		const struct toml_value *tab = v->u.arr.items[i];
@@ -344,12 +334,7 @@ void matrix__parse_kernels(struct mx *mx, const struct toml_value *v)
 		k = &m->kernels[m->nr_kernels];
 		k->pos = tab->pos;
 		k->src = tab;
-		if (mx_string(mx, tab, "name", MX_NAME, &k->name) <= 0) {
-			if (!toml_table__get(tab, "name"))
-				mx_err(mx, tab->pos, "kernel #%zu has no name",
-				       i + 1);
-			/* Checked on, for the other errors; never kept. */
-			k->name = xasprintf("#%zu", i + 1);
+		if (!mx_item_name(mx, tab, i, "kernel", &k->name)) {
 			parse_kernel(mx, k, tab);
 			matrix_kernel__release(k);
 			memset(k, 0, sizeof(*k));

@@ -216,18 +216,11 @@ void matrix__parse_modes(struct mx *mx, const struct toml_value *v)
 		return;
 	for (i = 0; i < v->u.tab.n; i++) {
 		const struct toml_kv *kv = &v->u.tab.items[i];
-		const char *why = mx_kind__check(MX_NAME, kv->key);
 		struct matrix_mode *md;
 		char where[96];
 		long idx;
 
-		if (why || strlen(kv->key) != kv->keylen) {
-			mx_err(mx, kv->pos,
-			       "mode name '%s' is not a safe name: %s", kv->key,
-			       why ? why : "it holds a NUL byte");
-			continue;
-		}
-		if (!mx_is(mx, kv->val, TOML_TABLE, kv->key))
+		if (!mx_table_key(mx, kv, "mode"))
 			continue;
 		snprintf(where, sizeof(where), "[modes.%s]", kv->key);
 		idx = matrix__find_mode(m, kv->key);

@@ -40,6 +40,23 @@ void mx_check_keys(struct mx *mx, const struct toml_value *tab,
  */
 bool mx_empty(struct mx *mx, const struct toml_value *v, const char *key,
 	      const char *hint);
+/*
+ * Whether @v is an array of tables ([[KEY]]); else it says so. Each
+ * item's name is then read by mx_item_name().
+ */
+bool mx_tables(struct mx *mx, const struct toml_value *v, const char *key);
+/*
+ * The name of item @i of an array of tables ("name" in @tab): true with
+ * it in *@name; false with "#I" there, said where it is missing, so
+ * that the item is still checked for its other errors, never kept.
+ */
+bool mx_item_name(struct mx *mx, const struct toml_value *tab, size_t i,
+		  const char *what, char **name);
+/*
+ * Whether the key of table @kv ([KEY.NAME]) is a safe name of a @what
+ * and its value a table; else it says why.
+ */
+bool mx_table_key(struct mx *mx, const struct toml_kv *kv, const char *what);
 /* "KEY: expected an integer, found a string" unless @v is @type. */
 bool mx_is(struct mx *mx, const struct toml_value *v, enum toml_type type,
 	   const char *key);

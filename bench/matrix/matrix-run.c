@@ -44,12 +44,9 @@ static void parse_modes(struct mx *mx, const struct toml_value *v)
 		mx_is(mx, v, TOML_ARRAY, "modes");
 		return;
 	}
-	if (!v->u.arr.n) {
-		mx_err(mx, v->pos,
-		       "modes: the list is empty; leave it out to "
-		       "run strict, lazy and passthrough");
+	if (mx_empty(mx, v, "modes",
+		     "leave it out to run strict, lazy and passthrough"))
 		return;
-	}
 	names = xcalloc(m->nr_modes + 1, sizeof(*names));
 	for (i = 0; i < m->nr_modes; i++)
 		names[i] = m->modes[i].name;

@@ -226,14 +226,8 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 	struct matrix *m = mx->m;
 	size_t i, j, n, nr_errors, cap = 0;
 
-	if (v->type != TOML_ARRAY) {
-		mx_err(mx, v->pos,
-		       "workloads: expected an array of tables "
-		       "([[workloads]]), found %s",
-		       v->type == TOML_TABLE ? "a table" : "another type");
-		return;
-	}
-	if (mx_empty(mx, v, "workloads", "nothing to run"))
+	if (!mx_tables(mx, v, "workloads") ||
+	    mx_empty(mx, v, "workloads", "nothing to run"))
 		return;
 	for (i = 0; i < v->u.arr.n; i++)
 		cap += workloads_of(v->u.arr.items[i]);
@@ -247,11 +241,7 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v)
 		w = &m->workloads[m->nr_workloads];
 		w->pos = tab->pos;
 		w->src = tab;
-		if (mx_string(mx, tab, "name", MX_NAME, &w->name) <= 0) {
-			if (!toml_table__get(tab, "name"))
-				mx_err(mx, tab->pos,
-				       "workload #%zu has no name", i + 1);
-			w->name = xasprintf("#%zu", i + 1);
+		if (!mx_item_name(mx, tab, i, "workload", &w->name)) {
 			parse_workload(mx, w, tab);
 			matrix_workload__release(w);
 			memset(w, 0, sizeof(*w));
