@@ -391,6 +391,61 @@ t_ok $? "a planted raw *err = in bench/kbuild/ is refused, with its line"
 echo "$out" | grep -q '^src/x.h:3:'
 t_ok $? "and so is a planted char **why parameter"
 
+# No function of the product over 100 lines, its signature and braces
+# included: a longer one did several jobs that each wanted a name
+# (lava_host__restart was 141 lines, state_new 132).
+long_functions() {
+	python3 - "$1" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+for top in ("cmd", "src", "store", "stats", "analysis", "report", "bench",
+            "collectors"):
+    for dp, dn, fn in sorted(os.walk(os.path.join(root, top))):
+        for f in sorted(fn):
+            if not f.endswith(".c"):
+                continue
+            p = os.path.join(dp, f)
+            lines = open(p, encoding="utf-8").read().split("\n")
+            for i, l in enumerate(lines):
+                if l != "{" or not i:
+                    continue
+                j = i - 1
+                while j > 0 and lines[j - 1] and \
+                        not lines[j - 1].startswith(("}", "#", "/", " *")) \
+                        and not lines[j - 1].endswith((";", "*/")):
+                    j -= 1
+                name = re.search(r"(\w+)\s*\(", " ".join(lines[j:i]))
+                end = lines.index("}", i) if "}" in lines[i:] else i
+                if name and end - j + 1 > 100:
+                    print("%s:%d: %s is %d lines" % (os.path.relpath(p, root),
+                          j + 1, name.group(1), end - j + 1))
+PY
+}
+bad=$(long_functions "$SRCDIR")
+[ -z "$bad" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "functions over 100 lines:" "$bad"
+t_ok $st "no function of the product is over 100 lines"
+mkdir -p "$T_TMP/plant-long/bench/run"
+{
+	printf '// x\nstatic int f(int a,\n\t     int b)\n{\n'
+	i=0
+	while [ $i -lt 97 ]; do
+		printf '\ta += b;\n'
+		i=$((i + 1))
+	done
+	printf '}\n'
+} >"$T_TMP/plant-long/bench/run/x.c"
+out=$(long_functions "$T_TMP/plant-long")
+[ "$out" = "bench/run/x.c:2: f is 101 lines" ]
+st=$?
+[ "$st" -eq 0 ] || t_diag "got: $out"
+t_ok $st "a planted function of 101 lines is refused, by name and line"
+sed -i '5d' "$T_TMP/plant-long/bench/run/x.c"
+out=$(long_functions "$T_TMP/plant-long")
+[ -z "$out" ]
+t_ok $? "and one of 100 lines is not"
+
 # One clock: the monotonic one read in src/clock.c alone (a second one
 # in a collector had drifted from it in units and type).
 bad=$(git grep -n 'clock_gettime *(' -- '*.c' '*.h' ':!src/clock.c' || :)
