@@ -200,8 +200,7 @@ int agent_conn__call(struct agent_conn *c, const char *verb, json_t *args,
 
 	if (result)
 		*result = NULL;
-	if (err)
-		errmsg__reset(err);
+	errmsg__reset(err);
 	c->unanswered = true;
 	ret = send_request(c, id, verb, args, err);
 	if (ret < 0)

@@ -94,8 +94,7 @@ static int nic_group(const char *nic, int *group, char **err)
 		break;
 	}
 	if (!ret && err) {
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 	}
 	hostfacts__nics_free(nics, nr);
 	return ret;

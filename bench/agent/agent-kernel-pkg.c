@@ -128,8 +128,7 @@ static int pkg_status(const char *verb, const char *package, char st[3],
 				     err);
 	if (ret) {
 		/* dpkg-query exits 1 for a package it never heard of. */
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 		return 0;
 	}
 	tab = strchr(out, '\t');
@@ -436,8 +435,7 @@ static int dpkg_run(const char *verb, const char *const *argv, char **err)
 		if (!ret || !*err || !strstr(*err, "lock") ||
 		    mono_ms() - t0 > LOCK_WAIT_MS)
 			return ret;
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 		usleep(LOCK_POLL_MS * 1000);
 	}
 }

@@ -26,8 +26,7 @@ int run_host__call(struct run_host *h, const char *verb, json_t *args,
 	long long t0;
 	int ret;
 
-	if (err)
-		errmsg__reset(err);
+	errmsg__reset(err);
 	*result = NULL;
 	if (!h->agent) {
 		errmsg__set(err, 0, "host %s: no agent", h->h.m->name);

@@ -177,8 +177,7 @@ int run_install__package(struct run_ctx *ctx, struct run_host *h,
 		ret = pkg_install(ctx, h, k, NULL, 0, 0, &res, err);
 		if (ret != -ENODATA)
 			goto done;
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 	}
 	json_decref(res);
 	res = NULL;

@@ -133,8 +133,7 @@ bool perf_counters__supported(const char *name, char **err)
 	struct perf_thread_map *threads;
 	int ret;
 
-	if (err)
-		errmsg__reset(err);
+	errmsg__reset(err);
 	if (!d) {
 		errmsg__set(err, 0, "unknown event");
 		return false;

@@ -507,8 +507,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			"fault of the emulator, not of the guest: booting "
 			"again",
 			h->m->name, p->crash_sig);
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 		t0 = mono_ms();
 		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
 	}
@@ -517,8 +516,7 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 			"boot-time code patching under TCG, not a fault of the "
 			"kernel's code (docs/testbed-noise.md): booting again",
 			h->m->name, race);
-		free(*err);
-		errmsg__reset(err);
+		errmsg__clear(err);
 		stop_vm(h, p);
 		t0 = mono_ms();
 		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
