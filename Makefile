@@ -60,7 +60,7 @@ override LDFLAGS += $(SAN_FLAGS)
 # Every C file under these folders (and their subsystem folders) is part
 # of the tool; main.c alone is left out of the library so that unit tests
 # can link against the rest.
-SRC_DIRS := cmd src store stats bench collectors analysis report
+SRC_DIRS := cmd src store stats bench collectors analysis report kcidb
 LIB_SRCS := $(filter-out cmd/main.c,\
 	      $(sort $(shell find $(SRC_DIRS) -name '*.c')))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/gen/schemas.o \
