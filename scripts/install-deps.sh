@@ -18,6 +18,8 @@ set -eu
 # for depmod, zstd/xz for the compressed modules of Debian's kernels.
 # The robot's mail (iommu-bench nightly --send): msmtp as the sendmail
 # its test hands mails to, python3-aiosmtpd the SMTP server they reach.
+# KCIDB (export --kcidb): python3-jsonschema checks its reports as
+# kcidb-io does, in the tests and in their stand-in of the REST service.
 # The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
 # fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
 # its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
@@ -60,6 +62,7 @@ gnuplot-nox
 chromium
 bpftrace
 python3
+python3-jsonschema
 perl
 git
 man-db
