@@ -1331,7 +1331,7 @@ static void lava_host__close(struct host *h)
 
 	if (!p)
 		return;
-	if (p->api.curl)
+	if (p->api.http)
 		job_end(h, p);
 	lava_api__release(&p->api);
 	artifact_server__stop(p->art);

@@ -4,38 +4,14 @@
  * (never a URL, a command line or a message), answers are JSON, and an
  * answer that is not 2xx becomes an error in words with LAVA's own.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/host/lava/lava.h"
 #include "errmsg.h"
+#include "http.h"
 #include "util.h"
-
-#define ANSWER_MAX (64u << 20)
-
-struct answer {
-	char *buf;
-	size_t len;
-	bool too_big;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
-{
-	struct answer *a = arg;
-	size_t len = size * n;
-
-	if (a->len + len > ANSWER_MAX) {
-		a->too_big = true;
-		return 0;
-	}
-	a->buf = xrealloc(a->buf, a->len + len + 1);
-	memcpy(a->buf + a->len, p, len);
-	a->len += len;
-	a->buf[a->len] = '\0';
-	return len;
-}
 
 int lava_api__init(struct lava_api *a, const char *server, const char *token)
 {
@@ -46,15 +22,12 @@ int lava_api__init(struct lava_api *a, const char *server, const char *token)
 		n--;
 	a->server = xstrndup(server, n);
 	a->token = xstrdup(token);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	a->curl = curl_easy_init();
-	return a->curl ? 0 : -ENOMEM;
+	return http__open(&a->http);
 }
 
 void lava_api__release(struct lava_api *a)
 {
-	if (a->curl)
-		curl_easy_cleanup(a->curl);
+	http__close(a->http);
 	if (a->token) {
 		explicit_bzero(a->token, strlen(a->token));
 		free(a->token);
@@ -64,9 +37,9 @@ void lava_api__release(struct lava_api *a)
 }
 
 /* LAVA's words for a refusal: {"detail": ...} or {"message": ...}. */
-static char *lava_words(const struct answer *ans)
+static char *lava_words(const struct http_answer *ans)
 {
-	json_t *j = ans->buf ? json_loads(ans->buf, 0, NULL) : NULL;
+	json_t *j = ans->body ? json_loads(ans->body, 0, NULL) : NULL;
 	const char *s = NULL;
 	char *out;
 
@@ -75,8 +48,8 @@ static char *lava_words(const struct answer *ans)
 			    json_string_value(json_object_get(j, "detail"));
 	if (s)
 		out = xstrdup(s);
-	else if (ans->buf && ans->len && ans->len < 200)
-		out = xstrdup(ans->buf);
+	else if (ans->body && ans->len && ans->len < 200)
+		out = xstrdup(ans->body);
 	else
 		out = xstrdup("no words");
 	json_decref(j);
@@ -89,7 +62,7 @@ static char *lava_words(const struct answer *ans)
 
 /* An answer outside 2xx, in the words of what LAVA refused. */
 static int refused(const struct lava_api *a, const char *method,
-		   const char *path, long status, const struct answer *ans,
+		   const char *path, long status, const struct http_answer *ans,
 		   char **err)
 {
 	char *words = lava_words(ans);
@@ -127,14 +100,11 @@ static int call(struct lava_api *a, const char *method, const char *path,
 		const char *body, int timeout_ms, json_t **out, char **text,
 		char **err)
 {
-	struct curl_slist *hdr = NULL;
-	struct answer ans = { 0 };
-	char curl_err[CURL_ERROR_SIZE] = "";
-	char *url, *auth;
+	struct http_answer ans = { 0 };
+	const char *hdr[4] = { NULL };
 	json_error_t jerr;
-	long status = 0;
-	CURLcode rc;
-	int ret = 0;
+	char *url, *auth;
+	int ret;
 
 	if (out)
 		*out = NULL;
@@ -143,47 +113,32 @@ static int call(struct lava_api *a, const char *method, const char *path,
 	errmsg__reset(err);
 	url = xasprintf("%s%s", a->server, path);
 	auth = xasprintf("Authorization: Token %s", a->token);
-	hdr = curl_slist_append(hdr, auth);
-	hdr = curl_slist_append(hdr, "Accept: application/json");
+	hdr[0] = auth;
+	hdr[1] = "Accept: application/json";
 	if (body)
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	curl_easy_reset(a->curl);
-	curl_easy_setopt(a->curl, CURLOPT_URL, url);
-	curl_easy_setopt(a->curl, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(a->curl, CURLOPT_CUSTOMREQUEST, method);
-	if (body)
-		curl_easy_setopt(a->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(a->curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(a->curl, CURLOPT_WRITEDATA, &ans);
-	curl_easy_setopt(a->curl, CURLOPT_ERRORBUFFER, curl_err);
-	curl_easy_setopt(a->curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(a->curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 (long)(timeout_ms < 10000 ? timeout_ms : 10000));
-	curl_easy_setopt(a->curl, CURLOPT_NOSIGNAL, 1L);
-	/* A redirect would carry the token elsewhere. */
-	curl_easy_setopt(a->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(a->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	rc = curl_easy_perform(a->curl);
+		hdr[2] = "Content-Type: application/json";
+	ret = http__request(a->http,
+			    &(struct http_request){ .method = method,
+						    .url = url,
+						    .headers = hdr,
+						    .body = body,
+						    .timeout_ms = timeout_ms },
+			    &ans, err);
 	explicit_bzero(auth, strlen(auth));
 	free(auth);
-	curl_slist_free_all(hdr);
-	if (rc != CURLE_OK) {
-		errmsg__set(err, 0, "cannot reach LAVA at %s: %s", a->server,
-			    ans.too_big ? "its answer is over 64 MiB" :
-			    *curl_err	? curl_err :
-					  curl_easy_strerror(rc));
-		ret = ans.too_big ? -EFBIG : -EHOSTUNREACH;
+	if (ret) {
+		ret = errmsg__set(err, ret, "cannot reach LAVA at %s: %s",
+				  a->server, *err);
 		goto out;
 	}
-	curl_easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (status < 200 || status > 299) {
-		ret = refused(a, method, path, status, &ans, err);
+	if (ans.status < 200 || ans.status > 299) {
+		ret = refused(a, method, path, ans.status, &ans, err);
 		goto out;
 	}
 	if (text) {
-		*text = xstrndup(ans.buf ? ans.buf : "", ans.len);
+		*text = xstrndup(ans.body ? ans.body : "", ans.len);
 	} else if (ans.len) {
-		*out = json_loadb(ans.buf, ans.len, 0, &jerr);
+		*out = json_loadb(ans.body, ans.len, 0, &jerr);
 		if (!*out) {
 			ret = errmsg__set(err, -EPROTO,
 					  "LAVA at %s answered %s %s with "
@@ -192,7 +147,7 @@ static int call(struct lava_api *a, const char *method, const char *path,
 		}
 	}
 out:
-	free(ans.buf);
+	http_answer__release(&ans);
 	free(url);
 	return ret;
 }

@@ -24,7 +24,7 @@
 struct lava_api {
 	char *server; /* no trailing '/' */
 	char *token;  /* never printed */
-	void *curl;
+	struct http *http;
 };
 
 /* 0, or -ENOMEM. @token is copied and wiped at release. */
