@@ -37,37 +37,60 @@ int kcidb__origin_check(const char *origin, char **err);
  * and incidents of the nightly regressions found on those runs. 0 and a
  * new reference in *report, or a negative errno and the words why.
  */
-int kcidb__report(struct store *st, const struct kcidb_opts *o,
-		  json_t **report, char **err);
+int kcidb__report(struct store *st, const struct kcidb_opts *o, json_t **report,
+		  char **err);
 
 /* 0 where url is http:// or https:// with a host, else -EINVAL. */
 int kcidb__url_check(const char *url, char **err);
 
 /*
  * The bearer token, read from a file (its first line, trimmed): never
- * from argv or the environment, where `ps` and /proc show it.
+ * from argv or the environment, where `ps` and /proc show it. 0 and a
+ * new string in *@token (wipe it before freeing), or the errno of the
+ * file that cannot be read, -EINVAL for one empty or holding a space or
+ * a control character (a header it would break); the words name the
+ * file, never its content.
  */
 int kcidb__token_read(const char *path, char **token, char **err);
 
 struct kcidb_submit_opts {
-	const char *url;	/* the service's base URL */
+	const char *url; /* the service's base URL */
 	const char *token_file;
-	int tries;		/* connection loss and 5xx; 0: 5 */
-	int poll_ms;		/* between two status calls; 0: 1000 */
-	int timeout_s;		/* the status awaited at most; 0: 600 */
-	bool quiet;		/* no progress lines on stderr */
+	int tries;	/* connection loss and 5xx, per request; 0: 5 */
+	int backoff_ms; /* the first wait before a retry, doubling; 0: 1000 */
+	int backoff_max_ms; /* the longest wait; 0: 30000 */
+	int poll_ms;	    /* between two status calls; 0: 1000 */
+	int timeout_s;	    /* the verdict awaited at most; 0: 600 */
+	int request_ms;	    /* one request's answer awaited; 0: 30000 */
+	/*
+	 * Progress, one line at a time without its newline ("submitted, id
+	 * X; waiting for the ingester", "retrying in 2 s: ..."): the
+	 * library says nothing itself (docs/hacking.md), the command
+	 * prints them. NULL: none.
+	 */
+	void (*progress)(void *arg, const char *line);
+	void *progress_arg;
 };
 
 enum kcidb_outcome {
-	KCIDB_PROCESSED,	/* ingested and archived */
-	KCIDB_FAILED,		/* refused by the full schema validation */
+	KCIDB_PROCESSED, /* ingested and archived */
+	KCIDB_FAILED,	 /* refused by the full schema validation */
 };
 
+/* "processed" or "failed", as the service says them. */
+const char *kcidb_outcome__name(enum kcidb_outcome outcome);
+
 /*
- * POST the report (its JSON text) to URL/submit and poll URL/status
- * until the service says processed or failed. 0 with *outcome and the
- * service's id and message, or a negative errno and the words why (a
- * 401 or another 4xx, or the tries spent): the caller keeps its report.
+ * POST the report (its JSON text, @len bytes) to URL/submit and poll
+ * URL/status until the service says processed or failed. The URL and the
+ * token file are checked before anything is sent. 0 with *@outcome and
+ * the service's id and message (new strings), or a negative errno and
+ * the words why, after which the caller keeps its report: the token
+ * file's errno (kcidb__token_read), -EINVAL (a bad URL, a 4xx but 401),
+ * -EACCES (the token refused: 401 or 403), -EHOSTUNREACH or -EIO (the tries spent on
+ * connection loss or 5xx), -ENOENT (the service lost the submission:
+ * notfound), -ETIMEDOUT (no verdict within timeout_s; the words say the
+ * last status), -EPROTO (an answer not as documented).
  */
 int kcidb__submit(const struct kcidb_submit_opts *o, const char *body,
 		  size_t len, enum kcidb_outcome *outcome, char **id,

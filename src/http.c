@@ -5,7 +5,9 @@
  * into the next, and kept so that its connections are reused.
  */
 #include <curl/curl.h>
+#include <ctype.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,9 @@ static void set_options(CURL *c, const struct http_request *req,
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
 	if (req->body)
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+	if (req->body && req->body_len)
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)req->body_len);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
@@ -126,5 +131,62 @@ int http__request(struct http *h, const struct http_request *req,
 					       curl_easy_strerror(rc));
 	}
 	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &ans->status);
+	return 0;
+}
+
+char *http_answer__words(const struct http_answer *ans)
+{
+	json_t *j = ans->body ? json_loads(ans->body, 0, NULL) : NULL;
+	const char *s = NULL;
+	char *out;
+
+	if (j)
+		s = json_string_value(json_object_get(j, "message")) ?:
+			    json_string_value(json_object_get(j, "detail"));
+	if (s)
+		out = xstrdup(s);
+	else if (ans->body && ans->len && ans->len < 200)
+		out = xstrdup(ans->body);
+	else
+		out = xstrdup("no words");
+	json_decref(j);
+	/* One line, whatever the server sent. */
+	for (char *p = out; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return out;
+}
+
+int http__url_check(const char *url, char **err)
+{
+	const char *host, *p;
+
+	if (!strncmp(url, "http://", 7))
+		host = url + 7;
+	else if (!strncmp(url, "https://", 8))
+		host = url + 8;
+	else
+		return errmsg__set(err, -EINVAL,
+				   "expected an http(s) URL, got '%s'", url);
+	for (p = url; *p; p++)
+		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p) ||
+		    *p == '?' || *p == '#')
+			return errmsg__set(err, -EINVAL,
+					   "expected an http(s) URL without "
+					   "spaces, a query or a fragment, "
+					   "got '%s'",
+					   url);
+	p = host + strcspn(host, "/");
+	if (p == host || *host == ':')
+		return errmsg__set(err, -EINVAL,
+				   "expected an http(s) URL with a host, "
+				   "got '%s'",
+				   url);
+	if (memchr(host, '@', p - host))
+		return errmsg__set(err, -EINVAL,
+				   "expected an http(s) URL without a user or "
+				   "a password (a token goes in its file), "
+				   "got '%s'",
+				   url);
 	return 0;
 }

@@ -21,6 +21,7 @@ struct http_request {
 	/* "Name: value" lines, NULL-terminated; NULL: none */
 	const char *const *headers;
 	const char *body; /* NULL: none */
+	size_t body_len;  /* 0: strlen(body) */
 	int timeout_ms;	  /* the whole exchange */
 };
 
@@ -44,5 +45,19 @@ void http__close(struct http *h);
 int http__request(struct http *h, const struct http_request *req,
 		  struct http_answer *ans, char **err);
 void http_answer__release(struct http_answer *ans);
+
+/*
+ * What a server said with a refusal, on one line: its JSON's "message"
+ * or "detail", else a short body as it came, else "no words". A new
+ * string.
+ */
+char *http_answer__words(const struct http_answer *ans);
+
+/*
+ * 0 where @url is http:// or https:// with a host, and none of what
+ * would make it something else once a path is added (a user or a
+ * password, a query, a fragment, a space); else -EINVAL and the words.
+ */
+int http__url_check(const char *url, char **err);
 
 #endif

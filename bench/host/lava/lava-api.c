@@ -36,36 +36,12 @@ void lava_api__release(struct lava_api *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* LAVA's words for a refusal: {"detail": ...} or {"message": ...}. */
-static char *lava_words(const struct http_answer *ans)
-{
-	json_t *j = ans->body ? json_loads(ans->body, 0, NULL) : NULL;
-	const char *s = NULL;
-	char *out;
-
-	if (j)
-		s = json_string_value(json_object_get(j, "message")) ?:
-			    json_string_value(json_object_get(j, "detail"));
-	if (s)
-		out = xstrdup(s);
-	else if (ans->body && ans->len && ans->len < 200)
-		out = xstrdup(ans->body);
-	else
-		out = xstrdup("no words");
-	json_decref(j);
-	/* One line, whatever the server sent. */
-	for (char *p = out; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	return out;
-}
-
 /* An answer outside 2xx, in the words of what LAVA refused. */
 static int refused(const struct lava_api *a, const char *method,
 		   const char *path, long status, const struct http_answer *ans,
 		   char **err)
 {
-	char *words = lava_words(ans);
+	char *words = http_answer__words(ans);
 	int ret;
 
 	switch (status) {
