@@ -82,8 +82,9 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Built with the others, but run by the shell test that sets their stage
-# (test-host-ssh needs the sshd that tests/cli/ssh.t starts).
-UNIT_DRIVEN := $(OUT)/tests/test-host-ssh
+# (test-host-ssh needs the sshd that tests/cli/ssh.t starts, test-kcidb-submit
+# the stand-in of kcidb-ng that tests/cli/kcidb-submit.t starts).
+UNIT_DRIVEN := $(OUT)/tests/test-host-ssh $(OUT)/tests/test-kcidb-submit
 UNIT_RUN := $(filter-out $(UNIT_DRIVEN),$(UNIT_BINS))
 DECODER := $(OUT)/tests/toml-decoder
 CLI_TESTS := $(wildcard tests/cli/*.t)
