@@ -184,43 +184,6 @@ static bool id_is_valid(const char *id)
 	return true;
 }
 
-/* POST /submit: 0 and the id the service gave the report. */
-static int post(struct submit *s, const char *body, size_t len, char **id,
-		char **err)
-{
-	struct http_answer ans;
-	char *url = xasprintf("%s/submit", s->base);
-	const char *got;
-	json_t *j = NULL;
-	int ret;
-
-	ret = exchange(s, "POST", url, body, len, &ans, err);
-	if (ret)
-		goto out;
-	if (ans.status < 200 || ans.status > 299) {
-		ret = refused(s, "the report", &ans, err);
-		goto out;
-	}
-	ret = answer_json(s, "the report", &ans, &j, err);
-	if (ret)
-		goto out;
-	got = json_string_value(json_object_get(j, "id"));
-	if (!id_is_valid(got)) {
-		ret = errmsg__set(err, -EPROTO,
-				  "kcidb at %s accepted the report without an "
-				  "id of letters and digits",
-				  s->base);
-		goto out;
-	}
-	*id = xstrdup(got);
-	say(s, "submitted, id %s; waiting for the ingester", *id);
-out:
-	json_decref(j);
-	http_answer__release(&ans);
-	free(url);
-	return ret;
-}
-
 /* /status's words for a submission it does not know, or an id it refuses. */
 static int lost(const struct submit *s, const char *id,
 		const struct http_answer *ans, char **err)
@@ -241,30 +204,72 @@ static int lost(const struct submit *s, const char *id,
 	return ret;
 }
 
+/*
+ * One call of the API: 0 with its JSON object in *@j; a 4xx in words
+ * (with @id, the status of that submission: 404 notfound, 400 error).
+ */
+static int call(struct submit *s, const char *path, const char *body,
+		size_t len, const char *what, const char *id, json_t **j,
+		char **err)
+{
+	char *url = xasprintf("%s%s", s->base, path);
+	struct http_answer ans;
+	int ret;
+
+	*j = NULL;
+	ret = exchange(s, body ? "POST" : "GET", url, body, len, &ans, err);
+	if (ret)
+		goto out;
+	if (id && (ans.status == 404 || ans.status == 400))
+		ret = lost(s, id, &ans, err);
+	else if (ans.status < 200 || ans.status > 299)
+		ret = refused(s, what, &ans, err);
+	else
+		ret = answer_json(s, what, &ans, j, err);
+out:
+	http_answer__release(&ans);
+	free(url);
+	return ret;
+}
+
+/* POST /submit: 0 and the id the service gave the report. */
+static int post(struct submit *s, const char *body, size_t len, char **id,
+		char **err)
+{
+	const char *got;
+	json_t *j;
+	int ret;
+
+	ret = call(s, "/submit", body, len, "the report", NULL, &j, err);
+	if (ret)
+		return ret;
+	got = json_string_value(json_object_get(j, "id"));
+	if (id_is_valid(got)) {
+		*id = xstrdup(got);
+		say(s, "submitted, id %s; waiting for the ingester", *id);
+	} else {
+		ret = errmsg__set(err, -EPROTO,
+				  "kcidb at %s accepted the report without an "
+				  "id of letters and digits",
+				  s->base);
+	}
+	json_decref(j);
+	return ret;
+}
+
 /* One GET /status: 0 with the status and the service's message. */
 static int status_get(struct submit *s, const char *id, enum kcidb_status *st,
 		      char **message, char **err)
 {
-	char *url = xasprintf("%s/status?id=%s", s->base, id);
+	char *path = xasprintf("/status?id=%s", id);
 	const char *name, *msg;
-	struct http_answer ans;
-	json_t *j = NULL;
+	json_t *j;
 	int ret, i;
 
-	ret = exchange(s, "GET", url, NULL, 0, &ans, err);
+	ret = call(s, path, NULL, 0, "the status request", id, &j, err);
+	free(path);
 	if (ret)
-		goto out;
-	if (ans.status == 404 || ans.status == 400) {
-		ret = lost(s, id, &ans, err);
-		goto out;
-	}
-	if (ans.status < 200 || ans.status > 299) {
-		ret = refused(s, "the status request", &ans, err);
-		goto out;
-	}
-	ret = answer_json(s, "a status request", &ans, &j, err);
-	if (ret)
-		goto out;
+		return ret;
 	name = json_string_value(json_object_get(j, "status"));
 	msg = json_string_value(json_object_get(j, "message"));
 	for (i = 0; i < ST_NR && name; i++)
@@ -275,15 +280,12 @@ static int status_get(struct submit *s, const char *id, enum kcidb_status *st,
 				  "kcidb at %s answered the status of %s with "
 				  "'%s', which its API does not name",
 				  s->base, id, name ? name : "(no status)");
-		goto out;
+	} else {
+		*st = i;
+		free(*message);
+		*message = xstrdup(msg ? msg : "");
 	}
-	*st = i;
-	free(*message);
-	*message = xstrdup(msg ? msg : "");
-out:
 	json_decref(j);
-	http_answer__release(&ans);
-	free(url);
 	return ret;
 }
 

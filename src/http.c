@@ -59,9 +59,8 @@ int http__open(struct http **hp)
 
 void http__close(struct http *h)
 {
-	if (!h)
-		return;
-	curl_easy_cleanup(h->curl);
+	if (h)
+		curl_easy_cleanup(h->curl);
 	free(h);
 }
 
@@ -157,15 +156,21 @@ char *http_answer__words(const struct http_answer *ans)
 	return out;
 }
 
+const char *http__url_host(const char *url)
+{
+	static const char *const schemes[] = { "http://", "https://" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(schemes); i++)
+		if (!strncmp(url, schemes[i], strlen(schemes[i])))
+			return url + strlen(schemes[i]);
+	return NULL;
+}
+
 int http__url_check(const char *url, char **err)
 {
-	const char *host, *p;
+	const char *host = http__url_host(url), *p;
 
-	if (!strncmp(url, "http://", 7))
-		host = url + 7;
-	else if (!strncmp(url, "https://", 8))
-		host = url + 8;
-	else
+	if (!host)
 		return errmsg__set(err, -EINVAL,
 				   "expected an http(s) URL, got '%s'", url);
 	for (p = url; *p; p++)

@@ -53,6 +53,9 @@ void http_answer__release(struct http_answer *ans);
  */
 char *http_answer__words(const struct http_answer *ans);
 
+/* What follows "http://" or "https://" in @url; NULL for another scheme. */
+const char *http__url_host(const char *url);
+
 /*
  * 0 where @url is http:// or https:// with a host, and none of what
  * would make it something else once a path is added (a user or a

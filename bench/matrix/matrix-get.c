@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "http.h"
 #include "matrix-priv.h"
 #include "suggest.h"
 #include "units.h"
@@ -422,13 +423,9 @@ static const char *check_cidr(const char *s)
 static const char *check_url(const char *s)
 {
 	static const char why[] = "write it like 'http://lava.example:8000'";
-	const char *host, *p;
+	const char *host = http__url_host(s), *p;
 
-	if (!strncmp(s, "http://", 7))
-		host = s + 7;
-	else if (!strncmp(s, "https://", 8))
-		host = s + 8;
-	else
+	if (!host)
 		return "it must start with http:// or https://";
 	for (p = host; *p && *p != '/'; p++)
 		if (*p == '@')

@@ -18,14 +18,9 @@ if [ ! -x "$PROG" ]; then
 	exit 0
 fi
 # Debian's python3 has python3-jsonschema; a pyenv one on the PATH may not.
-PY=
-for p in /usr/bin/python3 python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-if [ -z "$PY" ]; then
+PY=/usr/bin/python3
+"$PY" -c 'import jsonschema' 2>/dev/null || PY=python3
+if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
 	echo "1..0 # SKIP no python3 with jsonschema (python3-jsonschema)"
 	exit 0
 fi
@@ -75,14 +70,7 @@ st=0
 KCIDB_URL="$MAIN" KCIDB_STORM_URL="$STORM" KCIDB_TOKEN_FILE="$D/token" \
 	KCIDB_LOG="$D/main.log" KCIDB_FIXTURES="$SRCDIR/tests/kcidb" \
 	timeout 60 "$PROG" >"$D/prog.out" 2>"$D/prog.err" || st=$?
-# Relay the program's own checks as ours, numbered on.
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) t_ok 0 "${line#ok [0-9]* - }" ;;
-	"not ok "*) t_ok 1 "${line#not ok [0-9]* - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <"$D/prog.out"
+t_relay "$D/prog.out"
 [ "$st" -eq 0 ]
 t_ok $? "test-kcidb-submit exits 0 (status $st)"
 [ "$st" -eq 0 ] || t_diag "$(tail -20 "$D/prog.err")" "$(cat "$D/main.log")"

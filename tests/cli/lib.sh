@@ -72,6 +72,18 @@ t_grep() {
 	return 1
 }
 
+# t_relay FILE: a driven C test's TAP output (FILE) relayed as our own
+# checks, numbered on, its diagnostics passed through.
+t_relay() {
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) t_ok 0 "${line#ok [0-9]* - }" ;;
+		"not ok "*) t_ok 1 "${line#not ok [0-9]* - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
 t_done() {
 	echo "1..$T_N"
 	[ "$T_FAILED" -eq 0 ]

@@ -33,14 +33,7 @@ IOMMU_BENCH_SSH_CONFIG="$D/ssh_config" \
 	IOMMU_BENCH_SSH_REMOTE_DIR="$D/remote" SSH_TEST_CLOSED_PORT="$CLOSED" \
 	timeout 50 "$PROG" >"$D/prog.out" 2>"$D/prog.err"
 status=$?
-# Relay the program's own checks as ours, numbered on.
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) t_ok 0 "${line#ok [0-9]* - }" ;;
-	"not ok "*) t_ok 1 "${line#not ok [0-9]* - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <"$D/prog.out"
+t_relay "$D/prog.out"
 [ "$status" -eq 0 ]
 t_ok $? "test-host-ssh exits 0 (status $status)"
 [ "$status" -eq 0 ] || t_diag "$(tail -20 "$D/prog.err")" "$(tail -5 "$D/sshd.log")"

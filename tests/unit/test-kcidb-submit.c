@@ -38,19 +38,20 @@ static void on_progress(void *arg, const char *line)
 	free(old);
 }
 
+/* Short waits, so that a retry or a poll costs milliseconds. */
 static struct kcidb_submit_opts opts(const char *url, const char *token_file,
 				     struct said *said)
 {
-	return (struct kcidb_submit_opts){ .url = url,
-					   .token_file = token_file,
-					   .tries = 4,
-					   .backoff_ms = 20,
-					   .backoff_max_ms = 40,
-					   .poll_ms = 20,
-					   .timeout_s = 10,
-					   .request_ms = 5000,
-					   .progress = on_progress,
-					   .progress_arg = said };
+	struct kcidb_submit_opts o = { url, token_file };
+
+	o.tries = 4;
+	o.backoff_ms = 20;
+	o.backoff_max_ms = o.poll_ms = 40;
+	o.timeout_s = 10;
+	o.request_ms = 5000;
+	o.progress = on_progress;
+	o.progress_arg = said;
+	return o;
 }
 
 static char *write_tmp(const char *name, const char *text)
