@@ -141,6 +141,8 @@ void matrix__parse_workloads(struct mx *mx, const struct toml_value *v);
 void matrix__parse_collect(struct mx *mx, const struct toml_value *v);
 void matrix__parse_nightly(struct mx *mx, const struct toml_value *tab);
 void matrix_nightly__release(struct matrix_nightly *n);
+void matrix__parse_kcidb(struct mx *mx, const struct toml_value *tab);
+void matrix_kcidb__release(struct matrix_kcidb *k);
 void matrix__parse_regress(struct mx *mx, const struct toml_value *tab);
 void matrix__parse_run(struct mx *mx, const struct toml_value *v);
 /* Checks across sections, after all of them are parsed. */

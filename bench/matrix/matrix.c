@@ -13,7 +13,7 @@
 
 static const char *const sections[] = {
 	"run",	   "hosts",   "kernels", "modes", "workloads",
-	"collect", "regress", "nightly", NULL,
+	"collect", "regress", "nightly", "kcidb", NULL,
 };
 
 static char *dir_of(const char *path)
@@ -46,6 +46,7 @@ void matrix__free(struct matrix *m)
 	matrix_collect__release(&m->collect);
 	matrix_regress__release(&m->regress);
 	matrix_nightly__release(&m->nightly);
+	matrix_kcidb__release(&m->kcidb);
 	free_all(m->run.name, m->run.description, m->run.db, m->run.modes);
 	toml_value__free(m->root);
 	free_all(m->path, m->dir, m);
@@ -72,6 +73,7 @@ static const struct {
 	{ "run", matrix__parse_run, false, NULL },
 	{ "regress", matrix__parse_regress, false, NULL },
 	{ "nightly", matrix__parse_nightly, false, NULL },
+	{ "kcidb", matrix__parse_kcidb, false, NULL },
 };
 
 static void parse_sections(struct mx *mx)

@@ -525,6 +525,19 @@ struct matrix_nightly {
 	struct toml_pos pos;
 };
 
+/*
+ * [kcidb]: the kcidb-ng REST service the nightly submits to. The token
+ * file is a path (resolved against the matrix's folder), read only when
+ * a report is submitted.
+ */
+struct matrix_kcidb {
+	bool present;
+	char *url;	  /* http(s), with a host */
+	char *token_file; /* its first line is the bearer token */
+	char *origin;	  /* [a-z0-9_]+; "iommu_bench" unless named */
+	struct toml_pos pos;
+};
+
 struct matrix {
 	char *path; /* as given */
 	char *dir;  /* its folder, for relative paths */
@@ -541,6 +554,7 @@ struct matrix {
 	struct matrix_collect collect;
 	struct matrix_regress regress;
 	struct matrix_nightly nightly;
+	struct matrix_kcidb kcidb;
 };
 
 /*

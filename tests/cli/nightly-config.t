@@ -3,7 +3,8 @@
 # [nightly] checked with the matrix, by plan, before any night: what the
 # robot follows (a build kernel with its remote and branch, or a Debian
 # package), the pinned kernel, the mail's addresses and sendmail, each
-# bad one refused at its file:line:column with what was expected.
+# bad one refused at its file:line:column with what was expected; and
+# [kcidb], where the night's results go: its URL, token file and origin.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nightly-matrix.sh"
@@ -101,6 +102,50 @@ follow = { kernel = "sid" }
 [nightly.mail]
 sendmail = ["msmtp", "-t"]' "sendmail: expected the command as a list whose first element is an absolute path"
 t_ok $? "sendmail not an absolute path: refused"
+
+# [kcidb]: the service the nightly submits to, checked as export's
+# --submit checks it; the token file is read when a night submits.
+KCIDB_OK='[nightly]
+follow = { kernel = "sid" }
+[kcidb]'
+matrix "$T_TMP/kcidb.toml" "$KCIDB_OK
+url = \"https://kcidb.example.org/\"
+token_file = \"kcidb.token\"
+origin = \"iommu_lab_1\""
+t_run 0 "$B" plan "$T_TMP/kcidb.toml"
+t_ok $? "[kcidb] with an https URL, a token file not there yet and an origin: the matrix loads"
+
+# bad_kcidb CASE KCIDB WORDS: plan refuses [kcidb] KCIDB at its
+# file:line:column (the line of its first key), saying WORDS.
+bad_kcidb() {
+	matrix "$T_TMP/$1.toml" "$KCIDB_OK
+$2"
+	line=$(grep -n '^\[kcidb\]$' "$T_TMP/$1.toml" | cut -d: -f1)
+	line=$((line + ${3}))
+	t_run 2 "$B" plan "$T_TMP/$1.toml" &&
+		t_grep "$T_ERR" "$T_TMP/$1.toml:$line:" && t_grep "$T_ERR" "$4"
+}
+
+bad_kcidb kscheme 'url = "ftp://kcidb.example.org"
+token_file = "t"' 1 "url: expected an http(s) URL, got 'ftp://kcidb.example.org'"
+t_ok $? "[kcidb] url not http(s): refused at its file:line:column"
+
+bad_kcidb khost 'token_file = "t"
+url = "http://"' 2 "url: expected an http(s) URL with a host, got 'http://'"
+t_ok $? "[kcidb] url without a host: refused"
+
+bad_kcidb korigin 'url = "http://127.0.0.1:8080"
+token_file = "t"
+origin = "iommu-bench"' 3 "origin: 'iommu-bench' is not a KCIDB origin: use lowercase letters, digits and '_'"
+t_ok $? "[kcidb] origin with a dash: refused at its file:line:column"
+
+bad_kcidb kkey 'url = "http://127.0.0.1:8080"
+token_file = "t"
+orgin = "lab"' 3 "did you mean 'origin'"
+t_ok $? "[kcidb] a misspelt key: refused at its file:line:column, did you mean"
+
+bad_kcidb knotoken 'url = "http://127.0.0.1:8080"' 0 "[kcidb]: missing key 'token_file'"
+t_ok $? "[kcidb] without a token file: refused, the token never in the matrix"
 
 matrix "$T_TMP/pos.toml" '[nightly]
 follow = { kernel = "nxet", remote = "origin", branch = "master" }'

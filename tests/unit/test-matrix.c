@@ -582,6 +582,29 @@ static void test_errors(void)
 	ok(!m, "and no matrix");
 }
 
+/* [kcidb]: kept as written, the token file's path resolved, an origin. */
+#define KCIDB_BASE HOSTS PEER WORKLOAD "[run]\nmodes = [\"current\"]\n[kcidb]\n"
+static void test_kcidb(void)
+{
+	struct matrix *m =
+		load(HOSTS PEER WORKLOAD "[run]\nmodes = [\"current\"]\n");
+
+	ok(m && !m->kcidb.present, "no [kcidb]: nothing to submit to");
+	matrix__free(m);
+	m = load(KCIDB_BASE "url = \"https://kcidb.example/\"\n"
+			    "token_file = \"/etc/kcidb.token\"\n");
+	if (!ok(m && m->kcidb.present, "[kcidb] loads"))
+		return;
+	is_str(m->kcidb.url, "https://kcidb.example/", "its url");
+	is_str(m->kcidb.token_file, "/etc/kcidb.token", "its token file");
+	is_str(m->kcidb.origin, "iommu_bench", "the origin by default");
+	matrix__free(m);
+	m = load(KCIDB_BASE "url = \"http://127.0.0.1:1\"\n"
+			    "token_file = \"t\"\norigin = \"lab_2\"\n");
+	is_str(m ? m->kcidb.origin : NULL, "lab_2", "an origin named");
+	matrix__free(m);
+}
+
 int main(void)
 {
 	host_transports__set();
@@ -600,6 +623,7 @@ int main(void)
 	test_estimate();
 	test_limits();
 	test_errors();
+	test_kcidb();
 	config_errors__release(&errs);
 	return tap_done();
 }
