@@ -128,23 +128,23 @@ static int exchange(struct submit *s, const char *method, const char *url,
 				    .body_len = len,
 				    .timeout_ms = s->request_ms };
 	int delay = s->backoff_ms, ret;
-	char *why;
+	char *curl_words = NULL, *why;
 
 	for (int i = 1;; i++) {
-		ret = http__request(s->http, &req, ans, err);
-		if (ret == -EFBIG)
-			return errmsg__set(err, ret, "kcidb at %s: %s", s->base,
-					   *err);
+		ret = http__request(s->http, &req, ans, &curl_words);
 		if (!ret && ans->status < 500)
 			return 0;
-		why = attempt_why(ret, ans, ret ? *err : NULL);
+		why = attempt_why(ret, ans, curl_words);
+		errmsg__clear(&curl_words);
 		http_answer__release(ans);
-		if (i >= s->tries) {
-			ret = errmsg__set(err, ret ? -EHOSTUNREACH : -EIO,
-					  "kcidb at %s: %s %s failed %d times, "
-					  "the last with %s",
-					  s->base, method,
-					  url + strlen(s->base), i, why);
+		if (ret == -EFBIG || i >= s->tries) {
+			ret = ret == -EFBIG ? ret : ret ? -EHOSTUNREACH : -EIO;
+			ret = errmsg__set(
+				err, ret,
+				"kcidb at %s: %s %s failed %d time%s, "
+				"the last with %s",
+				s->base, method, url + strlen(s->base), i,
+				i == 1 ? "" : "s", why);
 			free(why);
 			return ret;
 		}
