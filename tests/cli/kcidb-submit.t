@@ -5,7 +5,8 @@
 # first connection dropped and retried, the status polled to processed,
 # a schema-invalid report failed, a wrong token refused without a retry,
 # a bad URL and an unreadable token file refused before anything is
-# sent, a 5xx storm's tries spent. The checks are
+# sent, a 5xx storm's tries spent, a verdict that never comes, a
+# submission the service lost. The checks are
 # tests/unit/test-kcidb-submit.c; this script is its stage.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -58,16 +59,21 @@ standin main --drop-first
 MAIN=$URL
 standin storm --fail 1000000
 STORM=$URL
-[ -n "$MAIN" ] && [ -n "$STORM" ]
-t_ok $? "the stand-ins listen on 127.0.0.1 ($MAIN, $STORM)"
-if [ -z "$MAIN" ] || [ -z "$STORM" ]; then
-	t_diag "$(cat "$D/main.err" "$D/storm.err")"
+standin stall --stall
+STALL=$URL
+standin forget --forget
+FORGET=$URL
+[ -n "$MAIN" ] && [ -n "$STORM" ] && [ -n "$STALL" ] && [ -n "$FORGET" ]
+t_ok $? "the stand-ins listen on 127.0.0.1 ($MAIN, $STORM, $STALL, $FORGET)"
+if [ -z "$MAIN" ] || [ -z "$STORM" ] || [ -z "$STALL" ] || [ -z "$FORGET" ]; then
+	t_diag "$(cat "$D"/*.err)"
 	t_done
 	exit 1
 fi
 
 st=0
-KCIDB_URL="$MAIN" KCIDB_STORM_URL="$STORM" KCIDB_TOKEN_FILE="$D/token" \
+KCIDB_URL="$MAIN" KCIDB_STORM_URL="$STORM" KCIDB_STALL_URL="$STALL" \
+	KCIDB_FORGET_URL="$FORGET" KCIDB_TOKEN_FILE="$D/token" \
 	KCIDB_LOG="$D/main.log" KCIDB_FIXTURES="$SRCDIR/tests/kcidb" \
 	timeout 60 "$PROG" >"$D/prog.out" 2>"$D/prog.err" || st=$?
 t_relay "$D/prog.out"

@@ -19,6 +19,8 @@ port is written to --port-file once bound. Each request is one line of
 
     --drop-first   close the first connection without an answer
     --fail N       answer 503 to the next N requests (after a drop)
+    --stall        answer "ready" to every status request: no verdict
+    --forget       answer "notfound" to every status request
 """
 import argparse
 import http.server
@@ -41,6 +43,8 @@ class Service:
             self.token = f.readline().strip()
         self.drop = args.drop_first
         self.fail = args.fail
+        self.stall = args.stall
+        self.forget = args.forget
         self.log = open(args.log, "a", encoding="utf-8", buffering=1)
         self.schema = kcidb_schema.load_schema()
         self.subs = {}  # id -> {"errors": [...], "polls": n}
@@ -120,14 +124,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                               "message": "the id is empty or not "
                                          "alphanumeric"})
             return
-        sub = svc.subs.get(sid)
+        sub = None if svc.forget else svc.subs.get(sid)
         if sub is None:
             svc.say("GET", self.path, "ok", "notfound")
             self.answer(404, {"id": sid, "status": "notfound",
                               "message": "no submission with this id"})
             return
         sub["polls"] += 1
-        if sub["polls"] == 1:
+        if sub["polls"] == 1 or svc.stall:
             st, msg = "ready", "waiting for the ingester"
         elif sub["errors"]:
             st = "failed"
@@ -151,6 +155,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--drop-first", action="store_true")
     ap.add_argument("--fail", type=int, default=0)
+    ap.add_argument("--stall", action="store_true")
+    ap.add_argument("--forget", action="store_true")
     args = ap.parse_args()
     srv = http.server.HTTPServer(("127.0.0.1", 0), Handler)
     srv.svc = Service(args)

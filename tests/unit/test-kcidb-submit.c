@@ -4,6 +4,7 @@
  * tests/cli/kcidb-submit.t starts (tests/kcidb/kcidb-standin.py), which
  * it describes in the environment: KCIDB_URL (it drops the first
  * connection), KCIDB_STORM_URL (it answers 503 to everything),
+ * KCIDB_STALL_URL (never a verdict), KCIDB_FORGET_URL (notfound),
  * KCIDB_TOKEN_FILE, KCIDB_LOG (the first one's log of requests) and
  * KCIDB_FIXTURES (the reports). Run on its own it checks the URL and
  * the token files only.
@@ -322,6 +323,36 @@ static void check_storm(const char *storm, const char *token)
 	result_free(&r);
 }
 
+/* No verdict within timeout_s: the last status said. */
+static void check_stall(const char *stall, const char *token)
+{
+	struct result r;
+	struct kcidb_submit_opts o = opts(stall, token, &r.said);
+
+	o.timeout_s = 1;
+	submit(&o, "minimal-report.json", &r);
+	is_int(r.ret, -ETIMEDOUT, "no verdict within timeout_s: -ETIMEDOUT");
+	has_str(r.err,
+		"within 1 s; its last status was 'ready' (waiting for the "
+		"ingester)",
+		"said with the last status: %s", r.err);
+	ok(!r.id && !r.message, "no id or message handed back on failure");
+	result_free(&r);
+}
+
+/* The service lost the submission: notfound, in words. */
+static void check_forgotten(const char *forget, const char *token)
+{
+	struct result r;
+	struct kcidb_submit_opts o = opts(forget, token, &r.said);
+
+	submit(&o, "minimal-report.json", &r);
+	is_int(r.ret, -ENOENT, "a submission the service lost: -ENOENT");
+	has_str(r.err, "(notfound: no submission with this id)",
+		"said with the service's words: %s", r.err);
+	result_free(&r);
+}
+
 /* A port nothing listens on: connection refused, every try. */
 static void check_unreachable(const char *token)
 {
@@ -361,13 +392,16 @@ int main(void)
 	}
 	check_urls();
 	check_tokens();
-	if (url && storm && token && log && getenv("KCIDB_FIXTURES")) {
+	if (url && storm && token && log && getenv("KCIDB_FIXTURES") &&
+	    getenv("KCIDB_STALL_URL") && getenv("KCIDB_FORGET_URL")) {
 		check_processed(url, token, log);
 		check_failed(url, token);
 		check_wrong_token(url, log);
 		check_refused_early(url, token, log);
 		check_storm(storm, token);
 		check_unreachable(token);
+		check_stall(getenv("KCIDB_STALL_URL"), token);
+		check_forgotten(getenv("KCIDB_FORGET_URL"), token);
 	} else {
 		printf("# no stand-in (tests/cli/kcidb-submit.t starts one): "
 		       "the URL and token checks only\n");
