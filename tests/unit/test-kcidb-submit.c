@@ -323,34 +323,36 @@ static void check_storm(const char *storm, const char *token)
 	result_free(&r);
 }
 
-/* No verdict within timeout_s: the last status said. */
-static void check_stall(const char *stall, const char *token)
+/*
+ * No verdict within timeout_s, the last status said; a submission the
+ * service lost (notfound), in its words. No id or message either way.
+ */
+static void check_no_verdict(const char *stall, const char *forget,
+			     const char *token)
 {
-	struct result r;
-	struct kcidb_submit_opts o = opts(stall, token, &r.said);
+	const struct {
+		const char *url, *what, *words;
+		int ret;
+	} cases[] = {
+		{ stall, "no verdict within timeout_s: -ETIMEDOUT",
+		  "within 1 s; its last status was 'ready' (waiting for the "
+		  "ingester)",
+		  -ETIMEDOUT },
+		{ forget, "a submission the service lost: -ENOENT",
+		  "(notfound: no submission with this id)", -ENOENT },
+	};
 
-	o.timeout_s = 1;
-	submit(&o, "minimal-report.json", &r);
-	is_int(r.ret, -ETIMEDOUT, "no verdict within timeout_s: -ETIMEDOUT");
-	has_str(r.err,
-		"within 1 s; its last status was 'ready' (waiting for the "
-		"ingester)",
-		"said with the last status: %s", r.err);
-	ok(!r.id && !r.message, "no id or message handed back on failure");
-	result_free(&r);
-}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct result r;
+		struct kcidb_submit_opts o = opts(cases[i].url, token, &r.said);
 
-/* The service lost the submission: notfound, in words. */
-static void check_forgotten(const char *forget, const char *token)
-{
-	struct result r;
-	struct kcidb_submit_opts o = opts(forget, token, &r.said);
-
-	submit(&o, "minimal-report.json", &r);
-	is_int(r.ret, -ENOENT, "a submission the service lost: -ENOENT");
-	has_str(r.err, "(notfound: no submission with this id)",
-		"said with the service's words: %s", r.err);
-	result_free(&r);
+		o.timeout_s = 1;
+		submit(&o, "minimal-report.json", &r);
+		is_int(r.ret, cases[i].ret, "%s", cases[i].what);
+		has_str(r.err, cases[i].words, "said: %s", r.err);
+		ok(!r.id && !r.message, "no id or message handed back");
+		result_free(&r);
+	}
 }
 
 /* A port nothing listens on: connection refused, every try. */
@@ -400,8 +402,8 @@ int main(void)
 		check_refused_early(url, token, log);
 		check_storm(storm, token);
 		check_unreachable(token);
-		check_stall(getenv("KCIDB_STALL_URL"), token);
-		check_forgotten(getenv("KCIDB_FORGET_URL"), token);
+		check_no_verdict(getenv("KCIDB_STALL_URL"),
+				 getenv("KCIDB_FORGET_URL"), token);
 	} else {
 		printf("# no stand-in (tests/cli/kcidb-submit.t starts one): "
 		       "the URL and token checks only\n");
