@@ -138,9 +138,9 @@ static int exchange(struct submit *s, const char *method, const char *url,
 		errmsg__clear(&curl_words);
 		http_answer__release(ans);
 		if (ret == -EFBIG || i >= s->tries) {
-			ret = ret == -EFBIG ? ret : ret ? -EHOSTUNREACH : -EIO;
+			/* http__request's own errno, or a 5xx's. */
 			ret = errmsg__set(
-				err, ret,
+				err, ret ? ret : -EIO,
 				"kcidb at %s: %s %s failed %d time%s, "
 				"the last with %s",
 				s->base, method, url + strlen(s->base), i,

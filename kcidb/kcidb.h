@@ -81,16 +81,18 @@ enum kcidb_outcome {
 const char *kcidb_outcome__name(enum kcidb_outcome outcome);
 
 /*
- * POST the report (its JSON text, @len bytes) to URL/submit and poll
- * URL/status until the service says processed or failed. The URL and the
- * token file are checked before anything is sent. 0 with *@outcome and
- * the service's id and message (new strings), or a negative errno and
- * the words why, after which the caller keeps its report: the token
- * file's errno (kcidb__token_read), -EINVAL (a bad URL, a 4xx but 401),
- * -EACCES (the token refused: 401 or 403), -EHOSTUNREACH or -EIO (the tries spent on
- * connection loss or 5xx), -ENOENT (the service lost the submission:
- * notfound), -ETIMEDOUT (no verdict within timeout_s; the words say the
- * last status), -EPROTO (an answer not as documented).
+ * POST the report (its JSON text, @len bytes; 0: up to its NUL) to
+ * URL/submit and poll URL/status until the service says processed or
+ * failed. The URL and the token file are checked before anything is
+ * sent. 0 with *@outcome and the service's id and message (new
+ * strings), or a negative errno and the words why, after which the
+ * caller keeps its report: the token file's errno (kcidb__token_read),
+ * -EINVAL (a bad URL, a 4xx but 401 and 403, the status's error),
+ * -EACCES (the token refused: 401 or 403), -EHOSTUNREACH or -EIO (the
+ * tries spent on connection loss or 5xx), -EFBIG (an answer over 64
+ * MiB), -ENOENT (the service lost the submission: notfound), -ETIMEDOUT
+ * (no verdict within timeout_s; the words say the last status), -EPROTO
+ * (an answer not as documented).
  */
 int kcidb__submit(const struct kcidb_submit_opts *o, const char *body,
 		  size_t len, enum kcidb_outcome *outcome, char **id,
