@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# iommu-bench report --history N: the nightly history page from a
+# database of 30 generated nights with a step planted at night 21 in one
+# series (lazy tcp-rx throughput, 10% down) and the robot's regressions
+# row for it. The page is self-contained, its hostile strings escaped;
+# the step's change point is marked on its series and on no series that
+# did not step; the regressed come first; the regressions table links
+# to the night's mail and report; headless Chromium renders it with no
+# console error. A history longer than the store's, a bad N and a store
+# without nights are refused.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gendb.sh"
+
+B=$IOMMU_BENCH
+cd "$T_TMP"
+
+t_gendb --out "$T_TMP/h.db" --runs 30 --reps 10 --nights --regress 10 \
+	--from 20 --regress-workload 1 --reg-state reported --trouble
+t_ok $? "generated 30 nights with a step at night 21 and its regression"
+export IOMMU_BENCH_DB="$T_TMP/h.db"
+
+t_run 0 "$B" report --history 30 -o page.html --title 'nights <&> "x"' &&
+	[ -s page.html ]
+t_ok $? "report --history 30 -o page.html writes the page"
+
+python3 - page.html <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+assert html.startswith("<!DOCTYPE html>")
+assert not re.search(r"<script", html, re.I), "a <script> element"
+assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I)
+assert not re.search(r"url\(\s*['\"]?(https?:|//)", html, re.I)
+assert "default-src 'none'" in html
+# Hostile strings escaped: the title, and the step's commit subject.
+assert "<title>nights &lt;&amp;&gt; &quot;x&quot;</title>" in html
+assert "mm: &lt;b&gt;faster&lt;/b&gt; &amp; &quot;fewer&quot; &#39;flushes&#39;" in html
+figs = re.findall(r"<figure class=\"sm[^\"]*\"[^>]*>.*?</figure>", html, re.S)
+assert len(figs) >= 40, len(figs)
+def attr(f, name):
+    m = re.search(name + r'="([^"]*)"', f[:f.index(">")])
+    return m.group(1) if m else None
+series = [attr(f, "data-series") for f in figs]
+changes = [attr(f, "data-change") for f in figs]
+step = "sut/mainline/lazy/tcp-rx/throughput"
+assert step in series, series
+i = series.index(step)
+assert changes[i] == "regression night 21", changes[i]
+# The mark in words around the figure and drawn in the plot itself.
+assert "regression -9." in figs[i] or "regression -10." in figs[i], figs[i][:600]
+svg = figs[i][figs[i].index("<svg"):]
+assert "regression" in svg and "stroke-dasharray" in svg, "no mark in the plot"
+# Only there: every other marked series is the same cell's, and stepped
+# with it (Gbit/s per core follows throughput); the rest carry no mark.
+marked = [s for s, c in zip(series, changes) if c]
+assert all(s.startswith("sut/mainline/lazy/tcp-rx/") for s in marked), marked
+for f, c in zip(figs, changes):
+    if not c:
+        assert 'class="cp' not in f and "regression" not in f, f[:300]
+# The regressed first.
+assert changes[0] and all(changes[:len(marked)]), changes[:4]
+# The table: its row, its state, links relative to the page's folder.
+tab = html[html.index('id="regressions"'):]
+assert '<td class="state reported">reported</td>' in tab
+assert '<a href="night-21/regression-1/mail.mbox">mail</a>' in tab, tab[:2000]
+assert '<a href="night-21/regression-1/report.html">report</a>' in tab
+assert "6.12.89-1 \u2192 6.12.90-1" in tab and "-10.0%" in tab
+# Inline SVGs must not share ids; every reference resolves.
+ids = re.findall(r"""\sid=["']([^"']+)["']""", html)
+dups = {x for x in ids if ids.count(x) > 1}
+assert not dups, sorted(dups)[:5]
+refs = set(re.findall(r"""href=["']#([^"']+)["']""", html))
+refs |= set(re.findall(r"url\(#([^)]+)\)", html))
+assert refs <= set(ids), sorted(refs - set(ids))[:5]
+PY
+t_ok $? "self-contained, escaped; the step marked on its series only, first; the table links mail and report"
+
+if command -v chromium >/dev/null 2>&1; then
+	chrome() {
+		timeout 60 chromium --headless --no-sandbox --disable-gpu \
+			--disable-quic --no-first-run \
+			--disable-background-networking \
+			--disable-component-update --disable-sync \
+			--user-data-dir="$T_TMP/chrome" --enable-logging=stderr --v=0 \
+			--window-size=1400,900 "$@" "file://$T_TMP/page.html"
+	}
+	chrome --screenshot="$T_TMP/page.png" >"$T_TMP/shot.out" 2>"$T_TMP/shot.err"
+	st=$?
+	size=$(wc -c <"$T_TMP/page.png" 2>/dev/null || echo 0)
+	# A blank 1400x900 page compresses to a few kB; 40 plots to far more.
+	[ "$st" -eq 0 ] && [ "$size" -gt 100000 ] &&
+		python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); assert d[:8]==b"\x89PNG\r\n\x1a\n"; assert struct.unpack(">II", d[16:24]) == (1400, 900)' "$T_TMP/page.png"
+	st=$?
+	[ "$st" -eq 0 ] || t_diag "chromium: exit/size $size" "$(tail -5 "$T_TMP/shot.err")"
+	t_ok $st "headless Chromium renders it to a 1400x900 screenshot ($size bytes)"
+	[ -n "${HISTORY_SCREENSHOT:-}" ] && cp "$T_TMP/page.png" "$HISTORY_SCREENSHOT"
+
+	chrome --dump-dom >"$T_TMP/dom.html" 2>"$T_TMP/dom.err"
+	st=$?
+	! grep -E 'CONSOLE|Uncaught|Refused to' "$T_TMP/dom.err" "$T_TMP/shot.err" &&
+		[ "$st" -eq 0 ] &&
+		[ "$(grep -o '<figure class="sm' "$T_TMP/dom.html" | wc -l)" -ge 40 ] &&
+		[ "$(grep -o '<svg' "$T_TMP/dom.html" | wc -l)" -ge 40 ] &&
+		grep -q 'data-change="regression night 21"' "$T_TMP/dom.html"
+	t_ok $? "Chromium's DOM has the small multiples and the mark, its console no errors"
+else
+	t_ok 1 "chromium is not installed (scripts/install-deps.sh installs it)"
+fi
+
+t_run 2 "$B" report --history 31 -o long.html && [ ! -e long.html ] &&
+	t_grep "$T_ERR" "the store holds 30 nights of series nightly; --history 31 wants more"
+t_ok $? "--history 31 of 30 nights: exit 2, said, nothing written"
+
+for n in 1 0 1001 many; do
+	t_run 2 "$B" report --history "$n" -o bad.html && [ ! -e bad.html ] ||
+		{ t_diag "--history $n"; false; } || break
+done
+t_ok $? "--history 1, 0, 1001 and 'many' are usage errors"
+
+t_run 2 "$B" report --history 5 --run 3 -o bad.html && [ ! -e bad.html ] &&
+	t_grep "$T_ERR" "--run, --by and --baseline do not apply"
+t_ok $? "--history with --run: a usage error"
+
+t_run 0 "$B" report --history 20 --only mode=lazy --no-plots -o lazy.html &&
+	! grep -q '<svg' lazy.html && ! grep -q 'data-series="[^"]*/strict/' lazy.html &&
+	grep -q 'data-series="sut/mainline/lazy/tcp-rx/throughput" data-change="regression night 21"' lazy.html
+t_ok $? "--only and --no-plots: the last 20 nights of lazy, the step still marked"
+
+t_gendb --out "$T_TMP/plain.db" --runs 3 --reps 3 --no-details
+t_run 1 "$B" --db "$T_TMP/plain.db" report --history 2 -o none.html &&
+	[ ! -e none.html ] && t_grep "$T_ERR" "iommu-bench nightly"
+t_ok $? "a store without nights: exit 1, with advice"
+
+t_done
