@@ -108,6 +108,17 @@ else
 	t_ok 1 "chromium is not installed (scripts/install-deps.sh installs it)"
 fi
 
+# A hostile head (a package's version is whatever the archive says):
+# escaped on the axis, in the caption and in the table.
+cp h.db evil.db
+sqlite3 evil.db "UPDATE nights SET head = '<img src=x onerror=alert(1)>&' WHERE id IN (21, 30);
+	UPDATE regressions SET head = '<img src=x onerror=alert(1)>&'" &&
+	t_run 0 "$B" --db evil.db report --history 30 -o evil.html &&
+	! grep -q '<img' evil.html &&
+	[ "$(grep -c '&lt;img src=x onerror=alert(1)&gt;&amp;' evil.html)" -ge 2 ] &&
+	grep -q '&lt;img src=x onerror=alert(1)>&amp;</text>' evil.html
+t_ok $? "a hostile night's head is escaped on the axis, in the caption and the table"
+
 t_run 2 "$B" report --history 31 -o long.html && [ ! -e long.html ] &&
 	t_grep "$T_ERR" "the store holds 30 nights of series nightly; --history 31 wants more"
 t_ok $? "--history 31 of 30 nights: exit 2, said, nothing written"
