@@ -11,6 +11,9 @@
 #include "analysis/history.h"
 #include "history.h"
 
+/* The index in h->nights of @robot's first night drawn (history-plots.c). */
+size_t history__first_night(const struct history *h, const char *robot);
+
 struct history_page {
 	FILE *fp;
 	const struct history_opts *o;
@@ -24,8 +27,6 @@ struct history_page {
 void history_plots__draw(struct history_page *pg);
 /* The grid of small multiples. */
 void history_plots__grid(struct history_page *pg);
-/* The index in h->nights of @robot's first night drawn. */
-size_t history__first_night(const struct history *h, const char *robot);
 
 /* history-table.c: the regressions, their state, mail and report. */
 void history_table__write(struct history_page *pg);
