@@ -326,7 +326,7 @@ static void night_report(struct night *nt, const char *dir)
 	o.output = xasprintf("%s/report.html", dir);
 	o.title = title = xasprintf("iommu-bench nightly: %s, night %lld (%s)",
 				    nt->series, (long long)nt->n.id,
-				    nt->n.head);
+				    nt->n.head ? nt->n.head : "?");
 	if (rdb__runs(&db, &runs) ||
 	    report__write(&db, &runs, &nt->n.run_id, 1, &f, &o))
 		pr_warn("nightly: night %lld: %s not written",
