@@ -11,21 +11,61 @@
 
 #include "builtin.h"
 #include "parse-options.h"
+#include "report/history.h"
 #include "report/report-opts.h"
 #include "report/report.h"
 #include "util.h"
 
 static const char *const report_usage[] = {
 	"iommu-bench report [-o <FILE>] [--run <ID>]... [--by <AXIS>] [--baseline <NAME>] [--only <KEY=VALUE>]...",
+	"iommu-bench report --history <N> [-o <FILE>] [--only <KEY=VALUE>]...",
 	NULL,
 };
 
 struct report_args {
 	struct strvec runs, only;
 	const char *by, *alpha, *conf, *cv_max;
-	long series, top;
+	long series, top, history;
 	bool no_plots;
 };
+
+/* report --history N: the nightly history page instead of the runs'. */
+static int history(const struct report_args *a, const struct report_opts *ro,
+		   const struct ds_filter *f)
+{
+	struct history_opts o = { .output = ro->output,
+				  .title = ro->title,
+				  .last = a->history,
+				  .plots = !a->no_plots };
+	struct rdb r;
+	int err;
+
+	if (global__rdb_open(&r))
+		return EXIT_WORK_FAILED;
+	err = history_page__write(&r, f, &o);
+	rdb__close(&r);
+	if (!err)
+		pr_info("wrote %s", o.output);
+	return !err ? EXIT_OK : err == -EINVAL ? EXIT_USAGE : EXIT_WORK_FAILED;
+}
+
+/* What --history leaves no meaning to; 0 or -EINVAL, said. */
+static int history_args(const struct report_args *a,
+			const struct report_opts *o)
+{
+	if (a->history < 2 || a->history > 1000) {
+		pr_err("--history wants a number of nights from 2 to 1000, "
+		       "got %ld",
+		       a->history);
+		return -EINVAL;
+	}
+	if (a->runs.nr || a->by || o->cmp.baseline) {
+		pr_err("--history draws the last nights: --run, --by and "
+		       "--baseline do not apply");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int parse_args(const struct report_args *a, struct report_opts *o)
 {
@@ -64,7 +104,7 @@ static int parse_args(const struct report_args *a, struct report_opts *o)
 
 int cmd_report(int argc, const char **argv)
 {
-	struct report_args a = { .series = 3, .top = 15 };
+	struct report_args a = { .series = 3, .top = 15, .history = -1 };
 	struct report_opts o = { .output = "report.html",
 				 .cmp = CMP_OPTS_DEFAULT };
 	const struct option opts[] = {
@@ -82,6 +122,9 @@ int cmd_report(int argc, const char **argv)
 			    "symbols per profile diff (default 15)"),
 		OPT_BOOLEAN(0, "no-plots", &a.no_plots,
 			    "tables only; do not run gnuplot"),
+		OPT_INTEGER(0, "history", &a.history, "N",
+			    "the nightly history page of the last N nights "
+			    "(2 to 1000) of each robot instead"),
 		OPT_GROUP(
 			"The page needs no network and runs no script: plots are inline\n"
 			"SVG drawn by gnuplot (gnuplot-nox). Exit status: 0 written; 1 the\n"
@@ -105,9 +148,15 @@ int cmd_report(int argc, const char **argv)
 		usage_error(NULL, NULL, "-o wants a file name");
 	if (parse_args(&a, &o))
 		goto out_args;
+	if (a.history != -1 && history_args(&a, &o))
+		goto out_args;
 	for (i = 0; i < a.only.nr; i++)
 		if (ds_filter__add(&f, a.only.v[i]))
 			goto out_args;
+	if (a.history != -1) {
+		status = history(&a, &o, &f);
+		goto out_args;
+	}
 	status = EXIT_WORK_FAILED;
 	if (global__rdb_open(&r))
 		goto out_args;

@@ -101,20 +101,19 @@ static char *fix_svg(const char *svg, const char *id)
 	return out;
 }
 
-int plot__render(struct plot *p, const char *id, char **svg)
+/* gnuplot run on the script: 0 with @sp's output, or said. */
+static int run_gnuplot(struct plot *p, const char *id, struct spawn *sp)
 {
 	static const char *const argv[] = { "gnuplot", "-d", NULL };
 	struct spawn_opts o = {
 		.flags = SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR,
 	};
-	struct spawn sp;
 	int rc;
 
-	*svg = NULL;
 	fflush(p->fp);
 	o.in = p->script;
 	o.in_len = p->len;
-	rc = spawn__run(&sp, argv, &o, PLOT_TIMEOUT_S * 1000);
+	rc = spawn__run(sp, argv, &o, PLOT_TIMEOUT_S * 1000);
 	if (rc == -ENOENT)
 		pr_err("gnuplot not found: install gnuplot-nox for the plots");
 	else if (rc == -ETIMEDOUT)
@@ -122,11 +121,53 @@ int plot__render(struct plot *p, const char *id, char **svg)
 		       PLOT_TIMEOUT_S);
 	else if (rc)
 		pr_err("plot %s: running gnuplot: %s", id, strerror(-rc));
-	else if (!spawn__succeeded(&sp) ||
-		 !(*svg = fix_svg(sp.out ? sp.out : "", id))) {
+	else if (!spawn__succeeded(sp)) {
+		pr_err("plot %s: gnuplot failed: %s", id,
+		       sp->err && *sp->err ? sp->err : "no SVG");
+		pr_debug("plot %s script:\n%s", id, p->script);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int plot__render(struct plot *p, const char *id, char **svg)
+{
+	struct spawn sp;
+	int rc;
+
+	*svg = NULL;
+	rc = run_gnuplot(p, id, &sp);
+	if (!rc && !(*svg = fix_svg(sp.out ? sp.out : "", id))) {
 		pr_err("plot %s: gnuplot failed: %s", id,
 		       sp.err && *sp.err ? sp.err : "no SVG");
-		pr_debug("plot %s script:\n%s", id, p->script);
+		rc = -EIO;
+	}
+	spawn__release(&sp);
+	return rc;
+}
+
+int plot__render_each(struct plot *p, const char *id, char **svgs, size_t nr)
+{
+	char *doc, *next, *name;
+	struct spawn sp;
+	size_t i = 0;
+	int rc;
+
+	memset(svgs, 0, nr * sizeof(*svgs));
+	rc = run_gnuplot(p, id, &sp);
+	/* Each plot is a whole document, its prolog where it begins. */
+	doc = rc || !sp.out ? NULL : strstr(sp.out, "<svg");
+	for (; doc && i < nr; i++, doc = next) {
+		next = strstr(doc + 4, "<?xml");
+		if (next)
+			*next++ = '\0';
+		name = xasprintf("%s%zu", id, i);
+		svgs[i] = fix_svg(doc, name);
+		free(name);
+	}
+	if (!rc && i < nr) {
+		pr_err("plot %s: gnuplot drew %zu of %zu plots: %s", id, i, nr,
+		       sp.err && *sp.err ? sp.err : "no SVG");
 		rc = -EIO;
 	}
 	spawn__release(&sp);

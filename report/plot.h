@@ -33,6 +33,12 @@ void plot__quote(struct plot *p, const char *s);
  * complaint printed (-ENOENT: gnuplot is not installed).
  */
 int plot__render(struct plot *p, const char *id, char **svg);
+/*
+ * One gnuplot for a script of @nr plots (each "plot" a document of its
+ * own): @svgs[i] the i-th, ids prefixed "@id<i>-". 0, or a negative
+ * errno, said; what was drawn is in @svgs either way (NULL: not).
+ */
+int plot__render_each(struct plot *p, const char *id, char **svgs, size_t nr);
 void plot__release(struct plot *p);
 
 /* Seconds a gnuplot run may take before it is killed. */

@@ -43,4 +43,7 @@ extern const struct store_query store_q_report_symbols;
 extern const struct store_query store_q_report_series;
 extern const struct store_query store_q_report_series_trials;
 
+/* store-q-history.c */
+extern const struct store_query store_q_history_nights;
+
 #endif /* IOMMU_BENCH_STORE_QUERIES_H */

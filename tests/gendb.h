@@ -45,6 +45,16 @@ struct gendb_opts {
 	double boot_noise;
 	bool details;	    /* intervals, probes, profiles, facts */
 	bool plant_trouble; /* a failed trial, hostile strings, a mismatch */
+	/* Only this workload (1-based) steps; 0: every one. */
+	unsigned int regress_workload;
+	/*
+	 * A robot's night per run (nights, series "nightly", a package's
+	 * version each), and with regress_pct a regressions row for the
+	 * step at night regress_from + 1 in this triage state, its mail
+	 * under the database's folder.
+	 */
+	bool nights;
+	const char *reg_state;
 };
 
 #define GENDB_OPTS_DEFAULT                                                 \
@@ -84,6 +94,7 @@ struct gendb_ctx {
 	unsigned int run_index;
 	double boot_factor; /* the current boot's level, 1 by default */
 	unsigned int boots; /* boots made so far, for their ids */
+	int64_t run;	    /* the run being written */
 };
 
 static const char gendb_config[] =
@@ -309,7 +320,8 @@ static int gendb__metrics(struct gendb_ctx *c, int64_t trial,
 
 	gbps = m->gbps * gendb_workload_scale[workload];
 	if (mode == 1 && c->run_index >= o->regress_from &&
-	    c->run_index < o->regress_until)
+	    c->run_index < o->regress_until &&
+	    (!o->regress_workload || o->regress_workload == workload + 1))
 		gbps *= 1 - o->regress_pct / 100;
 	gbps = gendb__noisy(c->rng, gbps * c->boot_factor, o->noise);
 	cpu = gendb__noisy(c->rng, m->cpu - (kernel ? 12 : 0), 0.02);
@@ -418,6 +430,7 @@ static int gendb__run(struct gendb_ctx *c)
 
 	err = store__run_begin(c->st, "nightly", gendb_config,
 			       strlen(gendb_config), &run);
+	c->run = run;
 	for (kernel = 0; kernel < o->nr_kernels && !err; kernel++) {
 		snprintf(release, sizeof(release), "6.12.%u%s",
 			 70 + c->run_index, kernel ? "+skip-sync" : "");
@@ -433,6 +446,82 @@ static int gendb__run(struct gendb_ctx *c)
 	}
 	if (!err)
 		err = store__run_finish(c->st, run, STORE_RUN_DONE);
+	return err;
+}
+
+/* The planted step's regressions row, as the robot leaves it mailed. */
+static int gendb__regression(struct gendb_ctx *c, int64_t night,
+			     const char *base, const char *head)
+{
+	const struct gendb_opts *o = c->o;
+	unsigned int w = o->regress_workload ? o->regress_workload - 1 : 0;
+	double before = gendb_mode_data[1].gbps * gendb_workload_scale[w] * 1e9;
+	struct store_regression r = {
+		.night_id = night,
+		.series = (char *)"nightly",
+		.host = (char *)"sut",
+		.workload = (char *)gendb_workloads[w],
+		.mode = (char *)"lazy",
+		.metric = (char *)"throughput",
+		.base = (char *)base,
+		.head = (char *)head,
+		.base_median = before,
+		.head_median = before * (1 - o->regress_pct / 100),
+		.change_pct = -o->regress_pct,
+		.culprit = (char *)head,
+	};
+	char *dir = xstrdup(o->path), *slash = strrchr(dir, '/');
+	int64_t id;
+	int err;
+
+	if (slash)
+		*slash = '\0';
+	err = store__regression_add(c->st, &r, &id);
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.state = (char *)o->reg_state;
+	r.mail = xasprintf("%s/night-%lld/regression-%lld/mail.mbox",
+			   slash ? dir : ".", (long long)night, (long long)id);
+	if (!err)
+		err = store__regression_set(c->st, &r);
+	free(r.mail);
+	free(dir);
+	return err;
+}
+
+/* A run as one of the robot's nights; the step's night regressed. */
+static int gendb__night(struct gendb_ctx *c)
+{
+	const struct gendb_opts *o = c->o;
+	bool step = o->regress_pct && c->run_index == o->regress_from;
+	char head[32], base[32], pkg[64];
+	struct store_night n = { 0 };
+	int64_t id;
+	int err;
+
+	snprintf(head, sizeof(head), "6.12.%u-1", 70 + c->run_index);
+	snprintf(base, sizeof(base), "6.12.%u-1", 69 + c->run_index);
+	snprintf(pkg, sizeof(pkg), "linux-image-6.12.%u+deb12-amd64",
+		 70 + c->run_index);
+	n.series = (char *)"nightly";
+	n.kernel = (char *)"mainline";
+	n.head = head;
+	n.package = pkg;
+	n.head_subject =
+		o->plant_trouble && step ?
+			(char *)"mm: <b>faster</b> & \"fewer\" 'flushes'" :
+			NULL;
+	err = store__night_add(c->st, &n, &id);
+	if (!err)
+		err = gendb__run(c);
+	n.id = id;
+	n.run_id = c->run;
+	n.stage = (char *)"done";
+	n.verdict = (char *)(step ? "regression" : "pass");
+	if (!err)
+		err = store__night_set(c->st, &n);
+	if (!err && step && o->reg_state)
+		err = gendb__regression(c, id, base, head);
 	return err;
 }
 
@@ -461,7 +550,7 @@ static inline int gendb__write(const struct gendb_opts *o)
 	for (c.run_index = 0; c.run_index < o->runs && !err; c.run_index++) {
 		err = store__begin(c.st);
 		if (!err)
-			err = gendb__run(&c);
+			err = o->nights ? gendb__night(&c) : gendb__run(&c);
 		if (!err)
 			err = store__commit(c.st);
 		else

@@ -2,8 +2,9 @@
 /*
  * Each confirmed regression's mail, and the folder it points to: the
  * matrix as the night ran it, the kernel's .config, the bisection's log
- * and state, and reproduce.sh, the exact commands that measure both ends
- * again. The mail is written (an mbox file in that folder) before it is
+ * and state, reproduce.sh, the exact commands that measure both ends
+ * again, and report.html, the report page of the night's run (which the
+ * history page links to). The mail is written (an mbox file in that folder) before it is
  * handed to sendmail, and its row says so, so that a night killed here
  * writes it once; nothing is sent without --send.
  */
@@ -25,6 +26,7 @@
 #include "cache.h"
 #include "log.h"
 #include "analysis/regress.h"
+#include "report/report.h"
 #include "strvec.h"
 #include "subprocess.h"
 #include "util.h"
@@ -307,6 +309,33 @@ struct mail_words {
 	size_t nr;
 };
 
+/* The night's run as the report's page, beside the mail: best effort. */
+static void night_report(struct night *nt, const char *dir)
+{
+	struct report_opts o = { .cmp = CMP_OPTS_DEFAULT,
+				 .series_per_cell = 3,
+				 .top_symbols = 15,
+				 .plots = true };
+	struct rdb_runs runs = { 0 };
+	struct ds_filter f = { 0 };
+	struct rdb db;
+	char *title;
+
+	if (rdb__open(nt->o->db_path, &db))
+		return;
+	o.output = xasprintf("%s/report.html", dir);
+	o.title = title = xasprintf("iommu-bench nightly: %s, night %lld (%s)",
+				    nt->series, (long long)nt->n.id,
+				    nt->n.head ? nt->n.head : "?");
+	if (rdb__runs(&db, &runs) ||
+	    report__write(&db, &runs, &nt->n.run_id, 1, &f, &o))
+		pr_warn("nightly: night %lld: %s not written",
+			(long long)nt->n.id, o.output);
+	rdb__runs_release(&runs);
+	rdb__close(&db);
+	free_all((char *)o.output, title);
+}
+
 /* The folder the mail points to; its files are best effort. */
 static int mail_folder(struct night *nt, const struct store_regression *r,
 		       const char *dir)
@@ -324,6 +353,7 @@ static int mail_folder(struct night *nt, const struct store_regression *r,
 	copy_config(nt, dir);
 	bisect_log(dir);
 	reproduce(nt, r, dir);
+	night_report(nt, dir);
 	return 0;
 }
 

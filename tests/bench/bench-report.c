@@ -5,7 +5,10 @@
  * passthrough x 4 workloads x 10 repetitions per nightly run, with
  * intervals, probes and profiles). Prints wall time and peak memory of
  * each command, the median of three runs, and the growth per tenfold:
- * linear growth reads as about 10x. The targets (100k trials compared in
+ * linear growth reads as about 10x. Each run is one of the robot's
+ * nights too, so that the history page (report --history, over the last
+ * 100 nights, or all of them where there are fewer) is measured beside
+ * the report on the same database. The targets (100k trials compared in
  * under 2 s, reported in under 10 s) are printed beside the figures;
  * nothing here fails on them.
  */
@@ -80,13 +83,17 @@ static int median_of(char *const *argv, struct figure *out)
 	return 0;
 }
 
-enum { CMD_COMPARE, CMD_REPORT, CMD_HISTORY, NR_CMDS };
+enum { CMD_COMPARE, CMD_REPORT, CMD_PAGE, CMD_HISTORY, NR_CMDS };
 
 static const char *const cmd_names[NR_CMDS] = {
 	"compare --run all",
 	"report --run all",
+	"report --history 100",
 	"regress --history 100",
 };
+
+/* The history page's N: 100 nights, or all there are. */
+#define PAGE_NIGHTS 100
 
 int main(void)
 {
@@ -96,7 +103,7 @@ int main(void)
 	struct figure fig[3][NR_CMDS];
 	double gen[3];
 	size_t trials[3];
-	char *db, *html, *dbarg;
+	char *db, *html, *page, *dbarg, nights[16];
 	struct stat sb;
 	int s, c, err;
 
@@ -108,6 +115,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	html = xasprintf("%s/report.html", dir);
+	page = xasprintf("%s/history.html", dir);
 	for (s = 0; s < 3; s++) {
 		struct gendb_opts o = GENDB_OPTS_DEFAULT;
 		double t0 = mono_ns() / 1e9;
@@ -116,6 +124,7 @@ int main(void)
 		o.path = db;
 		o.runs = runs[s];
 		o.nr_workloads = 4;
+		o.nights = true;
 		err = gendb__write(&o);
 		gen[s] = mono_ns() / 1e9 - t0;
 		trials[s] = (size_t)runs[s] * 3 * 4 * o.reps;
@@ -129,12 +138,16 @@ int main(void)
 		       trials[s], sb.st_size / 1e6, gen[s]);
 		fflush(stdout);
 		dbarg = xasprintf("--db=%s", db);
+		snprintf(nights, sizeof(nights), "%u",
+			 runs[s] < PAGE_NIGHTS ? runs[s] : PAGE_NIGHTS);
 		{
 			char *const argv[NR_CMDS][8] = {
 				{ (char *)bin, dbarg, "compare", "--run", "all",
 				  NULL },
 				{ (char *)bin, dbarg, "report", "--run", "all",
 				  "-o", html, NULL },
+				{ (char *)bin, dbarg, "report", "--history",
+				  nights, "-o", page, NULL },
 				{ (char *)bin, dbarg, "regress", "--history",
 				  "100", NULL },
 			};
@@ -162,6 +175,8 @@ int main(void)
 	}
 	unlink(html);
 	free(html);
+	unlink(page);
+	free(page);
 	rmdir(dir);
 
 	printf("%-24s %10s %10s %10s   %s\n", "median of 3", "1k", "10k",
@@ -180,5 +195,8 @@ int main(void)
 	printf("targets at 100k trials: compare < 2 s (%.2f s), report < "
 	       "10 s (%.2f s)\n",
 	       fig[2][CMD_COMPARE].secs, fig[2][CMD_REPORT].secs);
+	printf("at 100k trials: the report %.2f s, the history page (last %d "
+	       "nights) %.2f s\n",
+	       fig[2][CMD_REPORT].secs, PAGE_NIGHTS, fig[2][CMD_PAGE].secs);
 	return 0;
 }

@@ -8,6 +8,7 @@
  *   test-gendb --out DB [--runs N] [--reps N] [--workloads N]
  *              [--kernels 1|2] [--seed N] [--noise PCT] [--no-details]
  *              [--regress PCT --from RUN [--until RUN]] [--trouble]
+ *              [--regress-workload N] [--nights [--reg-state STATE]]
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ static const struct {
 	{ "--regress", offsetof(struct gendb_opts, regress_pct), 1 },
 	{ "--from", offsetof(struct gendb_opts, regress_from), 0 },
 	{ "--until", offsetof(struct gendb_opts, regress_until), 0 },
+	{ "--regress-workload", offsetof(struct gendb_opts, regress_workload),
+	  0 },
 };
 
 static int set_flag(struct gendb_opts *o, const char *a, const char *v)
@@ -84,6 +87,15 @@ static int parse(int argc, char **argv, struct gendb_opts *o)
 		}
 		if (!strcmp(a, "--trouble")) {
 			o->plant_trouble = true;
+			continue;
+		}
+		if (!strcmp(a, "--nights")) {
+			o->nights = true;
+			continue;
+		}
+		if (!strcmp(a, "--reg-state") && v) {
+			o->reg_state = v;
+			i++;
 			continue;
 		}
 		if (!v || set_flag(o, a, v))
