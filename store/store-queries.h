@@ -43,4 +43,10 @@ extern const struct store_query store_q_report_symbols;
 extern const struct store_query store_q_report_series;
 extern const struct store_query store_q_report_series_trials;
 
+/* store-q-kcidb.c: one run each, ?1 */
+extern const struct store_query store_q_kcidb_kernels;
+extern const struct store_query store_q_kcidb_values;
+extern const struct store_query store_q_kcidb_trials;
+extern const struct store_query store_q_kcidb_regressions;
+
 #endif /* IOMMU_BENCH_STORE_QUERIES_H */
