@@ -53,7 +53,7 @@ static json_t *patches_json(const struct toml_value *patches)
 
 /* A built kernel's source: what the matrix and the nights say of it. */
 static void git_source(json_t *o, json_t *misc, const struct kcidb_source *src,
-		       const char *commit)
+		       bool built, const char *commit)
 {
 	if (is_commit(commit))
 		json_object_set_new(o, "git_commit_hash", json_string(commit));
@@ -68,6 +68,8 @@ static void git_source(json_t *o, json_t *misc, const struct kcidb_source *src,
 		kcidb__set_known(misc, "tree", src->tree);
 	kcidb__set_known(o, "git_repository_branch", src->branch);
 	/* "" is KCIDB's "no patches"; the files' text is not stored. */
+	if (!built)
+		return;
 	if (src->patches)
 		json_object_set_new(misc, "patches",
 				    patches_json(src->patches));
@@ -83,7 +85,8 @@ static json_t *checkout_json(const struct kcidb_run *run,
 	json_t *o = json_object(), *misc = json_object();
 	bool built;
 
-	built = run->matrix &&
+	memset(src, 0, sizeof(*src));
+	built = run->matrix && !*package &&
 		kcidb__source(run->matrix, store_rows__str(r, COL_NAME), src);
 	kcidb__set_str(misc, "kernel", store_rows__str(r, COL_NAME));
 	kcidb__set_known(misc, "release", store_rows__str(r, COL_RELEASE));
@@ -93,8 +96,8 @@ static json_t *checkout_json(const struct kcidb_run *run,
 		kcidb__set_known(misc, "version",
 				 store_rows__str(r, COL_VERSION));
 		kcidb__set_known(misc, "suite", store_rows__str(r, COL_SUITE));
-	} else if (built) {
-		git_source(o, misc, src, store_rows__str(r, COL_COMMIT));
+	} else {
+		git_source(o, misc, src, built, store_rows__str(r, COL_COMMIT));
 	}
 	json_object_set_new(o, "valid", json_true());
 	json_object_set_new(o, "misc", misc);

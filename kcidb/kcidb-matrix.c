@@ -25,30 +25,39 @@ static const struct toml_value *build_of(const struct toml_value *k)
 	return b && b->type == TOML_TABLE ? b : NULL;
 }
 
-/* The build table of the kernel named @name, or the only one there is. */
-static const struct toml_value *find_build(const struct toml_value *kernels,
-					   const char *name)
+/* The kernel named @name in @kernels, or NULL. */
+static const struct toml_value *find_kernel(const struct toml_value *kernels,
+					    const char *name)
 {
-	const struct toml_value *k, *only = NULL;
+	const struct toml_value *k;
+	size_t i;
+
+	for (i = 0; name && i < kernels->u.arr.n; i++) {
+		k = kernels->u.arr.items[i];
+		if (str_of(k, "name") && !strcmp(str_of(k, "name"), name))
+			return k;
+	}
+	return NULL;
+}
+
+/* The only kernel with a build table, or NULL. */
+static const struct toml_value *only_build(const struct toml_value *kernels)
+{
+	const struct toml_value *only = NULL;
 	size_t i, nr = 0;
 
-	for (i = 0; i < kernels->u.arr.n; i++) {
-		k = kernels->u.arr.items[i];
-		if (!build_of(k))
-			continue;
-		if (name && str_of(k, "name") &&
-		    !strcmp(str_of(k, "name"), name))
-			return build_of(k);
-		only = build_of(k);
-		nr++;
-	}
-	return !name && nr == 1 ? only : NULL;
+	for (i = 0; i < kernels->u.arr.n; i++)
+		if (build_of(kernels->u.arr.items[i])) {
+			only = build_of(kernels->u.arr.items[i]);
+			nr++;
+		}
+	return nr == 1 ? only : NULL;
 }
 
 bool kcidb__source(const struct toml_value *matrix, const char *kernel,
 		   struct kcidb_source *src)
 {
-	const struct toml_value *kernels, *follow, *b, *p;
+	const struct toml_value *kernels, *follow, *k, *b, *p;
 	const char *followed;
 
 	memset(src, 0, sizeof(*src));
@@ -57,13 +66,16 @@ bool kcidb__source(const struct toml_value *matrix, const char *kernel,
 		return false;
 	follow = toml_table__get(toml_table__get(matrix, "nightly"), "follow");
 	followed = str_of(follow, "kernel");
-	b = find_build(kernels, kernel);
-	if (b && followed && strcmp(followed, kernel))
-		followed = NULL;
-	else if (!b && followed)
-		b = find_build(kernels, followed);
-	if (!b) {
-		b = find_build(kernels, NULL);
+	k = find_kernel(kernels, kernel);
+	if (k) {
+		/* A kernel of the matrix: its own build table, or none. */
+		b = build_of(k);
+		if (followed && strcmp(followed, kernel))
+			followed = NULL;
+	} else if (followed && find_kernel(kernels, followed)) {
+		b = build_of(find_kernel(kernels, followed));
+	} else {
+		b = only_build(kernels);
 		followed = NULL;
 	}
 	if (!b)
