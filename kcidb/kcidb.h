@@ -37,8 +37,8 @@ int kcidb__origin_check(const char *origin, char **err);
  * and incidents of the nightly regressions found on those runs. 0 and a
  * new reference in *report, or a negative errno and the words why.
  */
-int kcidb__report(struct store *st, const struct kcidb_opts *o,
-		  json_t **report, char **err);
+int kcidb__report(struct store *st, const struct kcidb_opts *o, json_t **report,
+		  char **err);
 
 /* 0 where url is http:// or https:// with a host, else -EINVAL. */
 int kcidb__url_check(const char *url, char **err);
@@ -50,17 +50,17 @@ int kcidb__url_check(const char *url, char **err);
 int kcidb__token_read(const char *path, char **token, char **err);
 
 struct kcidb_submit_opts {
-	const char *url;	/* the service's base URL */
+	const char *url; /* the service's base URL */
 	const char *token_file;
-	int tries;		/* connection loss and 5xx; 0: 5 */
-	int poll_ms;		/* between two status calls; 0: 1000 */
-	int timeout_s;		/* the status awaited at most; 0: 600 */
-	bool quiet;		/* no progress lines on stderr */
+	int tries;     /* connection loss and 5xx; 0: 5 */
+	int poll_ms;   /* between two status calls; 0: 1000 */
+	int timeout_s; /* the status awaited at most; 0: 600 */
+	bool quiet;    /* no progress lines on stderr */
 };
 
 enum kcidb_outcome {
-	KCIDB_PROCESSED,	/* ingested and archived */
-	KCIDB_FAILED,		/* refused by the full schema validation */
+	KCIDB_PROCESSED, /* ingested and archived */
+	KCIDB_FAILED,	 /* refused by the full schema validation */
 };
 
 /*
