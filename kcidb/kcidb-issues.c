@@ -142,22 +142,23 @@ static void incident_add(struct kcidb_ctx *c, const struct kcidb_run *run,
 	free_all(test, id);
 }
 
-int kcidb__issues(struct kcidb_ctx *c, const struct kcidb_run *run, char **err)
+static void regression_add(struct kcidb_ctx *c, struct kcidb_run *run,
+			   const struct store_rows *r, void *arg)
 {
-	struct store_rows *r;
-	char *id;
-	int ret;
+	char *id = issue_id(c, r);
 
-	ret = store__query(c->st, &store_q_kcidb_regressions,
-			   STORE_ARGS(STORE_INT(run->id)), &r);
-	while (ret >= 0 && (ret = store_rows__next(r)) > 0) {
-		id = issue_id(c, r);
-		if (!kcidb__seen(c, id))
-			issue_add(c, r, id);
-		incident_add(c, run, r, id);
-		free(id);
-	}
-	store_rows__close(r);
+	(void)arg;
+	if (!kcidb__seen(c, id))
+		issue_add(c, r, id);
+	incident_add(c, run, r, id);
+	free(id);
+}
+
+int kcidb__issues(struct kcidb_ctx *c, struct kcidb_run *run, char **err)
+{
+	int ret = kcidb__each(c, &store_q_kcidb_regressions, run,
+			      regression_add, NULL);
+
 	if (ret < 0)
 		return errmsg__set(err, ret,
 				   "%s: run %lld: reading its regressions",

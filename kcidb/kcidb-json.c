@@ -5,25 +5,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "json-util.h"
 #include "kcidb/kcidb-priv.h"
 #include "util.h"
 
 void kcidb__set_str(json_t *o, const char *key, const char *s)
 {
-	json_t *j = json_string(s);
-	char *copy;
-	size_t i;
-
-	if (!j) {
-		/* Not UTF-8: its plain ASCII kept, the rest marked. */
-		copy = xstrdup(s);
-		for (i = 0; copy[i]; i++)
-			if ((unsigned char)copy[i] >= 0x80)
-				copy[i] = '?';
-		j = json_string(copy);
-		free(copy);
-	}
-	json_object_set_new(o, key, j);
+	json_object_set_new(o, key, json_string_or_null(s));
 }
 
 void kcidb__set_known(json_t *o, const char *key, const char *s)

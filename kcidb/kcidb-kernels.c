@@ -146,12 +146,13 @@ static json_t *build_json(struct kcidb_ctx *c, const struct store_rows *r,
 
 /* The checkout and build of the row's kernel, each added once. */
 static void kernel_add(struct kcidb_ctx *c, struct kcidb_run *run,
-		       const struct store_rows *r)
+		       const struct store_rows *r, void *arg)
 {
 	struct kcidb_source src;
 	json_t *co, *b;
 	char *text, *id;
 
+	(void)arg;
 	co = checkout_json(run, r, &src);
 	text = json_dumps(co, JSON_SORT_KEYS | JSON_COMPACT);
 	id = kcidb__id(c->origin, "checkout", text, NULL);
@@ -174,14 +175,8 @@ static void kernel_add(struct kcidb_ctx *c, struct kcidb_run *run,
 
 int kcidb__kernels(struct kcidb_ctx *c, struct kcidb_run *run, char **err)
 {
-	struct store_rows *r;
-	int ret;
+	int ret = kcidb__each(c, &store_q_kcidb_kernels, run, kernel_add, NULL);
 
-	ret = store__query(c->st, &store_q_kcidb_kernels,
-			   STORE_ARGS(STORE_INT(run->id)), &r);
-	while (ret >= 0 && (ret = store_rows__next(r)) > 0)
-		kernel_add(c, run, r);
-	store_rows__close(r);
 	if (ret < 0)
 		return errmsg__set(err, ret,
 				   "%s: run %lld: reading its kernels",

@@ -14,6 +14,8 @@
 #include "sha256.h"
 
 struct store;
+struct store_query;
+struct store_rows;
 struct toml_value;
 
 /* The top node of every test path (docs/kcidb.md). */
@@ -55,7 +57,7 @@ void kcidb__run_ident(const char *name, const char *started_at,
 
 /*
  * Set @key to @s, where JSON can hold it: a byte that is not UTF-8 is
- * written '?' (a symbol or an error from a binary may be anything).
+ * written '?' (json_string_or_null(): an error's words may be anything).
  */
 void kcidb__set_str(json_t *o, const char *key, const char *s);
 /* The same, but nothing set for "" (not known). */
@@ -89,7 +91,7 @@ json_t *kcidb__test_new(const struct kcidb_ctx *c, const struct kcidb_run *run,
 /* Set "duration" to the seconds from @start to @end (store times). */
 void kcidb__set_duration(json_t *o, const char *start, const char *end);
 /* The tests of a run's trials that gave no figure: 0 or -errno. */
-int kcidb__trials(struct kcidb_ctx *c, const struct kcidb_run *run);
+int kcidb__trials(struct kcidb_ctx *c, struct kcidb_run *run);
 
 /* What the run's matrix says of a built kernel's source. */
 struct kcidb_source {
@@ -106,9 +108,19 @@ struct kcidb_source {
 bool kcidb__source(const struct toml_value *matrix, const char *kernel,
 		   struct kcidb_source *src);
 
+/*
+ * @row called on each row of @q, a query of the run ?1: 0, or the
+ * negative errno of the query (SQLite's words logged).
+ */
+int kcidb__each(struct kcidb_ctx *c, const struct store_query *q,
+		struct kcidb_run *run,
+		void (*row)(struct kcidb_ctx *c, struct kcidb_run *run,
+			    const struct store_rows *r, void *arg),
+		void *arg);
+
 /* Each step adds its objects to the report; 0 or -errno and the words. */
 int kcidb__kernels(struct kcidb_ctx *c, struct kcidb_run *run, char **err);
-int kcidb__tests(struct kcidb_ctx *c, const struct kcidb_run *run, char **err);
-int kcidb__issues(struct kcidb_ctx *c, const struct kcidb_run *run, char **err);
+int kcidb__tests(struct kcidb_ctx *c, struct kcidb_run *run, char **err);
+int kcidb__issues(struct kcidb_ctx *c, struct kcidb_run *run, char **err);
 
 #endif /* IOMMU_BENCH_KCIDB_PRIV_H */

@@ -12,6 +12,7 @@
 #include "errmsg.h"
 #include "kcidb/kcidb-priv.h"
 #include "kcidb/kcidb.h"
+#include "store/store-query.h"
 #include "store/store.h"
 #include "toml.h"
 #include "util.h"
@@ -52,6 +53,24 @@ static int runs_of(struct store *st, const struct kcidb_opts *o, int64_t **runs,
 			(*runs)[n++] = (*runs)[i];
 	*nr = n;
 	return 0;
+}
+
+int kcidb__each(struct kcidb_ctx *c, const struct store_query *q,
+		struct kcidb_run *run,
+		void (*row)(struct kcidb_ctx *c, struct kcidb_run *run,
+			    const struct store_rows *r, void *arg),
+		void *arg)
+{
+	struct store_rows *r;
+	int ret;
+
+	ret = store__query(c->st, q, STORE_ARGS(STORE_INT(run->id)), &r);
+	while (!ret && (ret = store_rows__next(r)) > 0) {
+		row(c, run, r, arg);
+		ret = 0;
+	}
+	store_rows__close(r);
+	return ret;
 }
 
 static void run_release(struct kcidb_run *run)

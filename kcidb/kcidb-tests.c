@@ -150,34 +150,30 @@ static void figure_emit(struct kcidb_ctx *c, const struct kcidb_run *run,
 	free(id);
 }
 
-static int figures(struct kcidb_ctx *c, const struct kcidb_run *run)
+/* A row of the run's values: the next of its figure, or a new figure. */
+static void figure_row(struct kcidb_ctx *c, struct kcidb_run *run,
+		       const struct store_rows *r, void *arg)
+{
+	struct figure *f = arg;
+
+	if (!figure_same(f, r)) {
+		if (f->n)
+			figure_emit(c, run, f);
+		figure_release(f);
+		figure_start(f, r);
+	}
+	figure_add(f, r);
+}
+
+int kcidb__tests(struct kcidb_ctx *c, struct kcidb_run *run, char **err)
 {
 	struct figure f = { 0 };
-	struct store_rows *r;
 	int ret;
 
-	ret = store__query(c->st, &store_q_kcidb_values,
-			   STORE_ARGS(STORE_INT(run->id)), &r);
-	while (ret >= 0 && (ret = store_rows__next(r)) > 0) {
-		if (!figure_same(&f, r)) {
-			if (f.n)
-				figure_emit(c, run, &f);
-			figure_release(&f);
-			figure_start(&f, r);
-		}
-		figure_add(&f, r);
-	}
+	ret = kcidb__each(c, &store_q_kcidb_values, run, figure_row, &f);
 	if (!ret && f.n)
 		figure_emit(c, run, &f);
 	figure_release(&f);
-	store_rows__close(r);
-	return ret;
-}
-
-int kcidb__tests(struct kcidb_ctx *c, const struct kcidb_run *run, char **err)
-{
-	int ret = figures(c, run);
-
 	if (!ret)
 		ret = kcidb__trials(c, run);
 	if (ret < 0)

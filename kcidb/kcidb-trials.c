@@ -72,8 +72,8 @@ static json_t *trial_misc(const struct store_rows *r, const char *comment,
 	return misc;
 }
 
-static void trial_emit(struct kcidb_ctx *c, const struct kcidb_run *run,
-		       const struct store_rows *r)
+static void trial_emit(struct kcidb_ctx *c, struct kcidb_run *run,
+		       const struct store_rows *r, void *arg)
 {
 	struct kcidb_cell cell = {
 		store_rows__str(r, 0), store_rows__str(r, 1),
@@ -83,6 +83,7 @@ static void trial_emit(struct kcidb_ctx *c, const struct kcidb_run *run,
 	char rep[24], *id, *comment = trial_comment(r);
 	json_t *o;
 
+	(void)arg;
 	snprintf(rep, sizeof(rep), "%lld",
 		 (long long)store_rows__int(r, T_REP));
 	id = kcidb__id(c->origin, "trial", run->ident, cell.key, rep, NULL);
@@ -99,15 +100,7 @@ static void trial_emit(struct kcidb_ctx *c, const struct kcidb_run *run,
 	free_all(id, comment);
 }
 
-int kcidb__trials(struct kcidb_ctx *c, const struct kcidb_run *run)
+int kcidb__trials(struct kcidb_ctx *c, struct kcidb_run *run)
 {
-	struct store_rows *r;
-	int ret;
-
-	ret = store__query(c->st, &store_q_kcidb_trials,
-			   STORE_ARGS(STORE_INT(run->id)), &r);
-	while (ret >= 0 && (ret = store_rows__next(r)) > 0)
-		trial_emit(c, run, r);
-	store_rows__close(r);
-	return ret;
+	return kcidb__each(c, &store_q_kcidb_trials, run, trial_emit, NULL);
 }

@@ -15,16 +15,8 @@ set -eu
 
 B=$IOMMU_BENCH
 SRC=${SRCDIR:-$(dirname "$0")/../..}
-# kcidb-io's validator is python3-jsonschema: Debian's, where a python3
-# of another origin first on the PATH would not see it.
-PY=
-for py in /usr/bin/python3 python3; do
-	if "$py" -c 'import jsonschema' 2>/dev/null; then
-		PY=$py
-		break
-	fi
-done
-if [ -z "$PY" ]; then
+# kcidb-io's validator is python3-jsonschema.
+if ! PY=$(t_python_with jsonschema); then
 	echo "1..0 # SKIP python3-jsonschema is not installed"
 	exit 0
 fi
