@@ -26,15 +26,18 @@ DB=$T_TMP/g.db
 t_gendb --out "$DB" --runs 2 --reps 8 --trouble
 t_ok $? "a generated database: 2 runs, a failed trial, a mode not in effect"
 
-# What the robot stores: run 2 is night 2's, whose kernel 'mainline' is
-# a commit of an https tree on a followed branch (its matrix says so);
-# it regressed lazy tcp-rx throughput, confirmed and bisected. Beside
-# it an improvement and one that did not reproduce: neither an issue.
+# Run 1's kernel a Debian package. What the robot stores: run 2 is
+# night 2's, whose kernel 'mainline' is a commit of an https tree on a
+# followed branch (its matrix says so); it regressed lazy tcp-rx
+# throughput, confirmed and bisected. Beside it an improvement and one
+# that did not reproduce: neither an issue.
 HEAD=1111111111111111111111111111111111111111
 BASE=2222222222222222222222222222222222222222
 CULPRIT=3333333333333333333333333333333333333333
 sqlite3 "$DB" <<SQL
 UPDATE runs SET name = 'nightly-' || id;
+UPDATE kernels SET package = 'linux-image-6.12.70+deb13-amd64',
+	version = '6.12.70-1', suite = 'trixie' WHERE release = '6.12.70';
 UPDATE runs SET config = config || '
 [[kernels]]
 name = "mainline"
@@ -98,12 +101,18 @@ builds = {b["id"]: b for b in r["builds"]}
 assert all(b["checkout_id"] in co for b in builds.values()), "a build of no checkout"
 assert all(t["build_id"] in builds for t in r["tests"]), "a test of no build"
 
-# Night 2's kernel: the commit of an https tree on the followed branch.
+# Night 2's kernel: the commit of an https tree on the followed branch;
+# night 1's, a package (its version, no commit though the night names one).
 git = [c for c in co.values() if c.get("git_commit_hash") == head]
 assert len(git) == 1, list(co.values())
 assert git[0]["git_repository_url"].startswith("https://git.kernel.org/"), git[0]
 assert git[0]["git_repository_branch"] == "master", git[0]
 assert git[0]["patchset_hash"] == "", git[0]
+pkg = [c for c in co.values() if "package" in c["misc"]]
+assert len(pkg) == 1 and not any(k.startswith("git_") for k in pkg[0]), pkg
+assert pkg[0]["misc"]["version"] == "6.12.70-1" and pkg[0]["misc"]["suite"] == "trixie", pkg
+b1 = [b for b in builds.values() if b["checkout_id"] == pkg[0]["id"]]
+assert b1 and b1[0]["architecture"] == "x86_64" and "config_name" not in b1[0], b1
 b2 = [b for b in builds.values() if b["checkout_id"] == git[0]["id"]]
 assert b2 and b2[0]["config_name"] == "defconfig" and b2[0]["status"] == "PASS", b2
 
