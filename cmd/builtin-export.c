@@ -14,13 +14,17 @@
 #include "atomic-file.h"
 #include "builtin.h"
 #include "csv.h"
+#include "errmsg.h"
+#include "kcidb/kcidb.h"
 #include "log.h"
 #include "parse-options.h"
 #include "store/store.h"
+#include "strvec.h"
 #include "util.h"
 
 static const char *const export_usage[] = {
 	"iommu-bench export [--run <ID>] [--format csv|json] [--all] [-o <FILE>]",
+	"iommu-bench export --kcidb --origin <NAME> [--run <ID>]... [-o <FILE>]",
 	NULL,
 };
 
@@ -218,15 +222,119 @@ static int export(struct store *st, int64_t run_id, unsigned int flags,
 	return n;
 }
 
+/* The CSV or JSON table of @run_id (0: every run). */
+static int export_table(struct store *st, int64_t run_id, bool all, bool json,
+			const char *output)
+{
+	struct atomic_file out;
+	int err;
+
+	err = atomic_file__open(&out, output, 0644);
+	if (err) {
+		pr_err("%s: %s", out_name(output), strerror(-err));
+		return EXIT_WORK_FAILED;
+	}
+	err = export(st, run_id, all ? STORE_EXPORT_ALL : 0, json, out.fp);
+	if (err < 0) {
+		atomic_file__abort(&out);
+		return EXIT_WORK_FAILED;
+	}
+	err = atomic_file__commit(&out);
+	if (err) {
+		pr_err("%s: %s", out_name(output), strerror(-err));
+		return EXIT_WORK_FAILED;
+	}
+	return EXIT_OK;
+}
+
+/* --run ID: a positive integer, or the usage error (exit 2). */
+static int64_t run_id_parse(const char *arg)
+{
+	int64_t id;
+	char *end;
+
+	errno = 0;
+	id = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || id <= 0)
+		usage_error(
+			NULL, NULL,
+			"--run wants a run id (a positive integer), got '%s'",
+			arg);
+	return id;
+}
+
+/* The report of @o written to @out (a file replaced only on success). */
+static int kcidb_write(struct store *st, const struct kcidb_opts *o,
+		       const char *output)
+{
+	struct atomic_file out;
+	json_t *report = NULL;
+	char *err = NULL;
+	int ret;
+
+	ret = kcidb__report(st, o, &report, &err);
+	if (ret) {
+		pr_err("export --kcidb: %s", err ? err : strerror(-ret));
+		free(err);
+		return EXIT_WORK_FAILED;
+	}
+	ret = atomic_file__open(&out, output, 0644);
+	if (!ret && (json_dumpf(report, out.fp,
+				JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+					JSON_REAL_PRECISION(17)) ||
+		     fputc('\n', out.fp) == EOF)) {
+		atomic_file__abort(&out);
+		ret = -EIO;
+	} else if (!ret) {
+		ret = atomic_file__commit(&out);
+	}
+	json_decref(report);
+	if (ret)
+		pr_err("%s: %s", out_name(output), strerror(-ret));
+	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+/*
+ * --kcidb's own checks, before the database is opened or anything
+ * written: the origin is KCIDB's or the command stops here (exit 2).
+ */
+static void kcidb_usage(bool kcidb, const char *origin, const char *format,
+			bool all, size_t nr_runs)
+{
+	char *err = NULL;
+
+	if (!kcidb) {
+		if (origin)
+			usage_error(NULL, NULL, "--origin goes with --kcidb");
+		if (nr_runs > 1)
+			usage_error(NULL, NULL,
+				    "--run once (several runs: --kcidb)");
+		return;
+	}
+	if (format || global.json || all)
+		usage_error(NULL, NULL,
+			    "--kcidb writes KCIDB's JSON: no --format, --json "
+			    "or --all with it");
+	if (!origin)
+		usage_error(NULL, NULL,
+			    "--kcidb wants --origin NAME, the submitter's name "
+			    "in KCIDB ([a-z0-9_]+)");
+	if (kcidb__origin_check(origin, &err))
+		usage_error(NULL, NULL, "--origin: %s", err);
+}
+
 int cmd_export(int argc, const char **argv)
 {
-	const char *run_arg = NULL, *format = NULL, *output = NULL;
-	bool all = false, json;
+	const char *format = NULL, *output = NULL, *origin = NULL;
+	struct strvec run_args = { 0 };
+	bool all = false, kcidb = false, json;
 	const struct option opts[] = {
 		OPT_GLOBALS(),
 		OPT_JSON(),
-		OPT_STRING(0, "run", &run_arg, "ID",
-			   "only this run (default: all runs)"),
+		OPT_CALLBACK(0, "run", &run_args, "ID",
+			     "only this run (default: all runs; --kcidb: the "
+			     "latest); with --kcidb, again for more",
+			     parse_opt_strvec),
 		OPT_STRING(0, "format", &format, "FMT",
 			   "csv (default) or json; --json is --format json"),
 		OPT_STRING(
@@ -235,6 +343,10 @@ int cmd_export(int argc, const char **argv)
 		OPT_BOOLEAN(0, "all", &all,
 			    "also warmup and profile trials, and trials not "
 			    "'ok'"),
+		OPT_BOOLEAN(0, "kcidb", &kcidb,
+			    "one KCIDB v5.3 report of the runs (docs/kcidb.md)"),
+		OPT_STRING(0, "origin", &origin, "NAME",
+			   "with --kcidb: the submitter's name, [a-z0-9_]+"),
 		OPT_GROUP(
 			"columns (CSV header, JSON keys), one row per trial metric:\n"
 			"  run run_name cell host kernel kernel_release requested_mode\n"
@@ -243,21 +355,25 @@ int cmd_export(int argc, const char **argv)
 			"Without --all only measured trials (not warmup, not profile)\n"
 			"whose status is 'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
 			"objects, null for an unknown kernel_release, effective_mode or\n"
-			"started_at. See schemas/README.md. Exit status: 0 ok; 1 the\n"
+			"started_at. See schemas/README.md. --kcidb writes one KCIDB\n"
+			"report instead: checkouts, builds, a test per cell and metric\n"
+			"and per failed trial, the nights' regressions as issues (see\n"
+			"docs/kcidb.md). Exit status: 0 ok; 1 the\n"
 			"database could not be read or the output written; 2 bad usage,\n"
 			"including a --run id the database does not have."),
 		OPT_END(),
 	};
-	struct atomic_file out;
-	int64_t run_id = 0;
+	struct kcidb_opts ko = { 0 };
+	int64_t *run_ids;
 	struct store *st;
-	char *end;
+	size_t i;
 	int status, err;
 
 	argc = parse_options(argc, argv, opts, export_usage, 0);
 	if (argc)
 		usage_error(export_usage, opts, "unexpected argument '%s'",
 			    argv[0]);
+	kcidb_usage(kcidb, origin, format, all, run_args.nr);
 	if (format && strcmp(format, "csv") && strcmp(format, "json"))
 		usage_error(NULL, NULL, "unknown format '%s' (csv or json)",
 			    format);
@@ -265,40 +381,33 @@ int cmd_export(int argc, const char **argv)
 		usage_error(NULL, NULL, "--json contradicts --format %s",
 			    format);
 	json = global.json || (format && !strcmp(format, "json"));
-	if (run_arg) {
-		errno = 0;
-		run_id = strtoll(run_arg, &end, 10);
-		if (errno || end == run_arg || *end || run_id <= 0)
-			usage_error(
-				NULL, NULL,
-				"--run wants a run id (a positive integer), got '%s'",
-				run_arg);
-	}
+	run_ids = xcalloc(run_args.nr + 1, sizeof(*run_ids));
+	for (i = 0; i < run_args.nr; i++)
+		run_ids[i] = run_id_parse(run_args.v[i]);
 
 	err = store__open(global__db_path(), STORE_READONLY, &st);
 	if (err) {
 		global__db_advice(global__db_path(), err);
-		return EXIT_WORK_FAILED;
+		status = EXIT_WORK_FAILED;
+		goto out_free;
 	}
-	if (run_id && (status = check_run(st, run_id)) != EXIT_OK)
+	status = EXIT_OK;
+	for (i = 0; i < run_args.nr && status == EXIT_OK; i++)
+		status = check_run(st, run_ids[i]);
+	if (status != EXIT_OK)
 		goto out;
-	status = EXIT_WORK_FAILED;
-	err = atomic_file__open(&out, output, 0644);
-	if (err) {
-		pr_err("%s: %s", out_name(output), strerror(-err));
-		goto out;
+	if (kcidb) {
+		ko = (struct kcidb_opts){ .origin = origin,
+					  .runs = run_ids,
+					  .nr_runs = run_args.nr };
+		status = kcidb_write(st, &ko, output);
+	} else {
+		status = export_table(st, run_ids[0], all, json, output);
 	}
-	err = export(st, run_id, all ? STORE_EXPORT_ALL : 0, json, out.fp);
-	if (err < 0) {
-		atomic_file__abort(&out);
-		goto out;
-	}
-	err = atomic_file__commit(&out);
-	if (err)
-		pr_err("%s: %s", out_name(output), strerror(-err));
-	else
-		status = EXIT_OK;
 out:
 	store__close(st);
+out_free:
+	free(run_ids);
+	strvec__release(&run_args);
 	return status;
 }

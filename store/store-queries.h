@@ -46,4 +46,10 @@ extern const struct store_query store_q_report_series_trials;
 /* store-q-history.c */
 extern const struct store_query store_q_history_nights;
 
+/* store-q-kcidb.c: one run each, ?1 */
+extern const struct store_query store_q_kcidb_kernels;
+extern const struct store_query store_q_kcidb_values;
+extern const struct store_query store_q_kcidb_trials;
+extern const struct store_query store_q_kcidb_regressions;
+
 #endif /* IOMMU_BENCH_STORE_QUERIES_H */

@@ -108,6 +108,19 @@ t_require() {
 	done
 }
 
+# t_python_with MODULE: print the python3 that imports MODULE, Debian's
+# first (Debian's python3-MODULE is Debian's python's: a python3 of
+# another origin first on the PATH would not see it); false when none.
+t_python_with() {
+	for py in /usr/bin/python3 python3; do
+		if "$py" -c "import $1" 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # t_testbed_require [--suite SUITE] PKG TOOL...: root, the tools and the
 # testbed's guest kernel PKG (from SUITE when given; downloaded once into
 # its cache), or a SKIP with the reason and exit.

@@ -49,19 +49,12 @@ trap cleanup EXIT INT TERM
 
 t_testbed_require linux-image-6.1.0-57-amd64 qemu-system-x86_64 ip sqlite3 \
 	iperf3 pgrep python3 git make gcc bc flex bison msmtp
-# Debian's python3-aiosmtpd is Debian's python's: a python3 of another
-# origin first on the PATH would not see it.
-SMTP_PY=
-for py in /usr/bin/python3 python3; do
-	if "$py" -c 'import aiosmtpd' 2>/dev/null; then
-		SMTP_PY=$py
-		break
-	fi
-done
-if [ -z "$SMTP_PY" ]; then
+if ! SMTP_PY=$(t_python_with aiosmtpd); then
 	echo "1..0 # SKIP python3-aiosmtpd is not installed"
 	exit 0
 fi
+# KCIDB's validator of what export --kcidb writes (python3-jsonschema).
+KCIDB_PY=$(t_python_with jsonschema) || KCIDB_PY=
 # Usage errors that need no tree.
 RDB=$T_TMP/refused.db
 t_run 2 "$B" bisect && t_grep "$T_ERR" "which matrix file?"
@@ -430,6 +423,50 @@ t_ok $? "triage lists the regression, fixed"
 	"pass pass regression regression pass pass pass" ] &&
 	[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights WHERE stage = 'done'")" = 7 ]
 t_ok $? "seven nights stored, each once: pass pass regression regression pass pass pass"
+# --- the nights in KCIDB: export --kcidb --------------------------------
+K=$T_TMP/kcidb.json
+RUNS=$(sqlite3 "$DB" "SELECT group_concat('--run ' || run_id, ' ') FROM nights")
+if [ -z "$KCIDB_PY" ]; then
+	t_ok 0 "export --kcidb of the nights # SKIP python3-jsonschema is not installed"
+else
+	st=0
+	# shellcheck disable=SC2086 # RUNS is --run ID pairs
+	t_run 0 "$B" --db "$DB" export --kcidb --origin iommu_bench $RUNS -o "$K" &&
+		t_run 0 "$KCIDB_PY" "$SRCDIR/tests/kcidb/kcidb_schema.py" "$K" &&
+		"$KCIDB_PY" - "$K" "$P" "$CULPRIT" "$KSRC" "$BR" >"$T_TMP/kcidb.out" 2>&1 <<'PY' || st=$?
+import json, sys
+r = json.load(open(sys.argv[1]))
+head, culprit, tree, branch = sys.argv[2:6]
+co = {c["id"]: c for c in r["checkouts"]}
+builds = {b["id"]: b for b in r["builds"]}
+tests = {t["id"]: t for t in r["tests"]}
+# The regression found on night 3, bisected: one issue, the code's.
+assert len(r["issues"]) == 1, r["issues"]
+i = r["issues"][0]
+assert i["culprit"]["code"] is True and culprit in i["comment"], i
+assert i["misc"]["metric"] == "hw_flush_per_gb" and i["misc"]["mode"] == "lazy", i
+# Its incident: night 3's test of that figure, on night 3's head.
+inc = [x for x in r["incidents"] if x["issue_id"] == i["id"]]
+assert inc and all(x["present"] is True for x in inc), r["incidents"]
+t = tests[inc[0]["test_id"]]
+assert t["path"].endswith(".lazy.hw_flush_per_gb") and t["status"] == "DONE", t
+b = builds[t["build_id"]]
+c = co[b["checkout_id"]]
+assert c["git_commit_hash"] == head and c["git_repository_branch"] == branch, c
+assert c["misc"]["tree"] == tree and "git_repository_url" not in c, c
+assert b["architecture"] == "x86_64" and b["status"] == "PASS", b
+assert b["config_name"] == "tinyconfig", b
+print("# %d checkouts, %d builds, %d tests, %d issue, %d incidents; %s" % (
+    len(co), len(builds), len(tests), len(r["issues"]), len(r["incidents"]),
+    i["report_subject"]))
+PY
+	t_ok $st "export --kcidb of the nights: valid KCIDB v5.3, night 3's regression an issue, its incident on night 3's test of its head"
+	if [ $st -eq 0 ]; then
+		head -1 "$T_TMP/kcidb.out"
+	else
+		t_diag "$(head -20 "$T_OUT")" "$(tail -12 "$T_TMP/kcidb.out" 2>/dev/null)"
+	fi
+fi
 t_testbed_gone
 t_ok $? "no QEMU or namespace left"
 t_diag "seven nights: $(($(date +%s) - start)) s"
