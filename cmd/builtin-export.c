@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "atomic-file.h"
 #include "builtin.h"
@@ -24,7 +25,8 @@
 
 static const char *const export_usage[] = {
 	"iommu-bench export [--run <ID>] [--format csv|json] [--all] [-o <FILE>]",
-	"iommu-bench export --kcidb --origin <NAME> [--run <ID>]... [-o <FILE>]",
+	"iommu-bench export --kcidb --origin <NAME> [--run <ID>]... [-o <FILE>]\n"
+	"		[--submit <URL> --token-file <FILE>]",
 	NULL,
 };
 
@@ -263,13 +265,73 @@ static int64_t run_id_parse(const char *arg)
 	return id;
 }
 
-/* The report of @o written to @out (a file replaced only on success). */
-static int kcidb_write(struct store *st, const struct kcidb_opts *o,
-		       const char *output)
+/* --submit's: where it goes, the token's file, a kept report to send. */
+struct export_submit {
+	const char *url, *token_file, *from;
+};
+
+static void submit_progress(void *arg, const char *line)
 {
-	struct atomic_file out;
+	(void)arg;
+	fprintf(stderr, "kcidb: %s\n", line);
+}
+
+/*
+ * Where a report the service did not take is kept: -o's file, or one
+ * named for the origin and the time in the working folder.
+ */
+static char *keep_path(const char *output, const char *origin)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (output && strcmp(output, "-"))
+		return xstrdup(output);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+	return xasprintf("iommu-bench-kcidb-%s-%s.json", origin, stamp);
+}
+
+/* The report handed to the service: 0 processed, 1 anything else. */
+static int kcidb_submit(const char *text, const char *origin,
+			const char *output, const struct export_submit *sub)
+{
+	struct kcidb_submit_opts o = { .url = sub->url,
+				       .token_file = sub->token_file,
+				       .progress = submit_progress };
+	char *keep = keep_path(output, origin), *err = NULL;
+	struct kcidb_sent sent;
+	int ret;
+
+	ret = kcidb__send(&o, text, keep, &sent, &err);
+	if (ret) {
+		pr_err("export --kcidb --submit: %s", err);
+	} else {
+		fprintf(stderr, "kcidb: %s, id %s: %s\n",
+			kcidb_outcome__name(sent.outcome), sent.id,
+			sent.message ? sent.message : "");
+		if (sent.outcome != KCIDB_PROCESSED && sent.kept)
+			fprintf(stderr, "kcidb: the report is kept at %s\n",
+				keep);
+		else if (sent.outcome != KCIDB_PROCESSED)
+			pr_err("export --kcidb: %s", err);
+		ret = sent.outcome == KCIDB_PROCESSED ? 0 : -EPROTO;
+	}
+	kcidb_sent__release(&sent);
+	free(err);
+	free(keep);
+	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+/*
+ * The report of @o written to @output (a file replaced only on success;
+ * stdout unless submitted), then submitted where asked.
+ */
+static int kcidb_write(struct store *st, const struct kcidb_opts *o,
+		       const char *output, const struct export_submit *sub)
+{
 	json_t *report = NULL;
-	char *err = NULL;
+	char *err = NULL, *text = NULL;
 	int ret;
 
 	ret = kcidb__report(st, o, &report, &err);
@@ -278,20 +340,59 @@ static int kcidb_write(struct store *st, const struct kcidb_opts *o,
 		free(err);
 		return EXIT_WORK_FAILED;
 	}
-	ret = atomic_file__open(&out, output, 0644);
-	if (!ret && (json_dumpf(report, out.fp,
-				JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-					JSON_REAL_PRECISION(17)) ||
-		     fputc('\n', out.fp) == EOF)) {
-		atomic_file__abort(&out);
-		ret = -EIO;
-	} else if (!ret) {
-		ret = atomic_file__commit(&out);
+	text = kcidb__text(report);
+	json_decref(report);
+	if (!text) {
+		pr_err("export --kcidb: %s", strerror(ENOMEM));
+		return EXIT_WORK_FAILED;
+	}
+	if (!sub->url || (output && strcmp(output, "-")))
+		ret = output && strcmp(output, "-") ?
+			      kcidb__keep(output, text, &err) :
+			      (fputs(text, stdout) == EOF ? -EIO : 0);
+	if (ret)
+		pr_err("%s", err ? err : strerror(-ret));
+	else if (sub->url)
+		ret = kcidb_submit(text, o->origin, output, sub);
+	free(err);
+	free(text);
+	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+}
+
+/*
+ * --from FILE: a report kept by an earlier --submit, sent as it is; the
+ * service judges it, but text that is not a KCIDB report at all is
+ * refused here, before anything is sent.
+ */
+static int kcidb_resend(const char *origin, const struct export_submit *sub)
+{
+	json_error_t jerr;
+	json_t *report;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	ret = read_file(sub->from, &text, &len);
+	if (ret) {
+		pr_err("--from: %s: %s", sub->from, strerror(-ret));
+		return EXIT_USAGE;
+	}
+	report = json_loadb(text, len, 0, &jerr);
+	if (!report || !json_is_object(report) ||
+	    json_integer_value(json_object_get(
+		    json_object_get(report, "version"), "major")) !=
+		    KCIDB_MAJOR) {
+		pr_err("--from: %s:%d: not a KCIDB v%d report%s%s", sub->from,
+		       report ? 1 : jerr.line, KCIDB_MAJOR, report ? "" : ": ",
+		       report ? "" : jerr.text);
+		json_decref(report);
+		free(text);
+		return EXIT_USAGE;
 	}
 	json_decref(report);
-	if (ret)
-		pr_err("%s: %s", out_name(output), strerror(-ret));
-	return ret ? EXIT_WORK_FAILED : EXIT_OK;
+	ret = kcidb_submit(text, origin, sub->from, sub);
+	free(text);
+	return ret;
 }
 
 /*
@@ -299,13 +400,16 @@ static int kcidb_write(struct store *st, const struct kcidb_opts *o,
  * written: the origin is KCIDB's or the command stops here (exit 2).
  */
 static void kcidb_usage(bool kcidb, const char *origin, const char *format,
-			bool all, size_t nr_runs)
+			bool all, size_t nr_runs,
+			const struct export_submit *sub)
 {
-	char *err = NULL;
+	char *err = NULL, *tok = NULL;
 
 	if (!kcidb) {
-		if (origin)
-			usage_error(NULL, NULL, "--origin goes with --kcidb");
+		if (origin || sub->url || sub->token_file)
+			usage_error(NULL, NULL,
+				    "--origin, --submit and --token-file go "
+				    "with --kcidb");
 		if (nr_runs > 1)
 			usage_error(NULL, NULL,
 				    "--run once (several runs: --kcidb)");
@@ -321,12 +425,27 @@ static void kcidb_usage(bool kcidb, const char *origin, const char *format,
 			    "in KCIDB ([a-z0-9_]+)");
 	if (kcidb__origin_check(origin, &err))
 		usage_error(NULL, NULL, "--origin: %s", err);
+	if (sub->from && !sub->url)
+		usage_error(NULL, NULL, "--from FILE goes with --submit");
+	if (!sub->url != !sub->token_file)
+		usage_error(NULL, NULL,
+			    "--submit URL and --token-file FILE go together: "
+			    "the token is read from its file, never from the "
+			    "command line");
+	if (sub->url && kcidb__url_check(sub->url, &err))
+		usage_error(NULL, NULL, "--submit: %s", err);
+	if (sub->token_file && kcidb__token_read(sub->token_file, &tok, &err))
+		usage_error(NULL, NULL, "--token-file: %s", err);
+	if (tok)
+		explicit_bzero(tok, strlen(tok));
+	free(tok);
 }
 
 int cmd_export(int argc, const char **argv)
 {
 	const char *format = NULL, *output = NULL, *origin = NULL;
 	struct strvec run_args = { 0 };
+	struct export_submit sub = { 0 };
 	bool all = false, kcidb = false, json;
 	const struct option opts[] = {
 		OPT_GLOBALS(),
@@ -347,6 +466,15 @@ int cmd_export(int argc, const char **argv)
 			    "one KCIDB v5.3 report of the runs (docs/kcidb.md)"),
 		OPT_STRING(0, "origin", &origin, "NAME",
 			   "with --kcidb: the submitter's name, [a-z0-9_]+"),
+		OPT_STRING(0, "submit", &sub.url, "URL",
+			   "with --kcidb: send it to a kcidb-ng REST service "
+			   "and await its verdict"),
+		OPT_STRING(0, "token-file", &sub.token_file, "FILE",
+			   "with --submit: the file whose first line is the "
+			   "bearer token"),
+		OPT_STRING(0, "from", &sub.from, "FILE",
+			   "with --submit: send this kept report instead of "
+			   "exporting the database"),
 		OPT_GROUP(
 			"columns (CSV header, JSON keys), one row per trial metric:\n"
 			"  run run_name cell host kernel kernel_release requested_mode\n"
@@ -358,8 +486,11 @@ int cmd_export(int argc, const char **argv)
 			"started_at. See schemas/README.md. --kcidb writes one KCIDB\n"
 			"report instead: checkouts, builds, a test per cell and metric\n"
 			"and per failed trial, the nights' regressions as issues (see\n"
-			"docs/kcidb.md). Exit status: 0 ok; 1 the\n"
-			"database could not be read or the output written; 2 bad usage,\n"
+			"docs/kcidb.md); --submit sends it and says the service's verdict.\n"
+			"Exit status: 0 ok (submitted: processed); 1 the\n"
+			"database could not be read or the output written, or the\n"
+			"service failed, refused or never took the report (kept on disk);\n"
+			"2 bad usage,\n"
 			"including a --run id the database does not have."),
 		OPT_END(),
 	};
@@ -373,7 +504,7 @@ int cmd_export(int argc, const char **argv)
 	if (argc)
 		usage_error(export_usage, opts, "unexpected argument '%s'",
 			    argv[0]);
-	kcidb_usage(kcidb, origin, format, all, run_args.nr);
+	kcidb_usage(kcidb, origin, format, all, run_args.nr, &sub);
 	if (format && strcmp(format, "csv") && strcmp(format, "json"))
 		usage_error(NULL, NULL, "unknown format '%s' (csv or json)",
 			    format);
@@ -384,6 +515,10 @@ int cmd_export(int argc, const char **argv)
 	run_ids = xcalloc(run_args.nr + 1, sizeof(*run_ids));
 	for (i = 0; i < run_args.nr; i++)
 		run_ids[i] = run_id_parse(run_args.v[i]);
+	if (sub.from) {
+		status = kcidb_resend(origin, &sub);
+		goto out_free;
+	}
 
 	err = store__open(global__db_path(), STORE_READONLY, &st);
 	if (err) {
@@ -400,7 +535,7 @@ int cmd_export(int argc, const char **argv)
 		ko = (struct kcidb_opts){ .origin = origin,
 					  .runs = run_ids,
 					  .nr_runs = run_args.nr };
-		status = kcidb_write(st, &ko, output);
+		status = kcidb_write(st, &ko, output, &sub);
 	} else {
 		status = export_table(st, run_ids[0], all, json, output);
 	}

@@ -98,4 +98,29 @@ int kcidb__submit(const struct kcidb_submit_opts *o, const char *body,
 		  size_t len, enum kcidb_outcome *outcome, char **id,
 		  char **message, char **err);
 
+/* The report's text as the export writes it, a newline at its end. */
+char *kcidb__text(const json_t *report);
+
+/* @text written at @path, atomically: a kept report, whole or absent. */
+int kcidb__keep(const char *path, const char *text, char **err);
+
+/* What the service said of a report sent. */
+struct kcidb_sent {
+	enum kcidb_outcome outcome;
+	char *id;      /* the service's id of the submission */
+	char *message; /* its words with the verdict */
+	bool kept;     /* the report written at @keep */
+};
+
+/*
+ * @text submitted (kcidb__submit), and kept at @keep unless the service
+ * processed it. 0 with the verdict in @sent (where the service failed
+ * the report, @sent->kept says whether it is at @keep; if not, *@err
+ * says why), or the submission's negative errno with its words, which
+ * end saying where the report is kept.
+ */
+int kcidb__send(const struct kcidb_submit_opts *o, const char *text,
+		const char *keep, struct kcidb_sent *sent, char **err);
+void kcidb_sent__release(struct kcidb_sent *sent);
+
 #endif /* IOMMU_BENCH_KCIDB_H */

@@ -72,6 +72,8 @@ int night__check(struct night *nt)
 		       sm, strerror(errno));
 		return -EINVAL;
 	}
+	if (night__kcidb_check(nt))
+		return -EINVAL;
 	if (nt->k->kind == KERNEL_BUILD)
 		return check_remote(nt) ? -EINVAL : 0;
 	return 0;

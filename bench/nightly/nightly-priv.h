@@ -26,6 +26,8 @@ struct night {
 	char *out;		 /* where the mails and materials go */
 	char *workdir;		 /* the kept worktree of its builds */
 	int lock_fd;
+	/* [kcidb] named a service that did not take tonight's report */
+	bool untold;
 };
 
 #define NIGHT_ABBREV 12
@@ -93,6 +95,15 @@ char *night__reg_dir(const struct night *nt, int64_t id);
 
 /* nightly-mail.c: each new regression's mail and materials */
 int night__mail(struct night *nt);
+
+/*
+ * nightly-kcidb.c: tonight's run submitted to [kcidb]'s service, where
+ * the matrix names one; a service that did not take it is said and
+ * sets nt->untold, and the night goes on (0).
+ */
+int night__kcidb(struct night *nt);
+/* [kcidb]'s token file readable, or -errno said (night__check). */
+int night__kcidb_check(const struct night *nt);
 
 /*
  * @fn on each of tonight's regressions in @state, one after another

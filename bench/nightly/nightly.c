@@ -250,9 +250,20 @@ int night__each(struct night *nt, const char *state,
 	return ret;
 }
 
+/*
+ * The mail stage tells everyone it tells: the mails, then KCIDB, so that
+ * a night killed in between resumes telling, each step its own once.
+ */
+static int night__tell(struct night *nt)
+{
+	int ret = night__mail(nt);
+
+	return ret ? ret : night__kcidb(nt);
+}
+
 /* Each stage's work, in the order of stages[]: done, it moves the night on. */
 static int (*const stage_work[])(struct night *nt) = {
-	night__run, night__judge, night__confirm, night__bisect, night__mail,
+	night__run, night__judge, night__confirm, night__bisect, night__tell,
 };
 _Static_assert(ARRAY_SIZE(stage_work) + 1 == ARRAY_SIZE(stages),
 	       "every stage but done has its work");
@@ -293,7 +304,8 @@ static int night__finish(struct night *nt)
 		printf("night %lld of %s (%s %.*s): %s\n", (long long)nt->n.id,
 		       nt->series, nt->k->name, NIGHT_ABBREV, nt->n.head,
 		       verdict);
-	return !strcmp(verdict, "regression") || !strcmp(verdict, "failed") ?
+	return !strcmp(verdict, "regression") || !strcmp(verdict, "failed") ||
+			       nt->untold ?
 		       EXIT_WORK_FAILED :
 		       EXIT_OK;
 }

@@ -209,11 +209,81 @@ t_run 2 "$B" --db "$DB" export --kcidb -o "$BAD" &&
 	t_grep "$T_ERR" "--kcidb wants --origin NAME" && [ ! -e "$BAD" ]
 t_ok $? "--kcidb without --origin: exit 2, nothing written"
 t_run 2 "$B" --db "$DB" export --origin my_lab -o "$BAD" &&
-	t_grep "$T_ERR" "--origin goes with --kcidb" && [ ! -e "$BAD" ]
+	t_grep "$T_ERR" "go with --kcidb" && [ ! -e "$BAD" ]
 t_ok $? "--origin without --kcidb: exit 2"
 t_run 2 "$B" --db "$DB" export --kcidb --origin my_lab --run 9 -o "$BAD" &&
 	t_grep "$T_ERR" "no run with id 9 (the newest is 2)" && [ ! -e "$BAD" ]
 t_ok $? "a run the database lacks: exit 2, nothing written"
 t_run 2 "$B" --db "$DB" export --run 1 --run 2
 t_ok $? "several --run without --kcidb: exit 2"
+
+# --submit: the same report to a stand-in of kcidb-ng's REST service on
+# 127.0.0.1 that drops the first connection: retried, polled through
+# ready to processed, the body the service validated the report's bytes.
+. "$(dirname "$0")/kcidb.sh"
+kcidb_standin svc --drop-first
+SVC=$URL
+[ -n "$SVC" ]
+t_ok $? "a kcidb-ng stand-in listens on 127.0.0.1 ($SVC)"
+[ -n "$SVC" ] || t_diag "$(cat "$KCIDB_D/svc.err")"
+TOK=$KCIDB_D/token
+LOG=$KCIDB_D/svc.log
+t_run 0 "$B" --db "$DB" export --kcidb --origin my_lab --run 1 --run 2 \
+	--submit "$SVC" --token-file "$TOK" -o "$T_TMP/sent.json" &&
+	t_grep "$T_ERR" "retrying in 1 s" &&
+	grep -Eq "^kcidb: processed, id [A-Za-z0-9]{32}: " "$T_ERR" &&
+	cmp -s "$R" "$T_TMP/sent.json" &&
+	[ "$(grep -c 'POST /submit auth=ok dropped' "$LOG")" -eq 1 ] &&
+	grep -q 'POST /submit auth=ok submitted [A-Za-z0-9]* valid' "$LOG" &&
+	grep -q 'GET /status?id=.* auth=ok ready' "$LOG" &&
+	grep -q 'GET /status?id=.* auth=ok processed' "$LOG"
+t_ok $? "--submit: the dropped connection retried, ready then processed, said; -o has the report sent"
+! grep -q "tok3n" "$LOG" "$T_ERR" "$T_OUT"
+t_ok $? "the token is in no request's URL and nothing the tool said"
+
+# A report the service fails: a kept one, planted invalid (a test id
+# of another origin's spelling), sent again with --from.
+"$PY" - "$R" "$T_TMP/invalid.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["tests"][0]["id"] = "my-lab:" + r["tests"][0]["id"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+n0=$(wc -l <"$LOG")
+t_run 1 "$B" export --kcidb --origin my_lab --submit "$SVC" \
+	--token-file "$TOK" --from "$T_TMP/invalid.json" &&
+	grep -Eq "^kcidb: failed, id [A-Za-z0-9]{32}: .*tests/0/id" "$T_ERR" &&
+	t_grep "$T_ERR" "the report is kept at $T_TMP/invalid.json" &&
+	tail -n +"$((n0 + 1))" "$LOG" | grep -q 'auth=ok failed'
+t_ok $? "a schema-invalid report: the service says failed, the tool says so, exit 1, kept"
+
+# The token refused: 401 said, no retry, the report kept on disk.
+printf 'not-the-token\n' >"$T_TMP/wrong"
+n0=$(wc -l <"$LOG")
+t_run 1 "$B" --db "$DB" export --kcidb --origin my_lab --run 2 \
+	--submit "$SVC" --token-file "$T_TMP/wrong" -o "$T_TMP/k401.json" &&
+	t_grep "$T_ERR" "refused the token (HTTP 401" &&
+	t_grep "$T_ERR" "the report is kept at $T_TMP/k401.json" &&
+	"$PY" "$SRC/tests/kcidb/kcidb_schema.py" "$T_TMP/k401.json" >/dev/null &&
+	[ "$(tail -n +"$((n0 + 1))" "$LOG" | wc -l)" -eq 1 ]
+t_ok $? "a wrong token: HTTP 401 said, one request, exit 1, the report kept"
+
+# Refused before anything is sent: the stand-in hears nothing.
+n0=$(wc -l <"$LOG")
+t_run 2 "$B" --db "$DB" export --kcidb --origin my_lab \
+	--submit "ftp://${SVC#http://}" --token-file "$TOK" &&
+	t_grep "$T_ERR" "expected an http(s) URL, got 'ftp://"
+t_ok $? "--submit ftp://...: exit 2, expected an http(s) URL"
+t_run 2 "$B" --db "$DB" export --kcidb --origin my_lab --submit "$SVC" \
+	--token-file "$T_TMP/nosuch" &&
+	t_grep "$T_ERR" "cannot read the token file $T_TMP/nosuch: No such file"
+t_ok $? "an unreadable token file: exit 2, named with its errno"
+t_run 2 "$B" --db "$DB" export --kcidb --origin my_lab --submit "$SVC" &&
+	t_grep "$T_ERR" "go together"
+t_ok $? "--submit without --token-file: exit 2 (never a token on the command line)"
+t_run 2 "$B" --db "$DB" export --kcidb --origin my-lab --submit "$SVC" \
+	--token-file "$TOK" && t_grep "$T_ERR" "did you mean 'my_lab'"
+t_ok $? "a bad origin with --submit: exit 2 before anything is sent"
+[ "$(wc -l <"$LOG")" -eq "$n0" ]
+t_ok $? "the stand-in heard no request from the four refused"
 t_done

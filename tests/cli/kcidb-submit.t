@@ -18,50 +18,22 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-# Debian's python3 has python3-jsonschema; a pyenv one on the PATH may not.
-PY=/usr/bin/python3
-"$PY" -c 'import jsonschema' 2>/dev/null || PY=python3
-if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
-	echo "1..0 # SKIP no python3 with jsonschema (python3-jsonschema)"
+# kcidb-io's validator, which the stand-in runs, is python3-jsonschema.
+if ! PY=$(t_python_with jsonschema); then
+	echo "1..0 # SKIP python3-jsonschema is not installed"
 	exit 0
 fi
 
-STANDIN="$SRCDIR/tests/kcidb/kcidb-standin.py"
-D=$T_TMP/kcidb
-mkdir -p "$D"
-PIDS=
-cleanup() {
-	for pid in $PIDS; do
-		kill "$pid" 2>/dev/null || :
-	done
-	t_cleanup
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/kcidb.sh"
+D=$KCIDB_D
 
-# The token lives in a file, for the stand-in as for the tool.
-printf 'tok3n-%s\n' "$$" >"$D/token"
-
-# standin NAME ARGS...: one stand-in, its port in $D/NAME.port once it
-# listens, its log in $D/NAME.log; its URL in $URL.
-standin() {
-	name=$1
-	shift
-	"$PY" "$STANDIN" --port-file "$D/$name.port" --token-file "$D/token" \
-		--log "$D/$name.log" "$@" 2>"$D/$name.err" &
-	PIDS="$PIDS $!"
-	t_poll 50 0.1 $! test -s "$D/$name.port"
-	: >>"$D/$name.log"
-	URL=
-	[ -s "$D/$name.port" ] && URL="http://127.0.0.1:$(cat "$D/$name.port")"
-}
-
-standin main --drop-first
+kcidb_standin main --drop-first
 MAIN=$URL
-standin storm --fail 1000000
+kcidb_standin storm --fail 1000000
 STORM=$URL
-standin stall --stall
+kcidb_standin stall --stall
 STALL=$URL
-standin forget --forget
+kcidb_standin forget --forget
 FORGET=$URL
 [ -n "$MAIN" ] && [ -n "$STORM" ] && [ -n "$STALL" ] && [ -n "$FORGET" ]
 t_ok $? "the stand-ins listen on 127.0.0.1 ($MAIN, $STORM, $STALL, $FORGET)"

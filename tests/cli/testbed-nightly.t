@@ -39,6 +39,7 @@ SMTPD_PID=
 cleanup() {
 	[ -z "$NIGHT_PID" ] || kill -9 "$NIGHT_PID" 2>/dev/null
 	[ -z "$SMTPD_PID" ] || kill "$SMTPD_PID" 2>/dev/null
+	[ -z "${KCIDB_PIDS:-}" ] || kcidb_stop
 	if [ -n "${KSRC:-}" ]; then
 		git -C "$KSRC" remote remove "$REMOTE" 2>/dev/null
 		git -C "$KSRC" update-ref -d "refs/heads/$BR" 2>/dev/null
@@ -53,8 +54,24 @@ if ! SMTP_PY=$(t_python_with aiosmtpd); then
 	echo "1..0 # SKIP python3-aiosmtpd is not installed"
 	exit 0
 fi
-# KCIDB's validator of what export --kcidb writes (python3-jsonschema).
+# KCIDB's validator of what export --kcidb writes (python3-jsonschema),
+# which the stand-in of kcidb-ng's service each night submits to runs.
 KCIDB_PY=$(t_python_with jsonschema) || KCIDB_PY=
+KCIDB_TOML=
+if [ -n "$KCIDB_PY" ]; then
+	PY=$KCIDB_PY
+	KCIDB_OWN_TRAP=1
+	. "$(dirname "$0")/kcidb.sh"
+	kcidb_standin robot
+	SVC=$URL
+	[ -n "$SVC" ] || t_diag "the kcidb stand-in: $(cat "$KCIDB_D/robot.err")"
+	[ -z "$SVC" ] || KCIDB_TOML="
+[kcidb]
+url = \"$SVC\"
+token_file = \"$KCIDB_D/token\"
+origin = \"iommu_bench\"
+"
+fi
 # Usage errors that need no tree.
 RDB=$T_TMP/refused.db
 t_run 2 "$B" bisect && t_grep "$T_ERR" "which matrix file?"
@@ -127,6 +144,7 @@ from = "iommu-bench robot <robot@localhost>"
 to = ["author"]
 cc = ["iommu@lists.example.org"]
 sendmail = ["$(command -v msmtp)", "-C", "$T_TMP/msmtprc", "-t"]
+$KCIDB_TOML
 EOT
 } >"$M"
 
@@ -466,6 +484,22 @@ PY
 	else
 		t_diag "$(head -20 "$T_OUT")" "$(tail -12 "$T_TMP/kcidb.out" 2>/dev/null)"
 	fi
+	# Each night submitted its run to [kcidb]'s service as it ended:
+	# seven reports the stand-in validated, each polled to processed.
+	L=$KCIDB_D/robot.log
+	st=0
+	[ "$(grep -c 'POST /submit auth=ok submitted [A-Za-z0-9]* valid' "$L")" -eq 7 ] &&
+		[ "$(grep -c 'auth=ok processed' "$L")" -eq 7 ] &&
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights WHERE summary LIKE '%KCIDB: processed, id %'")" = 7 ] ||
+		st=1
+	t_ok $st "each of the seven nights submitted to [kcidb]'s stand-in, each processed and said"
+	[ $st -eq 0 ] || t_diag "$(cat "$L")"
+	# The testbed's nights exported above, submitted: processed.
+	# shellcheck disable=SC2086 # RUNS is --run ID pairs
+	t_run 0 "$B" --db "$DB" export --kcidb --origin iommu_bench $RUNS \
+		--submit "$SVC" --token-file "$KCIDB_D/token" &&
+		grep -Eq "^kcidb: processed, id [A-Za-z0-9]{32}: " "$T_ERR"
+	t_ok $? "export --kcidb --submit of the testbed's nights: processed"
 fi
 t_testbed_gone
 t_ok $? "no QEMU or namespace left"
