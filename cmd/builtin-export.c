@@ -188,6 +188,17 @@ static int check_run(struct store *st, int64_t run_id)
 	return EXIT_USAGE;
 }
 
+/* Each of @ids the database has, or the first it lacks told (exit 2). */
+static int check_runs(struct store *st, const int64_t *ids, size_t nr)
+{
+	int status = EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < nr && status == EXIT_OK; i++)
+		status = check_run(st, ids[i]);
+	return status;
+}
+
 static int export(struct store *st, int64_t run_id, unsigned int flags,
 		  bool json, FILE *fp)
 {
@@ -441,6 +452,23 @@ static void kcidb_usage(bool kcidb, const char *origin, const char *format,
 	free(tok);
 }
 
+static const char export_help[] =
+	"columns (CSV header, JSON keys), one row per trial metric:\n"
+	"  run run_name cell host kernel kernel_release requested_mode\n"
+	"  effective_mode workload trial repetition warmup status metric\n"
+	"  value unit better started_at profile\n"
+	"Without --all only measured trials (not warmup, not profile)\n"
+	"whose status is 'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
+	"objects, null for an unknown kernel_release, effective_mode or\n"
+	"started_at. See schemas/README.md. --kcidb writes one KCIDB\n"
+	"report instead: checkouts, builds, a test per cell and metric\n"
+	"and per failed trial, the nights' regressions as issues (see\n"
+	"docs/kcidb.md); --submit sends it and says the service's verdict.\n"
+	"Exit status: 0 ok (submitted: processed); 1 the database could not\n"
+	"be read or the output written, or the service failed, refused or\n"
+	"never took the report (kept on disk); 2 bad usage, including a\n"
+	"--run id the database does not have.";
+
 int cmd_export(int argc, const char **argv)
 {
 	const char *format = NULL, *output = NULL, *origin = NULL;
@@ -475,26 +503,9 @@ int cmd_export(int argc, const char **argv)
 		OPT_STRING(0, "from", &sub.from, "FILE",
 			   "with --submit: send this kept report instead of "
 			   "exporting the database"),
-		OPT_GROUP(
-			"columns (CSV header, JSON keys), one row per trial metric:\n"
-			"  run run_name cell host kernel kernel_release requested_mode\n"
-			"  effective_mode workload trial repetition warmup status metric\n"
-			"  value unit better started_at profile\n"
-			"Without --all only measured trials (not warmup, not profile)\n"
-			"whose status is 'ok'. CSV is RFC 4180 (CRLF line ends); JSON is an array of\n"
-			"objects, null for an unknown kernel_release, effective_mode or\n"
-			"started_at. See schemas/README.md. --kcidb writes one KCIDB\n"
-			"report instead: checkouts, builds, a test per cell and metric\n"
-			"and per failed trial, the nights' regressions as issues (see\n"
-			"docs/kcidb.md); --submit sends it and says the service's verdict.\n"
-			"Exit status: 0 ok (submitted: processed); 1 the\n"
-			"database could not be read or the output written, or the\n"
-			"service failed, refused or never took the report (kept on disk);\n"
-			"2 bad usage,\n"
-			"including a --run id the database does not have."),
+		OPT_GROUP(export_help),
 		OPT_END(),
 	};
-	struct kcidb_opts ko = { 0 };
 	int64_t *run_ids;
 	struct store *st;
 	size_t i;
@@ -519,27 +530,22 @@ int cmd_export(int argc, const char **argv)
 		status = kcidb_resend(origin, &sub);
 		goto out_free;
 	}
-
 	err = store__open(global__db_path(), STORE_READONLY, &st);
 	if (err) {
 		global__db_advice(global__db_path(), err);
 		status = EXIT_WORK_FAILED;
 		goto out_free;
 	}
-	status = EXIT_OK;
-	for (i = 0; i < run_args.nr && status == EXIT_OK; i++)
-		status = check_run(st, run_ids[i]);
-	if (status != EXIT_OK)
-		goto out;
-	if (kcidb) {
-		ko = (struct kcidb_opts){ .origin = origin,
-					  .runs = run_ids,
-					  .nr_runs = run_args.nr };
-		status = kcidb_write(st, &ko, output, &sub);
-	} else {
+	status = check_runs(st, run_ids, run_args.nr);
+	if (status == EXIT_OK && kcidb)
+		status = kcidb_write(
+			st,
+			&(const struct kcidb_opts){ .origin = origin,
+						    .runs = run_ids,
+						    .nr_runs = run_args.nr },
+			output, &sub);
+	else if (status == EXIT_OK)
 		status = export_table(st, run_ids[0], all, json, output);
-	}
-out:
 	store__close(st);
 out_free:
 	free(run_ids);
