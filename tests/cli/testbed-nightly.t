@@ -392,8 +392,10 @@ D=$(dirname "$MBOX")
 	[ -x "$D/reproduce.sh" ] && grep -q -- "--good $HEAD --bad $P" "$D/reproduce.sh" &&
 	grep -q "^git bisect good $HEAD" "$D/bisect.log" &&
 	grep -q "^git bisect bad $P" "$D/bisect.log" &&
-	grep -q "^# first bad commit: \[$CULPRIT\] iommu/dma: stop queueing" "$D/bisect.log"
-t_ok $? "its materials folder: the matrix, the .config, the bisection's log (git bisect log's lines), reproduce.sh"
+	grep -q "^# first bad commit: \[$CULPRIT\] iommu/dma: stop queueing" "$D/bisect.log" &&
+	grep -q "<title>iommu-bench nightly: tb-nightly, night 3 ($P)</title>" "$D/report.html" &&
+	grep -q "hw_flush_per_gb" "$D/report.html"
+t_ok $? "its materials folder: the matrix, the .config, the bisection's log (git bisect log's lines), reproduce.sh, the night's report.html"
 
 python3 - "$T_TMP/maildir" "$MBOX" <<'EOF'
 import mailbox, sys
