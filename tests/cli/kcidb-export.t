@@ -212,7 +212,7 @@ UPDATE kernels SET recipe = json('{"tree":
 	{"file": "/home/me/p/0001-one.patch", "sha256": "$P1"},
 	{"file": "/home/me/p/0002-two.patch", "sha256": "$P2"}],
 	"config": {"target": "tinyconfig"}, "fragments": [], "arch": "x86_64",
-	"cross_compile": "", "compiler": "gcc (Debian 12.2.0-14) 12.2.0",
+	"cross_compile": null, "compiler": "gcc (Debian 12.2.0-14) 12.2.0",
 	"jobs": 16, "key": "$(printf k | sha256sum | cut -c-64)",
 	"elapsed_s": 421.5, "built_at": "2026-12-02T02:10:00Z"}')
 	WHERE release = '6.12.71';
