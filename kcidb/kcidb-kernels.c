@@ -2,7 +2,8 @@
 /*
  * A run's kernels as KCIDB checkouts and builds. A checkout is the
  * source: a commit of a tree (its https URL, else the tree in misc, as
- * KCIDB takes https only), or a Debian package and its version. Its id
+ * KCIDB takes https only), or a Debian package and its version; a built
+ * kernel's is its stored recipe's, else its run's matrix's. Its id
  * is the hash of what it says, so that the same kernel measured by two
  * runs is one checkout. A build is that checkout for an arch and a
  * config, PASS once a boot of it has measured a trial.
@@ -51,7 +52,7 @@ static json_t *patches_json(const struct toml_value *patches)
 	return a;
 }
 
-/* A built kernel's source: what the matrix and the nights say of it. */
+/* A built kernel's source: its recipe's, else the matrix's and nights'. */
 static void git_source(json_t *o, json_t *misc, const struct kcidb_source *src,
 		       bool built, const char *commit)
 {
@@ -67,10 +68,12 @@ static void git_source(json_t *o, json_t *misc, const struct kcidb_source *src,
 	else
 		kcidb__set_known(misc, "tree", src->tree);
 	kcidb__set_known(o, "git_repository_branch", src->branch);
-	/* "" is KCIDB's "no patches"; the files' text is not stored. */
 	if (!built)
 		return;
-	if (src->patches)
+	if (src->recipe)
+		kcidb__recipe_patches(o, misc, src);
+	/* "" is KCIDB's "no patches"; the matrix has no patch's sha256. */
+	else if (src->patches)
 		json_object_set_new(misc, "patches",
 				    patches_json(src->patches));
 	else
@@ -88,6 +91,9 @@ static json_t *checkout_json(const struct kcidb_run *run,
 	memset(src, 0, sizeof(*src));
 	built = run->matrix && !*package &&
 		kcidb__source(run->matrix, store_rows__str(r, COL_NAME), src);
+	if (!*package)
+		built = kcidb__recipe(store_rows__str(r, COL_RECIPE), src) ||
+			built;
 	kcidb__set_str(misc, "kernel", store_rows__str(r, COL_NAME));
 	kcidb__set_known(misc, "release", store_rows__str(r, COL_RELEASE));
 	kcidb__set_known(misc, "build_id", store_rows__str(r, COL_BUILD_ID));
@@ -134,6 +140,8 @@ static json_t *build_json(struct kcidb_ctx *c, const struct store_rows *r,
 	json_object_set_new(o, "origin", json_string(c->origin));
 	kcidb__set_known(o, "architecture", arch);
 	kcidb__set_known(o, "config_name", src->config);
+	if (src->recipe)
+		kcidb__recipe_build(o, misc, src);
 	if (store_rows__int(r, COL_BOOTED))
 		json_object_set_new(o, "status", json_string("PASS"));
 	kcidb__set_str(misc, "kernel", store_rows__str(r, COL_NAME));
@@ -170,6 +178,7 @@ static void kernel_add(struct kcidb_ctx *c, struct kcidb_run *run,
 	if (!kcidb__seen(c, json_string_value(json_object_get(b, "id"))))
 		json_array_append(c->builds, b);
 	json_decref(b);
+	json_decref(src.recipe);
 	free(id);
 }
 

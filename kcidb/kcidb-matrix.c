@@ -2,9 +2,10 @@
 /*
  * What a run's matrix (stored as the run's config) says of a built
  * kernel's source: the tree, the base, the config, the patches, and the
- * branch a nightly follows. The store keeps a built kernel's release
- * and build id, not its recipe: the matrix the run ran is where the
- * rest is.
+ * branch a nightly follows. A run now stores what it built (the
+ * kernel's recipe, kcidb-recipe.c), which wins; the branch is the
+ * matrix's alone, and the rest is read here only for rows of databases
+ * older than recipes.
  */
 #include <string.h>
 

@@ -93,11 +93,15 @@ void kcidb__set_duration(json_t *o, const char *start, const char *end);
 /* The tests of a run's trials that gave no figure: 0 or -errno. */
 int kcidb__trials(struct kcidb_ctx *c, struct kcidb_run *run);
 
-/* What the run's matrix says of a built kernel's source. */
+/*
+ * A built kernel's source: what the run stored of its build (@recipe),
+ * else what the run's matrix says of it.
+ */
 struct kcidb_source {
 	const char *tree, *base, *config, *arch;
 	const char *branch; /* the branch a nightly follows; NULL: none */
 	const struct toml_value *patches; /* an array, NULL: none */
+	json_t *recipe; /* kernels.recipe, owning the strings; NULL: none */
 };
 
 /*
@@ -107,6 +111,20 @@ struct kcidb_source {
  */
 bool kcidb__source(const struct toml_value *matrix, const char *kernel,
 		   struct kcidb_source *src);
+
+/*
+ * A built kernel's stored recipe (kernels.recipe, schemas/README.md)
+ * over what the matrix said in @src: its tree, base, arch and config.
+ * False, and @src as it was, for a row without one (older databases)
+ * or a package's. Release @src->recipe with json_decref().
+ */
+bool kcidb__recipe(const char *text, struct kcidb_source *src);
+/* The recipe's patchset_hash, and the patches' names in @misc. */
+void kcidb__recipe_patches(json_t *checkout, json_t *misc,
+			   const struct kcidb_source *src);
+/* The recipe's compiler and duration, when it was built in @misc. */
+void kcidb__recipe_build(json_t *build, json_t *misc,
+			 const struct kcidb_source *src);
 
 /*
  * @row called on each row of @q, a query of the run ?1: 0, or the

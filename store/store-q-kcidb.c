@@ -8,7 +8,9 @@
 #include "store-priv.h"
 
 /*
- * ?1 the run. A kernel's commit: the night's head for the followed
+ * ?1 the run. A kernel's commit: the one its build resolved the base to,
+ * in the recipe the run stored. Rows without one (databases older than
+ * recipes) fall back to a guess: the night's head for the followed
  * kernel, else a commit the nights or regressions name whose first
  * characters are the kernel's name (confirmations and bisection steps
  * name a kernel by its commit's 12 hex). Then the arches its boots
@@ -18,7 +20,8 @@ STORE_QUERY(
 	kcidb_kernels, "reading a run's kernels",
 	"SELECT k.id, k.name, k.release, k.build_id, k.package, k.version,"
 	" k.suite, coalesce(k.recipe, ''),"
-	" coalesce((SELECT n.head FROM nights n WHERE n.run_id = ?1"
+	" coalesce(json_extract(k.recipe, '$.base_commit'),"
+	" (SELECT n.head FROM nights n WHERE n.run_id = ?1"
 	"  AND n.kernel = k.name ORDER BY n.id LIMIT 1),"
 	" (SELECT x FROM (SELECT head AS x FROM nights UNION"
 	"  SELECT base FROM regressions UNION SELECT head FROM regressions"

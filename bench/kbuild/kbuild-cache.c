@@ -218,3 +218,23 @@ void kbuild_result__release(struct kbuild_result *res)
 	json_decref(res->meta);
 	memset(res, 0, sizeof(*res));
 }
+
+char *kbuild_result__recipe(const struct kbuild_result *res)
+{
+	static const char *const keys[] = { "key", "elapsed_s", "built_at" };
+	json_t *r = json_object_get(res->meta, "recipe"), *o;
+	char *text;
+	size_t i;
+
+	if (!json_is_object(r))
+		return NULL;
+	o = json_deep_copy(r);
+	/* The entry's, not this run's: a cache hit stores the same text. */
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		json_object_set(o, keys[i],
+				json_object_get(res->meta, keys[i]));
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+				     JSON_REAL_PRECISION(6));
+	json_decref(o);
+	return text;
+}

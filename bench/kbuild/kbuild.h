@@ -125,6 +125,16 @@ int kbuild__key(const struct kbuild_recipe *r, const char *base_commit,
 void kbuild_result__release(struct kbuild_result *res);
 
 /*
+ * What @res was built from, for the store's kernels.recipe: the recipe
+ * object of its result.json (tree, base, base_commit, patches and
+ * fragments with their sha256, config, arch, cross_compile, compiler,
+ * jobs) with the entry's key, elapsed_s and built_at added. Compact
+ * JSON (free it), the same text for the same entry; NULL where the
+ * entry's result.json has no recipe.
+ */
+char *kbuild_result__recipe(const struct kbuild_result *res);
+
+/*
  * Internals, shared by the kbuild-*.c files and tests/unit/test-kbuild.c.
  */
 

@@ -34,8 +34,8 @@ void matrix_kernel__release(struct matrix_kernel *k)
 	free_all(k->name, k->description, k->image, k->initrd);
 	strv_free(k->cmdline, k->nr_cmdline);
 	free_all(k->release, k->package, k->suite, k->modules_dir, k->build_id,
-		 k->built_config, k->modules_tar, k->fetched, k->version,
-		 b->tree, b->base);
+		 k->built_config, k->modules_tar, k->recipe, k->fetched,
+		 k->version, b->tree, b->base);
 	strv_free(b->patches, b->nr_patches);
 	free(b->config);
 	strv_free(b->fragments, b->nr_fragments);
@@ -75,6 +75,7 @@ void matrix_kernel__dup(const struct matrix_kernel *k, struct matrix_kernel *d)
 	d->build_id = dup_or_null(k->build_id);
 	d->built_config = dup_or_null(k->built_config);
 	d->modules_tar = dup_or_null(k->modules_tar);
+	d->recipe = dup_or_null(k->recipe);
 	d->fetched = dup_or_null(k->fetched);
 	d->version = dup_or_null(k->version);
 	d->build.tree = dup_or_null(b->tree);

@@ -260,6 +260,7 @@ struct matrix_kernel {
 	char *build_id;	    /* the GNU build id of its vmlinux */
 	char *built_config; /* its final .config, for the guest's /boot */
 	char *modules_tar;  /* the build's modules packed; NULL: none */
+	char *recipe;	    /* kbuild_result__recipe(), for the store */
 	/*
 	 * KERNEL_PACKAGE, once `run` has fetched it: the versioned package
 	 * it is now (a meta-package's target) and its Debian version; the

@@ -481,6 +481,7 @@ int run_kernels__store(struct run_ctx *ctx)
 			sk.build_id = sut->build_id;
 		} else if (k->kind == KERNEL_BUILD) {
 			sk.build_id = k->build_id;
+			sk.recipe_json = k->recipe;
 		} else if (k->kind == KERNEL_PACKAGE) {
 			sk.package = k->fetched;
 			sk.version = k->version;

@@ -132,6 +132,7 @@ static int kernel__build(struct run_ctx *ctx, struct matrix_kernel *k)
 	k->build_id = res.build_id ? xstrdup(res.build_id) : NULL;
 	k->built_config = res.config ? xstrdup(res.config) : NULL;
 	k->modules_tar = res.modules_tar ? xstrdup(res.modules_tar) : NULL;
+	k->recipe = kbuild_result__recipe(&res);
 	run_progress__msg(ctx, "kernel %s: %s %s, build id %s (%s)", k->name,
 			  res.cached ? "cached" : "built", res.release,
 			  res.build_id ? res.build_id : "unknown", res.dir);

@@ -196,6 +196,55 @@ assert ta == tb, set(ta) ^ set(tb)
 PY
 t_ok $? "exported from the merged database: the same tests, the same ids"
 
+# A database the run wrote with a recipe: night 2's kernel as the run
+# now stores it (kernels.recipe from the build cache's result.json),
+# built at a commit the nights do not name, with two patches and
+# tinyconfig where the matrix says defconfig: its checkout and build
+# are the recipe's, not the matrix's and nights' reading.
+RDB=$T_TMP/recipe.db
+RC=4444444444444444444444444444444444444444
+P1=$(printf 'one\n' | sha256sum | cut -c-64)
+P2=$(printf 'two\n' | sha256sum | cut -c-64)
+cp "$DB" "$RDB" && sqlite3 "$RDB" <<SQL
+UPDATE kernels SET recipe = json('{"tree":
+	"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git",
+	"base": "origin/master", "base_commit": "$RC", "patches": [
+	{"file": "/home/me/p/0001-one.patch", "sha256": "$P1"},
+	{"file": "/home/me/p/0002-two.patch", "sha256": "$P2"}],
+	"config": {"target": "tinyconfig"}, "fragments": [], "arch": "x86_64",
+	"cross_compile": null, "compiler": "gcc (Debian 12.2.0-14) 12.2.0",
+	"jobs": 16, "key": "$(printf k | sha256sum | cut -c-64)",
+	"elapsed_s": 421.5, "built_at": "2026-12-02T02:10:00Z"}')
+	WHERE release = '6.12.71';
+SQL
+t_ok $? "night 2's kernel given the recipe its run would store"
+t_run 0 "$B" --db "$RDB" export --kcidb --origin my_lab --run 1 --run 2 \
+	-o "$T_TMP/recipe.json" &&
+	"$PY" "$SRC/tests/kcidb/kcidb_schema.py" "$T_TMP/recipe.json" >/dev/null &&
+	"$PY" - "$T_TMP/recipe.json" "$RC" "$P1" "$P2" "$HEAD" <<'PY'
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))
+rc, p1, p2, head = sys.argv[2:6]
+git = [c for c in r["checkouts"] if "git_commit_hash" in c]
+assert len(git) == 1 and git[0]["git_commit_hash"] == rc, git
+c = git[0]
+# KCIDB's patchset_hash: sha256sum *.patch | cut -c-64 | sha256sum
+want = hashlib.sha256(("%s\n%s\n" % (p1, p2)).encode()).hexdigest()
+assert c["patchset_hash"] == want, (c, want)
+assert c["misc"]["patches"] == ["0001-one.patch", "0002-two.patch"], c
+assert c["git_repository_url"].startswith("https://git.kernel.org/"), c
+assert c["git_repository_branch"] == "master", c
+assert head not in json.dumps(r["checkouts"]), "the night's head guessed"
+b = [b for b in r["builds"] if b["checkout_id"] == c["id"]]
+assert len(b) == 1, b
+b = b[0]
+assert b["compiler"] == "gcc (Debian 12.2.0-14) 12.2.0", b
+assert b["duration"] == 421.5 and b["config_name"] == "tinyconfig", b
+assert b["architecture"] == "x86_64" and b["status"] == "PASS", b
+assert b["misc"]["built_at"] == "2026-12-02T02:10:00Z", b
+PY
+t_ok $? "a recipe: the commit built, the patchset's hash, the config, the compiler and the build's duration are its"
+
 # A bad origin: refused in words, exit 2, nothing written.
 BAD=$T_TMP/bad.json
 t_run 2 "$B" --db "$DB" export --kcidb --origin my-lab -o "$BAD" &&

@@ -476,6 +476,13 @@ assert c["git_commit_hash"] == head and c["git_repository_branch"] == branch, c
 assert c["misc"]["tree"] == tree and "git_repository_url" not in c, c
 assert b["architecture"] == "x86_64" and b["status"] == "PASS", b
 assert b["config_name"] == "tinyconfig", b
+# From the recipe each run stored of what it built: the build's compiler
+# and duration, and every built kernel's checkout at the commit built.
+assert b["compiler"] and b["duration"] > 0, b
+for x in builds.values():
+    if "git_commit_hash" in co[x["checkout_id"]]:
+        assert x.get("compiler") and x.get("duration", 0) > 0, x
+        assert co[x["checkout_id"]]["patchset_hash"] == "", co[x["checkout_id"]]
 print("# %d checkouts, %d builds, %d tests, %d issue, %d incidents; %s" % (
     len(co), len(builds), len(tests), len(r["issues"]), len(r["incidents"]),
     i["report_subject"]))
@@ -486,6 +493,11 @@ PY
 	else
 		t_diag "$(head -20 "$T_OUT")" "$(tail -12 "$T_TMP/kcidb.out" 2>/dev/null)"
 	fi
+	# Each night's kernel row: the recipe its run stored, at the night's
+	# head (what the export now reads instead of matching names).
+	[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights n JOIN cells c ON c.run_id = n.run_id JOIN kernels k ON k.id = c.kernel_id WHERE k.name = n.kernel AND json_extract(k.recipe, '\$.base_commit') = n.head AND json_extract(k.recipe, '\$.elapsed_s') >= 0 AND json_extract(k.recipe, '\$.compiler') <> ''")" -gt 0 ] &&
+		[ "$(sqlite3 "$DB" "SELECT count(*) FROM nights n JOIN cells c ON c.run_id = n.run_id JOIN kernels k ON k.id = c.kernel_id WHERE k.name = n.kernel AND coalesce(json_extract(k.recipe, '\$.base_commit'), '') <> n.head")" -eq 0 ]
+	t_ok $? "each night's kernel stored its recipe: the night's head built, the compiler, the build's duration"
 	# Each night submitted its run to [kcidb]'s service as it ended:
 	# seven reports the stand-in validated, each polled to processed.
 	L=$KCIDB_D/robot.log

@@ -713,6 +713,46 @@ static bool file_has(const char *path, const char *text)
 	return yes;
 }
 
+/*
+ * What a run stores as the kernel's recipe: result.json's recipe with
+ * the build's key, duration and time, the same text for a cache hit.
+ */
+static void check_recipe(const struct kbuild_result *res,
+			 const struct kbuild_result *again)
+{
+	struct kbuild_result none = { .meta = json_object() };
+	char *text = kbuild_result__recipe(res);
+	char *text2 = kbuild_result__recipe(again);
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL, *p;
+	size_t i, hashed = 0;
+
+	ok(json_is_object(o), "the recipe for the store is a JSON object");
+	is_str(json_string_value(json_object_get(o, "base_commit")),
+	       res->base_commit, "with the base commit resolved");
+	p = json_object_get(o, "patches");
+	for (i = 0; i < json_array_size(p); i++)
+		if (strlen(json_string_value(json_object_get(json_array_get(p, i), "sha256")) ?:
+				   "") == 64)
+			hashed++;
+	ok(json_array_size(p) == 2 && hashed == 2,
+	   "both patches with their sha256, in order");
+	ok(json_string_length(json_object_get(o, "compiler")) > 0 &&
+		   json_is_string(json_object_get(o, "tree")) &&
+		   json_is_object(json_object_get(o, "config")),
+	   "the tree, the config and the compiler");
+	ok(json_is_number(json_object_get(o, "elapsed_s")) &&
+		   json_number_value(json_object_get(o, "elapsed_s")) >= 0 &&
+		   json_string_length(json_object_get(o, "built_at")) == 20,
+	   "the build's duration and when it was built");
+	is_str(json_string_value(json_object_get(o, "key")), res->key,
+	       "and the cache entry's key");
+	is_str(text2, text, "a cache hit gives the same recipe");
+	ok(!kbuild_result__recipe(&none), "an entry without a recipe: none");
+	json_decref(none.meta);
+	json_decref(o);
+	free_all(text, text2);
+}
+
 static void test_pipeline(void)
 {
 	char *mbox = path_in("0001-good.patch"), *diff = path_in("plain.diff");
@@ -817,6 +857,7 @@ static void test_pipeline(void)
 	ok(!ret && again.cached, "asked again: cached");
 	is_str(again.dir, first_dir, "the same entry");
 	is_str(again.build_id, res.build_id, "the same build id");
+	check_recipe(&res, &again);
 	kbuild_result__release(&again);
 	r2 = r;
 	r2.config_only = true;
