@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A decoder for the toml-test suite (../shared/toml-test): TOML on stdin,
+ * A decoder for the toml-test suite (tests/toml-test): TOML on stdin,
  * the "tagged JSON" form of it on stdout. Invalid input exits 1 with the
  * parser's line:column message on stderr, which is all the suite checks.
  */

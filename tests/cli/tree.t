@@ -14,9 +14,12 @@ fi
 # A patch must start with its "From " line for git am; it carries the
 # licence of the tree it patches. A fuzzer's seeds and the inputs that
 # crashed it are bytes in a parser's own format, where a line more is
-# another input.
+# another input; so are toml-test's cases, whose licence is their
+# LICENSE beside them.
 missing=$(git ls-files -- ':!LICENSE' ':!*.json' ':!*.patch' \
-	':!tests/fuzz/seeds/' ':!tests/fuzz/regress/' | while read -r f; do
+	':!tests/fuzz/seeds/' ':!tests/fuzz/regress/' \
+	':!tests/toml-test/valid/' ':!tests/toml-test/invalid/' \
+	':!tests/toml-test/LICENSE' | while read -r f; do
 	[ -f "$f" ] || continue
 	head -3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"
 done)

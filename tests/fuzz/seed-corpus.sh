@@ -36,8 +36,8 @@ mkdir -p "$dir"
 [ -d "$here/regress/$t" ] && seed "$here/regress/$t" '*'
 case $t in
 toml)
-	seed "$top/../shared/toml-test/valid" '*.toml'
-	seed "$top/../shared/toml-test/invalid" '*.toml'
+	seed "$top/tests/toml-test/valid" '*.toml'
+	seed "$top/tests/toml-test/invalid" '*.toml'
 	seed "$top/configs" '*.toml'
 	;;
 perf-report)
