@@ -8,6 +8,13 @@
  * OUT already has 'ok' stays; one OUT has in any other state yields to
  * an 'ok' one from IN.
  *
+ * The robot's history comes along, so that a merged database shows the
+ * nights and exports their regressions: finished nights match by series
+ * and start (an unfinished one is its controller's to resume, and stays
+ * there), regressions by their UNIQUE key (OUT's triage state stands
+ * where both have one), notes by their words and time. A LAVA run's
+ * lab_jobs are its resume state on its own controller: not copied.
+ *
  * IN is ATTACHed to OUT and copied with INSERT ... SELECT, row ids
  * mapped through TEMP tables. The caller has opened both through the
  * store first, so that only databases of this schema version meet here.
@@ -27,6 +34,8 @@ static const char *const merge_sql[] = {
 	"CREATE TEMP TABLE m_boot (s INTEGER PRIMARY KEY, d INTEGER)",
 	"CREATE TEMP TABLE m_cell (s INTEGER PRIMARY KEY, d INTEGER)",
 	"CREATE TEMP TABLE m_trial (s INTEGER PRIMARY KEY, d INTEGER)",
+	"CREATE TEMP TABLE m_night (s INTEGER PRIMARY KEY, d INTEGER)",
+	"CREATE TEMP TABLE m_reg (s INTEGER PRIMARY KEY, d INTEGER)",
 	/* runs */
 	"INSERT INTO main.runs (name, config, config_sha256, tool_version, "
 	"started_at, finished_at, status) SELECT name, config, config_sha256, "
@@ -42,10 +51,11 @@ static const char *const merge_sql[] = {
 	"INSERT INTO m_host SELECT s.id, m.id FROM src.hosts s JOIN main.hosts "
 	"m USING (name, identity)",
 	"INSERT OR IGNORE INTO main.kernels (name, release, build_id, "
-	"image_path, recipe) SELECT name, release, build_id, image_path, "
-	"recipe FROM src.kernels ORDER BY id",
+	"image_path, recipe, package, version, suite) SELECT name, release, "
+	"build_id, image_path, recipe, package, version, suite FROM "
+	"src.kernels ORDER BY id",
 	"INSERT INTO m_kernel SELECT s.id, m.id FROM src.kernels s JOIN "
-	"main.kernels m USING (name, release, build_id)",
+	"main.kernels m USING (name, release, build_id, version)",
 	"INSERT OR IGNORE INTO main.boots (host_id, boot_id, kernel_release, "
 	"kernel_build_id, cmdline, facts, first_seen) SELECT h.d, b.boot_id, "
 	"b.kernel_release, b.kernel_build_id, b.cmdline, b.facts, b.first_seen "
@@ -103,12 +113,49 @@ static const char *const merge_sql[] = {
 	"x.s = a.trial_id WHERE (a.trial_id IS NULL AND NOT EXISTS (SELECT 1 "
 	"FROM main.artifacts m WHERE m.run_id = r.d AND m.trial_id IS NULL AND "
 	"m.path = a.path)) OR x.d IS NOT NULL ORDER BY a.id",
+	/* the robot's finished nights, their regressions and notes */
+	"INSERT INTO main.nights (series, kernel, head, head_subject, package, "
+	"run_id, stage, verdict, summary, started_at, finished_at) SELECT "
+	"n.series, n.kernel, n.head, n.head_subject, n.package, r.d, n.stage, "
+	"n.verdict, n.summary, n.started_at, n.finished_at FROM src.nights n "
+	"LEFT JOIN m_run r ON r.s = n.run_id WHERE n.stage = 'done' AND NOT "
+	"EXISTS (SELECT 1 FROM main.nights m WHERE m.series = n.series AND "
+	"m.started_at = n.started_at) ORDER BY n.id",
+	"INSERT INTO m_night SELECT n.id, m.id FROM src.nights n JOIN "
+	"main.nights m ON m.series = n.series AND m.started_at = n.started_at "
+	"WHERE n.stage = 'done'",
+	"UPDATE main.nights SET base_night_id = (SELECT b.d FROM m_night x "
+	"JOIN src.nights n ON n.id = x.s JOIN m_night b ON b.s = "
+	"n.base_night_id WHERE x.d = main.nights.id) WHERE base_night_id IS "
+	"NULL AND id IN (SELECT d FROM m_night)",
+	"INSERT OR IGNORE INTO main.regressions (night_id, series, host, "
+	"workload, mode, metric, improvement, base, head, base_median, "
+	"head_median, change_pct, confirm_run_id, pairs, reproduced, "
+	"first_bad, no_commit, culprit, state, mail, message_id, "
+	"fixed_night_id, fixed_by, created_at) SELECT n.d, g.series, g.host, "
+	"g.workload, g.mode, g.metric, g.improvement, g.base, g.head, "
+	"g.base_median, g.head_median, g.change_pct, c.d, g.pairs, "
+	"g.reproduced, g.first_bad, g.no_commit, g.culprit, g.state, g.mail, "
+	"g.message_id, f.d, g.fixed_by, g.created_at FROM src.regressions g "
+	"JOIN m_night n ON n.s = g.night_id LEFT JOIN m_run c ON c.s = "
+	"g.confirm_run_id LEFT JOIN m_night f ON f.s = g.fixed_night_id "
+	"ORDER BY g.id",
+	"INSERT INTO m_reg SELECT g.id, m.id FROM src.regressions g JOIN "
+	"main.regressions m USING (series, culprit, host, workload, mode, "
+	"metric, improvement)",
+	"INSERT INTO main.regression_notes (regression_id, note, created_at) "
+	"SELECT x.d, t.note, t.created_at FROM src.regression_notes t JOIN "
+	"m_reg x ON x.s = t.regression_id WHERE NOT EXISTS (SELECT 1 FROM "
+	"main.regression_notes m WHERE m.regression_id = x.d AND m.note = "
+	"t.note AND m.created_at = t.created_at) ORDER BY t.id",
 	"DROP TABLE m_run",
 	"DROP TABLE m_host",
 	"DROP TABLE m_kernel",
 	"DROP TABLE m_boot",
 	"DROP TABLE m_cell",
 	"DROP TABLE m_trial",
+	"DROP TABLE m_night",
+	"DROP TABLE m_reg",
 	NULL,
 };
 

@@ -8,7 +8,7 @@
 # the database: each figure the median of the trials, each failed trial
 # FAIL or ERROR with its words, the regression an issue with its
 # incident. Two exports are the same bytes, and a merged database gives
-# the same ids. A bad origin is refused before anything is written.
+# the same report. A bad origin is refused before anything is written.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/gendb.sh"
@@ -180,12 +180,25 @@ t_run 0 "$B" --db "$DB" export --kcidb --origin my_lab --run 2 --run 1 &&
 	cmp -s "$T_OUT" "$R"
 t_ok $? "exported again, the runs named in another order, to stdout: the same bytes"
 
-# A merged database renumbers the runs: the ids stay.
+# A merged database renumbers the runs: the ids stay, and the robot's
+# nights, regressions and notes come along with them (another shard's
+# runs first, without a robot), once however often it is merged.
 cp "$DB" "$T_TMP/other.db"
-sqlite3 "$T_TMP/other.db" "UPDATE runs SET name = 'other-' || id"
+sqlite3 "$T_TMP/other.db" "UPDATE runs SET name = 'other-' || id; DELETE FROM nights"
+sqlite3 "$DB" "INSERT INTO regression_notes (regression_id, note, created_at)
+	SELECT id, 'seen on the lab''s box too', '2026-12-03T09:00:00.000Z'
+	FROM regressions WHERE state = 'reported';
+	UPDATE nights SET base_night_id = 1 WHERE id = 2"
 t_run 0 "$B" db merge "$T_TMP/merged.db" "$T_TMP/other.db" "$DB" &&
-	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT group_concat(id) FROM runs WHERE name LIKE 'nightly-%'")" = "3,4" ]
-t_ok $? "db merge after another database's runs: runs 1 and 2 are now 3 and 4"
+	t_run 0 "$B" db merge "$T_TMP/merged.db" "$DB" &&
+	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT group_concat(id) FROM runs WHERE name LIKE 'nightly-%'")" = "3,4" ] &&
+	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT group_concat(n.id || ':' || r.name || ':' || ifnull(n.base_night_id, '-'), ' ') FROM nights n JOIN runs r ON r.id = n.run_id")" = "1:nightly-1:- 2:nightly-2:1" ] &&
+	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT count(*) || ' ' || sum(night_id = 2) FROM regressions")" = "3 3" ] &&
+	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT count(*) FROM regression_notes")" = 1 ] &&
+	[ "$(sqlite3 "$T_TMP/merged.db" "SELECT version FROM kernels WHERE release = '6.12.70'")" = 6.12.70-1 ]
+st=$?
+t_ok $st "db merge, twice, after another shard's runs: runs 1 and 2 are 3 and 4, their nights, regressions, note and package version once"
+[ $st -eq 0 ] || t_diag "$(sqlite3 "$T_TMP/merged.db" "SELECT id, run_id, base_night_id, stage FROM nights; SELECT id, night_id, state FROM regressions")"
 t_run 0 "$B" --db "$T_TMP/merged.db" export --kcidb --origin my_lab --run 3 --run 4 -o "$T_TMP/merged.json" &&
 	"$PY" - "$R" "$T_TMP/merged.json" <<'PY'
 import json, sys
@@ -193,8 +206,9 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 ta = {t["id"]: (t["path"], t.get("number")) for t in a["tests"]}
 tb = {t["id"]: (t["path"], t.get("number")) for t in b["tests"]}
 assert ta == tb, set(ta) ^ set(tb)
+assert a == b, [k for k in a if a[k] != b.get(k)]
 PY
-t_ok $? "exported from the merged database: the same tests, the same ids"
+t_ok $? "exported from the merged database: the same report, the same ids, its issue and incidents too"
 
 # A database the run wrote with a recipe: night 2's kernel as the run
 # now stores it (kernels.recipe from the build cache's result.json),
