@@ -213,6 +213,24 @@ static void parse_short(struct parse_ctx *ctx, const char *arg, int *i,
 	}
 }
 
+/*
+ * --completion-helper, which every command takes, as git's
+ * --git-completion-helper: its long options, "--NAME=" for one that takes
+ * a value, so that the shell's completion (completions/iommu-bench) asks
+ * the table and never goes stale.
+ */
+static void __attribute__((noreturn))
+completion_helper(const struct option *opts)
+{
+	const struct option *o;
+
+	for (o = opts; o->type != OPTION_END; o++)
+		if (o->long_name)
+			printf("--%s%s\n", o->long_name, o->argh ? "=" : "");
+	printf("--help\n");
+	exit(EXIT_OK);
+}
+
 int parse_options(int argc, const char **argv, const struct option *opts,
 		  const char *const *usage, unsigned int flags)
 {
@@ -239,6 +257,8 @@ int parse_options(int argc, const char **argv, const struct option *opts,
 				argv[out++] = argv[i];
 			break;
 		}
+		if (!strcmp(arg, "--completion-helper"))
+			completion_helper(opts);
 		if ((!strcmp(arg, "--help") || !strcmp(arg, "-h")) &&
 		    !(flags & PARSE_OPT_NO_INTERNAL_HELP)) {
 			usage_with_options_fp(stdout, usage, opts);
@@ -260,6 +280,10 @@ int parse_subcommand(int argc, const char **argv, const struct subcommand *subs,
 	const char *best;
 	size_t i;
 
+	/* The subcommands too, for the word after the command. */
+	if (argc > 1 && !strcmp(argv[1], "--completion-helper"))
+		for (i = 0; i < nr; i++)
+			printf("%s\n", subs[i].name);
 	argc = parse_options(argc, argv, opts, usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (!argc)
