@@ -81,8 +81,14 @@ comp "iommu-bench bisect ab.toml --kernel " &&
 		python3 -c 'import json,sys
 print("\n".join(sorted(k["name"] for k in json.load(sys.stdin)["kernels"])))')"
 t_ok $? "bisect ab.toml --kernel <TAB> offers the matrix's kernels"
-comp "iommu-bench kernel " && t_grep "$T_OUT" build && ! grep -q '^-' "$T_OUT"
-t_ok $? "kernel <TAB> lists kernel's subcommands"
+comp "iommu-bench db " && same "$T_OUT" "$(printf 'info\nmerge\nmigrate')"
+t_ok $? "db <TAB> lists db's subcommands"
+comp "iommu-bench triage --json s" && same "$T_OUT" show
+t_ok $? "triage --json s<TAB> is show, past an option"
+comp "iommu-bench --db $DB kernel build " && same "$T_OUT" ""
+t_ok $? "no subcommand after the subcommand"
+comp "iommu-bench bisect " && same "$T_OUT" "$(printf 'ab.toml\nlog\nsub')"
+t_ok $? "bisect <TAB> offers matrices and its subcommand"
 
 if [ -r /usr/share/bash-completion/bash_completion ]; then
 	BASH_COMPLETION=/usr/share/bash-completion/bash_completion
