@@ -14,6 +14,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# bash-completion's layout: loaded on demand, by the command's name.
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 FUZZ_TIME ?= 60
 
 CC ?= cc
@@ -285,6 +287,9 @@ install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/iommu-bench
 	install -m 0644 docs/iommu-bench.1 $(DESTDIR)$(MANDIR)/man1/iommu-bench.1
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0644 completions/iommu-bench \
+		$(DESTDIR)$(COMPLETIONDIR)/iommu-bench
 	@# For a LAVA lab's admin to install (docs/lava.md).
 	install -d $(DESTDIR)$(PREFIX)/share/iommu-bench/lava
 	install -m 0644 bench/host/lava/device-type/iommu-bench-qemu.jinja2 \
@@ -299,6 +304,7 @@ install: $(BIN)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
 		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/iommu-bench \
 		$(DESTDIR)$(PREFIX)/share/iommu-bench/lava/iommu-bench-qemu.jinja2 \
 		$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench
 

@@ -74,6 +74,8 @@ int global__unknown_subcommand(const char *cmd, const char *arg,
 int cmd_agent(int argc, const char **argv);
 int cmd_bisect(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
+/* Hidden, not in the table: the words completions/iommu-bench offers. */
+int cmd_complete(int argc, const char **argv);
 int cmd_db(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);

@@ -201,6 +201,8 @@ int main(int argc, const char **argv)
 		main__usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!strcmp(argv[0], "__complete"))
+		return cmd_complete(argc, argv);
 	cmd = command__find(argv[0]);
 	if (!cmd)
 		return main__unknown_command(argv[0]);

@@ -213,6 +213,57 @@ static void parse_short(struct parse_ctx *ctx, const char *arg, int *i,
 	}
 }
 
+/*
+ * A subcommand in a usage line, "iommu-bench CMD WORD ..." or "... [WORD]"
+ * for the default one: WORD's length, else 0 (a MATRIX, an <ARG>, an
+ * option).
+ */
+static size_t usage_subcommand(const char *line, const char **word)
+{
+	size_t n;
+
+	if (strncmp(line, "iommu-bench ", 12))
+		return 0;
+	line += 12 + strcspn(line + 12, " ");
+	line += strspn(line, " [");
+	n = strspn(line, "abcdefghijklmnopqrstuvwxyz-");
+	if (!n || *line == '-' || (line[n] && !strchr(" ]", line[n])))
+		return 0;
+	*word = line;
+	return n;
+}
+
+/*
+ * --completion-helper, which every command takes, as git's
+ * --git-completion-helper: its subcommands (read from its usage lines,
+ * whichever table runs them), then its long options, "--NAME=" for one
+ * that takes a value, one a line. The shell's completion
+ * (completions/iommu-bench) asks, so it never goes stale.
+ */
+static void __attribute__((noreturn))
+completion_helper(const struct option *opts, const char *const *usage)
+{
+	const char *const *u;
+	const struct option *o;
+	const char *w, *seen;
+	size_t n, m;
+
+	for (u = usage; *u; u++) {
+		n = usage_subcommand(*u, &w);
+		for (m = 0; n && usage + m < u; m++)
+			if (usage_subcommand(usage[m], &seen) == n &&
+			    !strncmp(seen, w, n))
+				n = 0;
+		if (n)
+			printf("%.*s\n", (int)n, w);
+	}
+	for (o = opts; o->type != OPTION_END; o++)
+		if (o->long_name && strcmp(o->long_name, "help"))
+			printf("--%s%s\n", o->long_name, o->argh ? "=" : "");
+	printf("--help\n");
+	exit(EXIT_OK);
+}
+
 int parse_options(int argc, const char **argv, const struct option *opts,
 		  const char *const *usage, unsigned int flags)
 {
@@ -239,6 +290,8 @@ int parse_options(int argc, const char **argv, const struct option *opts,
 				argv[out++] = argv[i];
 			break;
 		}
+		if (!strcmp(arg, "--completion-helper"))
+			completion_helper(opts, usage);
 		if ((!strcmp(arg, "--help") || !strcmp(arg, "-h")) &&
 		    !(flags & PARSE_OPT_NO_INTERNAL_HELP)) {
 			usage_with_options_fp(stdout, usage, opts);

@@ -21,13 +21,17 @@ t_ok $? "the binary is installed under PREFIX/bin"
 test -f "$root/opt/ib/share/man/man1/iommu-bench.1"
 t_ok $? "the man page is installed under PREFIX/share/man/man1"
 
+test -f "$root/opt/ib/share/bash-completion/completions/iommu-bench"
+t_ok $? "the bash completion is installed under PREFIX/share/bash-completion"
+
 t_run 0 "$root/opt/ib/bin/iommu-bench" --version &&
 	t_grep "$T_OUT" "iommu-bench"
 t_ok $? "the installed binary runs"
 
 t_run 0 make -s -C "$SRCDIR" uninstall DESTDIR="$root" PREFIX=/opt/ib
 t_ok $? "make uninstall succeeds"
-test ! -e "$root/opt/ib/bin/iommu-bench"
-t_ok $? "uninstall removes the binary"
+test ! -e "$root/opt/ib/bin/iommu-bench" &&
+	test ! -e "$root/opt/ib/share/bash-completion/completions/iommu-bench"
+t_ok $? "uninstall removes the binary and the completion"
 
 t_done
