@@ -16,6 +16,8 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 # bash-completion's layout: loaded on demand, by the command's name.
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+# systemd reads units from /usr/local/lib/systemd/system too.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 FUZZ_TIME ?= 60
 
 CC ?= cc
@@ -290,6 +292,15 @@ install: $(BIN)
 	install -d $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0644 completions/iommu-bench \
 		$(DESTDIR)$(COMPLETIONDIR)/iommu-bench
+	@# The nightly as a service (docs/nightly.md), ExecStart at BINDIR.
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	for u in service timer; do \
+		sed 's|/usr/bin/iommu-bench|$(BINDIR)/iommu-bench|' \
+			configs/systemd/iommu-bench-nightly@.$$u \
+			>$(DESTDIR)$(SYSTEMDUNITDIR)/iommu-bench-nightly@.$$u && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/iommu-bench-nightly@.$$u || \
+		exit 1; \
+	done
 	@# For a LAVA lab's admin to install (docs/lava.md).
 	install -d $(DESTDIR)$(PREFIX)/share/iommu-bench/lava
 	install -m 0644 bench/host/lava/device-type/iommu-bench-qemu.jinja2 \
@@ -305,6 +316,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
 		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1 \
 		$(DESTDIR)$(COMPLETIONDIR)/iommu-bench \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/iommu-bench-nightly@.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/iommu-bench-nightly@.timer \
 		$(DESTDIR)$(PREFIX)/share/iommu-bench/lava/iommu-bench-qemu.jinja2 \
 		$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench
 
