@@ -20,6 +20,7 @@ set -eu
 # its test hands mails to, python3-aiosmtpd the SMTP server they reach.
 # KCIDB (export --kcidb): python3-jsonschema checks its reports as
 # kcidb-io does, in the tests and in their stand-in of the REST service.
+# bash-completion: the completion script is tested through its helpers too.
 # The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
 # fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
 # its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
@@ -63,6 +64,7 @@ chromium
 bpftrace
 python3
 python3-jsonschema
+bash-completion
 perl
 git
 man-db
