@@ -115,33 +115,40 @@ static size_t count_cells(const struct cmp_table *t, unsigned int bit)
 	return n;
 }
 
-/* Each cell with the warning @bit as a list item, the first @max. */
+/*
+ * Each cell with the warning @bit as a list item, the first @max; those
+ * with no trial at all first, the likeliest to be cut off otherwise.
+ */
 static void list_cells(struct report_ctx *c, unsigned int bit, size_t max)
 {
 	const struct cmp_table *t = c->t;
 	size_t i, col, n = 0;
+	int pass;
 	char *label;
 
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct cmp_row *row = &t->rows[i];
-		const struct ds_metric *m = &c->ds->metrics[row->metric];
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < t->nr_rows; i++) {
+			const struct cmp_row *row = &t->rows[i];
+			const char *m = ds__str(
+				c->ds, c->ds->metrics[row->metric].name);
 
-		for (col = 0; col < t->nr_cols; col++) {
-			const struct cmp_cell *x = &row->cells[col];
+			for (col = 0; col < t->nr_cols; col++) {
+				const struct cmp_cell *x = &row->cells[col];
 
-			if (!cell_warns(x, bit) || n++ >= max)
-				continue;
-			label = cmp__row_label(t, row);
-			fputs("<li>", c->fp);
-			markup__escapef(c->fp, "%s, %s, %s: n=%zu",
-					ds__str(c->ds, m->name), label,
-					c->cols[col], x->s.n);
-			if (bit == CMP_WARN_HIGH_CV)
-				fprintf(c->fp, ", CV %.1f%%", 100 * x->s.cv);
-			fputs("</li>", c->fp);
-			free(label);
+				if (!cell_warns(x, bit) ||
+				    (x->s.n > 0) != (pass > 0) || n++ >= max)
+					continue;
+				label = cmp__row_label(t, row);
+				fputs("<li>", c->fp);
+				markup__escapef(c->fp, "%s, %s, %s: n=%zu", m,
+						label, c->cols[col], x->s.n);
+				if (bit == CMP_WARN_HIGH_CV)
+					fprintf(c->fp, ", CV %.1f%%",
+						100 * x->s.cv);
+				fputs("</li>", c->fp);
+				free(label);
+			}
 		}
-	}
 	if (n > max)
 		fprintf(c->fp, "<li>and %zu more</li>", n - max);
 }
