@@ -7,14 +7,13 @@
 # kind; passthrough's exposure metrics are absent by design, not "too
 # few trials"; and every table fits a 1300-pixel window in Chromium.
 set -eu
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/gendb.sh"
-. "$(dirname "$0")/page.sh"
-
+T_DIR=$(dirname "$0")
+. "$T_DIR/lib.sh"
+. "$T_DIR/gendb.sh"
+. "$T_DIR/page.sh"
 B=$IOMMU_BENCH
-cd "$T_TMP"
 
-t_gendb --out demo.db --runs 1 --reps 6 --noise 12 --trouble --exposure
+cd "$T_TMP" && t_gendb --out demo.db --runs 1 --reps 6 --noise 12 --trouble --exposure
 t_ok $? "generated the demo's shape: a failed trial, a mode mismatch, noise, the exposure window"
 
 t_run 0 "$B" --db demo.db report -o demo.html && t_page_ids demo.html &&
