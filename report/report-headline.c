@@ -107,7 +107,7 @@ static void headline_table(struct report_ctx *c, int tput, int cpu, int eff,
 	for (col = 0; col < c->t->nr_cols; col++) {
 		fprintf(c->fp, "<th>throughput [");
 		markup__escape(c->fp, unit);
-		fputs("]</th><th>CPU %</th><th>Gbit/s/core</th>", c->fp);
+		fputs("]</th><th>CPU&#160;%</th><th>Gbit/s/core</th>", c->fp);
 		if (col) {
 			fputs("<th>vs ", c->fp);
 			markup__escape(c->fp, c->cols[0]);
