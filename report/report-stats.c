@@ -202,11 +202,12 @@ static void note_unprotected(struct report_ctx *c)
 		markup__escape(c->fp, c->cols[col]);
 	}
 	if (said)
-		fputs(": unprotected, no IOMMU translation, so no exposure "
-		      "window to measure; its exposure metrics are absent by "
-		      "design (see <a href=\"#exposure\">Exposure window"
-		      "</a>).</p>\n",
-		      c->fp);
+		fprintf(c->fp,
+			": unprotected, no IOMMU translation, so no exposure "
+			"window to measure; %s exposure metrics are absent by "
+			"design (see <a href=\"#exposure\">Exposure window"
+			"</a>).</p>\n",
+			said == 1 ? "its" : "their");
 }
 
 void report__warnings(struct report_ctx *c)
