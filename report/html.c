@@ -29,6 +29,8 @@ static const char css[] =
 	"th{background:#f6f6f8;font-weight:600;white-space:nowrap}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums;"
 	"white-space:nowrap}"
+	/* Tables that must fit the window: headers wrap, intervals drop. */
+	"table.fit th{white-space:normal}.ci{display:block}"
 	"td.better{color:#0a7a2f;font-weight:600}"
 	"td.worse{color:#b3261e;font-weight:600}"
 	"td.same{color:#666}"

@@ -66,7 +66,7 @@ static void td_median(FILE *fp, const struct cmp_cell *x, double mul, bool ci)
 	fmt__num(x->s.median * mul, m, sizeof(m));
 	fprintf(fp, "<td class=\"num\">%s", m);
 	if (ci && !isnan(x->s.ci_lo))
-		fprintf(fp, " <span class=\"small\">[%s, %s]</span>",
+		fprintf(fp, " <span class=\"small ci\">[%s, %s]</span>",
 			fmt__num(x->s.ci_lo * mul, lo, sizeof(lo)),
 			fmt__num(x->s.ci_hi * mul, hi, sizeof(hi)));
 	fputs("</td>", fp);
@@ -95,7 +95,8 @@ static void headline_table(struct report_ctx *c, int tput, int cpu, int eff,
 	char *label;
 	size_t i, col;
 
-	fputs("<table>\n<tr><th rowspan=\"2\">workload</th>", c->fp);
+	fputs("<table class=\"fit\">\n<tr><th rowspan=\"2\">workload</th>",
+	      c->fp);
 	for (col = 0; col < c->t->nr_cols; col++) {
 		fprintf(c->fp, "<th colspan=\"%d\">", col ? 4 : 3);
 		markup__escape(c->fp, c->cols[col]);
@@ -106,7 +107,7 @@ static void headline_table(struct report_ctx *c, int tput, int cpu, int eff,
 	for (col = 0; col < c->t->nr_cols; col++) {
 		fprintf(c->fp, "<th>throughput [");
 		markup__escape(c->fp, unit);
-		fputs("]</th><th>CPU %</th><th>Gbit/s/core</th>", c->fp);
+		fputs("]</th><th>CPU&#160;%</th><th>Gbit/s/core</th>", c->fp);
 		if (col) {
 			fputs("<th>vs ", c->fp);
 			markup__escape(c->fp, c->cols[0]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The report's warnings and its table of every metric. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,43 +99,115 @@ static void warn_sampled(struct report_ctx *c)
 		n, n == 1 ? "" : "s");
 }
 
-/* Every (row, column) with the warning @bit, as one list item. */
-static void warn_cells(struct report_ctx *c, unsigned int bit, const char *what)
+/* A missing exposure figure of an unprotected column is none by design. */
+static bool cell_warns(const struct cmp_cell *x, unsigned int bit)
 {
-	const struct cmp_table *t = c->t;
+	return (x->warn & bit) && !x->unprotected;
+}
+
+static size_t count_cells(const struct cmp_table *t, unsigned int bit)
+{
 	size_t i, col, n = 0;
-	char *label;
 
 	for (i = 0; i < t->nr_rows; i++)
 		for (col = 0; col < t->nr_cols; col++)
-			n += !!(t->rows[i].cells[col].warn & bit);
+			n += cell_warns(&t->rows[i].cells[col], bit);
+	return n;
+}
+
+/*
+ * Each cell with the warning @bit as a list item, the first @max; those
+ * with no trial at all first, the likeliest to be cut off otherwise.
+ */
+static void list_cells(struct report_ctx *c, unsigned int bit, size_t max)
+{
+	const struct cmp_table *t = c->t;
+	size_t i, col, n = 0;
+	int pass;
+	char *label;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < t->nr_rows; i++) {
+			const struct cmp_row *row = &t->rows[i];
+			const char *m = ds__str(
+				c->ds, c->ds->metrics[row->metric].name);
+
+			for (col = 0; col < t->nr_cols; col++) {
+				const struct cmp_cell *x = &row->cells[col];
+
+				if (!cell_warns(x, bit) ||
+				    (x->s.n > 0) != (pass > 0) || n++ >= max)
+					continue;
+				label = cmp__row_label(t, row);
+				fputs("<li>", c->fp);
+				markup__escapef(c->fp, "%s, %s, %s: n=%zu", m,
+						label, c->cols[col], x->s.n);
+				if (bit == CMP_WARN_HIGH_CV)
+					fprintf(c->fp, ", CV %.1f%%",
+						100 * x->s.cv);
+				fputs("</li>", c->fp);
+				free(label);
+			}
+		}
+	if (n > max)
+		fprintf(c->fp, "<li>and %zu more</li>", n - max);
+}
+
+/* Cells the reader can fix (with more trials): a line, in the open. */
+static void warn_cells(struct report_ctx *c, unsigned int bit, const char *what)
+{
+	size_t n = count_cells(c->t, bit);
+
 	if (!n)
 		return;
-	fprintf(c->fp, "<li>%s (%zu):<ul>", what, n);
-	n = 0;
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct cmp_row *row = &t->rows[i];
-		const struct ds_metric *m = &c->ds->metrics[row->metric];
-
-		for (col = 0; col < t->nr_cols; col++) {
-			const struct cmp_cell *x = &row->cells[col];
-
-			if (!(x->warn & bit) || n++ >= MAX_LISTED)
-				continue;
-			label = cmp__row_label(t, row);
-			fputs("<li>", c->fp);
-			markup__escapef(c->fp, "%s, %s, %s: n=%zu",
-					ds__str(c->ds, m->name), label,
-					c->cols[col], x->s.n);
-			if (bit == CMP_WARN_HIGH_CV)
-				fprintf(c->fp, ", CV %.1f%%", 100 * x->s.cv);
-			fputs("</li>", c->fp);
-			free(label);
-		}
-	}
-	if (n > MAX_LISTED)
-		fprintf(c->fp, "<li>and %zu more</li>", n - MAX_LISTED);
+	fputs("<li class=\"warn\">", c->fp);
+	markup__escapef(c->fp, "%s (%zu):", what, n);
+	fputs("<ul>", c->fp);
+	list_cells(c, bit, MAX_LISTED);
 	fputs("</ul></li>\n", c->fp);
+}
+
+/* The rest of one kind: one folded line, every cell inside. */
+static void fold_cells(struct report_ctx *c, unsigned int bit, const char *what)
+{
+	size_t n = count_cells(c->t, bit);
+
+	if (!n)
+		return;
+	fputs("<li><details><summary>", c->fp);
+	markup__escapef(c->fp, "%zu cell%s with %s", n, n == 1 ? "" : "s",
+			what);
+	fputs("</summary><ul>", c->fp);
+	list_cells(c, bit, SIZE_MAX);
+	fputs("</ul></details></li>\n", c->fp);
+}
+
+/*
+ * Not a warning: the columns whose exposure window is "unprotected" (no
+ * translation, nothing to measure), said once under the list.
+ */
+static void note_unprotected(struct report_ctx *c)
+{
+	const struct cmp_table *t = c->t;
+	size_t i, col, said = 0;
+
+	for (col = 0; col < t->nr_cols; col++) {
+		for (i = 0; i < t->nr_rows; i++)
+			if (!t->rows[i].cells[col].present &&
+			    t->rows[i].cells[col].unprotected)
+				break;
+		if (i == t->nr_rows)
+			continue;
+		fputs(said++ ? ", " : "<p class=\"small\">", c->fp);
+		markup__escape(c->fp, c->cols[col]);
+	}
+	if (said)
+		fprintf(c->fp,
+			": unprotected, no IOMMU translation, so no exposure "
+			"window to measure; %s exposure metrics are absent by "
+			"design (see <a href=\"#exposure\">Exposure window"
+			"</a>).</p>\n",
+			said == 1 ? "its" : "their");
 }
 
 void report__warnings(struct report_ctx *c)
@@ -166,11 +239,10 @@ void report__warnings(struct report_ctx *c)
 	warn_cells(c, CMP_WARN_FEW_TEST,
 		   "Too few trials for any significant difference");
 	{
-		char *what = xasprintf("High variation: coefficient of "
-				       "variation above %g%%",
+		char *what = xasprintf("high variation (CV over %g%%)",
 				       100 * t->o.cv_max);
 
-		warn_cells(c, CMP_WARN_HIGH_CV, what);
+		fold_cells(c, CMP_WARN_HIGH_CV, what);
 		free(what);
 	}
 	if (ftell(c->fp) == pos)
@@ -179,6 +251,7 @@ void report__warnings(struct report_ctx *c)
 		      "low variation.</li>\n",
 		      c->fp);
 	fputs("</ul>\n", c->fp);
+	note_unprotected(c);
 }
 
 static void stats_header(struct report_ctx *c)

@@ -93,7 +93,7 @@ static void page(struct report_ctx *c)
 					       last->started_at,
 			100 * c->t->o.conf, c->t->o.alpha);
 	fputs("</p>\n<nav><a href=\"#headline\">Headline</a>"
-	      "<a href=\"#warnings\">Warnings</a><a href=\"#plots\">Plots</a>"
+	      "<a href=\"#plots\">Plots</a><a href=\"#warnings\">Warnings</a>"
 	      "<a href=\"#probes\">Probes</a><a href=\"#cost\">Cost</a>"
 	      "<a href=\"#profile\">Profile diff</a>"
 	      "<a href=\"#collectors\">Collectors</a>"
@@ -102,8 +102,8 @@ static void page(struct report_ctx *c)
 	      "<a href=\"#environment\">Environment</a></nav>\n",
 	      c->fp);
 	report__headline(c);
-	report__warnings(c);
 	report__plots(c);
+	report__warnings(c);
 	report__exposure(c);
 	report__cost(c);
 	report__profile(c);

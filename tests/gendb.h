@@ -45,6 +45,11 @@ struct gendb_opts {
 	double boot_noise;
 	bool details;	    /* intervals, probes, profiles, facts */
 	bool plant_trouble; /* a failed trial, hostile strings, a mismatch */
+	/*
+	 * The exposure window as the bpf collector stores it: its metrics
+	 * in strict and lazy, "unprotected" in passthrough (no metric).
+	 */
+	bool exposure;
 	/* Only this workload (1-based) steps; 0: every one. */
 	unsigned int regress_workload;
 	/*
@@ -309,6 +314,42 @@ static int gendb__details(struct gendb_ctx *c, int64_t trial,
 	return err;
 }
 
+/* Strict's window is an unmap's; lazy's waits for the queue's flush. */
+static int gendb__exposure(struct gendb_ctx *c, int64_t trial,
+			   unsigned int mode)
+{
+	static const char *const names[] = {
+		"exposure_p50_us", "exposure_p99_us",  "exposure_max_us",
+		"stale_max",	   "exposure_windows", "exposure_pending"
+	};
+	static const double base[][6] = {
+		{ 2, 6, 40, 1, 4e6, 10 },
+		{ 4000, 9500, 10200, 300, 4e6, 3000 },
+	};
+	struct store_probe p = { .name = "exposure" };
+	uint64_t hist[24] = { 0 };
+	unsigned int i;
+	int err = 0;
+
+	p.attach = mode == 2 ? "unprotected" : "fentry";
+	p.target = "";
+	if (mode < 2) {
+		/* log2 ns: strict's windows near 2 us, lazy's near 4 ms. */
+		for (i = 0; i < 3; i++)
+			hist[(mode ? 21 : 10) + i] = 1000 >> (2 * i);
+		p.hist = hist;
+		p.hist_len = ARRAY_SIZE(hist);
+		p.calls = 1000;
+	}
+	err = store__probe_add(c->st, trial, &p, NULL);
+	for (i = 0; mode < 2 && i < ARRAY_SIZE(names) && !err; i++)
+		err = store__metric_add(
+			c->st, trial, names[i],
+			fabs(gendb__noisy(c->rng, base[mode][i], 0.3)),
+			i < 3 ? "us" : "count", STORE_BETTER_LOWER, NULL);
+	return err;
+}
+
 static int gendb__metrics(struct gendb_ctx *c, int64_t trial,
 			  unsigned int kernel, unsigned int mode,
 			  unsigned int workload)
@@ -361,6 +402,8 @@ static int gendb__metrics(struct gendb_ctx *c, int64_t trial,
 		err = store__metric_add(c->st, trial, "cpu_util_pct.cpu1",
 					cpu * 0.7, "%", STORE_BETTER_NONE,
 					NULL);
+	if (!err && o->exposure)
+		err = gendb__exposure(c, trial, mode);
 	if (!err && o->details)
 		err = gendb__details(c, trial, kernel, mode, gbps * 1e9);
 	return err;

@@ -78,3 +78,50 @@ t_chrome_page() {
 	t_chrome_dom "$1" "$2,$3"
 	t_ok $? "Chromium loads it with no console error"
 }
+
+# t_page_widths PAGE WIDTH: every table of PAGE inside a WIDTH-pixel
+# window, measured by Chromium. The page holds no script and its CSP
+# forbids one, so a scratch copy ($T_TMP/widths.html) trades the CSP
+# for a script that writes each table's right edge, and the window's
+# width, into the DOM, which --dump-dom hands back; the layout is the
+# page's own. Prints each table too wide ("table N: heading: right
+# edge R > W") and fails on any, or on no table measured.
+t_page_widths() {
+	python3 - "$1" "$T_TMP/widths.html" <<'PY' || return 1
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+probe = """<script>
+addEventListener("load", function () {
+	var w = document.documentElement.clientWidth, out = [];
+	document.querySelectorAll("table").forEach(function (t, i) {
+		var h = t, r = t.getBoundingClientRect(), name = "";
+		while (h && !/^H[23]$/.test(h.tagName))
+			h = h.previousElementSibling || h.parentElement;
+		if (h) name = h.textContent;
+		out.push(i + "\\t" + Math.ceil(r.right) + "\\t" + w + "\\t" + name);
+	});
+	var p = document.createElement("pre");
+	p.id = "t-widths";
+	p.textContent = out.join("\\n");
+	document.body.appendChild(p);
+});
+</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", probe + "</body>"))
+PY
+	t_chrome "$T_TMP/widths.html" "$2,900" --dump-dom \
+		>"$T_TMP/widths.dom" 2>"$T_TMP/widths.err" &&
+		python3 - "$T_TMP/widths.dom" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<pre id="t-widths">(.*?)</pre>', dom, re.S)
+assert m and m.group(1).strip(), "no table measured"
+bad = 0
+for line in html.unescape(m.group(1)).splitlines():
+    i, right, w, name = line.split("\t", 3)
+    if int(right) > int(w):
+        print("table %s: %s: right edge %s > %s" % (i, name, right, w))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+}

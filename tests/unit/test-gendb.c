@@ -9,6 +9,7 @@
  *              [--kernels 1|2] [--seed N] [--noise PCT] [--no-details]
  *              [--regress PCT --from RUN [--until RUN]] [--trouble]
  *              [--regress-workload N] [--nights [--reg-state STATE]]
+ *              [--exposure]
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -87,6 +88,10 @@ static int parse(int argc, char **argv, struct gendb_opts *o)
 		}
 		if (!strcmp(a, "--trouble")) {
 			o->plant_trouble = true;
+			continue;
+		}
+		if (!strcmp(a, "--exposure")) {
+			o->exposure = true;
 			continue;
 		}
 		if (!strcmp(a, "--nights")) {
