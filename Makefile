@@ -10,6 +10,7 @@
 #   make install           PREFIX=/usr/local DESTDIR=
 #   make format            clang-format every C file in place
 #   make folder-table      README.md's layout table from docs/architecture.md
+#   make demo-screenshot   docs/demo-report.png from make demo's results/demo.html
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -140,7 +141,7 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
 	echo agent-arm64)
 
-.PHONY: all agent-arm64 bench check check-quick demo demo-netns fuzz fuzz-build install \
+.PHONY: all agent-arm64 bench check check-quick demo demo-netns demo-screenshot fuzz fuzz-build install \
 	uninstall clean folder-table format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
@@ -273,6 +274,21 @@ demo-netns: $(BIN)
 	./$(BIN) compare --only metric=throughput
 	./$(BIN) report -o results/demo-report.html
 	@echo "report: results/demo-report.html"
+
+# The README's picture: make demo's report as headless Chromium draws it
+# (the flags of tests/cli/page.sh), in a profile of its own thrown away
+# after. DEMO_HTML and DEMO_PNG let tests/cli/readme.t aim it elsewhere.
+DEMO_HTML ?= results/demo.html
+DEMO_PNG ?= docs/demo-report.png
+demo-screenshot:
+	@test -f $(DEMO_HTML) || { echo "$(DEMO_HTML): no such report: run make demo first" >&2; exit 1; }
+	@rm -f $(DEMO_PNG); profile=$$(mktemp -d) && \
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--no-first-run --user-data-dir="$$profile" --window-size=1300,900 \
+		--screenshot=$(DEMO_PNG) file://$(abspath $(DEMO_HTML)) >/dev/null 2>&1; \
+	st=$$?; rm -rf "$$profile"; \
+	if [ $$st -ne 0 ] || [ ! -s $(DEMO_PNG) ]; then echo "chromium failed to render $(DEMO_HTML) (exit $$st)" >&2; exit 1; fi; \
+	echo "picture: $(DEMO_PNG)"
 
 # libFuzzer targets, one per parser of what other programs and hosts
 # send: built by tests/fuzz/fuzz.mk, each run in turn for FUZZ_TIME
