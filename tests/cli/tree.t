@@ -12,11 +12,11 @@ if ! git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 
 # A patch must start with its "From " line for git am; it carries the
-# licence of the tree it patches. A fuzzer's seeds and the inputs that
+# licence of the tree it patches; a picture is bytes. A fuzzer's seeds and the inputs that
 # crashed it are bytes in a parser's own format, where a line more is
 # another input; so are toml-test's cases, whose licence is their
 # LICENSE beside them.
-missing=$(git ls-files -- ':!LICENSE' ':!*.json' ':!*.patch' \
+missing=$(git ls-files -- ':!LICENSE' ':!*.json' ':!*.patch' ':!*.png' \
 	':!tests/fuzz/seeds/' ':!tests/fuzz/regress/' \
 	':!tests/toml-test/valid/' ':!tests/toml-test/invalid/' \
 	':!tests/toml-test/LICENSE' | while read -r f; do
