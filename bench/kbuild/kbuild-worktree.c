@@ -6,10 +6,13 @@
  * the worktree's bookkeeping in the tree's .git comes and goes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/kbuild/kbuild.h"
 #include "cache.h"
@@ -124,16 +127,54 @@ out:
 	return ret;
 }
 
+/*
+ * git's worktree bookkeeping of one tree, one build at a time: `git
+ * worktree prune` forgets an admin folder (.git/worktrees/NAME) that has
+ * no gitdir file yet, and that is what another build's `worktree add`
+ * has between its mkdir and its lock file; the add then fails ("could not
+ * open '.git/worktrees/linux/locked'"), as two builds of one tree at once
+ * showed. flock on the tree's own folder, which nothing else locks; -1
+ * where it cannot be opened (git then says what is wrong with it).
+ */
+static int tree_lock(const char *tree)
+{
+	int fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	return fd;
+}
+
+static void tree_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static void prune_locked(const char *tree)
+{
+	char *out = NULL, *why = NULL;
+
+	if (kbuild__git(tree, (const char *[]){ "worktree", "prune", NULL },
+			GIT_QUICK_MS, &out, &why))
+		pr_warn("kernel build: %s", why);
+	free(out);
+	free(why);
+}
+
 int kbuild__worktree_add(struct kbuild_ctx *c, char **err)
 {
 	char *output = NULL;
-	int ret;
+	int ret, lock = tree_lock(c->tree);
 
 	/* --quiet: no "Updating files" progress for 80k files in the log. */
 	ret = git_log(c, c->tree,
 		      (const char *[]){ "worktree", "add", "--quiet",
 					"--detach", c->src, c->commit, NULL },
 		      WORKTREE_MS, &c->progress, &output);
+	tree_unlock(lock);
 	/* Even a failed add may have registered it: always clean up. */
 	c->worktree_added = true;
 	if (ret)
@@ -171,22 +212,21 @@ int kbuild__worktree_checkout(struct kbuild_ctx *c, char **err)
 
 void kbuild__worktree_prune(const char *tree)
 {
-	char *out = NULL, *why = NULL;
+	int lock = tree_lock(tree);
 
-	if (kbuild__git(tree, (const char *[]){ "worktree", "prune", NULL },
-			GIT_QUICK_MS, &out, &why))
-		pr_warn("kernel build: %s", why);
-	free(out);
-	free(why);
+	prune_locked(tree);
+	tree_unlock(lock);
 }
 
 void kbuild__worktree_remove(struct kbuild_ctx *c)
 {
 	char *out = NULL, *why = NULL;
 	struct stat sb;
+	int lock;
 
 	if (!c->worktree_added)
 		return;
+	lock = tree_lock(c->tree);
 	/* --force twice: even if it is locked. */
 	if (kbuild__git(c->tree,
 			(const char *[]){ "worktree", "remove", "--force",
@@ -198,7 +238,8 @@ void kbuild__worktree_remove(struct kbuild_ctx *c)
 	/* What git would not remove goes by hand; prune then forgets it. */
 	if (!lstat(c->src, &sb))
 		cache__remove(c->src);
-	kbuild__worktree_prune(c->tree);
+	prune_locked(c->tree);
+	tree_unlock(lock);
 	c->worktree_added = false;
 }
 

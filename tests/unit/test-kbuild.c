@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/host/host-priv.h"
 #include "bench/kbuild/kbuild.h"
 #include "bench/testbed/testbed.h"
+#include "errmsg.h"
 #include "kernel-target.h"
 #include "log.h"
 #include "scratch-files.h"
@@ -753,6 +755,45 @@ static void check_recipe(const struct kbuild_result *res,
 	free_all(text, text2);
 }
 
+/*
+ * Two builds of one tree at once: one's `git worktree prune` (each build
+ * prunes at its start and after its removal) must not forget the other's
+ * worktree between git's mkdir of its admin folder and its lock file,
+ * which made `git worktree add` fail ("could not open
+ * '.git/worktrees/linux/locked'"). Without the tree's lock, about one
+ * add in a hundred failed here under a pruning loop.
+ */
+static void test_worktree_race(void)
+{
+	struct kbuild_ctx c = { .tree = tree, .commit = "HEAD", .log_fd = -1 };
+	int i, failed = 0, status = 0;
+	char *err = NULL;
+	pid_t pid;
+
+	kbuild_progress__init(&c.progress);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < 600; i++)
+			kbuild__worktree_prune(tree);
+		_exit(0);
+	}
+	for (i = 0; i < 150 && pid > 0; i++) {
+		c.src = xasprintf("%s/race-%d/linux", cache, i);
+		if (kbuild__worktree_add(&c, &err)) {
+			if (!failed++)
+				tap_diag("worktree add %d: %s", i, err);
+			errmsg__clear(&err);
+		}
+		kbuild__worktree_remove(&c);
+		free(c.src);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ok(pid > 0 && WIFEXITED(status), "a second process pruned the tree");
+	is_int(failed, 0, "150 worktrees added while it pruned, none lost");
+	ok(no_worktrees(), "none left behind");
+}
+
 static void test_pipeline(void)
 {
 	char *mbox = path_in("0001-good.patch"), *diff = path_in("plain.diff");
@@ -958,6 +999,7 @@ static void test_pipeline(void)
 	free(err);
 	err = NULL;
 
+	test_worktree_race();
 	free_all(first_dir, mbox, diff, bad, frag, dep, fail, tree, cache);
 }
 
