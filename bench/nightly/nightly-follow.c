@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bench/bisect/bisect.h"
@@ -56,11 +57,59 @@ out:
 	return ret;
 }
 
+/*
+ * Without [nightly] there is nobody to tell and no branch to follow: the
+ * night watches this machine, whose running kernel is the one thing that
+ * moves (a package upgrade and a reboot, firmware, the machine itself).
+ * Only a matrix that runs nothing but that kernel, on hosts that are
+ * this machine, has it as its kernel.
+ */
+int night__watch(struct night *nt)
+{
+	/* What a matrix without the table gets: bisect off, 30 nights. */
+	static const struct matrix_nightly watch = { .history = 30 };
+	const struct matrix *m = nt->m;
+	size_t i;
+
+	nt->cfg = &watch;
+	for (i = 0; i < m->nr_hosts; i++)
+		if (m->hosts[i].role == ROLE_SUT &&
+		    !m->hosts[i].ops->never_reboots) {
+			pr_err("nightly: %s has no [nightly] table, and its "
+			       "host '%s' is not this machine: a night "
+			       "without one follows this machine's running "
+			       "kernel; to follow a branch or a package, "
+			       "add [nightly] (docs/nightly.md)",
+			       nt->o->matrix, m->hosts[i].name);
+			return -EINVAL;
+		}
+	if (m->nr_kernels != 1 || m->kernels[0].kind != KERNEL_RUNNING) {
+		pr_err("nightly: %s has no [nightly] table to say which of "
+		       "its [[kernels]] the robot follows: follow = { kernel "
+		       "= NAME, ... } (docs/nightly.md)",
+		       nt->o->matrix);
+		return -EINVAL;
+	}
+	nt->k = &m->kernels[0];
+	return 0;
+}
+
+int night__abbrev(const char *head)
+{
+	size_t n = strlen(head);
+
+	return n == 40 && strspn(head, "0123456789abcdef") == n ? NIGHT_ABBREV :
+								  (int)n;
+}
+
 int night__check(struct night *nt)
 {
 	const char *sm = nt->cfg->mail.nr_sendmail ? nt->cfg->mail.sendmail[0] :
 						     NULL;
 
+	/* --send, as a unit passes it, sends nothing where nobody is named. */
+	if (!nt->cfg->present)
+		return night__kcidb_check(nt) ? -EINVAL : 0;
 	if (nt->o->send && !sm) {
 		pr_err("nightly: --send: [nightly.mail] names no sendmail "
 		       "command (sendmail = [\"/usr/bin/msmtp\", \"-t\"])");
@@ -142,8 +191,24 @@ static int follow_package(const struct night *nt, struct night_head *h)
 	return ret;
 }
 
+/* The release and the build line that `uname -rv` prints. */
+static int follow_running(struct night_head *h)
+{
+	struct utsname u;
+
+	if (uname(&u)) {
+		pr_err("nightly: uname: %s", strerror(errno));
+		return -errno;
+	}
+	h->head = xstrdup(u.release);
+	h->subject = xstrdup(u.version);
+	return 0;
+}
+
 int night__follow(struct night *nt, struct night_head *h)
 {
+	if (nt->k->kind == KERNEL_RUNNING)
+		return follow_running(h);
 	if (nt->k->kind == KERNEL_BUILD)
 		return follow_branch(nt, h);
 	return follow_package(nt, h);

@@ -425,6 +425,29 @@ out:
 	return ret;
 }
 
+/*
+ * The running kernel cannot be booted at the last good night's release
+ * beside tonight's: what judge found stands on tonight's run alone, and
+ * no commit is to be named.
+ */
+static int confirm_running(struct night *nt, struct store_regression *r)
+{
+	struct store_regression set = { .id = r->id, .state = (char *)"new" };
+	int ret;
+
+	set.no_commit = xasprintf("the night follows this machine's running "
+				  "kernel (%s, the last good night %s): "
+				  "nothing to measure again or bisect",
+				  r->head, r->base);
+	night__say(nt,
+		   "regression %lld (%s/%s/%s %s): judged on tonight's run "
+		   "alone, the running kernel has no other end to measure",
+		   (long long)r->id, r->host, r->workload, r->mode, r->metric);
+	ret = store__regression_set(nt->st, &set);
+	free(set.no_commit);
+	return ret;
+}
+
 static int confirm_one(struct night *nt, struct store_regression *r)
 {
 	struct store_regression set = { .id = r->id };
@@ -434,6 +457,8 @@ static int confirm_one(struct night *nt, struct store_regression *r)
 	/* Measured again already: a night that resumes does not redo it. */
 	if (r->pairs)
 		return 0;
+	if (nt->k->kind == KERNEL_RUNNING)
+		return confirm_running(nt, r);
 	ret = night__confirm_run(nt, r);
 	if (!ret)
 		ret = night__confirmed(nt, r, &yes);

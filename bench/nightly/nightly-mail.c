@@ -529,7 +529,17 @@ out:
 	return ret;
 }
 
+/* A night of a matrix without [nightly] names nobody to tell. */
+static int mail_none(struct night *nt, struct store_regression *r)
+{
+	night__say(nt,
+		   "regression %lld: not mailed, the matrix has no [nightly] "
+		   "table to name anyone",
+		   (long long)r->id);
+	return 0;
+}
+
 int night__mail(struct night *nt)
 {
-	return night__each(nt, "new", mail_one);
+	return night__each(nt, "new", nt->cfg->present ? mail_one : mail_none);
 }

@@ -31,6 +31,8 @@ struct night {
 };
 
 #define NIGHT_ABBREV 12
+/* How much of @head to print: a commit abbreviated, anything else whole. */
+int night__abbrev(const char *head);
 
 /* nightly-follow.c: what the followed kernel is tonight */
 struct night_head {
@@ -44,6 +46,12 @@ struct night_head {
  * with the reason printed.
  */
 int night__check(struct night *nt);
+/*
+ * A matrix without [nightly]: a night of this machine as it is, its
+ * running kernel followed (nt->k), nothing confirmed, bisected or
+ * mailed. 0, or -EINVAL said where the matrix runs another kernel.
+ */
+int night__watch(struct night *nt);
 /* Fetch the branch (or resolve the package) and say what it is now. */
 int night__follow(struct night *nt, struct night_head *h);
 void night_head__release(struct night_head *h);

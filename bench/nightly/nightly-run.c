@@ -26,6 +26,9 @@ static size_t followed(const struct night *nt, const struct matrix *m)
 /* @k at @rev: a commit of its tree, or a package's versioned name. */
 static void pin(struct matrix_kernel *k, const char *rev, const char *package)
 {
+	/* A watch night's kernel is what the machine booted: nothing to pin. */
+	if (k->kind == KERNEL_RUNNING)
+		return;
 	if (k->kind == KERNEL_BUILD) {
 		free(k->build.base);
 		k->build.base = xstrdup(rev);

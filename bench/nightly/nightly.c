@@ -113,12 +113,6 @@ static int night__load(struct night *nt)
 	if (ret)
 		return -EINVAL;
 	nt->cfg = &nt->m->nightly;
-	if (!nt->cfg->present) {
-		pr_err("nightly: %s has no [nightly] table: what the robot "
-		       "follows and whom it tells (docs/nightly.md)",
-		       nt->o->matrix);
-		return -EINVAL;
-	}
 	if (!nt->m->run.name) {
 		pr_err("nightly: %s has no [run] name: a robot's nights are a "
 		       "series by that name",
@@ -126,7 +120,13 @@ static int night__load(struct night *nt)
 		return -EINVAL;
 	}
 	nt->series = nt->m->run.name;
-	nt->k = &nt->m->kernels[matrix__find_kernel(nt->m, nt->cfg->kernel)];
+	if (!nt->cfg->present)
+		ret = night__watch(nt);
+	else
+		nt->k = &nt->m->kernels[matrix__find_kernel(nt->m,
+							    nt->cfg->kernel)];
+	if (ret)
+		return ret;
 	ret = read_file(nt->o->matrix, &nt->text, &nt->len);
 	if (ret)
 		pr_err("nightly: cannot read %s: %s", nt->o->matrix,
@@ -146,7 +146,7 @@ static int night__begin(struct night *nt)
 			printf("night %lld of %s: resuming at its %s stage "
 			       "(%.*s)\n",
 			       (long long)nt->n.id, nt->series, nt->n.stage,
-			       NIGHT_ABBREV, nt->n.head);
+			       night__abbrev(nt->n.head), nt->n.head);
 		goto base;
 	}
 	if (ret != -ENOENT)
@@ -302,8 +302,8 @@ static int night__finish(struct night *nt)
 		       (long long)nt->n.id, nt->series, nt->n.head, verdict);
 	else
 		printf("night %lld of %s (%s %.*s): %s\n", (long long)nt->n.id,
-		       nt->series, nt->k->name, NIGHT_ABBREV, nt->n.head,
-		       verdict);
+		       nt->series, nt->k->name, night__abbrev(nt->n.head),
+		       nt->n.head, verdict);
 	return !strcmp(verdict, "regression") || !strcmp(verdict, "failed") ||
 			       nt->untold ?
 		       EXIT_WORK_FAILED :
