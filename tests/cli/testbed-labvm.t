@@ -15,6 +15,10 @@
 #   B. bad input answered clearly: an unreachable machine, a wrong key,
 #      host keys that are not the machine's, a key file that is not
 #      there, a machine without grub-reboot;
+#   E. a night of configs/demo-netns.toml run by systemd itself
+#      (systemctl start of the shipped unit): found in the store under
+#      /var/lib/iommu-bench and in the journal; a matrix with a mistake
+#      a failed unit;
 #   D. Debian's kernel package installed by the machine's own dpkg: one
 #      for another arch refused, a full /boot refused before installing,
 #      the controller killed during the install and the run resumed (the
@@ -80,7 +84,8 @@ json "$T_TMP/vm.json" stanza >"$T_TMP/stanza.toml"
 t_grep "$T_ERR" "answers over ssh at $ADDR"
 t_ok $? "... at $ADDR, leased by its own DHCP on $TAP"
 
-# lab ssh CMD: what the machine says, reached as a matrix reaches it.
+# lab CMD: what the machine says, reached as a matrix reaches it. ssh
+# joins its words into one line for the remote shell: quote CMD whole.
 lab() {
 	ssh -F /dev/null -o BatchMode=yes -o ConnectTimeout=10 \
 		-o IdentitiesOnly=yes -i "$KEY" -o UserKnownHostsFile="$KH" \
@@ -195,8 +200,62 @@ t_relations "(A)"
 t_ok $? "(A) the image is untouched: the VM wrote its overlay"
 lab ls .cache/iommu-bench >"$T_TMP/remote" 2>&1 &&
 	grep -q '^agent-' "$T_TMP/remote" &&
-	lab sh -c 'ls .cache/iommu-bench/agent-*/libjansson.so.*' >/dev/null
+	lab 'ls .cache/iommu-bench/agent-*/libjansson.so.*' >/dev/null
 t_ok $? "(A) the agent was deployed there with its libraries"
+
+# --- E. a night run by systemd itself ------------------------------------
+# The shipped units, installed as `make install` installs them (ExecStart
+# at the binary's folder: here the agent bundle the run deployed, its
+# libraries beside it, found through a drop-in's LD_LIBRARY_PATH, as
+# ssh's agent words find them), and configs/demo-netns.toml unchanged as
+# /etc/iommu-bench/demo.toml: `systemctl start` runs its night under the
+# unit's hardening, into /var/lib/iommu-bench, its words to the journal.
+AG=$(lab 'ls -d /root/.cache/iommu-bench/agent-*' | head -n 1)
+U=/etc/systemd/system
+st=0
+for u in service timer; do
+	sed "s|/usr/bin/iommu-bench|$AG/iommu-bench|" \
+		"$SRCDIR/configs/systemd/iommu-bench-nightly@.$u" |
+		lab "cat >$U/iommu-bench-nightly@.$u" || st=1
+done
+[ $st -eq 0 ] && [ -n "$AG" ] &&
+	lab mkdir -p /etc/iommu-bench "$U/iommu-bench-nightly@.service.d" &&
+	printf '[Service]\nEnvironment=LD_LIBRARY_PATH=%s\n' "$AG" |
+	lab "cat >$U/iommu-bench-nightly@.service.d/agent-libraries.conf" &&
+	lab 'cat >/etc/iommu-bench/demo.toml' <"$SRCDIR/configs/demo-netns.toml" &&
+	sed 's/^repetitions = 6/repetitions = "six"/' "$SRCDIR/configs/demo-netns.toml" |
+	lab 'cat >/etc/iommu-bench/bad.toml' &&
+	lab systemctl daemon-reload &&
+	lab systemctl enable --now iommu-bench-nightly@demo.timer >/dev/null 2>&1 &&
+	lab systemctl show -p NextElapseUSecRealtime --value \
+		iommu-bench-nightly@demo.timer | grep -q .
+t_ok $? "(E) the units installed on the machine, the demo's timer enabled and due"
+
+t_run 0 lab timeout 600 systemctl --wait start iommu-bench-nightly@demo.service
+st=$?
+R=$(lab uname -r)
+lab journalctl -u iommu-bench-nightly@demo.service --no-pager -o cat >"$T_TMP/journal" 2>&1
+[ $st -eq 0 ] &&
+	[ "$(lab systemctl show -p Result --value iommu-bench-nightly@demo.service)" = success ] &&
+	grep -q "night 1 of demo-netns (running $R): pass" "$T_TMP/journal" &&
+	grep -q "14 trials, 0 failed" "$T_TMP/journal"
+st=$?
+t_ok $st "(E) systemctl start runs one night of configs/demo-netns.toml: the unit succeeded, the journal has its words"
+[ $st -eq 0 ] || t_diag "$(tail -20 "$T_TMP/journal")"
+
+lab cat /var/lib/iommu-bench/demo.db >"$T_TMP/demo.db" &&
+	[ "$(sqlite3 "$T_TMP/demo.db" "SELECT series || '|' || kernel || '|' || head || '|' || verdict || '|' || stage FROM nights")" = \
+		"demo-netns|running|$R|pass|done" ] &&
+	[ "$(sqlite3 "$T_TMP/demo.db" "SELECT count(*) FROM trials WHERE status = 'ok'")" -ge 12 ]
+t_ok $? "(E) the night is in /var/lib/iommu-bench/demo.db: demo-netns, the running kernel $R, pass, its trials"
+
+lab systemctl start iommu-bench-nightly@bad.service >/dev/null 2>&1
+sleep 2
+[ "$(lab systemctl is-failed iommu-bench-nightly@bad.service)" = failed ] &&
+	lab journalctl -u iommu-bench-nightly@bad.service --no-pager -o cat |
+	grep -q "/etc/iommu-bench/bad.toml:20:15: error: repetitions: expected an integer"
+t_ok $? "(E) a night that cannot start is a failed unit, its file:line:column in the journal"
+lab systemctl disable --now iommu-bench-nightly@demo.timer >/dev/null 2>&1
 
 # --- B. bad input, answered clearly -------------------------------------
 # bad CASE SED: the one-trial matrix $T_TMP/CASE.toml, its SUT's stanza
