@@ -131,17 +131,17 @@ t_ok $? "the nightly's units: ExecStart the installed binary, Documentation= $do
 t_run 0 dpkg_r --purge iommu-bench iommu-bench-agent
 t_ok $? "dpkg purges both"
 
-# Nothing of them left: each file they listed gone; a folder left only
-# where another package of this machine's database owns it (/usr/share).
-owned=$T_TMP/owned
-cat "$R"/var/lib/dpkg/info/*.list | sed 's|^|.|' | sort -u >"$owned"
+# Nothing of them left: dpkg removes each file they listed and each
+# folder it leaves empty (other packages' folders too, in a root where
+# none of their files are), so the root is as it was before, but for
+# dpkg's own database.
 listing >"$T_TMP/after"
-left=$(comm -13 "$T_TMP/before" "$T_TMP/after" | while read -r p; do
-	if [ -d "$R/$p" ] && [ ! -L "$R/$p" ] && grep -qxF "$p" "$owned"; then
-		continue
-	fi
-	echo "$p"
-done)
+left=$(comm -13 "$T_TMP/before" "$T_TMP/after"
+	for f in "$DEB" "$AGENT"; do
+		dpkg-deb --fsys-tarfile "$f" | tar -t
+	done | grep -vx '\./' | while read -r p; do
+		[ ! -e "$R/$p" ] && [ ! -L "$R/$p" ] || echo "$p"
+	done)
 [ -z "$left" ] && ! ls "$R"/var/lib/dpkg/info/iommu-bench* >/dev/null 2>&1
 st=$?
 t_ok $st "the purge leaves no file and no folder of theirs behind"
