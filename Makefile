@@ -336,9 +336,12 @@ install: $(BIN)
 # with `make clean`, which would delete this checkout's build. The .debs
 # and their .changes are left in DEB_DIR, checked by lintian, which fails
 # on any error or warning. ccache keeps its own cache (debhelper gives
-# the build a HOME of its own); the package does not need it.
+# the build a HOME of its own); the package does not need it. The
+# package's make sees none of this one's variables (make deb SANITIZE=1,
+# make check's): its flags are dpkg-buildflags'.
 DEB_DIR ?= .output/deb
 deb:
+	$(if $(strip $(DEB_DIR)),,$(error DEB_DIR is empty))
 	@for t in dpkg-buildpackage dh lintian; do command -v $$t >/dev/null || \
 		{ echo "make deb: no $$t (dpkg-dev, debhelper, lintian:" \
 			"scripts/install-deps.sh)" >&2; exit 1; }; done
@@ -350,7 +353,8 @@ deb:
 	if command -v ccache >/dev/null; then \
 		CCACHE_DIR=$${CCACHE_DIR:-$$(ccache -k cache_dir)}; \
 		export CCACHE_DIR; fi && \
-	(cd $$d && dpkg-buildpackage -us -uc -b -jauto) && \
+	(cd $$d && unset MAKEFLAGS MFLAGS MAKELEVEL && \
+		dpkg-buildpackage -us -uc -b -jauto) && \
 	lintian --fail-on error,warning \
 		$(DEB_DIR)/iommu-bench_$${v}_$$(dpkg --print-architecture).changes && \
 	ls -l $(DEB_DIR)/*.deb
