@@ -94,6 +94,12 @@ done | grep -vxE '\./|\./(control|md5sums)'
 [ $? -ne 0 ]
 t_ok $? "neither package has a maintainer script"
 
+# make all cross-builds an arm64 agent where the toolchain is (here,
+# often): the package builds the iommu-bench target only.
+! dpkg-deb -c "$DEB" | grep -q 'usr/lib/iommu-bench/' &&
+	[ "$(dpkg-deb -c "$AGENT" | grep -c 'usr/lib/iommu-bench/.*/iommu-bench$')" -eq 1 ]
+t_ok $? "iommu-bench has no agent in it, iommu-bench-agent one, of its own arch"
+
 t_run 0 dpkg_r -i "$DEB" "$AGENT"
 t_ok $? "dpkg installs both into the scratch root, their Depends met by this machine's packages"
 
