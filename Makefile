@@ -8,6 +8,7 @@
 #   make fuzz              every libFuzzer target in turn (FUZZ_TIME seconds)
 #   make bench             benchmarks; they print figures, they do not gate
 #   make install           PREFIX=/usr/local DESTDIR=
+#   make deb               Debian packages of the working tree in .output/deb/
 #   make format            clang-format every C file in place
 #   make folder-table      README.md's layout table from docs/architecture.md
 #   make demo-screenshot   docs/demo-report.png from make demo's results/demo.html
@@ -116,8 +117,10 @@ CLI_VM := $(wildcard tests/cli/testbed*.t)
 # A testbed file in neither lane would not run: make check says so.
 CLI_UNLANED := $(filter-out $(CHECK_LANE_A) $(CHECK_LANE_B_VM) \
 	$(CHECK_ALONE),$(CLI_VM))
+# deb.t builds the Debian packages (a minute): make check's lane B, not
+# the edit loop's.
 CLI_QUICK := $(filter-out $(CLI_VM) tests/cli/kernel-build.t \
-	tests/cli/fuzz.t,$(CLI_TESTS))
+	tests/cli/fuzz.t tests/cli/deb.t,$(CLI_TESTS))
 comma := ,
 space := $(subst ,, )
 CHECK_LANES := -j2 --rules='seq={$(subst $(space),$(comma),$(strip \
@@ -141,7 +144,7 @@ CROSS_AGENTS := $(shell command -v $(ARM64_TRIPLET)-gcc >/dev/null && \
 	test -f /usr/lib/$(ARM64_TRIPLET)/pkgconfig/libbpf.pc && \
 	echo agent-arm64)
 
-.PHONY: all agent-arm64 bench check check-quick demo demo-netns demo-screenshot fuzz fuzz-build install \
+.PHONY: all agent-arm64 bench check check-quick deb demo demo-netns demo-screenshot fuzz fuzz-build install \
 	uninstall clean folder-table format format-check FORCE
 all: $(BIN) $(CROSS_AGENTS)
 
@@ -170,7 +173,7 @@ $(LIB): $(LIB_OBJS)
 
 $(OUT)/%.o: %.c | $(BPF_SKELS) $(LIBPERF_STAMP)
 	@mkdir -p $(@D)
-	$(CCACHE) $(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CCACHE) $(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # The stage-2 scripts are in the object itself (.incbin): -MMD cannot see them.
 $(OUT)/bench/labvm/labvm-stage2.o: $(wildcard bench/labvm/*.sh)
@@ -220,7 +223,7 @@ $(SKEL_DIR)/%.skel.h: $(BPF_OUT)/%.bpf.o
 
 $(OUT)/gen/%.o: .output/gen/%.c
 	@mkdir -p $(@D)
-	$(CCACHE) $(CC) $(CFLAGS) -c -o $@ $<
+	$(CCACHE) $(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -240,8 +243,8 @@ check: $(BIN) $(UNIT_BINS) $(DECODER) $(CROSS_AGENTS)
 	IOMMU_BENCH=$(abspath $(BIN)) TOML_DECODER=$(abspath $(DECODER)) \
 	SRCDIR=$(CURDIR) sh tests/run-tests.sh \
 		$(foreach f,$(CHECK_ALONE),--alone $(f)) $(CHECK_LANES) $(CHECK_LANE_A) \
-		$(UNIT_RUN) tests/toml-test.t $(CLI_QUICK) tests/cli/fuzz.t \
-		$(CHECK_LANE_B_VM)
+		$(UNIT_RUN) tests/toml-test.t $(CLI_QUICK) tests/cli/deb.t \
+		tests/cli/fuzz.t $(CHECK_LANE_B_VM)
 
 # The edit loop's: no VM, no kernel build, no fuzzing, two at a time.
 check-quick: $(BIN) $(UNIT_BINS) $(DECODER)
@@ -328,6 +331,34 @@ install: $(BIN)
 			$(DESTDIR)$(PREFIX)/lib/iommu-bench/arm64/iommu-bench; \
 	fi
 
+# Debian packages (debian/, docs/install.md) of the working tree,
+# uncommitted work too, built in a copy of it: dpkg-buildpackage starts
+# with `make clean`, which would delete this checkout's build. The .debs
+# and their .changes are left in DEB_DIR, checked by lintian, which fails
+# on any error or warning. ccache keeps its own cache (debhelper gives
+# the build a HOME of its own); the package does not need it. The
+# package's make sees none of this one's variables (make deb SANITIZE=1,
+# make check's): its flags are dpkg-buildflags'.
+DEB_DIR ?= .output/deb
+deb:
+	$(if $(strip $(DEB_DIR)),,$(error DEB_DIR is empty))
+	@for t in dpkg-buildpackage dh lintian; do command -v $$t >/dev/null || \
+		{ echo "make deb: no $$t (dpkg-dev, debhelper, lintian:" \
+			"scripts/install-deps.sh)" >&2; exit 1; }; done
+	@v=$$(dpkg-parsechangelog -S Version) && d=$(DEB_DIR)/iommu-bench-$$v && \
+	rm -rf $(DEB_DIR) && mkdir -p $$d && \
+	git ls-files -z -co --exclude-standard | \
+		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | \
+		tar -C $$d -xf - && \
+	if command -v ccache >/dev/null; then \
+		CCACHE_DIR=$${CCACHE_DIR:-$$(ccache -k cache_dir)}; \
+		export CCACHE_DIR; fi && \
+	(cd $$d && unset MAKEFLAGS MFLAGS MAKELEVEL && \
+		dpkg-buildpackage -us -uc -b -jauto) && \
+	lintian --fail-on error,warning \
+		$(DEB_DIR)/iommu-bench_$${v}_$$(dpkg --print-architecture).changes && \
+	ls -l $(DEB_DIR)/*.deb
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iommu-bench \
 		$(DESTDIR)$(MANDIR)/man1/iommu-bench.1 \
@@ -343,7 +374,10 @@ format:
 clean:
 	rm -rf .output iommu-bench
 
--include $(shell find .output -name '*.d' 2>/dev/null)
+# Not the package build's own tree under .output/deb: its objects' rules
+# name the same paths as ours.
+-include $(shell find .output -path '.output/deb*' -prune -o -name '*.d' \
+	-print 2>/dev/null)
 
 # README.md's layout table, from docs/architecture.md's (tree.t checks it).
 folder-table:

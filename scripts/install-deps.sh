@@ -21,6 +21,8 @@ set -eu
 # KCIDB (export --kcidb): python3-jsonschema checks its reports as
 # kcidb-io does, in the tests and in their stand-in of the REST service.
 # bash-completion: the completion script is tested through its helpers too.
+# The Debian packages (make deb, tests/cli/deb.t): debhelper and lintian
+# (dpkg-dev comes with build-essential).
 # The lab machine in a VM (iommu-bench labvm): debootstrap for its image,
 # fdisk (sfdisk), e2fsprogs and dosfstools for its disk, qemu-utils for
 # its overlays, dnsmasq-base for the DHCP of its link, qemu-efi-aarch64
@@ -65,6 +67,8 @@ bpftrace
 python3
 python3-jsonschema
 bash-completion
+debhelper
+lintian
 perl
 git
 man-db

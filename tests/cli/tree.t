@@ -15,8 +15,10 @@ fi
 # licence of the tree it patches; a picture is bytes. A fuzzer's seeds and the inputs that
 # crashed it are bytes in a parser's own format, where a line more is
 # another input; so are toml-test's cases, whose licence is their
-# LICENSE beside them.
+# LICENSE beside them. debian/changelog must begin with its first entry
+# and debian/source/format is one line that dpkg-source reads whole.
 missing=$(git ls-files -- ':!LICENSE' ':!*.json' ':!*.patch' ':!*.png' \
+	':!debian/changelog' ':!debian/source/format' \
 	':!tests/fuzz/seeds/' ':!tests/fuzz/regress/' \
 	':!tests/toml-test/valid/' ':!tests/toml-test/invalid/' \
 	':!tests/toml-test/LICENSE' | while read -r f; do
