@@ -27,6 +27,7 @@ static const char *const triage_usage[] = {
 	"iommu-bench triage [list] [--series NAME] [--json]",
 	"iommu-bench triage show ID [--json]",
 	"iommu-bench triage ignore ID [--note TEXT]",
+	"iommu-bench triage reopen ID [--note TEXT]",
 	"iommu-bench triage note ID TEXT",
 	NULL,
 };
@@ -40,10 +41,11 @@ static const struct option triage_options[] = {
 	OPT_STRING(0, "series", &series, "NAME",
 		   "list: only this series (the matrix's [run] name)"),
 	OPT_STRING(0, "note", &note_text, "TEXT",
-		   "ignore: why, kept as the regression's note"),
+		   "ignore, reopen: why, kept as the regression's note"),
 	OPT_GROUP("A regression is new until its mail is written, reported\n"
 		  "after, fixed once a later night's figure came back;\n"
-		  "ignored ones never fail a night's gate again."),
+		  "ignored ones never fail a night's gate again, until\n"
+		  "reopened."),
 	OPT_END(),
 };
 
@@ -214,8 +216,21 @@ out:
 	return ret;
 }
 
-/* ignore (with @text, its note) or note: a person's word, kept. */
-static int triage_mark(int64_t id, bool ignore, const char *text)
+/* A person's word on a regression: a note, ignore, or its undo. */
+enum triage_word { WORD_NOTE, WORD_IGNORE, WORD_REOPEN };
+
+/*
+ * Reopened, an ignored regression is open again as its mail left it:
+ * reported where one was written (a night that still sees it fails and
+ * says so, not mailing it twice), else new.
+ */
+static const char *reopened_state(const struct store_regression *r)
+{
+	return r->mail ? "reported" : "new";
+}
+
+/* @w, with @text as its note where given: a person's word, kept. */
+static int triage_mark(int64_t id, enum triage_word w, const char *text)
 {
 	struct store_regression r, set = { .id = id, .state = "ignored" };
 	struct store *st;
@@ -224,16 +239,31 @@ static int triage_mark(int64_t id, bool ignore, const char *text)
 	ret = open_reg(STORE_MIGRATE, id, &st, &r);
 	if (ret)
 		return ret;
-	if ((ignore && store__regression_set(st, &set)) ||
+	if (w == WORD_REOPEN && strcmp(r.state, "ignored")) {
+		pr_err("triage: regression %lld is %s, not ignored: nothing to "
+		       "reopen",
+		       (long long)id, r.state);
+		ret = EXIT_WORK_FAILED;
+		goto out;
+	}
+	if (w == WORD_REOPEN)
+		set.state = (char *)reopened_state(&r);
+	if ((w != WORD_NOTE && store__regression_set(st, &set)) ||
 	    (text && store__regression_note(st, id, text)))
 		ret = EXIT_WORK_FAILED;
-	else if (ignore)
+	else if (w == WORD_IGNORE)
 		printf("regression %lld ignored: %s/%s/%s %s no longer fails "
 		       "a night of %s (it was %s)\n",
 		       (long long)id, r.host, r.workload, r.mode, r.metric,
 		       r.series, r.state);
+	else if (w == WORD_REOPEN)
+		printf("regression %lld reopened (%s): %s/%s/%s %s fails a "
+		       "night of %s again while it stays regressed\n",
+		       (long long)id, set.state, r.host, r.workload, r.mode,
+		       r.metric, r.series);
 	else
 		printf("regression %lld: note kept\n", (long long)id);
+out:
 	store_regression__release(&r);
 	store__close(st);
 	return ret;
@@ -241,8 +271,8 @@ static int triage_mark(int64_t id, bool ignore, const char *text)
 
 int cmd_triage(int argc, const char **argv)
 {
-	static const char *const subs[] = { "list", "show", "ignore", "note",
-					    NULL };
+	static const char *const subs[] = { "list", "show",   "ignore",
+					    "note", "reopen", NULL };
 	const char *best;
 	int64_t id;
 	int ret;
@@ -254,7 +284,8 @@ int cmd_triage(int argc, const char **argv)
 				    "unexpected argument '%s'", argv[1]);
 		return triage_list();
 	}
-	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "ignore")) {
+	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "ignore") ||
+	    !strcmp(argv[0], "reopen")) {
 		if (argc != 2)
 			usage_error(triage_usage, triage_options,
 				    "%s takes one regression id", argv[0]);
@@ -263,14 +294,17 @@ int cmd_triage(int argc, const char **argv)
 			return ret;
 		if (!strcmp(argv[0], "show"))
 			return triage_show(id);
-		return triage_mark(id, true, note_text);
+		return triage_mark(id,
+				   strcmp(argv[0], "ignore") ? WORD_REOPEN :
+							       WORD_IGNORE,
+				   note_text);
 	}
 	if (!strcmp(argv[0], "note")) {
 		if (argc != 3 || !*argv[2])
 			usage_error(triage_usage, triage_options,
 				    "note takes a regression id and the text");
 		ret = parse_id(argv[1], &id);
-		return ret ? ret : triage_mark(id, false, argv[2]);
+		return ret ? ret : triage_mark(id, WORD_NOTE, argv[2]);
 	}
 	best = suggest__best(argv[0], subs);
 	return global__unknown_subcommand("triage", argv[0], best);

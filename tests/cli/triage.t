@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # iommu-bench triage on a real store: the robot's regressions listed with
-# their states, one shown with its notes, ignored with a note kept, and
-# the bad words refused. The rows are planted as the robot stores them
+# their states, one shown with its notes, ignored with a note kept,
+# reopened to the state its mail left it in, and the bad words refused. The rows are planted as the robot stores them
 # (schemas/0007-nightly.sql); that a night writes them, testbed-nightly.t
 # shows.
 set -eu
@@ -68,6 +68,18 @@ assert r[0]["reproduced"] == {"of": 6, "in": 6} and r[1]["first_bad"] is None, r
 EOF
 t_ok $? "triage --json lists them for a script"
 
+t_run 0 "$B" --db "$DB" triage reopen 2 --note "ignored by mistake: the host did not move" &&
+	t_grep "$T_OUT" "regression 2 reopened (new): guest/rx/strict throughput fails a night of tiny again while it stays regressed" &&
+	[ "$(sqlite3 "$DB" "SELECT state FROM regressions WHERE id = 2")" = new ]
+t_ok $? "triage reopen: an ignored regression never mailed is new again, said"
+t_run 0 "$B" --db "$DB" triage ignore 1 && t_run 0 "$B" --db "$DB" triage reopen 1 &&
+	t_grep "$T_OUT" "regression 1 reopened (reported)" &&
+	[ "$(sqlite3 "$DB" "SELECT state FROM regressions WHERE id = 1")" = reported ]
+t_ok $? "... one whose mail was written is reported again, so no night mails it twice"
+t_run 1 "$B" --db "$DB" triage reopen 1 &&
+	t_grep "$T_ERR" "regression 1 is reported, not ignored: nothing to reopen"
+t_ok $? "reopening what is not ignored: said, exit 1"
+
 t_run 0 "$B" --db "$DB" triage --series other && t_grep "$T_OUT" "no regressions in other"
 t_ok $? "--series another: none"
 
@@ -79,7 +91,7 @@ t_run 2 "$B" --db "$DB" triage ignroe 1 && t_grep "$T_ERR" "did you mean 'ignore
 t_ok $? "a misspelt subcommand: did you mean"
 t_run 2 "$B" --db "$DB" triage note 1 && t_grep "$T_ERR" "note takes a regression id and the text"
 t_ok $? "a note without its text: exit 2"
-[ "$(sqlite3 "$DB" "SELECT count(*) FROM regression_notes")" = 2 ]
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM regression_notes")" = 3 ]
 t_ok $? "no refused word changed the store"
 
 t_done
