@@ -42,6 +42,28 @@ static double store_time(const char *s)
 	return (double)timegm(&tm) + frac;
 }
 
+void kcidb__set_start_before(json_t *o, const char *end, double seconds)
+{
+	double t = store_time(end) - seconds;
+	time_t whole;
+	struct tm tm;
+	char buf[40];
+	int ms;
+
+	if (!isfinite(t) || seconds < 0)
+		return;
+	whole = (time_t)floor(t);
+	ms = (int)round((t - (double)whole) * 1000);
+	if (ms == 1000) {
+		whole++;
+		ms = 0;
+	}
+	if (!gmtime_r(&whole, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+		return;
+	json_object_set_new(o, "start_time", json_sprintf("%s.%03dZ", buf, ms));
+}
+
 void kcidb__set_duration(json_t *o, const char *start, const char *end)
 {
 	double d = store_time(end) - store_time(start);

@@ -90,6 +90,8 @@ json_t *kcidb__test_new(const struct kcidb_ctx *c, const struct kcidb_run *run,
 			const char *id);
 /* Set "duration" to the seconds from @start to @end (store times). */
 void kcidb__set_duration(json_t *o, const char *start, const char *end);
+/* "start_time": @seconds before the store's time @end, kept if unknown. */
+void kcidb__set_start_before(json_t *o, const char *end, double seconds);
 /* The tests of a run's trials that gave no figure: 0 or -errno. */
 int kcidb__trials(struct kcidb_ctx *c, struct kcidb_run *run);
 

@@ -92,9 +92,13 @@ void kcidb__recipe_build(json_t *build, json_t *misc,
 	const json_t *elapsed = json_object_get(src->recipe, "elapsed_s");
 
 	kcidb__set_known(build, "compiler", str_of(src->recipe, "compiler"));
-	if (json_is_number(elapsed) && json_number_value(elapsed) >= 0)
+	/* kbuild stamps the build's end: it began its duration before. */
+	if (json_is_number(elapsed) && json_number_value(elapsed) >= 0) {
 		json_object_set_new(build, "duration",
 				    kcidb__real(json_number_value(elapsed)));
+		kcidb__set_start_before(build, str_of(src->recipe, "built_at"),
+					json_number_value(elapsed));
+	}
 	kcidb__set_known(misc, "built_at", str_of(src->recipe, "built_at"));
 	kcidb__set_known(misc, "build_key", str_of(src->recipe, "key"));
 }

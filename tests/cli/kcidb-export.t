@@ -256,8 +256,10 @@ assert b["compiler"] == "gcc (Debian 12.2.0-14) 12.2.0", b
 assert b["duration"] == 421.5 and b["config_name"] == "tinyconfig", b
 assert b["architecture"] == "x86_64" and b["status"] == "PASS", b
 assert b["misc"]["built_at"] == "2026-12-02T02:10:00Z", b
+# It ended at built_at, 421.5 s after it began.
+assert b["start_time"] == "2026-12-02T02:02:58.500Z", b
 PY
-t_ok $? "a recipe: the commit built, the patchset's hash, the config, the compiler and the build's duration are its"
+t_ok $? "a recipe: the commit built, the patchset's hash, the config, the compiler, the build's duration and start are its"
 
 # A bad origin: refused in words, exit 2, nothing written.
 BAD=$T_TMP/bad.json
