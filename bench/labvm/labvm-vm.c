@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "errmsg.h"
 #include "log.h"
+#include "qmp.h"
 #include "strvec.h"
 #include "subprocess.h"
 #include "toml.h"
@@ -342,7 +343,7 @@ static void teardown(const char *name, const json_t *s)
 	if (state_running(s)) {
 		char *sock = xasprintf("%s/qmp.sock", dir);
 
-		labvm_qmp__run(sock, "quit", QMP_TIMEOUT_MS, NULL, NULL);
+		qmp__run(sock, "quit", NULL, QMP_TIMEOUT_MS, NULL, NULL);
 		free(sock);
 		for (waited = 0; waited < QUIT_WAIT_MS && state_running(s);
 		     waited += 100)
@@ -632,7 +633,7 @@ int labvm__reset(const char *name, char **err)
 	}
 	dir = labvm__state_dir(name);
 	sock = xasprintf("%s/qmp.sock", dir);
-	ret = labvm_qmp__run(sock, "system_reset", QMP_TIMEOUT_MS, NULL, err);
+	ret = qmp__run(sock, "system_reset", NULL, QMP_TIMEOUT_MS, NULL, err);
 	if (!ret)
 		pr_info("labvm: %s power-cycled (system_reset)", name);
 	free_all(dir, sock);

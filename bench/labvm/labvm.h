@@ -162,13 +162,4 @@ int labvm__reset(const char *name, char **err);
  */
 int labvm__stop(const char *name, char **err);
 
-/* ---- QEMU's monitor (QMP) ---- */
-
-/*
- * Run QMP command @cmd on the monitor at @sock: the greeting, then
- * qmp_capabilities, then @cmd; its "return" in *@ret (may be NULL).
- */
-int labvm_qmp__run(const char *sock, const char *cmd, int timeout_ms,
-		   json_t **ret, char **err);
-
 #endif /* IOMMU_BENCH_LABVM_H */

@@ -14,7 +14,9 @@
 #   D. QEMU SIGKILLed mid-trial: the run says the VM is gone, the trial
 #      fails, and the next trial boots a VM afresh;
 #   E. QEMU crashing (SIGSEGV) while it boots: the emulator's fault, so
-#      the boot is tried once more and the trial runs.
+#      the boot is tried once more and the trial runs;
+#   F. a guest that hangs: its kernel is asked for its CPUs' backtraces
+#      (sysrq-l), and the trial's error says where they were.
 #
 # Needs root, QEMU and the testbed kernel (downloaded once into the
 # testbed cache); skipped with the reason otherwise. 5 to 6 minutes
@@ -290,5 +292,29 @@ t_ok $st "(E) the crash is said, the boot tried again, the trial ok"
 
 t_testbed_gone
 t_ok $? "(E) no QEMU and no namespace left after the run"
+
+# --- F. a guest that hangs: asked where its CPUs are -------------------
+# Its init is a shell reading a console that nothing types on: the
+# kernel is up, idle, and never starts the agent.
+DB=$T_TMP/f.db
+M=$T_TMP/f.toml
+testbed_matrix tb-f '"hang"' reboot= boot=12s modes='[modes.hang]
+cmdline = ["rdinit=/bin/sh"]
+method = "reboot"' >"$M"
+t_run_ok 1 120 "1 trials, 1 failed" \
+	"(F) a guest that never answers: its trial fails, exit 1" \
+	"$B" --db "$DB" run "$M"
+E=$T_TMP/f.err
+t_trial hang error >"$E"
+t_grep "$E" "did not answer within 12000 ms" &&
+	t_grep "$E" "its CPUs then, by sysrq-l: cpu 0 at " &&
+	grep -Eq "cpu [01] (idle )?at [a-z_]+\+0x" "$E" &&
+	! grep -q "booting again" "$T_ERR"
+st=$?
+t_ok $st "(F) its error says where its CPUs were (sysrq-l through QEMU's monitor), not booted again"
+[ $st -eq 0 ] || t_diag "$(cat "$E")"
+
+t_testbed_gone
+t_ok $? "(F) no QEMU and no namespace left after the run"
 
 t_done

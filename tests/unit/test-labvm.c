@@ -17,6 +17,7 @@
 #include "bench/labvm/labvm-priv.h"
 #include "bench/labvm/labvm.h"
 #include "matrix-load.h"
+#include "qmp.h"
 #include "tap.h"
 #include "toml.h"
 #include "util.h"
@@ -219,7 +220,10 @@ static void *qmp_serve(void *arg)
 			strcpy(q->got, "caps");
 			write_all(c, "{\"return\": {}}\n", 15);
 		}
-		if (strstr(buf, "system_reset") || strstr(buf, "quit")) {
+		/* The command after the capabilities, whole. */
+		if (strstr(q->got, "caps") &&
+		    strstr(strstr(buf, "qmp_capabilities"), "\n{") &&
+		    buf[off - 1] == '\n') {
 			snprintf(q->got, sizeof(q->got), "%s", buf);
 			write_all(c, q->reply, strlen(q->reply));
 			break;
@@ -229,8 +233,8 @@ static void *qmp_serve(void *arg)
 	return NULL;
 }
 
-static int qmp_try(const char *reply, const char *cmd, char **err, char *got,
-		   size_t size)
+static int qmp_try(const char *reply, const char *cmd, json_t *args, char **err,
+		   char *got, size_t size)
 {
 	char dir[] = "/tmp/test-qmp-XXXXXX", *sock;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -246,7 +250,7 @@ static int qmp_try(const char *reply, const char *cmd, char **err, char *got,
 	if (bind(q.fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(q.fd, 1))
 		return -errno;
 	pthread_create(&th, NULL, qmp_serve, &q);
-	ret = labvm_qmp__run(sock, cmd, 5000, NULL, err);
+	ret = qmp__run(sock, cmd, args, 5000, NULL, err);
 	pthread_join(th, NULL);
 	snprintf(got, size, "%s", q.got);
 	close(q.fd);
@@ -262,7 +266,7 @@ static void test_qmp(void)
 
 	is_int(qmp_try("{\"event\": \"RESET\", \"data\": {}}\n"
 		       "{\"return\": {}}\n",
-		       "system_reset", &err, got, sizeof(got)),
+		       "system_reset", NULL, &err, got, sizeof(got)),
 	       0, "system_reset answered, an event before the return");
 	has_str(got, "{\"execute\": \"system_reset\"}",
 		"the monitor was sent system_reset");
@@ -270,18 +274,29 @@ static void test_qmp(void)
 	err = NULL;
 	is_int(qmp_try("{\"error\": {\"class\": \"GenericError\", \"desc\": "
 		       "\"no\"}}\n",
-		       "system_reset", &err, got, sizeof(got)),
+		       "system_reset", NULL, &err, got, sizeof(got)),
 	       -EIO, "an error from QEMU is an error");
 	has_str(err, "QEMU refused system_reset: no", "... with its words");
 	free(err);
 	err = NULL;
-	is_int(labvm_qmp__run("/tmp/no/such/qmp.sock", "quit", 1000, NULL,
-			      &err),
+	is_int(qmp_try("{\"return\": {}}\n", "send-key",
+		       json_pack("{s:[{s:s,s:s}]}", "keys", "type", "qcode",
+				 "data", "sysrq"),
+		       &err, got, sizeof(got)),
+	       0, "send-key answered");
+	has_str(got,
+		"{\"execute\": \"send-key\", \"arguments\": {\"keys\": "
+		"[{\"type\": \"qcode\", \"data\": \"sysrq\"}]}}",
+		"... sent with its arguments");
+	free(err);
+	err = NULL;
+	is_int(qmp__run("/tmp/no/such/qmp.sock", "quit", NULL, 1000, NULL,
+			&err),
 	       -ENOENT, "no monitor there");
 	has_str(err, "cannot reach QEMU's monitor", "... says so");
 	free(err);
 	err = NULL;
-	is_int(labvm_qmp__run("/tmp/x", "quit\"}", 1000, NULL, &err), -EINVAL,
+	is_int(qmp__run("/tmp/x", "quit\"}", NULL, 1000, NULL, &err), -EINVAL,
 	       "a command that is not a QMP word is refused");
 	free(err);
 }

@@ -99,6 +99,7 @@ static void test_defaults(void)
 	char *s, *argv0;
 
 	b.agent_sock = "/run/x,y/agent.sock";
+	b.qmp_sock = "/run/x,y/qmp.sock";
 	h = vm_of(m, "a qemu host with a package kernel loads");
 	if (!h)
 		return;
@@ -128,6 +129,8 @@ static void test_defaults(void)
 	has_str(s, "socket,id=agent,path=/run/x,,y/agent.sock,server=on",
 		"a "
 		"comma in a path is doubled, not an option separator");
+	has_str(s, "|-qmp|unix:/run/x,,y/qmp.sock,server=on,wait=off|",
+		"QEMU's monitor on a socket, to ask a silent guest's CPUs");
 	has_str(s, "readonly=on", "the host's root is shared read-only");
 	has_str(s, "|-no-reboot|", "a guest reboot or panic ends QEMU");
 	has_str(s, "|-name|iommu-bench-vm,debug-threads=on|",
@@ -271,9 +274,10 @@ static void test_cmdline(void)
 	c = qemu__cmdline(h, "/usr/bin/iommu-bench", args, 2);
 	has_str(c,
 		"console=ttyS0 panic=-1 no_timer_check tsc=reliable "
-		"intel_iommu=on ",
+		"sysrq_always_enabled intel_iommu=on ",
 		"console, panic, no boot-time timer check (a busy host "
-		"fails it), the TSC kept as the clock, the vIOMMU on");
+		"fails it), the TSC kept as the clock, sysrq-l allowed, the "
+		"vIOMMU on");
 	has_str(c,
 		" iommu_bench.ip=10.77.0.2/24 iommu_bench.nic=eth0 "
 		"iommu_bench.exe=/usr/bin/iommu-bench ",
@@ -620,6 +624,76 @@ static void test_state_dir(void)
 }
 
 /*
+ * A console as a silent 6.1 guest left it (CI, stop 53): two late
+ * initcalls after the patch, then nothing; and the answers to sysrq-l,
+ * CPU 0's taken from a real one here, CPU 1's as the profile trial's
+ * NMI backtraces found a CPU caught on a stale int3.
+ */
+#define SILENT_AFTER_PATCH                                                  \
+	"[    1.824004] sched_clock: Marking stable (1792072797, 30972780)" \
+	"->(1989099049, -166053472)\r\n"                                    \
+	"[    1.833613] registered taskstats version 1\r\n"                 \
+	"[    1.835242] Loading compiled-in X.509 certificates\r\n"
+#define MARKING_STABLE \
+	"[    1.441325] sched_clock: Marking stable (1, 2)->(3, 4)\n"
+#define SYSRQ_CPU0_WAITS                                                 \
+	"[   61.307459] sysrq: Show backtrace of all active CPUs\r\n"    \
+	"[   61.307823] NMI backtrace for cpu 0\r\n"                     \
+	"[   61.307975] CPU: 0 PID: 0 Comm: swapper/0 Not tainted "      \
+	"6.1.0-57-amd64 #1  Debian 6.1.192-3\r\n"                        \
+	"[   61.308298] Call Trace:\r\n"                                 \
+	"[   61.308828]  <IRQ>\r\n"                                      \
+	"[   61.309089]  dump_stack_lvl+0x44/0x5c\r\n"                   \
+	"[   61.309336]  nmi_cpu_backtrace.cold+0x32/0x79\r\n"           \
+	"[   61.309461]  __handle_sysrq.cold+0x44/0x11c\r\n"             \
+	"[   61.309674]  atkbd_interrupt+0x64b/0x6e0\r\n"                \
+	"[   61.310039]  </IRQ>\r\n"                                     \
+	"[   61.310064]  <TASK>\r\n"                                     \
+	"[   61.310083]  asm_common_interrupt+0x22/0x40\r\n"             \
+	"[   61.310219] RIP: 0010:native_safe_halt+0xb/0x10\r\n"         \
+	"[   61.310524] RSP: 0018:ffffffffae003e98 EFLAGS: 00000246\r\n" \
+	"[   61.310928]  default_idle_call+0x38/0xf0\r\n"                \
+	"[   61.311298]  </TASK>\r\n"                                    \
+	"[   61.311394] Sending NMI from CPU 0 to CPUs 1:\r\n"
+#define SYSRQ_CPU1_INT3                                               \
+	"[   61.312134] NMI backtrace for cpu 1\r\n"                  \
+	"[   61.312200] Call Trace:\r\n"                              \
+	"[   61.312210]  <NMI>\r\n"                                   \
+	"[   61.312220]  nmi_cpu_backtrace.cold+0x32/0x79\r\n"        \
+	"[   61.312230]  </NMI>\r\n"                                  \
+	"[   61.312240]  <TASK>\r\n"                                  \
+	"[   61.312250] RIP: 0010:kprobe_int3_handler+0x2a/0x1b0\r\n" \
+	"[   61.312260]  exc_int3+0x3d/0x80\r\n"                      \
+	"[   61.312270]  asm_exc_int3+0x35/0x40\r\n"                  \
+	"[   61.312280] RIP: 0010:sched_clock_cpu+0xa/0x1c0\r\n"      \
+	"[   61.312290]  </TASK>\r\n"
+#define SYSRQ_CPU1_IDLE                                              \
+	"[   61.312134] NMI backtrace for cpu 1 skipped: idling at " \
+	"native_safe_halt+0xb/0x10\r\n"
+
+/* Where the CPUs were, in words, from the answers to sysrq-l. */
+static void test_cpus_said(void)
+{
+	static const char two[] = SYSRQ_CPU0_WAITS SYSRQ_CPU1_INT3
+		SYSRQ_CPU0_WAITS SYSRQ_CPU1_IDLE;
+	bool int3 = true;
+	char *s;
+
+	s = qemu__cpus_said(SILENT_AFTER_PATCH, strlen(SILENT_AFTER_PATCH),
+			    &int3);
+	ok(!s && !int3, "no sysrq answer on the console: nothing said");
+	free(s);
+	s = qemu__cpus_said(two, strlen(two), &int3);
+	is_str(s,
+	       "cpu 0 at native_safe_halt+0xb/0x10; cpu 1 at "
+	       "kprobe_int3_handler+0x2a/0x1b0, in the int3 handler; "
+	       "cpu 1 idle at native_safe_halt+0xb/0x10",
+	       "each CPU's place, where the NMI found it, once per place");
+	ok(int3, "... and a CPU was in the int3 handler");
+	free(s);
+}
+
+/*
  * The boots qemu_host__restart() boots again: the two ends seen of the
  * guest's code patching under TCG, and nothing else.
  */
@@ -643,6 +717,16 @@ static void test_patch_race(void)
 		  "syncing: Fatal exception\n",
 		  NULL },
 		{ "", NULL },
+		/* Silent after the patch, then a CPU caught in the loop. */
+		{ SILENT_AFTER_PATCH SYSRQ_CPU0_WAITS SYSRQ_CPU1_INT3,
+		  "kept trapping on a breakpoint" },
+		/* Asked, and no CPU was at an int3: a guest's hang. */
+		{ SILENT_AFTER_PATCH SYSRQ_CPU0_WAITS SYSRQ_CPU1_IDLE, NULL },
+		/* The CPUs' answer outweighs the last line... */
+		{ MARKING_STABLE SYSRQ_CPU0_WAITS SYSRQ_CPU1_IDLE, NULL },
+		/* ... which counts when the question got no answer. */
+		{ MARKING_STABLE "[   61.3] " QEMU_SYSRQ_LINE "\n",
+		  "sched_clock: Marking stable" },
 	};
 	size_t i;
 
@@ -674,6 +758,7 @@ int main(void)
 	test_escape();
 	test_state_dir();
 	test_patch_race();
+	test_cpus_said();
 	config_errors__release(&errs);
 	return tap_done();
 }

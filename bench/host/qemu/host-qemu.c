@@ -50,7 +50,7 @@
 
 struct qemu_priv {
 	struct qemu_vm vm; /* its folder also holds the console and QEMU's log */
-	char *console, *log;
+	char *console, *log, *qmp;
 	const char *netns; /* where QEMU and the tap live; NULL: root */
 	char tap[NETNS_IFNAME_MAX + 1];
 	bool tap_made;
@@ -118,6 +118,7 @@ static int qemu_host__open(struct host *h, char **err)
 	p->vm.sock = xasprintf("%s/agent.sock", p->vm.dir);
 	p->console = xasprintf("%s/console.log", p->vm.dir);
 	p->log = xasprintf("%s/qemu.log", p->vm.dir);
+	p->qmp = xasprintf("%s/qmp.sock", p->vm.dir);
 	if (peer && peer->transport == HOST_NETNS)
 		p->netns = peer->netns;
 	if (peer) {
@@ -217,6 +218,7 @@ static void stop_vm(struct host *h, struct qemu_priv *p)
 			h->m->name, (int)p->qemu.pid);
 	vm_forget(p);
 	unlink(p->vm.sock);
+	unlink(p->qmp);
 }
 
 /*
@@ -413,6 +415,7 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 	*spawned = false;
 	p->crash_sig = 0;
 	unlink(p->vm.sock);
+	unlink(p->qmp);
 	rotate_log(p->console);
 	rotate_log(p->log);
 	cmdline = qemu__cmdline(h->m, p->vm.agent, args, nr_args);
@@ -422,6 +425,7 @@ static int boot_once(struct host *h, struct qemu_priv *p,
 	b.cmdline = cmdline;
 	b.tap = p->tap_made ? p->tap : NULL;
 	b.agent_sock = p->vm.sock;
+	b.qmp_sock = p->qmp;
 	b.console = p->console;
 	b.disks = p->disks.nr ? strvec__argv(&p->disks) : NULL;
 	qemu__argv(h->m, &b, &argv);
@@ -453,6 +457,36 @@ static void vm_answered(const struct host *h, struct qemu_priv *p,
 	p->vm.boots++;
 	pr_info("host %s: boot %u%s answered after %lld ms", h->m->name,
 		p->vm.boots, how, mono_ms() - t0);
+}
+
+/*
+ * A guest that runs but never answered: where its CPUs are, asked of its
+ * kernel (qemu-hang.c) before the VM is stopped, added to *@err. The
+ * answer lands in the console, where tcg_patch_race() reads it too.
+ */
+static void ask_cpus(const struct host *h, struct qemu_priv *p, char **err)
+{
+	char *buf = NULL, *cpus = NULL, *why = NULL;
+	bool int3;
+	size_t len;
+
+	if (!vm_running(p) || strcmp(qemu__machine(h->m)->arch, "x86_64"))
+		return;
+	pr_info("host %s: asking the silent guest's kernel for its CPUs' "
+		"backtraces (sysrq-l)",
+		h->m->name);
+	if (qemu__ask_backtraces(p->qmp, p->console, &why)) {
+		errmsg__set(err, 0, "%s\nasked for its CPUs' backtraces: %s",
+			    *err, why);
+		free(why);
+		return;
+	}
+	if (read_file(p->console, &buf, &len) >= 0)
+		cpus = qemu__cpus_said(buf, len, &int3);
+	if (cpus)
+		errmsg__set(err, 0, "%s\nits CPUs then, by sysrq-l: %s", *err,
+			    cpus);
+	free_all(buf, cpus);
 }
 
 /*
@@ -511,6 +545,8 @@ static int qemu_host__restart(struct host *h, const struct matrix_kernel *k,
 		t0 = mono_ms();
 		ret = boot_once(h, p, k, qk, args, nr_args, &spawned, err);
 	}
+	if (ret == -ETIMEDOUT && spawned)
+		ask_cpus(h, p, err);
 	if (ret && spawned && (race = tcg_patch_race(p))) {
 		pr_warn("host %s: the guest's kernel %s, a race of its own "
 			"boot-time code patching under TCG, not a fault of the "
@@ -586,6 +622,8 @@ static int qemu_host__wait_boot(struct host *h, const char *old_boot_id,
 	ret = wait_agent(
 		h, p, timeout_ms ? (int)timeout_ms : (int)h->m->boot_timeout_ms,
 		old_boot_id, &p->vm.ready, &words);
+	if (ret == -ETIMEDOUT)
+		ask_cpus(h, p, &words);
 	if (ret) {
 		errmsg__set(err, 0, "host %s: no new boot after the kexec: %s",
 			    h->m->name, words);
@@ -629,8 +667,7 @@ static void qemu_host__close(struct host *h)
 	for (i = 0; i < p->disks.nr; i++)
 		unlink(p->disks.v[i]);
 	strvec__release(&p->disks);
-	free(p->console);
-	free(p->log);
+	free_all(p->console, p->log, p->qmp);
 	qemu_vm__release(h, &p->vm);
 	free(p);
 	h->priv = NULL;

@@ -118,6 +118,13 @@ char *qemu__cmdline(const struct matrix_host *m, const char *exe,
 	 */
 	if (qm && !strcmp(qm->arch, "x86_64"))
 		append(&s, &len, "tsc=reliable");
+	/*
+	 * A guest that goes silent is asked for its CPUs' backtraces by
+	 * sysrq-l on its keyboard (qemu-hang.c); Debian's kernels leave
+	 * that key off by default (kernel.sysrq=438).
+	 */
+	if (qm && !strcmp(qm->arch, "x86_64"))
+		append(&s, &len, "sysrq_always_enabled");
 	if (qemu_conf(m)->iommu == QEMU_IOMMU_INTEL)
 		append(&s, &len, "intel_iommu=on");
 	if (m->address) {
@@ -326,6 +333,13 @@ void qemu__argv(const struct matrix_host *m, const struct qemu_boot *b,
 	strvec__push(out, "-device");
 	strvec__push(out,
 		     "virtserialport,chardev=agent,name=" TESTBED_PORT_NAME);
+
+	if (b->qmp_sock) {
+		strvec__push(out, "-qmp");
+		e = qemu__escape(b->qmp_sock);
+		strvec__pushf(out, "unix:%s,server=on,wait=off", e);
+		free(e);
+	}
 
 	strvec__push(out, "-serial");
 	e = qemu__escape(b->console);

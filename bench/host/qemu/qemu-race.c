@@ -7,10 +7,14 @@
  * vCPU can go on running a translation made from the bytes before the
  * write, so the site hot on that vCPU still holds the int3 when the
  * patcher's handler has let go of it. What the guest's console shows
- * then is one of two things, both the emulator's loss: an oops at that
- * int3, or, when the patching CPU waits for the other one, nothing more
- * after the line the kernel prints just before such a patch.
+ * then is one of three things, all the emulator's loss: an oops at that
+ * int3; a CPU found in the int3 handler when the silent guest was asked
+ * for its backtraces (qemu-hang.c), where the kernel's kprobes code
+ * takes the int3 for one just removed and runs the site again, forever;
+ * or, when the patching CPU waits for the other one and sysrq-l could
+ * not ask, nothing more after the line printed just before the patch.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/host/qemu/qemu.h"
@@ -47,12 +51,32 @@ static const char *last_line(const char *buf, size_t len, size_t *n)
 const char *qemu__patch_race(const char *buf, size_t len)
 {
 	static const char oops[] = "Oops: int3";
-	const char *line;
+	const char *line, *asked;
+	bool int3 = false;
 	size_t i, n;
+	char *cpus;
 
 	if (memmem(buf, len, oops, sizeof(oops) - 1))
 		return "trapped on a breakpoint of its own boot-time code "
 		       "patching (\"Oops: int3\")";
+	/*
+	 * The CPUs' own answer outweighs the last line: the race leaves a
+	 * CPU in the int3 handler, and a guest whose CPUs were elsewhere
+	 * hung for another reason.
+	 */
+	cpus = qemu__cpus_said(buf, len, &int3);
+	free(cpus);
+	if (cpus)
+		return int3 ? "went silent with a CPU that kept trapping on "
+			      "a breakpoint of its own code patching (the "
+			      "int3 handler in its backtrace, by sysrq-l)" :
+			      NULL;
+	/* What the kernel printed last, before it was asked in vain. */
+	asked = memmem(buf, len, QEMU_SYSRQ_LINE, strlen(QEMU_SYSRQ_LINE));
+	while (asked && asked > buf && asked[-1] != '\n')
+		asked--;
+	if (asked)
+		len = (size_t)(asked - buf);
 	line = last_line(buf, len, &n);
 	for (i = 0; i < ARRAY_SIZE(before_patch); i++)
 		if (memmem(line, n, before_patch[i].line,

@@ -39,6 +39,7 @@ struct qemu_boot {
 	const char *cmdline; /* the guest's, whole */
 	const char *tap;     /* NULL: a user-mode NIC that reaches nothing */
 	const char *agent_sock;
+	const char *qmp_sock; /* QEMU's monitor, QMP */
 	const char *console;
 	/* The scratch image of each of the host's qemu.disks, in order. */
 	const char *const *disks;
@@ -83,6 +84,23 @@ enum qemu_accel qemu__detect_accel(void);
  * or NULL when the console shows no such loss.
  */
 const char *qemu__patch_race(const char *buf, size_t len);
+
+/* What an x86 guest's kernel prints when sysrq-l reaches it. */
+#define QEMU_SYSRQ_LINE "sysrq: Show backtrace of all active CPUs"
+/*
+ * Ask a silent x86 guest for every CPU's backtrace (sysrq-l through the
+ * monitor at @qmp), twice, each answer awaited on @console: 0, or a
+ * negative errno and *@err (no answer: the keyboard's CPU does not take
+ * interrupts, or no keyboard yet).
+ */
+int qemu__ask_backtraces(const char *qmp, const char *console, char **err);
+/*
+ * Where the CPUs were, from the backtraces in console @buf after its
+ * first sysrq-l ("cpu 0 idle at native_safe_halt+0xb/0x10; cpu 1 at
+ * ..."), new; NULL when it holds none. *@int3: a CPU was in the int3
+ * handler.
+ */
+char *qemu__cpus_said(const char *buf, size_t len, bool *int3);
 
 /*
  * [hosts.NAME.qemu] affinity: every CPU it names is one this process may

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * QEMU's machine protocol, as much of it as a power switch needs: the
- * greeting, capabilities negotiated, one command and its answer. Events
- * (RESET, SHUTDOWN...) may come between; they are skipped.
+ * QEMU's machine protocol, as much of it as its two users need (a lab
+ * VM's power switch, a silent testbed guest's keyboard): the greeting,
+ * capabilities negotiated, one command and its answer. Events (RESET,
+ * SHUTDOWN...) may come between; they are skipped.
  */
 #include <errno.h>
 #include <poll.h>
@@ -13,9 +14,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "bench/labvm/labvm.h"
 #include "clock.h"
 #include "errmsg.h"
+#include "qmp.h"
 #include "util.h"
 
 #define LINE_MAX_BYTES (64 * 1024)
@@ -65,14 +66,24 @@ static int qmp_read(struct qmp *q, json_t **out)
 	}
 }
 
-/* Send @cmd; its "return", skipping events, or its "error" as words. */
-static int qmp_execute(struct qmp *q, const char *cmd, json_t **ret, char **err)
+/*
+ * Send @cmd with @args (stolen; NULL: none); its "return", skipping
+ * events, or its "error" as words.
+ */
+static int qmp_execute(struct qmp *q, const char *cmd, json_t *args,
+		       json_t **ret, char **err)
 {
-	char *line = xasprintf("{\"execute\": \"%s\"}\n", cmd);
-	json_t *o = NULL, *e;
+	json_t *msg = json_pack("{s:s}", "execute", cmd), *o = NULL, *e;
+	char *line;
 	int r;
 
+	if (args)
+		json_object_set_new(msg, "arguments", args);
+	line = json_dumps(msg, 0);
+	json_decref(msg);
 	r = write_all(q->fd, line, strlen(line));
+	if (!r)
+		r = write_all(q->fd, "\n", 1);
 	free(line);
 	while (!r) {
 		r = qmp_read(q, &o);
@@ -98,8 +109,8 @@ static int qmp_execute(struct qmp *q, const char *cmd, json_t **ret, char **err)
 	return r;
 }
 
-int labvm_qmp__run(const char *sock, const char *cmd, int timeout_ms,
-		   json_t **ret, char **err)
+int qmp__run(const char *sock, const char *cmd, json_t *args, int timeout_ms,
+	     json_t **ret, char **err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct qmp *q;
@@ -108,14 +119,18 @@ int labvm_qmp__run(const char *sock, const char *cmd, int timeout_ms,
 
 	if (ret)
 		*ret = NULL;
-	if (strlen(sock) >= sizeof(sa.sun_path))
+	if (strlen(sock) >= sizeof(sa.sun_path)) {
+		json_decref(args);
 		return errmsg__set(err, -ENAMETOOLONG,
 				   "QEMU's monitor socket path %s is too long",
 				   sock);
+	}
 	/* Names only: a command is a word of QMP's, never user text. */
-	if (strspn(cmd, "abcdefghijklmnopqrstuvwxyz_-") != strlen(cmd))
+	if (strspn(cmd, "abcdefghijklmnopqrstuvwxyz_-") != strlen(cmd)) {
+		json_decref(args);
 		return errmsg__set(err, -EINVAL, "'%s' is not a QMP command",
 				   cmd);
+	}
 	strcpy(sa.sun_path, sock);
 	q = xcalloc(1, sizeof(*q));
 	q->deadline = mono_ms() + timeout_ms;
@@ -124,15 +139,18 @@ int labvm_qmp__run(const char *sock, const char *cmd, int timeout_ms,
 		r = errmsg__set(err, -errno,
 				"cannot reach QEMU's monitor at %s: %s", sock,
 				strerror(errno));
+		json_decref(args);
 		goto out;
 	}
 	r = qmp_read(q, &greeting);
 	if (!r && !json_object_get(greeting, "QMP"))
 		r = -EPROTO;
 	if (!r)
-		r = qmp_execute(q, "qmp_capabilities", NULL, err);
+		r = qmp_execute(q, "qmp_capabilities", NULL, NULL, err);
 	if (!r)
-		r = qmp_execute(q, cmd, ret, err);
+		r = qmp_execute(q, cmd, args, ret, err);
+	else
+		json_decref(args);
 	if (r && err && !*err)
 		errmsg__set(err, r, "QEMU's monitor at %s: %s (%s)", sock,
 			    strerror(-r), cmd);
