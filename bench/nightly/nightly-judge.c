@@ -133,6 +133,25 @@ static int finding(struct night *nt, const struct regress_result *res,
 	for (i = 0; i < nr_known; i++)
 		if (known[i].night_id == nt->n.id && same_cell(&known[i], &w))
 			return 0;
+	/*
+	 * The very code the last good night ran: what moved is the
+	 * testbed, not the code, and measuring one commit against itself
+	 * again could only say so. A running kernel's head is its
+	 * release, the same night after night: its nights stand on their
+	 * own run (confirm_running()).
+	 */
+	if (nt->k->kind != KERNEL_RUNNING && nt->base.head &&
+	    !strcmp(nt->base.head, nt->n.head)) {
+		night__say(nt,
+			   "%s/%s/%s %s %+.1f%% against night %lld, on the "
+			   "same %.*s: the testbed's, not the code's; no "
+			   "regression",
+			   w.host, w.workload, w.mode, w.metric,
+			   pct(it->base.s.median, it->cand.s.median),
+			   (long long)nt->base.id, night__abbrev(nt->n.head),
+			   nt->n.head);
+		return 0;
+	}
 	r = (struct store_regression){
 		.night_id = nt->n.id,
 		.series = (char *)nt->series,

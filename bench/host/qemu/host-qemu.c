@@ -341,6 +341,36 @@ static char *vm_console(void *arg)
 }
 
 /*
+ * A guest that runs but never answered: where its CPUs are, asked of its
+ * kernel (qemu-hang.c) before the VM is stopped, added to *@err. The
+ * answer lands in the console, where tcg_patch_race() reads it too.
+ */
+static void ask_cpus(const struct host *h, struct qemu_priv *p, char **err)
+{
+	char *buf = NULL, *cpus = NULL, *why = NULL;
+	bool int3;
+	size_t len;
+
+	if (!vm_running(p) || strcmp(qemu__machine(h->m)->arch, "x86_64"))
+		return;
+	pr_info("host %s: asking the silent guest's kernel for its CPUs' "
+		"backtraces (sysrq-l)",
+		h->m->name);
+	if (qemu__ask_backtraces(p->qmp, p->console, &why)) {
+		errmsg__set(err, 0, "%s\nasked for its CPUs' backtraces: %s",
+			    *err, why);
+		free(why);
+		return;
+	}
+	if (read_file(p->console, &buf, &len) >= 0)
+		cpus = qemu__cpus_said(buf, len, &int3);
+	if (cpus)
+		errmsg__set(err, 0, "%s\nits CPUs then, by sysrq-l: %s", *err,
+			    cpus);
+	free_all(buf, cpus);
+}
+
+/*
  * An agent that gave no answer: a VM that has gone says why (QEMU's exit
  * and the console), one still running says what its console said last.
  */
@@ -369,6 +399,8 @@ static char *qemu_host__explain(struct host *h)
 			"with:\n%s",
 			(int)p->qemu.pid, tail);
 	free(tail);
+	/* A guest gone silent mid-trial: its next trial boots afresh. */
+	ask_cpus(h, p, &why);
 	return why;
 }
 
@@ -457,36 +489,6 @@ static void vm_answered(const struct host *h, struct qemu_priv *p,
 	p->vm.boots++;
 	pr_info("host %s: boot %u%s answered after %lld ms", h->m->name,
 		p->vm.boots, how, mono_ms() - t0);
-}
-
-/*
- * A guest that runs but never answered: where its CPUs are, asked of its
- * kernel (qemu-hang.c) before the VM is stopped, added to *@err. The
- * answer lands in the console, where tcg_patch_race() reads it too.
- */
-static void ask_cpus(const struct host *h, struct qemu_priv *p, char **err)
-{
-	char *buf = NULL, *cpus = NULL, *why = NULL;
-	bool int3;
-	size_t len;
-
-	if (!vm_running(p) || strcmp(qemu__machine(h->m)->arch, "x86_64"))
-		return;
-	pr_info("host %s: asking the silent guest's kernel for its CPUs' "
-		"backtraces (sysrq-l)",
-		h->m->name);
-	if (qemu__ask_backtraces(p->qmp, p->console, &why)) {
-		errmsg__set(err, 0, "%s\nasked for its CPUs' backtraces: %s",
-			    *err, why);
-		free(why);
-		return;
-	}
-	if (read_file(p->console, &buf, &len) >= 0)
-		cpus = qemu__cpus_said(buf, len, &int3);
-	if (cpus)
-		errmsg__set(err, 0, "%s\nits CPUs then, by sysrq-l: %s", *err,
-			    cpus);
-	free_all(buf, cpus);
 }
 
 /*
