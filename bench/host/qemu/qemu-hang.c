@@ -43,11 +43,12 @@ static const char *const int3_frames[] = {
 	"do_int3+",
 };
 
+/* 0 for a console not there yet: its answer, when it comes, is all new. */
 static long long console_size(const char *console)
 {
 	struct stat st;
 
-	return stat(console, &st) ? -1 : (long long)st.st_size;
+	return stat(console, &st) ? 0 : (long long)st.st_size;
 }
 
 /* Past @from, the console holds the kernel's answer to sysrq-l. */
